@@ -1,0 +1,149 @@
+/**
+ * Builds everything that is derived from `spec/`:
+ *   generated/openapi.json  the bundle the server, validator, docs, mock and tests read
+ *   generated/api.d.ts      openapi-typescript types for the server and the client
+ *
+ * The bundle is `redocly bundle` plus the steps the seed's versioning needs, done here so that
+ * the source spec states every operation once:
+ *   - every `/v1/...` path item is served again as `/v2/...` (operationId + `V2`, v2 error bodies);
+ *   - every operation gets the platform-wide answers it can always give (413/415 with a body,
+ *     500, 503) and the standard headers on its success responses;
+ *   - a `/v2` operation may only answer v2 error bodies, a `/v1` one only v1 bodies.
+ *
+ * `--check` writes nothing and exits 1 when generated/ differs from what the spec gives.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, existsSync, renameSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import openapiTS, { astToString } from 'openapi-typescript';
+
+type Json = Record<string, any>;
+
+const root = resolve(__dirname, '..');
+const outDir = join(root, 'generated');
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
+const RESPONSE_REF = '#/components/responses/';
+
+function bundle(): Json {
+  const dir = mkdtempSync(join(tmpdir(), 'bundle-'));
+  const file = join(dir, 'openapi.json');
+  execFileSync(join(root, 'node_modules/.bin/redocly'), ['bundle', 'spec/openapi.yaml', '--ext', 'json', '-o', file], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return JSON.parse(readFileSync(file, 'utf8'));
+}
+
+function operations(pathItem: Json): Json[] {
+  return METHODS.filter((m) => pathItem[m]).map((m) => pathItem[m]);
+}
+
+/** The name of the same error response in the other format. */
+function errorResponseFor(version: 'v1' | 'v2', name: string): string {
+  const base = name.replace(/V2$/, '');
+  return version === 'v2' ? `${base}V2` : base;
+}
+
+function setErrorVersion(op: Json, version: 'v1' | 'v2', where: string, strict: boolean): void {
+  for (const [status, response] of Object.entries<Json>(op.responses ?? {})) {
+    const ref: string | undefined = response.$ref;
+    if (!ref?.startsWith(RESPONSE_REF)) continue;
+    const name = ref.slice(RESPONSE_REF.length);
+    const wanted = errorResponseFor(version, name);
+    if (strict && wanted !== name) {
+      throw new Error(`${where} answers ${status} with ${name}: a ${version} operation must use ${wanted}`);
+    }
+    response.$ref = RESPONSE_REF + wanted;
+  }
+}
+
+function addPlatformResponses(op: Json, version: 'v1' | 'v2'): void {
+  const add = (status: string, name: string) => {
+    op.responses[status] ??= { $ref: RESPONSE_REF + errorResponseFor(version, name) };
+  };
+  if (op.requestBody) {
+    add('413', 'PayloadTooLarge');
+    add('415', 'UnsupportedMediaType');
+  }
+  add('500', 'InternalError');
+  add('503', 'ServiceUnavailable');
+  for (const [status, response] of Object.entries<Json>(op.responses)) {
+    if (!status.startsWith('2') || response.$ref) continue;
+    response.headers = {
+      'X-Request-Id': { $ref: '#/components/headers/XRequestId' },
+      'RateLimit-Policy': { $ref: '#/components/headers/RateLimitPolicy' },
+      RateLimit: { $ref: '#/components/headers/RateLimit' },
+      ...response.headers,
+    };
+  }
+}
+
+function sortKeys(o: Json): Json {
+  const sorted = Object.keys(o).sort((a, b) => a.localeCompare(b, 'en'));
+  return Object.fromEntries(sorted.map((k) => [k, o[k]]));
+}
+
+export function deriveBundle(spec: Json): Json {
+  const paths: Json = {};
+  for (const [path, item] of Object.entries<Json>(spec.paths)) {
+    if (!path.startsWith('/v1/') && !path.startsWith('/v2/')) throw new Error(`${path}: paths start with /v1/ or /v2/`);
+    const version = path.startsWith('/v2/') ? 'v2' : 'v1';
+    for (const op of operations(item)) setErrorVersion(op, version, `${path} ${op.operationId}`, true);
+    paths[path] = item;
+  }
+  for (const [path, item] of Object.entries<Json>(spec.paths)) {
+    if (!path.startsWith('/v1/')) continue;
+    const alias = '/v2' + path.slice(3);
+    if (spec.paths[alias]) throw new Error(`${alias} is written in the spec, but it is the /v2 alias of ${path}`);
+    const copy: Json = structuredClone(item);
+    for (const op of operations(copy)) {
+      op.operationId = `${op.operationId}V2`;
+      setErrorVersion(op, 'v2', alias, false);
+    }
+    paths[alias] = copy;
+  }
+  for (const [path, item] of Object.entries<Json>(paths)) {
+    for (const op of operations(item)) addPlatformResponses(op, path.startsWith('/v2/') ? 'v2' : 'v1');
+  }
+  return { ...spec, paths: sortKeys(paths) };
+}
+
+async function main(): Promise<void> {
+  const check = process.argv.includes('--check');
+  const spec = bundle();
+  const derived = deriveBundle(spec);
+  const openapiJson = JSON.stringify(derived, null, 2) + '\n';
+  const ast = await openapiTS(derived as any, { alphabetize: true });
+  const header = '/**\n * Generated by scripts/generate.ts from spec/ with openapi-typescript. Do not edit.\n */\n\n';
+  const apiDts = header + astToString(ast);
+
+  const files: Record<string, string> = { 'openapi.json': openapiJson, 'api.d.ts': apiDts };
+  if (check) {
+    const stale = Object.entries(files).filter(
+      ([name, text]) => !existsSync(join(outDir, name)) || readFileSync(join(outDir, name), 'utf8') !== text,
+    );
+    if (stale.length) {
+      console.error(`generated/ is out of date (${stale.map(([n]) => n).join(', ')}): run npm run generate and commit.`);
+      process.exit(1);
+    }
+    console.log('generated/ is in sync with spec/');
+    return;
+  }
+  mkdirSync(outDir, { recursive: true });
+  for (const [name, text] of Object.entries(files)) {
+    // Write then rename, so a reader never sees half a file.
+    const tmp = join(outDir, `.${name}.${process.pid}`);
+    writeFileSync(tmp, text);
+    renameSync(tmp, join(outDir, name));
+  }
+  const count = Object.values<Json>(derived.paths).reduce((n, item) => n + operations(item).length, 0);
+  console.log(`generated/openapi.json and generated/api.d.ts: ${count} operations`);
+}
+
+if (require.main === module) {
+  main().catch((err) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  });
+}

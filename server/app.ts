@@ -1,0 +1,77 @@
+/**
+ * createApp(deps): the whole HTTP stack, without listening. main.ts and the tests both use it.
+ *
+ * Order: request id and version -> health, docs and spec (no key, no quota) -> JSON body ->
+ * X-API-Key -> quota -> OpenAPI request validation -> routes (/v1 routes under /v1 and /v2,
+ * v2-only routes under /v2) -> 404 -> the error middleware.
+ */
+import { readFileSync } from 'node:fs';
+import express, { Router } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import { pinoHttp } from 'pino-http';
+import { BUNDLED_SPEC, DOCS_DIR } from './project-root';
+import { requestContext } from './http/request-context';
+import { authenticate } from './http/auth';
+import { enforceQuota } from './http/quota';
+import { errorMiddleware } from './http/error-middleware';
+import { ApiError } from './http/errors';
+import { allRoutes } from './modules';
+import { createServices, type Deps, type Services } from './services';
+
+export function createApp(deps: Deps, services: Services = createServices(deps)) {
+  const { config, logger, clock, db } = deps;
+  const spec = JSON.parse(readFileSync(BUNDLED_SPEC, 'utf8'));
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+
+  app.use(requestContext);
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId: (_req, res) => res.locals.requestId as string,
+      customProps: (_req, res) => ({ workspaceId: res.locals.auth?.workspaceId }),
+    }),
+  );
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    try {
+      await db.raw('select 1');
+      res.json({ status: 'ok' });
+    } catch {
+      res.status(503).json({ status: 'unavailable' });
+    }
+  });
+  app.get('/openapi.json', (_req, res) => {
+    res.json(spec);
+  });
+  app.use('/docs', express.static(DOCS_DIR));
+
+  app.use(express.json({ limit: config.bodyLimitBytes }));
+  app.use(['/v1', '/v2'], authenticate(services.workspaces, clock, config.authFailuresPerMinute), enforceQuota(services.quota));
+  app.use(
+    OpenApiValidator.middleware({
+      apiSpec: spec,
+      validateRequests: { allowUnknownQueryParameters: false },
+      validateResponses: config.validateResponses,
+      validateSecurity: false,
+      validateFormats: true,
+      ignoreUndocumented: false,
+    }),
+  );
+
+  const both = Router();
+  const v2Only = Router();
+  for (const r of allRoutes(services)) r.register(r.path.startsWith('/v1/') ? both : v2Only);
+  app.use('/v1', both);
+  app.use('/v2', both, v2Only);
+
+  app.use(() => {
+    throw new ApiError(404, 'not_found', 'Route not found.');
+  });
+  app.use(errorMiddleware(logger, config.validateResponses));
+  return app;
+}

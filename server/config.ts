@@ -1,0 +1,57 @@
+/**
+ * All configuration, read from the environment once at start-up. Every variable is documented in
+ * the README; tests build a Config directly with `loadConfig({...overrides})`.
+ */
+import { resolve } from 'node:path';
+
+export interface Config {
+  port: number;
+  /** PostgreSQL connection string; without it the embedded PGlite database in `dataDir` is used. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  logLevel: string;
+  /** Validate every response against the spec (on in tests; a mismatch becomes a 500). */
+  validateResponses: boolean;
+  /** Maximum JSON body size, in bytes. */
+  bodyLimitBytes: number;
+  /** Failed authentications allowed per client address per minute before 429. */
+  authFailuresPerMinute: number;
+  /** Key that encrypts email-account secrets at rest (32 bytes, hex or base64). */
+  secretKey: string | undefined;
+  /** DNS server(s) for vitals and verification look-ups, `host` or `host:port`; empty = system resolver. */
+  dnsServers: string[];
+  dnsTimeoutMs: number;
+  /** Create a demo workspace on the first start (npm start). */
+  seedDemo: boolean;
+}
+
+function int(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  return value;
+}
+
+function bool(name: string, fallback: boolean, env: NodeJS.ProcessEnv): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  return raw === '1' || raw.toLowerCase() === 'true';
+}
+
+export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = process.env): Config {
+  return {
+    port: int('PORT', 3000, env),
+    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir: resolve(env.DATA_DIR || './data'),
+    logLevel: env.LOG_LEVEL || 'info',
+    validateResponses: bool('VALIDATE_RESPONSES', false, env),
+    bodyLimitBytes: int('BODY_LIMIT_BYTES', 1024 * 1024, env),
+    authFailuresPerMinute: int('AUTH_FAILURES_PER_MINUTE', 30, env),
+    secretKey: env.SECRET_KEY || undefined,
+    dnsServers: (env.DNS_SERVERS || '').split(',').map((s) => s.trim()).filter(Boolean),
+    dnsTimeoutMs: int('DNS_TIMEOUT_MS', 3000, env),
+    seedDemo: bool('SEED_DEMO', true, env),
+    ...overrides,
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * The database: PostgreSQL through `pg` when DATABASE_URL is set, otherwise the embedded PGlite
+ * database in DATA_DIR. Both run the same migrations and queries.
+ *
+ * PGlite is single-connection (knex-pglite pins the pool to one), so code inside a transaction must
+ * use the transaction object, never the outer knex: the outer one would wait for the connection the
+ * transaction holds.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import knex, { Knex } from 'knex';
+import lockfile from 'proper-lockfile';
+import type { Config } from '../config';
+
+// knex-pglite is CommonJS: module.exports is the dialect.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const ClientPgLite = require('knex-pglite');
+
+export type Db = Knex;
+
+export interface Database {
+  db: Db;
+  kind: 'postgres' | 'pglite';
+  close(): Promise<void>;
+}
+
+const migrationConfig: Knex.MigratorConfig = {
+  directory: join(__dirname, 'migrations'),
+  loadExtensions: ['.ts', '.js'],
+  tableName: 'knex_migrations',
+};
+
+/** Opens the configured database. `inMemory` gives a throw-away PGlite (tests). */
+export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>, options: { inMemory?: boolean } = {}): Promise<Database> {
+  if (config.databaseUrl) {
+    const db = knex({ client: 'pg', connection: config.databaseUrl, pool: { min: 0, max: 10 }, migrations: migrationConfig });
+    return { db, kind: 'postgres', close: () => db.destroy() };
+  }
+  if (options.inMemory) {
+    const db = knex({ client: ClientPgLite, dialect: 'postgres', connection: {}, migrations: migrationConfig });
+    return { db, kind: 'pglite', close: () => db.destroy() };
+  }
+  mkdirSync(config.dataDir, { recursive: true });
+  // Only one process may open the embedded database: a second one would corrupt it.
+  let release: () => Promise<void>;
+  try {
+    release = await lockfile.lock(config.dataDir, { lockfilePath: join(config.dataDir, '.lock'), stale: 15000 });
+  } catch {
+    throw new Error(
+      `The embedded database in ${config.dataDir} is in use by another process (is the server running?). ` +
+        'Stop it first, or set DATABASE_URL to use PostgreSQL, which many processes can share.',
+    );
+  }
+  const db = knex({ client: ClientPgLite, dialect: 'postgres', connection: { filename: join(config.dataDir, 'pgdata') }, migrations: migrationConfig });
+  return {
+    db,
+    kind: 'pglite',
+    close: async () => {
+      await db.destroy();
+      await release();
+    },
+  };
+}
+
+export async function migrate(db: Db): Promise<string[]> {
+  const [, applied] = await db.migrate.latest();
+  return applied as string[];
+}

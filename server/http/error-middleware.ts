@@ -1,0 +1,94 @@
+/**
+ * The one place errors become responses: ApiError from services, the OpenAPI validator's errors,
+ * body-parser's errors, a database that cannot be reached, and anything unexpected. The body is
+ * `{ error }` on /v1 and the standardized body with `details` on /v2.
+ */
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from '../logger';
+import { ApiError, type ErrorCode, type ErrorDetail } from './errors';
+
+interface ValidatorError {
+  status: number;
+  message: string;
+  errors?: { path: string; message: string; errorCode?: string }[];
+}
+
+const CODE_BY_STATUS: Record<number, ErrorCode> = {
+  400: 'validation_error',
+  401: 'unauthorized',
+  402: 'insufficient_credits',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  409: 'conflict',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'rate_limited',
+  503: 'service_unavailable',
+};
+
+const LOCATIONS: Record<string, ErrorDetail['location']> = { body: 'body', query: 'query', path: 'path', params: 'path', headers: 'header' };
+
+function isValidatorError(err: unknown): err is ValidatorError {
+  return typeof err === 'object' && err !== null && 'status' in err && Array.isArray((err as ValidatorError).errors);
+}
+
+/** `/body/contacts/3/email` -> `body.contacts.3.email`. */
+function validatorDetail(e: { path: string; message: string; errorCode?: string }): ErrorDetail {
+  const parts = e.path.replace(/^\.?\/?/, '').split(/[/.]/).filter(Boolean);
+  const location = LOCATIONS[parts[0]] ?? 'body';
+  const field = [location, ...parts.slice(1)].join('.');
+  return { field, location, message: e.message, code: (e.errorCode ?? 'invalid').split('.')[0] };
+}
+
+function isStorageDown(err: unknown): boolean {
+  const e = err as { code?: string; message?: string; name?: string };
+  return (
+    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', '57P01', '57P03', '08006', '08001', '53300'].includes(e?.code ?? '') ||
+    e?.name === 'KnexTimeoutError' ||
+    /Connection terminated|Timeout acquiring a connection|PGlite is closed/i.test(e?.message ?? '')
+  );
+}
+
+export function toApiError(err: unknown, exposeResponseValidation: boolean): ApiError | undefined {
+  if (err instanceof ApiError) return err;
+  const bodyParser = err as { type?: string; status?: number };
+  if (bodyParser?.type === 'entity.parse.failed') return new ApiError(400, 'malformed_json', 'Malformed JSON in request body.');
+  if (bodyParser?.type === 'entity.too.large') return new ApiError(413, 'payload_too_large', 'Request body is too large.');
+  if (bodyParser?.type === 'encoding.unsupported' || bodyParser?.type === 'charset.unsupported') {
+    return new ApiError(415, 'unsupported_media_type', 'Unsupported media type: send application/json.');
+  }
+  if (isValidatorError(err)) {
+    if (err.status >= 500) {
+      // A response that breaks the spec: a server bug, found by response validation (tests, dev).
+      return exposeResponseValidation ? new ApiError(500, 'internal_error', `Response does not match the spec: ${err.message}`) : undefined;
+    }
+    const code = CODE_BY_STATUS[err.status] ?? 'validation_error';
+    if (err.status === 404) return new ApiError(404, 'not_found', 'Route not found.');
+    if (err.status === 405) return new ApiError(405, code, 'Method not allowed on this route.');
+    if (err.status === 415) return new ApiError(415, code, 'Unsupported media type: send application/json.');
+    return new ApiError(err.status, code, err.message, (err.errors ?? []).map(validatorDetail));
+  }
+  if (isStorageDown(err)) return new ApiError(503, 'service_unavailable', 'Service unavailable: storage cannot be reached. Please retry later.');
+  return undefined;
+}
+
+export function errorMiddleware(logger: Logger, exposeResponseValidation: boolean) {
+  // Express recognises an error handler by its four parameters.
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars
+  return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
+    const requestId = res.locals.requestId as string;
+    const apiError = toApiError(err, exposeResponseValidation) ?? new ApiError(500, 'internal_error', 'Internal server error.');
+    if (apiError.status >= 500) logger.error({ err, requestId, method: req.method, path: req.path }, 'request failed');
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    res.set(apiError.headers);
+    const body =
+      res.locals.apiVersion === 'v2'
+        ? { error: apiError.message, code: apiError.code, statusCode: apiError.status, requestId, details: apiError.details }
+        : { error: apiError.message };
+    res.status(apiError.status).json(body);
+  };
+}

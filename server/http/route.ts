@@ -1,0 +1,74 @@
+/**
+ * The typed route helper. A route is declared once by its seed path (`/v1/...` or a v2-only
+ * `/v2/...`) and method; params, query, body and the success body are the spec's types from
+ * generated/api.d.ts, so a handler that reads a field the spec lacks or returns the wrong shape does
+ * not compile. `/v1` routes are also served under `/v2` (see app.ts).
+ */
+import type { Request, Response, Router } from 'express';
+import type { HttpMethod, PathsWithMethod, RequestBodyJSON, SuccessResponseJSON } from 'openapi-typescript-helpers';
+import type { paths } from '../../generated/api';
+import type { AuthContext } from './auth';
+
+type Method = Extract<HttpMethod, 'get' | 'post' | 'put' | 'delete'>;
+type Operation<P extends keyof paths, M extends Method> = paths[P][M];
+type Parameters<P extends keyof paths, M extends Method> = Operation<P, M> extends { parameters: infer X } ? X : never;
+
+export type PathParams<P extends keyof paths, M extends Method> = Parameters<P, M> extends { path: infer X } ? (X extends undefined ? Record<string, never> : X) : never;
+export type QueryParams<P extends keyof paths, M extends Method> = Parameters<P, M> extends { query?: infer X } ? NonNullable<X> : never;
+export type RequestBody<P extends keyof paths, M extends Method> = RequestBodyJSON<Operation<P, M>>;
+export type SuccessBody<P extends keyof paths, M extends Method> = SuccessResponseJSON<Operation<P, M> & Record<string | number, any>>;
+
+export interface RouteContext<P extends keyof paths, M extends Method> {
+  params: PathParams<P, M>;
+  query: QueryParams<P, M>;
+  body: RequestBody<P, M>;
+  auth: AuthContext;
+  requestId: string;
+  apiVersion: 'v1' | 'v2';
+  req: Request;
+  res: Response;
+}
+
+/** A handler that wrote the response itself (a streamed export) returns this. */
+export const STREAMED = Symbol('streamed');
+
+export interface Route {
+  method: Method;
+  /** The seed path, e.g. `/v1/campaign/get/name`. */
+  path: string;
+  register(router: Router): void;
+}
+
+export function route<M extends Method, P extends PathsWithMethod<paths, M>>(
+  method: M,
+  path: P,
+  handler: (ctx: RouteContext<P, M>) => Promise<SuccessBody<P, M> | typeof STREAMED>,
+  options: { status?: 200 | 201 } = {},
+): Route {
+  // `/v1/campaign/get/name` is mounted as `/campaign/get/name` under both versions; `{id}` -> `:id`.
+  const expressPath = (path as string).replace(/^\/v[12]/, '').replace(/\{(\w+)\}/g, ':$1');
+  return {
+    method,
+    path,
+    register(router) {
+      router[method](expressPath, async (req: Request, res: Response) => {
+        const result = await handler({
+          params: req.params as PathParams<P, M>,
+          query: req.query as QueryParams<P, M>,
+          body: req.body as RequestBody<P, M>,
+          auth: res.locals.auth as AuthContext,
+          requestId: res.locals.requestId as string,
+          apiVersion: res.locals.apiVersion as 'v1' | 'v2',
+          req,
+          res,
+        });
+        if (result !== STREAMED) res.status(options.status ?? 200).json(result);
+      });
+    },
+  };
+}
+
+/** The seed's success envelope: `return ok('Campaign created', { campaign })`. */
+export function ok<D>(message: string, data: D) {
+  return { status: 'success' as const, success: true as const, message, data };
+}

@@ -1,0 +1,110 @@
+/**
+ * Workspaces and their API keys. Keys are 256 random bits, shown once, stored as SHA-256 hashes;
+ * a look-up hashes the presented key and finds the row by its hash.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { Db } from '../../db';
+import type { Clock } from '../../clock';
+import { newId } from '../../ids';
+import { notFound, unauthorized } from '../../http/errors';
+import { DEFAULT_PLAN_ID } from '../../db/migrations/20261123080000_create_platform';
+import type { CreditService } from '../credits/service';
+import { WorkspaceStore, type KeyWithWorkspace, type WorkspaceRow } from './store';
+
+const KEY_PREFIX = 'lr_';
+
+export const hashKey = (key: string): string => createHash('sha256').update(key).digest('hex');
+
+export interface NewWorkspace {
+  name: string;
+  email?: string | null;
+  whitelabel?: boolean;
+  planId?: string;
+  parentWorkspaceId?: string | null;
+  timezone?: string;
+}
+
+export interface IssuedKey {
+  keyId: string;
+  apiKey: string;
+}
+
+export class WorkspaceService {
+  constructor(
+    private readonly db: Db,
+    private readonly store: WorkspaceStore,
+    private readonly credits: CreditService,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Creates a workspace with its first API key and the plan's credit grant, all or nothing. */
+  async createWorkspace(input: NewWorkspace, db?: Db): Promise<{ workspace: WorkspaceRow } & IssuedKey> {
+    const run = async (trx: Db) => {
+      const planId = input.planId ?? DEFAULT_PLAN_ID;
+      const plan = await this.store.findPlan(trx, planId);
+      if (!plan) throw notFound('Plan not found.');
+      const workspace: WorkspaceRow = {
+        id: newId(),
+        name: input.name,
+        email: input.email ?? null,
+        plan_id: planId,
+        parent_workspace_id: input.parentWorkspaceId ?? null,
+        whitelabel_enabled: input.whitelabel ?? false,
+        timezone: input.timezone ?? 'UTC',
+        credit_balance: 0,
+        created_at: this.clock.now(),
+      };
+      await this.store.insertWorkspace(trx, workspace);
+      if (plan.credits > 0) {
+        workspace.credit_balance = await this.credits.grant(trx, workspace.id, plan.credits, 'plan_grant', plan.id);
+      }
+      const key = await this.issueKey(trx, workspace.id);
+      return { workspace, ...key };
+    };
+    return db ? run(db) : this.db.transaction(run);
+  }
+
+  async createKey(workspaceId: string, name: string | null = null): Promise<IssuedKey> {
+    const workspace = await this.store.findWorkspace(this.db, workspaceId);
+    if (!workspace) throw notFound('Workspace not found.');
+    return this.issueKey(this.db, workspaceId, name);
+  }
+
+  async revokeKey(keyId: string): Promise<void> {
+    const key = await this.store.findKey(keyId);
+    if (!key) throw notFound('API key not found.');
+    await this.store.revokeKey(keyId, this.clock.now());
+  }
+
+  /** Resolves a presented key, or throws 401 with a message that says which of the three cases it is. */
+  async authenticate(apiKey: string | undefined): Promise<KeyWithWorkspace> {
+    if (!apiKey) throw unauthorized('Missing API key. Send it in the X-API-Key header.');
+    const key = await this.store.findKeyByHash(hashKey(apiKey));
+    if (!key) throw unauthorized('Invalid API key.');
+    if (key.revoked_at) throw unauthorized('This API key has been revoked.');
+    return key;
+  }
+
+  list() {
+    return this.store.listWorkspaces();
+  }
+
+  countWorkspaces(): Promise<number> {
+    return this.store.countWorkspaces();
+  }
+
+  private async issueKey(db: Db, workspaceId: string, name: string | null = null): Promise<IssuedKey> {
+    const apiKey = KEY_PREFIX + randomBytes(32).toString('base64url');
+    const keyId = newId();
+    await this.store.insertKey(db, {
+      id: keyId,
+      workspace_id: workspaceId,
+      name,
+      key_prefix: apiKey.slice(0, 10),
+      key_hash: hashKey(apiKey),
+      created_at: this.clock.now(),
+      revoked_at: null,
+    });
+    return { keyId, apiKey };
+  }
+}

@@ -1,0 +1,126 @@
+/** Plain rows for workspaces, users, API keys, plans and the credit ledger. */
+import type { Db } from '../../db';
+
+export interface WorkspaceRow {
+  id: string;
+  name: string;
+  email: string | null;
+  plan_id: string;
+  parent_workspace_id: string | null;
+  whitelabel_enabled: boolean;
+  timezone: string;
+  credit_balance: number;
+  created_at: Date;
+}
+
+export interface PlanRow {
+  id: string;
+  owner_workspace_id: string | null;
+  name: string;
+  per_second: number | null;
+  per_min: number;
+  per_hour: number;
+  per_day: number;
+  credits: number;
+  max_email_accounts: number | null;
+  max_contacts: number | null;
+  created_at: Date;
+}
+
+export interface ApiKeyRow {
+  id: string;
+  workspace_id: string;
+  name: string | null;
+  key_prefix: string;
+  key_hash: string;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
+export type KeyWithWorkspace = Pick<ApiKeyRow, 'id' | 'revoked_at'> & {
+  workspace: Pick<WorkspaceRow, 'id' | 'name' | 'whitelabel_enabled' | 'timezone' | 'parent_workspace_id'>;
+  plan: Pick<PlanRow, 'per_second' | 'per_min' | 'per_hour' | 'per_day'>;
+};
+
+export class WorkspaceStore {
+  constructor(private readonly db: Db) {}
+
+  /** One indexed look-up by hash: its time does not depend on how much of a guessed key is right. */
+  async findKeyByHash(keyHash: string): Promise<KeyWithWorkspace | undefined> {
+    const row = await this.db('api_keys as k')
+      .join('workspaces as w', 'w.id', 'k.workspace_id')
+      .join('plans as p', 'p.id', 'w.plan_id')
+      .where('k.key_hash', keyHash)
+      .first(
+        'k.id',
+        'k.revoked_at',
+        'w.id as workspace_id',
+        'w.name as workspace_name',
+        'w.whitelabel_enabled',
+        'w.timezone',
+        'w.parent_workspace_id',
+        'p.per_second',
+        'p.per_min',
+        'p.per_hour',
+        'p.per_day',
+      );
+    if (!row) return undefined;
+    return {
+      id: row.id,
+      revoked_at: row.revoked_at,
+      workspace: {
+        id: row.workspace_id,
+        name: row.workspace_name,
+        whitelabel_enabled: row.whitelabel_enabled,
+        timezone: row.timezone,
+        parent_workspace_id: row.parent_workspace_id,
+      },
+      plan: { per_second: row.per_second, per_min: row.per_min, per_hour: row.per_hour, per_day: row.per_day },
+    };
+  }
+
+  insertWorkspace(db: Db, row: WorkspaceRow): Promise<unknown> {
+    return db('workspaces').insert(row);
+  }
+
+  insertKey(db: Db, row: ApiKeyRow): Promise<unknown> {
+    return db('api_keys').insert(row);
+  }
+
+  insertUser(db: Db, row: { id: string; workspace_id: string; email: string; name: string | null; password_hash: string | null; created_at: Date }): Promise<unknown> {
+    return db('users').insert(row);
+  }
+
+  async revokeKey(keyId: string, at: Date): Promise<boolean> {
+    const n = await this.db('api_keys').where({ id: keyId }).whereNull('revoked_at').update({ revoked_at: at });
+    return n > 0;
+  }
+
+  findKey(keyId: string): Promise<ApiKeyRow | undefined> {
+    return this.db('api_keys').where({ id: keyId }).first();
+  }
+
+  findWorkspace(db: Db, id: string): Promise<WorkspaceRow | undefined> {
+    return db('workspaces').where({ id }).first();
+  }
+
+  listWorkspaces(): Promise<(WorkspaceRow & { plan_name: string; active_keys: number })[]> {
+    return this.db('workspaces as w')
+      .join('plans as p', 'p.id', 'w.plan_id')
+      .select('w.*', 'p.name as plan_name')
+      .select(this.db.raw('(SELECT count(*)::int FROM api_keys k WHERE k.workspace_id = w.id AND k.revoked_at IS NULL) AS active_keys'))
+      .orderBy('w.created_at');
+  }
+
+  findPlan(db: Db, id: string): Promise<PlanRow | undefined> {
+    return db('plans').where({ id }).first();
+  }
+
+  setPlan(db: Db, workspaceId: string, planId: string): Promise<number> {
+    return db('workspaces').where({ id: workspaceId }).update({ plan_id: planId });
+  }
+
+  countWorkspaces(): Promise<number> {
+    return this.db('workspaces').count<{ count: string }[]>('* as count').then((r) => Number(r[0].count));
+  }
+}

@@ -1,0 +1,17 @@
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+/** The folder holding package.json, from the sources (server/) and from the build (dist/server/) alike. */
+function findRoot(from: string): string {
+  let dir = from;
+  while (!existsSync(join(dir, 'package.json'))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error(`no package.json above ${from}`);
+    dir = parent;
+  }
+  return dir;
+}
+
+export const PROJECT_ROOT = findRoot(__dirname);
+export const BUNDLED_SPEC = join(PROJECT_ROOT, 'generated', 'openapi.json');
+export const DOCS_DIR = join(PROJECT_ROOT, 'dist', 'docs');

@@ -1,0 +1,15 @@
+import knex from 'knex';
+
+/** Drops every database this run created (the template and each file's clone). */
+export default async function globalTeardown(): Promise<void> {
+  const url = process.env.TEST_DATABASE_URL;
+  const runId = process.env.TEST_RUN_ID;
+  if (!url || !runId) return;
+  const admin = knex({ client: 'pg', connection: url });
+  try {
+    const { rows } = await admin.raw(`SELECT datname FROM pg_database WHERE datname LIKE ?`, [`${runId}%`]);
+    for (const { datname } of rows) await admin.raw(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+  } finally {
+    await admin.destroy();
+  }
+}
