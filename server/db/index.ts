@@ -6,7 +6,7 @@
  * use the transaction object, never the outer knex: the outer one would wait for the connection the
  * transaction holds.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import knex, { Knex } from 'knex';
 import lockfile from 'proper-lockfile';
@@ -24,11 +24,25 @@ export interface Database {
   close(): Promise<void>;
 }
 
-const migrationConfig: Knex.MigratorConfig = {
-  directory: join(__dirname, 'migrations'),
-  loadExtensions: ['.ts', '.js'],
-  tableName: 'knex_migrations',
+const MIGRATIONS_DIR = join(__dirname, 'migrations');
+
+/**
+ * Migrations by name without extension: the same database is migrated from the sources (.ts, by
+ * tests and the admin CLI) and from the build (.js, by npm start), and knex records the name.
+ */
+const migrationSource: Knex.MigrationSource<string> = {
+  async getMigrations() {
+    const names = readdirSync(MIGRATIONS_DIR)
+      .filter((f) => /\.(ts|js)$/.test(f) && !f.endsWith('.d.ts'))
+      .map((f) => f.replace(/\.(ts|js)$/, ''));
+    return [...new Set(names)].sort();
+  },
+  getMigrationName: (name) => name,
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  getMigration: async (name) => require(join(MIGRATIONS_DIR, name)),
 };
+
+const migrationConfig: Knex.MigratorConfig = { migrationSource, tableName: 'knex_migrations' };
 
 /** Opens the configured database. `inMemory` gives a throw-away PGlite (tests). */
 export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>, options: { inMemory?: boolean } = {}): Promise<Database> {

@@ -1,0 +1,133 @@
+/**
+ * The admin CLI: `npm run admin -- <command>`. Commands call services, never raw SQL, and use the
+ * same DATABASE_URL / DATA_DIR as the server.
+ */
+import { Command, InvalidArgumentError } from 'commander';
+import { openCliContext, type CliContext } from './context';
+import { migrate } from '../db';
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('expected a positive whole number');
+  return n;
+}
+
+/** Opens the database for one command, runs it, closes it; errors become one clear line and exit 1. */
+export function withContext<A extends unknown[]>(fn: (ctx: CliContext, ...args: A) => Promise<void>) {
+  return async (...args: A): Promise<void> => {
+    const ctx = await openCliContext();
+    try {
+      await fn(ctx, ...args);
+    } finally {
+      await ctx.close();
+    }
+  };
+}
+
+export function buildProgram(): Command {
+  const program = new Command('admin').description('Administer the outreach and lead API').showHelpAfterError();
+
+  const workspace = program.command('workspace').description('workspaces and their first API key');
+  workspace
+    .command('create')
+    .description('create a workspace and print its id and a new API key (shown once)')
+    .requiredOption('--name <name>', 'workspace name')
+    .option('--email <email>', 'contact email of the workspace owner')
+    .option('--whitelabel', 'allow the whitelabel operations', false)
+    .option('--json', 'print exactly one JSON object { workspaceId, apiKey }', false)
+    .action(
+      withContext(async ({ services }, opts: { name: string; email?: string; whitelabel: boolean; json: boolean }) => {
+        const created = await services.workspaces.createWorkspace({ name: opts.name, email: opts.email, whitelabel: opts.whitelabel });
+        if (opts.json) {
+          console.log(JSON.stringify({ workspaceId: created.workspace.id, apiKey: created.apiKey }));
+          return;
+        }
+        console.log(`Workspace ${created.workspace.name} created: ${created.workspace.id}`);
+        console.log(`API key (shown once): ${created.apiKey}`);
+        console.log(`Credits: ${created.workspace.credit_balance}`);
+      }),
+    );
+  workspace
+    .command('list')
+    .description('list workspaces')
+    .option('--json', 'print JSON', false)
+    .action(
+      withContext(async ({ services }, opts: { json: boolean }) => {
+        const rows = await services.workspaces.list();
+        const view = rows.map((w) => ({
+          id: w.id,
+          name: w.name,
+          plan: w.plan_name,
+          whitelabel: w.whitelabel_enabled,
+          credits: w.credit_balance,
+          activeKeys: w.active_keys,
+          parentWorkspaceId: w.parent_workspace_id,
+          createdAt: w.created_at.toISOString(),
+        }));
+        if (opts.json) console.log(JSON.stringify(view));
+        else if (view.length === 0) console.log('No workspaces.');
+        else console.table(view);
+      }),
+    );
+
+  const key = program.command('key').description('API keys');
+  key
+    .command('create')
+    .description('create an API key for a workspace (shown once)')
+    .requiredOption('--workspace <id>', 'workspace id')
+    .option('--name <name>', 'a label for the key')
+    .option('--json', 'print exactly one JSON object { keyId, apiKey }', false)
+    .action(
+      withContext(async ({ services }, opts: { workspace: string; name?: string; json: boolean }) => {
+        const issued = await services.workspaces.createKey(opts.workspace, opts.name ?? null);
+        if (opts.json) console.log(JSON.stringify(issued));
+        else console.log(`Key ${issued.keyId} created. API key (shown once): ${issued.apiKey}`);
+      }),
+    );
+  key
+    .command('revoke')
+    .description('revoke an API key; requests with it answer 401 at once')
+    .argument('<keyId>', 'the key id printed by key create')
+    .action(
+      withContext(async ({ services }, keyId: string) => {
+        await services.workspaces.revokeKey(keyId);
+        console.log(`Key ${keyId} revoked.`);
+      }),
+    );
+
+  program
+    .command('credits')
+    .description('credit balances')
+    .command('add')
+    .description('grant credits to a workspace (written to the ledger)')
+    .requiredOption('--workspace <id>', 'workspace id')
+    .requiredOption('--amount <n>', 'credits to add', positiveInt)
+    .action(
+      withContext(async ({ services, deps }, opts: { workspace: string; amount: number }) => {
+        const balance = await deps.db.transaction((trx) => services.credits.grant(trx, opts.workspace, opts.amount, 'admin_grant'));
+        console.log(`Added ${opts.amount} credits. Balance: ${balance}.`);
+      }),
+    );
+
+  program
+    .command('migrate')
+    .description('apply pending database migrations')
+    .action(
+      withContext(async ({ deps }) => {
+        // openCliContext has already migrated; report what is applied.
+        const applied = await migrate(deps.db);
+        const [done] = await deps.db.migrate.list();
+        console.log(`Migrations up to date (${done.length} applied${applied.length ? `, ${applied.length} just now` : ''}).`);
+      }),
+    );
+  return program;
+}
+
+if (require.main === module) {
+  buildProgram()
+    .parseAsync(process.argv)
+    .catch((err: unknown) => {
+      console.error(`error: ${err instanceof Error ? err.message : String(err)}`);
+      process.exit(1);
+    });
+}
