@@ -21,6 +21,17 @@ export interface Config {
   /** DNS server(s) for vitals and verification look-ups, `host` or `host:port`; empty = system resolver. */
   dnsServers: string[];
   dnsTimeoutMs: number;
+  /** How long a verification result that needed the network is served from the cache. */
+  verificationCacheTtlSeconds: number;
+  /** SMTP mailbox probe in email verification (RCPT TO against the domain's MX); off by default. */
+  smtpProbeEnabled: boolean;
+  /** Probe this host instead of the domain's MX (a relay, or a loopback server in tests). */
+  smtpProbeHost: string | undefined;
+  smtpProbePort: number;
+  smtpProbeTimeoutMs: number;
+  /** The probe's HELO name and MAIL FROM address. */
+  smtpProbeHelo: string;
+  smtpProbeFrom: string;
   /** Create a demo workspace on the first start (npm start). */
   seedDemo: boolean;
 }
@@ -51,6 +62,13 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     secretKey: env.SECRET_KEY || undefined,
     dnsServers: (env.DNS_SERVERS || '').split(',').map((s) => s.trim()).filter(Boolean),
     dnsTimeoutMs: int('DNS_TIMEOUT_MS', 3000, env),
+    verificationCacheTtlSeconds: int('VERIFICATION_CACHE_TTL_SECONDS', 7 * 24 * 3600, env),
+    smtpProbeEnabled: bool('SMTP_PROBE_ENABLED', false, env),
+    smtpProbeHost: env.SMTP_PROBE_HOST || undefined,
+    smtpProbePort: int('SMTP_PROBE_PORT', 25, env),
+    smtpProbeTimeoutMs: int('SMTP_PROBE_TIMEOUT_MS', 10000, env),
+    smtpProbeHelo: env.SMTP_PROBE_HELO || 'verify.leadreach.io',
+    smtpProbeFrom: env.SMTP_PROBE_FROM || 'verify@leadreach.io',
     seedDemo: bool('SEED_DEMO', true, env),
     ...overrides,
   };
