@@ -34,6 +34,8 @@ export interface Config {
   smtpProbeFrom: string;
   /** Create a demo workspace on the first start (npm start). */
   seedDemo: boolean;
+  /** Credits per revealed item in lead searches (a person or company already revealed is free). */
+  creditCosts: { workEmailReveal: number; fullContactAndCompany: number; mobilePhoneReveal: number; companyFull: number };
 }
 
 function int(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
@@ -70,6 +72,12 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     smtpProbeHelo: env.SMTP_PROBE_HELO || 'verify.leadreach.io',
     smtpProbeFrom: env.SMTP_PROBE_FROM || 'verify@leadreach.io',
     seedDemo: bool('SEED_DEMO', true, env),
+    creditCosts: {
+      workEmailReveal: int('CREDIT_COST_WORK_EMAIL', 1, env),
+      fullContactAndCompany: int('CREDIT_COST_FULL_CONTACT', 1, env),
+      mobilePhoneReveal: int('CREDIT_COST_MOBILE_PHONE', 5, env),
+      companyFull: int('CREDIT_COST_COMPANY_FULL', 1, env),
+    },
     ...overrides,
   };
 }
