@@ -2,6 +2,7 @@
  * The server process: configuration, database, migrations, first-start demo data, listen, and a
  * graceful shutdown on SIGTERM/SIGINT (stop accepting, finish requests in flight, close the database).
  */
+import type { AddressInfo } from 'node:net';
 import { createApp } from './app';
 import { systemClock } from './clock';
 import { loadConfig } from './config';
@@ -38,7 +39,8 @@ async function main(): Promise<void> {
   if (config.seedDemo) await seedDemo(services, config.port);
 
   const server = createApp(deps, services).listen(config.port, () => {
-    logger.info({ port: config.port, database: database.kind }, `listening on http://localhost:${config.port}`);
+    const { port } = server.address() as AddressInfo;
+    logger.info({ port, database: database.kind }, `listening on http://localhost:${port}`);
   });
 
   let stopping = false;

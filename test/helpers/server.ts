@@ -42,6 +42,8 @@ export interface WorkspaceOptions {
 
 export interface TestServer {
   url: string;
+  /** The file's own PostgreSQL database, when the tests run on PostgreSQL (for a second server process). */
+  databaseUrl: string | undefined;
   db: Database['db'];
   clock: TestClock;
   deps: Deps;
@@ -56,7 +58,7 @@ export interface TestServer {
 
 const TEST_PLAN_ID = '00000000-0000-7000-8000-00000000feed';
 
-async function openTestDatabase(): Promise<Database> {
+async function openTestDatabase(): Promise<Database & { url?: string }> {
   const url = process.env.TEST_DATABASE_URL;
   const runId = process.env.TEST_RUN_ID;
   if (!url || !runId) {
@@ -76,6 +78,7 @@ async function openTestDatabase(): Promise<Database> {
   const database = await openDatabase({ databaseUrl: target.toString(), dataDir: '' });
   return {
     ...database,
+    url: target.toString(),
     close: async () => {
       await database.close();
       const dropper = knex({ client: 'pg', connection: url });
@@ -88,11 +91,13 @@ async function openTestDatabase(): Promise<Database> {
   };
 }
 
-export async function startTestServer(options: { config?: Partial<Config>; clock?: TestClock } = {}): Promise<TestServer> {
+export async function startTestServer(
+  options: { config?: Partial<Config>; clock?: TestClock; logger?: Deps['logger'] } = {},
+): Promise<TestServer> {
   const database = await openTestDatabase();
   const clock = options.clock ?? new TestClock();
   const config = loadConfig({ validateResponses: true, seedDemo: false, ...options.config });
-  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const logger = options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const deps: Deps = { config, db: database.db, clock, logger };
   const services = createServices(deps);
   const app = createApp(deps, services);
@@ -111,6 +116,7 @@ export async function startTestServer(options: { config?: Partial<Config>; clock
   let counter = 0;
   return {
     url,
+    databaseUrl: database.url,
     db: database.db,
     clock,
     deps,
