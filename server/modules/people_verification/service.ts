@@ -1,0 +1,183 @@
+/**
+ * Email verification: the offline checks (checks.ts), the MX look-up through the configured
+ * resolver, the optional SMTP probe (smtp-probe.ts), and the per-address cache (store.ts).
+ * The order of the checks and what each outcome means is documented in
+ * spec/paths/people_verification/verify.yaml; keep the two in step.
+ */
+import type { components } from '../../../generated/api';
+import type { Clock } from '../../clock';
+import type { Config } from '../../config';
+import type { DnsLookup, DnsResult, MxRecord } from '../../dns';
+import { isDisposableDomain, isFreeProviderDomain, isRoleLocalPart, parseAddress } from './checks';
+import { probeMailbox, type ProbeOutcome } from './smtp-probe';
+import type { VerificationRow, VerificationStore } from './store';
+
+type VerificationResult = components['schemas']['VerificationResult'];
+type VerificationSummary = components['schemas']['VerificationSummary'];
+type Status = VerificationResult['status'];
+type SubStatus = VerificationResult['subStatus'];
+type Flags = Pick<VerificationResult, 'isRoleAccount' | 'isFreeProvider' | 'isDisposable'>;
+
+export type VerificationConfig = Pick<
+  Config,
+  'verificationCacheTtlSeconds' | 'smtpProbeEnabled' | 'smtpProbeHost' | 'smtpProbePort' | 'smtpProbeTimeoutMs' | 'smtpProbeHelo' | 'smtpProbeFrom'
+>;
+
+interface Verdict extends Flags {
+  status: Status;
+  subStatus: SubStatus;
+  score: number;
+  mxFound: boolean;
+  checkedAt: Date;
+  /** Worth caching: a definite answer that needed the network (never `unknown`, never bad syntax). */
+  cacheable: boolean;
+}
+
+/** How many addresses of one request are checked at once (each may hold a DNS look-up and an SMTP probe). */
+const CONCURRENCY = 10;
+
+const FIXED_SCORES: Record<Exclude<Status, 'valid'>, number> = { catchAll: 50, unknown: 40, disposable: 10, invalid: 0 };
+
+const PROBE_VERDICTS: Record<Exclude<ProbeOutcome, 'accepted'>, [Status, SubStatus]> = {
+  rejected: ['invalid', 'mailboxNotFound'],
+  catchAll: ['catchAll', 'catchAllDomain'],
+  timeout: ['unknown', 'smtpTimeout'],
+  unavailable: ['unknown', 'smtpUnavailable'],
+  temporaryFailure: ['unknown', 'smtpTemporaryFailure'],
+};
+
+/** The cache key: the trimmed address, lower-cased (mail servers treat local parts case-insensitively in practice). */
+const cacheKey = (email: string) => email.trim().toLowerCase();
+
+async function forEachLimit<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+export class VerificationService {
+  constructor(
+    private readonly store: VerificationStore,
+    private readonly dns: DnsLookup,
+    private readonly clock: Clock,
+    private readonly config: VerificationConfig,
+  ) {}
+
+  /** One result per address, in order; each distinct address is checked (or read from the cache) once. */
+  async verify(emails: string[]): Promise<{ results: VerificationResult[]; summary: VerificationSummary }> {
+    const now = this.clock.now();
+    const keys = [...new Set(emails.map(cacheKey))];
+    const verdicts = new Map<string, Verdict>();
+    for (const row of await this.store.fresh(keys, now)) verdicts.set(row.email, fromRow(row));
+
+    // One MX look-up per domain per request, however many of its addresses are sent.
+    const mxByDomain = new Map<string, Promise<DnsResult<MxRecord>>>();
+    const lookupMx = (domain: string) => {
+      if (!mxByDomain.has(domain)) mxByDomain.set(domain, this.dns.mx(domain));
+      return mxByDomain.get(domain)!;
+    };
+    await forEachLimit(
+      keys.filter((key) => !verdicts.has(key)),
+      CONCURRENCY,
+      async (key) => {
+        verdicts.set(key, await this.check(key, lookupMx, now));
+      },
+    );
+
+    const expiresAt = new Date(now.getTime() + this.config.verificationCacheTtlSeconds * 1000);
+    const fresh = [...verdicts].filter(([, v]) => v.cacheable && v.checkedAt === now);
+    await this.store.save(fresh.map(([email, v]) => toRow(email, v, expiresAt)));
+
+    const results = emails.map((email): VerificationResult => {
+      const { cacheable: _cacheable, checkedAt, ...verdict } = verdicts.get(cacheKey(email))!;
+      return { email, ...verdict, checkedAt: checkedAt.toISOString() };
+    });
+    const summary: VerificationSummary = { total: results.length, valid: 0, invalid: 0, catchAll: 0, unknown: 0, disposable: 0 };
+    for (const r of results) summary[r.status] += 1;
+    return { results, summary };
+  }
+
+  private async check(email: string, lookupMx: (domain: string) => Promise<DnsResult<MxRecord>>, now: Date): Promise<Verdict> {
+    const parsed = parseAddress(email);
+    if (!parsed) {
+      const flags = { isRoleAccount: false, isFreeProvider: false, isDisposable: false };
+      return { ...flags, ...this.outcome('invalid', 'invalidSyntax', flags), mxFound: false, checkedAt: now, cacheable: false };
+    }
+    const flags: Flags = {
+      isRoleAccount: isRoleLocalPart(parsed.local),
+      isFreeProvider: isFreeProviderDomain(parsed.domain),
+      isDisposable: isDisposableDomain(parsed.domain),
+    };
+    const mx = await lookupMx(parsed.domain);
+    // A null MX (RFC 7505: a single "." exchange) says the domain accepts no mail.
+    const exchanges = mx.ok ? mx.records.filter((r) => r.exchange && r.exchange !== '.') : [];
+    const definite = mx.ok || mx.reason === 'notFound' || mx.reason === 'noData';
+    const verdict = (status: Status, subStatus: SubStatus, cacheable = definite): Verdict => ({
+      ...flags,
+      ...this.outcome(status, subStatus, flags),
+      mxFound: exchanges.length > 0,
+      checkedAt: now,
+      cacheable: cacheable && status !== 'unknown',
+    });
+
+    if (flags.isDisposable) return verdict('disposable', 'disposableDomain');
+    if (!mx.ok) {
+      if (mx.reason === 'notFound') return verdict('invalid', 'domainNotFound');
+      if (mx.reason === 'noData') return verdict('invalid', 'noMxRecord');
+      return verdict('unknown', mx.reason === 'timeout' ? 'dnsTimeout' : 'dnsError');
+    }
+    if (!exchanges.length) return verdict('invalid', 'noMxRecord');
+    if (!this.config.smtpProbeEnabled) return verdict('valid', null);
+
+    const probe = await probeMailbox(
+      {
+        host: this.config.smtpProbeHost ?? exchanges[0].exchange,
+        port: this.config.smtpProbePort,
+        timeoutMs: this.config.smtpProbeTimeoutMs,
+        helo: this.config.smtpProbeHelo,
+        from: this.config.smtpProbeFrom,
+      },
+      email,
+      parsed.domain,
+    );
+    return probe === 'accepted' ? verdict('valid', null) : verdict(...PROBE_VERDICTS[probe]);
+  }
+
+  /** Status, reason and score: a valid address scores 100 with a mailbox probe, 85 without, less for a role or free-mail address. */
+  private outcome(status: Status, subStatus: SubStatus, flags: Flags): Pick<Verdict, 'status' | 'subStatus' | 'score'> {
+    if (status !== 'valid') return { status, subStatus, score: FIXED_SCORES[status] };
+    const base = this.config.smtpProbeEnabled ? 100 : 85;
+    return { status, subStatus, score: base - (flags.isRoleAccount ? 15 : 0) - (flags.isFreeProvider ? 5 : 0) };
+  }
+}
+
+function fromRow(row: VerificationRow): Verdict {
+  return {
+    status: row.status as Status,
+    subStatus: row.sub_status as SubStatus,
+    score: row.score,
+    isRoleAccount: row.is_role_account,
+    isFreeProvider: row.is_free_provider,
+    isDisposable: row.is_disposable,
+    mxFound: row.mx_found,
+    checkedAt: new Date(row.checked_at),
+    cacheable: true,
+  };
+}
+
+function toRow(email: string, v: Verdict, expiresAt: Date): VerificationRow {
+  return {
+    email,
+    status: v.status,
+    sub_status: v.subStatus,
+    score: v.score,
+    is_role_account: v.isRoleAccount,
+    is_free_provider: v.isFreeProvider,
+    is_disposable: v.isDisposable,
+    mx_found: v.mxFound,
+    checked_at: v.checkedAt,
+    expires_at: expiresAt,
+  };
+}
