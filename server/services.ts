@@ -7,6 +7,8 @@ import type { Db } from './db';
 import type { Clock } from './clock';
 import type { Logger } from './logger';
 import { QuotaService } from './http/quota';
+import { ContactService } from './modules/contact/service';
+import { ContactStore } from './modules/contact/store';
 import { CreditService } from './modules/credits/service';
 import { WorkspaceService } from './modules/workspace/service';
 import { WorkspaceStore } from './modules/workspace/store';
@@ -23,7 +25,8 @@ export function createServices(deps: Deps) {
   const credits = new CreditService(db, clock);
   const workspaces = new WorkspaceService(db, new WorkspaceStore(db), credits, clock);
   const quota = new QuotaService(db, clock);
-  return { credits, workspaces, quota };
+  const contacts = new ContactService(db, new ContactStore(), clock);
+  return { credits, workspaces, quota, contacts };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -5,9 +5,10 @@
 import type { Route } from '../http/route';
 import type { Services } from '../services';
 import { authenticateRoutes } from './authenticate/routes';
+import { contactRoutes } from './contact/routes';
 import { ratelimitRoutes } from './ratelimit/routes';
 
 // eslint-disable-next-line @typescript-eslint/no-unused-vars
 export function allRoutes(services: Services): Route[] {
-  return [...ratelimitRoutes(), ...authenticateRoutes()];
+  return [...ratelimitRoutes(), ...authenticateRoutes(), ...contactRoutes(services)];
 }

@@ -1,0 +1,25 @@
+import { ok, route } from '../../http/route';
+import type { Services } from '../../services';
+import { addedMessage } from './service';
+
+export const contactRoutes = ({ contacts }: Services) => [
+  route('post', '/v1/contact/add', async ({ auth, body }) => {
+    const result = await contacts.add(auth.workspaceId, body.campaignId, body.contacts);
+    return ok(addedMessage(result), result);
+  }),
+  route('get', '/v1/contact/get', async ({ auth, query }) => ok('Contact retrieved', { contact: await contacts.get(auth.workspaceId, query) })),
+  route('post', '/v1/contact/delete', async ({ auth, body }) => ok('Contact deleted', { contact: await contacts.delete(auth.workspaceId, body) })),
+  route('post', '/v1/contact/update/status', async ({ auth, body }) =>
+    ok('Lead status updated', { contact: await contacts.setLeadStatus(auth.workspaceId, body, body.leadStatus) }),
+  ),
+  route('post', '/v1/contact/data/update', async ({ auth, body }) =>
+    ok('Custom variables updated', { contact: await contacts.mergeVariables(auth.workspaceId, body, body.customVariables) }),
+  ),
+  route('post', '/v1/contact/data/set', async ({ auth, body }) =>
+    ok('Custom variables set', { contact: await contacts.setVariables(auth.workspaceId, body, body.customVariables) }),
+  ),
+  route('post', '/v1/contact/data/remove', async ({ auth, body }) => {
+    const result = await contacts.removeVariables(auth.workspaceId, body, body.keys);
+    return ok(`${result.removed.length} custom ${result.removed.length === 1 ? 'variable' : 'variables'} removed`, result);
+  }),
+];

@@ -1,0 +1,289 @@
+/**
+ * Contacts (leads) of campaigns: batch add with per-row outcomes, look-up by id or by campaign and
+ * address, delete, lead status and custom variables. Addresses are stored trimmed and in lower
+ * case; a campaign holds an address at most once (a unique index on lower(email) backs this).
+ */
+import type { components } from '../../../generated/api';
+import type { Db } from '../../db';
+import type { Clock } from '../../clock';
+import { newId } from '../../ids';
+import { badRequest, detail, forbidden, notFound, type ErrorDetail } from '../../http/errors';
+import type { ContactRow, ContactStore, CustomValue } from './store';
+
+type Schemas = components['schemas'];
+export type Contact = Schemas['Contact'];
+export type LeadStatus = Schemas['ContactLeadStatus'];
+export type CustomVariables = Schemas['ContactCustomVariables'];
+export type AddContactsResult = Schemas['ContactAddResult'];
+/** A row to add; `personId` links it to the lead-database person it came from (lists' send-to-campaign). */
+export type NewContact = Schemas['ContactInput'] & { personId?: string | null };
+
+/** How a request names one contact: by id, or by campaign and address. */
+export interface ContactLocator {
+  contactId?: string;
+  campaignId?: string;
+  email?: string;
+}
+
+export const MAX_CUSTOM_VARIABLES = 50;
+
+/** Built-in template variables: a custom variable of the same name would be ambiguous in `{{...}}`. */
+const RESERVED_KEYS = new Set(['email', 'firstName', 'lastName', 'companyName', 'jobTitle', 'phone', 'website', 'linkedinUrl']);
+
+/**
+ * The `format: email` check of the request validator (ajv-formats, full mode), with RFC 5321's
+ * lengths: an address this accepts is also accepted wherever the API takes `format: email`.
+ */
+const EMAIL =
+  /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
+
+export function isValidEmail(email: string): boolean {
+  if (email.length > 254 || !EMAIL.test(email)) return false;
+  const [local, domain] = email.split('@');
+  return local.length <= 64 && domain.split('.').every((label) => label.length <= 63);
+}
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/** Trimmed text, or null when nothing is left. */
+function text(value: string | null | undefined): string | null {
+  const trimmed = value?.trim();
+  return trimmed ? trimmed : null;
+}
+
+/** `1 contact added, 2 duplicates, 1 invalid` */
+export function addedMessage({ counts }: AddContactsResult): string {
+  return `${plural(counts.added, 'contact', 'contacts')} added, ${plural(counts.duplicates, 'duplicate', 'duplicates')}, ${counts.invalid} invalid`;
+}
+
+export function toContact(row: ContactRow): Contact {
+  return {
+    id: row.id,
+    campaignId: row.campaign_id,
+    email: row.email,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    companyName: row.company_name,
+    jobTitle: row.job_title,
+    phone: row.phone,
+    website: row.website,
+    linkedinUrl: row.linkedin_url,
+    customVariables: row.custom_variables ?? {},
+    status: row.status as Contact['status'],
+    leadStatus: row.lead_status as LeadStatus,
+    createdAt: new Date(row.created_at).toISOString(),
+    updatedAt: new Date(row.updated_at).toISOString(),
+  };
+}
+
+/** Rules the schema cannot state: reserved keys. `field` is the path of the object, e.g. `contacts.3.customVariables`. */
+function checkCustomVariables(variables: Record<string, CustomValue>, field: string, location: ErrorDetail['location'] = 'body'): ErrorDetail[] {
+  return Object.keys(variables)
+    .filter((key) => RESERVED_KEYS.has(key))
+    .map((key) => detail(`${field}.${key}`, `"${key}" is a built-in contact field and cannot be a custom variable`, 'reserved', location));
+}
+
+function assertCustomVariables(variables: Record<string, CustomValue>, field: string): void {
+  const problems = checkCustomVariables(variables, field);
+  if (problems.length) throw badRequest(`Custom variable names cannot be built-in contact fields: ${problems.map((p) => p.field.split('.').pop()).join(', ')}.`, problems);
+}
+
+export class ContactService {
+  constructor(
+    private readonly db: Db,
+    private readonly store: ContactStore,
+    private readonly clock: Clock,
+  ) {}
+
+  /** POST /v1/contact/add: one transaction around addContacts. */
+  add(workspaceId: string, campaignId: string, inputs: NewContact[]): Promise<AddContactsResult> {
+    return this.db.transaction((trx) => this.addContacts(trx, workspaceId, campaignId, inputs));
+  }
+
+  /**
+   * Adds contacts to a campaign inside the caller's transaction (`trx` is used for everything).
+   * Rows with an invalid address or an address the campaign already holds (or an earlier row has)
+   * are reported, not failed. Throws 404 when the campaign is not the workspace's, 400 for a
+   * reserved custom variable name, and 403 when the plan's contact cap would be exceeded; then
+   * nothing is added.
+   */
+  async addContacts(trx: Db, workspaceId: string, campaignId: string, inputs: NewContact[]): Promise<AddContactsResult> {
+    if (!(await this.store.campaignExists(trx, workspaceId, campaignId))) throw notFound('Campaign not found.');
+    const reserved = inputs.flatMap((input, i) => checkCustomVariables(input.customVariables ?? {}, `contacts.${i}.customVariables`));
+    if (reserved.length) throw badRequest('Custom variable names cannot be built-in contact fields.', reserved);
+
+    const invalid: AddContactsResult['invalid'] = [];
+    const duplicates: AddContactsResult['duplicates'] = [];
+    /** First row of each address, in request order. */
+    const firstRowByEmail = new Map<string, number>();
+    const repeats: { index: number; email: string }[] = [];
+    inputs.forEach((input, index) => {
+      const email = input.email.trim().toLowerCase();
+      if (!isValidEmail(email)) {
+        invalid.push({ index, email: input.email, reason: 'invalidEmail', message: 'is not a valid email address' });
+      } else if (firstRowByEmail.has(email)) {
+        repeats.push({ index, email });
+      } else {
+        firstRowByEmail.set(email, index);
+      }
+    });
+
+    const holderByEmail = new Map<string, string>();
+    for (const existing of await this.store.findByEmails(trx, campaignId, [...firstRowByEmail.keys()])) {
+      holderByEmail.set(existing.email, existing.id);
+    }
+    const now = this.clock.now();
+    const rows: ContactRow[] = [];
+    for (const [email, index] of firstRowByEmail) {
+      if (holderByEmail.has(email)) continue;
+      const input = inputs[index];
+      rows.push({
+        id: newId(),
+        workspace_id: workspaceId,
+        campaign_id: campaignId,
+        email,
+        first_name: text(input.firstName),
+        last_name: text(input.lastName),
+        company_name: text(input.companyName),
+        job_title: text(input.jobTitle),
+        phone: text(input.phone),
+        website: text(input.website),
+        linkedin_url: text(input.linkedinUrl),
+        custom_variables: input.customVariables ?? {},
+        status: 'active',
+        lead_status: null,
+        person_id: input.personId ?? null,
+        created_at: now,
+        updated_at: now,
+      });
+    }
+    await this.enforceContactCap(trx, workspaceId, rows.length);
+
+    const inserted = await this.store.insertNew(trx, rows);
+    const insertedIds = new Set(inserted.map((r) => r.id));
+    const lost = rows.filter((r) => !insertedIds.has(r.id)).map((r) => r.email);
+    // Addresses a concurrent request took between our read and our insert: find their holders now.
+    for (const taken of await this.store.findByEmails(trx, campaignId, lost)) holderByEmail.set(taken.email, taken.id);
+
+    for (const [email, index] of firstRowByEmail) {
+      const holder = holderByEmail.get(email);
+      if (holder) duplicates.push({ index, email, reason: 'alreadyInCampaign', contactId: holder });
+    }
+    const addedIdByEmail = new Map(inserted.map((r) => [r.email, r.id]));
+    for (const { index, email } of repeats) {
+      // The earlier row with this address was either added or already held: there is always a holder.
+      duplicates.push({ index, email, reason: 'repeatedInRequest', contactId: holderByEmail.get(email) ?? addedIdByEmail.get(email)! });
+    }
+    duplicates.sort((a, b) => a.index - b.index);
+
+    const added = inserted.sort((a, b) => firstRowByEmail.get(a.email)! - firstRowByEmail.get(b.email)!).map(toContact);
+    return {
+      campaignId,
+      added,
+      duplicates,
+      invalid,
+      counts: { received: inputs.length, added: added.length, duplicates: duplicates.length, invalid: invalid.length },
+    };
+  }
+
+  async get(workspaceId: string, locator: ContactLocator): Promise<Contact> {
+    return toContact(await this.locate(this.db, workspaceId, locator, 'query', false));
+  }
+
+  /** Deletes the contact and answers it as it was. */
+  delete(workspaceId: string, locator: ContactLocator): Promise<Contact> {
+    return this.db.transaction(async (trx) => {
+      const row = await this.locate(trx, workspaceId, locator, 'body', true);
+      await this.store.delete(trx, workspaceId, row.id);
+      return toContact(row);
+    });
+  }
+
+  setLeadStatus(workspaceId: string, locator: ContactLocator, leadStatus: LeadStatus): Promise<Contact> {
+    return this.db.transaction(async (trx) => {
+      const row = await this.locate(trx, workspaceId, locator, 'body', true);
+      return toContact(await this.store.update(trx, workspaceId, row.id, { lead_status: leadStatus, updated_at: this.clock.now() }));
+    });
+  }
+
+  /** Replaces every custom variable. */
+  setVariables(workspaceId: string, locator: ContactLocator, variables: CustomVariables): Promise<Contact> {
+    assertCustomVariables(variables, 'customVariables');
+    return this.db.transaction(async (trx) => {
+      const row = await this.locate(trx, workspaceId, locator, 'body', true);
+      return toContact(await this.store.update(trx, workspaceId, row.id, { custom_variables: variables, updated_at: this.clock.now() }));
+    });
+  }
+
+  /** Adds or overwrites the given custom variables and keeps the others. */
+  mergeVariables(workspaceId: string, locator: ContactLocator, variables: CustomVariables): Promise<Contact> {
+    assertCustomVariables(variables, 'customVariables');
+    return this.db.transaction(async (trx) => {
+      const row = await this.locate(trx, workspaceId, locator, 'body', true);
+      const merged = { ...row.custom_variables, ...variables };
+      const count = Object.keys(merged).length;
+      if (count > MAX_CUSTOM_VARIABLES) {
+        throw badRequest(`The contact would have ${count} custom variables; at most ${MAX_CUSTOM_VARIABLES} are allowed.`, [
+          detail('customVariables', `must NOT have more than ${MAX_CUSTOM_VARIABLES} properties once merged (would have ${count})`, 'maxProperties'),
+        ]);
+      }
+      return toContact(await this.store.update(trx, workspaceId, row.id, { custom_variables: merged, updated_at: this.clock.now() }));
+    });
+  }
+
+  /** Deletes the named custom variables; keys the contact lacks are reported, not an error. */
+  removeVariables(workspaceId: string, locator: ContactLocator, keys: string[]): Promise<{ contact: Contact; removed: string[]; notFound: string[] }> {
+    return this.db.transaction(async (trx) => {
+      const row = await this.locate(trx, workspaceId, locator, 'body', true);
+      const unique = [...new Set(keys)];
+      const has = (key: string) => Object.prototype.hasOwnProperty.call(row.custom_variables, key);
+      const removed = unique.filter(has);
+      const missing = unique.filter((key) => !has(key));
+      if (!removed.length) return { contact: toContact(row), removed, notFound: missing };
+      const kept = Object.fromEntries(Object.entries(row.custom_variables).filter(([key]) => !removed.includes(key)));
+      const updated = await this.store.update(trx, workspaceId, row.id, { custom_variables: kept, updated_at: this.clock.now() });
+      return { contact: toContact(updated), removed, notFound: missing };
+    });
+  }
+
+  /**
+   * Finds the contact named by `contactId`, or by `campaignId` and `email`, in the workspace (locked
+   * for update when `forUpdate`). Another workspace's contact or campaign is a 404 like a missing one.
+   */
+  private async locate(db: Db, workspaceId: string, locator: ContactLocator, location: ErrorDetail['location'], forUpdate: boolean): Promise<ContactRow> {
+    const { contactId, campaignId, email } = locator;
+    if (contactId !== undefined) {
+      if (campaignId !== undefined || email !== undefined) {
+        const extra = campaignId !== undefined ? 'campaignId' : 'email';
+        throw badRequest('Name the contact by contactId, or by campaignId and email, not both.', [
+          detail(extra, 'must not be sent with contactId', 'oneOf', location),
+        ]);
+      }
+      const row = await this.store.findById(db, workspaceId, contactId, forUpdate);
+      if (!row) throw notFound('Contact not found.');
+      return row;
+    }
+    if (campaignId === undefined || email === undefined) {
+      const missing = campaignId === undefined && email === undefined ? 'contactId' : campaignId === undefined ? 'campaignId' : 'email';
+      throw badRequest(
+        missing === 'contactId' ? 'Send contactId, or campaignId and email, to name the contact.' : `${missing} is required with ${missing === 'email' ? 'campaignId' : 'email'}.`,
+        [detail(missing, `must have required property '${missing}'`, 'required', location)],
+      );
+    }
+    if (!(await this.store.campaignExists(db, workspaceId, campaignId))) throw notFound('Campaign not found.');
+    const row = await this.store.findByEmail(db, workspaceId, campaignId, email, forUpdate);
+    if (!row) throw notFound('Contact not found.');
+    return row;
+  }
+
+  private async enforceContactCap(trx: Db, workspaceId: string, adding: number): Promise<void> {
+    if (!adding) return;
+    const cap = await this.store.contactCap(trx, workspaceId);
+    if (cap === null) return;
+    await this.store.lockWorkspace(trx, workspaceId);
+    const held = await this.store.countInWorkspace(trx, workspaceId);
+    if (held + adding > cap) {
+      throw forbidden(`Your plan allows ${plural(cap, 'contact', 'contacts')}; the workspace holds ${held} and this request would add ${adding}.`);
+    }
+  }
+}

@@ -1,0 +1,103 @@
+/** Plain rows for contacts. Every query is scoped to a workspace; callers pass their transaction. */
+import type { Db } from '../../db';
+
+export type CustomValue = string | number | boolean | null;
+
+export interface ContactRow {
+  id: string;
+  workspace_id: string;
+  campaign_id: string;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  company_name: string | null;
+  job_title: string | null;
+  phone: string | null;
+  website: string | null;
+  linkedin_url: string | null;
+  custom_variables: Record<string, CustomValue>;
+  status: string;
+  lead_status: string | null;
+  person_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** Rows per statement: 1000 rows of 17 columns stay far below PostgreSQL's 65535 parameters. */
+const CHUNK = 1000;
+
+function chunks<T>(items: T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
+  return out;
+}
+
+export type ContactPatch = Partial<Pick<ContactRow, 'custom_variables' | 'lead_status' | 'updated_at'>>;
+
+/** jsonb goes in as text: the drivers would turn a JS array into a PostgreSQL array, not JSON. */
+function toDb<T extends Partial<ContactRow>>(row: T) {
+  return row.custom_variables === undefined ? row : { ...row, custom_variables: JSON.stringify(row.custom_variables) };
+}
+
+export class ContactStore {
+  async campaignExists(db: Db, workspaceId: string, campaignId: string): Promise<boolean> {
+    return Boolean(await db('campaigns').where({ id: campaignId, workspace_id: workspaceId }).first('id'));
+  }
+
+  async findById(db: Db, workspaceId: string, id: string, forUpdate = false): Promise<ContactRow | undefined> {
+    const q = db<ContactRow>('contacts').where({ id, workspace_id: workspaceId }).first();
+    return forUpdate ? q.forUpdate() : q;
+  }
+
+  async findByEmail(db: Db, workspaceId: string, campaignId: string, email: string, forUpdate = false): Promise<ContactRow | undefined> {
+    const q = db<ContactRow>('contacts')
+      .where({ campaign_id: campaignId, workspace_id: workspaceId })
+      .whereRaw('lower(email) = ?', [email.toLowerCase()])
+      .first();
+    return forUpdate ? q.forUpdate() : q;
+  }
+
+  /** The contacts of a campaign holding any of these (lower-case) addresses. */
+  async findByEmails(db: Db, campaignId: string, emails: string[]): Promise<Pick<ContactRow, 'id' | 'email'>[]> {
+    const found: Pick<ContactRow, 'id' | 'email'>[] = [];
+    for (const chunk of chunks(emails)) {
+      found.push(...(await db('contacts').where({ campaign_id: campaignId }).whereRaw(`lower(email) in (${chunk.map(() => '?').join(', ')})`, chunk).select(db.raw('id, lower(email) as email'))));
+    }
+    return found;
+  }
+
+  /**
+   * Inserts the rows and returns those inserted. A row whose address a concurrent request has just
+   * taken is skipped (ON CONFLICT DO NOTHING) instead of failing the whole batch.
+   */
+  async insertNew(db: Db, rows: ContactRow[]): Promise<ContactRow[]> {
+    const inserted: ContactRow[] = [];
+    for (const chunk of chunks(rows)) inserted.push(...(await db('contacts').insert(chunk.map(toDb)).onConflict().ignore().returning('*')));
+    return inserted;
+  }
+
+  async update(db: Db, workspaceId: string, id: string, patch: ContactPatch): Promise<ContactRow> {
+    const [row] = await db('contacts').where({ id, workspace_id: workspaceId }).update(toDb(patch)).returning('*');
+    return row;
+  }
+
+  async delete(db: Db, workspaceId: string, id: string): Promise<void> {
+    await db('contacts').where({ id, workspace_id: workspaceId }).delete();
+  }
+
+  async countInWorkspace(db: Db, workspaceId: string): Promise<number> {
+    const row = await db('contacts').where({ workspace_id: workspaceId }).count<{ count: string | number }[]>({ count: '*' }).first();
+    return Number(row?.count ?? 0);
+  }
+
+  /** The contact cap of the workspace's plan; `null` when it has none. */
+  async contactCap(db: Db, workspaceId: string): Promise<number | null> {
+    const row = await db('workspaces as w').join('plans as p', 'p.id', 'w.plan_id').where('w.id', workspaceId).first('p.max_contacts');
+    return row?.max_contacts ?? null;
+  }
+
+  /** Serializes the requests that add contacts to one capped workspace, so two cannot both pass the cap. */
+  async lockWorkspace(db: Db, workspaceId: string): Promise<void> {
+    await db('workspaces').where({ id: workspaceId }).first('id').forUpdate();
+  }
+}
