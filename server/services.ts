@@ -7,11 +7,24 @@ import type { Db } from './db';
 import type { Clock } from './clock';
 import type { Logger } from './logger';
 import { QuotaService } from './http/quota';
+import { createDnsLookup } from './dns';
+import { AccountService } from './modules/account/service';
+import { AccountStore } from './modules/account/store';
+import { SecretBox } from './modules/account/secrets';
+import { AnalyticsService } from './modules/analytics/service';
+import { AnalyticsStore } from './modules/analytics/store';
+import { VerificationService } from './modules/people_verification/service';
+import { VerificationStore } from './modules/people_verification/store';
+import { CampaignService } from './modules/campaign/service';
+import { CampaignStore } from './modules/campaign/store';
 import { ContactService } from './modules/contact/service';
 import { ContactStore } from './modules/contact/store';
 import { CreditService } from './modules/credits/service';
+import { LeadService } from './modules/leads/service';
 import { WorkspaceService } from './modules/workspace/service';
 import { WorkspaceStore } from './modules/workspace/store';
+import { WhitelabelService } from './modules/whitelabel/service';
+import { WhitelabelStore } from './modules/whitelabel/store';
 
 export interface Deps {
   config: Config;
@@ -26,7 +39,15 @@ export function createServices(deps: Deps) {
   const workspaces = new WorkspaceService(db, new WorkspaceStore(db), credits, clock);
   const quota = new QuotaService(db, clock);
   const contacts = new ContactService(db, new ContactStore(), clock);
-  return { credits, workspaces, quota, contacts };
+  const leads = new LeadService(db, clock, credits, deps.config.creditCosts);
+  const whitelabel = new WhitelabelService(db, new WhitelabelStore(), workspaces, new WorkspaceStore(db), clock);
+  const verification = new VerificationService(new VerificationStore(db), createDnsLookup(deps.config), clock, deps.config);
+  const campaigns = new CampaignService(db, new CampaignStore(), clock);
+  const accountStore = new AccountStore();
+  const analyticsStore = new AnalyticsStore();
+  const accounts = new AccountService(db, accountStore, analyticsStore, new SecretBox(deps.config), createDnsLookup(deps.config), deps.config, clock);
+  const analytics = new AnalyticsService(db, analyticsStore, accountStore, clock);
+  return { accounts, analytics, credits, workspaces, quota, campaigns, whitelabel, contacts, verification, leads };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -4,11 +4,18 @@
  */
 import type { Route } from '../http/route';
 import type { Services } from '../services';
+import { accountRoutes } from './account/routes';
+import { analyticsRoutes } from './analytics/routes';
 import { authenticateRoutes } from './authenticate/routes';
+import { campaignRoutes } from './campaign/routes';
+import { companyRoutes } from './company/routes';
 import { contactRoutes } from './contact/routes';
+import { mixedPeopleRoutes } from './mixed_people/routes';
 import { ratelimitRoutes } from './ratelimit/routes';
+import { peopleVerificationRoutes } from './people_verification/routes';
+import { whitelabelRoutes } from './whitelabel/routes';
 
 // eslint-disable-next-line @typescript-eslint/no-unused-vars
 export function allRoutes(services: Services): Route[] {
-  return [...ratelimitRoutes(), ...authenticateRoutes(), ...contactRoutes(services)];
+  return [...ratelimitRoutes(), ...authenticateRoutes(), ...accountRoutes(services), ...analyticsRoutes(services), ...campaignRoutes(services), ...whitelabelRoutes(services), ...contactRoutes(services), ...peopleVerificationRoutes(services), ...mixedPeopleRoutes(services), ...companyRoutes(services)];
 }

@@ -9,7 +9,7 @@ import { newId } from '../../ids';
 import { notFound, unauthorized } from '../../http/errors';
 import { DEFAULT_PLAN_ID } from '../../db/migrations/20261123080000_create_platform';
 import type { CreditService } from '../credits/service';
-import { WorkspaceStore, type KeyWithWorkspace, type WorkspaceRow } from './store';
+import { WorkspaceStore, type KeyWithWorkspace, type PlanRow, type WorkspaceRow } from './store';
 
 const KEY_PREFIX = 'lr_';
 
@@ -83,6 +83,17 @@ export class WorkspaceService {
     if (!key) throw unauthorized('Invalid API key.');
     if (key.revoked_at) throw unauthorized('This API key has been revoked.');
     return key;
+  }
+
+  /**
+   * Puts a workspace on a plan inside the caller's transaction and grants the plan's credits through the
+   * ledger. Assigning the plan it is already on grants nothing, so a retried assignment never grants twice.
+   */
+  async assignPlan(db: Db, workspaceId: string, plan: Pick<PlanRow, 'id' | 'credits'>): Promise<{ creditsGranted: number }> {
+    const switched = await this.store.switchPlan(db, workspaceId, plan.id);
+    if (!switched || plan.credits === 0) return { creditsGranted: 0 };
+    await this.credits.grant(db, workspaceId, plan.credits, 'plan_grant', plan.id);
+    return { creditsGranted: plan.credits };
   }
 
   list() {

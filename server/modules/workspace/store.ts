@@ -120,6 +120,20 @@ export class WorkspaceStore {
     return db('workspaces').where({ id: workspaceId }).update({ plan_id: planId });
   }
 
+  /** Moves a workspace to another plan; false when it is already on it (a concurrent switch sees the new plan). */
+  async switchPlan(db: Db, workspaceId: string, planId: string): Promise<boolean> {
+    const n = await db('workspaces').where({ id: workspaceId }).whereNot({ plan_id: planId }).update({ plan_id: planId });
+    return n > 0;
+  }
+
+  insertPlan(db: Db, row: PlanRow): Promise<unknown> {
+    return db('plans').insert(row);
+  }
+
+  findUserByEmail(db: Db, email: string): Promise<{ id: string; workspace_id: string } | undefined> {
+    return db('users').whereRaw('lower(email) = lower(?)', [email]).first('id', 'workspace_id');
+  }
+
   countWorkspaces(): Promise<number> {
     return this.db('workspaces').count<{ count: string }[]>('* as count').then((r) => Number(r[0].count));
   }

@@ -1,0 +1,18 @@
+import { ok, route } from '../../http/route';
+import type { Services } from '../../services';
+
+export const whitelabelRoutes = ({ whitelabel }: Services) => [
+  route('post', '/v2/whitelabel/register', async ({ auth, body }) => ok('Sub-user registered', await whitelabel.register(auth, body)), {
+    status: 201,
+  }),
+  route('post', '/v2/whitelabel/add-plan', async ({ auth, body }) => ok('Plan created', { plan: await whitelabel.createPlan(auth, body) }), {
+    status: 201,
+  }),
+  route('get', '/v2/whitelabel/get-plan', async ({ auth, query }) => ok('Plan retrieved', { plan: await whitelabel.getPlan(auth, query.planId) })),
+  route('post', '/v2/whitelabel/user/{subUserId}/assign-plan/{planId}', async ({ auth, params }) =>
+    ok('Plan assigned', await whitelabel.assignPlan(auth, params.subUserId, params.planId)),
+  ),
+  route('get', '/v2/whitelabel/user/{email}', async ({ auth, params }) =>
+    ok('Sub-user retrieved', { subUser: await whitelabel.findSubUser(auth, params.email) }),
+  ),
+];
