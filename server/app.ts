@@ -31,6 +31,11 @@ export function createApp(deps: Deps, services: Services = createServices(deps))
       logger,
       genReqId: (_req, res) => res.locals.requestId as string,
       customProps: (_req, res) => ({ workspaceId: res.locals.auth?.workspaceId }),
+      // Headers stay out of the log: they carry the API key.
+      serializers: {
+        req: (req) => ({ id: req.id, method: req.method, url: req.url, remoteAddress: req.remoteAddress }),
+        res: (res) => ({ statusCode: res.statusCode }),
+      },
     }),
   );
 
