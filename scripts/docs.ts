@@ -1,0 +1,61 @@
+/**
+ * `npm run docs`: the static documentation portal, dist/docs/index.html, built from the bundle
+ * (generated/openapi.json) with Redocly's build-docs. The server serves it at /docs.
+ *
+ * The page must work offline: Redoc's script is inlined (--inlineBundle, not the CDN), and the
+ * build fails if the page still loads anything from another host. Redoc's script itself fetches its
+ * "API docs by Redocly" logo from cdn.redoc.ly at run time; that image is replaced by an inline SVG
+ * of the same words. The guides are the `##` sections
+ * of info.description, which Redoc lists in its sidebar before the operations.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+const root = resolve(__dirname, '..');
+export const DOCS_FILE = join(root, 'dist', 'docs', 'index.html');
+
+/** `src`/`href` attributes (and CSS `url()`/`@import`) that load from another host. */
+export function externalResources(html: string): string[] {
+  const found = new Set<string>();
+  for (const m of html.matchAll(/<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)\s*=\s*["']?((?:https?:)?\/\/[^"' >]+)/gi)) {
+    // A plain hyperlink (<a href>) is navigation, not a resource; <link rel=...> is a resource.
+    found.add(m[1]);
+  }
+  for (const m of html.matchAll(/(?:@import\s+|url\(\s*)["']?((?:https?:)?\/\/[^"')\s]+)/gi)) found.add(m[1]);
+  return [...found];
+}
+
+const ATTRIBUTION_LOGOS = ['https://cdn.redoc.ly/redoc/logo-mini-full.svg', 'https://cdn.redoc.ly/redoc/logo-mini.svg'];
+const INLINE_LOGO =
+  'data:image/svg+xml,' +
+  encodeURIComponent(
+    '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="16"><text x="0" y="12" font-family="sans-serif" font-size="12" fill="#0044d4">Redocly</text></svg>',
+  );
+
+export function buildDocs(): string {
+  const spec = JSON.parse(readFileSync(join(root, 'generated', 'openapi.json'), 'utf8'));
+  mkdirSync(join(root, 'dist', 'docs'), { recursive: true });
+  execFileSync(
+    join(root, 'node_modules', '.bin', 'redocly'),
+    ['build-docs', 'generated/openapi.json', '--inlineBundle', '--title', spec.info.title, '-o', DOCS_FILE],
+    // Telemetry off: the CLI would report the build, and the page would send traces to Redocly.
+    { cwd: root, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, REDOCLY_TELEMETRY: 'off' } },
+  );
+  let html = readFileSync(DOCS_FILE, 'utf8');
+  for (const logo of ATTRIBUTION_LOGOS) html = html.replaceAll(logo, INLINE_LOGO);
+  writeFileSync(DOCS_FILE, html);
+  if (!html.includes('"disableTelemetry":true')) throw new Error(`${DOCS_FILE}: Redoc telemetry is not disabled`);
+  const external = [...externalResources(html), ...ATTRIBUTION_LOGOS.filter((logo) => html.includes(logo))];
+  if (external.length) throw new Error(`${DOCS_FILE} loads resources from other hosts, so it would not work offline: ${external.join(', ')}`);
+  return DOCS_FILE;
+}
+
+if (require.main === module) {
+  try {
+    console.log(`documentation portal: ${buildDocs()}`);
+  } catch (err) {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * The documentation portal in a real browser: `npm run docs` builds dist/docs, the server serves it
+ * at /docs, and headless Chromium (Debian's package, driven by playwright-core) opens it with every
+ * request to another host blocked. Every operation of the bundle must be listed in the sidebar and
+ * every guide (the `##` sections of info.description) must be reachable.
+ */
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import spec from '../../generated/openapi.json';
+import { buildDocs } from '../../scripts/docs';
+import { startTestServer, type TestServer } from '../helpers/server';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+
+const operationIds = Object.values(spec.paths as Record<string, Record<string, { operationId?: string }>>).flatMap((item) =>
+  METHODS.filter((m) => item[m]).map((m) => item[m].operationId!),
+);
+const guides = [...spec.info.description.matchAll(/^## (.+)$/gm)].map((m) => m[1].trim());
+const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+
+const suite = existsSync(CHROMIUM) ? describe : describe.skip;
+if (!existsSync(CHROMIUM)) {
+  console.warn(`docs portal test skipped: ${CHROMIUM} is absent (install it: apt-get update && apt-get install -y chromium)`);
+}
+
+suite('documentation portal at /docs (headless Chromium, offline)', () => {
+  let t: TestServer;
+  let browser: Browser;
+  let page: Page;
+  const external: string[] = [];
+
+  beforeAll(async () => {
+    buildDocs();
+    t = await startTestServer();
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    page = await browser.newPage();
+    const origin = new URL(t.url).origin;
+    // Offline: only the server itself and inline data may be loaded.
+    await page.route('**/*', (route) => {
+      const url = route.request().url();
+      if (url.startsWith(origin) || url.startsWith('data:')) return route.continue();
+      external.push(url);
+      return route.abort();
+    });
+    const response = await page.goto(`${t.url}/docs/`);
+    expect(response?.status()).toBe(200);
+    await page.locator('[data-testid=menu-item-label]').first().waitFor({ timeout: 20_000 });
+  }, 90_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  const sidebarLinks = () =>
+    page.$$eval('[data-testid=menu-item-label]', (els) => els.map((e) => ({ text: e.textContent ?? '', href: e.closest('a')?.getAttribute('href') ?? '' })));
+
+  it('lists every operation of the bundle under its tag', async () => {
+    expect(guides.length).toBeGreaterThanOrEqual(6);
+    // Opening a tag lists its operations (and may close the one before).
+    const listed = new Set<string | undefined>();
+    for (const tag of spec.tags.map((x) => x.name)) {
+      await page.locator('[data-testid=menu-item-label]', { hasText: new RegExp(`^${tag}$`) }).click();
+      await page.waitForURL(new RegExp(`#/${slug(tag)}$`));
+      for (const link of await sidebarLinks()) listed.add(link.href.split('/').pop());
+    }
+    const missing = operationIds.filter((id) => !listed.has(id.toLowerCase()));
+    expect(missing).toEqual([]);
+    expect(operationIds.length).toBeGreaterThanOrEqual(92);
+  });
+
+  it('reaches every guide from the sidebar', async () => {
+    for (const guide of guides) {
+      await page.locator('[data-testid=menu-item-label]', { hasText: new RegExp(`^${guide}$`) }).click();
+      await expect(page.waitForURL(new RegExp(`#/section/${slug(guide)}$`), { timeout: 5000 })).resolves.toBeUndefined();
+      await expect(page.locator(`[id="section/${slug(guide)}"]`).isVisible()).resolves.toBe(true);
+    }
+    await expect(page.getByText('20 per minute').first().isVisible()).resolves.toBe(true);
+  });
+
+  it('shows an operation with its path and its example', async () => {
+    await page.goto(`${t.url}/docs/#/platform/getratelimits`);
+    await page.getByText('/v1/ratelimit/limits').first().waitFor({ timeout: 10_000 });
+    await expect(page.getByText('Rate limits retrieved').first().isVisible()).resolves.toBe(true);
+  });
+
+  it('loaded nothing from another host', () => {
+    expect(external).toEqual([]);
+  });
+});
