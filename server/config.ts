@@ -21,6 +21,8 @@ export interface Config {
   /** DNS server(s) for vitals and verification look-ups, `host` or `host:port`; empty = system resolver. */
   dnsServers: string[];
   dnsTimeoutMs: number;
+  /** DKIM selectors account vitals try when a request names none (DKIM_SELECTORS, comma-separated). */
+  dkimSelectors: string[];
   /** How long a verification result that needed the network is served from the cache. */
   verificationCacheTtlSeconds: number;
   /** SMTP mailbox probe in email verification (RCPT TO against the domain's MX); off by default. */
@@ -64,6 +66,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     secretKey: env.SECRET_KEY || undefined,
     dnsServers: (env.DNS_SERVERS || '').split(',').map((s) => s.trim()).filter(Boolean),
     dnsTimeoutMs: int('DNS_TIMEOUT_MS', 3000, env),
+    dkimSelectors: (env.DKIM_SELECTORS || 'google,selector1,selector2,default,k1').split(',').map((s) => s.trim()).filter(Boolean),
     verificationCacheTtlSeconds: int('VERIFICATION_CACHE_TTL_SECONDS', 7 * 24 * 3600, env),
     smtpProbeEnabled: bool('SMTP_PROBE_ENABLED', false, env),
     smtpProbeHost: env.SMTP_PROBE_HOST || undefined,

@@ -1,0 +1,259 @@
+/**
+ * Email accounts: connect (v2), list, status, vitals, warm-up enable/pause and removal. Passwords are
+ * encrypted before they reach the database (secrets.ts); numbers such as sentToday come from the
+ * stored email events (analytics store), in the workspace's time zone.
+ */
+import type { components } from '../../../generated/api';
+import type { Db } from '../../db';
+import type { Clock } from '../../clock';
+import type { Config } from '../../config';
+import type { DnsLookup } from '../../dns';
+import { newId } from '../../ids';
+import { conflict, detail, forbidden, badRequest, notFound } from '../../http/errors';
+import type { AnalyticsStore } from '../analytics/store';
+import { dayIn } from '../analytics/days';
+import { accountNotFound, percent } from '../analytics/service';
+import { toAccount } from './mapping';
+import type { SecretBox } from './secrets';
+import type { AccountRow, AccountStore, WarmupColumns } from './store';
+import { checkDomain, type DomainVitals } from './vitals';
+
+type Schemas = components['schemas'];
+type ConnectRequest = Schemas['EmailAccountConnectRequest'];
+type WarmupInput = Schemas['EmailAccountWarmupInput'];
+
+interface Auth {
+  workspaceId: string;
+  timezone: string;
+}
+
+/** The provider's servers, used when the request gives no host/port. */
+const PROVIDER_SERVERS: Record<ConnectRequest['provider'], { smtp?: [string, number]; imap?: [string, number] }> = {
+  google: { smtp: ['smtp.gmail.com', 587], imap: ['imap.gmail.com', 993] },
+  microsoft: { smtp: ['smtp.office365.com', 587], imap: ['outlook.office365.com', 993] },
+  smtp: {},
+};
+
+const WARMUP_DEFAULTS = { dailyLimit: 10, increasePerDay: 1, replyRatePercent: 30 };
+const REPUTATION_DAYS = 30;
+
+function warmupColumns(input: WarmupInput): WarmupColumns {
+  const columns: WarmupColumns = {};
+  if (input.dailyLimit !== undefined) columns.warmup_daily_limit = input.dailyLimit;
+  if (input.increasePerDay !== undefined) columns.warmup_increase_per_day = input.increasePerDay;
+  if (input.replyRatePercent !== undefined) columns.warmup_reply_rate_percent = input.replyRatePercent;
+  return columns;
+}
+
+export class AccountService {
+  constructor(
+    private readonly db: Db,
+    private readonly store: AccountStore,
+    private readonly events: AnalyticsStore,
+    private readonly secrets: SecretBox,
+    private readonly dns: DnsLookup,
+    private readonly config: Pick<Config, 'dkimSelectors'>,
+    private readonly clock: Clock,
+  ) {}
+
+  private today(auth: Auth): string {
+    return dayIn(auth.timezone, this.clock.now());
+  }
+
+  /** Campaign sends today per account. */
+  private async sentToday(db: Db, auth: Auth, ids: string[]): Promise<Map<string, number>> {
+    const sent = await this.events.sentOnDay(db, auth.workspaceId, ids, this.today(auth), auth.timezone);
+    return new Map(ids.map((id) => [id, sent.get(id)?.campaign ?? 0]));
+  }
+
+  private async view(db: Db, auth: Auth, row: AccountRow): Promise<Schemas['EmailAccount']> {
+    return toAccount(row, (await this.sentToday(db, auth, [row.id])).get(row.id)!);
+  }
+
+  private async require(db: Db, auth: Auth, id: string, forUpdate = false): Promise<AccountRow> {
+    const row = await this.store.find(db, auth.workspaceId, id, { forUpdate });
+    if (!row) throw accountNotFound();
+    return row;
+  }
+
+  async connect(auth: Auth, body: ConnectRequest): Promise<Schemas['EmailAccount']> {
+    // No key, no account: answer 409 before touching anything.
+    this.secrets.ensureKey();
+    const defaults = PROVIDER_SERVERS[body.provider];
+    const smtpHost = body.smtp.host ?? defaults.smtp?.[0];
+    const smtpPort = body.smtp.port ?? defaults.smtp?.[1];
+    const missing = [!smtpHost && 'host', !smtpPort && 'port'].filter((f): f is string => Boolean(f));
+    if (missing.length) {
+      throw badRequest(
+        `Provider smtp needs the SMTP ${missing.join(' and ')}.`,
+        missing.map((f) => detail(`smtp.${f}`, 'is required for provider smtp', 'required')),
+      );
+    }
+    if (body.imap && !(body.imap.host ?? defaults.imap?.[0])) {
+      throw badRequest('Provider smtp needs the IMAP host when an IMAP login is given.', [detail('imap.host', 'is required for provider smtp', 'required')]);
+    }
+    const email = body.email.trim().toLowerCase();
+    const now = this.clock.now();
+    const id = newId();
+    const row: AccountRow = {
+      id,
+      workspace_id: auth.workspaceId,
+      email,
+      provider: body.provider,
+      status: 'active',
+      daily_limit: body.dailyLimit ?? 50,
+      smtp_host: smtpHost!,
+      smtp_port: smtpPort!,
+      smtp_user: body.smtp.username ?? email,
+      smtp_password_enc: this.secrets.encrypt(body.smtp.password, `${id}:smtp`),
+      imap_host: body.imap ? (body.imap.host ?? defaults.imap![0]) : null,
+      imap_port: body.imap ? (body.imap.port ?? defaults.imap?.[1] ?? 993) : null,
+      imap_user: body.imap ? (body.imap.username ?? email) : null,
+      imap_password_enc: body.imap ? this.secrets.encrypt(body.imap.password, `${id}:imap`) : null,
+      warmup_enabled: body.warmup !== undefined,
+      warmup_status: body.warmup !== undefined ? 'active' : 'paused',
+      warmup_daily_limit: body.warmup?.dailyLimit ?? WARMUP_DEFAULTS.dailyLimit,
+      warmup_increase_per_day: body.warmup?.increasePerDay ?? WARMUP_DEFAULTS.increasePerDay,
+      warmup_reply_rate_percent: body.warmup?.replyRatePercent ?? WARMUP_DEFAULTS.replyRatePercent,
+      created_at: now,
+      updated_at: now,
+    };
+    await this.db.transaction(async (trx) => {
+      const cap = await this.store.lockWorkspaceAccountCap(trx, auth.workspaceId);
+      if (cap !== null && (await this.store.count(trx, auth.workspaceId)) >= cap) {
+        throw forbidden(`Your plan allows at most ${cap} email accounts; remove one or upgrade the plan.`);
+      }
+      if (await this.store.emailTaken(trx, auth.workspaceId, email)) throw duplicate(email);
+      try {
+        await this.store.insert(trx, row);
+      } catch (err) {
+        // Two connects of one address at once: the unique index decides.
+        if ((err as { code?: string }).code === '23505') throw duplicate(email);
+        throw err;
+      }
+    });
+    return toAccount(row, 0);
+  }
+
+  async list(auth: Auth, query: { limit?: number; skip?: number; status?: string }) {
+    const limit = query.limit ?? 20;
+    const skip = query.skip ?? 0;
+    const { rows, total } = await this.store.list(this.db, auth.workspaceId, { limit, skip, status: query.status });
+    const sent = await this.sentToday(this.db, auth, rows.map((r) => r.id));
+    return {
+      items: rows.map((row) => toAccount(row, sent.get(row.id)!)),
+      pagination: { limit, skip, total, hasMore: skip + rows.length < total },
+    };
+  }
+
+  async status(auth: Auth, accountId: string): Promise<Schemas['EmailAccountConnection']> {
+    const row = await this.require(this.db, auth, accountId);
+    const sentToday = (await this.sentToday(this.db, auth, [row.id])).get(row.id)!;
+    const remainingToday = Math.max(0, row.daily_limit - sentToday);
+    const reason = row.status !== 'active' ? row.status : remainingToday === 0 ? 'dailyLimitReached' : null;
+    return {
+      accountId: row.id,
+      email: row.email,
+      status: row.status,
+      canSend: reason === null,
+      reason,
+      sentToday,
+      dailyLimit: row.daily_limit,
+      remainingToday,
+      warmupStatus: row.warmup_status,
+    };
+  }
+
+  async enableWarmup(auth: Auth, accountId: string, input: WarmupInput = {}) {
+    return this.changeWarmup(auth, accountId, (row) => {
+      if (row.warmup_status === 'banned') {
+        throw conflict('Warm-up cannot be enabled: the warm-up network has banned this account.');
+      }
+      return { warmup_enabled: true, warmup_status: 'active', ...warmupColumns(input) };
+    });
+  }
+
+  async pauseWarmup(auth: Auth, accountId: string) {
+    return this.changeWarmup(auth, accountId, (row) => ({
+      warmup_enabled: false,
+      // A ban is the network's decision: pausing does not lift it.
+      warmup_status: row.warmup_status === 'banned' ? 'banned' : 'paused',
+    }));
+  }
+
+  /** Applies `change` under a row lock; `changed` is false when it would change nothing (idempotent calls). */
+  private async changeWarmup(auth: Auth, accountId: string, change: (row: AccountRow) => WarmupColumns) {
+    return this.db.transaction(async (trx) => {
+      let row = await this.require(trx, auth, accountId, true);
+      const columns = change(row);
+      const changed = (Object.keys(columns) as (keyof WarmupColumns)[]).some((k) => row[k] !== columns[k]);
+      if (changed) row = await this.store.update(trx, auth.workspaceId, row.id, { ...columns, updated_at: this.clock.now() });
+      return { changed, account: await this.view(trx, auth, row) };
+    });
+  }
+
+  async remove(auth: Auth, accountId: string): Promise<Schemas['EmailAccountDeletion']> {
+    return this.db.transaction(async (trx) => {
+      const row = await this.require(trx, auth, accountId, true);
+      const linked = await this.store.lockLinkedCampaigns(trx, auth.workspaceId, row.id);
+      await this.store.delete(trx, auth.workspaceId, row.id);
+      // An active campaign without any account has nothing to send from: pause it, and say so.
+      const orphaned = await this.store.activeCampaignsWithoutAccounts(trx, linked.map((c) => c.id));
+      await this.store.pauseCampaigns(trx, orphaned, this.clock.now());
+      return {
+        accountId: row.id,
+        email: row.email,
+        unlinkedCampaignIds: linked.map((c) => c.id),
+        pausedCampaigns: linked.filter((c) => orphaned.includes(c.id)).map(({ id, name }) => ({ id, name })),
+      };
+    });
+  }
+
+  async vitals(auth: Auth, body: Schemas['EmailAccountVitalsRequest']): Promise<Schemas['EmailAccountVitals'][]> {
+    const rows = await this.store.findMany(this.db, auth.workspaceId, body.accountIds);
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    const unknown = body.accountIds.map((id, i) => ({ id, i })).filter(({ id }) => !byId.has(id));
+    if (unknown.length) {
+      throw notFound(
+        unknown.length === 1 ? 'Email account not found.' : `${unknown.length} email accounts not found.`,
+        unknown.map(({ id, i }) => detail(`accountIds.${i}`, `email account ${id} not found`, 'not_found')),
+      );
+    }
+    const selectors = body.dkimSelectors ?? this.config.dkimSelectors;
+    // One look-up set per domain, however many accounts share it.
+    const domains = new Map<string, Promise<DomainVitals>>();
+    const domainOf = (row: AccountRow) => row.email.slice(row.email.lastIndexOf('@') + 1).toLowerCase();
+    for (const row of rows) {
+      const domain = domainOf(row);
+      if (!domains.has(domain)) domains.set(domain, checkDomain(this.dns, domain, selectors));
+    }
+    const since = new Date(this.clock.now().getTime() - REPUTATION_DAYS * 86_400_000);
+    return Promise.all(
+      body.accountIds.map(async (id) => {
+        const row = byId.get(id)!;
+        const domain = domainOf(row);
+        const [checks, { totals }] = await Promise.all([
+          domains.get(domain)!,
+          this.events.countsByType(this.db, { workspaceId: auth.workspaceId, warmup: false, accountId: id, since }),
+        ]);
+        return {
+          accountId: row.id,
+          email: row.email,
+          domain,
+          ...checks,
+          reputation: {
+            days: REPUTATION_DAYS,
+            sent: totals.sent,
+            bounced: totals.bounced,
+            replied: totals.replied,
+            bounceRatePercent: percent(totals.bounced, totals.sent),
+            replyRatePercent: percent(totals.replied, totals.sent),
+          },
+        };
+      }),
+    );
+  }
+}
+
+const duplicate = (email: string) =>
+  conflict(`An email account with the address ${email} is already connected in this workspace.`, [detail('email', 'is already connected', 'duplicate')]);

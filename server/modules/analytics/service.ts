@@ -1,0 +1,139 @@
+/**
+ * Analytics computed from stored email events only: campaign summaries with a daily series, campaign
+ * counts, warm-up summaries and today's sends per account. Days are the workspace's (auth.timezone).
+ */
+import type { components } from '../../../generated/api';
+import type { Db } from '../../db';
+import type { Clock } from '../../clock';
+import { notFound } from '../../http/errors';
+import type { AccountStore } from '../account/store';
+import { toWarmup } from '../account/mapping';
+import { dayIn, resolveRange, type DayRange } from './days';
+import { AnalyticsStore, zeroCounts, type EventCounts, type EventScope } from './store';
+
+type Schemas = components['schemas'];
+type Rates = Schemas['AnalyticsRates'];
+
+export const campaignNotFound = () => notFound('Campaign not found.');
+export const accountNotFound = () => notFound('Email account not found.');
+
+/** `part` of `whole` in percent with two decimals; 0 when `whole` is 0. */
+export function percent(part: number, whole: number): number {
+  return whole === 0 ? 0 : Math.round((part / whole) * 10_000) / 100;
+}
+
+function rates(counts: EventCounts, base: number): Rates {
+  return {
+    openRate: percent(counts.opened, base),
+    clickRate: percent(counts.clicked, base),
+    replyRate: percent(counts.replied, base),
+    bounceRate: percent(counts.bounced, base),
+    unsubscribeRate: percent(counts.unsubscribed, base),
+  };
+}
+
+function pick<K extends string>(counts: Record<string, number>, keys: readonly K[]): Record<K | 'total', number> {
+  const picked = Object.fromEntries(keys.map((k) => [k, counts[k] ?? 0])) as Record<K, number>;
+  return { total: Object.values<number>(counts).reduce((a, b) => a + b, 0), ...picked };
+}
+
+interface Auth {
+  workspaceId: string;
+  timezone: string;
+}
+
+export class AnalyticsService {
+  constructor(
+    private readonly db: Db,
+    readonly store: AnalyticsStore,
+    private readonly accounts: AccountStore,
+    private readonly clock: Clock,
+  ) {}
+
+  private async series(scope: EventScope, range: DayRange): Promise<Schemas['AnalyticsDay'][]> {
+    const byDay = await this.store.dailyCounts(this.db, { ...scope, days: range });
+    return range.days.map((date) => ({ date, ...(byDay.get(date) ?? zeroCounts()) }));
+  }
+
+  private range(auth: Auth, query: { startDate?: string; endDate?: string }): DayRange {
+    return resolveRange(query, auth.timezone, this.clock.now());
+  }
+
+  async campaignSummary(auth: Auth, query: { campaignId?: string; startDate?: string; endDate?: string }): Promise<Schemas['CampaignAnalyticsSummary']> {
+    const range = this.range(auth, query);
+    if (query.campaignId && !(await this.store.campaignExists(this.db, auth.workspaceId, query.campaignId))) throw campaignNotFound();
+    const scope: EventScope = { workspaceId: auth.workspaceId, warmup: false, campaignId: query.campaignId, days: range };
+    const { totals, unique } = await this.store.countsByType(this.db, scope);
+    return {
+      campaignId: query.campaignId ?? null,
+      startDate: range.startDate,
+      endDate: range.endDate,
+      timezone: range.timezone,
+      totals,
+      unique,
+      rates: rates(unique, unique.sent),
+      graph: await this.series(scope, range),
+    };
+  }
+
+  async campaignCounts(auth: Auth, query: { campaignId?: string }): Promise<Schemas['CampaignAnalyticsCounts']> {
+    const { workspaceId } = auth;
+    const { campaignId } = query;
+    if (campaignId && !(await this.store.campaignExists(this.db, workspaceId, campaignId))) throw campaignNotFound();
+    const [campaigns, contacts, events] = await Promise.all([
+      this.store.campaignsByStatus(this.db, workspaceId, campaignId),
+      this.store.contactsByStatus(this.db, workspaceId, campaignId),
+      this.store.countsByType(this.db, { workspaceId, warmup: false, campaignId }),
+    ]);
+    return {
+      campaignId: campaignId ?? null,
+      campaigns: pick(campaigns, ['draft', 'active', 'paused', 'completed'] as const),
+      contacts: pick(contacts, ['active', 'paused', 'completed', 'bounced', 'unsubscribed'] as const),
+      emails: events.totals,
+      uniqueContacts: events.unique,
+    };
+  }
+
+  async warmupSummary(auth: Auth, query: { accountId: string; startDate?: string; endDate?: string }): Promise<Schemas['WarmupAnalyticsSummary']> {
+    const range = this.range(auth, query);
+    const account = await this.accounts.find(this.db, auth.workspaceId, query.accountId);
+    if (!account) throw accountNotFound();
+    const scope: EventScope = { workspaceId: auth.workspaceId, warmup: true, accountId: account.id, days: range };
+    const { totals } = await this.store.countsByType(this.db, scope);
+    const today = await this.store.sentOnDay(this.db, auth.workspaceId, [account.id], dayIn(auth.timezone, this.clock.now()), auth.timezone);
+    return {
+      accountId: account.id,
+      email: account.email,
+      startDate: range.startDate,
+      endDate: range.endDate,
+      timezone: range.timezone,
+      warmup: toWarmup(account),
+      sentToday: today.get(account.id)?.warmup ?? 0,
+      totals,
+      rates: rates(totals, totals.sent),
+      graph: await this.series(scope, range),
+    };
+  }
+
+  async sentToday(auth: Auth, query: { limit?: number; skip?: number; accountId?: string }) {
+    const limit = query.limit ?? 20;
+    const skip = query.skip ?? 0;
+    const { rows, total } = await this.accounts.list(this.db, auth.workspaceId, { limit, skip, id: query.accountId });
+    if (query.accountId && total === 0) throw accountNotFound();
+    const date = dayIn(auth.timezone, this.clock.now());
+    const sent = await this.store.sentOnDay(this.db, auth.workspaceId, rows.map((r) => r.id), date, auth.timezone);
+    const items: Schemas['AccountSentToday'][] = rows.map((row) => {
+      const today = sent.get(row.id) ?? { campaign: 0, warmup: 0 };
+      return {
+        accountId: row.id,
+        email: row.email,
+        status: row.status,
+        dailyLimit: row.daily_limit,
+        sentToday: today.campaign,
+        remainingToday: Math.max(0, row.daily_limit - today.campaign),
+        warmupSentToday: today.warmup,
+      };
+    });
+    return { date, timezone: auth.timezone, items, pagination: { limit, skip, total, hasMore: skip + rows.length < total } };
+  }
+}

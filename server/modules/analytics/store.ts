@@ -1,0 +1,109 @@
+/**
+ * Counts over email_events, the only source of analytics. Every query is scoped by workspace; day
+ * bounds are the workspace's local midnights (`'<day>'::timestamp AT TIME ZONE tz`), so the
+ * (workspace_id, campaign_id|account_id, occurred_at) indexes serve them.
+ */
+import type { Knex } from 'knex';
+import type { Db } from '../../db';
+import { EFFECTIVE_STATUS_SQL } from '../campaign/store';
+import { addDays } from './days';
+
+export const EVENT_TYPES = ['sent', 'opened', 'clicked', 'replied', 'bounced', 'unsubscribed'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+export type EventCounts = Record<EventType, number>;
+
+export interface EventScope {
+  workspaceId: string;
+  warmup: boolean;
+  campaignId?: string;
+  accountId?: string;
+  /** Calendar days in `timezone`, both included. */
+  days?: { startDate: string; endDate: string; timezone: string };
+  /** Events at or after this instant. */
+  since?: Date;
+}
+
+export const zeroCounts = (): EventCounts => ({ sent: 0, opened: 0, clicked: 0, replied: 0, bounced: 0, unsubscribed: 0 });
+
+function scoped(db: Db, scope: EventScope): Knex.QueryBuilder {
+  const q = db('email_events').where({ workspace_id: scope.workspaceId, is_warmup: scope.warmup }).whereIn('type', EVENT_TYPES);
+  if (scope.campaignId) q.andWhere('campaign_id', scope.campaignId);
+  if (scope.accountId) q.andWhere('account_id', scope.accountId);
+  if (scope.since) q.andWhere('occurred_at', '>=', scope.since);
+  if (scope.days) {
+    const { startDate, endDate, timezone } = scope.days;
+    q.andWhereRaw('occurred_at >= (?::timestamp AT TIME ZONE ?)', [startDate, timezone]);
+    q.andWhereRaw('occurred_at < (?::timestamp AT TIME ZONE ?)', [addDays(endDate, 1), timezone]);
+  }
+  return q;
+}
+
+export class AnalyticsStore {
+  /** Events per type, and distinct contacts per type. */
+  async countsByType(db: Db, scope: EventScope): Promise<{ totals: EventCounts; unique: EventCounts }> {
+    const rows: { type: EventType; total: number; uniq: number }[] = await scoped(db, scope)
+      .groupBy('type')
+      .select('type', db.raw('count(*)::int AS total'), db.raw('count(DISTINCT contact_id)::int AS uniq'));
+    const totals = zeroCounts();
+    const unique = zeroCounts();
+    for (const row of rows) {
+      totals[row.type] = row.total;
+      unique[row.type] = row.uniq;
+    }
+    return { totals, unique };
+  }
+
+  /** Events per local day and type, for the days of `scope.days` that have any. */
+  async dailyCounts(db: Db, scope: EventScope & { days: NonNullable<EventScope['days']> }): Promise<Map<string, EventCounts>> {
+    const rows: { day: string; type: EventType; n: number }[] = await scoped(db, scope)
+      .groupByRaw('1, 2')
+      .select(db.raw("to_char(occurred_at AT TIME ZONE ?, 'YYYY-MM-DD') AS day", [scope.days.timezone]), 'type', db.raw('count(*)::int AS n'));
+    const byDay = new Map<string, EventCounts>();
+    for (const row of rows) {
+      const counts = byDay.get(row.day) ?? zeroCounts();
+      counts[row.type] = row.n;
+      byDay.set(row.day, counts);
+    }
+    return byDay;
+  }
+
+  /** `sent` events of `day` (local) per account: campaign sends and warm-up sends. */
+  async sentOnDay(db: Db, workspaceId: string, accountIds: string[], day: string, timezone: string): Promise<Map<string, { campaign: number; warmup: number }>> {
+    const result = new Map<string, { campaign: number; warmup: number }>();
+    if (accountIds.length === 0) return result;
+    const rows: { account_id: string; campaign: number; warmup: number }[] = await db('email_events')
+      .where({ workspace_id: workspaceId, type: 'sent' })
+      .whereIn('account_id', accountIds)
+      .andWhereRaw('occurred_at >= (?::timestamp AT TIME ZONE ?)', [day, timezone])
+      .andWhereRaw('occurred_at < (?::timestamp AT TIME ZONE ?)', [addDays(day, 1), timezone])
+      .groupBy('account_id')
+      .select(
+        'account_id',
+        db.raw('(count(*) FILTER (WHERE NOT is_warmup))::int AS campaign'),
+        db.raw('(count(*) FILTER (WHERE is_warmup))::int AS warmup'),
+      );
+    for (const row of rows) result.set(row.account_id, { campaign: row.campaign, warmup: row.warmup });
+    return result;
+  }
+
+  async campaignExists(db: Db, workspaceId: string, campaignId: string): Promise<boolean> {
+    return (await db('campaigns').where({ workspace_id: workspaceId, id: campaignId }).first('id')) !== undefined;
+  }
+
+  /** Campaigns per status as they read (`completed` derived by the campaign module's rule). */
+  async campaignsByStatus(db: Db, workspaceId: string, campaignId?: string): Promise<Record<string, number>> {
+    const q = db('campaigns as c').where('c.workspace_id', workspaceId);
+    if (campaignId) q.andWhere('c.id', campaignId);
+    const rows: { status: string; n: number }[] = await q
+      .groupByRaw('1')
+      .select(db.raw(`${EFFECTIVE_STATUS_SQL} AS status`), db.raw('count(*)::int AS n'));
+    return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+  }
+
+  async contactsByStatus(db: Db, workspaceId: string, campaignId?: string): Promise<Record<string, number>> {
+    const q = db('contacts').where('workspace_id', workspaceId);
+    if (campaignId) q.andWhere('campaign_id', campaignId);
+    const rows: { status: string; n: number }[] = await q.groupBy('status').select('status', db.raw('count(*)::int AS n'));
+    return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+  }
+}
