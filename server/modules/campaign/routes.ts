@@ -1,0 +1,62 @@
+import { ok, route } from '../../http/route';
+import type { Services } from '../../services';
+
+const page = (q: { limit?: number; skip?: number }) => ({ limit: Number(q.limit ?? 20), skip: Number(q.skip ?? 0) });
+
+export const campaignRoutes = ({ campaigns }: Services) => [
+  route('get', '/v1/campaign/list', async ({ auth, query }) =>
+    ok('Campaigns retrieved', await campaigns.list(auth.workspaceId, { ...page(query), status: query.status })),
+  ),
+  route('get', '/v1/campaign/get/name', async ({ auth, query }) => {
+    const { id, name } = await campaigns.get(auth.workspaceId, query.campaignId);
+    return ok('Campaign name retrieved', { id, name });
+  }),
+  route('get', '/v1/campaign/get/status', async ({ auth, query }) => {
+    const { id, status, launchedAt } = await campaigns.get(auth.workspaceId, query.campaignId);
+    return ok('Campaign status retrieved', { id, status, launchedAt });
+  }),
+  route('get', '/v1/campaign/get/accounts', async ({ auth, query }) =>
+    ok('Campaign accounts retrieved', await campaigns.listAccounts(auth.workspaceId, query.campaignId, page(query))),
+  ),
+  route('post', '/v1/campaign/set/name', async ({ auth, body }) =>
+    ok('Campaign name updated', { campaign: await campaigns.setName(auth.workspaceId, body.campaignId, body.name) }),
+  ),
+  route('post', '/v1/campaign/set/accounts', async ({ auth, body }) =>
+    ok('Campaign accounts set', await campaigns.setAccounts(auth.workspaceId, body.campaignId, body.accountIds)),
+  ),
+  route('post', '/v1/campaign/add/account', async ({ auth, body }) =>
+    ok('Email account added to campaign', await campaigns.addAccount(auth.workspaceId, body.campaignId, body.accountId)),
+  ),
+  route('post', '/v1/campaign/remove/accounts', async ({ auth, body }) =>
+    ok('Email accounts removed from campaign', await campaigns.removeAccounts(auth.workspaceId, body.campaignId, body.accountIds)),
+  ),
+  route('post', '/v2/campaign/create', async ({ auth, body }) => ok('Campaign created', { campaign: await campaigns.create(auth.workspaceId, body) }), {
+    status: 201,
+  }),
+  route(
+    'post',
+    '/v2/campaign/sequence-create',
+    async ({ auth, body }) => ok('Sequence steps created', await campaigns.createSteps(auth.workspaceId, body.campaignId, body.steps)),
+    { status: 201 },
+  ),
+  route('put', '/v2/campaign/sequences/{id}', async ({ auth, params, body }) =>
+    ok('Sequence step updated', await campaigns.updateStep(auth.workspaceId, params.id, body)),
+  ),
+  route('delete', '/v2/campaign/sequences-delete', async ({ auth, query }) =>
+    ok('Sequence step deleted', await campaigns.deleteStep(auth.workspaceId, query.stepId)),
+  ),
+  route(
+    'post',
+    '/v2/campaign/variants-create',
+    async ({ auth, body }) => ok('Variants created', await campaigns.createVariants(auth.workspaceId, body.stepId, body.variants)),
+    { status: 201 },
+  ),
+  route('delete', '/v2/campaign/variants-delete', async ({ auth, query }) =>
+    ok('Variant deleted', await campaigns.deleteVariant(auth.workspaceId, query.variantId)),
+  ),
+  route('post', '/v2/campaign/set/schedules', async ({ auth, body }) =>
+    ok('Campaign schedule updated', { campaign: await campaigns.setSchedule(auth.workspaceId, body.campaignId, body.schedule, body.options) }),
+  ),
+  route('post', '/v2/campaign/launch', async ({ auth, body }) => ok('Campaign launched', { campaign: await campaigns.launch(auth.workspaceId, body.campaignId) })),
+  route('post', '/v2/campaign/pause', async ({ auth, body }) => ok('Campaign paused', { campaign: await campaigns.pause(auth.workspaceId, body.campaignId) })),
+];

@@ -1,0 +1,209 @@
+/** Plain rows for campaigns, their steps, variants and linked accounts. Every query is scoped by workspace. */
+import type { Knex } from 'knex';
+import type { Db } from '../../db';
+
+export interface ScheduleJson {
+  timezone: string;
+  days: number[];
+  from: string;
+  to: string;
+  startDate: string | null;
+  endDate: string | null;
+}
+
+export interface CampaignRow {
+  id: string;
+  workspace_id: string;
+  name: string;
+  /** Stored status: draft | active | paused (never completed, see effective_status). */
+  status: string;
+  schedule: ScheduleJson | null;
+  daily_limit: number | null;
+  stop_on_reply: boolean;
+  track_opens: boolean;
+  track_clicks: boolean;
+  text_only: boolean;
+  launched_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** A campaign as read: the stored row plus what is derived from other tables. */
+export interface CampaignView extends CampaignRow {
+  effective_status: 'draft' | 'active' | 'paused' | 'completed';
+  step_count: number;
+  account_count: number;
+  contact_count: number;
+}
+
+export interface StepRow {
+  id: string;
+  workspace_id: string;
+  campaign_id: string;
+  step_order: number;
+  delay_days: number;
+  created_at: Date;
+}
+
+export interface VariantRow {
+  id: string;
+  workspace_id: string;
+  campaign_id: string;
+  step_id: string;
+  label: string;
+  subject: string;
+  body: string;
+  weight: number;
+  created_at: Date;
+}
+
+export interface LinkedAccountRow {
+  id: string;
+  email: string;
+  provider: string;
+  status: string;
+  daily_limit: number;
+  linked_at: Date;
+}
+
+/** Contact statuses that mean "this contact has finished the sequence". */
+export const FINISHED_CONTACT_STATUSES = ['completed', 'bounced', 'unsubscribed'];
+
+/**
+ * The status a campaign reads as, in SQL over `campaigns as c`: `completed` is derived, never stored,
+ * so contacts changing status (another module) need no hook here. Reusable by analytics.
+ */
+export const EFFECTIVE_STATUS_SQL = `CASE WHEN c.status = 'active'
+  AND EXISTS (SELECT 1 FROM contacts ct WHERE ct.campaign_id = c.id)
+  AND NOT EXISTS (SELECT 1 FROM contacts ct WHERE ct.campaign_id = c.id AND ct.status NOT IN (${FINISHED_CONTACT_STATUSES.map((s) => `'${s}'`).join(', ')}))
+  THEN 'completed' ELSE c.status END`;
+
+export class CampaignStore {
+  private views(db: Db, workspaceId: string) {
+    return db('campaigns as c')
+      .where('c.workspace_id', workspaceId)
+      .select(
+        'c.*',
+        db.raw(`${EFFECTIVE_STATUS_SQL} AS effective_status`),
+        db.raw('(SELECT count(*)::int FROM campaign_steps s WHERE s.campaign_id = c.id) AS step_count'),
+        db.raw('(SELECT count(*)::int FROM campaign_accounts ca WHERE ca.campaign_id = c.id) AS account_count'),
+        db.raw('(SELECT count(*)::int FROM contacts ct WHERE ct.campaign_id = c.id) AS contact_count'),
+      );
+  }
+
+  /** One campaign of the workspace; `forUpdate` locks its row until the transaction ends. */
+  async find(db: Db, workspaceId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<CampaignView | undefined> {
+    const query = this.views(db, workspaceId).where('c.id', id).first();
+    if (options.forUpdate) query.forUpdate('c');
+    return (await query) as CampaignView | undefined;
+  }
+
+  async list(db: Db, workspaceId: string, page: { limit: number; skip: number; status?: string }): Promise<{ rows: CampaignView[]; total: number }> {
+    const byStatus = (q: Knex.QueryBuilder) => (page.status ? q.whereRaw(`(${EFFECTIVE_STATUS_SQL}) = ?`, [page.status]) : q);
+    const rows = await byStatus(this.views(db, workspaceId)).orderBy([
+      { column: 'c.created_at', order: 'desc' },
+      { column: 'c.id', order: 'desc' },
+    ]).limit(page.limit).offset(page.skip);
+    const [{ count }] = await byStatus(db('campaigns as c').where('c.workspace_id', workspaceId)).count<{ count: string | number }[]>({ count: '*' });
+    return { rows: rows as CampaignView[], total: Number(count) };
+  }
+
+  async insert(db: Db, row: CampaignRow): Promise<void> {
+    await db('campaigns').insert({ ...row, schedule: row.schedule === null ? null : JSON.stringify(row.schedule) });
+  }
+
+  async update(db: Db, workspaceId: string, id: string, changes: Partial<Omit<CampaignRow, 'id' | 'workspace_id'>>): Promise<void> {
+    const values: Record<string, unknown> = { ...changes };
+    if (changes.schedule !== undefined) values.schedule = changes.schedule === null ? null : JSON.stringify(changes.schedule);
+    await db('campaigns').where({ workspace_id: workspaceId, id }).update(values);
+  }
+
+  // Linked accounts -------------------------------------------------------------------------------
+
+  /** Which of `ids` are email accounts of the workspace. */
+  async existingAccountIds(db: Db, workspaceId: string, ids: string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = await db('email_accounts').where('workspace_id', workspaceId).whereIn('id', ids).select('id');
+    return new Set(rows.map((r: { id: string }) => r.id));
+  }
+
+  async linkedAccountIds(db: Db, campaignId: string): Promise<string[]> {
+    const rows = await db('campaign_accounts').where('campaign_id', campaignId).orderBy([{ column: 'created_at' }, { column: 'account_id' }]).select('account_id');
+    return rows.map((r: { account_id: string }) => r.account_id);
+  }
+
+  async linkedAccounts(db: Db, campaignId: string, page: { limit: number; skip: number }): Promise<LinkedAccountRow[]> {
+    return db('campaign_accounts as ca')
+      .join('email_accounts as a', 'a.id', 'ca.account_id')
+      .where('ca.campaign_id', campaignId)
+      .orderBy([{ column: 'ca.created_at' }, { column: 'ca.account_id' }])
+      .limit(page.limit)
+      .offset(page.skip)
+      .select('a.id', 'a.email', 'a.provider', 'a.status', 'a.daily_limit', 'ca.created_at as linked_at');
+  }
+
+  async hasActiveLinkedAccount(db: Db, campaignId: string): Promise<boolean> {
+    const row = await db('campaign_accounts as ca')
+      .join('email_accounts as a', 'a.id', 'ca.account_id')
+      .where({ 'ca.campaign_id': campaignId, 'a.status': 'active' })
+      .first('a.id');
+    return row !== undefined;
+  }
+
+  async link(db: Db, workspaceId: string, campaignId: string, accountIds: string[], at: Date): Promise<void> {
+    if (accountIds.length === 0) return;
+    await db('campaign_accounts')
+      .insert(accountIds.map((account_id) => ({ campaign_id: campaignId, account_id, workspace_id: workspaceId, created_at: at })))
+      .onConflict(['campaign_id', 'account_id'])
+      .ignore();
+  }
+
+  async unlink(db: Db, campaignId: string, accountIds: string[]): Promise<void> {
+    if (accountIds.length === 0) return;
+    await db('campaign_accounts').where('campaign_id', campaignId).whereIn('account_id', accountIds).delete();
+  }
+
+  // Steps and variants ----------------------------------------------------------------------------
+
+  async steps(db: Db, campaignId: string): Promise<StepRow[]> {
+    return db('campaign_steps').where('campaign_id', campaignId).orderBy('step_order');
+  }
+
+  async findStep(db: Db, workspaceId: string, stepId: string): Promise<StepRow | undefined> {
+    return db('campaign_steps').where({ workspace_id: workspaceId, id: stepId }).first();
+  }
+
+  async findVariant(db: Db, workspaceId: string, variantId: string): Promise<VariantRow | undefined> {
+    return db('step_variants').where({ workspace_id: workspaceId, id: variantId }).first();
+  }
+
+  /** The variants of the given steps, by label. */
+  async variants(db: Db, stepIds: string[]): Promise<VariantRow[]> {
+    if (stepIds.length === 0) return [];
+    return db('step_variants').whereIn('step_id', stepIds).orderBy([{ column: 'step_id' }, { column: 'label' }]);
+  }
+
+  async insertSteps(db: Db, rows: StepRow[]): Promise<void> {
+    if (rows.length) await db('campaign_steps').insert(rows);
+  }
+
+  async updateStep(db: Db, stepId: string, changes: Partial<Pick<StepRow, 'step_order' | 'delay_days'>>): Promise<void> {
+    await db('campaign_steps').where('id', stepId).update(changes);
+  }
+
+  async deleteStep(db: Db, stepId: string): Promise<void> {
+    await db('campaign_steps').where('id', stepId).delete();
+  }
+
+  async insertVariants(db: Db, rows: VariantRow[]): Promise<void> {
+    if (rows.length) await db('step_variants').insert(rows);
+  }
+
+  async updateVariant(db: Db, variantId: string, changes: Partial<Pick<VariantRow, 'label' | 'subject' | 'body' | 'weight'>>): Promise<void> {
+    await db('step_variants').where('id', variantId).update(changes);
+  }
+
+  async deleteVariant(db: Db, variantId: string): Promise<void> {
+    await db('step_variants').where('id', variantId).delete();
+  }
+}
