@@ -1,0 +1,199 @@
+/**
+ * People and company search with data options and credits.
+ *
+ * Charging rule (the same for search, lists and enrichment): a (person, data option) pair is charged
+ * once per workspace, the first time it is returned, and only when the person has that data. The
+ * reveal rows and the charge are written in one transaction; when the balance cannot cover it the
+ * charge throws 402 and the transaction takes the reveal rows back with it.
+ */
+import type { components } from '../../../generated/api';
+import type { Clock } from '../../clock';
+import type { Config } from '../../config';
+import type { Db } from '../../db';
+import { badRequest, detail } from '../../http/errors';
+import type { CreditService } from '../credits/service';
+import { employeeRangeOf, normalizeDomain, type CompanyRow, type LeadCompany, type LeadPerson, type PeopleDataOption, type PersonRow } from './model';
+import { LeadStore } from './store';
+
+export type PeopleSearchRequest = components['schemas']['PeopleSearchRequest'];
+export type CompanySearchRequest = components['schemas']['CompanySearchRequest'];
+export type CreditCosts = Config['creditCosts'];
+
+export const DEFAULT_PEOPLE_DATA_OPTIONS: PeopleDataOption[] = ['workEmailReveal'];
+/** The deepest page a search serves (DESIGN.md). */
+export const MAX_PAGE = 500;
+
+/** Whether a person has the data an option reveals (no data, no charge). */
+export function hasData(person: PersonRow, option: PeopleDataOption): boolean {
+  switch (option) {
+    case 'workEmailReveal':
+      return person.work_email !== null;
+    case 'mobilePhoneReveal':
+      return person.mobile_phone !== null;
+    case 'fullContactAndCompany':
+      return person.linkedin_url !== null || person.company_id !== null;
+  }
+}
+
+/** Whether `full` shows anything beyond the identity fields of a company. */
+function hasFullData(c: CompanyRow): boolean {
+  return (
+    c.employee_count !== null || c.revenue_range !== null || c.founded_year !== null || c.keywords.length > 0 ||
+    c.technologies.length > 0 || c.linkedin_url !== null || c.phone !== null || c.description !== null
+  );
+}
+
+export function toLeadCompany(c: CompanyRow, full: boolean): LeadCompany {
+  const identity: LeadCompany = {
+    id: c.id,
+    name: c.name,
+    domain: c.domain,
+    websiteUrl: c.website_url,
+    industry: c.industry,
+    city: c.city,
+    state: c.state,
+    country: c.country,
+  };
+  if (!full) return identity;
+  return {
+    ...identity,
+    employeeCount: c.employee_count,
+    employeeRange: employeeRangeOf(c.employee_count),
+    revenueRange: c.revenue_range,
+    foundedYear: c.founded_year,
+    keywords: c.keywords,
+    technologies: c.technologies,
+    linkedinUrl: c.linkedin_url,
+    phone: c.phone,
+    description: c.description,
+  };
+}
+
+/** A person as a search shows it: only the requested options' data, and what it cost. */
+export function toLeadPerson(p: PersonRow, company: CompanyRow | undefined, options: readonly PeopleDataOption[], creditsCharged: number): LeadPerson {
+  const full = options.includes('fullContactAndCompany');
+  const person: LeadPerson = {
+    id: p.id,
+    firstName: p.first_name,
+    lastName: p.last_name,
+    name: `${p.first_name} ${p.last_name}`.trim(),
+    title: p.title,
+    seniority: p.seniority,
+    department: p.department,
+    city: p.city,
+    state: p.state,
+    country: p.country,
+    emailStatus: p.email_status,
+    hasEmail: p.work_email !== null,
+    hasMobilePhone: p.mobile_phone !== null,
+    company: company ? toLeadCompany(company, full) : null,
+    revealed: options.filter((o) => hasData(p, o)),
+    creditsCharged,
+  };
+  if (options.includes('workEmailReveal')) person.email = p.work_email;
+  if (options.includes('mobilePhoneReveal')) person.mobilePhone = p.mobile_phone;
+  if (full) person.linkedinUrl = p.linkedin_url;
+  return person;
+}
+
+export interface RevealCharge {
+  /** Credits charged per person id (absent = 0). */
+  perPerson: Map<string, number>;
+  used: number;
+  /** The balance after the charge. */
+  remaining: number;
+}
+
+function pagination(page: number, perPage: number, total: number) {
+  return { page, perPage, totalEntries: total, totalPages: Math.min(MAX_PAGE, Math.ceil(total / perPage)) };
+}
+
+function domains(values: string[] | undefined, field: string): string[] | undefined {
+  if (!values) return undefined;
+  const details = [];
+  const out: string[] = [];
+  for (const [i, v] of values.entries()) {
+    const d = normalizeDomain(v);
+    if (d) out.push(d);
+    else details.push(detail(`${field}.${i}`, 'must be a domain name such as acme.com', 'format'));
+  }
+  if (details.length) throw badRequest(`${field} must hold domain names such as acme.com.`, details);
+  return out;
+}
+
+export class LeadService {
+  readonly store = new LeadStore();
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly credits: CreditService,
+    private readonly costs: CreditCosts,
+  ) {}
+
+  /**
+   * Reveals `options` of `people` to the workspace inside the caller's transaction and charges what
+   * was not revealed before; throws 402 (and the caller's transaction must roll back) when the
+   * balance cannot cover it. Reusable by any module that hands out lead data.
+   */
+  async revealPeople(trx: Db, workspaceId: string, people: PersonRow[], options: readonly PeopleDataOption[]): Promise<RevealCharge> {
+    const pairs = people.flatMap((p) => options.filter((o) => hasData(p, o)).map((option) => ({ personId: p.id, option })));
+    const fresh = await this.store.insertPersonReveals(trx, workspaceId, pairs, this.clock.now());
+    const perPerson = new Map<string, number>();
+    let used = 0;
+    for (const r of fresh) {
+      const cost = this.costs[r.data_option as PeopleDataOption];
+      perPerson.set(r.person_id, (perPerson.get(r.person_id) ?? 0) + cost);
+      used += cost;
+    }
+    const remaining = await this.credits.charge(trx, workspaceId, used, `lead reveal: ${fresh.length} item(s)`);
+    return { perPerson, used, remaining };
+  }
+
+  /**
+   * Work emails of `personIds` for the caller's workspace, charged by the search rules (first
+   * reveal of a person with an email costs `creditCosts.workEmailReveal`). Unknown ids are left out
+   * of the map; a person without an email maps to null. Throws 402 when the balance cannot cover it.
+   */
+  async revealWorkEmails(trx: Db, workspaceId: string, personIds: string[]): Promise<{ emails: Map<string, string | null>; creditsUsed: number; balance: number }> {
+    const people = await this.store.peopleByIds(trx, personIds);
+    const charge = await this.revealPeople(trx, workspaceId, people, ['workEmailReveal']);
+    return { emails: new Map(people.map((p) => [p.id, p.work_email])), creditsUsed: charge.used, balance: charge.remaining };
+  }
+
+  async searchPeople(workspaceId: string, body: PeopleSearchRequest) {
+    const options = body.dataOptions ?? DEFAULT_PEOPLE_DATA_OPTIONS;
+    const page = body.page ?? 1;
+    const perPage = body.perPage ?? 25;
+    const filters = { ...body, companyDomains: domains(body.companyDomains, 'companyDomains') };
+    const { rows, total } = await this.store.searchPeople(this.db, filters, { offset: (page - 1) * perPage, limit: perPage });
+    const companies = await this.store.companiesByIds(this.db, rows.flatMap((r) => (r.company_id ? [r.company_id] : [])));
+    const charge = await this.db.transaction((trx) => this.revealPeople(trx, workspaceId, rows, options));
+    return {
+      items: rows.map((r) => toLeadPerson(r, r.company_id ? companies.get(r.company_id) : undefined, options, charge.perPerson.get(r.id) ?? 0)),
+      pagination: pagination(page, perPage, total),
+      dataOptions: [...options],
+      credits: { used: charge.used, remaining: charge.remaining },
+    };
+  }
+
+  async findCompanies(workspaceId: string, body: CompanySearchRequest) {
+    const option = body.dataOptions[0];
+    const page = body.page ?? 1;
+    const perPage = body.perPage ?? 25;
+    const filters = { ...body, domains: domains(body.domains, 'domains') };
+    const { rows, total } = await this.store.searchCompanies(this.db, filters, { offset: (page - 1) * perPage, limit: perPage });
+    const full = option === 'full';
+    const { fresh, remaining } = await this.db.transaction(async (trx) => {
+      const newly = full ? await this.store.insertCompanyReveals(trx, workspaceId, rows.filter(hasFullData).map((c) => c.id), this.clock.now()) : [];
+      const balance = await this.credits.charge(trx, workspaceId, newly.length * this.costs.companyFull, `company reveal: ${newly.length} item(s)`);
+      return { fresh: new Set(newly), remaining: balance };
+    });
+    return {
+      items: rows.map((c) => ({ ...toLeadCompany(c, full), revealed: full, creditsCharged: fresh.has(c.id) ? this.costs.companyFull : 0 })),
+      pagination: pagination(page, perPage, total),
+      dataOptions: [option],
+      credits: { used: fresh.size * this.costs.companyFull, remaining },
+    };
+  }
+}

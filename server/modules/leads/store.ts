@@ -1,0 +1,142 @@
+/**
+ * Knex queries of the lead database: searches (filters -> SQL through the indexes of the leads
+ * migration), look-ups by id, and reveal rows. Plain rows in and out.
+ */
+import type { Knex } from 'knex';
+import type { Db } from '../../db';
+import { COMPANY_COLUMNS, EMPLOYEE_RANGES, PERSON_COLUMNS, type CompanyRow, type EmailStatus, type EmployeeRange, type PersonRow } from './model';
+
+export interface PeopleFilters {
+  titles?: string[];
+  seniorities?: string[];
+  departments?: string[];
+  locations?: string[];
+  keywords?: string;
+  companyDomains?: string[];
+  companyNames?: string[];
+  employeeRanges?: EmployeeRange[];
+  industries?: string[];
+  emailStatuses?: EmailStatus[];
+}
+
+export interface CompanyFilters {
+  names?: string[];
+  domains?: string[];
+  industries?: string[];
+  employeeRanges?: EmployeeRange[];
+  locations?: string[];
+  keywords?: string;
+  technologies?: string[];
+}
+
+export interface Page {
+  offset: number;
+  limit: number;
+}
+
+const lower = (values: string[]) => values.map((v) => v.trim().toLowerCase());
+
+/** `column @@ (plainto_tsquery(a) || plainto_tsquery(b))`: any entry, every word of an entry. */
+function anyWords(q: Knex.QueryBuilder, column: string, config: 'english' | 'simple', entries: string[]) {
+  const parts = entries.map(() => `plainto_tsquery('${config}', ?)`).join(' || ');
+  q.whereRaw(`${column} @@ (${parts})`, entries);
+}
+
+function employeeRanges(q: Knex.QueryBuilder, column: string, ranges: EmployeeRange[]) {
+  q.where((w) => {
+    for (const range of ranges) {
+      const [lo, hi] = EMPLOYEE_RANGES[range];
+      w.orWhere((r) => {
+        r.where(column, '>=', lo);
+        if (hi !== null) r.andWhere(column, '<=', hi);
+      });
+    }
+  });
+}
+
+export class LeadStore {
+  /** The WHERE of a people search on `people`. */
+  private peopleWhere(db: Db, f: PeopleFilters): Knex.QueryBuilder {
+    const q = db('people');
+    if (f.titles?.length) anyWords(q, 'title_tsv', 'english', f.titles);
+    if (f.seniorities?.length) q.whereIn('seniority', f.seniorities);
+    if (f.departments?.length) q.whereIn('department', f.departments);
+    if (f.locations?.length) q.whereRaw('location_terms && ?::text[]', [lower(f.locations)]);
+    if (f.keywords) q.whereRaw(`keywords_tsv @@ plainto_tsquery('english', ?)`, [f.keywords]);
+    if (f.companyDomains) q.whereRaw('lower(company_domain) = any(?::text[])', [f.companyDomains]);
+    if (f.companyNames?.length) {
+      q.whereIn('company_id', (sub) => {
+        sub.select('id').from('companies');
+        anyWords(sub, 'name_tsv', 'simple', f.companyNames!);
+      });
+    }
+    if (f.employeeRanges?.length) employeeRanges(q, 'company_employee_count', f.employeeRanges);
+    if (f.industries?.length) q.whereRaw('lower(company_industry) = any(?::text[])', [lower(f.industries)]);
+    if (f.emailStatuses?.length) q.whereIn('email_status', f.emailStatuses);
+    return q;
+  }
+
+  private companiesWhere(db: Db, f: CompanyFilters): Knex.QueryBuilder {
+    const q = db('companies');
+    if (f.names?.length) anyWords(q, 'name_tsv', 'simple', f.names);
+    if (f.domains) q.whereRaw('lower(domain) = any(?::text[])', [f.domains]);
+    if (f.industries?.length) q.whereRaw('lower(industry) = any(?::text[])', [lower(f.industries)]);
+    if (f.employeeRanges?.length) employeeRanges(q, 'employee_count', f.employeeRanges);
+    if (f.locations?.length) q.whereRaw('location_terms && ?::text[]', [lower(f.locations)]);
+    if (f.keywords) q.whereRaw(`keywords_tsv @@ plainto_tsquery('english', ?)`, [f.keywords]);
+    if (f.technologies?.length) q.whereRaw('technologies && ?::text[]', [lower(f.technologies)]);
+    return q;
+  }
+
+  async searchPeople(db: Db, filters: PeopleFilters, page: Page): Promise<{ rows: PersonRow[]; total: number }> {
+    const [rows, total] = await Promise.all([
+      this.peopleWhere(db, filters).select(PERSON_COLUMNS).orderBy([{ column: 'score', order: 'desc' }, { column: 'id', order: 'asc' }]).offset(page.offset).limit(page.limit),
+      this.count(this.peopleWhere(db, filters)),
+    ]);
+    return { rows: rows as PersonRow[], total };
+  }
+
+  async searchCompanies(db: Db, filters: CompanyFilters, page: Page): Promise<{ rows: CompanyRow[]; total: number }> {
+    const [rows, total] = await Promise.all([
+      this.companiesWhere(db, filters).select(COMPANY_COLUMNS).orderBy([{ column: 'score', order: 'desc' }, { column: 'id', order: 'asc' }]).offset(page.offset).limit(page.limit),
+      this.count(this.companiesWhere(db, filters)),
+    ]);
+    return { rows: rows as CompanyRow[], total };
+  }
+
+  private async count(q: Knex.QueryBuilder): Promise<number> {
+    const row = await q.count<{ count: string }[]>({ count: '*' }).first();
+    return Number(row?.count ?? 0);
+  }
+
+  async companiesByIds(db: Db, ids: string[]): Promise<Map<string, CompanyRow>> {
+    if (!ids.length) return new Map();
+    const rows: CompanyRow[] = await db('companies').select(COMPANY_COLUMNS).whereIn('id', [...new Set(ids)]);
+    return new Map(rows.map((r) => [r.id, r]));
+  }
+
+  async peopleByIds(db: Db, ids: string[]): Promise<PersonRow[]> {
+    if (!ids.length) return [];
+    return db('people').select(PERSON_COLUMNS).whereIn('id', [...new Set(ids)]).orderBy('id');
+  }
+
+  /**
+   * Records reveals; returns the (person, option) pairs that were new, i.e. to be charged. A pair
+   * another transaction is inserting waits for it, so two concurrent requests never both charge it.
+   */
+  async insertPersonReveals(trx: Db, workspaceId: string, pairs: { personId: string; option: string }[], at: Date): Promise<{ person_id: string; data_option: string }[]> {
+    if (!pairs.length) return [];
+    // One order for every request, so concurrent inserts take row locks in the same order.
+    const rows = [...pairs]
+      .sort((a, b) => (a.personId === b.personId ? a.option.localeCompare(b.option) : a.personId.localeCompare(b.personId)))
+      .map((p) => ({ workspace_id: workspaceId, person_id: p.personId, data_option: p.option, revealed_at: at }));
+    return trx('people_reveals').insert(rows).onConflict(['workspace_id', 'person_id', 'data_option']).ignore().returning(['person_id', 'data_option']);
+  }
+
+  async insertCompanyReveals(trx: Db, workspaceId: string, companyIds: string[], at: Date): Promise<string[]> {
+    if (!companyIds.length) return [];
+    const rows = [...new Set(companyIds)].sort().map((id) => ({ workspace_id: workspaceId, company_id: id, revealed_at: at }));
+    const inserted: { company_id: string }[] = await trx('company_reveals').insert(rows).onConflict(['workspace_id', 'company_id']).ignore().returning(['company_id']);
+    return inserted.map((r) => r.company_id);
+  }
+}
