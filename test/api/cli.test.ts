@@ -1,0 +1,105 @@
+/**
+ * The admin CLI as an operator runs it (`npm run admin -- ...`), on the same database as the server:
+ * keys it creates work over HTTP, keys it revokes stop working, bad arguments are reported clearly,
+ * and the embedded database refuses a second process.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase } from '../../server/db';
+import { startTestServer, type TestServer } from '../helpers/server';
+
+// Each command starts a process (tsx, migrations): slow on a loaded machine.
+jest.setTimeout(180_000);
+
+const CLI = join(__dirname, '../../server/cli/index.ts');
+
+/** Runs the CLI without blocking the event loop (the test server keeps serving meanwhile). */
+function admin(args: string[], env: Record<string, string>): Promise<{ status: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', CLI, ...args],
+      { env: { ...process.env, NODE_OPTIONS: '', DATABASE_URL: '', ...env }, encoding: 'utf8', timeout: 60_000 },
+      (error, stdout, stderr) => resolve({ status: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+let t: TestServer;
+let dataDir: string;
+beforeAll(async () => {
+  t = await startTestServer();
+  dataDir = mkdtempSync(join(tmpdir(), 'admin-cli-'));
+});
+afterAll(async () => {
+  await t.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('on the embedded database', () => {
+  it('creates a workspace, prints exactly one JSON object, lists it, adds credits', async () => {
+    const created = await admin(['workspace', 'create', '--name', 'Acme', '--email', 'ops@acme.test', '--json'], { DATA_DIR: dataDir });
+    expect(created.stderr).toBe('');
+    expect(created.status).toBe(0);
+    const lines = created.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const { workspaceId, apiKey } = JSON.parse(lines[0]);
+    expect(workspaceId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(apiKey).toMatch(/^lr_[A-Za-z0-9_-]{43}$/);
+
+    const credits = await admin(['credits', 'add', '--workspace', workspaceId, '--amount', '50'], { DATA_DIR: dataDir });
+    expect(credits.stdout).toContain('Balance: 150.');
+
+    const listed = JSON.parse((await admin(['workspace', 'list', '--json'], { DATA_DIR: dataDir })).stdout);
+    expect(listed).toEqual([expect.objectContaining({ id: workspaceId, name: 'Acme', credits: 150, activeKeys: 1, plan: 'Default' })]);
+  });
+
+  it('reports bad arguments and exits non-zero', async () => {
+    const res = await admin(['credits', 'add', '--workspace', 'x', '--amount', '-5'], { DATA_DIR: dataDir });
+    expect(res.status).not.toBe(0);
+    expect(res.stderr).toMatch(/expected a positive whole number/);
+    const missing = await admin(['workspace', 'create'], { DATA_DIR: dataDir });
+    expect(missing.status).not.toBe(0);
+    expect(missing.stderr).toMatch(/--name/);
+  });
+
+  it('refuses to open the embedded database while another process holds it', async () => {
+    const held = await openDatabase({ databaseUrl: undefined, dataDir });
+    try {
+      const res = await admin(['workspace', 'list'], { DATA_DIR: dataDir });
+      expect(res.status).toBe(1);
+      expect(res.stderr).toMatch(/is in use by another process/);
+    } finally {
+      await held.close();
+    }
+  });
+});
+
+describe('on the server database', () => {
+  it('issues keys that authenticate over HTTP and revokes them', async () => {
+    if (!t.databaseUrl) {
+      console.warn('skipped: needs TEST_DATABASE_URL (the CLI and this test server cannot share an in-memory database)');
+      return;
+    }
+    const env = { DATABASE_URL: t.databaseUrl };
+    const { workspaceId, apiKey } = JSON.parse((await admin(['workspace', 'create', '--name', 'Beta', '--json'], env)).stdout);
+    expect((await t.fetch('/v1/authenticate', { apiKey })).status).toBe(200);
+
+    const second = JSON.parse((await admin(['key', 'create', '--workspace', workspaceId, '--json'], env)).stdout);
+    const auth = await t.client(second.apiKey).GET('/v1/authenticate');
+    expect(auth.data?.data.workspace).toEqual({ id: workspaceId, name: 'Beta' });
+
+    const revoked = await admin(['key', 'revoke', second.keyId], env);
+    expect(revoked.status).toBe(0);
+    const after = await t.fetch('/v1/authenticate', { apiKey: second.apiKey });
+    expect(after.status).toBe(401);
+    expect(await after.json()).toEqual({ error: 'This API key has been revoked.' });
+    expect((await t.fetch('/v1/authenticate', { apiKey })).status).toBe(200);
+
+    const unknown = await admin(['key', 'revoke', '00000000-0000-7000-8000-000000000000'], env);
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toMatch(/API key not found/);
+  });
+});
