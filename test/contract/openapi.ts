@@ -56,11 +56,11 @@ export function validateAt(segments: string[], value: unknown): string[] {
 }
 
 /** Where the JSON schema of a response status lives (following a shared response's $ref). */
-export function responseSchemaPath(o: Operation, status: string): string[] {
+export function responseSchemaPath(o: Operation, status: string, mediaType = 'application/json'): string[] {
   const response = o.op.responses[status];
   if (!response) throw new Error(`${o.key} documents no ${status}`);
   const base = response.$ref ? response.$ref.slice(2).split('/') : ['paths', o.path, o.method, 'responses', status];
-  return [...base, 'content', 'application/json', 'schema'];
+  return [...base, 'content', mediaType, 'schema'];
 }
 
 export function validateResponse(o: Operation, status: number, body: unknown): string[] {

@@ -72,9 +72,9 @@ describe('examples are valid against their own schemas', () => {
     for (const o of operations) {
       const base = ['paths', o.path, o.method];
       const body = o.op.requestBody && deref<Json>(o.op.requestBody);
-      for (const ex of examplesOf(body?.content?.['application/json'])) {
+      for (const [type, media] of Object.entries<Json>(body?.content ?? {})) {
         const at = o.op.requestBody.$ref ? o.op.requestBody.$ref.slice(2).split('/') : [...base, 'requestBody'];
-        check(`${o.key} request example ${ex.name}`, [...at, 'content', 'application/json', 'schema'], ex.value);
+        for (const ex of examplesOf(media)) check(`${o.key} request ${type} example ${ex.name}`, [...at, 'content', type, 'schema'], ex.value);
       }
       (o.op.parameters ?? []).forEach((p: Json, i: number) => {
         const param = deref<Json>(p);
@@ -82,9 +82,9 @@ describe('examples are valid against their own schemas', () => {
         for (const ex of examplesOf(param)) check(`${o.key} parameter ${param.name} example ${ex.name}`, [...at, 'schema'], ex.value);
       });
       for (const status of Object.keys(o.op.responses)) {
-        const response = deref<Json>(o.op.responses[status]);
-        for (const ex of examplesOf(response.content?.['application/json'])) {
-          check(`${o.key} ${status} example ${ex.name}`, responseSchemaPath(o, status), ex.value);
+        const content: Json = deref<Json>(o.op.responses[status]).content ?? {};
+        for (const [type, media] of Object.entries<Json>(content)) {
+          for (const ex of examplesOf(media)) check(`${o.key} ${status} ${type} example ${ex.name}`, responseSchemaPath(o, status, type), ex.value);
         }
       }
     }
