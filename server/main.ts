@@ -8,17 +8,25 @@ import { systemClock } from './clock';
 import { loadConfig } from './config';
 import { migrate, openDatabase } from './db';
 import { createLogger } from './logger';
+import { generateLeads } from './modules/leads/generate';
 import { createServices, type Deps, type Services } from './services';
 
-/** On the very first start, a demo workspace so a newcomer can call the API at once. */
-async function seedDemo(services: Services, port: number): Promise<void> {
+/** The demo lead database: enough people and companies for a first search to return results. */
+const DEMO_LEADS = { people: 2000, companies: 200, seed: 1 };
+
+/** On the very first start, a demo workspace and lead data so a newcomer can call the API at once. */
+async function seedDemo(deps: Deps, services: Services, port: number): Promise<void> {
   if ((await services.workspaces.countWorkspaces()) > 0) return;
+  // Leads imported before the first start are kept as they are.
+  const hasLeads = await deps.db('people').first('id');
+  const loaded = hasLeads ? { people: 0, companies: 0 } : await generateLeads(deps.db, { ...DEMO_LEADS, now: deps.clock.now() });
   const { workspace, apiKey } = await services.workspaces.createWorkspace({ name: 'Demo workspace', whitelabel: true });
   const line = '-'.repeat(72);
   console.log(
     [
       line,
-      `First start: created "${workspace.name}" (${workspace.id}) with ${workspace.credit_balance} credits.`,
+      `First start: created "${workspace.name}" (${workspace.id}) with ${workspace.credit_balance} credits,`,
+      `and a demo lead database of ${loaded.people} people and ${loaded.companies} companies.`,
       `API key (shown once, keep it): ${apiKey}`,
       `Try it:  curl -H 'X-API-Key: ${apiKey}' http://localhost:${port}/v1/authenticate`,
       `Docs:    http://localhost:${port}/docs`,
@@ -36,7 +44,7 @@ async function main(): Promise<void> {
 
   const deps: Deps = { config, db: database.db, clock: systemClock, logger };
   const services = createServices(deps);
-  if (config.seedDemo) await seedDemo(services, config.port);
+  if (config.seedDemo) await seedDemo(deps, services, config.port);
 
   const server = createApp(deps, services).listen(config.port, () => {
     const { port } = server.address() as AddressInfo;

@@ -1,0 +1,81 @@
+/**
+ * The server as `npm start` runs it, on a fresh embedded database: the first start creates a demo
+ * workspace and prints its key once, the key works, the demo lead data answers a search, and
+ * SIGTERM stops the process cleanly (the database is released for the next process).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+jest.setTimeout(180_000);
+
+const MAIN = join(__dirname, '../../server/main.ts');
+
+function start(dataDir: string): { child: ChildProcess; output: () => string; ready: Promise<string> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+    env: { ...process.env, NODE_OPTIONS: '', DATABASE_URL: '', DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+  const ready = new Promise<string>((resolve, reject) => {
+    const timer = setInterval(() => {
+      const port = /"port":(\d+)/.exec(out);
+      if (port) {
+        clearInterval(timer);
+        resolve(`http://127.0.0.1:${port[1]}`);
+      }
+    }, 100);
+    child.on('exit', (code) => {
+      clearInterval(timer);
+      reject(new Error(`exited with ${code}: ${out}`));
+    });
+  });
+  return { child, output: () => out, ready };
+}
+
+function exitCode(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+}
+
+let dataDir: string;
+beforeAll(() => {
+  dataDir = mkdtempSync(join(tmpdir(), 'server-process-'));
+});
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+it('starts with a demo workspace, serves its key, and stops cleanly on SIGTERM', async () => {
+  const first = start(dataDir);
+  const base = await first.ready;
+  const apiKey = /API key \(shown once, keep it\): (lr_\S+)/.exec(first.output())?.[1];
+  expect(apiKey).toBeDefined();
+  expect(first.output()).toContain(`curl -H 'X-API-Key: ${apiKey}'`);
+
+  const auth = await fetch(`${base}/v1/authenticate`, { headers: { 'X-API-Key': apiKey! } });
+  expect(auth.status).toBe(200);
+  expect((await auth.json()).data.workspace.name).toBe('Demo workspace');
+
+  const search = await fetch(`${base}/v1/mixed_people/search`, {
+    method: 'POST',
+    headers: { 'X-API-Key': apiKey!, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ perPage: 5 }),
+  });
+  expect(search.status).toBe(200);
+  expect((await search.json()).data.pagination.totalEntries).toBeGreaterThan(0);
+
+  const exited = exitCode(first.child);
+  first.child.kill('SIGTERM');
+  expect(await exited).toBe(0);
+  expect(first.output()).toContain('"msg":"stopped"');
+
+  // The second start reuses the database: no new demo workspace, the old key still works.
+  const second = start(dataDir);
+  const base2 = await second.ready;
+  expect(second.output()).not.toContain('First start');
+  expect((await fetch(`${base2}/v1/authenticate`, { headers: { 'X-API-Key': apiKey! } })).status).toBe(200);
+  const exited2 = exitCode(second.child);
+  second.child.kill('SIGTERM');
+  expect(await exited2).toBe(0);
+});
