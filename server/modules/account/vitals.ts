@@ -45,8 +45,8 @@ function singleTagged(name: string, result: DnsResult<string>, kind: typeof SPF)
   return pass(name, tagged);
 }
 
-/** A DKIM key record: `v=DKIM1`, or a public key `p=` that is not empty (an empty one is revoked). */
-const isDkimKey = (record: string): boolean => /(^|;)\s*v\s*=\s*DKIM1\s*(;|$)/i.test(record) || /(^|;)\s*p\s*=\s*[A-Za-z0-9+/]/.test(record);
+/** A DKIM key record: its public key `p=` is not empty (RFC 6376: an empty one means revoked). */
+const isDkimKey = (record: string): boolean => /(^|;)\s*p\s*=\s*[A-Za-z0-9+/]/.test(record);
 
 const FAILURE_PRIORITY: DnsFailure[] = ['timeout', 'serverFailure', 'refused', 'error'];
 

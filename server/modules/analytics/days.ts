@@ -31,8 +31,19 @@ export interface DayRange {
   days: string[];
 }
 
-/** The asked range, or the default: the 30 days ending today. 400 when reversed or longer than 366 days. */
+/** The validator checks the YYYY-MM-DD shape only: 2026-02-30 passes it, and must not reach date arithmetic. */
+function checkCalendarDay(field: 'startDate' | 'endDate', day: string | undefined): void {
+  if (day === undefined) return;
+  const parsed = new Date(`${day}T00:00:00Z`);
+  if (Number.isNaN(parsed.getTime()) || parsed.toISOString().slice(0, 10) !== day) {
+    throw badRequest(`${field} is not a calendar date: ${day}.`, [detail(field, 'must be a calendar date (YYYY-MM-DD)', 'format', 'query')]);
+  }
+}
+
+/** The asked range, or the default: the 30 days ending today. 400 when not real days, reversed or longer than 366 days. */
 export function resolveRange(query: { startDate?: string; endDate?: string }, timezone: string, now: Date): DayRange {
+  checkCalendarDay('startDate', query.startDate);
+  checkCalendarDay('endDate', query.endDate);
   const endDate = query.endDate ?? dayIn(timezone, now);
   const startDate = query.startDate ?? addDays(endDate, -(DEFAULT_RANGE_DAYS - 1));
   const count = daysFrom(startDate, endDate);

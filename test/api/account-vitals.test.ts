@@ -1,0 +1,185 @@
+import { startDnsServer, type TestDnsServer } from '../helpers/dns-server';
+import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
+import { newId } from '../../server/ids';
+
+const DKIM_KEY = 'v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAq1';
+
+let dns: TestDnsServer;
+let t: TestServer;
+beforeAll(async () => {
+  dns = await startDnsServer({
+    'acme.io': { MX: [{ exchange: 'alt1.aspmx.l.google.com', priority: 5 }, { exchange: 'aspmx.l.google.com', priority: 1 }], TXT: ['google-site-verification=abc', 'v=spf1 include:_spf.google.com ~all'] },
+    'google._domainkey.acme.io': { TXT: [[DKIM_KEY.slice(0, 30), DKIM_KEY.slice(30)]] },
+    '_dmarc.acme.io': { TXT: ['v=DMARC1; p=reject; rua=mailto:dmarc@acme.io'] },
+    'bare.io': { A: ['192.0.2.10'], TXT: ['google-site-verification=xyz'] },
+    'twospf.io': { MX: [{ exchange: '', priority: 0 }], TXT: ['v=spf1 -all', 'v=spf1 include:mailgun.org ~all'] },
+    's1._domainkey.twospf.io': { TXT: ['v=DKIM1; k=rsa; p='] },
+    'mailjet._domainkey.twospf.io': { TXT: ['k=rsa; p=MIGfMA0GCSqGSIb3DQEBAQUAA4GNADCBiQKBgQC'] },
+    '_dmarc.twospf.io': { TXT: ['v=DMARC1; p=none', 'v=DMARC1; p=reject'] },
+  });
+  t = await startTestServer({ config: { secretKey: '00'.repeat(32), dnsServers: [dns.address], dnsTimeoutMs: 300, dkimSelectors: ['google', 'selector1', 'k1'] } });
+});
+afterAll(async () => {
+  await t.close();
+  await dns.close();
+});
+beforeEach(() => {
+  dns.mode = 'answer';
+  dns.queries.length = 0;
+  t.clock.set('2026-11-23T10:00:00.000Z');
+});
+
+async function connect(ws: TestWorkspace, email: string): Promise<string> {
+  const { data } = await ws.client.POST('/v2/account/connect', { body: { email, provider: 'google', smtp: { password: 'pw' } } });
+  return data!.data.account.id;
+}
+
+async function event(ws: TestWorkspace, accountId: string, type: string, at: string, warmup = false) {
+  await t.db('email_events').insert({ id: newId(), workspace_id: ws.workspaceId, account_id: accountId, type, is_warmup: warmup, occurred_at: new Date(at) });
+}
+
+const passed = (name: string, records: string[]) => ({ pass: true, name, records, reason: null, message: null });
+
+describe('POST /v1/account/vitals', () => {
+  it('passes every check of a well-configured domain, with the records found and 30 days of reputation', async () => {
+    const ws = await t.createWorkspace();
+    const id = await connect(ws, 'jane@acme.io');
+    await event(ws, id, 'sent', '2026-11-20T10:00:00Z');
+    await event(ws, id, 'sent', '2026-11-21T10:00:00Z');
+    await event(ws, id, 'sent', '2026-11-22T10:00:00Z');
+    await event(ws, id, 'sent', '2026-10-24T10:00:01Z'); // 29.99 days ago: counted
+    await event(ws, id, 'bounced', '2026-11-22T10:05:00Z');
+    await event(ws, id, 'replied', '2026-11-22T12:00:00Z');
+    await event(ws, id, 'sent', '2026-10-24T09:59:59Z'); // just over 30 days ago
+    await event(ws, id, 'sent', '2026-11-22T10:00:00Z', true); // warm-up
+
+    const { data, response } = await ws.client.POST('/v1/account/vitals', { body: { accountIds: [id] } });
+    expect(response.status).toBe(200);
+    expect(data!.message).toBe('Email account vitals checked');
+    expect(data!.data.items).toEqual([
+      {
+        accountId: id,
+        email: 'jane@acme.io',
+        domain: 'acme.io',
+        mx: passed('acme.io', ['1 aspmx.l.google.com', '5 alt1.aspmx.l.google.com']),
+        spf: passed('acme.io', ['v=spf1 include:_spf.google.com ~all']),
+        dkim: { ...passed('google._domainkey.acme.io', [DKIM_KEY]), selector: 'google', checkedSelectors: ['google', 'selector1', 'k1'] },
+        dmarc: passed('_dmarc.acme.io', ['v=DMARC1; p=reject; rua=mailto:dmarc@acme.io']),
+        allPass: true,
+        reputation: { days: 30, sent: 4, bounced: 1, replied: 1, bounceRatePercent: 25, replyRatePercent: 25 },
+      },
+    ]);
+  });
+
+  it('explains each failure: no MX, no SPF among TXT records, no DKIM key, no DMARC', async () => {
+    const ws = await t.createWorkspace();
+    const id = await connect(ws, 'ops@bare.io');
+    const { data } = await ws.client.POST('/v1/account/vitals', { body: { accountIds: [id] } });
+    const [v] = data!.data.items;
+    expect(v.mx).toEqual({ pass: false, name: 'bare.io', records: [], reason: 'noData', message: 'The name exists but has no record of this type.' });
+    expect(v.spf).toEqual({
+      pass: false,
+      name: 'bare.io',
+      records: ['google-site-verification=xyz'],
+      reason: 'noMatchingRecord',
+      message: 'No SPF record (TXT starting with "v=spf1") among the TXT records.',
+    });
+    expect(v.dkim).toEqual({
+      pass: false,
+      name: 'google._domainkey.bare.io',
+      records: [],
+      reason: 'notFound',
+      message: 'No DKIM key at any of the selectors tried (google, selector1, k1).',
+      selector: null,
+      checkedSelectors: ['google', 'selector1', 'k1'],
+    });
+    expect(v.dmarc).toEqual({ pass: false, name: '_dmarc.bare.io', records: [], reason: 'notFound', message: 'The name does not exist (NXDOMAIN).' });
+    expect(v.allPass).toBe(false);
+    expect(v.reputation).toEqual({ days: 30, sent: 0, bounced: 0, replied: 0, bounceRatePercent: 0, replyRatePercent: 0 });
+  });
+
+  it('fails a null MX and duplicate SPF/DMARC records, skips a revoked DKIM key and uses the selectors asked', async () => {
+    const ws = await t.createWorkspace();
+    const id = await connect(ws, 'team@twospf.io');
+    const { data } = await ws.client.POST('/v1/account/vitals', { body: { accountIds: [id], dkimSelectors: ['s1', 'mailjet'] } });
+    const [v] = data!.data.items;
+    expect(v.mx).toMatchObject({ pass: false, records: ['0 '], reason: 'noMatchingRecord', message: 'The domain publishes a null MX: it accepts no mail.' });
+    expect(v.spf).toMatchObject({ pass: false, reason: 'multipleRecords', records: ['v=spf1 -all', 'v=spf1 include:mailgun.org ~all'] });
+    expect(v.dmarc).toMatchObject({ pass: false, reason: 'multipleRecords' });
+    expect(v.dkim).toMatchObject({ pass: true, selector: 'mailjet', name: 'mailjet._domainkey.twospf.io', checkedSelectors: ['s1', 'mailjet'] });
+  });
+
+  it('reports a DNS server that does not answer as timeouts, within the time limit', async () => {
+    const ws = await t.createWorkspace();
+    const id = await connect(ws, 'jane@acme.io');
+    dns.mode = 'silent';
+    const started = Date.now();
+    const { data, response } = await ws.client.POST('/v1/account/vitals', { body: { accountIds: [id] } });
+    expect(response.status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(5000);
+    const [v] = data!.data.items;
+    for (const check of [v.mx, v.spf, v.dkim, v.dmarc]) {
+      expect(check).toMatchObject({ pass: false, records: [], reason: 'timeout', message: 'The DNS server did not answer in time.' });
+    }
+    expect(v.allPass).toBe(false);
+  });
+
+  it('reports SERVFAIL as serverFailure', async () => {
+    const ws = await t.createWorkspace();
+    const id = await connect(ws, 'jane@acme.io');
+    dns.mode = 'servfail';
+    const { data } = await ws.client.POST('/v1/account/vitals', { body: { accountIds: [id] } });
+    expect(data!.data.items[0].mx).toMatchObject({ pass: false, reason: 'serverFailure' });
+  });
+
+  it('answers in the order asked and looks a shared domain up once', async () => {
+    const ws = await t.createWorkspace();
+    const a = await connect(ws, 'a@acme.io');
+    const b = await connect(ws, 'b@bare.io');
+    const c = await connect(ws, 'c@acme.io');
+    const { data } = await ws.client.POST('/v1/account/vitals', { body: { accountIds: [c, b, a] } });
+    expect(data!.data.items.map((v) => [v.email, v.allPass])).toEqual([['c@acme.io', true], ['b@bare.io', false], ['a@acme.io', true]]);
+    const acmeMx = dns.queries.filter((q) => q.name === 'acme.io' && q.type === 'MX');
+    expect(acmeMx).toHaveLength(1);
+  });
+
+  it("answers 404 naming another workspace's or unknown accounts (v1 and v2)", async () => {
+    const ws = await t.createWorkspace();
+    const other = await t.createWorkspace();
+    const mine = await connect(ws, 'mine@acme.io');
+    const theirs = await connect(other, 'theirs@acme.io');
+    const unknown = newId();
+    const v1 = await t.fetch('/v1/account/vitals', { apiKey: ws.apiKey, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ accountIds: [theirs] }) });
+    expect(v1.status).toBe(404);
+    expect(await v1.json()).toEqual({ error: 'Email account not found.' });
+    const v2 = await t.fetch('/v2/account/vitals', { apiKey: ws.apiKey, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ accountIds: [mine, theirs, unknown] }) });
+    expect(v2.status).toBe(404);
+    expect(await v2.json()).toMatchObject({
+      error: '2 email accounts not found.',
+      code: 'not_found',
+      details: [
+        { field: 'body.accountIds.1', location: 'body', message: `email account ${theirs} not found`, code: 'not_found' },
+        { field: 'body.accountIds.2', location: 'body', message: `email account ${unknown} not found`, code: 'not_found' },
+      ],
+    });
+    expect(dns.queries).toEqual([]);
+  });
+
+  it('rejects an empty, oversized or repeated list and a bad selector', async () => {
+    const ws = await t.createWorkspace();
+    const id = newId();
+    const cases: [unknown, string][] = [
+      [{ accountIds: [] }, 'body.accountIds'],
+      [{ accountIds: Array.from({ length: 26 }, () => newId()) }, 'body.accountIds'],
+      [{ accountIds: [id, id] }, 'body.accountIds'],
+      [{ accountIds: ['not-a-uuid'] }, 'body.accountIds.0'],
+      [{ accountIds: [id], dkimSelectors: ['bad selector'] }, 'body.dkimSelectors.0'],
+      [{}, 'body.accountIds'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await t.fetch('/v2/account/vitals', { apiKey: ws.apiKey, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect(res.status).toBe(400);
+      expect((await res.json()).details.map((d: { field: string }) => d.field)).toContain(field);
+    }
+  });
+});
