@@ -15,6 +15,8 @@ import { AnalyticsService } from './modules/analytics/service';
 import { AnalyticsStore } from './modules/analytics/store';
 import { VerificationService } from './modules/people_verification/service';
 import { VerificationStore } from './modules/people_verification/store';
+import { EnrichmentService } from './modules/people_enrichment/service';
+import { EnrichmentStore } from './modules/people_enrichment/store';
 import { CampaignService } from './modules/campaign/service';
 import { CampaignStore } from './modules/campaign/store';
 import { ContactService } from './modules/contact/service';
@@ -25,6 +27,8 @@ import { WorkspaceService } from './modules/workspace/service';
 import { WorkspaceStore } from './modules/workspace/store';
 import { WhitelabelService } from './modules/whitelabel/service';
 import { WhitelabelStore } from './modules/whitelabel/store';
+import { ListService } from './modules/list/service';
+import { ListStore } from './modules/list/store';
 
 export interface Deps {
   config: Config;
@@ -40,14 +44,16 @@ export function createServices(deps: Deps) {
   const quota = new QuotaService(db, clock);
   const contacts = new ContactService(db, new ContactStore(), clock);
   const leads = new LeadService(db, clock, credits, deps.config.creditCosts);
+  const enrichment = new EnrichmentService(db, new EnrichmentStore(), leads);
   const whitelabel = new WhitelabelService(db, new WhitelabelStore(), workspaces, new WorkspaceStore(db), clock);
   const verification = new VerificationService(new VerificationStore(db), createDnsLookup(deps.config), clock, deps.config);
   const campaigns = new CampaignService(db, new CampaignStore(), clock);
+  const lists = new ListService(db, new ListStore(), leads, contacts, campaigns, credits, deps.config, clock);
   const accountStore = new AccountStore();
   const analyticsStore = new AnalyticsStore();
   const accounts = new AccountService(db, accountStore, analyticsStore, new SecretBox(deps.config), createDnsLookup(deps.config), deps.config, clock);
   const analytics = new AnalyticsService(db, analyticsStore, accountStore, clock);
-  return { accounts, analytics, credits, workspaces, quota, campaigns, whitelabel, contacts, verification, leads };
+  return { accounts, analytics, credits, workspaces, quota, campaigns, whitelabel, lists, contacts, verification, leads, enrichment };
 }
 
 export type Services = ReturnType<typeof createServices>;

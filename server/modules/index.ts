@@ -13,9 +13,12 @@ import { contactRoutes } from './contact/routes';
 import { mixedPeopleRoutes } from './mixed_people/routes';
 import { ratelimitRoutes } from './ratelimit/routes';
 import { peopleVerificationRoutes } from './people_verification/routes';
+import { peopleEnrichmentRoutes } from './people_enrichment/routes';
+import { enrichRoutes } from './enrich/routes';
+import { listRoutes } from './list/routes';
 import { whitelabelRoutes } from './whitelabel/routes';
 
 // eslint-disable-next-line @typescript-eslint/no-unused-vars
 export function allRoutes(services: Services): Route[] {
-  return [...ratelimitRoutes(), ...authenticateRoutes(), ...accountRoutes(services), ...analyticsRoutes(services), ...campaignRoutes(services), ...whitelabelRoutes(services), ...contactRoutes(services), ...peopleVerificationRoutes(services), ...mixedPeopleRoutes(services), ...companyRoutes(services)];
+  return [...ratelimitRoutes(), ...authenticateRoutes(), ...accountRoutes(services), ...analyticsRoutes(services), ...campaignRoutes(services), ...whitelabelRoutes(services), ...listRoutes(services), ...contactRoutes(services), ...peopleVerificationRoutes(services), ...peopleEnrichmentRoutes(services), ...enrichRoutes(services), ...mixedPeopleRoutes(services), ...companyRoutes(services)];
 }

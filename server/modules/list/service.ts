@@ -1,0 +1,260 @@
+/**
+ * People and company lists: names unique per workspace and kind, members by lead-database id, member
+ * reads that show only what the workspace has revealed (the lead module's masking), export and
+ * send-to-campaign. Every list query is scoped to the caller's workspace.
+ */
+import type { components } from '../../../generated/api';
+import type { Clock } from '../../clock';
+import type { Config } from '../../config';
+import type { Db } from '../../db';
+import { conflict, detail, notFound, paymentRequired } from '../../http/errors';
+import { newId } from '../../ids';
+import type { CampaignService } from '../campaign/service';
+import type { ContactService, NewContact } from '../contact/service';
+import type { CreditService } from '../credits/service';
+import { toLeadCompany, toLeadPerson, type LeadService } from '../leads/service';
+import type { ListKind, ListRow, ListStore, ListView, MemberCursor, PersonMemberRow, CompanyMemberRow } from './store';
+
+type Schemas = components['schemas'];
+export type List = Schemas['LeadList'];
+export type PersonMember = Schemas['LeadListMemberPerson'];
+export type CompanyMember = Schemas['LeadListMemberCompany'];
+type Pagination = Schemas['ListPagination'];
+
+/** Rows per query when a whole list is walked (export, send-to-campaign). */
+export const BATCH_SIZE = 1000;
+
+const LIST_NOT_FOUND = 'List not found.';
+const NOUN: Record<ListKind, string> = { people: 'leads', company: 'companies' };
+
+/** What to do instead, when an operation meets a list of the other kind (a 409). */
+const OTHER_KIND_HINT = {
+  delete: (kind: ListKind) => `use POST /v2/list/delete/${kind}`,
+  add: (kind: ListKind) => `use POST /v2/list/add/${NOUN[kind]}`,
+  remove: (kind: ListKind) => `use POST /v2/list/remove/${NOUN[kind]}`,
+  read: (kind: ListKind) => `use GET /v2/list/${NOUN[kind]}`,
+  send: () => 'only people lists can be sent to a campaign',
+};
+type Action = keyof typeof OTHER_KIND_HINT;
+
+const isUniqueViolation = (err: unknown) => (err as { code?: string })?.code === '23505';
+
+function toList(row: ListView): List {
+  return {
+    id: row.id,
+    name: row.name,
+    kind: row.kind,
+    memberCount: Number(row.member_count),
+    createdAt: new Date(row.created_at).toISOString(),
+    updatedAt: new Date(row.updated_at).toISOString(),
+  };
+}
+
+const pagination = (limit: number, skip: number, shown: number, total: number): Pagination => ({ limit, skip, total, hasMore: skip + shown < total });
+
+export class ListService {
+  constructor(
+    private readonly db: Db,
+    private readonly store: ListStore,
+    private readonly leads: LeadService,
+    private readonly contacts: ContactService,
+    private readonly campaigns: CampaignService,
+    private readonly credits: CreditService,
+    private readonly config: Pick<Config, 'creditCosts'>,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(workspaceId: string, kind: ListKind, rawName: string): Promise<List> {
+    const name = rawName.trim();
+    const duplicate = () => conflict(`A ${kind} list named "${name}" already exists.`, [detail('name', 'is already used by another list of this kind', 'duplicate')]);
+    const now = this.clock.now();
+    const row: ListRow = { id: newId(), workspace_id: workspaceId, kind, name, created_at: now, updated_at: now };
+    try {
+      await this.store.insert(this.db, row);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw duplicate();
+      throw err;
+    }
+    return toList({ ...row, member_count: 0 });
+  }
+
+  async delete(workspaceId: string, kind: ListKind, listId: string) {
+    return this.db.transaction(async (trx) => {
+      await this.locked(trx, workspaceId, listId, kind, 'delete');
+      const list = (await this.store.find(trx, workspaceId, listId))!;
+      await this.store.delete(trx, listId);
+      return { list: toList(list), membersRemoved: Number(list.member_count) };
+    });
+  }
+
+  async get(workspaceId: string, listId: string): Promise<List> {
+    const list = await this.store.find(this.db, workspaceId, listId);
+    if (!list) throw notFound(LIST_NOT_FOUND);
+    return toList(list);
+  }
+
+  async all(workspaceId: string, query: { limit?: number; skip?: number; kind?: ListKind }) {
+    const limit = query.limit ?? 20;
+    const skip = query.skip ?? 0;
+    const { rows, total } = await this.store.page(this.db, workspaceId, { limit, skip, kind: query.kind });
+    return { items: rows.map(toList), pagination: pagination(limit, skip, rows.length, total) };
+  }
+
+  /** Adds lead-database ids; members already in the list count once, unknown ids are reported. */
+  async addMembers(workspaceId: string, kind: ListKind, listId: string, ids: string[]) {
+    return this.db.transaction(async (trx) => {
+      await this.locked(trx, workspaceId, listId, kind, 'add');
+      const unique = [...new Set(ids)];
+      const existing = await this.store.existingIds(trx, kind, unique);
+      const inserted = await this.store.addMembers(trx, kind, listId, unique.filter((id) => existing.has(id)), this.clock.now());
+      if (inserted.length) await this.store.touch(trx, listId, this.clock.now());
+      return {
+        list: toList((await this.store.find(trx, workspaceId, listId))!),
+        added: inserted.length,
+        alreadyInList: existing.size - inserted.length,
+        notFound: unique.filter((id) => !existing.has(id)),
+      };
+    });
+  }
+
+  async removeMembers(workspaceId: string, kind: ListKind, listId: string, ids: string[]) {
+    return this.db.transaction(async (trx) => {
+      await this.locked(trx, workspaceId, listId, kind, 'remove');
+      const unique = [...new Set(ids)];
+      const removed = new Set(await this.store.removeMembers(trx, kind, listId, unique));
+      if (removed.size) await this.store.touch(trx, listId, this.clock.now());
+      return {
+        list: toList((await this.store.find(trx, workspaceId, listId))!),
+        removed: removed.size,
+        notInList: unique.filter((id) => !removed.has(id)),
+      };
+    });
+  }
+
+  async people(workspaceId: string, listId: string, query: { limit?: number; skip?: number }) {
+    const list = await this.ofKind(workspaceId, listId, 'people');
+    const limit = query.limit ?? 20;
+    const skip = query.skip ?? 0;
+    const rows = await this.store.members(this.db, 'people', listId, { limit, skip });
+    return { items: await this.showPeople(this.db, workspaceId, rows), pagination: pagination(limit, skip, rows.length, Number(list.member_count)) };
+  }
+
+  async companies(workspaceId: string, listId: string, query: { limit?: number; skip?: number }) {
+    const list = await this.ofKind(workspaceId, listId, 'company');
+    const limit = query.limit ?? 20;
+    const skip = query.skip ?? 0;
+    const rows = await this.store.members(this.db, 'company', listId, { limit, skip });
+    return { items: await this.showCompanies(this.db, workspaceId, rows), pagination: pagination(limit, skip, rows.length, Number(list.member_count)) };
+  }
+
+  /**
+   * The list (404 before anything is written) and its members as the read operations show them, batch by
+   * batch, for a streamed export.
+   */
+  async openExport(workspaceId: string, listId: string): Promise<{ list: List; batches: AsyncGenerator<(PersonMember | CompanyMember)[]> }> {
+    const list = await this.get(workspaceId, listId);
+    return { list, batches: this.shownBatches(workspaceId, list) };
+  }
+
+  private async *shownBatches(workspaceId: string, list: List): AsyncGenerator<(PersonMember | CompanyMember)[]> {
+    for await (const rows of this.walk(this.db, list.kind, list.id)) {
+      yield list.kind === 'people'
+        ? await this.showPeople(this.db, workspaceId, rows as PersonMemberRow[])
+        : await this.showCompanies(this.db, workspaceId, rows as CompanyMemberRow[]);
+    }
+  }
+
+  /**
+   * Turns a people list into contacts of a campaign, in one transaction: members without a work email are
+   * skipped; the others' work emails are revealed and charged (402 and nothing done when the balance cannot
+   * cover them all); the contacts module adds them, reporting addresses the campaign already holds.
+   */
+  async sendToCampaign(workspaceId: string, listId: string, campaignId: string): Promise<Schemas['LeadListSendResult']> {
+    return this.db.transaction(async (trx) => {
+      await this.locked(trx, workspaceId, listId, 'people', 'send');
+      await this.campaigns.findInWorkspace(trx, workspaceId, campaignId);
+
+      // Checked up front so the 402 names what the whole list needs, not what one batch does.
+      const needed = (await this.store.countUnrevealedEmails(trx, workspaceId, listId)) * this.config.creditCosts.workEmailReveal;
+      const balance = await this.credits.balance(workspaceId, trx);
+      if (needed > balance) throw paymentRequired(`Insufficient credits: this request needs ${needed} credits and the balance is ${balance}.`);
+
+      const counts = { members: 0, added: 0, duplicates: 0, skippedNoEmail: 0, invalid: 0 };
+      let used = 0;
+      for await (const rows of this.walk(trx, 'people', listId)) {
+        const batch = rows as PersonMemberRow[];
+        counts.members += batch.length;
+        const withEmail = batch.filter((p) => p.work_email !== null);
+        counts.skippedNoEmail += batch.length - withEmail.length;
+        if (!withEmail.length) continue;
+        const { emails, creditsUsed } = await this.leads.revealWorkEmails(trx, workspaceId, withEmail.map((p) => p.id));
+        used += creditsUsed;
+        const inputs: NewContact[] = withEmail.map((p) => ({
+          email: emails.get(p.id)!,
+          firstName: p.first_name,
+          lastName: p.last_name,
+          jobTitle: p.title,
+          companyName: p.company_name,
+          personId: p.id,
+        }));
+        const result = await this.contacts.addContacts(trx, workspaceId, campaignId, inputs);
+        counts.added += result.counts.added;
+        counts.duplicates += result.counts.duplicates;
+        counts.invalid += result.counts.invalid;
+      }
+      return { listId, campaignId, counts, credits: { used, remaining: await this.credits.balance(workspaceId, trx) } };
+    });
+  }
+
+  /** Every member of a list, BATCH_SIZE at a time, by keyset (constant memory for any list size). */
+  private async *walk(db: Db, kind: ListKind, listId: string): AsyncGenerator<(PersonMemberRow | CompanyMemberRow)[]> {
+    let after: MemberCursor | null = null;
+    for (;;) {
+      const rows: (PersonMemberRow | CompanyMemberRow)[] =
+        kind === 'people' ? await this.store.members(db, 'people', listId, { limit: BATCH_SIZE, after }) : await this.store.members(db, 'company', listId, { limit: BATCH_SIZE, after });
+      if (rows.length) yield rows;
+      if (rows.length < BATCH_SIZE) return;
+      const last = rows[rows.length - 1];
+      after = { addedAt: last.added_at, id: last.id };
+    }
+  }
+
+  private async showPeople(db: Db, workspaceId: string, rows: PersonMemberRow[]): Promise<PersonMember[]> {
+    const ids = rows.map((r) => r.id);
+    const [revealed, companies] = await Promise.all([
+      this.store.revealedOptions(db, workspaceId, ids),
+      this.leads.store.companiesByIds(db, rows.flatMap((r) => (r.company_id ? [r.company_id] : []))),
+    ]);
+    return rows.map((r) => ({
+      ...toLeadPerson(r, r.company_id ? companies.get(r.company_id) : undefined, revealed.get(r.id) ?? [], 0),
+      addedAt: new Date(r.added_at).toISOString(),
+    }));
+  }
+
+  private async showCompanies(db: Db, workspaceId: string, rows: CompanyMemberRow[]): Promise<CompanyMember[]> {
+    const full = await this.store.revealedCompanies(db, workspaceId, rows.map((r) => r.id));
+    return rows.map((r) => ({ ...toLeadCompany(r, full.has(r.id)), revealed: full.has(r.id), addedAt: new Date(r.added_at).toISOString() }));
+  }
+
+  /** Locks the workspace's list for a change; 404 when it is not the workspace's, 409 when it is of the other kind. */
+  private async locked(trx: Db, workspaceId: string, listId: string, kind: ListKind, action: Exclude<Action, 'read'>): Promise<ListRow> {
+    const list = await this.store.lock(trx, workspaceId, listId);
+    if (!list) throw notFound(LIST_NOT_FOUND);
+    assertKind(list, kind, action);
+    return list;
+  }
+
+  private async ofKind(workspaceId: string, listId: string, kind: ListKind): Promise<ListView> {
+    const list = await this.store.find(this.db, workspaceId, listId);
+    if (!list) throw notFound(LIST_NOT_FOUND);
+    assertKind(list, kind, 'read');
+    return list;
+  }
+}
+
+function assertKind(list: ListRow, kind: ListKind, action: Action): void {
+  if (list.kind === kind) return;
+  throw conflict(`This list is a ${list.kind} list: ${OTHER_KIND_HINT[action](list.kind)}.`, [
+    detail('listId', `is a ${list.kind} list`, 'wrongKind', action === 'read' ? 'query' : 'body'),
+  ]);
+}
