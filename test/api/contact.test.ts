@@ -261,6 +261,36 @@ describe('POST /v1/contact/add', () => {
     });
   });
 
+  it('reports an address that a concurrent transaction inserted after the read as a duplicate, not an error', async () => {
+    const campaignId = await addCampaign(t, ws);
+    let commitFirst!: () => void;
+    const firstMayCommit = new Promise<void>((resolve) => (commitFirst = resolve));
+    let firstInserted!: (id: string) => void;
+    const firstId = new Promise<string>((resolve) => (firstInserted = resolve));
+    const first = t.db.transaction(async (trx) => {
+      const result = await t.services.contacts.addContacts(trx, ws.workspaceId, campaignId, [{ email: 'x@acme.com' }]);
+      firstInserted(result.added[0].id);
+      await firstMayCommit;
+    });
+    const xId = await firstId;
+    const second = t.services.contacts.add(ws.workspaceId, campaignId, [{ email: 'X@acme.com' }, { email: 'y@acme.com' }]);
+    if (process.env.TEST_DATABASE_URL) {
+      // PostgreSQL: wait until the second insert is blocked on the first transaction's row, so it
+      // takes the ON CONFLICT path. (PGlite has one connection: the second simply runs after.)
+      for (let i = 0; i < 100; i++) {
+        const { rows } = await t.db.raw("select count(*)::int as n from pg_locks where not granted and locktype = 'transactionid'");
+        if (rows[0].n > 0) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+    commitFirst();
+    await first;
+    const result = await second;
+    expect(result.added.map((c) => c.email)).toEqual(['y@acme.com']);
+    expect(result.duplicates).toEqual([{ index: 0, email: 'x@acme.com', reason: 'alreadyInCampaign', contactId: xId }]);
+    expect((await contactRows(t, campaignId)).map((r) => r.email)).toEqual(['x@acme.com', 'y@acme.com']);
+  });
+
   it('adds each address once when two requests race for the same addresses', async () => {
     const campaignId = await addCampaign(t, ws);
     const emails = Array.from({ length: 50 }, (_, i) => `race${i}@acme.com`);

@@ -158,6 +158,9 @@ export class ContactService {
       });
     }
     await this.enforceContactCap(trx, workspaceId, rows.length);
+    // One insertion order for every request, so two that race for the same addresses wait on each
+    // other instead of deadlocking.
+    rows.sort((a, b) => (a.email < b.email ? -1 : a.email > b.email ? 1 : 0));
 
     const inserted = await this.store.insertNew(trx, rows);
     const insertedIds = new Set(inserted.map((r) => r.id));
