@@ -7,8 +7,11 @@ import { SMTPServer } from 'smtp-server';
 import type { AddressInfo } from 'node:net';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
+import { createDnsLookup } from '../../server/dns';
+import { VerificationService } from '../../server/modules/people_verification/service';
+import { VerificationStore } from '../../server/modules/people_verification/store';
 
-const MAILBOXES = new Set(['jane.doe@acme-robotics.com', 'info@acme-robotics.com']);
+const MAILBOXES = new Set(['jane.doe@acme-robotics.com', 'info@acme-robotics.com', 'jane.doe@relay.io']);
 
 let smtp: SMTPServer;
 const seen = { mailFrom: [] as string[], rcptTo: [] as string[], data: 0, helo: [] as string[] };
@@ -56,6 +59,8 @@ beforeAll(async () => {
     'mailinator.com': loopbackMx,
     // Nothing listens on 127.0.0.2 at that port: the connection is refused.
     'down.io': { MX: [{ exchange: '127.0.0.2', priority: 10 }] },
+    // An MX host that resolves nowhere: only the SMTP_PROBE_HOST override reaches a server.
+    'relay.io': { MX: [{ exchange: 'mx.relay.invalid', priority: 10 }] },
   });
   t = await startTestServer({
     config: {
@@ -127,5 +132,14 @@ describe('the SMTP mailbox probe', () => {
     const { data } = await ws.client.POST('/v1/people_verification/verify', { body: { emails: ['temp@mailinator.com'] } });
     expect(data?.data.results[0]).toMatchObject({ status: 'disposable', subStatus: 'disposableDomain', mxFound: true });
     expect(seen.rcptTo).toEqual([]);
+  });
+
+  it('sends the probe to SMTP_PROBE_HOST instead of the MX when it is set', async () => {
+    const config = t.deps.config;
+    const probe = (smtpProbeHost: string | undefined) =>
+      new VerificationService(new VerificationStore(t.db), createDnsLookup(config), t.clock, { ...config, smtpProbeHost, verificationCacheTtlSeconds: 0 });
+    expect((await probe(undefined).verify(['jane.doe@relay.io'])).results[0]).toMatchObject({ status: 'unknown', subStatus: 'smtpUnavailable' });
+    expect((await probe('127.0.0.1').verify(['jane.doe@relay.io'])).results[0]).toMatchObject({ status: 'valid', score: 100 });
+    expect(seen.rcptTo).toContain('jane.doe@relay.io');
   });
 });

@@ -157,6 +157,13 @@ describe('POST /v1/people_verification/verify', () => {
     expect(rows[0]).toMatchObject({ status: 'invalid', sub_status: 'domainNotFound' });
   });
 
+  it('keeps one cache row when two requests verify the same new address at once', async () => {
+    const [a, b] = await Promise.all([verify(['twice@acme-robotics.com']), verify(['twice@acme-robotics.com'])]);
+    expect(a.response.status).toBe(200);
+    expect(b.response.status).toBe(200);
+    expect(Number((await t.db('email_verifications').where({ email: 'twice@acme-robotics.com' }).count({ n: '*' }))[0].n)).toBe(1);
+  });
+
   it('costs no credits and changes nothing in the workspace', async () => {
     const before = await t.db('credit_ledger').where({ workspace_id: ws.workspaceId }).count({ n: '*' });
     await verify(['jane.doe@acme-robotics.com']);
