@@ -133,6 +133,15 @@ describe('POST /v2/account/connect', () => {
     await connect(other, 'dup@acme.io');
   });
 
+  it('lets one of several simultaneous connects of an address win; the others get 409', async () => {
+    const ws = await t.createWorkspace();
+    const statuses = await Promise.all(
+      [0, 1, 2].map(async () => (await ws.client.POST('/v2/account/connect', { body: googleAccount('race@acme.io') })).response.status),
+    );
+    expect(statuses.sort()).toEqual([201, 409, 409]);
+    expect(await t.db('email_accounts').where({ workspace_id: ws.workspaceId }).select('email')).toEqual([{ email: 'race@acme.io' }]);
+  });
+
   it("answers 403 when the plan's email-account cap is reached", async () => {
     const ws = await t.createWorkspace();
     const planId = newId();
