@@ -50,8 +50,15 @@ ajv.addVocabulary(['discriminator', 'xml', 'externalDocs']);
 ajv.addSchema({ ...spec, $id: 'openapi' });
 
 /** Validates `value` against the schema found at `segments` of the bundle; returns the errors (empty when valid). */
+const compiled = new Map<string, ReturnType<typeof ajv.compile>>();
+
 export function validateAt(segments: string[], value: unknown): string[] {
-  const validate = ajv.getSchema(`openapi#/${pointer(segments)}`) ?? ajv.compile({ $ref: `openapi#/${pointer(segments)}` });
+  const ref = `openapi#/${pointer(segments)}`;
+  let validate = compiled.get(ref);
+  if (!validate) {
+    validate = ajv.getSchema(ref) ?? ajv.compile({ $ref: ref });
+    compiled.set(ref, validate);
+  }
   return validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
 }
 

@@ -1,0 +1,444 @@
+/**
+ * One entry per operation of the spec, keyed `METHOD /path` by its seed path: a call that succeeds
+ * and calls that fail with a documented status, all through the typed client. An entry of a /v1
+ * path runs under /v1 and again under its /v2 alias (`v` gives the version to call).
+ */
+import type { Fixture } from './fixture';
+
+export type Version = 'v1' | 'v2';
+export interface Answer {
+  response: Response;
+  data?: unknown;
+  error?: unknown;
+}
+export type Call = (f: Fixture, v: Version) => Promise<Answer>;
+export interface Entry {
+  ok: Call;
+  errors: Record<number, Call>;
+}
+
+/** The same path under the version being tested, keeping the /v1 path's types. */
+const at = <P extends string>(v: Version, path: P): P => (v === 'v1' ? path : (path.replace(/^\/v1\//, '/v2/') as P));
+
+const MISSING = '0192f0c4-0000-7000-8000-000000000000';
+
+export const entries: Record<string, Entry> = {
+  // Platform
+  'GET /v1/ratelimit/limits': {
+    ok: (f, v) => f.c.GET(at(v, '/v1/ratelimit/limits')),
+    errors: { 401: (f, v) => f.bad.GET(at(v, '/v1/ratelimit/limits')) },
+  },
+  'GET /v1/authenticate': {
+    ok: (f, v) => f.c.GET(at(v, '/v1/authenticate')),
+    errors: { 401: (f, v) => f.bad.GET(at(v, '/v1/authenticate')) },
+  },
+
+  // Campaigns (v1)
+  'GET /v1/campaign/list': {
+    ok: async (f, v) => {
+      await f.campaign();
+      return f.c.GET(at(v, '/v1/campaign/list'), { params: { query: { limit: 5, skip: 0 } } });
+    },
+    errors: {
+      400: (f, v) => f.c.GET(at(v, '/v1/campaign/list'), { params: { query: { limit: 0 } } }),
+      401: (f, v) => f.bad.GET(at(v, '/v1/campaign/list')),
+    },
+  },
+  'GET /v1/campaign/get/name': {
+    ok: async (f, v) => f.c.GET(at(v, '/v1/campaign/get/name'), { params: { query: { campaignId: await f.campaign() } } }),
+    errors: { 404: async (f, v) => f.c.GET(at(v, '/v1/campaign/get/name'), { params: { query: { campaignId: await f.campaign(f.otherC) } } }) },
+  },
+  'GET /v1/campaign/get/status': {
+    ok: async (f, v) => f.c.GET(at(v, '/v1/campaign/get/status'), { params: { query: { campaignId: await f.campaign() } } }),
+    errors: {
+      400: (f, v) => f.c.GET(at(v, '/v1/campaign/get/status'), { params: { query: { campaignId: 'not-a-uuid' } } }),
+      404: (f, v) => f.c.GET(at(v, '/v1/campaign/get/status'), { params: { query: { campaignId: MISSING } } }),
+    },
+  },
+  'GET /v1/campaign/get/accounts': {
+    ok: async (f, v) => {
+      const { campaignId } = await f.ready();
+      return f.c.GET(at(v, '/v1/campaign/get/accounts'), { params: { query: { campaignId } } });
+    },
+    errors: { 404: (f, v) => f.c.GET(at(v, '/v1/campaign/get/accounts'), { params: { query: { campaignId: MISSING } } }) },
+  },
+  'POST /v1/campaign/set/name': {
+    ok: async (f, v) => f.c.POST(at(v, '/v1/campaign/set/name'), { body: { campaignId: await f.campaign(), name: 'Renamed campaign' } }),
+    errors: {
+      400: async (f, v) => f.c.POST(at(v, '/v1/campaign/set/name'), { body: { campaignId: await f.campaign(), name: '' } }),
+      404: async (f, v) => f.c.POST(at(v, '/v1/campaign/set/name'), { body: { campaignId: await f.campaign(f.otherC), name: 'Mine now' } }),
+    },
+  },
+  'POST /v1/campaign/set/accounts': {
+    ok: async (f, v) => f.c.POST(at(v, '/v1/campaign/set/accounts'), { body: { campaignId: await f.campaign(), accountIds: [await f.account(), await f.account()] } }),
+    errors: { 404: async (f, v) => f.c.POST(at(v, '/v1/campaign/set/accounts'), { body: { campaignId: await f.campaign(), accountIds: [await f.account(f.otherC)] } }) },
+  },
+  'POST /v1/campaign/add/account': {
+    ok: async (f, v) => f.c.POST(at(v, '/v1/campaign/add/account'), { body: { campaignId: await f.campaign(), accountId: await f.account() } }),
+    errors: { 404: async (f, v) => f.c.POST(at(v, '/v1/campaign/add/account'), { body: { campaignId: MISSING, accountId: await f.account() } }) },
+  },
+  'POST /v1/campaign/remove/accounts': {
+    ok: async (f, v) => {
+      const accountId = await f.account();
+      const campaignId = await f.campaign(f.c, { accountIds: [accountId, await f.account()] });
+      return f.c.POST(at(v, '/v1/campaign/remove/accounts'), { body: { campaignId, accountIds: [accountId] } });
+    },
+    errors: {
+      404: (f, v) => f.c.POST(at(v, '/v1/campaign/remove/accounts'), { body: { campaignId: MISSING, accountIds: [MISSING] } }),
+      409: async (f, v) => {
+        // An active campaign keeps at least one account.
+        const { campaignId, accountId } = await f.ready();
+        await f.c.POST('/v2/campaign/launch', { body: { campaignId } });
+        return f.c.POST(at(v, '/v1/campaign/remove/accounts'), { body: { campaignId, accountIds: [accountId] } });
+      },
+    },
+  },
+
+  // Email accounts
+  'GET /v1/account/list': {
+    ok: async (f, v) => {
+      await f.account();
+      return f.c.GET(at(v, '/v1/account/list'), { params: { query: { limit: 10 } } });
+    },
+    errors: { 400: (f, v) => f.c.GET(at(v, '/v1/account/list'), { params: { query: { limit: 101 } } }) },
+  },
+  'GET /v1/account/status': {
+    ok: async (f, v) => f.c.GET(at(v, '/v1/account/status'), { params: { query: { accountId: await f.account() } } }),
+    errors: { 404: async (f, v) => f.c.GET(at(v, '/v1/account/status'), { params: { query: { accountId: await f.account(f.otherC) } } }) },
+  },
+  'POST /v1/account/vitals': {
+    ok: async (f, v) => f.c.POST(at(v, '/v1/account/vitals'), { body: { accountIds: [await f.account()] } }),
+    errors: {
+      400: (f, v) => f.c.POST(at(v, '/v1/account/vitals'), { body: { accountIds: [] } }),
+      404: (f, v) => f.c.POST(at(v, '/v1/account/vitals'), { body: { accountIds: [MISSING] } }),
+    },
+  },
+  'POST /v1/account/warmup/enable': {
+    ok: async (f, v) => f.c.POST(at(v, '/v1/account/warmup/enable'), { body: { accountId: await f.account() } }),
+    errors: { 404: (f, v) => f.c.POST(at(v, '/v1/account/warmup/enable'), { body: { accountId: MISSING } }) },
+  },
+  'POST /v1/account/warmup/pause': {
+    ok: async (f, v) => {
+      const accountId = await f.account();
+      await f.c.POST('/v1/account/warmup/enable', { body: { accountId } });
+      return f.c.POST(at(v, '/v1/account/warmup/pause'), { body: { accountId } });
+    },
+    errors: { 404: async (f, v) => f.c.POST(at(v, '/v1/account/warmup/pause'), { body: { accountId: await f.account(f.otherC) } }) },
+  },
+  'DELETE /v1/account/delete': {
+    ok: async (f, v) => f.c.DELETE(at(v, '/v1/account/delete'), { params: { query: { accountId: await f.account() } } }),
+    errors: {
+      400: (f, v) => f.c.DELETE(at(v, '/v1/account/delete'), { params: { query: { accountId: 'x' } } }),
+      404: (f, v) => f.c.DELETE(at(v, '/v1/account/delete'), { params: { query: { accountId: MISSING } } }),
+    },
+  },
+  'POST /v2/account/connect': {
+    ok: (f) => f.c.POST('/v2/account/connect', { body: { email: 'connect.ok@acme-mail.io', provider: 'smtp', smtp: { host: 'mail.acme-mail.io', port: 587, password: 'pw' }, dailyLimit: 30 } }),
+    errors: {
+      400: (f) => f.c.POST('/v2/account/connect', { body: { email: 'not-an-email', provider: 'google', smtp: { password: 'pw' }, dailyLimit: 30 } }),
+      409: async (f) => {
+        const body = { email: 'twice@acme-mail.io', provider: 'google' as const, smtp: { password: 'pw' }, dailyLimit: 30 };
+        await f.c.POST('/v2/account/connect', { body });
+        return f.c.POST('/v2/account/connect', { body });
+      },
+    },
+  },
+
+  // Analytics
+  'GET /v1/analytics/campaign/summary': {
+    ok: async (f, v) => f.c.GET(at(v, '/v1/analytics/campaign/summary'), { params: { query: { campaignId: await f.campaign(), startDate: '2026-11-01', endDate: '2026-11-23' } } }),
+    errors: {
+      400: (f, v) => f.c.GET(at(v, '/v1/analytics/campaign/summary'), { params: { query: { startDate: '2026-11-23', endDate: '2026-11-01' } } }),
+      404: (f, v) => f.c.GET(at(v, '/v1/analytics/campaign/summary'), { params: { query: { campaignId: MISSING } } }),
+    },
+  },
+  'GET /v1/analytics/campaign/count': {
+    ok: async (f, v) => f.c.GET(at(v, '/v1/analytics/campaign/count'), { params: { query: { campaignId: await f.campaign() } } }),
+    errors: { 404: async (f, v) => f.c.GET(at(v, '/v1/analytics/campaign/count'), { params: { query: { campaignId: await f.campaign(f.otherC) } } }) },
+  },
+  'GET /v1/analytics/account/warmup/summary': {
+    ok: async (f, v) => f.c.GET(at(v, '/v1/analytics/account/warmup/summary'), { params: { query: { accountId: await f.account() } } }),
+    errors: { 404: (f, v) => f.c.GET(at(v, '/v1/analytics/account/warmup/summary'), { params: { query: { accountId: MISSING } } }) },
+  },
+  'GET /v1/analytics/account/campaign/count': {
+    ok: async (f, v) => f.c.GET(at(v, '/v1/analytics/account/campaign/count'), { params: { query: { accountId: await f.account() } } }),
+    errors: { 404: (f, v) => f.c.GET(at(v, '/v1/analytics/account/campaign/count'), { params: { query: { accountId: MISSING } } }) },
+  },
+
+  // Contacts
+  'POST /v1/contact/add': {
+    ok: async (f, v) => f.c.POST(at(v, '/v1/contact/add'), { body: { campaignId: await f.campaign(), contacts: [{ email: 'jane.doe@acme.com', firstName: 'Jane', customVariables: { seats: 12 } }] } }),
+    errors: {
+      400: async (f, v) => f.c.POST(at(v, '/v1/contact/add'), { body: { campaignId: await f.campaign(), contacts: [] } }),
+      404: (f, v) => f.c.POST(at(v, '/v1/contact/add'), { body: { campaignId: MISSING, contacts: [{ email: 'a@acme.com' }] } }),
+    },
+  },
+  'GET /v1/contact/get': {
+    ok: async (f, v) => f.c.GET(at(v, '/v1/contact/get'), { params: { query: { contactId: (await f.contact()).contactId } } }),
+    errors: { 404: async (f, v) => f.c.GET(at(v, '/v1/contact/get'), { params: { query: { contactId: (await f.contact(f.otherC)).contactId } } }) },
+  },
+  'POST /v1/contact/delete': {
+    ok: async (f, v) => f.c.POST(at(v, '/v1/contact/delete'), { body: { contactId: (await f.contact()).contactId } }),
+    errors: { 404: (f, v) => f.c.POST(at(v, '/v1/contact/delete'), { body: { contactId: MISSING } }) },
+  },
+  'POST /v1/contact/update/status': {
+    ok: async (f, v) => f.c.POST(at(v, '/v1/contact/update/status'), { body: { contactId: (await f.contact()).contactId, leadStatus: 'interested' } }),
+    errors: {
+      400: async (f, v) => f.c.POST(at(v, '/v1/contact/update/status'), { body: { contactId: (await f.contact()).contactId, leadStatus: 'excited' as never } }),
+      404: (f, v) => f.c.POST(at(v, '/v1/contact/update/status'), { body: { contactId: MISSING, leadStatus: 'lost' } }),
+    },
+  },
+  'POST /v1/contact/data/update': {
+    ok: async (f, v) => f.c.POST(at(v, '/v1/contact/data/update'), { body: { contactId: (await f.contact()).contactId, customVariables: { seats: 20, trialUser: true } } }),
+    errors: { 404: (f, v) => f.c.POST(at(v, '/v1/contact/data/update'), { body: { contactId: MISSING, customVariables: { seats: 1 } } }) },
+  },
+  'POST /v1/contact/data/set': {
+    ok: async (f, v) => {
+      const { campaignId, email } = await f.contact();
+      return f.c.POST(at(v, '/v1/contact/data/set'), { body: { campaignId, email, customVariables: { plan: 'Enterprise' } } });
+    },
+    errors: { 404: async (f, v) => f.c.POST(at(v, '/v1/contact/data/set'), { body: { campaignId: await f.campaign(), email: 'nobody@globex.io', customVariables: { plan: 'x' } } }) },
+  },
+  'POST /v1/contact/data/remove': {
+    ok: async (f, v) => f.c.POST(at(v, '/v1/contact/data/remove'), { body: { contactId: (await f.contact()).contactId, keys: ['plan'] } }),
+    errors: { 404: (f, v) => f.c.POST(at(v, '/v1/contact/data/remove'), { body: { contactId: MISSING, keys: ['plan'] } }) },
+  },
+
+  // Lead database
+  'POST /v1/mixed_people/search': {
+    ok: (f, v) => f.c.POST(at(v, '/v1/mixed_people/search'), { body: { page: 1, perPage: 3, dataOptions: ['workEmailReveal'] } }),
+    errors: {
+      400: (f, v) => f.c.POST(at(v, '/v1/mixed_people/search'), { body: { page: 1, perPage: 3, dataOptions: ['everything' as never] } }),
+      402: async (f, v) => {
+        const poor = await f.t.createWorkspace({ credits: 0 });
+        return f.clientFor(poor.apiKey).POST(at(v, '/v1/mixed_people/search'), { body: { page: 1, perPage: 5, dataOptions: ['mobilePhoneReveal'] } });
+      },
+    },
+  },
+  'POST /v1/company/find': {
+    ok: (f, v) => f.c.POST(at(v, '/v1/company/find'), { body: { dataOptions: ['basic'], page: 1, perPage: 3 } }),
+    errors: {
+      400: (f, v) => f.c.POST(at(v, '/v1/company/find'), { body: { dataOptions: ['basic', 'full'], page: 1, perPage: 3 } }),
+      402: async (f, v) => {
+        const poor = await f.t.createWorkspace({ credits: 0 });
+        return f.clientFor(poor.apiKey).POST(at(v, '/v1/company/find'), { body: { dataOptions: ['full'], page: 1, perPage: 5 } });
+      },
+    },
+  },
+  'POST /v1/people_verification/verify': {
+    ok: (f, v) => f.c.POST(at(v, '/v1/people_verification/verify'), { body: { emails: ['jane@acme-mail.io', 'temp123@mailinator.com'] } }),
+    errors: { 400: (f, v) => f.c.POST(at(v, '/v1/people_verification/verify'), { body: { emails: [] } }) },
+  },
+  'POST /v1/people_enrichment/peopleEnrichment': {
+    ok: (f, v) => f.c.POST(at(v, '/v1/people_enrichment/peopleEnrichment'), { body: { people: [{ firstName: 'Nobody', lastName: 'Known', companyName: 'Nowhere Inc.' }], dataOptions: ['workEmailReveal'] } }),
+    errors: {
+      400: (f, v) => f.c.POST(at(v, '/v1/people_enrichment/peopleEnrichment'), { body: { people: [] } }),
+      402: async (f, v) => {
+        const poor = await f.t.createWorkspace({ credits: 0 });
+        const [email] = (await f.t.db('people').whereNotNull('work_email').select('work_email').limit(1)).map((r: { work_email: string }) => r.work_email);
+        return f.clientFor(poor.apiKey).POST(at(v, '/v1/people_enrichment/peopleEnrichment'), { body: { people: [{ email }], dataOptions: ['workEmailReveal', 'mobilePhoneReveal'] } });
+      },
+    },
+  },
+  'POST /v2/enrich/by-details': {
+    ok: (f) => f.c.POST('/v2/enrich/by-details', { body: { people: [{ firstName: 'Nobody', lastName: 'Known', companyName: 'Nowhere Inc.' }] } }),
+    errors: { 400: (f) => f.c.POST('/v2/enrich/by-details', { body: { people: [{}] } }) },
+  },
+
+  // Campaigns (v2)
+  'POST /v2/campaign/create': {
+    ok: (f) => f.c.POST('/v2/campaign/create', { body: { name: 'Q4 SaaS founders', schedule: SCHEDULE_FOR_CREATE } }),
+    errors: {
+      400: (f) => f.c.POST('/v2/campaign/create', { body: { name: '' } }),
+      404: (f) => f.c.POST('/v2/campaign/create', { body: { name: 'With a stranger account', accountIds: [MISSING] } }),
+    },
+  },
+  'POST /v2/campaign/sequence-create': {
+    ok: async (f) => f.c.POST('/v2/campaign/sequence-create', { body: { campaignId: await f.campaign(), steps: [{ delayDays: 0, variants: [{ subject: 'Hi {{firstName | there}}', body: 'Hello' }] }] } }),
+    errors: { 404: (f) => f.c.POST('/v2/campaign/sequence-create', { body: { campaignId: MISSING, steps: [{ delayDays: 0, variants: [{ subject: 'Hi', body: 'Hello' }] }] } }) },
+  },
+  'POST /v2/campaign/variants-create': {
+    ok: async (f) => f.c.POST('/v2/campaign/variants-create', { body: { stepId: (await f.step()).stepId, variants: [{ subject: 'Third try', body: 'C' }] } }),
+    errors: { 404: (f) => f.c.POST('/v2/campaign/variants-create', { body: { stepId: MISSING, variants: [{ subject: 'x', body: 'y' }] } }) },
+  },
+  'PUT /v2/campaign/sequences/{id}': {
+    ok: async (f) => {
+      const { stepId } = await f.step();
+      return f.c.PUT('/v2/campaign/sequences/{id}', { params: { path: { id: stepId } }, body: { delayDays: 0 } });
+    },
+    errors: { 404: (f) => f.c.PUT('/v2/campaign/sequences/{id}', { params: { path: { id: MISSING } }, body: { delayDays: 2 } }) },
+  },
+  'DELETE /v2/campaign/sequences-delete': {
+    ok: async (f) => f.c.DELETE('/v2/campaign/sequences-delete', { params: { query: { stepId: (await f.step()).stepId } } }),
+    errors: { 404: (f) => f.c.DELETE('/v2/campaign/sequences-delete', { params: { query: { stepId: MISSING } } }) },
+  },
+  'DELETE /v2/campaign/variants-delete': {
+    ok: async (f) => f.c.DELETE('/v2/campaign/variants-delete', { params: { query: { variantId: (await f.step()).variantIds[1] } } }),
+    errors: { 404: (f) => f.c.DELETE('/v2/campaign/variants-delete', { params: { query: { variantId: MISSING } } }) },
+  },
+  'POST /v2/campaign/set/schedules': {
+    ok: async (f) => f.c.POST('/v2/campaign/set/schedules', { body: { campaignId: await f.campaign(), schedule: SCHEDULE_FOR_CREATE, options: { dailyLimit: 100, stopOnReply: true } } }),
+    errors: {
+      400: async (f) => f.c.POST('/v2/campaign/set/schedules', { body: { campaignId: await f.campaign(), schedule: { ...SCHEDULE_FOR_CREATE, days: [9] } } }),
+      404: (f) => f.c.POST('/v2/campaign/set/schedules', { body: { campaignId: MISSING, schedule: SCHEDULE_FOR_CREATE } }),
+    },
+  },
+  'POST /v2/campaign/launch': {
+    ok: async (f) => f.c.POST('/v2/campaign/launch', { body: { campaignId: (await f.ready()).campaignId } }),
+    errors: {
+      404: (f) => f.c.POST('/v2/campaign/launch', { body: { campaignId: MISSING } }),
+      409: async (f) => f.c.POST('/v2/campaign/launch', { body: { campaignId: await f.campaign() } }),
+    },
+  },
+  'POST /v2/campaign/pause': {
+    ok: async (f) => {
+      const { campaignId } = await f.ready();
+      await f.c.POST('/v2/campaign/launch', { body: { campaignId } });
+      return f.c.POST('/v2/campaign/pause', { body: { campaignId } });
+    },
+    errors: {
+      404: (f) => f.c.POST('/v2/campaign/pause', { body: { campaignId: MISSING } }),
+      409: async (f) => f.c.POST('/v2/campaign/pause', { body: { campaignId: await f.campaign() } }),
+    },
+  },
+
+  // Lists
+  'POST /v2/list/create/people': {
+    ok: (f) => f.c.POST('/v2/list/create/people', { body: { name: 'Austin SaaS VPs of Sales' } }),
+    errors: {
+      400: (f) => f.c.POST('/v2/list/create/people', { body: { name: '' } }),
+      409: async (f) => {
+        await f.c.POST('/v2/list/create/people', { body: { name: 'Twice people' } });
+        return f.c.POST('/v2/list/create/people', { body: { name: 'Twice people' } });
+      },
+    },
+  },
+  'POST /v2/list/create/company': {
+    ok: (f) => f.c.POST('/v2/list/create/company', { body: { name: 'Fintech targets Q1' } }),
+    errors: {
+      409: async (f) => {
+        await f.c.POST('/v2/list/create/company', { body: { name: 'Twice companies' } });
+        return f.c.POST('/v2/list/create/company', { body: { name: 'Twice companies' } });
+      },
+    },
+  },
+  'POST /v2/list/delete/people': {
+    ok: async (f) => f.c.POST('/v2/list/delete/people', { body: { listId: await f.list('people') } }),
+    errors: {
+      404: async (f) => f.c.POST('/v2/list/delete/people', { body: { listId: await f.list('people', f.otherC) } }),
+      409: async (f) => f.c.POST('/v2/list/delete/people', { body: { listId: await f.list('company') } }),
+    },
+  },
+  'POST /v2/list/delete/company': {
+    ok: async (f) => f.c.POST('/v2/list/delete/company', { body: { listId: await f.list('company') } }),
+    errors: { 404: (f) => f.c.POST('/v2/list/delete/company', { body: { listId: MISSING } }) },
+  },
+  'GET /v2/list/get': {
+    ok: async (f) => f.c.GET('/v2/list/get', { params: { query: { listId: await f.list('people') } } }),
+    errors: { 404: (f) => f.c.GET('/v2/list/get', { params: { query: { listId: MISSING } } }) },
+  },
+  'GET /v2/list/all': {
+    ok: async (f) => {
+      await f.list('company');
+      return f.c.GET('/v2/list/all', { params: { query: { limit: 5, kind: 'company' } } });
+    },
+    errors: { 400: (f) => f.c.GET('/v2/list/all', { params: { query: { skip: -1 } } }) },
+  },
+  'GET /v2/list/leads': {
+    ok: async (f) => {
+      const listId = await f.list('people');
+      await f.c.POST('/v2/list/add/leads', { body: { listId, personIds: await f.personIds(2) } });
+      return f.c.GET('/v2/list/leads', { params: { query: { listId } } });
+    },
+    errors: {
+      404: (f) => f.c.GET('/v2/list/leads', { params: { query: { listId: MISSING } } }),
+      409: async (f) => f.c.GET('/v2/list/leads', { params: { query: { listId: await f.list('company') } } }),
+    },
+  },
+  'GET /v2/list/companies': {
+    ok: async (f) => {
+      const listId = await f.list('company');
+      await f.c.POST('/v2/list/add/companies', { body: { listId, companyIds: await f.companyIds(2) } });
+      return f.c.GET('/v2/list/companies', { params: { query: { listId } } });
+    },
+    errors: { 409: async (f) => f.c.GET('/v2/list/companies', { params: { query: { listId: await f.list('people') } } }) },
+  },
+  'POST /v2/list/add/leads': {
+    ok: async (f) => f.c.POST('/v2/list/add/leads', { body: { listId: await f.list('people'), personIds: [...(await f.personIds(2)), MISSING] } }),
+    errors: { 404: async (f) => f.c.POST('/v2/list/add/leads', { body: { listId: MISSING, personIds: await f.personIds(1) } }) },
+  },
+  'POST /v2/list/add/companies': {
+    ok: async (f) => f.c.POST('/v2/list/add/companies', { body: { listId: await f.list('company'), companyIds: await f.companyIds(2) } }),
+    errors: { 409: async (f) => f.c.POST('/v2/list/add/companies', { body: { listId: await f.list('people'), companyIds: await f.companyIds(1) } }) },
+  },
+  'POST /v2/list/remove/leads': {
+    ok: async (f) => {
+      const listId = await f.list('people');
+      const personIds = await f.personIds(2);
+      await f.c.POST('/v2/list/add/leads', { body: { listId, personIds } });
+      return f.c.POST('/v2/list/remove/leads', { body: { listId, personIds } });
+    },
+    errors: { 404: async (f) => f.c.POST('/v2/list/remove/leads', { body: { listId: MISSING, personIds: await f.personIds(1) } }) },
+  },
+  'POST /v2/list/remove/companies': {
+    ok: async (f) => {
+      const listId = await f.list('company');
+      const companyIds = await f.companyIds(2);
+      await f.c.POST('/v2/list/add/companies', { body: { listId, companyIds } });
+      return f.c.POST('/v2/list/remove/companies', { body: { listId, companyIds: [companyIds[0]] } });
+    },
+    errors: { 400: (f) => f.c.POST('/v2/list/remove/companies', { body: { listId: MISSING, companyIds: [] } }) },
+  },
+  'POST /v2/list/send-to-campaign': {
+    ok: async (f) => {
+      const listId = await f.list('people');
+      await f.c.POST('/v2/list/add/leads', { body: { listId, personIds: await f.personIds(3) } });
+      return f.c.POST('/v2/list/send-to-campaign', { body: { listId, campaignId: await f.campaign() } });
+    },
+    errors: {
+      404: async (f) => f.c.POST('/v2/list/send-to-campaign', { body: { listId: await f.list('people'), campaignId: MISSING } }),
+      409: async (f) => f.c.POST('/v2/list/send-to-campaign', { body: { listId: await f.list('company'), campaignId: await f.campaign() } }),
+    },
+  },
+  'GET /v2/list/export': {
+    ok: async (f) => {
+      const listId = await f.list('people');
+      await f.c.POST('/v2/list/add/leads', { body: { listId, personIds: await f.personIds(2) } });
+      return f.c.GET('/v2/list/export', { params: { query: { listId, format: 'json' } } });
+    },
+    errors: { 404: (f) => f.c.GET('/v2/list/export', { params: { query: { listId: MISSING } } }) },
+  },
+
+  // Whitelabel
+  'POST /v2/whitelabel/register': {
+    ok: (f) => f.c.POST('/v2/whitelabel/register', { body: { email: 'maria.lopez@brightwave.io', name: 'Maria Lopez', password: 'correct-horse-battery-staple' } }),
+    errors: {
+      403: async (f) => {
+        const plain = await f.t.createWorkspace();
+        return f.clientFor(plain.apiKey).POST('/v2/whitelabel/register', { body: { email: 'x@brightwave.io', name: 'X' } });
+      },
+      409: async (f) => {
+        const { email } = await f.subUser();
+        return f.c.POST('/v2/whitelabel/register', { body: { email, name: 'Again' } });
+      },
+    },
+  },
+  'POST /v2/whitelabel/add-plan': {
+    ok: (f) => f.c.POST('/v2/whitelabel/add-plan', { body: { name: 'Agency Pro', limits: { perMin: 60, perHour: 1000, perDay: 10000, perSecond: 5 }, credits: 5000 } }),
+    errors: { 400: (f) => f.c.POST('/v2/whitelabel/add-plan', { body: { name: 'Too small', limits: { perMin: 1, perHour: 50, perDay: 100 }, credits: 0 } }) },
+  },
+  'POST /v2/whitelabel/user/{subUserId}/assign-plan/{planId}': {
+    ok: async (f) => f.c.POST('/v2/whitelabel/user/{subUserId}/assign-plan/{planId}', { params: { path: { subUserId: (await f.subUser()).id, planId: await f.plan() } } }),
+    errors: { 404: async (f) => f.c.POST('/v2/whitelabel/user/{subUserId}/assign-plan/{planId}', { params: { path: { subUserId: MISSING, planId: await f.plan() } } }) },
+  },
+  'GET /v2/whitelabel/get-plan': {
+    ok: async (f) => f.c.GET('/v2/whitelabel/get-plan', { params: { query: { planId: await f.plan() } } }),
+    errors: { 404: (f) => f.c.GET('/v2/whitelabel/get-plan', { params: { query: { planId: MISSING } } }) },
+  },
+  'GET /v2/whitelabel/user/{email}': {
+    ok: async (f) => f.c.GET('/v2/whitelabel/user/{email}', { params: { path: { email: (await f.subUser()).email } } }),
+    errors: { 404: (f) => f.c.GET('/v2/whitelabel/user/{email}', { params: { path: { email: 'nobody@brightwave.io' } } }) },
+  },
+};
+
+const SCHEDULE_FOR_CREATE = { timezone: 'Europe/Berlin', days: [1, 2, 3, 4, 5], from: '09:00', to: '17:00' };
