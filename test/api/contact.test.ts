@@ -217,7 +217,7 @@ describe('POST /v1/contact/add', () => {
         campaignId,
         contacts: [{ email: 'x@acme.com' }, { email: 'y@acme.com', customVariables: { firstName: 'Y', ok: 1 } }],
       });
-      await expectV2Error(reserved, 400, 'validation_error', 'Custom variable names cannot be built-in contact fields.', [
+      await expectV2Error(reserved, 400, 'validation_error', 'Custom variable names cannot be built-in contact fields: firstName.', [
         {
           field: 'body.contacts.1.customVariables.firstName',
           location: 'body',

@@ -76,16 +76,17 @@ export function toContact(row: ContactRow): Contact {
   };
 }
 
-/** Rules the schema cannot state: reserved keys. `field` is the path of the object, e.g. `contacts.3.customVariables`. */
-function checkCustomVariables(variables: Record<string, CustomValue>, field: string, location: ErrorDetail['location'] = 'body'): ErrorDetail[] {
+/** The rule the schema cannot state: no built-in field name. `field` is the object's path, e.g. `contacts.3.customVariables`. */
+function reservedKeys(variables: Record<string, CustomValue>, field: string): ErrorDetail[] {
   return Object.keys(variables)
     .filter((key) => RESERVED_KEYS.has(key))
-    .map((key) => detail(`${field}.${key}`, `"${key}" is a built-in contact field and cannot be a custom variable`, 'reserved', location));
+    .map((key) => detail(`${field}.${key}`, `"${key}" is a built-in contact field and cannot be a custom variable`, 'reserved'));
 }
 
-function assertCustomVariables(variables: Record<string, CustomValue>, field: string): void {
-  const problems = checkCustomVariables(variables, field);
-  if (problems.length) throw badRequest(`Custom variable names cannot be built-in contact fields: ${problems.map((p) => p.field.split('.').pop()).join(', ')}.`, problems);
+function assertNoReservedKeys(problems: ErrorDetail[]): void {
+  if (!problems.length) return;
+  const names = [...new Set(problems.map((p) => p.field.split('.').pop()))];
+  throw badRequest(`Custom variable names cannot be built-in contact fields: ${names.join(', ')}.`, problems);
 }
 
 export class ContactService {
@@ -109,8 +110,7 @@ export class ContactService {
    */
   async addContacts(trx: Db, workspaceId: string, campaignId: string, inputs: NewContact[]): Promise<AddContactsResult> {
     if (!(await this.store.campaignExists(trx, workspaceId, campaignId))) throw notFound('Campaign not found.');
-    const reserved = inputs.flatMap((input, i) => checkCustomVariables(input.customVariables ?? {}, `contacts.${i}.customVariables`));
-    if (reserved.length) throw badRequest('Custom variable names cannot be built-in contact fields.', reserved);
+    assertNoReservedKeys(inputs.flatMap((input, i) => reservedKeys(input.customVariables ?? {}, `contacts.${i}.customVariables`)));
 
     const invalid: AddContactsResult['invalid'] = [];
     const duplicates: AddContactsResult['duplicates'] = [];
@@ -211,7 +211,7 @@ export class ContactService {
 
   /** Replaces every custom variable. */
   setVariables(workspaceId: string, locator: ContactLocator, variables: CustomVariables): Promise<Contact> {
-    assertCustomVariables(variables, 'customVariables');
+    assertNoReservedKeys(reservedKeys(variables, 'customVariables'));
     return this.db.transaction(async (trx) => {
       const row = await this.locate(trx, workspaceId, locator, 'body', true);
       return toContact(await this.store.update(trx, workspaceId, row.id, { custom_variables: variables, updated_at: this.clock.now() }));
@@ -220,7 +220,7 @@ export class ContactService {
 
   /** Adds or overwrites the given custom variables and keeps the others. */
   mergeVariables(workspaceId: string, locator: ContactLocator, variables: CustomVariables): Promise<Contact> {
-    assertCustomVariables(variables, 'customVariables');
+    assertNoReservedKeys(reservedKeys(variables, 'customVariables'));
     return this.db.transaction(async (trx) => {
       const row = await this.locate(trx, workspaceId, locator, 'body', true);
       const merged = { ...row.custom_variables, ...variables };
