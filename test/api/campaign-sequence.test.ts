@@ -377,6 +377,16 @@ describe('variants', () => {
     expect(await count('step_variants', { step_id: steps[0].id })).toBe(1);
   });
 
+  it('hands a remainder of several points to the first variants', async () => {
+    const ws = await t.createWorkspace();
+    const weights = [40, 10, 10, 10, 10, 10, 10];
+    const { steps } = await withSteps(ws, [{ delayDays: 0, variants: weights.map((weight) => ({ ...opener, weight })) }]);
+    const { data } = await ws.client.DELETE('/v2/campaign/variants-delete', { params: { query: { variantId: steps[0].variants[0].id } } });
+    // 6 x 16.67: four points of remainder.
+    expect(data!.data.step.variants.map((v) => v.weight)).toEqual([17, 17, 17, 17, 16, 16]);
+    expect(data!.data.step.variants.map((v) => v.label).join('')).toBe('ABCDEF');
+  });
+
   it('splits evenly when the remaining weights are all 0', async () => {
     const ws = await t.createWorkspace();
     const { steps } = await withSteps(ws, [

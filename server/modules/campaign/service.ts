@@ -60,7 +60,8 @@ export function rescaleWeights(weights: number[]): number[] {
   const exact = weights.map((w) => (w * 100) / sum);
   const result = exact.map(Math.floor);
   const order = exact.map((x, i) => ({ i, frac: x - Math.floor(x) })).sort((a, b) => b.frac - a.frac || a.i - b.i);
-  for (let k = 0; k < 100 - result.reduce((a, b) => a + b, 0); k++) result[order[k].i] += 1;
+  const remainder = 100 - result.reduce((a, b) => a + b, 0);
+  for (let k = 0; k < remainder; k++) result[order[k].i] += 1;
   return result;
 }
 
