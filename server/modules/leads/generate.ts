@@ -55,7 +55,7 @@ export async function generateLeads(db: Db, options: GenerateOptions, onProgress
   const existing = await db('people').count<{ count: string }[]>({ count: '*' }).first();
   const existingCompanies = await db('companies').count<{ count: string }[]>({ count: '*' }).first();
   if (Number(existing?.count) + Number(existingCompanies?.count) > 0) {
-    if (!replace) throw new Error(`The lead database is not empty (${existing?.count} people, ${existingCompanies?.count} companies); pass replace to empty it first.`);
+    if (!replace) throw new Error(`The lead database is not empty (${existing?.count} people, ${existingCompanies?.count} companies); replace it with --replace (generateLeads: { replace: true }).`);
     await db.raw('TRUNCATE people, companies CASCADE');
   }
 
