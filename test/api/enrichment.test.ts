@@ -169,8 +169,8 @@ describe('credits', () => {
 
   it('charges a person matched by two inputs once, and counts a reveal made by a search', async () => {
     const ws = await t.createWorkspace({ credits: 10 });
-    const search = await ws.client.POST('/v1/mixed_people/search', { body: { companyDomains: ['brightpathlogistics.com'] } });
-    expect(search.data?.data.credits).toEqual({ used: 1, remaining: 9 });
+    const search = await post('/v1/mixed_people/search', ws.apiKey, { companyDomains: ['brightpathlogistics.com'] });
+    expect((await search.json()).data.credits).toEqual({ used: 1, remaining: 9 });
 
     const { body } = await enrich(ws.apiKey, {
       people: [{ email: 'amy.chen@northwindanalytics.com' }, { firstName: 'Amy', lastName: 'Chen', companyDomain: 'northwindanalytics.com' }, { linkedinUrl: 'https://www.linkedin.com/in/luis-ortega' }],
