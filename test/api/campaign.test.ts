@@ -1,6 +1,6 @@
 import { newId } from '../../server/ids';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { createCampaign, insertAccount, opener, raw, readyCampaign, schedule } from './campaign-helpers';
+import { createCampaign, insertAccount, raw, readyCampaign, schedule } from './campaign-helpers';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -75,7 +75,6 @@ describe('POST /v2/campaign/create', () => {
     expect(res.status).toBe(404);
     expect(res.body.error).toBe(`Email account not found: ${theirs}, ${missing}.`);
     expect(res.body.details.map((d: { field: string }) => d.field)).toEqual(['body.accountIds.1', 'body.accountIds.2']);
-    expect(await t.db('campaigns').where({ workspace_id: ws.workspaceId }).count({ n: '*' })).toEqual([{ n: expect.anything() }]);
     expect(Number((await t.db('campaigns').where({ workspace_id: ws.workspaceId }).count({ n: '*' }))[0].n)).toBe(0);
   });
 
@@ -170,7 +169,8 @@ describe('GET /v1/campaign/list', () => {
     const paused = await ws.client.GET('/v1/campaign/list', { params: { query: { status: 'paused' } } });
     expect(paused.data!.data.items.map((x) => x.id)).toEqual([b.id]);
     expect(paused.data!.data.pagination.total).toBe(1);
-    expect(c.status).toBe('draft');
+    const drafts = await ws.client.GET('/v1/campaign/list', { params: { query: { status: 'draft' } } });
+    expect(drafts.data!.data.items.map((x) => x.id)).toEqual([c.id, a.id]);
   });
 
   it("never shows another workspace's campaigns", async () => {
@@ -270,11 +270,14 @@ describe('linked accounts', () => {
       dailyLimit: 50,
       linkedAt: t.clock.now().toISOString(),
     });
-    const paused = list.data!.data.items.find((x) => x.id === b) ?? (await ws.client.GET('/v1/campaign/get/accounts', { params: { query: { campaignId: campaign.id } } })).data!.data.items.find((x) => x.id === b);
-    expect(paused).toMatchObject({ status: 'paused', provider: 'smtp' });
+    const all = await ws.client.GET('/v1/campaign/get/accounts', { params: { query: { campaignId: campaign.id } } });
+    expect(all.data!.data.items.map((x) => [x.id, x.status, x.provider])).toEqual([
+      ...[b, c].sort().map((id) => (id === b ? [b, 'paused', 'smtp'] : [c, 'active', 'google'])),
+      [a, 'active', 'google'],
+    ]);
 
     const removed = await ws.client.POST('/v1/campaign/remove/accounts', { body: { campaignId: campaign.id, accountIds: [b, a] } });
-    expect(removed.data!.data).toEqual({ campaignId: campaign.id, accountIds: [c], added: [], removed: [b, a].filter((id) => [a, b].includes(id)) });
+    expect(removed.data!.data).toEqual({ campaignId: campaign.id, accountIds: [c], added: [], removed: [b, a] });
     const notLinked = await ws.client.POST('/v1/campaign/remove/accounts', { body: { campaignId: campaign.id, accountIds: [a] } });
     expect(notLinked.data!.data).toEqual({ campaignId: campaign.id, accountIds: [c], added: [], removed: [] });
   });
@@ -478,6 +481,5 @@ describe('launch and pause', () => {
     const res = await raw(t, ws, 'POST', '/v2/campaign/launch', { campaignId: campaign.id });
     expect(res.status).toBe(409);
     expect(res.body.error).toBe('Campaign cannot be launched: no active email account linked.');
-    expect(opener.subject).toContain('{{');
   });
 });
