@@ -78,17 +78,19 @@ export class VerificationService {
       if (!mxByDomain.has(domain)) mxByDomain.set(domain, this.dns.mx(domain));
       return mxByDomain.get(domain)!;
     };
+    const checked: [string, Verdict][] = [];
     await forEachLimit(
       keys.filter((key) => !verdicts.has(key)),
       CONCURRENCY,
       async (key) => {
-        verdicts.set(key, await this.check(key, lookupMx, now));
+        const verdict = await this.check(key, lookupMx, now);
+        verdicts.set(key, verdict);
+        checked.push([key, verdict]);
       },
     );
 
     const expiresAt = new Date(now.getTime() + this.config.verificationCacheTtlSeconds * 1000);
-    const fresh = [...verdicts].filter(([, v]) => v.cacheable && v.checkedAt === now);
-    await this.store.save(fresh.map(([email, v]) => toRow(email, v, expiresAt)));
+    await this.store.save(checked.filter(([, v]) => v.cacheable).map(([email, v]) => toRow(email, v, expiresAt)));
 
     const results = emails.map((email): VerificationResult => {
       const { cacheable: _cacheable, checkedAt, ...verdict } = verdicts.get(cacheKey(email))!;
