@@ -133,6 +133,7 @@ export class VerificationService {
     if (!exchanges.length) return verdict('invalid', 'noMxRecord');
     if (!this.config.smtpProbeEnabled) return verdict('valid', null);
 
+    // parseAddress admits no CR, LF, space or angle bracket, so the address is safe inside an SMTP command.
     const probe = await probeMailbox(
       {
         host: this.config.smtpProbeHost ?? exchanges[0].exchange,
