@@ -1,0 +1,218 @@
+/**
+ * Property-based tests (fast-check): for every operation of the bundle, requests made invalid on
+ * purpose from its schemas (a missing required field, an unknown property, a wrong type, a string
+ * over maxLength, a number out of range, too many items, malformed JSON, a bad or missing or
+ * unknown parameter) answer a documented 4xx in the version's error format, never a 5xx, and
+ * change no stored data (every table but the quota counters is compared before and after).
+ */
+import fc from 'fast-check';
+import { startFixture, type Fixture } from './fixture';
+import { deref, examplesOf, operations, validateAt, validateResponse, type Json, type Operation } from './openapi';
+
+const RUNS_PER_OPERATION = 5;
+/** Tables every request changes by design (a rejected request still counts toward the quota). */
+const COUNTERS = new Set(['quota_buckets', 'api_keys']);
+
+let f: Fixture;
+let tables: string[];
+beforeAll(async () => {
+  f = await startFixture();
+  const rows = await f.t.db('information_schema.tables').select('table_name').where({ table_type: 'BASE TABLE' }).whereRaw('table_schema = current_schema()');
+  tables = rows.map((r: { table_name: string }) => r.table_name).filter((n: string) => !COUNTERS.has(n) && !n.startsWith('knex_')).sort();
+}, 60_000);
+afterAll(() => f?.close());
+
+/** Row count and a digest of the content of every table. */
+async function snapshot(): Promise<Record<string, string>> {
+  const sql = tables
+    .map((table) => `select '${table}' as t, count(*)::text || ':' || coalesce(md5(string_agg(x::text, '|' order by x::text)), '') as v from "${table}" x`)
+    .join(' union all ');
+  const r = await f.t.db.raw(sql);
+  return Object.fromEntries((r.rows ?? r).map((row: { t: string; v: string }) => [row.t, row.v]));
+}
+
+/** A schema with $ref followed and allOf parts merged (enough to find properties and bounds). */
+function flatten(schema: Json | undefined): Json {
+  const s = schema ? deref<Json>(schema) : {};
+  if (!s.allOf) return s;
+  const parts = s.allOf.map((p: Json) => flatten(p));
+  return {
+    ...s,
+    type: 'object',
+    properties: Object.assign({}, ...parts.map((p: Json) => p.properties ?? {})),
+    required: parts.flatMap((p: Json) => p.required ?? []),
+    additionalProperties: parts.some((p: Json) => p.additionalProperties === false) ? false : undefined,
+  };
+}
+
+const typesOf = (s: Json): string[] => (Array.isArray(s.type) ? s.type : s.type ? [s.type] : s.const !== undefined ? [typeof s.const] : []);
+const SAMPLES: Record<string, unknown> = { string: 'zz', number: 1.5, integer: 7, boolean: true, object: { z: 1 }, array: [1], null: null };
+
+/** Values of JSON types the schema does not allow (none when the schema names no type). */
+function wrongTypeValues(s: Json): unknown[] {
+  const allowed = typesOf(s);
+  if (!allowed.length) return [];
+  // An integer is a number too; 1.5 is a wrong type for an integer.
+  return Object.entries(SAMPLES)
+    .filter(([type]) => !allowed.includes(type) && !(type === 'integer' && allowed.includes('number')))
+    .map(([, v]) => v);
+}
+
+interface Request {
+  path: string;
+  query: Record<string, string>;
+  body?: unknown;
+  /** Raw text sent instead of JSON.stringify(body). */
+  raw?: string;
+}
+
+type Mutation = { name: string; apply: (base: Request) => Request };
+
+function baseRequest(o: Operation): Request | undefined {
+  let path = o.path;
+  const query: Record<string, string> = {};
+  for (const p of (o.op.parameters ?? []).map((x: Json) => deref<Json>(x))) {
+    const value = examplesOf(p)[0]?.value;
+    if (value === undefined) {
+      if (p.required) return undefined;
+      continue;
+    }
+    if (p.in === 'path') path = path.replace(`{${p.name}}`, encodeURIComponent(String(value)));
+    else if (p.in === 'query') query[p.name] = String(value);
+  }
+  const media = o.op.requestBody && deref<Json>(o.op.requestBody).content?.['application/json'];
+  if (!media) return { path, query };
+  const body = examplesOf(media)[0]?.value;
+  return body === undefined ? undefined : { path, query, body };
+}
+
+/** The ways to break this operation's request, each certain to be invalid by its schema. */
+function mutations(o: Operation): fc.Arbitrary<Mutation>[] {
+  const out: fc.Arbitrary<Mutation>[] = [];
+  const withBody = (name: string, edit: (body: Json) => unknown): Mutation => ({ name, apply: (b) => ({ ...b, body: edit(structuredClone(b.body) as Json) }) });
+
+  out.push(fc.stringMatching(/^[a-z]{3,12}$/).map((k) => ({ name: `unknown query parameter zz${k}`, apply: (b) => ({ ...b, query: { ...b.query, [`zz${k}`]: '1' } }) })));
+
+  for (const p of (o.op.parameters ?? []).map((x: Json) => deref<Json>(x))) {
+    const s = deref<Json>(p.schema ?? {});
+    if (p.in === 'query' && p.required) out.push(fc.constant({ name: `missing ${p.name}`, apply: (b) => ({ ...b, query: Object.fromEntries(Object.entries(b.query).filter(([k]) => k !== p.name)) }) }));
+    const bad: fc.Arbitrary<string>[] = [];
+    if (s.type === 'integer' || s.type === 'number') {
+      bad.push(fc.stringMatching(/^[a-z]{1,6}$/));
+      if (s.maximum !== undefined) bad.push(fc.integer({ min: 1, max: 1e6 }).map((d) => String(s.maximum + d)));
+      if (s.minimum !== undefined) bad.push(fc.integer({ min: 1, max: 1e6 }).map((d) => String(s.minimum - d)));
+    }
+    if (s.format === 'uuid') bad.push(fc.stringMatching(/^[g-z]{1,30}$/));
+    if (s.format === 'email') bad.push(fc.stringMatching(/^[a-z]{1,20}$/));
+    if (s.format === 'date') bad.push(fc.constantFrom('2026-13-01', 'yesterday', '2026/11/23'));
+    if (s.enum) bad.push(fc.stringMatching(/^[A-Z]{2,8}$/).filter((x) => !s.enum.includes(x)));
+    if (s.maxLength !== undefined) bad.push(fc.integer({ min: 1, max: 20 }).map((d) => 'a'.repeat(s.maxLength + d)));
+    for (const arb of bad) {
+      out.push(
+        arb.map((value) => ({
+          name: `${p.in} ${p.name}=${value.slice(0, 40)}`,
+          apply: (b) =>
+            p.in === 'path'
+              ? { ...b, path: o.path.replace(`{${p.name}}`, encodeURIComponent(value)).replace(/\{(\w+)\}/g, (_m, n) => decodeURIComponent(b.path.split('/')[o.path.split('/').indexOf(`{${n}}`)])) }
+              : { ...b, query: { ...b.query, [p.name]: value } },
+        })),
+      );
+    }
+  }
+
+  const schema = o.op.requestBody ? flatten(deref<Json>(o.op.requestBody).content?.['application/json']?.schema) : undefined;
+  if (schema) {
+    out.push(fc.constantFrom('{', '{"a":', 'not json', '[1,2', '{"x":1,}').map((raw) => ({ name: `malformed JSON ${raw}`, apply: (b) => ({ ...b, raw }) })));
+    out.push(fc.constantFrom('"text"', '42', '[]', 'null', 'true').map((raw) => ({ name: `body is ${raw}`, apply: (b) => ({ ...b, raw }) })));
+    if (schema.additionalProperties === false) {
+      out.push(fc.stringMatching(/^[a-z]{3,12}$/).map((k) => withBody(`unknown property zz${k}`, (body) => ({ ...body, [`zz${k}`]: 1 }))));
+    }
+    for (const key of schema.required ?? []) {
+      out.push(fc.constant(withBody(`missing ${key}`, (body) => (delete body[key], body))));
+    }
+    for (const [key, raw] of Object.entries<Json>(schema.properties ?? {})) {
+      const s = flatten(raw);
+      const wrong = wrongTypeValues(s);
+      if (wrong.length) out.push(fc.constantFrom(...wrong).map((v) => withBody(`${key} of the wrong type ${JSON.stringify(v)}`, (body) => ({ ...body, [key]: v }))));
+      if (typesOf(s).includes('string') && s.maxLength !== undefined) {
+        out.push(fc.integer({ min: 1, max: 50 }).map((d) => withBody(`${key} over maxLength by ${d}`, (body) => ({ ...body, [key]: 'x'.repeat(s.maxLength + d) }))));
+      }
+      if (typesOf(s).some((t) => t === 'integer' || t === 'number')) {
+        if (s.maximum !== undefined) out.push(fc.integer({ min: 1, max: 1e6 }).map((d) => withBody(`${key} above maximum`, (body) => ({ ...body, [key]: s.maximum + d }))));
+        if (s.minimum !== undefined) out.push(fc.integer({ min: 1, max: 1e6 }).map((d) => withBody(`${key} below minimum`, (body) => ({ ...body, [key]: s.minimum - d }))));
+      }
+      if (typesOf(s).includes('array') && s.maxItems !== undefined && s.maxItems <= 2000) {
+        out.push(fc.constant(withBody(`${key} over maxItems`, (body) => ({ ...body, [key]: Array.from({ length: s.maxItems + 1 }, (_, i) => (Array.isArray(body[key]) && body[key].length ? body[key][i % body[key].length] : i)) }))));
+      }
+      if (typesOf(s).includes('array') && s.minItems) {
+        out.push(fc.constant(withBody(`${key} under minItems`, (body) => ({ ...body, [key]: [] }))));
+      }
+    }
+  }
+  return out;
+}
+
+async function send(o: Operation, req: Request): Promise<{ status: number; body: unknown; requestId: string | null }> {
+  const qs = new URLSearchParams(req.query).toString();
+  const hasBody = req.raw !== undefined || req.body !== undefined;
+  const res = await f.t.fetch(`${req.path}${qs ? `?${qs}` : ''}`, {
+    method: o.method.toUpperCase(),
+    apiKey: f.ws.apiKey,
+    headers: hasBody ? { 'content-type': 'application/json' } : {},
+    body: hasBody ? (req.raw ?? JSON.stringify(req.body)) : undefined,
+  });
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    /* kept as text: the assertions below then fail with the text shown */
+  }
+  return { status: res.status, body, requestId: res.headers.get('x-request-id') };
+}
+
+function requestSchemaPath(o: Operation): string[] {
+  const rb = o.op.requestBody;
+  return [...(rb.$ref ? rb.$ref.slice(2).split('/') : ['paths', o.path, o.method, 'requestBody']), 'content', 'application/json', 'schema'];
+}
+
+const fuzzable = operations.filter((o) => baseRequest(o));
+
+it('can fuzz every operation of the bundle (each has examples to start from)', () => {
+  expect(operations.filter((o) => !baseRequest(o)).map((o) => o.key)).toEqual([]);
+});
+
+it('derives the mutations from the schemas', () => {
+  const names = (key: string) => {
+    const o = operations.find((x) => x.key === key)!;
+    return fc.sample(fc.oneof(...mutations(o)), 300).map((m) => m.name.replace(/(=| zz| by | of the wrong type | JSON | is ).*$/, ''));
+  };
+  expect(new Set(names('POST /v1/contact/add'))).toEqual(
+    new Set(['unknown query parameter', 'malformed', 'body', 'unknown property', 'missing campaignId', 'missing contacts', 'campaignId', 'contacts', 'contacts over maxItems', 'contacts under minItems']),
+  );
+  expect(new Set(names('GET /v1/campaign/list'))).toEqual(new Set(['unknown query parameter', 'query limit', 'query skip', 'query status']));
+});
+
+describe.each(fuzzable.map((o) => [o.key, o] as const))('%s', (_key, o) => {
+  it('answers invalid requests with a documented 4xx in its format and changes nothing', async () => {
+    const base = baseRequest(o)!;
+    const before = await snapshot();
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(...mutations(o)), async (mutation) => {
+        const req = mutation.apply(base);
+        const where = `${o.key} with ${mutation.name}`;
+        // The generator itself: a broken body must really break the operation's schema.
+        if (req.raw === undefined && req.body !== base.body && validateAt(requestSchemaPath(o), req.body).length === 0) throw new Error(`${where}: the mutated body is valid`);
+        const answer = await send(o, req);
+        if (answer.status < 400 || answer.status >= 500) throw new Error(`${where}: answered ${answer.status} ${JSON.stringify(answer.body)}`);
+        if (!o.op.responses[String(answer.status)]) throw new Error(`${where}: ${answer.status} is not documented`);
+        const problems = validateResponse(o, answer.status, answer.body);
+        if (problems.length) throw new Error(`${where}: ${answer.status} body breaks the spec: ${problems.join('; ')}`);
+        if (o.path.startsWith('/v2/')) expect(answer.body).toMatchObject({ statusCode: answer.status, requestId: answer.requestId });
+        else expect(Object.keys(answer.body as object)).toEqual(['error']);
+      }),
+      { numRuns: RUNS_PER_OPERATION },
+    );
+    expect(await snapshot()).toEqual(before);
+  });
+});
