@@ -14,8 +14,12 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * deleteAccount
-         * @description Placeholder, not implemented yet.
+         * Remove a connected email account
+         * @description Removes the account and its stored secrets, and unlinks it from every campaign. An `active` campaign left
+         *     with no linked account is paused in the same transaction (it has nothing to send from): the response
+         *     lists those campaigns; link an account and launch them again. Past email events stay (analytics keep
+         *     counting them) without the account. Costs no credits. Errors: `400` missing or malformed `accountId`;
+         *     `404` no such account in this workspace (also when it was already removed).
          */
         delete: operations["deleteAccount"];
         options?: never;
@@ -31,8 +35,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * listAccounts
-         * @description Placeholder, not implemented yet.
+         * List connected email accounts
+         * @description Lists the workspace's email accounts, oldest first, with their status, daily limit, campaign emails sent
+         *     today (workspace time zone, from stored events) and warm-up settings. Filter by `status`. Passwords are
+         *     never returned. Costs no credits and changes nothing. Errors: `400` invalid `limit`, `skip` or `status`.
          */
         get: operations["listAccounts"];
         put?: never;
@@ -51,8 +57,11 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * getAccountStatus
-         * @description Placeholder, not implemented yet.
+         * Get an email account's connection status
+         * @description Tells whether an account can send now: its status (`active`, `paused`, `connectionError`,
+         *     `sendingError`), today's campaign sends against its daily limit (workspace time zone), and `canSend`
+         *     with the `reason` when it cannot. Costs no credits and changes nothing. Errors: `400` missing or
+         *     malformed `accountId`; `404` no such account in this workspace.
          */
         get: operations["getAccountStatus"];
         put?: never;
@@ -73,8 +82,22 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * getAccountVitals
-         * @description Placeholder, not implemented yet.
+         * Check email accounts' deliverability vitals
+         * @description For each requested account (up to 25 of this workspace), looks up its domain's DNS live:
+         *     - **MX**: at least one mail exchanger;
+         *     - **SPF**: exactly one TXT record starting `v=spf1` on the domain;
+         *     - **DKIM**: a key (TXT with a non-empty public key `p=`; an empty one means revoked) at `<selector>._domainkey.<domain>` for one of the
+         *       selectors tried (`dkimSelectors`, or the server's list, default google, selector1, selector2, default, k1);
+         *     - **DMARC**: exactly one TXT record starting `v=DMARC1` at `_dmarc.<domain>`.
+         *
+         *     Each check answers `pass`, the records found, and when it fails the reason (`notFound`, `noData`,
+         *     `noMatchingRecord`, `multipleRecords`, `timeout`, ...). `allPass` is true when all four pass. Each look-up
+         *     has a time limit (`DNS_TIMEOUT_MS`, default 3000 ms); a DNS server that does not answer gives a `timeout`
+         *     result, not an error. Accounts sharing a domain are looked up once. `reputation` adds the account's last 30
+         *     days of campaign sending from stored events (sent, bounced, replied, rates).
+         *
+         *     Costs no credits and changes nothing. Errors: `400` invalid body; `404` one or more accounts are not in
+         *     this workspace (the v2 `details` name each one).
          */
         post: operations["getAccountVitals"];
         delete?: never;
@@ -93,8 +116,12 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * enableWarmup
-         * @description Placeholder, not implemented yet.
+         * Enable warm-up for an email account
+         * @description Starts the account's warm-up (`warmup.enabled` true, `warmup.status` `active`), optionally with new
+         *     settings (daily limit, daily increase, reply rate; fields left out keep their values). Idempotent: enabling
+         *     a running warm-up with the same settings changes nothing and answers `changed: false`. Costs no credits.
+         *     Errors: `400` invalid body; `404` no such account in this workspace; `409` the warm-up network has banned
+         *     the account (`warmup.status` `banned`).
          */
         post: operations["enableWarmup"];
         delete?: never;
@@ -113,8 +140,11 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * pauseWarmup
-         * @description Placeholder, not implemented yet.
+         * Pause warm-up for an email account
+         * @description Stops the account's warm-up (`warmup.enabled` false, `warmup.status` `paused`; a `banned` status stays
+         *     `banned`). Settings are kept for the next enable. Idempotent: pausing a paused warm-up answers
+         *     `changed: false`. Campaign sending is not affected. Costs no credits. Errors: `400` invalid body; `404` no
+         *     such account in this workspace.
          */
         post: operations["pauseWarmup"];
         delete?: never;
@@ -131,8 +161,12 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * getAccountSentToday
-         * @description Placeholder, not implemented yet.
+         * Emails sent today per account
+         * @description For each of the workspace's email accounts (oldest first, paginated), the campaign emails and the warm-up
+         *     emails it sent today, with its daily limit and what remains. "Today" is the current calendar day in the
+         *     workspace's time zone (default UTC); counts come from stored `sent` events. Filter to one account with
+         *     `accountId`. Costs no credits and changes nothing. Errors: `400` invalid parameters; `404` the `accountId`
+         *     is not an account of this workspace.
          */
         get: operations["getAccountSentToday"];
         put?: never;
@@ -151,8 +185,14 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * getWarmupSummary
-         * @description Placeholder, not implemented yet.
+         * Account warm-up summary
+         * @description Warm-up analytics of one email account over a range of calendar days in the workspace's time zone
+         *     (default the 30 days ending today; at most 366 days), from the stored email events marked as warm-up:
+         *     events by type, rates (opened, clicked, replied, bounced, unsubscribed divided by warm-up emails sent, in
+         *     percent), a daily series with zeros on quiet days, today's warm-up sends and the current warm-up settings.
+         *     Inbox-versus-spam placement is not among the stored events and is not reported. Costs no credits and
+         *     changes nothing. Errors: `400` missing `accountId`, malformed dates, `startDate` after `endDate`, or a
+         *     range longer than 366 days; `404` no such account in this workspace.
          */
         get: operations["getWarmupSummary"];
         put?: never;
@@ -171,8 +211,11 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * getCampaignCounts
-         * @description Placeholder, not implemented yet.
+         * Campaign count metrics
+         * @description Counts for one campaign (`campaignId`) or for all the workspace's campaigns (no `campaignId`), all time:
+         *     campaigns by status (`completed` as campaigns read it), contacts by sending status, email events by type
+         *     and distinct contacts by event type (stored events only, warm-up excluded). Costs no credits and changes
+         *     nothing. Errors: `400` malformed `campaignId`; `404` no such campaign in this workspace.
          */
         get: operations["getCampaignCounts"];
         put?: never;
@@ -191,8 +234,18 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * getCampaignSummary
-         * @description Placeholder, not implemented yet.
+         * Campaign analytics summary with graph data
+         * @description Email analytics of one campaign (`campaignId`) or of all the workspace's campaigns (no `campaignId`)
+         *     over a range of calendar days in the workspace's time zone (default the 30 days ending today; at most
+         *     366 days). Computed from stored email events only, warm-up traffic excluded:
+         *     - `totals`: events of each type (`sent`, `opened`, `clicked`, `replied`, `bounced`, `unsubscribed`);
+         *     - `unique`: distinct contacts per type;
+         *     - `rates`: unique opened, clicked, replied, bounced, unsubscribed contacts divided by the unique contacts
+         *       sent to, in percent with two decimals (0 when nobody was sent to);
+         *     - `graph`: one entry per day of the range with that day's event counts, days without events as zeros.
+         *
+         *     Costs no credits and changes nothing. Errors: `400` malformed dates, `startDate` after `endDate`, or a
+         *     range longer than 366 days; `404` no such campaign in this workspace.
          */
         get: operations["getCampaignSummary"];
         put?: never;
@@ -235,8 +288,12 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * addCampaignAccount
-         * @description Placeholder, not implemented yet.
+         * Link one email account to a campaign
+         * @description Links one of your workspace's email accounts (any connection status) to the campaign, in any
+         *     status, including `active`. Linking an account that is already linked changes nothing and
+         *     succeeds (`added` is empty). Costs no credits.
+         *     `404`: the campaign or the account does not exist in your workspace (the details name
+         *     `body.accountId`).
          */
         post: operations["addCampaignAccount"];
         delete?: never;
@@ -253,8 +310,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * getCampaignAccounts
-         * @description Placeholder, not implemented yet.
+         * List a campaign's linked email accounts
+         * @description Lists the email accounts linked to one campaign, oldest link first, a page at a time (`limit`,
+         *     `skip`), with each account's connection status (only `active` accounts send). Changes nothing and
+         *     costs no credits. `404` means no campaign with this id exists in your workspace.
          */
         get: operations["getCampaignAccounts"];
         put?: never;
@@ -273,8 +332,9 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * getCampaignName
-         * @description Placeholder, not implemented yet.
+         * Get a campaign's name
+         * @description Returns the name of one campaign of the workspace. Changes nothing and costs no credits.
+         *     `404` means no campaign with this id exists in your workspace (another workspace's campaign answers the same).
          */
         get: operations["getCampaignName"];
         put?: never;
@@ -293,8 +353,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * getCampaignStatus
-         * @description Placeholder, not implemented yet.
+         * Get a campaign's status
+         * @description Returns the status of one campaign: `draft`, `active`, `paused` or `completed` (an active campaign
+         *     whose contacts have all finished, derived when read). `launchedAt` is when it was first launched.
+         *     Changes nothing and costs no credits. `404` means no campaign with this id exists in your workspace.
          */
         get: operations["getCampaignStatus"];
         put?: never;
@@ -313,8 +375,11 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * listCampaigns
-         * @description Placeholder, not implemented yet.
+         * List campaigns
+         * @description Lists the workspace's campaigns, newest first (ties broken by id, newest first), a page at a time
+         *     (`limit`, `skip`). `status` keeps only the campaigns in that status; `completed` is derived when read
+         *     (an active campaign whose contacts have all finished). Changes nothing and costs no credits.
+         *     `400` means a query parameter is out of range or unknown.
          */
         get: operations["listCampaigns"];
         put?: never;
@@ -335,8 +400,13 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * removeCampaignAccounts
-         * @description Placeholder, not implemented yet.
+         * Unlink email accounts from a campaign
+         * @description Unlinks the listed email accounts from the campaign. Every id must be one of your workspace's email
+         *     accounts, otherwise the answer is `404` naming every unknown id (`body.accountIds.<index>`) and
+         *     nothing changes; an account of yours that is not linked is skipped (it is not in `removed`).
+         *     Costs no credits.
+         *     `409`: the campaign is `active` (or reads `completed`, which new contacts resume) and this would
+         *     leave it without any linked account (pause it first, or link another account before).
          */
         post: operations["removeCampaignAccounts"];
         delete?: never;
@@ -355,8 +425,16 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * setCampaignAccounts
-         * @description Placeholder, not implemented yet.
+         * Replace a campaign's email accounts
+         * @description Makes `accountIds` the exact set of email accounts linked to the campaign: accounts not in the list
+         *     are unlinked, new ones are linked, ones already linked stay (with their original link time). Works
+         *     in any status, including `active`. Every id must be one of your workspace's email accounts (any
+         *     connection status); otherwise the answer is `404` whose message and details name every unknown id
+         *     (`body.accountIds.<index>`), and nothing changes. Costs no credits.
+         *     `400`: the body breaks the schema (ids must be unique UUIDs, at most 100).
+         *     `404`: the campaign or an account does not exist in your workspace.
+         *     `409`: the campaign is `active` (or reads `completed`, which new contacts resume) and the list is
+         *     empty: such a campaign keeps at least one linked account; pause it first.
          */
         post: operations["setCampaignAccounts"];
         delete?: never;
@@ -375,8 +453,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * setCampaignName
-         * @description Placeholder, not implemented yet.
+         * Rename a campaign
+         * @description Sets the name of one campaign, in any status. Leading and trailing spaces are trimmed; the name
+         *     must not be blank. Names need not be unique. Returns the whole campaign. Costs no credits.
+         *     `400` means the name is blank or too long; `404` means no campaign with this id exists in your workspace.
          */
         post: operations["setCampaignName"];
         delete?: never;
@@ -395,8 +475,26 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * findCompanies
-         * @description Placeholder, not implemented yet.
+         * Search for companies
+         * @description Finds companies of the lead database.
+         *
+         *     **Filters** (all optional, combined with AND; values inside one filter with OR): `names` (matched by
+         *     words), `domains`, `industries`, `employeeRanges`, `locations` (city, state or country), `keywords`
+         *     (words in the name, industry, keywords or description) and `technologies`. Results are ordered by
+         *     relevance (a profile score: size and completeness of the record) then by id. `page` goes up to 500
+         *     and `perPage` up to 100 (default 25); a deeper page is a `400`.
+         *     `pagination.totalEntries` is exact up to 5,000 matches; above that it is an estimate from the
+         *     database statistics (counting a large match exactly would cost more than the page).
+         *
+         *     **Data options and credits.** `dataOptions` is required and holds exactly one value: `basic` returns
+         *     the identity fields (id, name, domain, website, industry, location) and is free; `full` returns every
+         *     field and costs 1 credit (configurable) per company on the page that your workspace has not already
+         *     seen in full: seeing a company in full again is free, like a person revealed again. Each company
+         *     says whether it is shown in full (`revealed`) and what it cost (`creditsCharged`); `data.credits`
+         *     gives the request's total and the balance left.
+         *
+         *     Errors: `400` missing `dataOptions`, an unknown value, two values, an invalid filter or a page beyond
+         *     500; `402` the balance cannot cover the companies on this page (nothing is charged or recorded).
          */
         post: operations["findCompanies"];
         delete?: never;
@@ -415,8 +513,23 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * addContacts
-         * @description Placeholder, not implemented yet.
+         * Add contacts to a campaign
+         * @description Adds 1 to 1000 contacts (leads) to one campaign of your workspace, in one transaction. New contacts
+         *     start with `status: active` and no lead status. Costs no credits.
+         *
+         *     Rows are judged one by one and the request succeeds even when some rows are not added:
+         *     - a row whose `email` is not a valid address (after trimming) is listed in `invalid` with its index;
+         *     - a row whose address the campaign already holds, or that an earlier row of the same request
+         *       already has (case-insensitive), is listed in `duplicates` with its index and the id of the
+         *       contact that holds the address; nothing about the existing contact changes;
+         *     - every other row is created and returned in `added`, in request order.
+         *
+         *     `counts` sums it up. Addresses are stored trimmed and in lower case.
+         *
+         *     Errors: `400` when the body breaks the schema (a missing `campaignId`, more than 1000 rows, an
+         *     unknown field, a custom variable that breaks the rules of `customVariables`): nothing is added.
+         *     `403` when the workspace's plan caps the number of contacts and this request would go over the
+         *     cap: nothing is added. `404` when the campaign does not exist in your workspace.
          */
         post: operations["addContacts"];
         delete?: never;
@@ -435,8 +548,16 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * removeContactData
-         * @description Placeholder, not implemented yet.
+         * Remove custom contact variables
+         * @description Deletes the named keys from the contact's custom variables. A key the contact does not have is not
+         *     an error: the answer lists which keys were `removed` and which were `notFound`. `updatedAt` changes
+         *     only when something was removed. Costs no credits.
+         *
+         *     The contact is named by `contactId`, or by `campaignId` and `email` together (not both ways at once).
+         *
+         *     Errors: `400` when `keys` is empty, has more than 50 keys or a key that is not a valid variable
+         *     name, or the contact is not named properly. `404` `Contact not found.` when no contact of your
+         *     workspace matches; `Campaign not found.` when `campaignId` is not a campaign of your workspace.
          */
         post: operations["removeContactData"];
         delete?: never;
@@ -455,8 +576,21 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * setContactData
-         * @description Placeholder, not implemented yet.
+         * Set custom contact variables
+         * @description Replaces all the contact's custom variables with `customVariables`: keys not sent are deleted, and
+         *     `{}` clears them all. Updates `updatedAt`. Costs no credits. Custom variables fill `{{key}}` in
+         *     sequence templates.
+         *
+         *     Keys: 1-64 characters, a letter or `_` then letters, digits or `_`, not a built-in field name
+         *     (`email`, `firstName`, `lastName`, `companyName`, `jobTitle`, `phone`, `website`, `linkedinUrl`).
+         *     Values: a string of at most 1000 characters, a number, a boolean or `null`. A contact holds at most 50
+         *     custom variables.
+         *
+         *     The contact is named by `contactId`, or by `campaignId` and `email` together (not both ways at once).
+         *
+         *     Errors: `400` when a key or value breaks the rules above: nothing changes. `404` `Contact not
+         *     found.` when no contact of your workspace matches; `Campaign not found.` when `campaignId` is not a
+         *     campaign of your workspace.
          */
         post: operations["setContactData"];
         delete?: never;
@@ -475,8 +609,22 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * updateContactData
-         * @description Placeholder, not implemented yet.
+         * Update custom contact variables
+         * @description Merges `customVariables` into the contact's custom variables: the keys sent are added or overwritten,
+         *     the others are kept. `null` is stored as a value (use `/v1/contact/data/remove` to delete a key).
+         *     Updates `updatedAt`. Costs no credits. Custom variables fill `{{key}}` in sequence templates.
+         *
+         *     Keys: 1-64 characters, a letter or `_` then letters, digits or `_`, not a built-in field name
+         *     (`email`, `firstName`, `lastName`, `companyName`, `jobTitle`, `phone`, `website`, `linkedinUrl`).
+         *     Values: a string of at most 1000 characters, a number, a boolean or `null`. A contact holds at most 50
+         *     custom variables.
+         *
+         *     The contact is named by `contactId`, or by `campaignId` and `email` together (not both ways at once).
+         *
+         *     Errors: `400` when a key or value breaks the rules above, or when the merge would leave the contact
+         *     with more than 50 custom variables (`details[].code` `maxProperties`): nothing changes. `404`
+         *     `Contact not found.` when no contact of your workspace matches; `Campaign not found.` when
+         *     `campaignId` is not a campaign of your workspace.
          */
         post: operations["updateContactData"];
         delete?: never;
@@ -495,8 +643,16 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * deleteContact
-         * @description Placeholder, not implemented yet.
+         * Delete a contact
+         * @description Deletes one contact of your workspace for good, and answers it as it was. Its email events stay for
+         *     analytics, no longer linked to a contact. The address may be added to the campaign again afterwards.
+         *     Costs no credits.
+         *
+         *     The contact is named by `contactId`, or by `campaignId` and `email` together (not both ways at once).
+         *
+         *     Errors: `400` when neither or both ways of naming the contact are sent, or a value is malformed.
+         *     `404` `Contact not found.` when no contact of your workspace matches (also when it was already
+         *     deleted); `Campaign not found.` when `campaignId` is not a campaign of your workspace.
          */
         post: operations["deleteContact"];
         delete?: never;
@@ -513,8 +669,15 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * getContact
-         * @description Placeholder, not implemented yet.
+         * Get a contact
+         * @description Returns one contact of your workspace with all its fields, custom variables, sending status and lead
+         *     status. Changes nothing and costs no credits.
+         *
+         *     The contact is named by `contactId`, or by `campaignId` and `email` together (not both ways at once).
+         *
+         *     Errors: `400` when neither or both ways of naming the contact are sent, or a value is malformed.
+         *     `404` `Contact not found.` when no contact of your workspace matches; `Campaign not found.` when
+         *     `campaignId` is not a campaign of your workspace.
          */
         get: operations["getContact"];
         put?: never;
@@ -535,8 +698,17 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * updateContactStatus
-         * @description Placeholder, not implemented yet.
+         * Update a contact's lead status
+         * @description Sets the contact's lead status (`leadStatus`: interested, meetingBooked, meetingCompleted, closed,
+         *     outOfOffice, notInterested, wrongPerson, lost), or clears it with `null`. It records where the lead
+         *     stands in your sales process and does not change sending (`status`). Updates `updatedAt`. Costs
+         *     no credits.
+         *
+         *     The contact is named by `contactId`, or by `campaignId` and `email` together (not both ways at once).
+         *
+         *     Errors: `400` when `leadStatus` is missing or not one of the values, or the contact is not named
+         *     properly. `404` `Contact not found.` when no contact of your workspace matches; `Campaign not found.`
+         *     when `campaignId` is not a campaign of your workspace.
          */
         post: operations["updateContactStatus"];
         delete?: never;
@@ -555,8 +727,30 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * searchPeople
-         * @description Placeholder, not implemented yet.
+         * Search the lead database for people
+         * @description Finds people by position, location and company, and reveals the data you ask for in `dataOptions`.
+         *
+         *     **Filters** (all optional, combined with AND; values inside one filter with OR): `titles` (matched by
+         *     words: `sales director` finds "Director of Sales"), `seniorities`, `departments`, `locations` (city,
+         *     state or country of the person), `keywords` (words in the title, department or company), and the
+         *     current company's `companyDomains`, `companyNames`, `employeeRanges` and `industries`, and
+         *     `emailStatuses`. Results are ordered by relevance (a profile score: verified email, phone, seniority,
+         *     completeness of the record) then by id, so pages are stable. `page` goes up to 500 and `perPage` up to
+         *     100 (default 25); a deeper page is a `400`.
+         *     `pagination.totalEntries` is exact up to 5,000 matches; above that it is an estimate from the
+         *     database statistics (counting a large match exactly would cost more than the page).
+         *
+         *     **Data options and credits.** `dataOptions` (default `["workEmailReveal"]`) decides which fields come
+         *     back for each person on the page: `workEmailReveal` adds `email`, `mobilePhoneReveal` adds
+         *     `mobilePhone`, `fullContactAndCompany` adds `linkedinUrl` and the full `company`. Each option costs
+         *     credits per person returned (defaults: 1, 5 and 1; configurable), except for a person already revealed
+         *     (that option) to your workspace, who is free, and a person without that data (no email, no mobile,
+         *     no LinkedIn URL and no company), who costs nothing. `[]` reveals nothing and is free. Each person says
+         *     which options were applied (`revealed`) and what it cost (`creditsCharged`); `data.credits` gives the
+         *     request's total and the balance left. Reveals are recorded and charged in one transaction.
+         *
+         *     Errors: `400` an invalid filter, an unknown data option or a page beyond 500; `402` the balance cannot
+         *     cover the reveals on this page (nothing is charged or revealed; ask for fewer people or fewer options).
          */
         post: operations["searchPeople"];
         delete?: never;
@@ -575,8 +769,28 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * enrichPeople
-         * @description Placeholder, not implemented yet.
+         * Enrich people by their known details (up to 10)
+         * @description Finds up to 10 people of the lead database from what you know about them (a work email, a LinkedIn
+         *     URL, or a name with a company) and returns their records. `POST /v2/enrich/by-details` does the
+         *     same for up to 100 people per request.
+         *
+         *     Each input is matched by the rules of `EnrichmentInput` (work email, then LinkedIn URL, then first
+         *     and last name with the company domain, then with the company name; the first rule that finds
+         *     exactly one person decides). Each result comes at its input's position with the matched person
+         *     (and the person's company in `person.company`), or `person: null` with a `reason` (`noMatch`,
+         *     `ambiguousMatch`).
+         *
+         *     **Data options and credits.** `dataOptions` (default `["workEmailReveal"]`) decides what each
+         *     matched person shows, exactly as in a people search, and is charged by the same rules: per data
+         *     option per person (defaults 1 credit for the work email, 1 for full contact and company, 5 for the
+         *     mobile phone), only for matched people, only for data the person has, and never again for a person
+         *     already revealed (that option) to your workspace, by a search or an earlier enrichment. A person
+         *     matched by two inputs of one request is charged once. `data.credits` gives the request's total and
+         *     the balance left. The reveals and the charge are one transaction.
+         *
+         *     Errors: `400` when `people` is missing, empty or longer than 10, or an input has no complete key
+         *     (see `EnrichmentInput`), an unknown field, a malformed email or an unknown data option; `402` when
+         *     the balance cannot cover the matched people's reveals (nothing is charged or revealed).
          */
         post: operations["enrichPeople"];
         delete?: never;
@@ -595,8 +809,36 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * verifyEmails
-         * @description Placeholder, not implemented yet.
+         * Verify email addresses
+         * @description Checks up to 100 addresses and returns one result per address, in the order sent (a repeated
+         *     address gets a result at each of its positions). For each address, in this order:
+         *
+         *     1. **Syntax**: a plain `local@domain.tld` address (RFC 5322 dot-atom local part of at most 64
+         *        characters, a DNS host name with a top-level domain; no display name, comment, quoted local
+         *        part or IP literal). Anything else is `invalid` / `invalidSyntax` and nothing more is checked.
+         *     2. **Disposable domain**: the domain or a parent domain is on the maintained disposable-mailbox
+         *        list (the `disposable-email-domains` package): `disposable` / `disposableDomain`.
+         *     3. **Role account** and **free-mail provider** flags (`isRoleAccount`, `isFreeProvider`): they
+         *        lower the score but never make an address invalid.
+         *     4. **MX look-up** through the server's configured DNS resolver, with a time-out: a missing
+         *        domain is `invalid` / `domainNotFound`, a domain without MX records (or with a null MX) is
+         *        `invalid` / `noMxRecord`, a time-out or DNS failure is `unknown` / `dnsTimeout` or `dnsError`.
+         *     5. **SMTP mailbox probe** (only when the server enables it; off by default): a `RCPT TO` for the
+         *        address at the preferred mail server, never sending a message. A refusal is `invalid` /
+         *        `mailboxNotFound`; when the mailbox is accepted, a random mailbox at the same domain is tried
+         *        too, and if that is accepted as well the domain is `catchAll`. No connection, a time-out or a
+         *        temporary (4xx) answer is `unknown`.
+         *
+         *     Results that needed the network are cached per address (case-insensitive) for a configured
+         *     time (default 7 days) and served from the cache until they expire; `unknown` results are never
+         *     cached, so a retry checks again. `checkedAt` tells when a result was computed.
+         *
+         *     **Credits:** verification costs no credits; it counts as one request toward the quota however
+         *     many addresses it holds. Nothing in the workspace changes.
+         *
+         *     Errors: `400` when `emails` is missing, empty, longer than 100 items, or holds a non-string or
+         *     an item longer than 320 characters (a badly formed address is not an error: it is reported as
+         *     `invalid`).
          */
         post: operations["verifyEmails"];
         delete?: never;
@@ -637,8 +879,20 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * connectAccount
-         * @description Placeholder, not implemented yet.
+         * Connect an email account
+         * @description Connects a sending mailbox to the workspace: its address, provider, SMTP login (to send) and optionally
+         *     IMAP login (to read replies), daily campaign limit (default 50) and optionally warm-up settings (present,
+         *     warm-up starts at once). For `google` and `microsoft` the server hosts and ports default to the
+         *     provider's; for `smtp` the SMTP `host` and `port` are required. Logins default to the account's email.
+         *
+         *     Passwords are encrypted at rest with AES-256-GCM under the server's key (`SECRET_KEY`, 32 bytes in hex
+         *     or base64) and are never returned or logged. With the embedded database and no `SECRET_KEY`, the server
+         *     generates a key once and keeps it in `DATA_DIR/secret.key`; with PostgreSQL (`DATABASE_URL`) the key must
+         *     be set, and without it this operation answers `409`.
+         *
+         *     The account starts `active`. Costs no credits. Errors: `400` invalid body (or provider `smtp` without
+         *     SMTP host or port); `403` the workspace's plan allows no more email accounts; `409` the address is already
+         *     connected in this workspace (case-insensitive), or the server has no encryption key.
          */
         post: operations["connectAccount"];
         delete?: never;
@@ -658,8 +912,12 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * deleteAccount
-         * @description Placeholder, not implemented yet.
+         * Remove a connected email account
+         * @description Removes the account and its stored secrets, and unlinks it from every campaign. An `active` campaign left
+         *     with no linked account is paused in the same transaction (it has nothing to send from): the response
+         *     lists those campaigns; link an account and launch them again. Past email events stay (analytics keep
+         *     counting them) without the account. Costs no credits. Errors: `400` missing or malformed `accountId`;
+         *     `404` no such account in this workspace (also when it was already removed).
          */
         delete: operations["deleteAccountV2"];
         options?: never;
@@ -675,8 +933,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * listAccounts
-         * @description Placeholder, not implemented yet.
+         * List connected email accounts
+         * @description Lists the workspace's email accounts, oldest first, with their status, daily limit, campaign emails sent
+         *     today (workspace time zone, from stored events) and warm-up settings. Filter by `status`. Passwords are
+         *     never returned. Costs no credits and changes nothing. Errors: `400` invalid `limit`, `skip` or `status`.
          */
         get: operations["listAccountsV2"];
         put?: never;
@@ -695,8 +955,11 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * getAccountStatus
-         * @description Placeholder, not implemented yet.
+         * Get an email account's connection status
+         * @description Tells whether an account can send now: its status (`active`, `paused`, `connectionError`,
+         *     `sendingError`), today's campaign sends against its daily limit (workspace time zone), and `canSend`
+         *     with the `reason` when it cannot. Costs no credits and changes nothing. Errors: `400` missing or
+         *     malformed `accountId`; `404` no such account in this workspace.
          */
         get: operations["getAccountStatusV2"];
         put?: never;
@@ -717,8 +980,22 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * getAccountVitals
-         * @description Placeholder, not implemented yet.
+         * Check email accounts' deliverability vitals
+         * @description For each requested account (up to 25 of this workspace), looks up its domain's DNS live:
+         *     - **MX**: at least one mail exchanger;
+         *     - **SPF**: exactly one TXT record starting `v=spf1` on the domain;
+         *     - **DKIM**: a key (TXT with a non-empty public key `p=`; an empty one means revoked) at `<selector>._domainkey.<domain>` for one of the
+         *       selectors tried (`dkimSelectors`, or the server's list, default google, selector1, selector2, default, k1);
+         *     - **DMARC**: exactly one TXT record starting `v=DMARC1` at `_dmarc.<domain>`.
+         *
+         *     Each check answers `pass`, the records found, and when it fails the reason (`notFound`, `noData`,
+         *     `noMatchingRecord`, `multipleRecords`, `timeout`, ...). `allPass` is true when all four pass. Each look-up
+         *     has a time limit (`DNS_TIMEOUT_MS`, default 3000 ms); a DNS server that does not answer gives a `timeout`
+         *     result, not an error. Accounts sharing a domain are looked up once. `reputation` adds the account's last 30
+         *     days of campaign sending from stored events (sent, bounced, replied, rates).
+         *
+         *     Costs no credits and changes nothing. Errors: `400` invalid body; `404` one or more accounts are not in
+         *     this workspace (the v2 `details` name each one).
          */
         post: operations["getAccountVitalsV2"];
         delete?: never;
@@ -737,8 +1014,12 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * enableWarmup
-         * @description Placeholder, not implemented yet.
+         * Enable warm-up for an email account
+         * @description Starts the account's warm-up (`warmup.enabled` true, `warmup.status` `active`), optionally with new
+         *     settings (daily limit, daily increase, reply rate; fields left out keep their values). Idempotent: enabling
+         *     a running warm-up with the same settings changes nothing and answers `changed: false`. Costs no credits.
+         *     Errors: `400` invalid body; `404` no such account in this workspace; `409` the warm-up network has banned
+         *     the account (`warmup.status` `banned`).
          */
         post: operations["enableWarmupV2"];
         delete?: never;
@@ -757,8 +1038,11 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * pauseWarmup
-         * @description Placeholder, not implemented yet.
+         * Pause warm-up for an email account
+         * @description Stops the account's warm-up (`warmup.enabled` false, `warmup.status` `paused`; a `banned` status stays
+         *     `banned`). Settings are kept for the next enable. Idempotent: pausing a paused warm-up answers
+         *     `changed: false`. Campaign sending is not affected. Costs no credits. Errors: `400` invalid body; `404` no
+         *     such account in this workspace.
          */
         post: operations["pauseWarmupV2"];
         delete?: never;
@@ -775,8 +1059,12 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * getAccountSentToday
-         * @description Placeholder, not implemented yet.
+         * Emails sent today per account
+         * @description For each of the workspace's email accounts (oldest first, paginated), the campaign emails and the warm-up
+         *     emails it sent today, with its daily limit and what remains. "Today" is the current calendar day in the
+         *     workspace's time zone (default UTC); counts come from stored `sent` events. Filter to one account with
+         *     `accountId`. Costs no credits and changes nothing. Errors: `400` invalid parameters; `404` the `accountId`
+         *     is not an account of this workspace.
          */
         get: operations["getAccountSentTodayV2"];
         put?: never;
@@ -795,8 +1083,14 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * getWarmupSummary
-         * @description Placeholder, not implemented yet.
+         * Account warm-up summary
+         * @description Warm-up analytics of one email account over a range of calendar days in the workspace's time zone
+         *     (default the 30 days ending today; at most 366 days), from the stored email events marked as warm-up:
+         *     events by type, rates (opened, clicked, replied, bounced, unsubscribed divided by warm-up emails sent, in
+         *     percent), a daily series with zeros on quiet days, today's warm-up sends and the current warm-up settings.
+         *     Inbox-versus-spam placement is not among the stored events and is not reported. Costs no credits and
+         *     changes nothing. Errors: `400` missing `accountId`, malformed dates, `startDate` after `endDate`, or a
+         *     range longer than 366 days; `404` no such account in this workspace.
          */
         get: operations["getWarmupSummaryV2"];
         put?: never;
@@ -815,8 +1109,11 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * getCampaignCounts
-         * @description Placeholder, not implemented yet.
+         * Campaign count metrics
+         * @description Counts for one campaign (`campaignId`) or for all the workspace's campaigns (no `campaignId`), all time:
+         *     campaigns by status (`completed` as campaigns read it), contacts by sending status, email events by type
+         *     and distinct contacts by event type (stored events only, warm-up excluded). Costs no credits and changes
+         *     nothing. Errors: `400` malformed `campaignId`; `404` no such campaign in this workspace.
          */
         get: operations["getCampaignCountsV2"];
         put?: never;
@@ -835,8 +1132,18 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * getCampaignSummary
-         * @description Placeholder, not implemented yet.
+         * Campaign analytics summary with graph data
+         * @description Email analytics of one campaign (`campaignId`) or of all the workspace's campaigns (no `campaignId`)
+         *     over a range of calendar days in the workspace's time zone (default the 30 days ending today; at most
+         *     366 days). Computed from stored email events only, warm-up traffic excluded:
+         *     - `totals`: events of each type (`sent`, `opened`, `clicked`, `replied`, `bounced`, `unsubscribed`);
+         *     - `unique`: distinct contacts per type;
+         *     - `rates`: unique opened, clicked, replied, bounced, unsubscribed contacts divided by the unique contacts
+         *       sent to, in percent with two decimals (0 when nobody was sent to);
+         *     - `graph`: one entry per day of the range with that day's event counts, days without events as zeros.
+         *
+         *     Costs no credits and changes nothing. Errors: `400` malformed dates, `startDate` after `endDate`, or a
+         *     range longer than 366 days; `404` no such campaign in this workspace.
          */
         get: operations["getCampaignSummaryV2"];
         put?: never;
@@ -879,8 +1186,12 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * addCampaignAccount
-         * @description Placeholder, not implemented yet.
+         * Link one email account to a campaign
+         * @description Links one of your workspace's email accounts (any connection status) to the campaign, in any
+         *     status, including `active`. Linking an account that is already linked changes nothing and
+         *     succeeds (`added` is empty). Costs no credits.
+         *     `404`: the campaign or the account does not exist in your workspace (the details name
+         *     `body.accountId`).
          */
         post: operations["addCampaignAccountV2"];
         delete?: never;
@@ -899,8 +1210,16 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * createCampaign
-         * @description Placeholder, not implemented yet.
+         * Create a campaign
+         * @description Creates a campaign in `draft`. Only `name` is required; `options` default to no campaign daily
+         *     limit, stop on reply, track opens and clicks, HTML allowed. A `schedule` and `accountIds` (your
+         *     workspace's email accounts) may be given now or later (`POST /v2/campaign/set/schedules`,
+         *     `POST /v1/campaign/set/accounts`). Add steps with `POST /v2/campaign/sequence-create`, then launch
+         *     with `POST /v2/campaign/launch`. Everything is created in one transaction: a rejected request
+         *     creates nothing. Costs no credits.
+         *     `400`: the body breaks the schema, the name is blank, the time zone is unknown, `from` is not before
+         *     `to`, or `endDate` is not after `startDate` (details name the field).
+         *     `404`: an account id is not one of your workspace's email accounts (details name each one).
          */
         post: operations["createCampaign"];
         delete?: never;
@@ -917,8 +1236,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * getCampaignAccounts
-         * @description Placeholder, not implemented yet.
+         * List a campaign's linked email accounts
+         * @description Lists the email accounts linked to one campaign, oldest link first, a page at a time (`limit`,
+         *     `skip`), with each account's connection status (only `active` accounts send). Changes nothing and
+         *     costs no credits. `404` means no campaign with this id exists in your workspace.
          */
         get: operations["getCampaignAccountsV2"];
         put?: never;
@@ -937,8 +1258,9 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * getCampaignName
-         * @description Placeholder, not implemented yet.
+         * Get a campaign's name
+         * @description Returns the name of one campaign of the workspace. Changes nothing and costs no credits.
+         *     `404` means no campaign with this id exists in your workspace (another workspace's campaign answers the same).
          */
         get: operations["getCampaignNameV2"];
         put?: never;
@@ -957,8 +1279,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * getCampaignStatus
-         * @description Placeholder, not implemented yet.
+         * Get a campaign's status
+         * @description Returns the status of one campaign: `draft`, `active`, `paused` or `completed` (an active campaign
+         *     whose contacts have all finished, derived when read). `launchedAt` is when it was first launched.
+         *     Changes nothing and costs no credits. `404` means no campaign with this id exists in your workspace.
          */
         get: operations["getCampaignStatusV2"];
         put?: never;
@@ -979,8 +1303,15 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * launchCampaign
-         * @description Placeholder, not implemented yet.
+         * Launch or resume a campaign
+         * @description Moves a `draft` or `paused` campaign to `active`: it starts (or resumes) sending to its
+         *     contacts within its schedule. The campaign must be ready: at least one sequence step, at least one
+         *     linked email account whose status is `active`, and a schedule. `launchedAt` keeps the first launch.
+         *     Costs no credits.
+         *     `404`: no campaign with this id exists in your workspace.
+         *     `409`: the campaign is not ready (the message and the details name every missing piece: code
+         *     `no_sequence_step`, `no_active_account`, `no_schedule`), or it is already `active` or
+         *     `completed` (code `invalid_status`). Nothing changes.
          */
         post: operations["launchCampaign"];
         delete?: never;
@@ -997,8 +1328,11 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * listCampaigns
-         * @description Placeholder, not implemented yet.
+         * List campaigns
+         * @description Lists the workspace's campaigns, newest first (ties broken by id, newest first), a page at a time
+         *     (`limit`, `skip`). `status` keeps only the campaigns in that status; `completed` is derived when read
+         *     (an active campaign whose contacts have all finished). Changes nothing and costs no credits.
+         *     `400` means a query parameter is out of range or unknown.
          */
         get: operations["listCampaignsV2"];
         put?: never;
@@ -1019,8 +1353,11 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * pauseCampaign
-         * @description Placeholder, not implemented yet.
+         * Pause an active campaign
+         * @description Moves an `active` campaign to `paused`: it stops sending until it is launched again
+         *     (`POST /v2/campaign/launch`). While paused, its steps and variants can be edited. Costs no credits.
+         *     `404`: no campaign with this id exists in your workspace.
+         *     `409`: the campaign is not `active` (`draft`, `paused` or `completed`); pausing is never a silent no-op.
          */
         post: operations["pauseCampaign"];
         delete?: never;
@@ -1039,8 +1376,13 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * removeCampaignAccounts
-         * @description Placeholder, not implemented yet.
+         * Unlink email accounts from a campaign
+         * @description Unlinks the listed email accounts from the campaign. Every id must be one of your workspace's email
+         *     accounts, otherwise the answer is `404` naming every unknown id (`body.accountIds.<index>`) and
+         *     nothing changes; an account of yours that is not linked is skipped (it is not in `removed`).
+         *     Costs no credits.
+         *     `409`: the campaign is `active` (or reads `completed`, which new contacts resume) and this would
+         *     leave it without any linked account (pause it first, or link another account before).
          */
         post: operations["removeCampaignAccountsV2"];
         delete?: never;
@@ -1059,8 +1401,19 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * createSequenceSteps
-         * @description Placeholder, not implemented yet.
+         * Add steps to a campaign's sequence
+         * @description Appends steps (emails) to the end of the campaign's sequence, in the order given, each with its A/B
+         *     variants (lettered `A`, `B`, ... in order). The campaign's first step waits 0 days (`delayDays: 0`);
+         *     every later step waits at least 1 day after the one before. A variant with an empty subject replies
+         *     in the thread of the step before, which the first step cannot do. Weights: give one on every variant
+         *     of a step (they must add up to 100) or on none (split evenly, the first variants taking the
+         *     remainder: 34/33/33). Template variables are checked when saved (see the variant schema).
+         *     A campaign has at most 20 steps. Returns the whole sequence. All steps are created in one
+         *     transaction: a rejected request creates nothing. Costs no credits.
+         *     `400`: the body breaks the schema, a delay, subject, weight sum or template is wrong, or the
+         *     campaign would pass 20 steps (details name each field, e.g. `body.steps.1.variants.0.body`).
+         *     `404`: no campaign with this id exists in your workspace.
+         *     `409`: the campaign is `active`; pause it before editing its sequence.
          */
         post: operations["createSequenceSteps"];
         delete?: never;
@@ -1080,8 +1433,15 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * deleteSequenceStep
-         * @description Placeholder, not implemented yet.
+         * Delete one sequence step
+         * @description Deletes one step and its variants. The steps after it move up one place (orders stay 1, 2, 3, ...
+         *     without gaps); when the first step is deleted, the new first step's `delayDays` becomes 0. Deleting
+         *     the only step is allowed (the campaign then cannot be launched until a step is added). Returns the
+         *     remaining sequence. One transaction. Costs no credits.
+         *     `404`: no step with this id exists in your workspace.
+         *     `409`: the campaign is `active` (pause it first), or the first step is deleted while a variant of the
+         *     second one has an empty subject (it would become a first step replying to nothing; give it a
+         *     subject first).
          */
         delete: operations["deleteSequenceStep"];
         options?: never;
@@ -1098,8 +1458,18 @@ export interface paths {
         };
         get?: never;
         /**
-         * updateSequenceStep
-         * @description Placeholder, not implemented yet.
+         * Update one sequence step
+         * @description Changes one step of a campaign's sequence: its `delayDays` and/or the subject, body and weight of
+         *     some of its existing variants (by variant id; fields left out keep their value). To add or delete
+         *     variants use `POST /v2/campaign/variants-create` and `DELETE /v2/campaign/variants-delete`. After
+         *     the change the first step still waits 0 days, later steps at least 1, the first step's variants all
+         *     have a subject, the step's weights add up to 100, and templates are well formed. All in one
+         *     transaction. Costs no credits.
+         *     `400`: the body breaks the schema, a delay, subject, weight sum or template is wrong, or a variant
+         *     id is listed twice (details name each field).
+         *     `404`: no step with this id exists in your workspace, or a variant id is not one of this step's
+         *     (details name it).
+         *     `409`: the campaign is `active`; pause it before editing its sequence.
          */
         put: operations["updateSequenceStep"];
         post?: never;
@@ -1119,8 +1489,16 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * setCampaignAccounts
-         * @description Placeholder, not implemented yet.
+         * Replace a campaign's email accounts
+         * @description Makes `accountIds` the exact set of email accounts linked to the campaign: accounts not in the list
+         *     are unlinked, new ones are linked, ones already linked stay (with their original link time). Works
+         *     in any status, including `active`. Every id must be one of your workspace's email accounts (any
+         *     connection status); otherwise the answer is `404` whose message and details name every unknown id
+         *     (`body.accountIds.<index>`), and nothing changes. Costs no credits.
+         *     `400`: the body breaks the schema (ids must be unique UUIDs, at most 100).
+         *     `404`: the campaign or an account does not exist in your workspace.
+         *     `409`: the campaign is `active` (or reads `completed`, which new contacts resume) and the list is
+         *     empty: such a campaign keeps at least one linked account; pause it first.
          */
         post: operations["setCampaignAccountsV2"];
         delete?: never;
@@ -1139,8 +1517,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * setCampaignName
-         * @description Placeholder, not implemented yet.
+         * Rename a campaign
+         * @description Sets the name of one campaign, in any status. Leading and trailing spaces are trimmed; the name
+         *     must not be blank. Names need not be unique. Returns the whole campaign. Costs no credits.
+         *     `400` means the name is blank or too long; `404` means no campaign with this id exists in your workspace.
          */
         post: operations["setCampaignNameV2"];
         delete?: never;
@@ -1159,8 +1539,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * setCampaignSchedule
-         * @description Placeholder, not implemented yet.
+         * Set a campaign's sending schedule and options
+         * @description Replaces the campaign's sending schedule (time zone, days, daily window, optional start and end
+         *     dates) and, when `options` is given, changes the named options (`dailyLimit`, `stopOnReply`,
+         *     `trackOpens`, `trackClicks`, `textOnly`; the others keep their value). Allowed in every status; an
+         *     active campaign follows the new schedule from its next send. Costs no credits.
+         *     `400`: the body breaks the schema, the time zone is not an IANA name, `from` is not before `to`, or
+         *     `endDate` is not after `startDate` (details name the field).
+         *     `404`: no campaign with this id exists in your workspace.
          */
         post: operations["setCampaignSchedule"];
         delete?: never;
@@ -1179,8 +1565,18 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * createVariants
-         * @description Placeholder, not implemented yet.
+         * Add A/B variants to a step
+         * @description Adds variants to one sequence step; they get the next free labels (a step with `A` gets `B`, `C`,
+         *     ...; at most 26 per step). Weights: give none and the step's variants, old and new, are split
+         *     evenly (remainder to the first ones: 34/33/33); give one on every new variant and the step's
+         *     weights, old and new, must then add up to 100 (change old weights first with
+         *     `PUT /v2/campaign/sequences/{id}`, or give new variants weight 0). Templates are checked when saved;
+         *     variants of the first step need a subject. One transaction. Costs no credits.
+         *     `400`: the body breaks the schema, weights are given on some variants only or do not add up to 100,
+         *     a template is malformed, a first-step variant has no subject, or the step would pass 26 variants
+         *     (details name each field).
+         *     `404`: no step with this id exists in your workspace.
+         *     `409`: the campaign is `active`; pause it before editing its sequence.
          */
         post: operations["createVariants"];
         delete?: never;
@@ -1200,8 +1596,13 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * deleteVariant
-         * @description Placeholder, not implemented yet.
+         * Delete one A/B variant
+         * @description Deletes one variant of a step. The variants after it are re-lettered so labels stay `A`, `B`, ...
+         *     without gaps, and the remaining weights are scaled to add up to 100 again, keeping their
+         *     proportions (split evenly when they were all 0). One transaction. Costs no credits.
+         *     `404`: no variant with this id exists in your workspace.
+         *     `409`: it is the step's only variant (a step keeps at least one: delete the step instead), or the
+         *     campaign is `active` (pause it first).
          */
         delete: operations["deleteVariant"];
         options?: never;
@@ -1219,8 +1620,26 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * findCompanies
-         * @description Placeholder, not implemented yet.
+         * Search for companies
+         * @description Finds companies of the lead database.
+         *
+         *     **Filters** (all optional, combined with AND; values inside one filter with OR): `names` (matched by
+         *     words), `domains`, `industries`, `employeeRanges`, `locations` (city, state or country), `keywords`
+         *     (words in the name, industry, keywords or description) and `technologies`. Results are ordered by
+         *     relevance (a profile score: size and completeness of the record) then by id. `page` goes up to 500
+         *     and `perPage` up to 100 (default 25); a deeper page is a `400`.
+         *     `pagination.totalEntries` is exact up to 5,000 matches; above that it is an estimate from the
+         *     database statistics (counting a large match exactly would cost more than the page).
+         *
+         *     **Data options and credits.** `dataOptions` is required and holds exactly one value: `basic` returns
+         *     the identity fields (id, name, domain, website, industry, location) and is free; `full` returns every
+         *     field and costs 1 credit (configurable) per company on the page that your workspace has not already
+         *     seen in full: seeing a company in full again is free, like a person revealed again. Each company
+         *     says whether it is shown in full (`revealed`) and what it cost (`creditsCharged`); `data.credits`
+         *     gives the request's total and the balance left.
+         *
+         *     Errors: `400` missing `dataOptions`, an unknown value, two values, an invalid filter or a page beyond
+         *     500; `402` the balance cannot cover the companies on this page (nothing is charged or recorded).
          */
         post: operations["findCompaniesV2"];
         delete?: never;
@@ -1239,8 +1658,23 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * addContacts
-         * @description Placeholder, not implemented yet.
+         * Add contacts to a campaign
+         * @description Adds 1 to 1000 contacts (leads) to one campaign of your workspace, in one transaction. New contacts
+         *     start with `status: active` and no lead status. Costs no credits.
+         *
+         *     Rows are judged one by one and the request succeeds even when some rows are not added:
+         *     - a row whose `email` is not a valid address (after trimming) is listed in `invalid` with its index;
+         *     - a row whose address the campaign already holds, or that an earlier row of the same request
+         *       already has (case-insensitive), is listed in `duplicates` with its index and the id of the
+         *       contact that holds the address; nothing about the existing contact changes;
+         *     - every other row is created and returned in `added`, in request order.
+         *
+         *     `counts` sums it up. Addresses are stored trimmed and in lower case.
+         *
+         *     Errors: `400` when the body breaks the schema (a missing `campaignId`, more than 1000 rows, an
+         *     unknown field, a custom variable that breaks the rules of `customVariables`): nothing is added.
+         *     `403` when the workspace's plan caps the number of contacts and this request would go over the
+         *     cap: nothing is added. `404` when the campaign does not exist in your workspace.
          */
         post: operations["addContactsV2"];
         delete?: never;
@@ -1259,8 +1693,16 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * removeContactData
-         * @description Placeholder, not implemented yet.
+         * Remove custom contact variables
+         * @description Deletes the named keys from the contact's custom variables. A key the contact does not have is not
+         *     an error: the answer lists which keys were `removed` and which were `notFound`. `updatedAt` changes
+         *     only when something was removed. Costs no credits.
+         *
+         *     The contact is named by `contactId`, or by `campaignId` and `email` together (not both ways at once).
+         *
+         *     Errors: `400` when `keys` is empty, has more than 50 keys or a key that is not a valid variable
+         *     name, or the contact is not named properly. `404` `Contact not found.` when no contact of your
+         *     workspace matches; `Campaign not found.` when `campaignId` is not a campaign of your workspace.
          */
         post: operations["removeContactDataV2"];
         delete?: never;
@@ -1279,8 +1721,21 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * setContactData
-         * @description Placeholder, not implemented yet.
+         * Set custom contact variables
+         * @description Replaces all the contact's custom variables with `customVariables`: keys not sent are deleted, and
+         *     `{}` clears them all. Updates `updatedAt`. Costs no credits. Custom variables fill `{{key}}` in
+         *     sequence templates.
+         *
+         *     Keys: 1-64 characters, a letter or `_` then letters, digits or `_`, not a built-in field name
+         *     (`email`, `firstName`, `lastName`, `companyName`, `jobTitle`, `phone`, `website`, `linkedinUrl`).
+         *     Values: a string of at most 1000 characters, a number, a boolean or `null`. A contact holds at most 50
+         *     custom variables.
+         *
+         *     The contact is named by `contactId`, or by `campaignId` and `email` together (not both ways at once).
+         *
+         *     Errors: `400` when a key or value breaks the rules above: nothing changes. `404` `Contact not
+         *     found.` when no contact of your workspace matches; `Campaign not found.` when `campaignId` is not a
+         *     campaign of your workspace.
          */
         post: operations["setContactDataV2"];
         delete?: never;
@@ -1299,8 +1754,22 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * updateContactData
-         * @description Placeholder, not implemented yet.
+         * Update custom contact variables
+         * @description Merges `customVariables` into the contact's custom variables: the keys sent are added or overwritten,
+         *     the others are kept. `null` is stored as a value (use `/v1/contact/data/remove` to delete a key).
+         *     Updates `updatedAt`. Costs no credits. Custom variables fill `{{key}}` in sequence templates.
+         *
+         *     Keys: 1-64 characters, a letter or `_` then letters, digits or `_`, not a built-in field name
+         *     (`email`, `firstName`, `lastName`, `companyName`, `jobTitle`, `phone`, `website`, `linkedinUrl`).
+         *     Values: a string of at most 1000 characters, a number, a boolean or `null`. A contact holds at most 50
+         *     custom variables.
+         *
+         *     The contact is named by `contactId`, or by `campaignId` and `email` together (not both ways at once).
+         *
+         *     Errors: `400` when a key or value breaks the rules above, or when the merge would leave the contact
+         *     with more than 50 custom variables (`details[].code` `maxProperties`): nothing changes. `404`
+         *     `Contact not found.` when no contact of your workspace matches; `Campaign not found.` when
+         *     `campaignId` is not a campaign of your workspace.
          */
         post: operations["updateContactDataV2"];
         delete?: never;
@@ -1319,8 +1788,16 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * deleteContact
-         * @description Placeholder, not implemented yet.
+         * Delete a contact
+         * @description Deletes one contact of your workspace for good, and answers it as it was. Its email events stay for
+         *     analytics, no longer linked to a contact. The address may be added to the campaign again afterwards.
+         *     Costs no credits.
+         *
+         *     The contact is named by `contactId`, or by `campaignId` and `email` together (not both ways at once).
+         *
+         *     Errors: `400` when neither or both ways of naming the contact are sent, or a value is malformed.
+         *     `404` `Contact not found.` when no contact of your workspace matches (also when it was already
+         *     deleted); `Campaign not found.` when `campaignId` is not a campaign of your workspace.
          */
         post: operations["deleteContactV2"];
         delete?: never;
@@ -1337,8 +1814,15 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * getContact
-         * @description Placeholder, not implemented yet.
+         * Get a contact
+         * @description Returns one contact of your workspace with all its fields, custom variables, sending status and lead
+         *     status. Changes nothing and costs no credits.
+         *
+         *     The contact is named by `contactId`, or by `campaignId` and `email` together (not both ways at once).
+         *
+         *     Errors: `400` when neither or both ways of naming the contact are sent, or a value is malformed.
+         *     `404` `Contact not found.` when no contact of your workspace matches; `Campaign not found.` when
+         *     `campaignId` is not a campaign of your workspace.
          */
         get: operations["getContactV2"];
         put?: never;
@@ -1359,8 +1843,17 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * updateContactStatus
-         * @description Placeholder, not implemented yet.
+         * Update a contact's lead status
+         * @description Sets the contact's lead status (`leadStatus`: interested, meetingBooked, meetingCompleted, closed,
+         *     outOfOffice, notInterested, wrongPerson, lost), or clears it with `null`. It records where the lead
+         *     stands in your sales process and does not change sending (`status`). Updates `updatedAt`. Costs
+         *     no credits.
+         *
+         *     The contact is named by `contactId`, or by `campaignId` and `email` together (not both ways at once).
+         *
+         *     Errors: `400` when `leadStatus` is missing or not one of the values, or the contact is not named
+         *     properly. `404` `Contact not found.` when no contact of your workspace matches; `Campaign not found.`
+         *     when `campaignId` is not a campaign of your workspace.
          */
         post: operations["updateContactStatusV2"];
         delete?: never;
@@ -1379,8 +1872,28 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * enrichByDetails
-         * @description Placeholder, not implemented yet.
+         * Enrich lead data from known details (up to 100)
+         * @description Finds up to 100 people of the lead database from what you know about them (a work email, a LinkedIn
+         *     URL, or a name with a company) and returns their records: the batch form of
+         *     `POST /v1/people_enrichment/peopleEnrichment` (10 per request), with the same rules and v2 error bodies.
+         *
+         *     Each input is matched by the rules of `EnrichmentInput` (work email, then LinkedIn URL, then first
+         *     and last name with the company domain, then with the company name; the first rule that finds
+         *     exactly one person decides). Each result comes at its input's position with the matched person
+         *     (and the person's company in `person.company`), or `person: null` with a `reason` (`noMatch`,
+         *     `ambiguousMatch`).
+         *
+         *     **Data options and credits.** `dataOptions` (default `["workEmailReveal"]`) decides what each
+         *     matched person shows, exactly as in a people search, and is charged by the same rules: per data
+         *     option per person (defaults 1 credit for the work email, 1 for full contact and company, 5 for the
+         *     mobile phone), only for matched people, only for data the person has, and never again for a person
+         *     already revealed (that option) to your workspace, by a search or an earlier enrichment. A person
+         *     matched by two inputs of one request is charged once. `data.credits` gives the request's total and
+         *     the balance left. The reveals and the charge are one transaction.
+         *
+         *     Errors: `400` when `people` is missing, empty or longer than 100, or an input has no complete key
+         *     (see `EnrichmentInput`), an unknown field, a malformed email or an unknown data option; `402` when
+         *     the balance cannot cover the matched people's reveals (nothing is charged or revealed).
          */
         post: operations["enrichByDetails"];
         delete?: never;
@@ -1399,8 +1912,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * addListCompanies
-         * @description Placeholder, not implemented yet.
+         * Add companies to a company list
+         * @description Adds lead-database companies to a company list, 1 to 1000 ids per request, in one
+         *     transaction. Adding an id that is already a member is not an error and counts once (`alreadyInList`; it
+         *     keeps its place); an id repeated in the request counts once. Ids that are not in the lead database are
+         *     reported in `notFound`, and the others are still added. Adding reveals and charges nothing.
+         *
+         *     Errors: `400` invalid body (no ids, more than 1000, an id that is not a UUID); `404` no such list in this
+         *     workspace; `409` the list is a people list (use `POST /v2/list/add/leads`).
          */
         post: operations["addListCompanies"];
         delete?: never;
@@ -1419,8 +1938,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * addListLeads
-         * @description Placeholder, not implemented yet.
+         * Add leads to a people list
+         * @description Adds lead-database people to a people list, 1 to 1000 ids per request, in one
+         *     transaction. Adding an id that is already a member is not an error and counts once (`alreadyInList`; it
+         *     keeps its place); an id repeated in the request counts once. Ids that are not in the lead database are
+         *     reported in `notFound`, and the others are still added. Adding reveals and charges nothing.
+         *
+         *     Errors: `400` invalid body (no ids, more than 1000, an id that is not a UUID); `404` no such list in this
+         *     workspace; `409` the list is a company list (use `POST /v2/list/add/companies`).
          */
         post: operations["addListLeads"];
         delete?: never;
@@ -1437,8 +1962,11 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * listLists
-         * @description Placeholder, not implemented yet.
+         * List the workspace's lists
+         * @description Returns the workspace's people and company lists, newest first (ties by id), each with its member count,
+         *     with `limit`/`skip` pagination and an optional `kind` filter. Costs no credits, changes nothing.
+         *
+         *     Errors: `400` a parameter out of range or an unknown kind.
          */
         get: operations["listLists"];
         put?: never;
@@ -1457,8 +1985,13 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * getListCompanies
-         * @description Placeholder, not implemented yet.
+         * Get the companies of a company list
+         * @description Returns the members of a company list in the order they were added (ties by id), with `limit`/`skip` pagination.
+         *     Each company shows its identity fields, and every field when this workspace has seen it in full
+         *     (company search with `full`; `revealed: true`). Reading a list never reveals or charges anything.
+         *
+         *     Errors: `400` a parameter missing or out of range; `404` no such list in this workspace; `409` the list is a
+         *     people list (read it with `GET /v2/list/leads`).
          */
         get: operations["getListCompanies"];
         put?: never;
@@ -1479,8 +2012,13 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * createCompanyList
-         * @description Placeholder, not implemented yet.
+         * Create a company list
+         * @description Creates an empty company list in the workspace. Names are unique per workspace and kind, compared
+         *     case-insensitively after trimming spaces (a people list and a company list may share a name). Add
+         *     members with `POST /v2/list/add/companies`. Costs no credits.
+         *
+         *     Errors: `400` invalid body (name missing, empty or longer than 200 characters); `409` the workspace
+         *     already has a company list with this name.
          */
         post: operations["createCompanyList"];
         delete?: never;
@@ -1499,8 +2037,13 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * createPeopleList
-         * @description Placeholder, not implemented yet.
+         * Create a people list
+         * @description Creates an empty people list in the workspace. Names are unique per workspace and kind, compared
+         *     case-insensitively after trimming spaces (a people list and a company list may share a name). Add
+         *     members with `POST /v2/list/add/leads`. Costs no credits.
+         *
+         *     Errors: `400` invalid body (name missing, empty or longer than 200 characters); `409` the workspace
+         *     already has a people list with this name.
          */
         post: operations["createPeopleList"];
         delete?: never;
@@ -1519,8 +2062,12 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * deleteCompanyList
-         * @description Placeholder, not implemented yet.
+         * Delete a company list
+         * @description Deletes a company list of the workspace and its memberships. The companies themselves stay in the
+         *     lead database, in other lists and in campaigns. Costs no credits. Answers the list as it was.
+         *
+         *     Errors: `400` invalid body; `404` no such list in this workspace (another workspace's list answers the
+         *     same); `409` the list is a people list (use `POST /v2/list/delete/people`).
          */
         post: operations["deleteCompanyList"];
         delete?: never;
@@ -1539,8 +2086,12 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * deletePeopleList
-         * @description Placeholder, not implemented yet.
+         * Delete a people list
+         * @description Deletes a people list of the workspace and its memberships. The people themselves stay in the
+         *     lead database, in other lists and in campaigns. Costs no credits. Answers the list as it was.
+         *
+         *     Errors: `400` invalid body; `404` no such list in this workspace (another workspace's list answers the
+         *     same); `409` the list is a company list (use `POST /v2/list/delete/company`).
          */
         post: operations["deletePeopleList"];
         delete?: never;
@@ -1557,8 +2108,31 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * exportList
-         * @description Placeholder, not implemented yet.
+         * Export a list
+         * @description Exports every member of a list (people or company) as CSV (default) or JSON, streamed in the order members
+         *     were added, so lists of any size export in constant server memory. Only what this workspace has revealed
+         *     is exported, exactly as `GET /v2/list/leads` and `GET /v2/list/companies` show it: a field that is not
+         *     revealed is an empty CSV cell or absent in JSON. Exporting reveals and charges nothing.
+         *
+         *     **CSV** (`text/csv; charset=utf-8`, with a `Content-Disposition` attachment file name): a header row, then
+         *     one row per member, RFC 4180 quoting. To protect spreadsheet users from formula injection, a text cell that
+         *     starts with `=`, `+`, `-`, `@`, a tab or a carriage return is prefixed with a single quote (`'`).
+         *     Columns of a people list: id, firstName, lastName, title, seniority, department, city, state, country,
+         *     emailStatus, email, mobilePhone, linkedinUrl, companyId, companyName, companyDomain, companyWebsiteUrl,
+         *     companyIndustry, revealed (data options separated by `|`), addedAt.
+         *     Columns of a company list: id, name, domain, websiteUrl, industry, city, state, country, employeeCount,
+         *     employeeRange, revenueRange, foundedYear, keywords, technologies (values separated by `|`), linkedinUrl,
+         *     phone, description, revealed, addedAt.
+         *
+         *     **JSON** (`application/json`): the usual envelope whose `data.items` holds the members as the read
+         *     operations return them.
+         *
+         *     A failure after the first bytes were sent cannot change the status any more: the connection is then
+         *     closed early, so a client must treat a truncated body (CSV without its last line end, JSON that does not
+         *     parse) as a failed export.
+         *
+         *     Errors: `400` a parameter missing or invalid (`format` other than `csv` or `json`); `404` no such list in
+         *     this workspace.
          */
         get: operations["exportList"];
         put?: never;
@@ -1577,8 +2151,12 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * getList
-         * @description Placeholder, not implemented yet.
+         * Get a list
+         * @description Returns one list of the workspace (people or company) with its member count. Costs no credits,
+         *     changes nothing.
+         *
+         *     Errors: `400` listId missing or not a UUID; `404` no such list in this workspace (another workspace's list
+         *     answers the same).
          */
         get: operations["getList"];
         put?: never;
@@ -1597,8 +2175,15 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * getListLeads
-         * @description Placeholder, not implemented yet.
+         * Get the people of a people list
+         * @description Returns the members of a people list in the order they were added (ties by id), with `limit`/`skip` pagination.
+         *     Each person shows only what this workspace has revealed before (a people search with
+         *     `workEmailReveal`, `fullContactAndCompany` or `mobilePhoneReveal`, or a send-to-campaign): `email`,
+         *     `mobilePhone`, `linkedinUrl` and the full company appear only for the data options listed in `revealed`.
+         *     Reading a list never reveals or charges anything.
+         *
+         *     Errors: `400` a parameter missing or out of range; `404` no such list in this workspace; `409` the list is a
+         *     company list (read it with `GET /v2/list/companies`).
          */
         get: operations["getListLeads"];
         put?: never;
@@ -1619,8 +2204,13 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * removeListCompanies
-         * @description Placeholder, not implemented yet.
+         * Remove companies from a company list
+         * @description Removes companies from a company list, 1 to 1000 ids per request, in one transaction. Ids that
+         *     are not members (unknown ids included) are reported in `notInList`, not failed. The companies stay in the
+         *     lead database.
+         *
+         *     Errors: `400` invalid body; `404` no such list in this workspace; `409` the list is a people list (use
+         *     `POST /v2/list/remove/leads`).
          */
         post: operations["removeListCompanies"];
         delete?: never;
@@ -1639,8 +2229,13 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * removeListLeads
-         * @description Placeholder, not implemented yet.
+         * Remove leads from a people list
+         * @description Removes people from a people list, 1 to 1000 ids per request, in one transaction. Ids that
+         *     are not members (unknown ids included) are reported in `notInList`, not failed. The people stay in the
+         *     lead database.
+         *
+         *     Errors: `400` invalid body; `404` no such list in this workspace; `409` the list is a company list (use
+         *     `POST /v2/list/remove/companies`).
          */
         post: operations["removeListLeads"];
         delete?: never;
@@ -1659,8 +2254,24 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * sendListToCampaign
-         * @description Placeholder, not implemented yet.
+         * Send a people list to a campaign
+         * @description Turns every member of a people list into a contact of a campaign of this workspace, in one transaction:
+         *
+         *     - members without a known work email are skipped (`skippedNoEmail`) and cost nothing;
+         *     - the work email of every other member is revealed to the workspace and charged by the people-search rules
+         *       (1 credit per work email by default; an email revealed to the workspace before is free). When the balance
+         *       cannot cover the reveals the answer is `402` and nothing is revealed, charged or added;
+         *     - a member whose email the campaign already holds (or that another member of the list shares) is not added
+         *       again (`duplicates`); it is still revealed (and charged the first time), as it is now known to the workspace;
+         *     - each new contact gets the member's email, first and last name, job title, company name and company website,
+         *       and remembers the lead-database person it came from.
+         *
+         *     The campaign may be in any status; the plan's contact cap applies. Sending the same list again adds only
+         *     the members added to it since.
+         *
+         *     Errors: `400` invalid body; `402` not enough credits for the reveals (nothing done); `403` the plan's contact
+         *     cap would be exceeded (nothing done); `404` no such list or campaign in this workspace; `409` the list is a
+         *     company list (only people lists can be sent).
          */
         post: operations["sendListToCampaign"];
         delete?: never;
@@ -1679,8 +2290,30 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * searchPeople
-         * @description Placeholder, not implemented yet.
+         * Search the lead database for people
+         * @description Finds people by position, location and company, and reveals the data you ask for in `dataOptions`.
+         *
+         *     **Filters** (all optional, combined with AND; values inside one filter with OR): `titles` (matched by
+         *     words: `sales director` finds "Director of Sales"), `seniorities`, `departments`, `locations` (city,
+         *     state or country of the person), `keywords` (words in the title, department or company), and the
+         *     current company's `companyDomains`, `companyNames`, `employeeRanges` and `industries`, and
+         *     `emailStatuses`. Results are ordered by relevance (a profile score: verified email, phone, seniority,
+         *     completeness of the record) then by id, so pages are stable. `page` goes up to 500 and `perPage` up to
+         *     100 (default 25); a deeper page is a `400`.
+         *     `pagination.totalEntries` is exact up to 5,000 matches; above that it is an estimate from the
+         *     database statistics (counting a large match exactly would cost more than the page).
+         *
+         *     **Data options and credits.** `dataOptions` (default `["workEmailReveal"]`) decides which fields come
+         *     back for each person on the page: `workEmailReveal` adds `email`, `mobilePhoneReveal` adds
+         *     `mobilePhone`, `fullContactAndCompany` adds `linkedinUrl` and the full `company`. Each option costs
+         *     credits per person returned (defaults: 1, 5 and 1; configurable), except for a person already revealed
+         *     (that option) to your workspace, who is free, and a person without that data (no email, no mobile,
+         *     no LinkedIn URL and no company), who costs nothing. `[]` reveals nothing and is free. Each person says
+         *     which options were applied (`revealed`) and what it cost (`creditsCharged`); `data.credits` gives the
+         *     request's total and the balance left. Reveals are recorded and charged in one transaction.
+         *
+         *     Errors: `400` an invalid filter, an unknown data option or a page beyond 500; `402` the balance cannot
+         *     cover the reveals on this page (nothing is charged or revealed; ask for fewer people or fewer options).
          */
         post: operations["searchPeopleV2"];
         delete?: never;
@@ -1699,8 +2332,28 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * enrichPeople
-         * @description Placeholder, not implemented yet.
+         * Enrich people by their known details (up to 10)
+         * @description Finds up to 10 people of the lead database from what you know about them (a work email, a LinkedIn
+         *     URL, or a name with a company) and returns their records. `POST /v2/enrich/by-details` does the
+         *     same for up to 100 people per request.
+         *
+         *     Each input is matched by the rules of `EnrichmentInput` (work email, then LinkedIn URL, then first
+         *     and last name with the company domain, then with the company name; the first rule that finds
+         *     exactly one person decides). Each result comes at its input's position with the matched person
+         *     (and the person's company in `person.company`), or `person: null` with a `reason` (`noMatch`,
+         *     `ambiguousMatch`).
+         *
+         *     **Data options and credits.** `dataOptions` (default `["workEmailReveal"]`) decides what each
+         *     matched person shows, exactly as in a people search, and is charged by the same rules: per data
+         *     option per person (defaults 1 credit for the work email, 1 for full contact and company, 5 for the
+         *     mobile phone), only for matched people, only for data the person has, and never again for a person
+         *     already revealed (that option) to your workspace, by a search or an earlier enrichment. A person
+         *     matched by two inputs of one request is charged once. `data.credits` gives the request's total and
+         *     the balance left. The reveals and the charge are one transaction.
+         *
+         *     Errors: `400` when `people` is missing, empty or longer than 10, or an input has no complete key
+         *     (see `EnrichmentInput`), an unknown field, a malformed email or an unknown data option; `402` when
+         *     the balance cannot cover the matched people's reveals (nothing is charged or revealed).
          */
         post: operations["enrichPeopleV2"];
         delete?: never;
@@ -1719,8 +2372,36 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * verifyEmails
-         * @description Placeholder, not implemented yet.
+         * Verify email addresses
+         * @description Checks up to 100 addresses and returns one result per address, in the order sent (a repeated
+         *     address gets a result at each of its positions). For each address, in this order:
+         *
+         *     1. **Syntax**: a plain `local@domain.tld` address (RFC 5322 dot-atom local part of at most 64
+         *        characters, a DNS host name with a top-level domain; no display name, comment, quoted local
+         *        part or IP literal). Anything else is `invalid` / `invalidSyntax` and nothing more is checked.
+         *     2. **Disposable domain**: the domain or a parent domain is on the maintained disposable-mailbox
+         *        list (the `disposable-email-domains` package): `disposable` / `disposableDomain`.
+         *     3. **Role account** and **free-mail provider** flags (`isRoleAccount`, `isFreeProvider`): they
+         *        lower the score but never make an address invalid.
+         *     4. **MX look-up** through the server's configured DNS resolver, with a time-out: a missing
+         *        domain is `invalid` / `domainNotFound`, a domain without MX records (or with a null MX) is
+         *        `invalid` / `noMxRecord`, a time-out or DNS failure is `unknown` / `dnsTimeout` or `dnsError`.
+         *     5. **SMTP mailbox probe** (only when the server enables it; off by default): a `RCPT TO` for the
+         *        address at the preferred mail server, never sending a message. A refusal is `invalid` /
+         *        `mailboxNotFound`; when the mailbox is accepted, a random mailbox at the same domain is tried
+         *        too, and if that is accepted as well the domain is `catchAll`. No connection, a time-out or a
+         *        temporary (4xx) answer is `unknown`.
+         *
+         *     Results that needed the network are cached per address (case-insensitive) for a configured
+         *     time (default 7 days) and served from the cache until they expire; `unknown` results are never
+         *     cached, so a retry checks again. `checkedAt` tells when a result was computed.
+         *
+         *     **Credits:** verification costs no credits; it counts as one request toward the quota however
+         *     many addresses it holds. Nothing in the workspace changes.
+         *
+         *     Errors: `400` when `emails` is missing, empty, longer than 100 items, or holds a non-string or
+         *     an item longer than 320 characters (a badly formed address is not an error: it is reported as
+         *     `invalid`).
          */
         post: operations["verifyEmailsV2"];
         delete?: never;
@@ -1761,8 +2442,15 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * createPlan
-         * @description Placeholder, not implemented yet.
+         * Create a custom whitelabel plan
+         * @description Creates a plan owned by the calling whitelabel workspace, to assign to its sub-users. A plan carries quota
+         *     limits (requests per rolling minute, hour and day, never below the service defaults 20/50/100, each longer
+         *     window at least the shorter one, and an optional per-second limit), the credits granted to a sub-user each
+         *     time the plan is assigned to it, and caps (`maxEmailAccounts`, `maxContacts`; `null` means no cap).
+         *     Only the owning workspace can read or assign the plan. Costs no credits.
+         *
+         *     Errors: `400` invalid body (a limit below the default, `perHour` below `perMin`, `perDay` below `perHour`);
+         *     `403` whitelabel is not enabled for the calling workspace.
          */
         post: operations["createPlan"];
         delete?: never;
@@ -1779,8 +2467,12 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * getPlan
-         * @description Placeholder, not implemented yet.
+         * Get a custom plan
+         * @description Returns one plan by id: one of the calling whitelabel workspace's own plans, or the service's default plan
+         *     (`00000000-0000-7000-8000-000000000001`, which every new sub-user starts on). Costs no credits, changes nothing.
+         *
+         *     Errors: `403` whitelabel is not enabled for the calling workspace; `404` no such plan, or a plan of another
+         *     workspace (answered alike).
          */
         get: operations["getPlan"];
         put?: never;
@@ -1801,8 +2493,17 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * registerSubUser
-         * @description Placeholder, not implemented yet.
+         * Register a whitelabel sub-user
+         * @description Creates a sub-user of the calling whitelabel workspace: the user, its own workspace (whose parent is the
+         *     calling workspace) on the default plan (20/50/100 requests per minute/hour/day) with the default plan's
+         *     starting credit grant (100 credits, written to the sub-user's ledger), and a first API key for that workspace.
+         *     The API key is in the response this once only: store it. The optional password is stored as a salted scrypt
+         *     hash and never returned. Assign a custom plan afterwards with
+         *     `POST /v2/whitelabel/user/{subUserId}/assign-plan/{planId}`. Costs the caller no credits.
+         *
+         *     Errors: `400` invalid body (bad email, name missing or too long, password shorter than 8 characters);
+         *     `403` whitelabel is not enabled for the calling workspace; `409` a user with this email already exists
+         *     (emails are compared case-insensitively and are unique across the service).
          */
         post: operations["registerSubUser"];
         delete?: never;
@@ -1819,8 +2520,13 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * getSubUserByEmail
-         * @description Placeholder, not implemented yet.
+         * Look up a sub-user by email
+         * @description Returns one of the calling whitelabel workspace's own sub-users by email (compared case-insensitively), with
+         *     its workspace, current plan, quota limits and credit balance. Users who are not the caller's sub-users are not
+         *     found. Costs no credits, changes nothing.
+         *
+         *     Errors: `400` not a valid email; `403` whitelabel is not enabled for the calling workspace; `404` no sub-user
+         *     of this workspace has this email.
          */
         get: operations["getSubUserByEmail"];
         put?: never;
@@ -1841,8 +2547,15 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * assignPlan
-         * @description Placeholder, not implemented yet.
+         * Assign a plan to a sub-user
+         * @description Puts the sub-user's workspace on the plan: from the sub-user's next request its quota uses the plan's limits
+         *     (`GET /v1/ratelimit/limits` with the sub-user's key shows them), and the plan's `credits` are granted to the
+         *     sub-user's balance through its credit ledger. Assigning the plan the sub-user is already on changes nothing
+         *     and grants nothing (`creditsGranted: 0`), so a retried request never grants twice. The plan must be one of the
+         *     calling workspace's own plans or the default plan. Takes no body. Costs the caller no credits.
+         *
+         *     Errors: `400` an id is not a UUID; `403` whitelabel is not enabled for the calling workspace; `404` no such
+         *     sub-user or plan, or one that belongs to another workspace (answered alike).
          */
         post: operations["assignPlan"];
         delete?: never;
@@ -1855,6 +2568,1113 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description One account's sending today (workspace time zone), from the stored `sent` events. */
+        AccountSentToday: {
+            /**
+             * Format: uuid
+             * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+             */
+            accountId: string;
+            /** @example 50 */
+            dailyLimit: number;
+            /**
+             * Format: email
+             * @example jane@acme-mail.io
+             */
+            email: string;
+            /**
+             * @description dailyLimit - sentToday, never below 0.
+             * @example 38
+             */
+            remainingToday: number;
+            /**
+             * @description Campaign emails sent today.
+             * @example 12
+             */
+            sentToday: number;
+            status: components["schemas"]["EmailAccountStatus"];
+            /**
+             * @description Warm-up emails sent today (not counted against dailyLimit).
+             * @example 14
+             */
+            warmupSentToday: number;
+        };
+        /** @description One day of a daily series (a calendar day in the workspace's time zone) with its event counts. */
+        AnalyticsDay: {
+            /**
+             * Format: date
+             * @example 2026-11-23
+             */
+            date: string;
+        } & components["schemas"]["AnalyticsEventCounts"];
+        /** @description One number per email-event type. */
+        AnalyticsEventCounts: {
+            /** @example 2 */
+            bounced: number;
+            /** @example 9 */
+            clicked: number;
+            /** @example 64 */
+            opened: number;
+            /** @example 7 */
+            replied: number;
+            /** @example 120 */
+            sent: number;
+            /** @example 1 */
+            unsubscribed: number;
+        };
+        /** @description The calendar days counted (both included), in the workspace's time zone. */
+        AnalyticsRange: {
+            /**
+             * Format: date
+             * @example 2026-11-23
+             */
+            endDate: string;
+            /**
+             * Format: date
+             * @example 2026-10-25
+             */
+            startDate: string;
+            /**
+             * @description The workspace's IANA time zone (default UTC) that days are cut in.
+             * @example UTC
+             */
+            timezone: string;
+        };
+        /** @description Rates in percent with two decimals (0 when nothing was sent); what they divide by is told by the operation. */
+        AnalyticsRates: {
+            /** @example 1.67 */
+            bounceRate: number;
+            /** @example 7.5 */
+            clickRate: number;
+            /** @example 53.33 */
+            openRate: number;
+            /** @example 5.83 */
+            replyRate: number;
+            /** @example 0.83 */
+            unsubscribeRate: number;
+        };
+        /** @description An outreach campaign. */
+        Campaign: {
+            /** @description Sizes computed when the campaign is read. */
+            counts: {
+                /** @description Linked email accounts, whatever their status. */
+                accounts: number;
+                /** @description Contacts (leads) in the campaign. */
+                contacts: number;
+                /** @description Sequence steps. */
+                steps: number;
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: uuid
+             * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the campaign was first launched; `null` while it is a draft.
+             */
+            launchedAt: string | null;
+            /** @example Q4 SaaS founders */
+            name: string;
+            options: components["schemas"]["CampaignOptions"];
+            /** @description The sending schedule, or `null` until one is set (`POST /v2/campaign/set/schedules`); launch needs one. */
+            schedule: components["schemas"]["CampaignSchedule"] | null;
+            status: components["schemas"]["CampaignStatus"];
+            /**
+             * Format: date-time
+             * @description Last change to the campaign, its sequence, schedule or linked accounts.
+             */
+            updatedAt: string;
+        };
+        /** @description An email account linked to a campaign, as the campaign sees it. */
+        CampaignAccount: {
+            /**
+             * @description The account's own daily sending limit.
+             * @example 50
+             */
+            dailyLimit: number;
+            /**
+             * Format: email
+             * @example jane@acme-mail.io
+             */
+            email: string;
+            /**
+             * Format: uuid
+             * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the account was linked to this campaign.
+             */
+            linkedAt: string;
+            /** @enum {string} */
+            provider: "google" | "microsoft" | "smtp";
+            /**
+             * @description The account's connection status; only `active` accounts send (and count for launch).
+             * @enum {string}
+             */
+            status: "active" | "paused" | "connectionError" | "sendingError";
+        };
+        /** @description The linked email accounts of a campaign after a change, and what the change did. */
+        CampaignAccountsChange: {
+            /** @description Every account linked to the campaign now, oldest link first. */
+            accountIds: string[];
+            /** @description Accounts this request linked (already linked ones are not repeated here). */
+            added: string[];
+            /** Format: uuid */
+            campaignId: string;
+            /** @description Accounts this request unlinked. */
+            removed: string[];
+        };
+        /**
+         * @description Counts of one campaign or of all campaigns of the workspace, all time: campaigns by status, contacts by
+         *     status, email events (warm-up excluded) and distinct contacts per event type.
+         */
+        CampaignAnalyticsCounts: {
+            /**
+             * Format: uuid
+             * @description The campaign, or `null` for all campaigns of the workspace.
+             * @example null
+             */
+            campaignId: string | null;
+            /** @description Campaigns by status (`completed` as the campaign reads it, see the campaign status). */
+            campaigns: {
+                /** @example 2 */
+                active: number;
+                /** @example 0 */
+                completed: number;
+                /** @example 1 */
+                draft: number;
+                /** @example 1 */
+                paused: number;
+                /** @example 4 */
+                total: number;
+            };
+            /** @description Contacts by their sending status. */
+            contacts: {
+                /** @example 200 */
+                active: number;
+                /** @example 3 */
+                bounced: number;
+                /** @example 40 */
+                completed: number;
+                /** @example 5 */
+                paused: number;
+                /** @example 250 */
+                total: number;
+                /** @example 2 */
+                unsubscribed: number;
+            };
+            emails: components["schemas"]["AnalyticsEventCounts"];
+            uniqueContacts: components["schemas"]["AnalyticsEventCounts"];
+        };
+        /**
+         * @description Campaign email analytics over a range of days, warm-up traffic excluded. `totals` counts events; `unique`
+         *     counts distinct contacts per event type (a contact who opened three times counts once); `rates` divide the
+         *     unique counts by the unique contacts sent to (`unique.sent`); `graph` has one entry per day of the range,
+         *     days without events included as zeros.
+         */
+        CampaignAnalyticsSummary: components["schemas"]["AnalyticsRange"] & {
+            /**
+             * Format: uuid
+             * @description The campaign, or `null` for all campaigns of the workspace.
+             * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+             */
+            campaignId: string | null;
+            graph: components["schemas"]["AnalyticsDay"][];
+            rates: components["schemas"]["AnalyticsRates"];
+            totals: components["schemas"]["AnalyticsEventCounts"];
+            unique: components["schemas"]["AnalyticsEventCounts"];
+        };
+        /** @description How a campaign sends. */
+        CampaignOptions: {
+            /**
+             * @description At most this many emails a day from the whole campaign; `null` means only the linked accounts' own daily limits apply.
+             * @example 200
+             */
+            dailyLimit: number | null;
+            /** @description Stop sending to a contact once it replies (default `true`). */
+            stopOnReply: boolean;
+            /** @description Send plain text only, without HTML (default `false`). */
+            textOnly: boolean;
+            /** @description Rewrite links to count clicks (default `true`; ignored when `textOnly` is true). */
+            trackClicks: boolean;
+            /** @description Add an open-tracking pixel (default `true`; ignored when `textOnly` is true, since plain text cannot carry a pixel). */
+            trackOpens: boolean;
+        };
+        /** @description Campaign options to change; fields left out keep their current value (on create, their default). */
+        CampaignOptionsInput: {
+            /**
+             * @description At most this many emails a day from the whole campaign; `null` (the default) means only the linked accounts' own daily limits apply.
+             * @example 200
+             */
+            dailyLimit?: number | null;
+            /** @description Stop sending to a contact once it replies (default `true`). */
+            stopOnReply?: boolean;
+            /** @description Send plain text only, without HTML (default `false`). */
+            textOnly?: boolean;
+            /** @description Rewrite links to count clicks (default `true`; ignored when `textOnly` is true). */
+            trackClicks?: boolean;
+            /** @description Add an open-tracking pixel (default `true`; ignored when `textOnly` is true). */
+            trackOpens?: boolean;
+        };
+        /**
+         * @description When a campaign may send: on the listed `days`, between `from` and `to` in `timezone`, and only from
+         *     `startDate` (inclusive) until `endDate` (inclusive) when they are set.
+         */
+        CampaignSchedule: {
+            /**
+             * @description Sending days, 0 = Sunday ... 6 = Saturday, each at most once.
+             * @example [
+             *       1,
+             *       2,
+             *       3,
+             *       4,
+             *       5
+             *     ]
+             */
+            days: number[];
+            /**
+             * Format: date
+             * @description Last day the campaign may send (`YYYY-MM-DD`), after `startDate`; `null` or absent means no end.
+             * @example 2026-12-31
+             */
+            endDate?: string | null;
+            /**
+             * @description Start of the sending window, `HH:MM` (24-hour clock); must be before `to`.
+             * @example 09:00
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description First day the campaign may send (`YYYY-MM-DD`); `null` or absent means as soon as it is launched.
+             * @example 2026-12-01
+             */
+            startDate?: string | null;
+            /**
+             * @description An IANA time zone name (`America/New_York`, `Europe/Berlin`, `UTC`); the times and dates are read in it.
+             * @example America/New_York
+             */
+            timezone: string;
+            /**
+             * @description End of the sending window, `HH:MM` (24-hour clock).
+             * @example 17:00
+             */
+            to: string;
+        };
+        /**
+         * @description Where a campaign is in its life: `draft` (created, never launched), `active` (sending, after
+         *     `POST /v2/campaign/launch`), `paused` (after `POST /v2/campaign/pause`; launch again to resume) and
+         *     `completed`. `completed` is derived when the campaign is read, never stored: an `active` campaign with at
+         *     least one contact whose contacts have all finished (status `completed`, `bounced` or `unsubscribed`)
+         *     reads as `completed`. Adding a new contact to it makes it read `active` again, and it resumes sending.
+         * @example draft
+         * @enum {string}
+         */
+        CampaignStatus: "draft" | "active" | "paused" | "completed";
+        /**
+         * @description What a company search returns: `basic` the identity fields (id, name, domain, website, industry,
+         *     location), free; `full` every field (size, revenue, founding year, keywords, technologies, LinkedIn,
+         *     phone, description), default 1 credit per company not already seen in full by the workspace.
+         * @example basic
+         * @enum {string}
+         */
+        CompanyDataOption: "basic" | "full";
+        /**
+         * @description Filters of a company search, and the required data option. Every filter is optional; filters
+         *     combine with AND, the values inside one filter with OR. Text matches are case-insensitive.
+         */
+        CompanySearchRequest: {
+            /**
+             * @description Exactly one of `basic` (identity fields, free) or `full` (every field, charged per company).
+             * @example [
+             *       "basic"
+             *     ]
+             */
+            dataOptions: components["schemas"]["CompanyDataOption"][];
+            /**
+             * @description Web domains (a leading `www.` or `https://` is ignored).
+             * @example [
+             *       "northwindanalytics.com"
+             *     ]
+             */
+            domains?: string[];
+            employeeRanges?: components["schemas"]["EmployeeRange"][];
+            /** @description Industry names (exact, case-insensitive), e.g. `Computer Software`. */
+            industries?: string[];
+            /**
+             * @description Words that must all appear in the company's name, industry, keywords or description.
+             * @example analytics
+             */
+            keywords?: string;
+            /** @description Where the company is: each entry is a city, state or country name (exact, case-insensitive). */
+            locations?: string[];
+            /**
+             * @description Company names, matched by words (every word of one entry must appear).
+             * @example [
+             *       "Northwind"
+             *     ]
+             */
+            names?: string[];
+            /** @default 1 */
+            page?: number;
+            /** @default 25 */
+            perPage?: number;
+            /**
+             * @description Technologies the company uses (any of them; exact, case-insensitive), e.g. `salesforce`.
+             * @example [
+             *       "salesforce",
+             *       "hubspot"
+             *     ]
+             */
+            technologies?: string[];
+        };
+        /** @description A contact (lead) of one campaign. A campaign holds an email address at most once (case-insensitive). */
+        Contact: {
+            /**
+             * Format: uuid
+             * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+             */
+            campaignId: string;
+            /** @example Acme Inc. */
+            companyName: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T10:00:00.000Z
+             */
+            createdAt: string;
+            customVariables: components["schemas"]["ContactCustomVariables"];
+            /**
+             * Format: email
+             * @description The address, trimmed and in lower case.
+             * @example jane.doe@acme.com
+             */
+            email: string;
+            /** @example Jane */
+            firstName: string | null;
+            /**
+             * Format: uuid
+             * @example 0192f0c5-2b7a-7d10-8c3e-6f4a1b2c3d4e
+             */
+            id: string;
+            /** @example Head of Sales */
+            jobTitle: string | null;
+            /** @example Doe */
+            lastName: string | null;
+            leadStatus: components["schemas"]["ContactLeadStatus"];
+            /** @example https://www.linkedin.com/in/janedoe */
+            linkedinUrl: string | null;
+            /** @example +1 415 555 0134 */
+            phone: string | null;
+            /**
+             * @description The contact's sending state in its campaign: `active` (will receive the next steps), `paused`,
+             *     `completed` (went through every step), `bounced` or `unsubscribed`. New contacts are `active`.
+             * @example active
+             * @enum {string}
+             */
+            status: "active" | "paused" | "completed" | "bounced" | "unsubscribed";
+            /**
+             * Format: date-time
+             * @description When the contact's fields, custom variables or lead status last changed.
+             * @example 2026-11-23T10:00:00.000Z
+             */
+            updatedAt: string;
+            /** @example https://acme.com */
+            website: string | null;
+        };
+        /** @description A row that was not added because its address is already taken in the campaign. */
+        ContactAddDuplicate: {
+            /**
+             * Format: uuid
+             * @description The contact that holds this address in the campaign (for `repeatedInRequest`, the one the earlier row created or found).
+             * @example 0192f0c5-2b7a-7d10-8c3e-6f4a1b2c3d4e
+             */
+            contactId: string;
+            /**
+             * @description The row's address, trimmed and in lower case.
+             * @example jane.doe@acme.com
+             */
+            email: string;
+            /**
+             * @description The row's position in `contacts` (from 0).
+             * @example 2
+             */
+            index: number;
+            /**
+             * @description `alreadyInCampaign`: the campaign held this address before the request.
+             *     `repeatedInRequest`: an earlier row of this request has the same address (that row wins).
+             * @example alreadyInCampaign
+             * @enum {string}
+             */
+            reason: "alreadyInCampaign" | "repeatedInRequest";
+        };
+        /** @description A row that was not added because its address is not a valid email address. */
+        ContactAddInvalid: {
+            /**
+             * @description The row's address as sent.
+             * @example jane.doe@@acme
+             */
+            email: string;
+            /**
+             * @description The row's position in `contacts` (from 0).
+             * @example 3
+             */
+            index: number;
+            /** @example is not a valid email address */
+            message: string;
+            /**
+             * @example invalidEmail
+             * @enum {string}
+             */
+            reason: "invalidEmail";
+        };
+        /** @description Contacts to add to one campaign, 1 to 1000 per request (one contact is a batch of one). */
+        ContactAddRequest: {
+            /**
+             * Format: uuid
+             * @description The campaign to add the contacts to; it must belong to your workspace.
+             * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+             */
+            campaignId: string;
+            contacts: components["schemas"]["ContactInput"][];
+        };
+        /** @description What happened to each row of an add request. Every row is in exactly one of `added`, `duplicates` and `invalid`. */
+        ContactAddResult: {
+            /** @description The contacts created, in the order of their rows. */
+            added: components["schemas"]["Contact"][];
+            /** Format: uuid */
+            campaignId: string;
+            counts: {
+                added: number;
+                duplicates: number;
+                invalid: number;
+                received: number;
+            };
+            duplicates: components["schemas"]["ContactAddDuplicate"][];
+            invalid: components["schemas"]["ContactAddInvalid"][];
+        };
+        /**
+         * @description Your own per-contact values, usable in templates as `{{key}}`. At most 50 keys; a key starts with
+         *     a letter or `_`, then letters, digits or `_` (1-64 characters, case-sensitive), and cannot be one of the
+         *     built-in fields (`email`, `firstName`, `lastName`, `companyName`, `jobTitle`, `phone`, `website`,
+         *     `linkedinUrl`). A value is a string (at most 1000 characters), a number, a boolean or `null`; never an
+         *     object or an array.
+         * @example {
+         *       "plan": "Growth",
+         *       "seats": 12,
+         *       "trialUser": true,
+         *       "referrer": null
+         *     }
+         */
+        ContactCustomVariables: {
+            [key: string]: string | number | boolean | null;
+        };
+        /** @description The contact, by `contactId` or by `campaignId` and `email`, and the custom variable keys to delete. */
+        ContactDataRemoveRequest: {
+            /**
+             * Format: uuid
+             * @description With `email`, finds the contact by its address in this campaign.
+             * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+             */
+            campaignId?: string;
+            /**
+             * Format: uuid
+             * @description The contact's id. Send it alone, or send `campaignId` and `email` instead.
+             * @example 0192f0c5-2b7a-7d10-8c3e-6f4a1b2c3d4e
+             */
+            contactId?: string;
+            /**
+             * Format: email
+             * @description With `campaignId`, the contact's address (compared case-insensitively).
+             * @example jane.doe@acme.com
+             */
+            email?: string;
+            /**
+             * @description The keys to delete. A key the contact does not have is reported in `notFound`, not an error.
+             * @example [
+             *       "plan",
+             *       "seats"
+             *     ]
+             */
+            keys: string[];
+        };
+        /** @description The contact after the removal, and which of the requested keys it had. */
+        ContactDataRemoveResult: {
+            contact: components["schemas"]["Contact"];
+            /**
+             * @description The requested keys the contact did not have (nothing to delete).
+             * @example [
+             *       "seats"
+             *     ]
+             */
+            notFound: string[];
+            /**
+             * @description The requested keys the contact had, now deleted.
+             * @example [
+             *       "plan"
+             *     ]
+             */
+            removed: string[];
+        };
+        /** @description The contact, by `contactId` or by `campaignId` and `email`, and custom variables to write. */
+        ContactDataWriteRequest: {
+            /**
+             * Format: uuid
+             * @description With `email`, finds the contact by its address in this campaign.
+             * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+             */
+            campaignId?: string;
+            /**
+             * Format: uuid
+             * @description The contact's id. Send it alone, or send `campaignId` and `email` instead.
+             * @example 0192f0c5-2b7a-7d10-8c3e-6f4a1b2c3d4e
+             */
+            contactId?: string;
+            customVariables: components["schemas"]["ContactCustomVariables"];
+            /**
+             * Format: email
+             * @description With `campaignId`, the contact's address (compared case-insensitively).
+             * @example jane.doe@acme.com
+             */
+            email?: string;
+        };
+        /** @description The contact to delete, by `contactId` or by `campaignId` and `email`. */
+        ContactDeleteRequest: {
+            /**
+             * Format: uuid
+             * @description With `email`, finds the contact by its address in this campaign.
+             * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+             */
+            campaignId?: string;
+            /**
+             * Format: uuid
+             * @description The contact's id. Send it alone, or send `campaignId` and `email` instead.
+             * @example 0192f0c5-2b7a-7d10-8c3e-6f4a1b2c3d4e
+             */
+            contactId?: string;
+            /**
+             * Format: email
+             * @description With `campaignId`, the contact's address (compared case-insensitively).
+             * @example jane.doe@acme.com
+             */
+            email?: string;
+        };
+        /**
+         * @description One contact to add. Only `email` is required. The address is checked per row by the service (not by
+         *     the request schema), so one malformed address is reported in `invalid` instead of failing the batch.
+         *     `website` and `linkedinUrl` are free text as lead lists carry them (`acme.com` is accepted).
+         *     Text fields are trimmed, and an empty one is stored as `null`.
+         */
+        ContactInput: {
+            /** @example Acme Inc. */
+            companyName?: string | null;
+            customVariables?: components["schemas"]["ContactCustomVariables"];
+            /**
+             * @description The address; surrounding spaces are trimmed and it is stored in lower case.
+             * @example Jane.Doe@acme.com
+             */
+            email: string;
+            /** @example Jane */
+            firstName?: string | null;
+            /** @example Head of Sales */
+            jobTitle?: string | null;
+            /** @example Doe */
+            lastName?: string | null;
+            /** @example https://www.linkedin.com/in/janedoe */
+            linkedinUrl?: string | null;
+            /** @example +1 415 555 0134 */
+            phone?: string | null;
+            /** @example https://acme.com */
+            website?: string | null;
+        };
+        /**
+         * @description Where the lead stands in your sales process, set by you (`POST /v1/contact/update/status`);
+         *     `null` when not set. Independent of the contact's sending `status`.
+         * @example interested
+         * @enum {string|null}
+         */
+        ContactLeadStatus: "interested" | "meetingBooked" | "meetingCompleted" | "closed" | "outOfOffice" | "notInterested" | "wrongPerson" | "lost" | null;
+        /** @description The contact, by `contactId` or by `campaignId` and `email`, and its new lead status. */
+        ContactLeadStatusUpdateRequest: {
+            /**
+             * Format: uuid
+             * @description With `email`, finds the contact by its address in this campaign.
+             * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+             */
+            campaignId?: string;
+            /**
+             * Format: uuid
+             * @description The contact's id. Send it alone, or send `campaignId` and `email` instead.
+             * @example 0192f0c5-2b7a-7d10-8c3e-6f4a1b2c3d4e
+             */
+            contactId?: string;
+            /**
+             * Format: email
+             * @description With `campaignId`, the contact's address (compared case-insensitively).
+             * @example jane.doe@acme.com
+             */
+            email?: string;
+            leadStatus: components["schemas"]["ContactLeadStatus"];
+        };
+        /**
+         * @description The DKIM check: a DKIM key (a TXT record with a non-empty public key `p=`; an empty `p=` means revoked) is looked for at
+         *     `<selector>._domainkey.<domain>` for every selector (all at once). It passes when one has one; `selector`
+         *     and `name` are then the first such selector in the order given, and `checkedSelectors` lists every selector tried.
+         */
+        DkimCheck: components["schemas"]["DnsRecordCheck"] & {
+            /**
+             * @example [
+             *       "google",
+             *       "selector1",
+             *       "selector2",
+             *       "default",
+             *       "k1"
+             *     ]
+             */
+            checkedSelectors: string[];
+            /**
+             * @description The selector whose key was found, or `null`.
+             * @example google
+             */
+            selector: string | null;
+        };
+        /**
+         * @description The result of one DNS check. `pass` tells whether the record is there and well-formed; `records` holds
+         *     what was found (MX as `<priority> <host>`, TXT records as text); when it fails, `reason` and `message` say
+         *     why: `notFound` (the name does not exist), `noData` (no record of this type), `noMatchingRecord` (records
+         *     exist, none is the one looked for), `multipleRecords` (more than one SPF or DMARC record, which receivers
+         *     reject), `timeout`, `refused`, `serverFailure` or `error`.
+         */
+        DnsRecordCheck: {
+            /** @example null */
+            message: string | null;
+            /**
+             * @description The name that was looked up.
+             * @example acme-mail.io
+             */
+            name: string;
+            /** @example true */
+            pass: boolean;
+            /**
+             * @example null
+             * @enum {string|null}
+             */
+            reason: "notFound" | "noData" | "noMatchingRecord" | "multipleRecords" | "timeout" | "refused" | "serverFailure" | "error" | null;
+            /**
+             * @example [
+             *       "10 aspmx.l.google.com"
+             *     ]
+             */
+            records: string[];
+        };
+        /**
+         * @description A connected sending account. Its SMTP and IMAP passwords are stored encrypted (AES-256-GCM) and never
+         *     returned. `sentToday` counts the campaign emails (not warm-up) it sent today, in the workspace's time zone,
+         *     from the stored email events.
+         */
+        EmailAccount: {
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * @description Most campaign emails the account sends a day.
+             * @example 50
+             */
+            dailyLimit: number;
+            /**
+             * Format: email
+             * @description The sending address, in lower case.
+             * @example jane@acme-mail.io
+             */
+            email: string;
+            /**
+             * Format: uuid
+             * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+             */
+            id: string;
+            /** @description The IMAP login, or `null` when none was given (replies are then not read from this mailbox). */
+            imap: components["schemas"]["EmailAccountServer"] | null;
+            provider: components["schemas"]["EmailAccountProvider"];
+            /**
+             * @description Campaign emails sent today (workspace time zone), warm-up excluded.
+             * @example 12
+             */
+            sentToday: number;
+            /** @description The SMTP login that sends. Accounts connected through the API always have one; `null` means none is stored. */
+            smtp: components["schemas"]["EmailAccountServer"] | null;
+            status: components["schemas"]["EmailAccountStatus"];
+            /** Format: date-time */
+            updatedAt: string;
+            warmup: components["schemas"]["EmailAccountWarmup"];
+        };
+        /**
+         * @description Whether an account can send now. `canSend` is true when its status is `active` and it has not reached its
+         *     daily limit today (workspace time zone); otherwise `reason` says why not.
+         */
+        EmailAccountConnection: {
+            /**
+             * Format: uuid
+             * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+             */
+            accountId: string;
+            /** @example true */
+            canSend: boolean;
+            /** @example 50 */
+            dailyLimit: number;
+            /**
+             * Format: email
+             * @example jane@acme-mail.io
+             */
+            email: string;
+            /**
+             * @description Why the account cannot send now, or `null` when it can.
+             * @example null
+             * @enum {string|null}
+             */
+            reason: "paused" | "connectionError" | "sendingError" | "dailyLimitReached" | null;
+            /**
+             * @description Campaign emails it may still send today.
+             * @example 38
+             */
+            remainingToday: number;
+            /** @example 12 */
+            sentToday: number;
+            status: components["schemas"]["EmailAccountStatus"];
+            /**
+             * @example active
+             * @enum {string}
+             */
+            warmupStatus: "active" | "paused" | "banned";
+        };
+        /** @description An email account to connect. */
+        EmailAccountConnectRequest: {
+            /**
+             * @description Most campaign emails a day (default 50).
+             * @example 50
+             */
+            dailyLimit?: number;
+            /**
+             * Format: email
+             * @description The sending address; unique in the workspace (case-insensitive).
+             * @example jane@acme-mail.io
+             */
+            email: string;
+            imap?: components["schemas"]["EmailAccountServerInput"];
+            provider: components["schemas"]["EmailAccountProvider"];
+            smtp: components["schemas"]["EmailAccountServerInput"];
+            /**
+             * @description Warm-up settings. Present (even `{}`), warm-up starts at once with these settings (fields left out take
+             *     the defaults); left out, warm-up stays off (enable it later with `POST /v1/account/warmup/enable`).
+             */
+            warmup?: components["schemas"]["EmailAccountWarmupInput"];
+        };
+        /**
+         * @description What removing an account did: the campaigns it was unlinked from, and among them the active campaigns
+         *     left with no linked account, which were paused (they have nothing to send from; link an account and launch
+         *     them again).
+         */
+        EmailAccountDeletion: {
+            /**
+             * Format: uuid
+             * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+             */
+            accountId: string;
+            /**
+             * Format: email
+             * @example jane@acme-mail.io
+             */
+            email: string;
+            /**
+             * @example [
+             *       {
+             *         "id": "0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10",
+             *         "name": "Q4 SaaS founders"
+             *       }
+             *     ]
+             */
+            pausedCampaigns: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+            }[];
+            /**
+             * @example [
+             *       "0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10"
+             *     ]
+             */
+            unlinkedCampaignIds: string[];
+        };
+        /**
+         * @description Who hosts the mailbox: `google` (Google Workspace / Gmail, SMTP and IMAP hosts default to Google's),
+         *     `microsoft` (Microsoft 365 / Outlook, hosts default to Microsoft's) or `smtp` (any other server: the SMTP
+         *     host and port are required).
+         * @example google
+         * @enum {string}
+         */
+        EmailAccountProvider: "google" | "microsoft" | "smtp";
+        /** @description Where the account logs in (SMTP to send, IMAP to read replies). The password is never returned. */
+        EmailAccountServer: {
+            /** @example smtp.gmail.com */
+            host: string;
+            /** @example 587 */
+            port: number;
+            /** @example jane@acme-mail.io */
+            username: string;
+        };
+        /**
+         * @description A server login. `host` and `port` default to the provider's (Google: smtp.gmail.com:587 and
+         *     imap.gmail.com:993; Microsoft: smtp.office365.com:587 and outlook.office365.com:993) and are required for
+         *     provider `smtp`. `username` defaults to the account's email. Use an app password where the provider
+         *     requires one.
+         */
+        EmailAccountServerInput: {
+            /**
+             * @description Host name or IP address of the server.
+             * @example smtp.acme-mail.io
+             */
+            host?: string;
+            /**
+             * @description Stored encrypted, never returned or logged.
+             * @example app-password-1234
+             */
+            password: string;
+            /** @example 587 */
+            port?: number;
+            /** @example jane@acme-mail.io */
+            username?: string;
+        };
+        /**
+         * @description The account's sending condition: `active` (may send), `paused` (kept, does not send),
+         *     `connectionError` (the last SMTP/IMAP login failed) or `sendingError` (the last send failed).
+         *     A connected account starts `active`; only `active` accounts send and count for a campaign launch.
+         * @example active
+         * @enum {string}
+         */
+        EmailAccountStatus: "active" | "paused" | "connectionError" | "sendingError";
+        /**
+         * @description Deliverability vitals of one account: DNS checks of its domain (MX, SPF, DKIM, DMARC), `allPass` when
+         *     all four pass, and its sending reputation over the last 30 days from stored email events.
+         */
+        EmailAccountVitals: {
+            /**
+             * Format: uuid
+             * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+             */
+            accountId: string;
+            /** @example true */
+            allPass: boolean;
+            dkim: components["schemas"]["DkimCheck"];
+            dmarc: components["schemas"]["DnsRecordCheck"];
+            /** @example acme-mail.io */
+            domain: string;
+            /**
+             * Format: email
+             * @example jane@acme-mail.io
+             */
+            email: string;
+            mx: components["schemas"]["DnsRecordCheck"];
+            /** @description Campaign emails (warm-up excluded) this account sent in the last 30 days, and how many bounced or were replied to. */
+            reputation: {
+                /** @example 6 */
+                bounced: number;
+                /**
+                 * @description bounced / sent x 100, two decimals; 0 when nothing was sent.
+                 * @example 1.43
+                 */
+                bounceRatePercent: number;
+                /** @constant */
+                days: 30;
+                /** @example 21 */
+                replied: number;
+                /**
+                 * @description replied / sent x 100, two decimals; 0 when nothing was sent.
+                 * @example 5
+                 */
+                replyRatePercent: number;
+                /** @example 420 */
+                sent: number;
+            };
+            spf: components["schemas"]["DnsRecordCheck"];
+        };
+        /** @description The accounts to check. */
+        EmailAccountVitalsRequest: {
+            /**
+             * @description Up to 25 account ids of this workspace.
+             * @example [
+             *       "0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f"
+             *     ]
+             */
+            accountIds: string[];
+            /**
+             * @description DKIM selectors to try, in order; default the server's list (google, selector1, selector2, default, k1).
+             * @example [
+             *       "google",
+             *       "s1"
+             *     ]
+             */
+            dkimSelectors?: string[];
+        };
+        /**
+         * @description The account's warm-up: while `enabled`, the warm-up network sends it up to `dailyLimit` warm-up emails a
+         *     day, raising the volume by `increasePerDay`, and replies to `replyRatePercent` of them. `status` is
+         *     `active` (running), `paused` (not running) or `banned` (excluded by the warm-up network; it cannot be
+         *     enabled again).
+         */
+        EmailAccountWarmup: {
+            /**
+             * @description Most warm-up emails a day.
+             * @example 20
+             */
+            dailyLimit: number;
+            /** @example true */
+            enabled: boolean;
+            /**
+             * @description How many more warm-up emails each day, up to `dailyLimit`.
+             * @example 2
+             */
+            increasePerDay: number;
+            /**
+             * @description Share of warm-up emails that get a reply, in percent.
+             * @example 30
+             */
+            replyRatePercent: number;
+            /**
+             * @example active
+             * @enum {string}
+             */
+            status: "active" | "paused" | "banned";
+        };
+        /** @description The account after a warm-up change; `changed` is false when it already was in the asked state with the same settings. */
+        EmailAccountWarmupChange: {
+            account: components["schemas"]["EmailAccount"];
+            /** @example true */
+            changed: boolean;
+        };
+        /** @description The account whose warm-up to start, and optionally new warm-up settings. */
+        EmailAccountWarmupEnableRequest: {
+            /**
+             * Format: uuid
+             * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+             */
+            accountId: string;
+            warmup?: components["schemas"]["EmailAccountWarmupInput"];
+        };
+        /** @description Warm-up settings; a field left out keeps its current value (new accounts start with 10 a day, +1 a day, 30% replies). */
+        EmailAccountWarmupInput: {
+            /**
+             * @description Most warm-up emails a day.
+             * @example 20
+             */
+            dailyLimit?: number;
+            /**
+             * @description How many more warm-up emails each day, up to `dailyLimit`.
+             * @example 2
+             */
+            increasePerDay?: number;
+            /**
+             * @description Share of warm-up emails that get a reply, in percent.
+             * @example 30
+             */
+            replyRatePercent?: number;
+        };
+        /** @description The account whose warm-up to pause. */
+        EmailAccountWarmupPauseRequest: {
+            /**
+             * Format: uuid
+             * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+             */
+            accountId: string;
+        };
+        /**
+         * @description A company size bracket, by number of employees (both ends included).
+         * @example 51-200
+         * @enum {string}
+         */
+        EmployeeRange: "1-10" | "11-50" | "51-200" | "201-500" | "501-1000" | "1001-5000" | "5001-10000" | "10001+";
+        /**
+         * @description What you know about one person. Give at least one complete key: `email`, or `linkedinUrl`, or
+         *     `firstName` + `lastName` with `companyDomain` or `companyName` (otherwise `400`).
+         *
+         *     The match rules, tried in this order; the first that finds exactly one person decides:
+         *
+         *     1. `email`: the person's work email, case-insensitively.
+         *     2. `linkedinUrl`: the profile path (`linkedin.com/in/<slug>`), whatever the scheme, `www.`,
+         *        trailing slash, query or letter case.
+         *     3. `firstName` + `lastName` + `companyDomain`: names case-insensitively, spaces trimmed and
+         *        collapsed; the domain of the person's current company, read from a domain or a web address.
+         *     4. `firstName` + `lastName` + `companyName`: the name of the current company, case-insensitively,
+         *        ignoring punctuation and a trailing legal suffix (Inc, LLC, Ltd, GmbH, Corp, Co, SA, AG, PLC, ...).
+         *
+         *     A rule whose keys are missing is skipped. A rule that finds several people does not decide: the
+         *     next rule is tried, and when none decides the result is `ambiguousMatch`.
+         */
+        EnrichmentInput: {
+            /**
+             * @description The company's domain, or its website address (`https://www.northwindanalytics.com/about` is read as `northwindanalytics.com`).
+             * @example northwindanalytics.com
+             */
+            companyDomain?: string;
+            /**
+             * @description The company's name; compared case-insensitively, ignoring punctuation and a legal suffix (Inc, LLC, Ltd, GmbH, ...).
+             * @example Northwind Analytics
+             */
+            companyName?: string;
+            /**
+             * Format: email
+             * @description A work email address; compared case-insensitively.
+             * @example jane.doe@northwindanalytics.com
+             */
+            email?: string;
+            /** @example Jane */
+            firstName?: string;
+            /** @example Doe */
+            lastName?: string;
+            /**
+             * @description A LinkedIn profile address, in any usual form (`https://www.linkedin.com/in/jane-doe-4821`,
+             *     `linkedin.com/in/jane-doe-4821/`, with or without `www.`, `http(s)://`, a trailing slash, a query).
+             * @example https://www.linkedin.com/in/jane-doe-4821
+             */
+            linkedinUrl?: string;
+        } & (unknown | unknown | unknown | unknown);
+        /** @description The outcome for one input, at the input's position. */
+        EnrichmentResult: {
+            input: components["schemas"]["EnrichmentInput"];
+            /**
+             * @description Whether exactly one person was found.
+             * @example true
+             */
+            matched: boolean;
+            /**
+             * @description The rule that found the person; null when none did.
+             * @example email
+             * @enum {string|null}
+             */
+            matchedBy: "email" | "linkedinUrl" | "nameAndCompanyDomain" | "nameAndCompanyName" | null;
+            /**
+             * @description The matched person as a people search shows it with this request's `dataOptions`, with the
+             *     company (full when `fullContactAndCompany` is asked) in `person.company`; null without a match.
+             */
+            person: components["schemas"]["LeadPerson"] | null;
+            /**
+             * @description Why there is no person (null when matched): `noMatch` (no rule found anyone), `ambiguousMatch`
+             *     (a rule found several people, e.g. two namesakes at one company, and no other rule settled it;
+             *     add an email or LinkedIn URL).
+             * @example null
+             * @enum {string|null}
+             */
+            reason: "noMatch" | "ambiguousMatch" | null;
+        };
+        /** @description How many inputs found a person. */
+        EnrichmentSummary: {
+            /** @example 1 */
+            matched: number;
+            /** @example 2 */
+            total: number;
+            /** @example 1 */
+            unmatched: number;
+        };
         /** @description One field-level problem of a `/v2` error. */
         ErrorDetail: {
             /**
@@ -1895,6 +3715,431 @@ export interface components {
             requestId: string;
             statusCode: number;
         };
+        /**
+         * @description A company of the lead database. The identity fields (id, name, domain, websiteUrl, industry, city,
+         *     state, country) are always present; the other fields are present only when the full company was
+         *     requested (company search `full`, people search `fullContactAndCompany`).
+         */
+        LeadCompany: {
+            /** @example Austin */
+            city: string | null;
+            /** @example United States */
+            country: string | null;
+            /** @description In a company search, the credits this company cost in this request (0 when already seen in full). */
+            creditsCharged?: number;
+            /** @example Northwind Analytics builds dashboards for retail chains. */
+            description?: string | null;
+            /**
+             * @description The company's web domain, lower case.
+             * @example northwindanalytics.com
+             */
+            domain: string | null;
+            /** @example 180 */
+            employeeCount?: number | null;
+            /** @description The bracket employeeCount falls in. */
+            employeeRange?: components["schemas"]["EmployeeRange"] | null;
+            /** @example 2012 */
+            foundedYear?: number | null;
+            /**
+             * Format: uuid
+             * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+             */
+            id: string;
+            /** @example Computer Software */
+            industry: string | null;
+            /**
+             * @example [
+             *       "data analytics",
+             *       "business intelligence"
+             *     ]
+             */
+            keywords?: string[];
+            /** @example https://www.linkedin.com/company/northwind-analytics */
+            linkedinUrl?: string | null;
+            /** @example Northwind Analytics */
+            name: string;
+            /** @example +1 512 555 0148 */
+            phone?: string | null;
+            /** @description In a company search, whether the full company is included (dataOptions `full`). */
+            revealed?: boolean;
+            /** @example $10M-$50M */
+            revenueRange?: string | null;
+            /** @example Texas */
+            state: string | null;
+            /**
+             * @example [
+             *       "salesforce",
+             *       "aws",
+             *       "hubspot"
+             *     ]
+             */
+            technologies?: string[];
+            /** @example https://northwindanalytics.com */
+            websiteUrl: string | null;
+        };
+        /** @description Credits this request charged and the workspace's balance after it. */
+        LeadCredits: {
+            /** @example 97 */
+            remaining: number;
+            /** @example 3 */
+            used: number;
+        };
+        /**
+         * @description How sure the database is of a person's work email: `verified` (confirmed deliverable), `likely`
+         *     (follows the company's confirmed pattern), `unverified` (not checked), `unavailable` (no work email
+         *     known; revealing it costs nothing and returns null).
+         * @example verified
+         * @enum {string}
+         */
+        LeadEmailStatus: "verified" | "likely" | "unverified" | "unavailable";
+        /** @description A people list or a company list of the workspace. */
+        LeadList: {
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: uuid
+             * @example 0192f0c6-1a2b-7c3d-8e4f-9a0b1c2d3e4f
+             */
+            id: string;
+            kind: components["schemas"]["LeadListKind"];
+            /**
+             * @description How many people (or companies) the list holds.
+             * @example 250
+             */
+            memberCount: number;
+            /**
+             * @description Unique per workspace and kind, compared case-insensitively.
+             * @example Austin SaaS VPs of Sales
+             */
+            name: string;
+            /**
+             * Format: date-time
+             * @description The last change of the list or of its members.
+             */
+            updatedAt: string;
+        };
+        /** @description What adding members did. */
+        LeadListAddResult: {
+            /**
+             * @description Members added by this request.
+             * @example 2
+             */
+            added: number;
+            /**
+             * @description Distinct ids that were members already (not an error; they keep their place).
+             * @example 1
+             */
+            alreadyInList: number;
+            list: components["schemas"]["LeadList"];
+            /**
+             * @description Ids that are not in the lead database; nothing was added for them.
+             * @example [
+             *       "0192f0c5-0000-7000-8000-000000000000"
+             *     ]
+             */
+            notFound: string[];
+        };
+        /** @description Companies of the lead database to add to, or remove from, a company list. */
+        LeadListCompaniesChangeRequest: {
+            /**
+             * @description Lead-database company ids (`id` of company search results), 1 to 1000. An id repeated in the request counts once.
+             * @example [
+             *       "0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10"
+             *     ]
+             */
+            companyIds: string[];
+            /**
+             * Format: uuid
+             * @example 0192f0c6-1a2b-7c3d-8e4f-9a0b1c2d3e4f
+             */
+            listId: string;
+        };
+        /** @description A new list; its kind is given by the operation (create/people or create/company). */
+        LeadListCreateRequest: {
+            /**
+             * @description The list's name, unique per workspace and kind (compared case-insensitively, surrounding spaces ignored).
+             * @example Austin SaaS VPs of Sales
+             */
+            name: string;
+        };
+        /** @description The deleted list, as it was, and how many memberships went with it. */
+        LeadListDeleteResult: {
+            list: components["schemas"]["LeadList"];
+            /**
+             * @description Memberships deleted with the list (the people or companies stay in the lead database).
+             * @example 250
+             */
+            membersRemoved: number;
+        };
+        /** @description Names one list. */
+        LeadListIdRequest: {
+            /**
+             * Format: uuid
+             * @example 0192f0c6-1a2b-7c3d-8e4f-9a0b1c2d3e4f
+             */
+            listId: string;
+        };
+        /**
+         * @description What a list holds: `people` (lead-database people) or `company` (lead-database companies).
+         * @example people
+         * @enum {string}
+         */
+        LeadListKind: "people" | "company";
+        /**
+         * @description A member of a company list: the identity fields always, every field when this workspace has seen the
+         *     company in full (company search `full`; `revealed` says which), and when it was added to the list.
+         */
+        LeadListMemberCompany: components["schemas"]["LeadCompany"] & {
+            /** Format: date-time */
+            addedAt: string;
+        };
+        /**
+         * @description A member of a people list: the person as a people search shows it, with only the data this workspace has
+         *     revealed (`revealed` lists those data options; reading a list never reveals or charges, so `creditsCharged`
+         *     is 0), and when it was added to the list.
+         */
+        LeadListMemberPerson: components["schemas"]["LeadPerson"] & {
+            /** Format: date-time */
+            addedAt: string;
+        };
+        /** @description People of the lead database to add to, or remove from, a people list. */
+        LeadListPeopleChangeRequest: {
+            /**
+             * Format: uuid
+             * @example 0192f0c6-1a2b-7c3d-8e4f-9a0b1c2d3e4f
+             */
+            listId: string;
+            /**
+             * @description Lead-database person ids (`id` of people search results), 1 to 1000. An id repeated in the request counts once.
+             * @example [
+             *       "0192f0c5-2b7a-7d10-8c3e-6f4a1b2c3d4e",
+             *       "0192f0c5-2b7a-7d10-8c3e-6f4a1b2c3d4f"
+             *     ]
+             */
+            personIds: string[];
+        };
+        /** @description What removing members did. */
+        LeadListRemoveResult: {
+            list: components["schemas"]["LeadList"];
+            /**
+             * @description Ids that were not members of the list (unknown ids included); nothing was done for them.
+             * @example []
+             */
+            notInList: string[];
+            /**
+             * @description Members removed by this request.
+             * @example 2
+             */
+            removed: number;
+        };
+        /** @description A people list to turn into contacts of a campaign. */
+        LeadListSendRequest: {
+            /**
+             * Format: uuid
+             * @example 0192f0c3-7d6e-7f10-9a2b-3c4d5e6f7a8b
+             */
+            campaignId: string;
+            /**
+             * Format: uuid
+             * @example 0192f0c6-1a2b-7c3d-8e4f-9a0b1c2d3e4f
+             */
+            listId: string;
+        };
+        /** @description What sending a list to a campaign did. */
+        LeadListSendResult: {
+            /** Format: uuid */
+            campaignId: string;
+            counts: {
+                /**
+                 * @description Contacts created in the campaign.
+                 * @example 231
+                 */
+                added: number;
+                /**
+                 * @description Members whose email the campaign already held (or another member of the list has); not added again.
+                 * @example 7
+                 */
+                duplicates: number;
+                /**
+                 * @description Members whose known email is not a valid address for a contact; skipped.
+                 * @example 0
+                 */
+                invalid: number;
+                /**
+                 * @description Members of the list.
+                 * @example 250
+                 */
+                members: number;
+                /**
+                 * @description Members without a known work email; skipped and not charged.
+                 * @example 12
+                 */
+                skippedNoEmail: number;
+            };
+            credits: components["schemas"]["LeadCredits"];
+            /** Format: uuid */
+            listId: string;
+        };
+        /**
+         * @description A person of the lead database as a search returns it. Identity, position and location are always
+         *     present; `email` only with `workEmailReveal`, `mobilePhone` only with `mobilePhoneReveal`,
+         *     `linkedinUrl` and the full `company` only with `fullContactAndCompany` (without it `company` holds
+         *     the identity fields). `revealed` lists the data options applied to this person in this answer.
+         */
+        LeadPerson: {
+            /** @example Austin */
+            city: string | null;
+            /** @description The person's current company; null when unknown. */
+            company: components["schemas"]["LeadCompany"] | null;
+            /** @example United States */
+            country: string | null;
+            /** @description Credits this person cost in this request (0 for data already revealed to the workspace or not known). */
+            creditsCharged: number;
+            department: components["schemas"]["PersonDepartment"] | null;
+            /**
+             * Format: email
+             * @description The work email (with workEmailReveal); null when none is known.
+             * @example jane.doe@northwindanalytics.com
+             */
+            email?: string | null;
+            emailStatus: components["schemas"]["LeadEmailStatus"];
+            /** @example Jane */
+            firstName: string;
+            /** @description Whether a work email is known (so whether revealing it returns and costs anything). */
+            hasEmail: boolean;
+            /** @description Whether a mobile phone is known. */
+            hasMobilePhone: boolean;
+            /**
+             * Format: uuid
+             * @example 0192f0c5-2b7a-7d10-8c3e-6f4a1b2c3d4e
+             */
+            id: string;
+            /** @example Doe */
+            lastName: string;
+            /**
+             * @description The LinkedIn profile (with fullContactAndCompany).
+             * @example https://www.linkedin.com/in/jane-doe-4821
+             */
+            linkedinUrl?: string | null;
+            /**
+             * @description The mobile phone (with mobilePhoneReveal); null when none is known.
+             * @example +1 512 555 0199
+             */
+            mobilePhone?: string | null;
+            /** @example Jane Doe */
+            name: string;
+            /** @description The data options applied to this person in this answer. */
+            revealed: components["schemas"]["PeopleDataOption"][];
+            seniority: components["schemas"]["PersonSeniority"] | null;
+            /** @example Texas */
+            state: string | null;
+            /** @example VP of Sales */
+            title: string | null;
+        };
+        /** @description Where this page sits in a resource list. */
+        ListPagination: {
+            /** @description True when items follow this page (`skip + items.length < total`). */
+            hasMore: boolean;
+            limit: number;
+            skip: number;
+            /** @description How many items match in all. */
+            total: number;
+        };
+        /**
+         * @description What a people search reveals for each person it returns, and pays for:
+         *     `workEmailReveal` the work email (default 1 credit), `fullContactAndCompany` the LinkedIn URL and the
+         *     full company block (default 1 credit), `mobilePhoneReveal` the mobile phone (default 5 credits).
+         *     A person already revealed (that option) to the workspace costs nothing; a person without the data
+         *     (no email, no mobile) costs nothing for that option.
+         * @example workEmailReveal
+         * @enum {string}
+         */
+        PeopleDataOption: "workEmailReveal" | "fullContactAndCompany" | "mobilePhoneReveal";
+        /**
+         * @description Filters of a people search. Every filter is optional; filters combine with AND, the values inside
+         *     one filter with OR. Text matches are case-insensitive.
+         */
+        PeopleSearchRequest: {
+            /**
+             * @description The current company's web domains (a leading `www.` or `https://` is ignored).
+             * @example [
+             *       "northwindanalytics.com"
+             *     ]
+             */
+            companyDomains?: string[];
+            /**
+             * @description The current company's name, matched by words (every word of one entry must appear).
+             * @example [
+             *       "Northwind"
+             *     ]
+             */
+            companyNames?: string[];
+            /**
+             * @description What to reveal for each person returned, and pay for (see PeopleDataOption). Omitted means
+             *     `["workEmailReveal"]`; `[]` reveals nothing and costs nothing.
+             * @default [
+             *       "workEmailReveal"
+             *     ]
+             */
+            dataOptions?: components["schemas"]["PeopleDataOption"][];
+            departments?: components["schemas"]["PersonDepartment"][];
+            emailStatuses?: components["schemas"]["LeadEmailStatus"][];
+            /** @description The current company's size brackets. */
+            employeeRanges?: components["schemas"]["EmployeeRange"][];
+            /**
+             * @description The current company's industry (exact name, case-insensitive), e.g. `Computer Software`.
+             * @example [
+             *       "Computer Software",
+             *       "Financial Services"
+             *     ]
+             */
+            industries?: string[];
+            /**
+             * @description Words that must all appear in the person's title or department, or their company's name, industry or keywords.
+             * @example analytics saas
+             */
+            keywords?: string;
+            /**
+             * @description Where the person is: each entry is a city, state or country name (exact, case-insensitive).
+             * @example [
+             *       "Texas",
+             *       "London"
+             *     ]
+             */
+            locations?: string[];
+            /**
+             * @description The page to return (at most 500).
+             * @default 1
+             */
+            page?: number;
+            /**
+             * @description People per page.
+             * @default 25
+             */
+            perPage?: number;
+            seniorities?: components["schemas"]["PersonSeniority"][];
+            /**
+             * @description Job titles, matched by words, not exact strings: `sales director` finds "Director of Sales" and
+             *     "Regional Sales Director" (every word of one entry must appear; plurals and stems match).
+             * @example [
+             *       "sales director",
+             *       "head of sales"
+             *     ]
+             */
+            titles?: string[];
+        };
+        /**
+         * @description The function a person works in.
+         * @example sales
+         * @enum {string}
+         */
+        PersonDepartment: "executive" | "engineering" | "product" | "design" | "sales" | "marketing" | "customerSuccess" | "finance" | "humanResources" | "operations" | "legal" | "informationTechnology";
+        /**
+         * @description The level of a person's position.
+         * @example director
+         * @enum {string}
+         */
+        PersonSeniority: "owner" | "founder" | "cSuite" | "partner" | "vp" | "head" | "director" | "manager" | "senior" | "entry" | "intern";
         /** @description A workspace's quota, in requests per rolling window. */
         QuotaLimits: {
             /**
@@ -1918,6 +4163,120 @@ export interface components {
              */
             perSecond?: number | null;
         };
+        /** @description Where this page sits in a search result. */
+        SearchPagination: {
+            page: number;
+            perPage: number;
+            totalEntries: number;
+            /** @description At most 500, the deepest page a search serves. */
+            totalPages: number;
+        };
+        /** @description One step (email) of a campaign's sequence. */
+        SequenceStep: {
+            /** Format: uuid */
+            campaignId: string;
+            /**
+             * @description Days to wait after the step before (0 for the first step).
+             * @example 0
+             */
+            delayDays: number;
+            /**
+             * Format: uuid
+             * @example 0192f0c6-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+             */
+            id: string;
+            /**
+             * @description Position in the sequence, from 1, without gaps.
+             * @example 1
+             */
+            order: number;
+            /** @description The step's A/B variants, by label; at least one. */
+            variants: components["schemas"]["SequenceVariant"][];
+        };
+        /** @description A new sequence step with its variants. */
+        SequenceStepInput: {
+            /**
+             * @description Days to wait after the step before. The campaign's first step must have 0; every later step at least 1.
+             * @example 3
+             */
+            delayDays: number;
+            /** @description The step's variants, lettered `A`, `B`, ... in this order. */
+            variants: components["schemas"]["SequenceVariantInput"][];
+        };
+        /** @description One A/B variant of a sequence step. */
+        SequenceVariant: {
+            /** @example Hi {{firstName | there}}, I saw {{companyName}} is hiring ... */
+            body: string;
+            /**
+             * Format: uuid
+             * @example 0192f0c6-3c4d-7e5f-9a6b-7c8d9e0f1a2b
+             */
+            id: string;
+            /**
+             * @description The variant's position in its step, `A`, `B`, ... (deleting a variant re-letters the ones after it).
+             * @example A
+             */
+            label: string;
+            /**
+             * @description The subject line; empty means "reply in the thread of the step before" (never on the first step).
+             * @example Quick question, {{firstName | there}}
+             */
+            subject: string;
+            /**
+             * @description The template variables the subject and body use, each once, in order of first use.
+             * @example [
+             *       "firstName",
+             *       "companyName"
+             *     ]
+             */
+            variables: string[];
+            /**
+             * @description Share of the step's contacts that get this variant, in percent; a step's weights add up to 100.
+             * @example 50
+             */
+            weight: number;
+        };
+        /**
+         * @description A new variant. `subject` and `body` may use template variables, checked when saved:
+         *     `{{firstName}}`, `{{lastName}}`, `{{companyName}}`, `{{jobTitle}}`, `{{email}}`, any custom contact
+         *     variable by its exact key (letters, digits, `_`, `-` and `.`, starting with a letter or `_`), and a
+         *     fallback for empty values: `{{firstName | there}}`. An unclosed `{{`, an empty `{{ }}`, a name with
+         *     other characters, or a single-brace `{firstName}}` is a `400` naming the field.
+         */
+        SequenceVariantInput: {
+            /**
+             * @description The email body (HTML or plain text).
+             * @example Hi {{firstName | there}}, I saw {{companyName}} is hiring ...
+             */
+            body: string;
+            /**
+             * @description The subject line; empty (`""`) replies in the thread of the step before, which the first step cannot do.
+             * @example Quick question, {{firstName | there}}
+             */
+            subject: string;
+            /**
+             * @description Percent of the step's contacts for this variant. Give it on every new variant of the request or on
+             *     none: with none, the step's variants (old and new) are split evenly; with all, the step's weights
+             *     must then add up to 100.
+             * @example 50
+             */
+            weight?: number;
+        };
+        /** @description A change to one existing variant of the step; fields left out keep their value. Template rules as for new variants. */
+        SequenceVariantUpdate: {
+            /** @description New body. */
+            body?: string;
+            /**
+             * Format: uuid
+             * @description The variant to change; it must belong to the step.
+             * @example 0192f0c6-3c4d-7e5f-9a6b-7c8d9e0f1a2b
+             */
+            id: string;
+            /** @description New subject; empty replies in the thread of the step before (not on the first step). */
+            subject?: string;
+            /** @description New weight; after the change the step's weights must add up to 100. */
+            weight?: number;
+        };
         /** @description The envelope of every success body; each operation adds its own `data`. */
         SuccessEnvelope: {
             /**
@@ -1932,6 +4291,245 @@ export interface components {
             status: "success";
             /** @constant */
             success: true;
+        };
+        /**
+         * @description The verdict on one address. Checks run in this order and the first failing one decides:
+         *     syntax, disposable domain, domain and MX records, then (when the server has it enabled) an SMTP
+         *     mailbox probe against the domain's preferred mail server.
+         */
+        VerificationResult: {
+            /**
+             * Format: date-time
+             * @description When the checks ran. Older than this request when the result came from the cache.
+             * @example 2026-11-23T10:00:00.000Z
+             */
+            checkedAt: string;
+            /**
+             * @description The address as it was sent.
+             * @example jane.doe@acme-robotics.com
+             */
+            email: string;
+            /**
+             * @description The domain (or a parent domain) is on the disposable-mailbox list.
+             * @example false
+             */
+            isDisposable: boolean;
+            /**
+             * @description The domain is a consumer free-mail provider (gmail.com, yahoo.com, outlook.com, ...).
+             * @example false
+             */
+            isFreeProvider: boolean;
+            /**
+             * @description The local part names a role or a team (admin@, info@, sales@, support@, noreply@, ...) rather than a person.
+             * @example false
+             */
+            isRoleAccount: boolean;
+            /**
+             * @description The domain publishes at least one usable MX record. `false` when the syntax check failed and no look-up was made.
+             * @example true
+             */
+            mxFound: boolean;
+            /**
+             * @description Confidence that mail to this address is delivered. `valid`: 100 when the SMTP probe accepted the
+             *     mailbox, 85 when the probe is off; 15 less for a role account and 5 less for a free-mail
+             *     provider. `catchAll` 50, `unknown` 40, `disposable` 10, `invalid` 0.
+             * @example 100
+             */
+            score: number;
+            /**
+             * @description - `valid`: the syntax, the domain and its mail servers check out (and, with the SMTP probe on,
+             *       the mail server accepted this mailbox).
+             *     - `invalid`: the address cannot receive mail (see `subStatus`).
+             *     - `catchAll`: the mail server accepts any recipient at this domain, including a random one, so
+             *       this mailbox cannot be confirmed.
+             *     - `unknown`: a check could not finish (DNS or SMTP time-out or failure); retry later.
+             *     - `disposable`: the domain belongs to a throw-away mailbox service.
+             * @example valid
+             * @enum {string}
+             */
+            status: "valid" | "invalid" | "catchAll" | "unknown" | "disposable";
+            /**
+             * @description Why the status is not `valid` (`null` when it is):
+             *     `invalidSyntax` (not a plain `local@domain.tld` address), `domainNotFound` (the domain does not
+             *     exist), `noMxRecord` (the domain publishes no mail server, or a null MX), `mailboxNotFound` (the
+             *     mail server refused the recipient), `disposableDomain`, `catchAllDomain`, `dnsTimeout` and
+             *     `dnsError` (the MX look-up did not answer in time or failed), `smtpTimeout`, `smtpUnavailable`
+             *     (no connection to the mail server) and `smtpTemporaryFailure` (a 4xx answer such as greylisting).
+             * @example null
+             * @enum {string|null}
+             */
+            subStatus: "invalidSyntax" | "domainNotFound" | "noMxRecord" | "mailboxNotFound" | "disposableDomain" | "catchAllDomain" | "dnsTimeout" | "dnsError" | "smtpTimeout" | "smtpUnavailable" | "smtpTemporaryFailure" | null;
+        };
+        /** @description How many of the request's results have each status. */
+        VerificationSummary: {
+            /** @example 0 */
+            catchAll: number;
+            /** @example 1 */
+            disposable: number;
+            /** @example 1 */
+            invalid: number;
+            /**
+             * @description Results in this answer (the number of addresses sent).
+             * @example 4
+             */
+            total: number;
+            /** @example 0 */
+            unknown: number;
+            /** @example 2 */
+            valid: number;
+        };
+        /**
+         * @description Warm-up traffic of one account over a range of days: only email events marked as warm-up. `totals` counts
+         *     them, `rates` divide by the warm-up emails sent, `graph` has one entry per day (zeros included) and
+         *     `sentToday` counts today's warm-up sends. Inbox placement (inbox vs spam) is not among the stored events,
+         *     so it is not reported.
+         */
+        WarmupAnalyticsSummary: components["schemas"]["AnalyticsRange"] & {
+            /**
+             * Format: uuid
+             * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+             */
+            accountId: string;
+            /**
+             * Format: email
+             * @example jane@acme-mail.io
+             */
+            email: string;
+            graph: components["schemas"]["AnalyticsDay"][];
+            rates: components["schemas"]["AnalyticsRates"];
+            /** @example 14 */
+            sentToday: number;
+            totals: components["schemas"]["AnalyticsEventCounts"];
+            warmup: components["schemas"]["EmailAccountWarmup"];
+        };
+        /** @description A plan: quota limits, the credits it grants on assignment, and caps. */
+        WhitelabelPlan: {
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * @description Credits granted to a workspace each time the plan is assigned to it.
+             * @example 5000
+             */
+            credits: number;
+            /** Format: uuid */
+            id: string;
+            limits: components["schemas"]["QuotaLimits"];
+            /** @description The most contacts a workspace on this plan may hold; `null` means no cap. */
+            maxContacts: number | null;
+            /** @description The most email accounts a workspace on this plan may connect; `null` means no cap. */
+            maxEmailAccounts: number | null;
+            /** @example Agency Pro */
+            name: string;
+        };
+        /** @description The result of assigning a plan to a sub-user. */
+        WhitelabelPlanAssignment: {
+            /**
+             * @description Credits added to the sub-user's balance by this assignment (0 when the plan was already assigned).
+             * @example 5000
+             */
+            creditsGranted: number;
+            plan: components["schemas"]["WhitelabelPlan"];
+            subUser: components["schemas"]["WhitelabelSubUser"];
+        };
+        /** @description A custom plan owned by the calling whitelabel workspace. */
+        WhitelabelPlanCreateRequest: {
+            /**
+             * @description Credits granted to a sub-user's workspace each time this plan is assigned to it; omitted means 0.
+             * @example 5000
+             */
+            credits?: number;
+            limits: components["schemas"]["WhitelabelPlanLimitsInput"];
+            /**
+             * @description The most contacts a workspace on this plan may hold; `null` (default) means no cap.
+             * @example 50000
+             */
+            maxContacts?: number | null;
+            /**
+             * @description The most email accounts a workspace on this plan may connect; `null` (default) means no cap.
+             * @example 10
+             */
+            maxEmailAccounts?: number | null;
+            /** @example Agency Pro */
+            name: string;
+        };
+        /**
+         * @description A plan's quota in requests per rolling window. Never below the service defaults (20 per minute, 50 per hour,
+         *     100 per day), and each longer window at least as large as the shorter one.
+         */
+        WhitelabelPlanLimitsInput: {
+            /** @example 10000 */
+            perDay: number;
+            /** @example 1000 */
+            perHour: number;
+            /** @example 60 */
+            perMin: number;
+            /**
+             * @description An optional per-second limit; omitted or `null` means none.
+             * @example 5
+             */
+            perSecond?: number | null;
+        };
+        /** @description A new sub-user of the calling whitelabel workspace. */
+        WhitelabelRegisterRequest: {
+            /**
+             * Format: email
+             * @description The sub-user's login email. Unique across the whole service, compared case-insensitively.
+             * @example maria.lopez@brightwave.io
+             */
+            email: string;
+            /**
+             * @description The sub-user's display name; also the name of the sub-user's workspace.
+             * @example Maria Lopez
+             */
+            name: string;
+            /**
+             * @description An optional login password (8-128 characters). Stored only as a salted scrypt hash and never returned.
+             * @example correct-horse-battery-staple
+             */
+            password?: string;
+        };
+        /** @description A registered sub-user and its API key. */
+        WhitelabelRegistration: {
+            /**
+             * @description The sub-user workspace's API key. Shown this once only; store it now (only its hash is kept).
+             * @example lr_Hq3vN8xW2kPz7yRt5uLm9aBc4dEf6gHi1jKl0oPqRsT
+             */
+            apiKey: string;
+            subUser: components["schemas"]["WhitelabelSubUser"];
+        };
+        /** @description A sub-user of a whitelabel workspace, with its own workspace, plan, quota and credit balance. */
+        WhitelabelSubUser: {
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The sub-user workspace's current credit balance. */
+            creditBalance: number;
+            /**
+             * Format: email
+             * @example maria.lopez@brightwave.io
+             */
+            email: string;
+            /** @description Whether a password was set at registration (the password itself is never returned). */
+            hasPassword: boolean;
+            /**
+             * Format: uuid
+             * @description The sub-user's id (the `subUserId` of the assign-plan operation).
+             */
+            id: string;
+            limits: components["schemas"]["QuotaLimits"];
+            /** @example Maria Lopez */
+            name: string;
+            /**
+             * Format: uuid
+             * @description The plan the sub-user's workspace is on (the default plan until one is assigned).
+             */
+            planId: string;
+            /** @example Default */
+            planName: string;
+            /**
+             * Format: uuid
+             * @description The sub-user's own workspace; its parent is the calling workspace.
+             */
+            workspaceId: string;
         };
         /** @description The workspace an API key belongs to. */
         Workspace: {
@@ -2186,7 +4784,28 @@ export interface components {
             };
         };
     };
-    parameters: never;
+    parameters: {
+        /**
+         * @description Last day counted, included (YYYY-MM-DD, workspace time zone). Default today. The range may span at most 366 days.
+         * @example 2026-11-23
+         */
+        AnalyticsEndDate: string;
+        /**
+         * @description First day counted (YYYY-MM-DD, workspace time zone). Default 29 days before `endDate`, so the default range is 30 days.
+         * @example 2026-10-25
+         */
+        AnalyticsStartDate: string;
+        /**
+         * @description How many items to return (1-100).
+         * @example 20
+         */
+        Limit: number;
+        /**
+         * @description How many items to skip before the first returned.
+         * @example 0
+         */
+        Skip: number;
+    };
     requestBodies: never;
     headers: {
         /** @description The most constraining policy's remaining quota and seconds until it frees up (IETF httpapi rate-limit headers draft), for example `"minute";r=12;t=41`. */
@@ -2204,14 +4823,20 @@ export type $defs = Record<string, never>;
 export interface operations {
     deleteAccount: {
         parameters: {
-            query?: never;
+            query: {
+                /**
+                 * @description The account's id.
+                 * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+                 */
+                accountId: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description The account is removed. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2220,11 +4845,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["EmailAccountDeletion"];
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2232,14 +4860,30 @@ export interface operations {
     };
     listAccounts: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description How many items to return (1-100).
+                 * @example 20
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description How many items to skip before the first returned.
+                 * @example 0
+                 */
+                skip?: components["parameters"]["Skip"];
+                /**
+                 * @description Only accounts with this status.
+                 * @example active
+                 */
+                status?: components["schemas"]["EmailAccountStatus"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description A page of accounts. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2248,7 +4892,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            items: components["schemas"]["EmailAccount"][];
+                            pagination: components["schemas"]["ListPagination"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2260,14 +4909,20 @@ export interface operations {
     };
     getAccountStatus: {
         parameters: {
-            query?: never;
+            query: {
+                /**
+                 * @description The account's id.
+                 * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+                 */
+                accountId: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description The account's status. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2276,11 +4931,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["EmailAccountConnection"];
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2293,9 +4951,13 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailAccountVitalsRequest"];
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description One vitals entry per requested account, in the order asked. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2304,11 +4966,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            items: components["schemas"]["EmailAccountVitals"][];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2321,9 +4990,13 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailAccountWarmupEnableRequest"];
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description The account with warm-up running. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2332,11 +5005,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["EmailAccountWarmupChange"];
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2349,9 +5028,13 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailAccountWarmupPauseRequest"];
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description The account with warm-up paused. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2360,11 +5043,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["EmailAccountWarmupChange"];
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2372,14 +5060,30 @@ export interface operations {
     };
     getAccountSentToday: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Only this account.
+                 * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+                 */
+                accountId?: string;
+                /**
+                 * @description How many items to return (1-100).
+                 * @example 20
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description How many items to skip before the first returned.
+                 * @example 0
+                 */
+                skip?: components["parameters"]["Skip"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description Today's sending per account. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2388,11 +5092,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            /**
+                             * Format: date
+                             * @description Today in the workspace's time zone.
+                             */
+                            date: string;
+                            items: components["schemas"]["AccountSentToday"][];
+                            pagination: components["schemas"]["ListPagination"];
+                            /** @description The workspace's IANA time zone. */
+                            timezone: string;
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2400,14 +5117,30 @@ export interface operations {
     };
     getWarmupSummary: {
         parameters: {
-            query?: never;
+            query: {
+                /**
+                 * @description The email account.
+                 * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+                 */
+                accountId: string;
+                /**
+                 * @description Last day counted, included (YYYY-MM-DD, workspace time zone). Default today. The range may span at most 366 days.
+                 * @example 2026-11-23
+                 */
+                endDate?: components["parameters"]["AnalyticsEndDate"];
+                /**
+                 * @description First day counted (YYYY-MM-DD, workspace time zone). Default 29 days before `endDate`, so the default range is 30 days.
+                 * @example 2026-10-25
+                 */
+                startDate?: components["parameters"]["AnalyticsStartDate"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description The warm-up summary. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2416,11 +5149,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["WarmupAnalyticsSummary"];
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2428,14 +5164,20 @@ export interface operations {
     };
     getCampaignCounts: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The campaign; leave out for all campaigns of the workspace.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                campaignId?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description The counts. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2444,11 +5186,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["CampaignAnalyticsCounts"];
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2456,14 +5201,30 @@ export interface operations {
     };
     getCampaignSummary: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The campaign; leave out for all campaigns of the workspace.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                campaignId?: string;
+                /**
+                 * @description Last day counted, included (YYYY-MM-DD, workspace time zone). Default today. The range may span at most 366 days.
+                 * @example 2026-11-23
+                 */
+                endDate?: components["parameters"]["AnalyticsEndDate"];
+                /**
+                 * @description First day counted (YYYY-MM-DD, workspace time zone). Default 29 days before `endDate`, so the default range is 30 days.
+                 * @example 2026-10-25
+                 */
+                startDate?: components["parameters"]["AnalyticsStartDate"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description The summary. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2472,11 +5233,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["CampaignAnalyticsSummary"];
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2521,9 +5285,24 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The email account to link.
+                     */
+                    accountId: string;
+                    /**
+                     * Format: uuid
+                     * @description The campaign.
+                     */
+                    campaignId: string;
+                };
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description The campaign's linked accounts after the change. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2532,11 +5311,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["CampaignAccountsChange"];
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2544,14 +5328,30 @@ export interface operations {
     };
     getCampaignAccounts: {
         parameters: {
-            query?: never;
+            query: {
+                /**
+                 * @description The campaign's id.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                campaignId: string;
+                /**
+                 * @description How many items to return (1-100).
+                 * @example 20
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description How many items to skip before the first returned.
+                 * @example 0
+                 */
+                skip?: components["parameters"]["Skip"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description A page of the campaign's linked accounts. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2560,11 +5360,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            /** Format: uuid */
+                            campaignId: string;
+                            items: components["schemas"]["CampaignAccount"][];
+                            pagination: components["schemas"]["ListPagination"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2572,14 +5380,20 @@ export interface operations {
     };
     getCampaignName: {
         parameters: {
-            query?: never;
+            query: {
+                /**
+                 * @description The campaign's id.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                campaignId: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description The campaign's name. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2588,11 +5402,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2600,14 +5421,20 @@ export interface operations {
     };
     getCampaignStatus: {
         parameters: {
-            query?: never;
+            query: {
+                /**
+                 * @description The campaign's id.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                campaignId: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description The campaign's status. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2616,11 +5443,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /**
+                             * Format: date-time
+                             * @description When the campaign was first launched; `null` for a draft.
+                             */
+                            launchedAt: string | null;
+                            status: components["schemas"]["CampaignStatus"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2628,14 +5467,30 @@ export interface operations {
     };
     listCampaigns: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description How many items to return (1-100).
+                 * @example 20
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description How many items to skip before the first returned.
+                 * @example 0
+                 */
+                skip?: components["parameters"]["Skip"];
+                /**
+                 * @description Only campaigns in this status.
+                 * @example active
+                 */
+                status?: components["schemas"]["CampaignStatus"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description A page of campaigns. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2644,7 +5499,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            items: components["schemas"]["Campaign"][];
+                            pagination: components["schemas"]["ListPagination"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2661,9 +5521,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The accounts to unlink. */
+                    accountIds: string[];
+                    /**
+                     * Format: uuid
+                     * @description The campaign.
+                     */
+                    campaignId: string;
+                };
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description The campaign's linked accounts after the change. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2672,11 +5544,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["CampaignAccountsChange"];
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2689,9 +5567,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The email accounts the campaign should send from, exactly; empty unlinks all (not allowed while active). */
+                    accountIds: string[];
+                    /**
+                     * Format: uuid
+                     * @description The campaign.
+                     */
+                    campaignId: string;
+                };
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description The campaign's linked accounts after the change. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2700,11 +5590,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["CampaignAccountsChange"];
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2717,9 +5613,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The campaign to rename.
+                     */
+                    campaignId: string;
+                    /** @description The new name (1-200 characters, not only spaces). */
+                    name: string;
+                };
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description The renamed campaign. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2728,11 +5636,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            campaign: components["schemas"]["Campaign"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2745,9 +5660,13 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompanySearchRequest"];
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description One page of companies, and the credits used. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2756,11 +5675,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            credits: components["schemas"]["LeadCredits"];
+                            dataOptions: components["schemas"]["CompanyDataOption"][];
+                            items: components["schemas"]["LeadCompany"][];
+                            pagination: components["schemas"]["SearchPagination"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2773,9 +5702,13 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactAddRequest"];
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description The outcome of every row. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2784,11 +5717,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["ContactAddResult"];
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2801,9 +5740,13 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactDataRemoveRequest"];
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description The contact after the removal, and which keys it had. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2812,11 +5755,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["ContactDataRemoveResult"];
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2829,9 +5777,13 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactDataWriteRequest"];
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description The contact with exactly the variables sent. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2840,11 +5792,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            contact: components["schemas"]["Contact"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2857,9 +5816,13 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactDataWriteRequest"];
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description The contact with its merged custom variables. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2868,11 +5831,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            contact: components["schemas"]["Contact"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2885,9 +5855,13 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactDeleteRequest"];
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description The deleted contact, as it was. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2896,11 +5870,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            contact: components["schemas"]["Contact"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2908,14 +5889,30 @@ export interface operations {
     };
     getContact: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description With `email`, finds the contact by its address in this campaign.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                campaignId?: string;
+                /**
+                 * @description The contact's id. Send it alone, or send `campaignId` and `email` instead.
+                 * @example 0192f0c5-2b7a-7d10-8c3e-6f4a1b2c3d4e
+                 */
+                contactId?: string;
+                /**
+                 * @description With `campaignId`, the contact's address (compared case-insensitively). `@` may be sent as is or as `%40`.
+                 * @example jane.doe@acme.com
+                 */
+                email?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description The contact. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2924,11 +5921,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            contact: components["schemas"]["Contact"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2941,9 +5943,13 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactLeadStatusUpdateRequest"];
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description The contact with its new lead status. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2952,11 +5958,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            contact: components["schemas"]["Contact"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2969,9 +5982,13 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PeopleSearchRequest"];
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description One page of people, with the data options applied and the credits used. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2980,11 +5997,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            credits: components["schemas"]["LeadCredits"];
+                            /** @description The data options this search applied (the default when omitted). */
+                            dataOptions: components["schemas"]["PeopleDataOption"][];
+                            items: components["schemas"]["LeadPerson"][];
+                            pagination: components["schemas"]["SearchPagination"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2997,9 +6025,23 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description What to reveal for each matched person, and pay for. Omitted means `["workEmailReveal"]`; `[]` reveals nothing and costs nothing.
+                     * @default [
+                     *       "workEmailReveal"
+                     *     ]
+                     */
+                    dataOptions?: components["schemas"]["PeopleDataOption"][];
+                    /** @description The people to enrich (1 to 10). */
+                    people: components["schemas"]["EnrichmentInput"][];
+                };
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description One result per input, in order, with the credits used. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3008,11 +6050,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            credits: components["schemas"]["LeadCredits"];
+                            /** @description The data options applied (the default when omitted). */
+                            dataOptions: components["schemas"]["PeopleDataOption"][];
+                            results: components["schemas"]["EnrichmentResult"][];
+                            summary: components["schemas"]["EnrichmentSummary"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3025,9 +6078,16 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The addresses to verify (1 to 100). */
+                    emails: string[];
+                };
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description One result per address, in the order sent, and the count per status. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3036,11 +6096,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            results: components["schemas"]["VerificationResult"][];
+                            summary: components["schemas"]["VerificationSummary"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3085,10 +6152,14 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailAccountConnectRequest"];
+            };
+        };
         responses: {
-            /** @description OK */
-            200: {
+            /** @description The account is connected. */
+            201: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -3096,11 +6167,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            account: components["schemas"]["EmailAccount"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            409: components["responses"]["ConflictV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -3108,14 +6187,20 @@ export interface operations {
     };
     deleteAccountV2: {
         parameters: {
-            query?: never;
+            query: {
+                /**
+                 * @description The account's id.
+                 * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+                 */
+                accountId: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description The account is removed. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3124,11 +6209,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["EmailAccountDeletion"];
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -3136,14 +6224,30 @@ export interface operations {
     };
     listAccountsV2: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description How many items to return (1-100).
+                 * @example 20
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description How many items to skip before the first returned.
+                 * @example 0
+                 */
+                skip?: components["parameters"]["Skip"];
+                /**
+                 * @description Only accounts with this status.
+                 * @example active
+                 */
+                status?: components["schemas"]["EmailAccountStatus"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description A page of accounts. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3152,7 +6256,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            items: components["schemas"]["EmailAccount"][];
+                            pagination: components["schemas"]["ListPagination"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
@@ -3164,14 +6273,20 @@ export interface operations {
     };
     getAccountStatusV2: {
         parameters: {
-            query?: never;
+            query: {
+                /**
+                 * @description The account's id.
+                 * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+                 */
+                accountId: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description The account's status. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3180,11 +6295,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["EmailAccountConnection"];
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -3197,9 +6315,13 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailAccountVitalsRequest"];
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description One vitals entry per requested account, in the order asked. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3208,11 +6330,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            items: components["schemas"]["EmailAccountVitals"][];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -3225,9 +6354,13 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailAccountWarmupEnableRequest"];
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description The account with warm-up running. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3236,11 +6369,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["EmailAccountWarmupChange"];
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["ConflictV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -3253,9 +6392,13 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailAccountWarmupPauseRequest"];
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description The account with warm-up paused. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3264,11 +6407,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["EmailAccountWarmupChange"];
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -3276,14 +6424,30 @@ export interface operations {
     };
     getAccountSentTodayV2: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Only this account.
+                 * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+                 */
+                accountId?: string;
+                /**
+                 * @description How many items to return (1-100).
+                 * @example 20
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description How many items to skip before the first returned.
+                 * @example 0
+                 */
+                skip?: components["parameters"]["Skip"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description Today's sending per account. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3292,11 +6456,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            /**
+                             * Format: date
+                             * @description Today in the workspace's time zone.
+                             */
+                            date: string;
+                            items: components["schemas"]["AccountSentToday"][];
+                            pagination: components["schemas"]["ListPagination"];
+                            /** @description The workspace's IANA time zone. */
+                            timezone: string;
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -3304,14 +6481,30 @@ export interface operations {
     };
     getWarmupSummaryV2: {
         parameters: {
-            query?: never;
+            query: {
+                /**
+                 * @description The email account.
+                 * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+                 */
+                accountId: string;
+                /**
+                 * @description Last day counted, included (YYYY-MM-DD, workspace time zone). Default today. The range may span at most 366 days.
+                 * @example 2026-11-23
+                 */
+                endDate?: components["parameters"]["AnalyticsEndDate"];
+                /**
+                 * @description First day counted (YYYY-MM-DD, workspace time zone). Default 29 days before `endDate`, so the default range is 30 days.
+                 * @example 2026-10-25
+                 */
+                startDate?: components["parameters"]["AnalyticsStartDate"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description The warm-up summary. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3320,11 +6513,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["WarmupAnalyticsSummary"];
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -3332,14 +6528,20 @@ export interface operations {
     };
     getCampaignCountsV2: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The campaign; leave out for all campaigns of the workspace.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                campaignId?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description The counts. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3348,11 +6550,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["CampaignAnalyticsCounts"];
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -3360,14 +6565,30 @@ export interface operations {
     };
     getCampaignSummaryV2: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The campaign; leave out for all campaigns of the workspace.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                campaignId?: string;
+                /**
+                 * @description Last day counted, included (YYYY-MM-DD, workspace time zone). Default today. The range may span at most 366 days.
+                 * @example 2026-11-23
+                 */
+                endDate?: components["parameters"]["AnalyticsEndDate"];
+                /**
+                 * @description First day counted (YYYY-MM-DD, workspace time zone). Default 29 days before `endDate`, so the default range is 30 days.
+                 * @example 2026-10-25
+                 */
+                startDate?: components["parameters"]["AnalyticsStartDate"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description The summary. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3376,11 +6597,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["CampaignAnalyticsSummary"];
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -3425,9 +6649,24 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The email account to link.
+                     */
+                    accountId: string;
+                    /**
+                     * Format: uuid
+                     * @description The campaign.
+                     */
+                    campaignId: string;
+                };
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description The campaign's linked accounts after the change. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3436,11 +6675,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["CampaignAccountsChange"];
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -3453,10 +6697,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Email accounts to link at once. */
+                    accountIds?: string[];
+                    /** @description The campaign's name (1-200 characters, not only spaces; trimmed). */
+                    name: string;
+                    options?: components["schemas"]["CampaignOptionsInput"];
+                    schedule?: components["schemas"]["CampaignSchedule"];
+                };
+            };
+        };
         responses: {
-            /** @description OK */
-            200: {
+            /** @description The new campaign, in `draft`. */
+            201: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -3464,11 +6719,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            campaign: components["schemas"]["Campaign"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -3476,14 +6738,30 @@ export interface operations {
     };
     getCampaignAccountsV2: {
         parameters: {
-            query?: never;
+            query: {
+                /**
+                 * @description The campaign's id.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                campaignId: string;
+                /**
+                 * @description How many items to return (1-100).
+                 * @example 20
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description How many items to skip before the first returned.
+                 * @example 0
+                 */
+                skip?: components["parameters"]["Skip"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description A page of the campaign's linked accounts. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3492,11 +6770,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            /** Format: uuid */
+                            campaignId: string;
+                            items: components["schemas"]["CampaignAccount"][];
+                            pagination: components["schemas"]["ListPagination"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -3504,14 +6790,20 @@ export interface operations {
     };
     getCampaignNameV2: {
         parameters: {
-            query?: never;
+            query: {
+                /**
+                 * @description The campaign's id.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                campaignId: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description The campaign's name. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3520,11 +6812,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -3532,14 +6831,20 @@ export interface operations {
     };
     getCampaignStatusV2: {
         parameters: {
-            query?: never;
+            query: {
+                /**
+                 * @description The campaign's id.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                campaignId: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description The campaign's status. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3548,11 +6853,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /**
+                             * Format: date-time
+                             * @description When the campaign was first launched; `null` for a draft.
+                             */
+                            launchedAt: string | null;
+                            status: components["schemas"]["CampaignStatus"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -3565,9 +6882,19 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The campaign.
+                     */
+                    campaignId: string;
+                };
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description The campaign in its new status. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3576,11 +6903,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            campaign: components["schemas"]["Campaign"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["ConflictV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -3588,14 +6923,30 @@ export interface operations {
     };
     listCampaignsV2: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description How many items to return (1-100).
+                 * @example 20
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description How many items to skip before the first returned.
+                 * @example 0
+                 */
+                skip?: components["parameters"]["Skip"];
+                /**
+                 * @description Only campaigns in this status.
+                 * @example active
+                 */
+                status?: components["schemas"]["CampaignStatus"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description A page of campaigns. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3604,7 +6955,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            items: components["schemas"]["Campaign"][];
+                            pagination: components["schemas"]["ListPagination"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
@@ -3621,9 +6977,19 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The campaign.
+                     */
+                    campaignId: string;
+                };
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description The campaign in its new status. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3632,11 +6998,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            campaign: components["schemas"]["Campaign"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["ConflictV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -3649,9 +7023,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The accounts to unlink. */
+                    accountIds: string[];
+                    /**
+                     * Format: uuid
+                     * @description The campaign.
+                     */
+                    campaignId: string;
+                };
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description The campaign's linked accounts after the change. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3660,11 +7046,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["CampaignAccountsChange"];
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["ConflictV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -3677,10 +7069,22 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The campaign.
+                     */
+                    campaignId: string;
+                    /** @description The steps to append, in order. */
+                    steps: components["schemas"]["SequenceStepInput"][];
+                };
+            };
+        };
         responses: {
-            /** @description OK */
-            200: {
+            /** @description The campaign's whole sequence after the new steps. */
+            201: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -3688,11 +7092,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            /** Format: uuid */
+                            campaignId: string;
+                            steps: components["schemas"]["SequenceStep"][];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["ConflictV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -3700,14 +7114,20 @@ export interface operations {
     };
     deleteSequenceStep: {
         parameters: {
-            query?: never;
+            query: {
+                /**
+                 * @description The step to delete.
+                 * @example 0192f0c6-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+                 */
+                stepId: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description The remaining sequence. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3716,11 +7136,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            /** Format: uuid */
+                            campaignId: string;
+                            /** Format: uuid */
+                            deletedStepId: string;
+                            steps: components["schemas"]["SequenceStep"][];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["ConflictV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -3731,14 +7161,26 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description id */
+                /**
+                 * @description The step's id.
+                 * @example 0192f0c6-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+                 */
                 id: string;
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Days to wait after the step before (0 on the first step, at least 1 on later ones). */
+                    delayDays?: number;
+                    /** @description Changes to existing variants of this step, each id once. */
+                    variants?: components["schemas"]["SequenceVariantUpdate"][];
+                };
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description The step after the change. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3747,11 +7189,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            step: components["schemas"]["SequenceStep"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["ConflictV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -3764,9 +7214,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The email accounts the campaign should send from, exactly; empty unlinks all (not allowed while active). */
+                    accountIds: string[];
+                    /**
+                     * Format: uuid
+                     * @description The campaign.
+                     */
+                    campaignId: string;
+                };
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description The campaign's linked accounts after the change. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3775,11 +7237,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["CampaignAccountsChange"];
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["ConflictV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -3792,9 +7260,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The campaign to rename.
+                     */
+                    campaignId: string;
+                    /** @description The new name (1-200 characters, not only spaces). */
+                    name: string;
+                };
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description The renamed campaign. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3803,11 +7283,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            campaign: components["schemas"]["Campaign"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -3820,9 +7307,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The campaign.
+                     */
+                    campaignId: string;
+                    options?: components["schemas"]["CampaignOptionsInput"];
+                    schedule: components["schemas"]["CampaignSchedule"];
+                };
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description The campaign with its new schedule and options. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3831,11 +7330,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            campaign: components["schemas"]["Campaign"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -3848,10 +7354,22 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The step that gets the variants.
+                     */
+                    stepId: string;
+                    /** @description The new variants, lettered in this order after the existing ones. */
+                    variants: components["schemas"]["SequenceVariantInput"][];
+                };
+            };
+        };
         responses: {
-            /** @description OK */
-            200: {
+            /** @description The step with all its variants. */
+            201: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -3859,11 +7377,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            step: components["schemas"]["SequenceStep"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["ConflictV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -3871,14 +7397,20 @@ export interface operations {
     };
     deleteVariant: {
         parameters: {
-            query?: never;
+            query: {
+                /**
+                 * @description The variant to delete.
+                 * @example 0192f0c6-4d5e-7f6a-8b7c-8d9e0f1a2b3c
+                 */
+                variantId: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description The step with its remaining variants. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3887,11 +7419,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            /** Format: uuid */
+                            deletedVariantId: string;
+                            step: components["schemas"]["SequenceStep"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["ConflictV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -3904,9 +7444,13 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompanySearchRequest"];
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description One page of companies, and the credits used. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3915,11 +7459,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            credits: components["schemas"]["LeadCredits"];
+                            dataOptions: components["schemas"]["CompanyDataOption"][];
+                            items: components["schemas"]["LeadCompany"][];
+                            pagination: components["schemas"]["SearchPagination"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            402: components["responses"]["PaymentRequiredV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -3932,9 +7486,13 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactAddRequest"];
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description The outcome of every row. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3943,11 +7501,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["ContactAddResult"];
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            404: components["responses"]["NotFoundV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -3960,9 +7524,13 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactDataRemoveRequest"];
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description The contact after the removal, and which keys it had. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3971,11 +7539,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["ContactDataRemoveResult"];
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -3988,9 +7561,13 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactDataWriteRequest"];
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description The contact with exactly the variables sent. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3999,11 +7576,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            contact: components["schemas"]["Contact"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -4016,9 +7600,13 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactDataWriteRequest"];
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description The contact with its merged custom variables. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -4027,11 +7615,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            contact: components["schemas"]["Contact"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -4044,9 +7639,13 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactDeleteRequest"];
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description The deleted contact, as it was. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -4055,11 +7654,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            contact: components["schemas"]["Contact"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -4067,14 +7673,30 @@ export interface operations {
     };
     getContactV2: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description With `email`, finds the contact by its address in this campaign.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                campaignId?: string;
+                /**
+                 * @description The contact's id. Send it alone, or send `campaignId` and `email` instead.
+                 * @example 0192f0c5-2b7a-7d10-8c3e-6f4a1b2c3d4e
+                 */
+                contactId?: string;
+                /**
+                 * @description With `campaignId`, the contact's address (compared case-insensitively). `@` may be sent as is or as `%40`.
+                 * @example jane.doe@acme.com
+                 */
+                email?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description The contact. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -4083,11 +7705,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            contact: components["schemas"]["Contact"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -4100,9 +7727,13 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactLeadStatusUpdateRequest"];
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description The contact with its new lead status. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -4111,11 +7742,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            contact: components["schemas"]["Contact"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -4128,9 +7766,23 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description What to reveal for each matched person, and pay for. Omitted means `["workEmailReveal"]`; `[]` reveals nothing and costs nothing.
+                     * @default [
+                     *       "workEmailReveal"
+                     *     ]
+                     */
+                    dataOptions?: components["schemas"]["PeopleDataOption"][];
+                    /** @description The people to enrich (1 to 100). */
+                    people: components["schemas"]["EnrichmentInput"][];
+                };
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description One result per input, in order, with the credits used. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -4139,11 +7791,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            credits: components["schemas"]["LeadCredits"];
+                            /** @description The data options applied (the default when omitted). */
+                            dataOptions: components["schemas"]["PeopleDataOption"][];
+                            results: components["schemas"]["EnrichmentResult"][];
+                            summary: components["schemas"]["EnrichmentSummary"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            402: components["responses"]["PaymentRequiredV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -4156,9 +7819,13 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LeadListCompaniesChangeRequest"];
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description The additions were applied. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -4167,11 +7834,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["LeadListAddResult"];
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["ConflictV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -4184,9 +7857,13 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LeadListPeopleChangeRequest"];
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description The additions were applied. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -4195,11 +7872,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["LeadListAddResult"];
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["ConflictV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -4207,14 +7890,30 @@ export interface operations {
     };
     listLists: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Only lists of this kind (default both).
+                 * @example people
+                 */
+                kind?: components["schemas"]["LeadListKind"];
+                /**
+                 * @description How many items to return (1-100).
+                 * @example 20
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description How many items to skip before the first returned.
+                 * @example 0
+                 */
+                skip?: components["parameters"]["Skip"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description A page of lists. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -4223,7 +7922,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            items: components["schemas"]["LeadList"][];
+                            pagination: components["schemas"]["ListPagination"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
@@ -4235,14 +7939,30 @@ export interface operations {
     };
     getListCompanies: {
         parameters: {
-            query?: never;
+            query: {
+                /**
+                 * @description How many items to return (1-100).
+                 * @example 20
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description The list's id.
+                 * @example 0192f0c6-1a2b-7c3d-8e4f-9a0b1c2d3e4f
+                 */
+                listId: string;
+                /**
+                 * @description How many items to skip before the first returned.
+                 * @example 0
+                 */
+                skip?: components["parameters"]["Skip"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description A page of members. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -4251,11 +7971,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            items: components["schemas"]["LeadListMemberCompany"][];
+                            pagination: components["schemas"]["ListPagination"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["ConflictV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -4268,10 +7995,14 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LeadListCreateRequest"];
+            };
+        };
         responses: {
-            /** @description OK */
-            200: {
+            /** @description The list was created. */
+            201: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -4279,11 +8010,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            list: components["schemas"]["LeadList"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            409: components["responses"]["ConflictV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -4296,10 +8034,14 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LeadListCreateRequest"];
+            };
+        };
         responses: {
-            /** @description OK */
-            200: {
+            /** @description The list was created. */
+            201: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -4307,11 +8049,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            list: components["schemas"]["LeadList"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            409: components["responses"]["ConflictV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -4324,9 +8073,13 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LeadListIdRequest"];
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description The list was deleted. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -4335,11 +8088,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["LeadListDeleteResult"];
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["ConflictV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -4352,9 +8111,13 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LeadListIdRequest"];
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description The list was deleted. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -4363,11 +8126,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["LeadListDeleteResult"];
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["ConflictV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -4375,27 +8144,48 @@ export interface operations {
     };
     exportList: {
         parameters: {
-            query?: never;
+            query: {
+                /**
+                 * @description The export format.
+                 * @example csv
+                 */
+                format?: "csv" | "json";
+                /**
+                 * @description The list's id.
+                 * @example 0192f0c6-1a2b-7c3d-8e4f-9a0b1c2d3e4f
+                 */
+                listId: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description The list's members, streamed. */
             200: {
                 headers: {
+                    /** @description The suggested file name, e.g. `attachment; filename="list-0192f0c6-1a2b-7c3d-8e4f-9a0b1c2d3e4f.csv"`. */
+                    "Content-Disposition"?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            /** @description Members of a people list (LeadListMemberPerson) or of a company list (LeadListMemberCompany). */
+                            items: (components["schemas"]["LeadListMemberPerson"] | components["schemas"]["LeadListMemberCompany"])[];
+                            list: components["schemas"]["LeadList"];
+                        };
+                    };
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -4403,14 +8193,20 @@ export interface operations {
     };
     getList: {
         parameters: {
-            query?: never;
+            query: {
+                /**
+                 * @description The list's id.
+                 * @example 0192f0c6-1a2b-7c3d-8e4f-9a0b1c2d3e4f
+                 */
+                listId: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description The list. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -4419,11 +8215,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            list: components["schemas"]["LeadList"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -4431,14 +8232,30 @@ export interface operations {
     };
     getListLeads: {
         parameters: {
-            query?: never;
+            query: {
+                /**
+                 * @description How many items to return (1-100).
+                 * @example 20
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description The list's id.
+                 * @example 0192f0c6-1a2b-7c3d-8e4f-9a0b1c2d3e4f
+                 */
+                listId: string;
+                /**
+                 * @description How many items to skip before the first returned.
+                 * @example 0
+                 */
+                skip?: components["parameters"]["Skip"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description A page of members. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -4447,11 +8264,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            items: components["schemas"]["LeadListMemberPerson"][];
+                            pagination: components["schemas"]["ListPagination"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["ConflictV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -4464,9 +8288,13 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LeadListCompaniesChangeRequest"];
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description The removals were applied. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -4475,11 +8303,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["LeadListRemoveResult"];
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["ConflictV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -4492,9 +8326,13 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LeadListPeopleChangeRequest"];
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description The removals were applied. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -4503,11 +8341,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["LeadListRemoveResult"];
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["ConflictV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -4520,9 +8364,13 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LeadListSendRequest"];
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description The list's members were added to the campaign. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -4531,11 +8379,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["LeadListSendResult"];
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            402: components["responses"]["PaymentRequiredV2"];
+            403: components["responses"]["ForbiddenV2"];
+            404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["ConflictV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -4548,9 +8404,13 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PeopleSearchRequest"];
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description One page of people, with the data options applied and the credits used. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -4559,11 +8419,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            credits: components["schemas"]["LeadCredits"];
+                            /** @description The data options this search applied (the default when omitted). */
+                            dataOptions: components["schemas"]["PeopleDataOption"][];
+                            items: components["schemas"]["LeadPerson"][];
+                            pagination: components["schemas"]["SearchPagination"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            402: components["responses"]["PaymentRequiredV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -4576,9 +8447,23 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description What to reveal for each matched person, and pay for. Omitted means `["workEmailReveal"]`; `[]` reveals nothing and costs nothing.
+                     * @default [
+                     *       "workEmailReveal"
+                     *     ]
+                     */
+                    dataOptions?: components["schemas"]["PeopleDataOption"][];
+                    /** @description The people to enrich (1 to 10). */
+                    people: components["schemas"]["EnrichmentInput"][];
+                };
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description One result per input, in order, with the credits used. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -4587,11 +8472,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            credits: components["schemas"]["LeadCredits"];
+                            /** @description The data options applied (the default when omitted). */
+                            dataOptions: components["schemas"]["PeopleDataOption"][];
+                            results: components["schemas"]["EnrichmentResult"][];
+                            summary: components["schemas"]["EnrichmentSummary"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            402: components["responses"]["PaymentRequiredV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -4604,9 +8500,16 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The addresses to verify (1 to 100). */
+                    emails: string[];
+                };
+            };
+        };
         responses: {
-            /** @description OK */
+            /** @description One result per address, in the order sent, and the count per status. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -4615,11 +8518,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            results: components["schemas"]["VerificationResult"][];
+                            summary: components["schemas"]["VerificationSummary"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -4664,10 +8574,14 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WhitelabelPlanCreateRequest"];
+            };
+        };
         responses: {
-            /** @description OK */
-            200: {
+            /** @description The plan was created. */
+            201: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -4675,11 +8589,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            plan: components["schemas"]["WhitelabelPlan"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -4687,14 +8608,20 @@ export interface operations {
     };
     getPlan: {
         parameters: {
-            query?: never;
+            query: {
+                /**
+                 * @description The plan's id.
+                 * @example 0192f0c4-9a2b-7c3d-8e4f-5a6b7c8d9e0f
+                 */
+                planId: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description The plan. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -4703,11 +8630,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            plan: components["schemas"]["WhitelabelPlan"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -4720,10 +8653,14 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WhitelabelRegisterRequest"];
+            };
+        };
         responses: {
-            /** @description OK */
-            200: {
+            /** @description The sub-user was created; the API key is shown this once. */
+            201: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -4731,11 +8668,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["WhitelabelRegistration"];
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            409: components["responses"]["ConflictV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -4746,14 +8689,17 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description email */
+                /**
+                 * @description The sub-user's email (URL-encode `@` as `%40` if your client does not).
+                 * @example maria.lopez@brightwave.io
+                 */
                 email: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description The sub-user. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -4762,11 +8708,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            subUser: components["schemas"]["WhitelabelSubUser"];
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -4777,16 +8729,22 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description planId */
+                /**
+                 * @description The plan's id (`plan.id` from `POST /v2/whitelabel/add-plan`).
+                 * @example 0192f0c4-9a2b-7c3d-8e4f-5a6b7c8d9e0f
+                 */
                 planId: string;
-                /** @description subUserId */
+                /**
+                 * @description The sub-user's id (`subUser.id` from registration or look-up).
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
                 subUserId: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description The plan is assigned. */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -4795,11 +8753,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"];
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["WhitelabelPlanAssignment"];
+                    };
                 };
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];

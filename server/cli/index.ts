@@ -5,6 +5,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { openCliContext, type CliContext } from './context';
 import { migrate } from '../db';
+import { registerLeadCommands } from './leads';
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -108,6 +109,8 @@ export function buildProgram(): Command {
         console.log(`Added ${opts.amount} credits. Balance: ${balance}.`);
       }),
     );
+
+  registerLeadCommands(program, openCliContext);
 
   program
     .command('migrate')
