@@ -89,6 +89,16 @@ describe('typed calls answer the documented examples', () => {
     expect(data).toEqual(successExample(byId('authenticateV2'))?.value);
   });
 
+  it('answers a documented error on request (Prefer: code=404)', async () => {
+    const { error, response } = await client.GET('/v1/campaign/get/name', {
+      params: { query: { campaignId: '0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10' } },
+      headers: { Prefer: 'code=404' },
+    });
+    expect(response.status).toBe(404);
+    const notFound = deref<Json>(byId('getCampaignName').op.responses['404']).content['application/json'];
+    expect(examplesOf(notFound).map((e) => e.value)).toContainEqual(error);
+  });
+
   it('a request without the key is refused with 401', async () => {
     const res = await fetch(`${baseUrl}/v1/ratelimit/limits`);
     expect(res.status).toBe(401);
