@@ -75,6 +75,8 @@ export async function withoutIndexes<T>(db: Db, tables: string[], fn: () => Prom
       onRebuild(r.indexname);
       await db.raw(r.indexdef);
     }
-    for (const t of tables) await db.raw(`ANALYZE ${t}`);
+    // VACUUM also sets the visibility map, without which the search indexes' index-only scans read
+    // the table anyway (on PostgreSQL `db` is the knex instance here, so not inside a transaction).
+    for (const t of tables) await db.raw(`${isPostgres(db) ? 'VACUUM (ANALYZE)' : 'ANALYZE'} ${t}`);
   }
 }

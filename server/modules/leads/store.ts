@@ -45,10 +45,21 @@ function anyWords(q: Knex.QueryBuilder, column: string, config: 'english' | 'sim
   q.whereRaw(`${column} @@ (${parts})`, entries);
 }
 
+/**
+ * Company-size brackets as the fewest `lo <= column <= hi` ranges: adjacent brackets (51-200 and
+ * 201-500) become one range, which one index range scan serves (an OR of ranges makes the planner
+ * AND bitmaps of every matching row instead).
+ */
 function employeeRanges(q: Knex.QueryBuilder, column: string, ranges: EmployeeRange[]) {
+  const sorted = [...new Set(ranges)].map((r) => EMPLOYEE_RANGES[r]).sort((a, b) => a[0] - b[0]);
+  const merged: [number, number | null][] = [];
+  for (const [lo, hi] of sorted) {
+    const last = merged[merged.length - 1];
+    if (last && last[1] !== null && lo <= last[1] + 1) last[1] = hi === null ? null : Math.max(last[1], hi);
+    else if (!last || last[1] !== null) merged.push([lo, hi]);
+  }
   q.where((w) => {
-    for (const range of ranges) {
-      const [lo, hi] = EMPLOYEE_RANGES[range];
+    for (const [lo, hi] of merged) {
       w.orWhere((r) => {
         r.where(column, '>=', lo);
         if (hi !== null) r.andWhere(column, '<=', hi);
@@ -91,20 +102,29 @@ export class LeadStore {
     return q;
   }
 
+  /**
+   * The page in result order (score desc, id). The ids are picked first, by a query that the search
+   * indexes answer without reading the table (a deferred join), then only the page's rows are read.
+   */
+  private async page<T>(db: Db, table: string, columns: readonly string[], where: Knex.QueryBuilder, page: Page): Promise<T[]> {
+    const ids = where.select('id').orderBy([{ column: 'score', order: 'desc' }, { column: 'id', order: 'asc' }]).offset(page.offset).limit(page.limit);
+    return db(table).select(columns).whereIn('id', ids).orderBy([{ column: 'score', order: 'desc' }, { column: 'id', order: 'asc' }]);
+  }
+
   async searchPeople(db: Db, filters: PeopleFilters, page: Page): Promise<{ rows: PersonRow[]; total: number }> {
     const [rows, total] = await Promise.all([
-      this.peopleWhere(db, filters).select(PERSON_COLUMNS).orderBy([{ column: 'score', order: 'desc' }, { column: 'id', order: 'asc' }]).offset(page.offset).limit(page.limit),
+      this.page<PersonRow>(db, 'people', PERSON_COLUMNS, this.peopleWhere(db, filters), page),
       this.count(db, this.peopleWhere(db, filters)),
     ]);
-    return { rows: rows as PersonRow[], total };
+    return { rows, total };
   }
 
   async searchCompanies(db: Db, filters: CompanyFilters, page: Page): Promise<{ rows: CompanyRow[]; total: number }> {
     const [rows, total] = await Promise.all([
-      this.companiesWhere(db, filters).select(COMPANY_COLUMNS).orderBy([{ column: 'score', order: 'desc' }, { column: 'id', order: 'asc' }]).offset(page.offset).limit(page.limit),
+      this.page<CompanyRow>(db, 'companies', COMPANY_COLUMNS, this.companiesWhere(db, filters), page),
       this.count(db, this.companiesWhere(db, filters)),
     ]);
-    return { rows: rows as CompanyRow[], total };
+    return { rows, total };
   }
 
   /**
