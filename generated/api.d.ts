@@ -4808,13 +4808,25 @@ export interface components {
     };
     requestBodies: never;
     headers: {
-        /** @description The most constraining policy's remaining quota and seconds until it frees up (IETF httpapi rate-limit headers draft), for example `"minute";r=12;t=41`. */
+        /**
+         * @description The most constraining policy's remaining quota and seconds until it frees up (IETF httpapi rate-limit headers draft), for example `"minute";r=12;t=41`.
+         * @example "minute";r=19;t=60
+         */
         RateLimit: string;
-        /** @description The workspace's quota policies (IETF httpapi rate-limit headers draft), for example `"minute";q=20;w=60, "hour";q=50;w=3600, "day";q=100;w=86400`. */
+        /**
+         * @description The workspace's quota policies (IETF httpapi rate-limit headers draft), for example `"minute";q=20;w=60, "hour";q=50;w=3600, "day";q=100;w=86400`.
+         * @example "day";q=100;w=86400, "hour";q=50;w=3600, "minute";q=20;w=60
+         */
         RateLimitPolicy: string;
-        /** @description Seconds until a request would be admitted again. */
+        /**
+         * @description Seconds until a request would be admitted again.
+         * @example 42
+         */
         RetryAfter: number;
-        /** @description The request's id (a UUID). Sent on every response and written to the server log. */
+        /**
+         * @description The request's id (a UUID). Sent on every response and written to the server log.
+         * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+         */
         XRequestId: string;
     };
     pathItems: never;
