@@ -68,20 +68,26 @@ export class QuotaService {
 
     const rows = await this.db.transaction(async (trx) => {
       await trx('workspaces').where({ id: workspaceId }).forUpdate().first('id');
-      for (const granularity of ['s', 'm'] as const) {
-        await trx('quota_buckets')
-          .insert({ workspace_id: workspaceId, granularity, bucket: current[granularity], hits: 1 })
-          .onConflict(['workspace_id', 'granularity', 'bucket'])
-          .merge({ hits: trx.raw('quota_buckets.hits + 1') });
-      }
-      await trx('quota_buckets')
-        .where({ workspace_id: workspaceId })
-        .andWhere((q) => q.where({ granularity: 's' }).andWhere('bucket', '<', oldest.s).orWhere({ granularity: 'm' }).andWhere('bucket', '<', oldest.m))
-        .delete();
-      return trx('quota_buckets')
-        .where({ workspace_id: workspaceId })
-        .orderBy('bucket', 'asc')
-        .select<{ granularity: 's' | 'm'; bucket: string | number; hits: number }[]>('granularity', 'bucket', 'hits');
+      // One round trip after the lock: drop buckets older than the day window, add this hit to its
+      // second and minute buckets, and read the rest. The statement's snapshot does not show its own
+      // upsert, so the upserted rows come from RETURNING and the others from the table.
+      const result = await trx.raw<{ rows: { granularity: 's' | 'm'; bucket: string | number; hits: number }[] }>(
+        `WITH removed AS (
+           DELETE FROM quota_buckets
+           WHERE workspace_id = :ws AND ((granularity = 's' AND bucket < :oldestS) OR (granularity = 'm' AND bucket < :oldestM))
+         ), hit AS (
+           INSERT INTO quota_buckets (workspace_id, granularity, bucket, hits) VALUES (:ws, 's', :s, 1), (:ws, 'm', :m, 1)
+           ON CONFLICT (workspace_id, granularity, bucket) DO UPDATE SET hits = quota_buckets.hits + 1
+           RETURNING granularity, bucket, hits
+         )
+         SELECT granularity, bucket, hits FROM hit
+         UNION ALL
+         SELECT granularity, bucket, hits FROM quota_buckets
+         WHERE workspace_id = :ws AND NOT ((granularity = 's' AND bucket = :s) OR (granularity = 'm' AND bucket = :m))
+         ORDER BY bucket`,
+        { ws: workspaceId, s: current.s, m: current.m, oldestS: oldest.s, oldestM: oldest.m },
+      );
+      return result.rows;
     });
 
     const hitsIn = (window: Window) =>
