@@ -29,6 +29,20 @@ const MEMBERS = {
   company: { table: 'list_companies', column: 'company_id', entity: 'companies', columns: COMPANY_COLUMNS },
 } as const;
 
+/**
+ * Runs a member query with sorting disabled, so it walks the (list_id, added_at, member id) index and stops
+ * after `limit` rows. Without table statistics (the embedded database never auto-analyzes; a bulk load on
+ * PostgreSQL before autovacuum) the planner would otherwise sort the whole list for every batch. SET LOCAL
+ * needs a transaction: the caller's (switched back on afterwards), or a short one of our own.
+ */
+async function inIndexOrder<T>(db: Db, run: (db: Db) => Promise<T>): Promise<T> {
+  if (!db.isTransaction) return db.transaction((trx) => inIndexOrder(trx, run));
+  await db.raw('SET LOCAL enable_sort = off');
+  const result = await run(db);
+  await db.raw('SET LOCAL enable_sort = on');
+  return result;
+}
+
 export class ListStore {
   private views(db: Db) {
     return db('lists as l').select(
@@ -101,15 +115,17 @@ export class ListStore {
   members(db: Db, kind: 'company', listId: string, range: { limit: number; skip?: number; after?: MemberCursor | null }): Promise<CompanyMemberRow[]>;
   members(db: Db, kind: ListKind, listId: string, range: { limit: number; skip?: number; after?: MemberCursor | null }): Promise<(PersonMemberRow | CompanyMemberRow)[]> {
     const { table, column, entity, columns } = MEMBERS[kind];
-    const q = db(`${table} as m`)
-      .join(`${entity} as e`, 'e.id', `m.${column}`)
-      .where('m.list_id', listId)
-      .select([...columns.map((c) => `e.${c}`), 'm.added_at'])
-      .orderBy([{ column: 'm.added_at' }, { column: `m.${column}` }])
-      .limit(range.limit);
-    if (range.after) q.whereRaw(`(m.added_at, m.${column}) > (?, ?)`, [range.after.addedAt, range.after.id]);
-    if (range.skip) q.offset(range.skip);
-    return q;
+    return inIndexOrder(db, (trx) => {
+      const q = trx(`${table} as m`)
+        .join(`${entity} as e`, 'e.id', `m.${column}`)
+        .where('m.list_id', listId)
+        .select([...columns.map((c) => `e.${c}`), 'm.added_at'])
+        .orderBy([{ column: 'm.added_at' }, { column: `m.${column}` }])
+        .limit(range.limit);
+      if (range.after) q.whereRaw(`(m.added_at, m.${column}) > (?, ?)`, [range.after.addedAt, range.after.id]);
+      if (range.skip) q.offset(range.skip);
+      return q;
+    });
   }
 
   /** The data options each person has revealed to the workspace. */
