@@ -38,22 +38,25 @@ export interface Deps {
 }
 
 export function createServices(deps: Deps) {
-  const { db, clock } = deps;
-  const credits = new CreditService(db, clock);
-  const workspaces = new WorkspaceService(db, new WorkspaceStore(db), credits, clock);
-  const quota = new QuotaService(db, clock);
-  const contacts = new ContactService(db, new ContactStore(), clock);
-  const leads = new LeadService(db, clock, credits, deps.config.creditCosts);
-  const enrichment = new EnrichmentService(db, new EnrichmentStore(), leads);
-  const whitelabel = new WhitelabelService(db, new WhitelabelStore(), workspaces, new WorkspaceStore(db), clock);
-  const verification = new VerificationService(new VerificationStore(db), createDnsLookup(deps.config), clock, deps.config);
-  const campaigns = new CampaignService(db, new CampaignStore(), clock);
-  const lists = new ListService(db, new ListStore(), leads, contacts, campaigns, credits, deps.config, clock);
+  const { db, clock, config } = deps;
+  const dns = createDnsLookup(config);
+  const workspaceStore = new WorkspaceStore(db);
   const accountStore = new AccountStore();
   const analyticsStore = new AnalyticsStore();
-  const accounts = new AccountService(db, accountStore, analyticsStore, new SecretBox(deps.config), createDnsLookup(deps.config), deps.config, clock);
+
+  const credits = new CreditService(db, clock);
+  const workspaces = new WorkspaceService(db, workspaceStore, credits, clock);
+  const quota = new QuotaService(db, clock);
+  const whitelabel = new WhitelabelService(db, new WhitelabelStore(), workspaces, workspaceStore, clock);
+  const campaigns = new CampaignService(db, new CampaignStore(), clock);
+  const contacts = new ContactService(db, new ContactStore(), clock);
+  const accounts = new AccountService(db, accountStore, analyticsStore, new SecretBox(config), dns, config, clock);
   const analytics = new AnalyticsService(db, analyticsStore, accountStore, clock);
-  return { accounts, analytics, credits, workspaces, quota, campaigns, whitelabel, lists, contacts, verification, leads, enrichment };
+  const leads = new LeadService(db, clock, credits, config.creditCosts);
+  const verification = new VerificationService(new VerificationStore(db), dns, clock, config);
+  const enrichment = new EnrichmentService(db, new EnrichmentStore(), leads);
+  const lists = new ListService(db, new ListStore(), leads, contacts, campaigns, credits, config, clock);
+  return { credits, workspaces, quota, whitelabel, campaigns, contacts, accounts, analytics, leads, verification, enrichment, lists };
 }
 
 export type Services = ReturnType<typeof createServices>;

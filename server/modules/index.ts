@@ -18,7 +18,20 @@ import { enrichRoutes } from './enrich/routes';
 import { listRoutes } from './list/routes';
 import { whitelabelRoutes } from './whitelabel/routes';
 
-// eslint-disable-next-line @typescript-eslint/no-unused-vars
 export function allRoutes(services: Services): Route[] {
-  return [...ratelimitRoutes(), ...authenticateRoutes(), ...accountRoutes(services), ...analyticsRoutes(services), ...campaignRoutes(services), ...whitelabelRoutes(services), ...listRoutes(services), ...contactRoutes(services), ...peopleVerificationRoutes(services), ...peopleEnrichmentRoutes(services), ...enrichRoutes(services), ...mixedPeopleRoutes(services), ...companyRoutes(services)];
+  return [
+    ...ratelimitRoutes(),
+    ...authenticateRoutes(),
+    ...campaignRoutes(services),
+    ...accountRoutes(services),
+    ...analyticsRoutes(services),
+    ...contactRoutes(services),
+    ...mixedPeopleRoutes(services),
+    ...companyRoutes(services),
+    ...peopleVerificationRoutes(services),
+    ...peopleEnrichmentRoutes(services),
+    ...enrichRoutes(services),
+    ...listRoutes(services),
+    ...whitelabelRoutes(services),
+  ];
 }
