@@ -80,3 +80,6 @@ export async function migrate(db: Db): Promise<string[]> {
   const [, applied] = await db.migrate.latest();
   return applied as string[];
 }
+
+/** A write refused by a unique index (PostgreSQL and PGlite both report SQLSTATE 23505). */
+export const isUniqueViolation = (err: unknown): boolean => (err as { code?: string } | null)?.code === '23505';

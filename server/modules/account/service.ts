@@ -4,7 +4,7 @@
  * stored email events (analytics store), in the workspace's time zone.
  */
 import type { components } from '../../../generated/api';
-import type { Db } from '../../db';
+import { isUniqueViolation, type Db } from '../../db';
 import type { Clock } from '../../clock';
 import type { Config } from '../../config';
 import type { DnsLookup } from '../../dns';
@@ -128,7 +128,7 @@ export class AccountService {
         await this.store.insert(trx, row);
       } catch (err) {
         // Two connects of one address at once: the unique index decides.
-        if ((err as { code?: string }).code === '23505') throw duplicate(email);
+        if (isUniqueViolation(err)) throw duplicate(email);
         throw err;
       }
     });

@@ -6,7 +6,7 @@
 import type { components } from '../../../generated/api';
 import type { Clock } from '../../clock';
 import type { Config } from '../../config';
-import type { Db } from '../../db';
+import { isUniqueViolation, type Db } from '../../db';
 import { conflict, detail, notFound, paymentRequired } from '../../http/errors';
 import { newId } from '../../ids';
 import type { CampaignService } from '../campaign/service';
@@ -37,7 +37,6 @@ const OTHER_KIND_HINT = {
 };
 type Action = keyof typeof OTHER_KIND_HINT;
 
-const isUniqueViolation = (err: unknown) => (err as { code?: string })?.code === '23505';
 
 function toList(row: ListView): List {
   return {

@@ -4,7 +4,7 @@
  * workspace's plan, read at authentication, so an assignment takes effect on its next request.
  */
 import type { components } from '../../../generated/api';
-import type { Db } from '../../db';
+import { isUniqueViolation, type Db } from '../../db';
 import type { Clock } from '../../clock';
 import type { AuthContext } from '../../http/auth';
 import { badRequest, conflict, detail, forbidden, notFound } from '../../http/errors';
@@ -18,7 +18,6 @@ type Schemas = components['schemas'];
 export type SubUser = Schemas['WhitelabelSubUser'];
 export type Plan = Schemas['WhitelabelPlan'];
 
-const isUniqueViolation = (err: unknown) => (err as { code?: string })?.code === '23505';
 const duplicateEmail = () => conflict('A user with this email already exists.', [detail('email', 'is already registered', 'duplicate')]);
 
 function toSubUser(row: SubUserRow): SubUser {
