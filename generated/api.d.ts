@@ -2565,7 +2565,28 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    event: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An event delivered to a webhook subscription
+         * @description What a subscribed URL receives for every event it subscribed to.
+         */
+        post: operations["receiveEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description One account's sending today (workspace time zone), from the stored `sent` events. */
@@ -3715,6 +3736,42 @@ export interface components {
             requestId: string;
             statusCode: number;
         };
+        /**
+         * @description One event, as delivered to webhooks. `id` is stable across retries of the same event, so a receiver
+         *     can drop duplicates; `data` depends on `type`.
+         */
+        Event: {
+            /**
+             * @description The event's subject (campaign, contact, account, message ids and the changed values).
+             * @example {
+             *       "campaignId": "01936f3e-1c2a-7cc0-8a4e-2f1b5a3c9d11"
+             *     }
+             */
+            data: Record<string, never>;
+            /**
+             * Format: uuid
+             * @example 01936f3e-1c2a-7cc0-8a4e-2f1b5a3c9d10
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T14:05:00Z
+             */
+            occurredAt: string;
+            type: components["schemas"]["EventType"];
+            /**
+             * Format: uuid
+             * @example 01936f3e-0000-7000-8000-000000000001
+             */
+            workspaceId: string;
+        };
+        /**
+         * @description The one list of event names. Analytics count the `email.*` events and `contact.unsubscribed`, the
+         *     inbox shows the mail ones, and webhook subscriptions and payloads use exactly these names.
+         * @example email.sent
+         * @enum {string}
+         */
+        EventType: "email.sent" | "email.opened" | "email.clicked" | "email.replied" | "email.autoReplied" | "email.bounced" | "contact.unsubscribed" | "contact.leadStatusChanged" | "campaign.launched" | "campaign.paused" | "campaign.completed" | "account.statusChanged";
         /**
          * @description A company of the lead database. The identity fields (id, name, domain, websiteUrl, industry, city,
          *     state, country) are always present; the other fields are present only when the full company was
@@ -8777,6 +8834,35 @@ export interface operations {
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    receiveEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer is retried later. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

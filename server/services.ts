@@ -29,6 +29,8 @@ import { WhitelabelService } from './modules/whitelabel/service';
 import { WhitelabelStore } from './modules/whitelabel/store';
 import { ListService } from './modules/list/service';
 import { ListStore } from './modules/list/store';
+import { EventService } from './modules/events/service';
+import { EventStore } from './modules/events/store';
 
 export interface Deps {
   config: Config;
@@ -44,6 +46,7 @@ export function createServices(deps: Deps) {
   const accountStore = new AccountStore();
   const analyticsStore = new AnalyticsStore();
 
+  const events = new EventService(new EventStore(), clock);
   const credits = new CreditService(db, clock);
   const workspaces = new WorkspaceService(db, workspaceStore, credits, clock);
   const quota = new QuotaService(db, clock);
@@ -56,7 +59,7 @@ export function createServices(deps: Deps) {
   const verification = new VerificationService(new VerificationStore(db), dns, clock, config);
   const enrichment = new EnrichmentService(db, new EnrichmentStore(), leads);
   const lists = new ListService(db, new ListStore(), leads, contacts, campaigns, credits, config, clock);
-  return { credits, workspaces, quota, whitelabel, campaigns, contacts, accounts, analytics, leads, verification, enrichment, lists };
+  return { events, credits, workspaces, quota, whitelabel, campaigns, contacts, accounts, analytics, leads, verification, enrichment, lists };
 }
 
 export type Services = ReturnType<typeof createServices>;

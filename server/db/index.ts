@@ -17,6 +17,8 @@ import type { Config } from '../config';
 const ClientPgLite = require('knex-pglite');
 
 export type Db = Knex;
+/** What every store method takes first: the database, or the transaction it must run in. */
+export type Executor = Knex | Knex.Transaction;
 
 export interface Database {
   db: Db;
