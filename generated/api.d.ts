@@ -3747,7 +3747,9 @@ export interface components {
              *       "campaignId": "01936f3e-1c2a-7cc0-8a4e-2f1b5a3c9d11"
              *     }
              */
-            data: Record<string, never>;
+            data: {
+                [key: string]: unknown;
+            };
             /**
              * Format: uuid
              * @example 01936f3e-1c2a-7cc0-8a4e-2f1b5a3c9d10

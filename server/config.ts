@@ -36,6 +36,16 @@ export interface Config {
   smtpProbeFrom: string;
   /** Create a demo workspace on the first start (npm start). */
   seedDemo: boolean;
+  /** Run the sending, inbox and webhook worker inside this process (SENDING_ENABLED, default on). */
+  sendingEnabled: boolean;
+  /** How often the worker looks for due work, in seconds. */
+  sendingTickSeconds: number;
+  /** The public base URL of this service, for unsubscribe, open and click links in emails. */
+  publicUrl: string;
+  /** Allow SMTP/IMAP hosts on loopback, private or link-local addresses (tests, self-hosted relays). */
+  allowPrivateMailHosts: boolean;
+  /** Allow webhook URLs on loopback, private or link-local addresses, and plain http. */
+  allowPrivateWebhooks: boolean;
   /** Credits per revealed item in lead searches (a person or company already revealed is free). */
   creditCosts: { workEmailReveal: number; fullContactAndCompany: number; mobilePhoneReveal: number; companyFull: number };
 }
@@ -75,6 +85,11 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     smtpProbeHelo: env.SMTP_PROBE_HELO || 'verify.leadreach.io',
     smtpProbeFrom: env.SMTP_PROBE_FROM || 'verify@leadreach.io',
     seedDemo: bool('SEED_DEMO', true, env),
+    sendingEnabled: bool('SENDING_ENABLED', true, env),
+    sendingTickSeconds: int('SENDING_TICK_SECONDS', 5, env),
+    publicUrl: (env.PUBLIC_URL || `http://localhost:${int('PORT', 3000, env)}`).replace(/\/+$/, ''),
+    allowPrivateMailHosts: bool('ALLOW_PRIVATE_MAIL_HOSTS', false, env),
+    allowPrivateWebhooks: bool('ALLOW_PRIVATE_WEBHOOKS', false, env),
     creditCosts: {
       workEmailReveal: int('CREDIT_COST_WORK_EMAIL', 1, env),
       fullContactAndCompany: int('CREDIT_COST_FULL_CONTACT', 1, env),
