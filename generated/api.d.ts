@@ -1542,7 +1542,7 @@ export interface paths {
          * Set a campaign's sending schedule and options
          * @description Replaces the campaign's sending schedule (time zone, days, daily window, optional start and end
          *     dates) and, when `options` is given, changes the named options (`dailyLimit`, `stopOnReply`,
-         *     `trackOpens`, `trackClicks`, `textOnly`; the others keep their value). Allowed in every status; an
+         *     `stopForCompany`, `stopOnAutoReply`, `trackOpens`, `trackClicks`, `textOnly`; the others keep their value). Allowed in every status; an
          *     active campaign follows the new schedule from its next send. Costs no credits.
          *     `400`: the body breaks the schema, the time zone is not an IANA name, `from` is not before `to`, or
          *     `endDate` is not after `startDate` (details name the field).
@@ -1856,6 +1856,110 @@ export interface paths {
          *     when `campaignId` is not a campaign of your workspace.
          */
         post: operations["updateContactStatusV2"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/email/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a message with its thread
+         * @description One message of the workspace and its whole thread (every message sharing its \`threadId\`, oldest
+         *     first, at most 500). Reading does not mark it read (see \`POST /v2/email/mark-read\`). Costs no credits.
+         *     Errors: \`400\` missing or malformed \`id\`; \`404\` no such message in this workspace (another workspace's
+         *     message answers \`404\` too).
+         */
+        get: operations["getEmail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/email/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the unibox's messages
+         * @description The messages of every connected account in one list, newest first: campaign steps and manual answers
+         *     sent (`outbound`), and the replies, automatic replies and bounces read from the accounts' mailboxes
+         *     (`inbound`). Filter by campaign, contact, account, direction and unread state (`unread=true`: inbound
+         *     messages not yet read).
+         *
+         *     Pagination is by keyset: the answer's `pagination.nextCursor` is passed as `cursor` for the next page.
+         *     The order is (creation time, id) descending, and a cursor names a position in it, so mail arriving while a
+         *     client pages through appears only at the top of the first page: later pages never repeat or skip a message.
+         *     Costs no credits and changes nothing. Errors: `400` invalid filter or cursor.
+         */
+        get: operations["listEmails"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/email/mark-read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark messages read or unread
+         * @description Marks up to 100 of the workspace's messages read (\`read: true\`, the default) or unread. Idempotent.
+         *     Ids that name no message of this workspace are listed in \`notFound\` and change nothing; the others are
+         *     marked. Costs no credits. Errors: \`400\` invalid body.
+         */
+        post: operations["markEmailsRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/email/reply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer in a thread
+         * @description Sends an answer in the thread of a message, from the account that holds the thread, through that account's
+         *     SMTP login. The answer goes to the other party of the named message (its sender for inbound mail, its
+         *     recipient for outbound), with \`Subject: Re: ...\`, \`In-Reply-To\` and \`References\` so mail clients
+         *     thread it, and its own \`Message-ID\` on the account's domain. It is stored as a \`manual\` outbound message
+         *     of the thread (never a campaign step: it does not count toward sequence analytics) and, when the account has
+         *     an IMAP login and its server offers a special-use \\Sent mailbox, appended there (\`appendedToSent\`).
+         *
+         *     The answer is sent before this operation returns: \`status\` is \`sent\` when the SMTP server accepted it,
+         *     \`failed\` (with \`smtpResponse\`) when it refused it. Costs no credits.
+         *     Errors: \`400\` invalid body; \`404\` no such message in this workspace; \`409\` the recipient's address or
+         *     domain is on the workspace's suppression list (unsubscribed, bounced or added by hand), or the account that
+         *     holds the thread is removed or has no SMTP login.
+         */
+        post: operations["replyToEmail"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2817,7 +2921,22 @@ export interface components {
              * @example 200
              */
             dailyLimit: number | null;
-            /** @description Stop sending to a contact once it replies (default `true`). */
+            /**
+             * @description When a contact replies (and `stopOnReply` is on), also stop every other contact of this campaign at the
+             *     same company email domain (default `false`). Addresses at free mail providers (gmail.com, outlook.com, ...)
+             *     are never treated as one company.
+             */
+            stopForCompany: boolean;
+            /**
+             * @description Stop sending to a contact when an automatic reply (out of office, autoresponder) arrives (default `false`:
+             *     the sequence goes on, and the contact's lead status becomes `outOfOffice` when it has none).
+             */
+            stopOnAutoReply: boolean;
+            /**
+             * @description Stop sending to a contact once it replies (default `true`): a reply read from the sending account's
+             *     mailbox (matched by its `In-Reply-To`/`References`, or by sender and subject) ends the contact's sequence
+             *     (status `completed`). Automatic replies and bounces are not replies.
+             */
             stopOnReply: boolean;
             /** @description Send plain text only, without HTML (default `false`). */
             textOnly: boolean;
@@ -2833,7 +2952,22 @@ export interface components {
              * @example 200
              */
             dailyLimit?: number | null;
-            /** @description Stop sending to a contact once it replies (default `true`). */
+            /**
+             * @description When a contact replies (and `stopOnReply` is on), also stop every other contact of this campaign at the
+             *     same company email domain (default `false`). Addresses at free mail providers (gmail.com, outlook.com, ...)
+             *     are never treated as one company.
+             */
+            stopForCompany?: boolean;
+            /**
+             * @description Stop sending to a contact when an automatic reply (out of office, autoresponder) arrives (default `false`:
+             *     the sequence goes on, and the contact's lead status becomes `outOfOffice` when it has none).
+             */
+            stopOnAutoReply?: boolean;
+            /**
+             * @description Stop sending to a contact once it replies (default `true`): a reply read from the sending account's
+             *     mailbox (matched by its `In-Reply-To`/`References`, or by sender and subject) ends the contact's sequence
+             *     (status `completed`). Automatic replies and bounces are not replies.
+             */
             stopOnReply?: boolean;
             /** @description Send plain text only, without HTML (default `false`). */
             textOnly?: boolean;
@@ -3607,6 +3741,107 @@ export interface components {
              * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
              */
             accountId: string;
+        };
+        /**
+         * @description Keyset pagination, newest first. `nextCursor` names the last message of this page; pass it as `cursor`
+         *     for the next page. New mail arriving between two requests appears at the top of the first page and never
+         *     shifts, repeats or skips a message on later pages (unlike `skip`).
+         */
+        EmailListPagination: {
+            hasMore: boolean;
+            limit: number;
+            /** @description The cursor of the next page, `null` on the last page. */
+            nextCursor: string | null;
+        };
+        EmailMarkReadRequest: {
+            /** @description The messages to mark. */
+            ids: string[];
+            /**
+             * @description `true` marks them read, `false` unread.
+             * @default true
+             */
+            read?: boolean;
+        };
+        /**
+         * @description One email sent or received by a connected account: campaign steps and manual messages (`outbound`),
+         *     and the replies, automatic replies and bounces read from the account's INBOX that belong to something
+         *     the workspace sent (`inbound`). Mail that matches nothing sent is never stored.
+         */
+        EmailMessage: {
+            /**
+             * Format: uuid
+             * @description The account that sent or received it (`null` once the account is removed).
+             */
+            accountId: string | null;
+            /** Format: uuid */
+            campaignId: string | null;
+            /** Format: uuid */
+            contactId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @enum {string} */
+            direction: "outbound" | "inbound";
+            from: string;
+            htmlBody: string | null;
+            /** Format: uuid */
+            id: string;
+            inReplyTo: string | null;
+            /**
+             * @description `campaign`: a sequence step; `manual`: written through `POST /v2/email/reply` (never a campaign step);
+             *     `reply`: a person's answer; `autoReply`: an out-of-office or autoresponder answer; `bounce`: a delivery
+             *     status notification.
+             * @enum {string}
+             */
+            kind: "campaign" | "manual" | "reply" | "autoReply" | "bounce";
+            /**
+             * @description The RFC 5322 `Message-ID`, with angle brackets.
+             * @example <0192f0c9-77aa-7bb1-8c2d-3e4f5a6b7c8d@acme-mail.io>
+             */
+            messageId: string;
+            /** @description Inbound messages start unread; outbound messages are always read. */
+            read: boolean;
+            /** Format: date-time */
+            readAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the reader stored an inbound message.
+             */
+            receivedAt: string | null;
+            /** Format: date-time */
+            sentAt: string | null;
+            /** @description The SMTP server's last answer for an outbound message, or the remote diagnostic of a bounce. */
+            smtpResponse: string | null;
+            /**
+             * @description Outbound `queued`, `sending`, `sent`, `failed` or `unknown` (the SMTP outcome is not known); inbound `received`.
+             * @enum {string}
+             */
+            status: "queued" | "sending" | "sent" | "failed" | "unknown" | "received";
+            /**
+             * Format: uuid
+             * @description The campaign step of an outbound campaign message; `null` for manual messages and inbound mail.
+             */
+            stepId: string | null;
+            subject: string;
+            textBody: string;
+            /**
+             * Format: uuid
+             * @description The id of the first message of the thread; every message of a conversation shares it.
+             */
+            threadId: string;
+            to: string;
+            /** Format: uuid */
+            variantId: string | null;
+        };
+        EmailReplyRequest: {
+            /** @description An optional HTML body sent alongside the text. */
+            html?: string;
+            /**
+             * Format: uuid
+             * @description The message to answer (any message of the thread; the answer goes to the other party of that message).
+             */
+            id: string;
+            /** @description The plain-text body of the answer. */
+            text: string;
         };
         /**
          * @description A company size bracket, by number of employees (both ends included).
@@ -7823,6 +8058,181 @@ export interface operations {
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             404: components["responses"]["NotFoundV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    getEmail: {
+        parameters: {
+            query: {
+                /**
+                 * @description The message's id.
+                 * @example 0192f0d1-2b3c-7d4e-8f5a-6b7c8d9e0f1a
+                 */
+                id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The message and its thread. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            message: components["schemas"]["EmailMessage"];
+                            thread: components["schemas"]["EmailMessage"][];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    listEmails: {
+        parameters: {
+            query?: {
+                /** @description Only this account's messages. */
+                accountId?: string;
+                /** @description Only this campaign's messages. */
+                campaignId?: string;
+                /** @description Only this contact's messages. */
+                contactId?: string;
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: string;
+                /** @description Only sent (`outbound`) or received (`inbound`) messages. */
+                direction?: "outbound" | "inbound";
+                /**
+                 * @description How many items to return (1-100).
+                 * @example 20
+                 */
+                limit?: components["parameters"]["Limit"];
+                /** @description `true`: only unread inbound messages; `false`: only read ones (outbound messages count as read). */
+                unread?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of messages. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            items: components["schemas"]["EmailMessage"][];
+                            pagination: components["schemas"]["EmailListPagination"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    markEmailsRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailMarkReadRequest"];
+            };
+        };
+        responses: {
+            /** @description The messages were marked. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            /** @description Ids that name no message of this workspace. */
+                            notFound: string[];
+                            read: boolean;
+                            /** @description The messages now marked. */
+                            updated: string[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    replyToEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailReplyRequest"];
+            };
+        };
+        responses: {
+            /** @description The answer was handed to SMTP and stored. */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            /** @description Whether a copy was appended to the account's Sent mailbox over IMAP. */
+                            appendedToSent: boolean;
+                            message: components["schemas"]["EmailMessage"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["ConflictV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];

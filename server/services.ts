@@ -8,7 +8,7 @@ import type { Clock } from './clock';
 import type { Logger } from './logger';
 import { QuotaService } from './http/quota';
 import { createDnsLookup } from './dns';
-import { AccountService } from './modules/account/service';
+import { AccountMailAccess, AccountService } from './modules/account/service';
 import { AccountStore } from './modules/account/store';
 import { SecretBox } from './modules/account/secrets';
 import { AnalyticsService } from './modules/analytics/service';
@@ -31,6 +31,12 @@ import { ListService } from './modules/list/service';
 import { ListStore } from './modules/list/store';
 import { EventService } from './modules/events/service';
 import { EventStore } from './modules/events/store';
+import { InboxService, type SuppressionPort } from './modules/inbox/service';
+import { InboxStore } from './modules/inbox/store';
+import { EmailMessages } from './modules/inbox/messages';
+
+/** Until the suppression service (sending module) is merged: nothing is suppressed. */
+const noSuppression: SuppressionPort = { isSuppressed: async () => false, suppress: async () => undefined };
 
 export interface Deps {
   config: Config;
@@ -53,13 +59,16 @@ export function createServices(deps: Deps) {
   const whitelabel = new WhitelabelService(db, new WhitelabelStore(), workspaces, workspaceStore, clock);
   const campaigns = new CampaignService(db, new CampaignStore(), clock);
   const contacts = new ContactService(db, new ContactStore(), clock);
-  const accounts = new AccountService(db, accountStore, analyticsStore, new SecretBox(config), dns, config, clock);
+  const secrets = new SecretBox(config);
+  const accounts = new AccountService(db, accountStore, analyticsStore, secrets, dns, config, clock);
   const analytics = new AnalyticsService(db, analyticsStore, accountStore, clock);
   const leads = new LeadService(db, clock, credits, config.creditCosts);
   const verification = new VerificationService(new VerificationStore(db), dns, clock, config);
   const enrichment = new EnrichmentService(db, new EnrichmentStore(), leads);
   const lists = new ListService(db, new ListStore(), leads, contacts, campaigns, credits, config, clock);
-  return { events, credits, workspaces, quota, whitelabel, campaigns, contacts, accounts, analytics, leads, verification, enrichment, lists };
+  const mailAccess = new AccountMailAccess(accountStore, secrets, clock);
+  const inbox = new InboxService(db, new InboxStore(), new EmailMessages(), mailAccess, campaigns, contacts, events, noSuppression, config, clock, deps.logger);
+  return { inbox, events, credits, workspaces, quota, whitelabel, campaigns, contacts, accounts, analytics, leads, verification, enrichment, lists };
 }
 
 export type Services = ReturnType<typeof createServices>;

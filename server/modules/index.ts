@@ -17,6 +17,7 @@ import { peopleEnrichmentRoutes } from './people_enrichment/routes';
 import { enrichRoutes } from './enrich/routes';
 import { listRoutes } from './list/routes';
 import { whitelabelRoutes } from './whitelabel/routes';
+import { inboxRoutes } from './inbox/routes';
 
 export function allRoutes(services: Services): Route[] {
   return [
@@ -33,5 +34,6 @@ export function allRoutes(services: Services): Route[] {
     ...enrichRoutes(services),
     ...listRoutes(services),
     ...whitelabelRoutes(services),
+    ...inboxRoutes(services),
   ];
 }

@@ -4,7 +4,7 @@
  * stored email events (analytics store), in the workspace's time zone.
  */
 import type { components } from '../../../generated/api';
-import { isUniqueViolation, type Db } from '../../db';
+import { isUniqueViolation, type Db, type Executor } from '../../db';
 import type { Clock } from '../../clock';
 import type { Config } from '../../config';
 import type { DnsLookup } from '../../dns';
@@ -252,6 +252,80 @@ export class AccountService {
         };
       }),
     );
+  }
+}
+
+/** A decrypted mail-server login, for the worker only (never returned by the API). */
+export interface MailLogin {
+  accountId: string;
+  workspaceId: string;
+  email: string;
+  host: string;
+  port: number;
+  username: string;
+  password: string;
+}
+
+/** What changed when a connection failure changed an account's status (the caller records `account.statusChanged`). */
+export interface AccountStatusChange {
+  accountId: string;
+  workspaceId: string;
+  email: string;
+  previous: AccountRow['status'];
+  status: AccountRow['status'];
+  reason: string;
+}
+
+export class AccountMailAccess {
+  constructor(
+    private readonly store: AccountStore,
+    private readonly secrets: SecretBox,
+    private readonly clock: Clock,
+  ) {}
+
+  readableImapAccounts(db: Executor): Promise<{ id: string; workspace_id: string }[]> {
+    return this.store.readableImapAccounts(db);
+  }
+
+  /** The account's IMAP login, or null when it has none or is in connectionError. */
+  async imapLogin(db: Executor, accountId: string): Promise<MailLogin | null> {
+    const row = await this.store.findAny(db, accountId);
+    if (!row || !row.imap_host || !row.imap_port || !row.imap_password_enc || row.status === 'connectionError') return null;
+    return {
+      accountId: row.id,
+      workspaceId: row.workspace_id,
+      email: row.email,
+      host: row.imap_host,
+      port: row.imap_port,
+      username: row.imap_user ?? row.email,
+      password: this.secrets.decrypt(row.imap_password_enc, `${row.id}:imap`),
+    };
+  }
+
+  /** The account's SMTP login (the workspace's account only), or null. */
+  async smtpLogin(db: Executor, workspaceId: string, accountId: string): Promise<MailLogin | null> {
+    const row = await this.store.findAny(db, accountId);
+    if (!row || row.workspace_id !== workspaceId || !row.smtp_host || !row.smtp_port || !row.smtp_password_enc) return null;
+    return {
+      accountId: row.id,
+      workspaceId: row.workspace_id,
+      email: row.email,
+      host: row.smtp_host,
+      port: row.smtp_port,
+      username: row.smtp_user ?? row.email,
+      password: this.secrets.decrypt(row.smtp_password_enc, `${row.id}:smtp`),
+    };
+  }
+
+  /**
+   * Puts the account in connectionError with a reason, in the caller's transaction; null when it already
+   * is (or is gone). The caller records `account.statusChanged` with the answer in the same transaction.
+   */
+  async markConnectionError(db: Executor, accountId: string, reason: string): Promise<AccountStatusChange | null> {
+    const row = await this.store.findAny(db, accountId, { forUpdate: true });
+    if (!row || row.status === 'connectionError') return null;
+    await this.store.setStatus(db, row.id, 'connectionError', reason.slice(0, 500), this.clock.now());
+    return { accountId: row.id, workspaceId: row.workspace_id, email: row.email, previous: row.status, status: 'connectionError', reason };
   }
 }
 

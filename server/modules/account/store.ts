@@ -1,5 +1,5 @@
 /** Plain rows for email accounts. Every query is scoped by workspace. */
-import type { Db } from '../../db';
+import type { Db, Executor } from '../../db';
 
 export interface AccountRow {
   id: string;
@@ -113,5 +113,22 @@ export class AccountStore {
 
   async pauseCampaigns(db: Db, campaignIds: string[], at: Date): Promise<void> {
     if (campaignIds.length) await db('campaigns').whereIn('id', campaignIds).update({ status: 'paused', updated_at: at });
+  }
+
+  // --- mail connections (inbox reader; the sending engine's SMTP side uses the same columns) ---
+
+  /** Accounts with an IMAP login that are not in connectionError: the mailboxes the reader reads. */
+  async readableImapAccounts(db: Executor): Promise<{ id: string; workspace_id: string }[]> {
+    return db('email_accounts').whereNotNull('imap_host').whereNotNull('imap_password_enc').whereNot('status', 'connectionError').select('id', 'workspace_id');
+  }
+
+  async findAny(db: Executor, id: string, options: { forUpdate?: boolean } = {}): Promise<AccountRow | undefined> {
+    const query = db('email_accounts').where({ id }).first();
+    if (options.forUpdate) query.forUpdate();
+    return query;
+  }
+
+  async setStatus(db: Executor, id: string, status: AccountRow['status'], reason: string | null, at: Date): Promise<void> {
+    await db('email_accounts').where({ id }).update({ status, status_reason: reason, updated_at: at });
   }
 }

@@ -80,6 +80,8 @@ export function toCampaign(v: CampaignView): Campaign {
     options: {
       dailyLimit: v.daily_limit,
       stopOnReply: v.stop_on_reply,
+      stopForCompany: v.stop_for_company,
+      stopOnAutoReply: v.stop_on_auto_reply,
       trackOpens: v.track_opens,
       trackClicks: v.track_clicks,
       textOnly: v.text_only,
@@ -96,6 +98,8 @@ function optionsToRow(options: OptionsInput | undefined): Partial<CampaignRow> {
   if (!options) return row;
   if (options.dailyLimit !== undefined) row.daily_limit = options.dailyLimit;
   if (options.stopOnReply !== undefined) row.stop_on_reply = options.stopOnReply;
+  if (options.stopForCompany !== undefined) row.stop_for_company = options.stopForCompany;
+  if (options.stopOnAutoReply !== undefined) row.stop_on_auto_reply = options.stopOnAutoReply;
   if (options.trackOpens !== undefined) row.track_opens = options.trackOpens;
   if (options.trackClicks !== undefined) row.track_clicks = options.trackClicks;
   if (options.textOnly !== undefined) row.text_only = options.textOnly;
@@ -222,6 +226,8 @@ export class CampaignService {
         schedule,
         daily_limit: null,
         stop_on_reply: true,
+        stop_for_company: false,
+        stop_on_auto_reply: false,
         track_opens: true,
         track_clicks: true,
         text_only: false,

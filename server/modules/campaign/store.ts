@@ -20,6 +20,8 @@ export interface CampaignRow {
   schedule: ScheduleJson | null;
   daily_limit: number | null;
   stop_on_reply: boolean;
+  stop_for_company: boolean;
+  stop_on_auto_reply: boolean;
   track_opens: boolean;
   track_clicks: boolean;
   text_only: boolean;

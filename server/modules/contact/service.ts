@@ -289,4 +289,33 @@ export class ContactService {
       throw forbidden(`Your plan allows ${plural(cap, 'contact', 'contacts')}; the workspace holds ${held} and this request would add ${adding}.`);
     }
   }
+
+  // --- what mail does to contacts (inbox reader; each in the caller's transaction) ---
+
+  /** The contact row, locked (null when gone). */
+  async lockForMail(db: Db, workspaceId: string, contactId: string): Promise<ContactRow | null> {
+    return (await this.store.findById(db, workspaceId, contactId, true)) ?? null;
+  }
+
+  /**
+   * Ends the contact's sequence with `status` (completed after a reply, bounced after a hard bounce) when it
+   * is still active or paused; a contact already finished keeps its status. Returns whether it changed.
+   */
+  async finishForMail(db: Db, workspaceId: string, contactId: string, status: 'completed' | 'bounced'): Promise<boolean> {
+    const changed = await this.store.setStatusIf(db, workspaceId, [contactId], status, status === 'bounced' ? ['active', 'paused', 'completed'] : ['active', 'paused'], this.clock.now());
+    return changed.length > 0;
+  }
+
+  /** Stops (completed) every active or paused contact of the campaign at `domain`; returns their ids. */
+  async finishCompany(db: Db, workspaceId: string, campaignId: string, domain: string): Promise<string[]> {
+    return this.store.finishDomain(db, workspaceId, campaignId, domain.toLowerCase(), this.clock.now());
+  }
+
+  /** Sets the lead status when the contact has none; returns the change, or null. */
+  async setLeadStatusIfNone(db: Db, workspaceId: string, contactId: string, leadStatus: NonNullable<LeadStatus>): Promise<{ previous: null; leadStatus: NonNullable<LeadStatus> } | null> {
+    const row = await this.store.findById(db, workspaceId, contactId, true);
+    if (!row || row.lead_status !== null) return null;
+    await this.store.update(db, workspaceId, contactId, { lead_status: leadStatus, updated_at: this.clock.now() });
+    return { previous: null, leadStatus };
+  }
 }

@@ -100,4 +100,22 @@ export class ContactStore {
   async lockWorkspace(db: Db, workspaceId: string): Promise<void> {
     await db('workspaces').where({ id: workspaceId }).first('id').forUpdate();
   }
+
+  /** Sets `status` on those of `ids` whose status is one of `from`; returns the ids changed. */
+  async setStatusIf(db: Db, workspaceId: string, ids: string[], status: string, from: string[], at: Date): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const rows = await db('contacts').where('workspace_id', workspaceId).whereIn('id', ids).whereIn('status', from).update({ status, updated_at: at }).returning('id');
+    return rows.map((r: { id: string }) => r.id);
+  }
+
+  /** Completes the active or paused contacts of a campaign whose address is at `domain`. */
+  async finishDomain(db: Db, workspaceId: string, campaignId: string, domain: string, at: Date): Promise<string[]> {
+    const rows = await db('contacts')
+      .where({ workspace_id: workspaceId, campaign_id: campaignId })
+      .whereIn('status', ['active', 'paused'])
+      .whereRaw("lower(split_part(email, '@', 2)) = ?", [domain])
+      .update({ status: 'completed', updated_at: at })
+      .returning('id');
+    return rows.map((r: { id: string }) => r.id);
+  }
 }

@@ -1,0 +1,454 @@
+/**
+ * The inbox: the reader job (every account's INBOX over IMAP, one claimed mailbox at a time per worker),
+ * matching and classifying what arrives, what it does to contacts, and the unibox operations.
+ *
+ * Guarantees: a message and the checkpoint past it commit in one transaction with every change and event
+ * it causes, so a crash re-reads at most the message in flight and a message is never processed twice;
+ * after a UIDVALIDITY change the mailbox is read again and messages whose Message-ID the account already
+ * holds are skipped (a unique index backs this).
+ */
+import { createHash } from 'node:crypto';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import freeProviders from 'email-providers/common.json';
+import type { components } from '../../../generated/api';
+import type { Clock } from '../../clock';
+import type { Config } from '../../config';
+import type { Db, Executor } from '../../db';
+import { newId } from '../../ids';
+import type { Logger } from '../../logger';
+import { badRequest, conflict, detail, notFound } from '../../http/errors';
+import type { AccountMailAccess, MailLogin } from '../account/service';
+import type { CampaignService } from '../campaign/service';
+import type { ContactService } from '../contact/service';
+import type { EventService } from '../events/service';
+import { classify, threadSubject, toIncoming, type Classification, type IncomingMessage } from './classify';
+import type { MessagePort, MessageRow } from './messages';
+import { MailboxError, appendToSent, readMailbox } from './reader';
+import { sendMail } from './smtp';
+import type { InboxStore } from './store';
+
+type Schemas = components['schemas'];
+export type EmailMessage = Schemas['EmailMessage'];
+
+/** The suppression list (sending module): the inbox adds hard-bounced addresses and never answers a suppressed one. */
+export interface SuppressionPort {
+  isSuppressed(db: Executor, workspaceId: string, email: string): Promise<boolean>;
+  suppress(db: Executor, workspaceId: string, entries: { value: string; reason: 'unsubscribed' | 'bounced' | 'manual' }[]): Promise<void>;
+}
+
+export interface InboxSettings {
+  /** Messages read per account per run. */
+  messagesPerRun: number;
+  /** Mailboxes claimed per run (per worker). */
+  accountsPerRun: number;
+  /** Mailboxes read at once. */
+  concurrency: number;
+  /** How long a claim holds before another worker may take the mailbox (crashed worker). */
+  claimSeconds: number;
+  timeoutMs: number;
+  /** Consecutive network failures before the account goes to connectionError (authentication: at once). */
+  failuresBeforeError: number;
+}
+
+export const DEFAULT_INBOX_SETTINGS: InboxSettings = {
+  messagesPerRun: 200,
+  accountsPerRun: 50,
+  concurrency: 8,
+  claimSeconds: 300,
+  timeoutMs: 15_000,
+  failuresBeforeError: 3,
+};
+
+const MAILBOX = 'INBOX';
+const FREE_PROVIDERS = new Set<string>(freeProviders as string[]);
+
+export interface ProcessOutcome {
+  outcome: 'ignored' | 'duplicate' | 'reply' | 'autoReply' | 'bounce' | 'malformed';
+  messageId?: string;
+}
+
+const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
+
+export function toEmailMessage(row: MessageRow): EmailMessage {
+  return {
+    id: row.id,
+    threadId: row.thread_id,
+    accountId: row.account_id,
+    campaignId: row.campaign_id,
+    contactId: row.contact_id,
+    stepId: row.step_id,
+    variantId: row.variant_id,
+    direction: row.direction,
+    kind: row.kind,
+    messageId: row.message_id,
+    inReplyTo: row.in_reply_to,
+    from: row.from_address,
+    to: row.to_address,
+    subject: row.subject,
+    textBody: row.text_body,
+    htmlBody: row.html_body,
+    status: row.status as EmailMessage['status'],
+    smtpResponse: row.smtp_response,
+    sentAt: iso(row.sent_at),
+    receivedAt: iso(row.received_at),
+    read: row.direction === 'outbound' || row.read_at !== null,
+    readAt: iso(row.read_at),
+    createdAt: new Date(row.created_at).toISOString(),
+  };
+}
+
+function encodeCursor(row: MessageRow): string {
+  return Buffer.from(`${new Date(row.created_at).toISOString()}|${row.id}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { createdAt: Date; id: string } {
+  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  const createdAt = new Date(at ?? '');
+  if (!id || Number.isNaN(createdAt.getTime()) || !/^[0-9a-f-]{36}$/i.test(id)) {
+    throw badRequest('The cursor is not one this API gave.', [detail('cursor', 'is not a cursor from a previous page', 'invalid', 'query')]);
+  }
+  return { createdAt, id };
+}
+
+/** A stable Message-ID for a message that has none, so a re-read finds it again. */
+function syntheticMessageId(raw: Buffer): string {
+  return `<${createHash('sha256').update(raw).digest('hex').slice(0, 40)}@no-message-id.invalid>`;
+}
+
+export class InboxService {
+  private readonly workerId = `inbox-${process.pid}-${newId().slice(-8)}`;
+
+  constructor(
+    private readonly db: Db,
+    private readonly store: InboxStore,
+    private readonly messages: MessagePort,
+    private readonly accounts: AccountMailAccess,
+    private readonly campaigns: CampaignService,
+    private readonly contacts: ContactService,
+    private readonly events: EventService,
+    public suppression: SuppressionPort,
+    private readonly config: Pick<Config, 'allowPrivateMailHosts'>,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly settings: InboxSettings = DEFAULT_INBOX_SETTINGS,
+  ) {}
+
+  /** The worker job: read the claimed mailboxes once. Returns the messages processed. */
+  async runOnce(): Promise<number> {
+    const now = this.clock.now();
+    const readable = await this.accounts.readableImapAccounts(this.db);
+    if (readable.length === 0) return 0;
+    await this.store.ensureCheckpoints(this.db, readable.map((a) => ({ id: a.id, workspaceId: a.workspace_id })), MAILBOX, now);
+    const until = new Date(now.getTime() + this.settings.claimSeconds * 1000);
+    const claimed = await this.db.transaction((trx) =>
+      this.store.claim(trx, readable.map((a) => a.id), MAILBOX, now, until, this.workerId, this.settings.accountsPerRun),
+    );
+    let total = 0;
+    let next = 0;
+    const lane = async () => {
+      while (next < claimed.length) {
+        const checkpoint = claimed[next++];
+        total += await this.readAccount(checkpoint.account_id, { uidValidity: checkpoint.uid_validity, lastUid: checkpoint.last_uid }, checkpoint.failures);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.settings.concurrency, claimed.length) }, lane));
+    return total;
+  }
+
+  private async readAccount(accountId: string, checkpoint: { uidValidity: string | null; lastUid: number }, failures: number): Promise<number> {
+    let processed = 0;
+    let error: string | null = null;
+    let login: MailLogin | null = null;
+    try {
+      login = await this.accounts.imapLogin(this.db, accountId);
+      if (!login) return 0;
+      const account = login;
+      const result = await readMailbox(account, {
+        allowPrivate: this.config.allowPrivateMailHosts,
+        mailbox: MAILBOX,
+        checkpoint,
+        limit: this.settings.messagesPerRun,
+        timeoutMs: this.settings.timeoutMs,
+        onMessage: async (uid, uidValidity, source) => {
+          await this.db.transaction(async (trx) => {
+            await this.processMessage(trx, account, source);
+            await this.store.advance(trx, account.accountId, MAILBOX, uidValidity, uid, this.clock.now());
+          });
+          processed += 1;
+        },
+      });
+      if (result.processed === 0 && checkpoint.uidValidity !== result.uidValidity) {
+        await this.store.advance(this.db, accountId, MAILBOX, result.uidValidity, result.lastUid, this.clock.now());
+      }
+      failures = 0;
+    } catch (err) {
+      const permanent = err instanceof MailboxError ? err.permanent : false;
+      error = err instanceof MailboxError ? err.message : `IMAP read failed: ${(err as Error).message}`;
+      failures += 1;
+      this.logger.warn({ accountId, err: error, failures }, 'inbox: mailbox read failed');
+      if (permanent || failures >= this.settings.failuresBeforeError) {
+        await this.markConnectionError(accountId, error);
+      }
+    } finally {
+      await this.store.release(this.db, accountId, MAILBOX, this.workerId, { now: this.clock.now(), error, failures });
+    }
+    return processed;
+  }
+
+  private async markConnectionError(accountId: string, reason: string): Promise<void> {
+    await this.db.transaction(async (trx) => {
+      const change = await this.accounts.markConnectionError(trx, accountId, reason);
+      if (!change) return;
+      await this.events.record(trx, {
+        workspaceId: change.workspaceId,
+        type: 'account.statusChanged',
+        data: { accountId: change.accountId, email: change.email, previous: change.previous, status: change.status, reason: change.reason },
+      });
+    });
+  }
+
+  /**
+   * Matches, classifies and applies one raw message for `account`, in the caller's transaction.
+   * Mail that matches nothing the workspace sent is ignored (not stored).
+   */
+  async processMessage(trx: Executor, account: Pick<MailLogin, 'accountId' | 'workspaceId' | 'email'>, raw: Buffer): Promise<ProcessOutcome> {
+    let parsed: ParsedMail;
+    try {
+      parsed = await simpleParser(raw, { skipImageLinks: true, skipTextToHtml: true, skipTextLinks: true });
+    } catch {
+      return { outcome: 'malformed' };
+    }
+    const incoming = toIncoming(parsed, raw);
+    const kind = classify(parsed, raw, incoming);
+    const original = await this.match(trx, account, incoming, kind);
+    if (!original) return { outcome: 'ignored' };
+    const messageId = incoming.messageId ?? syntheticMessageId(raw);
+    if (await this.messages.hasInbound(trx, account.accountId, messageId)) return { outcome: 'duplicate', messageId };
+
+    const now = this.clock.now();
+    const row: MessageRow = {
+      id: newId(),
+      workspace_id: account.workspaceId,
+      account_id: account.accountId,
+      campaign_id: original.campaign_id,
+      contact_id: original.contact_id,
+      step_id: original.step_id,
+      variant_id: original.variant_id,
+      direction: 'inbound',
+      kind: kind.kind,
+      message_id: messageId,
+      in_reply_to: incoming.inReplyTo[0] ?? null,
+      references: incoming.references,
+      thread_id: original.thread_id,
+      from_address: (incoming.fromAddress ?? '').slice(0, 320),
+      to_address: (incoming.toAddress ?? account.email).slice(0, 320),
+      subject: incoming.subject.slice(0, 2000),
+      text_body: incoming.textBody.slice(0, 200_000),
+      html_body: incoming.htmlBody ? incoming.htmlBody.slice(0, 500_000) : null,
+      status: 'received',
+      smtp_response: kind.kind === 'bounce' ? kind.dsn.diagnostic : null,
+      sent_at: null,
+      received_at: now,
+      read_at: null,
+      created_at: now,
+    };
+    if (!(await this.messages.insertInbound(trx, row))) return { outcome: 'duplicate', messageId };
+    await this.apply(trx, account, original, row, kind);
+    return { outcome: kind.kind, messageId };
+  }
+
+  /** The outbound message this one answers or reports on, or null when it is not ours. */
+  private async match(trx: Executor, account: Pick<MailLogin, 'accountId' | 'workspaceId'>, incoming: IncomingMessage, kind: Classification): Promise<MessageRow | null> {
+    const named = [...incoming.inReplyTo, ...[...incoming.references].reverse(), ...(kind.kind === 'bounce' ? incoming.quotedMessageIds : [])];
+    if (named.length) {
+      const found = await this.messages.findOutboundByMessageIds(trx, account.workspaceId, named);
+      if (found.length) {
+        // The most specific name first (In-Reply-To, then the last reference), preferring this account's mail.
+        const byId = new Map<string, MessageRow>();
+        for (const row of found) if (!byId.has(row.message_id) || row.account_id === account.accountId) byId.set(row.message_id, row);
+        for (const id of named) if (byId.has(id)) return byId.get(id)!;
+      }
+    }
+    // Fallback: what this account sent to the sender (or, for a bounce, to the failed recipient) in the same thread subject.
+    if (kind.kind === 'bounce') {
+      if (!kind.dsn.recipient) return null;
+      const [latest] = await this.messages.findOutboundTo(trx, account.accountId, kind.dsn.recipient, 1);
+      return latest ?? null;
+    }
+    if (!incoming.fromAddress) return null;
+    const subject = threadSubject(incoming.subject);
+    if (!subject) return null;
+    const sent = await this.messages.findOutboundTo(trx, account.accountId, incoming.fromAddress, 20);
+    return sent.find((m) => m.contact_id && threadSubject(m.subject) === subject) ?? null;
+  }
+
+  private async apply(trx: Executor, account: Pick<MailLogin, 'accountId' | 'workspaceId'>, original: MessageRow, inbound: MessageRow, kind: Classification): Promise<void> {
+    const workspaceId = account.workspaceId;
+    const contact = original.contact_id ? await this.contacts.lockForMail(trx, workspaceId, original.contact_id) : null;
+    const campaign = original.campaign_id ? await this.campaigns.findInWorkspace(trx, workspaceId, original.campaign_id).catch(() => null) : null;
+    const mail = {
+      campaignId: original.campaign_id,
+      stepId: original.step_id,
+      variantId: original.variant_id,
+      accountId: account.accountId,
+      contactId: contact?.id ?? null,
+      messageId: original.id,
+    };
+    const base = { ...mail, email: contact?.email ?? original.to_address };
+    const occurredAt = inbound.created_at;
+
+    if (kind.kind === 'reply') {
+      await this.events.record(trx, { workspaceId, type: 'email.replied', occurredAt, mail, data: { ...base, inboundMessageId: inbound.id, subject: inbound.subject } });
+      if (contact && campaign?.stop_on_reply) {
+        await this.contacts.finishForMail(trx, workspaceId, contact.id, 'completed');
+        const domain = contact.email.slice(contact.email.lastIndexOf('@') + 1).toLowerCase();
+        if (campaign.stop_for_company && !FREE_PROVIDERS.has(domain)) await this.contacts.finishCompany(trx, workspaceId, campaign.id, domain);
+      }
+      return;
+    }
+    if (kind.kind === 'autoReply') {
+      await this.events.record(trx, { workspaceId, type: 'email.autoReplied', occurredAt, mail, data: { ...base, inboundMessageId: inbound.id, subject: inbound.subject } });
+      if (!contact) return;
+      if (campaign?.stop_on_auto_reply) await this.contacts.finishForMail(trx, workspaceId, contact.id, 'completed');
+      const change = await this.contacts.setLeadStatusIfNone(trx, workspaceId, contact.id, 'outOfOffice');
+      if (change) {
+        await this.events.record(trx, {
+          workspaceId,
+          type: 'contact.leadStatusChanged',
+          occurredAt,
+          data: { campaignId: contact.campaign_id, contactId: contact.id, email: contact.email, previous: change.previous, leadStatus: change.leadStatus },
+        });
+      }
+      return;
+    }
+    // A delivery status notification: only a permanent failure changes anything beyond the stored report.
+    if (kind.dsn.bounceType !== 'hard') return;
+    const recipient = kind.dsn.recipient ?? original.to_address.toLowerCase();
+    await this.suppression.suppress(trx, workspaceId, [{ value: recipient, reason: 'bounced' }]);
+    if (contact) await this.contacts.finishForMail(trx, workspaceId, contact.id, 'bounced');
+    await this.events.record(trx, {
+      workspaceId,
+      type: 'email.bounced',
+      occurredAt,
+      mail,
+      data: { ...base, email: recipient, bounceType: 'hard', smtpResponse: kind.dsn.diagnostic ?? kind.dsn.status ?? null },
+    });
+  }
+
+  // --- unibox ---
+
+  async list(workspaceId: string, query: { campaignId?: string; contactId?: string; accountId?: string; direction?: 'outbound' | 'inbound'; unread?: boolean; limit?: number; cursor?: string }) {
+    const limit = query.limit ?? 20;
+    const before = query.cursor ? decodeCursor(query.cursor) : undefined;
+    const rows = await this.messages.list(this.db, {
+      workspaceId,
+      campaignId: query.campaignId,
+      contactId: query.contactId,
+      accountId: query.accountId,
+      direction: query.direction,
+      unread: query.unread,
+      before,
+      limit: limit + 1,
+    });
+    const page = rows.slice(0, limit);
+    const hasMore = rows.length > limit;
+    return {
+      items: page.map(toEmailMessage),
+      pagination: { limit, nextCursor: hasMore ? encodeCursor(page[page.length - 1]) : null, hasMore },
+    };
+  }
+
+  private async require(db: Executor, workspaceId: string, id: string): Promise<MessageRow> {
+    const row = await this.messages.get(db, workspaceId, id);
+    if (!row) throw notFound('Email not found.');
+    return row;
+  }
+
+  async get(workspaceId: string, id: string) {
+    const row = await this.require(this.db, workspaceId, id);
+    const thread = await this.messages.thread(this.db, workspaceId, row.thread_id);
+    return { message: toEmailMessage(row), thread: thread.map(toEmailMessage) };
+  }
+
+  async markRead(workspaceId: string, ids: string[], read: boolean) {
+    const updated = await this.messages.markRead(this.db, workspaceId, ids, read ? this.clock.now() : null);
+    const found = new Set(updated);
+    return { read, updated: ids.filter((id) => found.has(id)), notFound: ids.filter((id) => !found.has(id)) };
+  }
+
+  /** POST /v2/email/reply: see the spec. */
+  async reply(workspaceId: string, body: { id: string; text: string; html?: string }) {
+    const target = await this.require(this.db, workspaceId, body.id);
+    if (!target.account_id) throw conflict('The account that holds this thread has been removed; the answer cannot be sent.');
+    const login = await this.accounts.smtpLogin(this.db, workspaceId, target.account_id);
+    if (!login) throw conflict('The account that holds this thread has no SMTP login; the answer cannot be sent.');
+    const to = (target.direction === 'inbound' ? target.from_address : target.to_address).toLowerCase();
+    if (!to) throw conflict('The message names no address to answer.');
+    if (await this.suppression.isSuppressed(this.db, workspaceId, to)) {
+      throw conflict(`${to} is on the suppression list (unsubscribed, bounced or added by hand); no email is sent to it.`, [
+        detail('id', `the recipient ${to} is suppressed`, 'suppressed'),
+      ]);
+    }
+    const domain = login.email.slice(login.email.lastIndexOf('@') + 1);
+    const id = newId();
+    const messageId = `<${id}@${domain}>`;
+    const references = [...target.references.filter((r) => r !== target.message_id), target.message_id].slice(-20);
+    const subject = /^re:/i.test(target.subject.trim()) ? target.subject.trim() : `Re: ${target.subject.trim()}`;
+    const now = this.clock.now();
+    const row: MessageRow = {
+      id,
+      workspace_id: workspaceId,
+      account_id: login.accountId,
+      campaign_id: target.campaign_id,
+      contact_id: target.contact_id,
+      step_id: null,
+      variant_id: null,
+      direction: 'outbound',
+      kind: 'manual',
+      message_id: messageId,
+      in_reply_to: target.message_id,
+      references,
+      thread_id: target.thread_id,
+      from_address: login.email,
+      to_address: to,
+      subject,
+      text_body: body.text,
+      html_body: body.html ?? null,
+      status: 'sending',
+      smtp_response: null,
+      sent_at: null,
+      received_at: null,
+      read_at: null,
+      created_at: now,
+    };
+    await this.messages.insertOutbound(this.db, row);
+    const result = await sendMail(login, {
+      from: login.email,
+      to,
+      subject,
+      text: body.text,
+      html: body.html,
+      messageId,
+      inReplyTo: target.message_id,
+      references,
+      date: now,
+    }, { allowPrivate: this.config.allowPrivateMailHosts, timeoutMs: this.settings.timeoutMs });
+    const patch = result.accepted
+      ? { status: 'sent', smtp_response: result.response, sent_at: this.clock.now() }
+      : { status: result.unknown ? 'unknown' : 'failed', smtp_response: result.response, sent_at: null };
+    await this.messages.updateOutbound(this.db, id, patch);
+    Object.assign(row, patch);
+    let appendedToSent = false;
+    if (result.accepted && result.raw) {
+      const imap = await this.accounts.imapLogin(this.db, login.accountId);
+      if (imap) {
+        try {
+          appendedToSent = await appendToSent(imap, result.raw, { allowPrivate: this.config.allowPrivateMailHosts, timeoutMs: this.settings.timeoutMs });
+        } catch (err) {
+          this.logger.warn({ accountId: login.accountId, err: (err as Error).message }, 'inbox: could not append the answer to Sent');
+        }
+      }
+    }
+    return { message: toEmailMessage(row), appendedToSent };
+  }
+}
