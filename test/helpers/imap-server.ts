@@ -122,6 +122,8 @@ disable_plaintext_auth = no
 auth_mechanisms = plain login
 auth_cache_size = 0
 auth_verbose = yes
+# Tests of wrong passwords need no brute-force delay.
+auth_failure_delay = 0
 mail_location = maildir:${dir}/mail/%u
 mail_max_userip_connections = 1000
 passdb {

@@ -1,0 +1,394 @@
+/**
+ * The inbox against a real IMAP server (a private dovecot on loopback): replies, automatic replies, bounces,
+ * unrelated and malformed mail; checkpoints across reader instances; a UIDVALIDITY reset; an IMAP login
+ * failure; the unibox operations; and answers through SMTP (a loopback sink) filed in the Sent mailbox.
+ */
+import { SMTPServer } from 'smtp-server';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import type { AddressInfo } from 'node:net';
+import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
+import { describeWithDovecot, startImapServer, type ImapTestServer } from '../helpers/imap-server';
+import { createServices } from '../../server/services';
+import { newId } from '../../server/ids';
+import type { Event } from '../../server/modules/events/service';
+import type { SuppressionPort } from '../../server/modules/inbox/service';
+
+const SDR = 'sdr@acme-mail.io';
+const OTHER = 'other@acme-mail.io';
+
+/** A minimal loopback SMTP sink (the sending module's test/helpers/smtp-sink.ts does more). */
+async function startSink() {
+  const received: ParsedMail[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    onAuth: (_auth, _session, cb) => cb(null, { user: 'ok' }),
+    onData(stream, _session, cb) {
+      simpleParser(stream).then((m) => {
+        received.push(m);
+        cb();
+      }, cb);
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return { port: (server.server.address() as AddressInfo).port, received, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+function mail(headers: Record<string, string>, body = 'Hello there.'): string {
+  const lines = Object.entries({ Date: 'Mon, 23 Nov 2026 10:30:00 +0000', 'MIME-Version': '1.0', 'Content-Type': 'text/plain; charset=utf-8', ...headers }).map(([k, v]) => `${k}: ${v}`);
+  return `${lines.join('\r\n')}\r\n\r\n${body}\r\n`;
+}
+
+function dsn(recipient: string, status: string, originalMessageId: string): string {
+  return [
+    'From: Mail Delivery System <MAILER-DAEMON@mx.globex.com>',
+    `To: ${SDR}`,
+    'Subject: Undelivered Mail Returned to Sender',
+    `Message-ID: <dsn-${status}-${recipient}@mx.globex.com>`,
+    'Auto-Submitted: auto-replied',
+    'MIME-Version: 1.0',
+    'Content-Type: multipart/report; report-type=delivery-status; boundary="BOUNDARY"',
+    '',
+    '--BOUNDARY',
+    'Content-Type: text/plain',
+    '',
+    'Your message could not be delivered.',
+    '--BOUNDARY',
+    'Content-Type: message/delivery-status',
+    '',
+    'Reporting-MTA: dns; mx.globex.com',
+    '',
+    `Final-Recipient: rfc822; ${recipient}`,
+    `Action: ${status.startsWith('5') ? 'failed' : 'delayed'}`,
+    `Status: ${status}`,
+    `Diagnostic-Code: smtp; ${status.startsWith('5') ? '550' : '451'} ${status} mailbox unavailable`,
+    '',
+    '--BOUNDARY',
+    'Content-Type: text/rfc822-headers',
+    '',
+    `From: ${SDR}`,
+    `To: ${recipient}`,
+    'Subject: Quick question',
+    `Message-ID: ${originalMessageId}`,
+    '',
+    '--BOUNDARY--',
+    '',
+  ].join('\r\n');
+}
+
+describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
+  let imap: ImapTestServer;
+  let sink: Awaited<ReturnType<typeof startSink>>;
+  let t: TestServer;
+  let ws: TestWorkspace;
+  let accountId: string;
+  let campaignId: string;
+  let stepId: string;
+  let variantId: string;
+  const contacts: Record<string, string> = {};
+  const sentIds: Record<string, string> = {};
+  const recorded: Event[] = [];
+  let tomFirst = '';
+  const suppressed: string[] = [];
+  const suppression: SuppressionPort = {
+    isSuppressed: async (_db, _ws, email) => suppressed.includes(email.toLowerCase()),
+    suppress: async (_db, _ws, entries) => {
+      for (const e of entries) suppressed.push(e.value.toLowerCase());
+    },
+  };
+
+  const contactRow = (email: string) => t.db('contacts').where({ id: contacts[email] }).first();
+  const inbound = () => t.db('email_messages').where({ direction: 'inbound', workspace_id: ws.workspaceId }).orderBy('created_at');
+
+  /** Stores what the sending engine stores when a campaign step goes out. */
+  async function sent(email: string, subject = 'Quick question') {
+    const id = newId();
+    const messageId = `<${id}@acme-mail.io>`;
+    await t.db('email_messages').insert({
+      id,
+      workspace_id: ws.workspaceId,
+      account_id: accountId,
+      campaign_id: campaignId,
+      contact_id: contacts[email],
+      step_id: stepId,
+      variant_id: variantId,
+      direction: 'outbound',
+      kind: 'campaign',
+      message_id: messageId,
+      references: [],
+      thread_id: id,
+      from_address: SDR,
+      to_address: email,
+      subject,
+      text_body: 'Hi, quick question.',
+      status: 'sent',
+      sent_at: t.clock.now(),
+      created_at: t.clock.now(),
+    });
+    sentIds[email] = id;
+    return messageId;
+  }
+
+  beforeAll(async () => {
+    imap = await startImapServer({ users: [{ user: SDR, password: 'imap-pw' }, { user: OTHER, password: 'right' }] });
+    sink = await startSink();
+    t = await startTestServer({ config: { secretKey: '22'.repeat(32), allowPrivateMailHosts: true } });
+    t.clock.set('2026-11-23T10:00:00.000Z');
+    t.services.inbox.suppression = suppression;
+    t.services.events.onRecorded(async (_db, e) => {
+      recorded.push(e);
+    });
+    ws = await t.createWorkspace();
+    const connected = await ws.client.POST('/v2/account/connect', {
+      body: {
+        email: SDR,
+        provider: 'smtp',
+        smtp: { host: '127.0.0.1', port: sink.port, password: 'smtp-pw' },
+        imap: { host: '127.0.0.1', port: imap.port, password: 'imap-pw' },
+      },
+    });
+    expect(connected.response.status).toBe(201);
+    accountId = connected.data!.data.account.id;
+    const created = await ws.client.POST('/v2/campaign/create', {
+      body: { name: 'Inbox loop', accountIds: [accountId], options: { stopOnReply: true, stopForCompany: true } },
+    });
+    campaignId = created.data!.data.campaign.id;
+    const steps = await ws.client.POST('/v2/campaign/sequence-create', {
+      body: { campaignId, steps: [{ delayDays: 0, variants: [{ subject: 'Quick question', body: 'Hi' }] }] },
+    });
+    stepId = steps.data!.data.steps[0].id;
+    variantId = steps.data!.data.steps[0].variants[0].id;
+    const added = await ws.client.POST('/v1/contact/add', {
+      body: { campaignId, contacts: ['tom@globex.com', 'ann@globex.com', 'bob@initech.com', 'eve@hooli.com', 'sam@umbrella.com', 'kim@gmail.com'].map((email) => ({ email })) },
+    });
+    for (const c of added.data!.data.added) contacts[c.email] = c.id;
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await sink?.close();
+    await imap?.close();
+  });
+
+  it('reads a reply, an out-of-office, a bounce, an unrelated and a malformed message', async () => {
+    const tomMsg = await sent('tom@globex.com');
+    tomFirst = sentIds['tom@globex.com'];
+    const bobMsg = await sent('bob@initech.com');
+    const eveMsg = await sent('eve@hooli.com');
+    await sent('ann@globex.com');
+    await sent('sam@umbrella.com');
+    t.clock.set('2026-11-23T11:00:00.000Z');
+
+    await imap.deliverMany(SDR, [
+      mail({ From: 'Tom <Tom@Globex.com>', To: SDR, Subject: 'Re: Quick question', 'Message-ID': '<reply-tom@globex.com>', 'In-Reply-To': tomMsg, References: tomMsg }, 'Sounds good, call me.\r\n\r\n> Hi, quick question.'),
+      mail({ From: 'bob@initech.com', To: SDR, Subject: 'Out of Office: Quick question', 'Message-ID': '<oof-bob@initech.com>', 'In-Reply-To': bobMsg, 'Auto-Submitted': 'auto-replied' }, 'I am away until Monday.'),
+      dsn('eve@hooli.com', '5.1.1', eveMsg),
+      mail({ From: 'newsletter@vendor.com', To: SDR, Subject: 'Our November deals', 'Message-ID': '<news-1@vendor.com>' }),
+      '\x00\x01 this is not an email at all',
+      // Threaded only by sender and subject (a client that dropped the headers).
+      mail({ From: 'sam@umbrella.com', To: SDR, Subject: 'RE: Quick question', 'Message-ID': '<reply-sam@umbrella.com>' }, 'Not interested.'),
+      // A soft bounce: stored, nothing else.
+      dsn('eve@hooli.com', '4.2.2', eveMsg),
+    ]);
+
+    expect(await t.services.inbox.runOnce()).toBe(7);
+
+    const rows = await inbound();
+    expect(rows.map((r) => [r.kind, r.from_address])).toEqual([
+      ['reply', 'tom@globex.com'],
+      ['autoReply', 'bob@initech.com'],
+      ['bounce', 'mailer-daemon@mx.globex.com'],
+      ['reply', 'sam@umbrella.com'],
+      ['bounce', 'mailer-daemon@mx.globex.com'],
+    ]);
+    expect(rows[0].thread_id).toBe(sentIds['tom@globex.com']);
+    expect(rows[0].contact_id).toBe(contacts['tom@globex.com']);
+    expect(rows[0].campaign_id).toBe(campaignId);
+    expect(rows[0].step_id).toBe(stepId);
+
+    // The reply stops Tom, and (stopForCompany) Ann at the same company; the fallback match stops Sam.
+    expect((await contactRow('tom@globex.com')).status).toBe('completed');
+    expect((await contactRow('ann@globex.com')).status).toBe('completed');
+    expect((await contactRow('sam@umbrella.com')).status).toBe('completed');
+    // The out-of-office does not stop Bob (stopOnAutoReply off) but sets his lead status.
+    const bob = await contactRow('bob@initech.com');
+    expect(bob.status).toBe('active');
+    expect(bob.lead_status).toBe('outOfOffice');
+    // The hard bounce marks Eve bounced and suppresses her address.
+    expect((await contactRow('eve@hooli.com')).status).toBe('bounced');
+    expect(suppressed).toEqual(['eve@hooli.com']);
+    expect((await contactRow('kim@gmail.com')).status).toBe('active');
+
+    const types = recorded.map((e) => e.type);
+    expect(types.filter((x) => x === 'email.replied')).toHaveLength(2);
+    expect(types.filter((x) => x === 'email.autoReplied')).toHaveLength(1);
+    expect(types.filter((x) => x === 'email.bounced')).toHaveLength(1);
+    expect(types.filter((x) => x === 'contact.leadStatusChanged')).toHaveLength(1);
+    const replied = recorded.find((e) => e.type === 'email.replied')!;
+    expect(replied.data).toMatchObject({ messageId: sentIds['tom@globex.com'], campaignId, contactId: contacts['tom@globex.com'], accountId, stepId, variantId, email: 'tom@globex.com', inboundMessageId: rows[0].id, subject: 'Re: Quick question' });
+    const bounced = recorded.find((e) => e.type === 'email.bounced')!;
+    expect(bounced.data).toMatchObject({ bounceType: 'hard', email: 'eve@hooli.com', smtpResponse: '550 5.1.1 mailbox unavailable' });
+    expect(recorded.find((e) => e.type === 'contact.leadStatusChanged')!.data).toMatchObject({ contactId: contacts['bob@initech.com'], previous: null, leadStatus: 'outOfOffice' });
+
+    const analytics = await t.db('email_events').where({ workspace_id: ws.workspaceId }).select('type', 'contact_id', 'message_id', 'step_id', 'variant_id');
+    expect(analytics.map((e) => e.type).sort()).toEqual(['autoReplied', 'bounced', 'replied', 'replied']);
+    expect(analytics.find((e) => e.type === 'replied' && e.contact_id === contacts['tom@globex.com'])).toMatchObject({ message_id: sentIds['tom@globex.com'], step_id: stepId, variant_id: variantId });
+
+    const checkpoint = await t.db('mailbox_checkpoints').where({ account_id: accountId }).first();
+    expect(Number(checkpoint.last_uid)).toBe(7);
+    expect(checkpoint.claimed_until).toBeNull();
+  });
+
+  it('never processes a message twice: a new reader instance resumes from the checkpoint', async () => {
+    const before = recorded.length;
+    const fresh = createServices(t.deps);
+    fresh.inbox.suppression = suppression;
+    fresh.events.onRecorded(async (_db, e) => {
+      recorded.push(e);
+    });
+    expect(await fresh.inbox.runOnce()).toBe(0);
+    expect(await t.services.inbox.runOnce()).toBe(0);
+    expect((await inbound()).length).toBe(5);
+    expect(recorded.length).toBe(before);
+  });
+
+  it('reads the mailbox again after a UIDVALIDITY change without storing or counting anything twice', async () => {
+    const before = recorded.length;
+    const old = await t.db('mailbox_checkpoints').where({ account_id: accountId }).first();
+    await imap.resetUidValidity(SDR);
+    const kimMsg = await sent('kim@gmail.com');
+    await imap.deliver(SDR, mail({ From: 'kim@gmail.com', To: SDR, Subject: 'Re: Quick question', 'Message-ID': '<reply-kim@gmail.com>', 'In-Reply-To': kimMsg }, 'Yes please'));
+    expect(await t.services.inbox.runOnce()).toBe(8);
+    const now = await t.db('mailbox_checkpoints').where({ account_id: accountId }).first();
+    expect(now.uid_validity).not.toBe(old.uid_validity);
+    expect(Number(now.last_uid)).toBe(8);
+    const rows = await inbound();
+    expect(rows.length).toBe(6);
+    expect(recorded.slice(before).map((e) => e.type)).toEqual(['email.replied']);
+    // gmail.com is no company: stopForCompany stops Kim only.
+    expect((await contactRow('kim@gmail.com')).status).toBe('completed');
+  });
+
+  it('puts an account whose IMAP login fails in connectionError with a reason, once', async () => {
+    const connected = await ws.client.POST('/v2/account/connect', {
+      body: { email: OTHER, provider: 'smtp', smtp: { host: '127.0.0.1', port: sink.port, password: 'x' }, imap: { host: '127.0.0.1', port: imap.port, password: 'wrong' } },
+    });
+    const otherId = connected.data!.data.account.id;
+    const before = recorded.length;
+    await t.services.inbox.runOnce();
+    const status = await ws.client.GET('/v1/account/status', { params: { query: { accountId: otherId } } });
+    expect(status.data!.data.status).toBe('connectionError');
+    const row = await t.db('email_accounts').where({ id: otherId }).first();
+    expect(row.status_reason).toMatch(/IMAP authentication failed for other@acme-mail.io/);
+    const changes = recorded.slice(before).filter((e) => e.type === 'account.statusChanged');
+    expect(changes).toHaveLength(1);
+    expect(changes[0].data).toMatchObject({ accountId: otherId, email: OTHER, previous: 'active', status: 'connectionError' });
+    // Not read again while in connectionError.
+    await t.services.inbox.runOnce();
+    expect(recorded.slice(before).filter((e) => e.type === 'account.statusChanged')).toHaveLength(1);
+  });
+
+  it('refuses a loopback IMAP host unless ALLOW_PRIVATE_MAIL_HOSTS is set', async () => {
+    const strict = createServices({ ...t.deps, config: { ...t.deps.config, allowPrivateMailHosts: false } });
+    strict.inbox.suppression = suppression;
+    strict.events.onRecorded(async (_db, e) => {
+      recorded.push(e);
+    });
+    const before = recorded.length;
+    await t.db('mailbox_checkpoints').where({ account_id: accountId }).update({ last_read_at: null });
+    await strict.inbox.runOnce();
+    const change = recorded.slice(before).find((e) => e.type === 'account.statusChanged');
+    expect(change?.data).toMatchObject({ accountId, status: 'connectionError' });
+    expect(String((change!.data as { reason: string }).reason)).toMatch(/loopback, private or link-local/);
+    // Put it back for the next tests.
+    await t.db('email_accounts').where({ id: accountId }).update({ status: 'active', status_reason: null });
+  });
+
+  describe('unibox', () => {
+    it('lists newest first with filters and a cursor that stays stable while mail arrives', async () => {
+      const all = await ws.client.GET('/v2/email/list', { params: { query: { limit: 100 } } });
+      expect(all.response.status).toBe(200);
+      const items = all.data!.data.items;
+      expect(items.length).toBe(12); // 6 sent + 6 received
+      const keys = items.map((m) => `${m.createdAt}|${m.id}`);
+      expect([...keys].sort().reverse()).toEqual(keys);
+
+      const unread = await ws.client.GET('/v2/email/list', { params: { query: { unread: true } } });
+      expect(unread.data!.data.items.every((m) => m.direction === 'inbound' && !m.read)).toBe(true);
+      expect(unread.data!.data.items.length).toBe(6);
+      const tom = await ws.client.GET('/v2/email/list', { params: { query: { contactId: contacts['tom@globex.com'] } } });
+      expect(tom.data!.data.items.map((m) => m.kind)).toEqual(['reply', 'campaign']);
+      const outbound = await ws.client.GET('/v2/email/list', { params: { query: { direction: 'outbound', accountId, campaignId } } });
+      expect(outbound.data!.data.items.every((m) => m.direction === 'outbound')).toBe(true);
+
+      const page1 = await ws.client.GET('/v2/email/list', { params: { query: { limit: 5 } } });
+      expect(page1.data!.data.pagination).toMatchObject({ limit: 5, hasMore: true });
+      // New mail arrives between two pages.
+      t.clock.set('2026-11-23T12:00:00.000Z');
+      await sent('tom@globex.com', 'Another one');
+      const page2 = await ws.client.GET('/v2/email/list', { params: { query: { limit: 5, cursor: page1.data!.data.pagination.nextCursor! } } });
+      const page3 = await ws.client.GET('/v2/email/list', { params: { query: { limit: 5, cursor: page2.data!.data.pagination.nextCursor! } } });
+      expect(page3.data!.data.pagination).toMatchObject({ hasMore: false, nextCursor: null });
+      const paged = [...page1.data!.data.items, ...page2.data!.data.items, ...page3.data!.data.items].map((m) => m.id);
+      expect(paged).toEqual(items.map((m) => m.id));
+
+      const bad = await t.fetch('/v2/email/list?cursor=nonsense', { apiKey: ws.apiKey });
+      expect(bad.status).toBe(400);
+    });
+
+    it('gets a message with its thread, marks it read and unread, and hides other workspaces', async () => {
+      const [reply] = await t.db('email_messages').where({ direction: 'inbound', contact_id: contacts['tom@globex.com'] });
+      const got = await ws.client.GET('/v2/email/get', { params: { query: { id: reply.id } } });
+      expect(got.data!.data.message).toMatchObject({ id: reply.id, kind: 'reply', direction: 'inbound', read: false, from: 'tom@globex.com', inReplyTo: expect.stringMatching(/@acme-mail.io>$/) });
+      expect(got.data!.data.thread.map((m) => m.kind)).toEqual(['campaign', 'reply']);
+
+      const unknown = newId();
+      const marked = await ws.client.POST('/v2/email/mark-read', { body: { ids: [reply.id, unknown] } });
+      expect(marked.data!.data).toEqual({ read: true, updated: [reply.id], notFound: [unknown] });
+      expect(marked.data!.message).toBe('1 message marked read');
+      expect((await ws.client.GET('/v2/email/get', { params: { query: { id: reply.id } } })).data!.data.message.read).toBe(true);
+      await ws.client.POST('/v2/email/mark-read', { body: { ids: [reply.id], read: false } });
+      expect((await ws.client.GET('/v2/email/get', { params: { query: { id: reply.id } } })).data!.data.message.read).toBe(false);
+
+      const other = await t.createWorkspace();
+      expect((await other.client.GET('/v2/email/get', { params: { query: { id: reply.id } } })).response.status).toBe(404);
+      expect((await other.client.POST('/v2/email/mark-read', { body: { ids: [reply.id] } })).data!.data.notFound).toEqual([reply.id]);
+      expect((await other.client.POST('/v2/email/reply', { body: { id: reply.id, text: 'x' } })).response.status).toBe(404);
+      expect((await other.client.GET('/v2/email/list', {})).data!.data.items).toEqual([]);
+    });
+
+    it('answers in the thread through SMTP with threading headers, files it in Sent, and stores it as manual', async () => {
+      const [reply] = await t.db('email_messages').where({ direction: 'inbound', contact_id: contacts['tom@globex.com'] });
+      const res = await ws.client.POST('/v2/email/reply', { body: { id: reply.id, text: 'Thursday at 3 works.' } });
+      expect(res.response.status).toBe(201);
+      const answer = res.data!.data.message;
+      expect(answer).toMatchObject({ kind: 'manual', direction: 'outbound', status: 'sent', to: 'tom@globex.com', from: SDR, subject: 'Re: Quick question', threadId: reply.thread_id, stepId: null, inReplyTo: '<reply-tom@globex.com>' });
+      expect(res.data!.data.appendedToSent).toBe(true);
+
+      const got = sink.received.find((m) => m.messageId === answer.messageId)!;
+      expect(got).toBeDefined();
+      expect(got.inReplyTo).toBe('<reply-tom@globex.com>');
+      const refs = Array.isArray(got.references) ? got.references : [got.references];
+      expect(refs).toEqual([`<${tomFirst}@acme-mail.io>`, '<reply-tom@globex.com>']);
+      expect(got.subject).toBe('Re: Quick question');
+      expect(got.text?.trim()).toBe('Thursday at 3 works.');
+
+      const sentBox = await imap.messages(SDR, 'Sent');
+      expect(sentBox.some((m) => m.source.includes(answer.messageId))).toBe(true);
+
+      const thread = await ws.client.GET('/v2/email/get', { params: { query: { id: answer.id } } });
+      expect(thread.data!.data.thread.map((m) => m.kind)).toEqual(['campaign', 'reply', 'manual']);
+      // A manual answer is no campaign step: it records no analytics event.
+      expect(await t.db('email_events').where({ workspace_id: ws.workspaceId, type: 'sent' })).toEqual([]);
+    });
+
+    it('never answers a suppressed address (409)', async () => {
+      const [bounce] = await t.db('email_messages').where({ direction: 'outbound', contact_id: contacts['eve@hooli.com'] });
+      const res = await t.fetch('/v2/email/reply', { method: 'POST', apiKey: ws.apiKey, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: bounce.id, text: 'Still there?' }) });
+      expect(res.status).toBe(409);
+      const body = await res.json();
+      expect(body.error).toMatch(/eve@hooli.com is on the suppression list/);
+      expect(sink.received.some((m) => m.text?.includes('Still there?'))).toBe(false);
+    });
+  });
+});
