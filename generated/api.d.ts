@@ -1124,6 +1124,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/analytics/campaign/steps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Replies and bounces per step and A/B variant
+         * @description Replies, unique replies, reply rate, automatic replies and bounces of one campaign, for the whole campaign,
+         *     per sequence step and per A/B variant, over a range of calendar days in the workspace's time zone (default
+         *     the 30 days ending today; at most 366 days). Computed from stored email events only: the inbox records a
+         *     reply, automatic reply or bounce for the step and variant of the email it answers, so variants compare by
+         *     `replyRate`. Costs no credits and changes nothing. Errors: `400` malformed dates, `startDate` after
+         *     `endDate`, or a range longer than 366 days; `404` no such campaign in this workspace.
+         */
+        get: operations["getCampaignStepAnalytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/analytics/campaign/summary": {
         parameters: {
             query?: never;
@@ -3031,6 +3056,29 @@ export interface components {
          */
         CampaignStatus: "draft" | "active" | "paused" | "completed";
         /**
+         * @description Replies, automatic replies and bounces of one campaign per sequence step and per A/B variant, so variants
+         *     can be compared by reply rate. Steps in sequence order, variants by label; steps and variants without mail
+         *     are included with zeros.
+         */
+        CampaignStepAnalytics: components["schemas"]["AnalyticsRange"] & {
+            campaign: components["schemas"]["ReplyAnalyticsCounts"];
+            /** Format: uuid */
+            campaignId: string;
+            steps: {
+                counts: components["schemas"]["ReplyAnalyticsCounts"];
+                order: number;
+                /** Format: uuid */
+                stepId: string;
+                variants: {
+                    counts: components["schemas"]["ReplyAnalyticsCounts"];
+                    /** @example A */
+                    label: string;
+                    /** Format: uuid */
+                    variantId: string;
+                }[];
+            }[];
+        };
+        /**
          * @description What a company search returns: `basic` the identity fields (id, name, domain, website, industry,
          *     location), free; `full` every field (size, revenue, founding year, keywords, technologies, LinkedIn,
          *     phone, description), default 1 credit per company not already seen in full by the workspace.
@@ -4456,6 +4504,26 @@ export interface components {
              * @example null
              */
             perSecond?: number | null;
+        };
+        /**
+         * @description What came back from the mail of a campaign, step or variant, from stored events (warm-up excluded):
+         *     `sent` emails and `contactsSent` distinct contacts sent to; `replies` (a person's answers, matched to what
+         *     was sent) and `uniqueReplies` (distinct contacts who replied); `autoReplies` (out of office,
+         *     autoresponders: not replies); `bounces` (hard bounces: SMTP 5xx answers and 5.x.x delivery reports).
+         *     A reply or bounce counts for the step and variant of the email it answers. Rates are in percent of
+         *     `contactsSent`, two decimals, 0 when nobody was sent to.
+         */
+        ReplyAnalyticsCounts: {
+            autoReplies: number;
+            /** @description Distinct contacts bounced / contactsSent, in percent. */
+            bounceRate: number;
+            bounces: number;
+            contactsSent: number;
+            replies: number;
+            /** @description uniqueReplies / contactsSent, in percent. */
+            replyRate: number;
+            sent: number;
+            uniqueReplies: number;
         };
         /** @description Where this page sits in a search result. */
         SearchPagination: {
@@ -6858,6 +6926,53 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         data: components["schemas"]["CampaignAnalyticsCounts"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    getCampaignStepAnalytics: {
+        parameters: {
+            query: {
+                /**
+                 * @description The campaign.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                campaignId: string;
+                /**
+                 * @description Last day counted, included (YYYY-MM-DD, workspace time zone). Default today. The range may span at most 366 days.
+                 * @example 2026-11-23
+                 */
+                endDate?: components["parameters"]["AnalyticsEndDate"];
+                /**
+                 * @description First day counted (YYYY-MM-DD, workspace time zone). Default 29 days before `endDate`, so the default range is 30 days.
+                 * @example 2026-10-25
+                 */
+                startDate?: components["parameters"]["AnalyticsStartDate"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The breakdown. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["CampaignStepAnalytics"];
                     };
                 };
             };

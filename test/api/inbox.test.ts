@@ -85,6 +85,7 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
   let campaignId: string;
   let stepId: string;
   let variantId: string;
+  let variantB: string;
   const contacts: Record<string, string> = {};
   const sentIds: Record<string, string> = {};
   const recorded: Event[] = [];
@@ -103,6 +104,7 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
   /** Stores what the sending engine stores when a campaign step goes out. */
   async function sent(email: string, subject = 'Quick question') {
     const id = newId();
+    const variant = ['bob@initech.com', 'eve@hooli.com', 'kim@gmail.com'].includes(email) ? variantB : variantId;
     const messageId = `<${id}@acme-mail.io>`;
     await t.db('email_messages').insert({
       id,
@@ -111,7 +113,7 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
       campaign_id: campaignId,
       contact_id: contacts[email],
       step_id: stepId,
-      variant_id: variantId,
+      variant_id: variant,
       direction: 'outbound',
       kind: 'campaign',
       message_id: messageId,
@@ -125,6 +127,14 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
       sent_at: t.clock.now(),
       created_at: t.clock.now(),
     });
+    await t.db.transaction((trx) =>
+      t.services.events.record(trx, {
+        workspaceId: ws.workspaceId,
+        type: 'email.sent',
+        mail: { campaignId, stepId, variantId: variant, accountId, contactId: contacts[email], messageId: id },
+        data: { messageId: id, campaignId, contactId: contacts[email], accountId, stepId, variantId: variant, email },
+      }),
+    );
     sentIds[email] = id;
     return messageId;
   }
@@ -154,10 +164,11 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
     });
     campaignId = created.data!.data.campaign.id;
     const steps = await ws.client.POST('/v2/campaign/sequence-create', {
-      body: { campaignId, steps: [{ delayDays: 0, variants: [{ subject: 'Quick question', body: 'Hi' }] }] },
+      body: { campaignId, steps: [{ delayDays: 0, variants: [{ subject: 'Quick question', body: 'Hi' }, { subject: 'Quick question', body: 'Hello' }] }] },
     });
     stepId = steps.data!.data.steps[0].id;
     variantId = steps.data!.data.steps[0].variants[0].id;
+    variantB = steps.data!.data.steps[0].variants[1].id;
     const added = await ws.client.POST('/v1/contact/add', {
       body: { campaignId, contacts: ['tom@globex.com', 'ann@globex.com', 'bob@initech.com', 'eve@hooli.com', 'sam@umbrella.com', 'kim@gmail.com'].map((email) => ({ email })) },
     });
@@ -231,7 +242,7 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
     expect(recorded.find((e) => e.type === 'contact.leadStatusChanged')!.data).toMatchObject({ contactId: contacts['bob@initech.com'], previous: null, leadStatus: 'outOfOffice' });
 
     const analytics = await t.db('email_events').where({ workspace_id: ws.workspaceId }).select('type', 'contact_id', 'message_id', 'step_id', 'variant_id');
-    expect(analytics.map((e) => e.type).sort()).toEqual(['autoReplied', 'bounced', 'replied', 'replied']);
+    expect(analytics.map((e) => e.type).sort()).toEqual(['autoReplied', 'bounced', 'replied', 'replied', 'sent', 'sent', 'sent', 'sent', 'sent']);
     expect(analytics.find((e) => e.type === 'replied' && e.contact_id === contacts['tom@globex.com'])).toMatchObject({ message_id: sentIds['tom@globex.com'], step_id: stepId, variant_id: variantId });
 
     const checkpoint = await t.db('mailbox_checkpoints').where({ account_id: accountId }).first();
@@ -264,9 +275,26 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
     expect(Number(now.last_uid)).toBe(8);
     const rows = await inbound();
     expect(rows.length).toBe(6);
-    expect(recorded.slice(before).map((e) => e.type)).toEqual(['email.replied']);
+    expect(recorded.slice(before).map((e) => e.type)).toEqual(['email.sent', 'email.replied']);
     // gmail.com is no company: stopForCompany stops Kim only.
     expect((await contactRow('kim@gmail.com')).status).toBe('completed');
+  });
+
+  it('counts replies, auto-replies and bounces per campaign, step and variant (A/B by reply rate)', async () => {
+    const res = await ws.client.GET('/v2/analytics/campaign/steps', { params: { query: { campaignId } } });
+    expect(res.response.status).toBe(200);
+    const data = res.data!.data;
+    expect(data.campaign).toEqual({ sent: 6, contactsSent: 6, replies: 3, uniqueReplies: 3, replyRate: 50, autoReplies: 1, bounces: 1, bounceRate: 16.67 });
+    expect(data.steps).toHaveLength(1);
+    expect(data.steps[0].counts).toEqual(data.campaign);
+    const [a, b] = data.steps[0].variants;
+    expect(a).toMatchObject({ variantId, label: 'A', counts: { sent: 3, contactsSent: 3, replies: 2, uniqueReplies: 2, replyRate: 66.67, autoReplies: 0, bounces: 0, bounceRate: 0 } });
+    expect(b).toMatchObject({ variantId: variantB, label: 'B', counts: { sent: 3, contactsSent: 3, replies: 1, uniqueReplies: 1, replyRate: 33.33, autoReplies: 1, bounces: 1, bounceRate: 33.33 } });
+    // The campaign summary counts the same replies and bounces.
+    const summary = await ws.client.GET('/v1/analytics/campaign/summary', { params: { query: { campaignId } } });
+    expect(summary.data!.data.unique).toMatchObject({ sent: 6, replied: 3, bounced: 1 });
+    const other = await t.createWorkspace();
+    expect((await other.client.GET('/v2/analytics/campaign/steps', { params: { query: { campaignId } } })).response.status).toBe(404);
   });
 
   it('puts an account whose IMAP login fails in connectionError with a reason, once', async () => {
@@ -378,8 +406,8 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
 
       const thread = await ws.client.GET('/v2/email/get', { params: { query: { id: answer.id } } });
       expect(thread.data!.data.thread.map((m) => m.kind)).toEqual(['campaign', 'reply', 'manual']);
-      // A manual answer is no campaign step: it records no analytics event.
-      expect(await t.db('email_events').where({ workspace_id: ws.workspaceId, type: 'sent' })).toEqual([]);
+      // A manual answer is no campaign step: it records no analytics event (7 = the campaign sends).
+      expect(await t.db('email_events').where({ workspace_id: ws.workspaceId, type: 'sent' })).toHaveLength(7);
     });
 
     it('never answers a suppressed address (409)', async () => {

@@ -9,7 +9,7 @@ import { notFound } from '../../http/errors';
 import type { AccountStore } from '../account/store';
 import { toWarmup } from '../account/mapping';
 import { dayIn, resolveRange, type DayRange } from './days';
-import { AnalyticsStore, zeroCounts, type EventCounts, type EventScope } from './store';
+import { AnalyticsStore, zeroCounts, type EventCounts, type EventScope, type ReplyCountRow } from './store';
 
 type Schemas = components['schemas'];
 type Rates = Schemas['AnalyticsRates'];
@@ -74,6 +74,42 @@ export class AnalyticsService {
       rates: rates(unique, unique.sent),
       graph: await this.series(scope, range),
     };
+  }
+
+  /** GET /v2/analytics/campaign/steps: replies, auto-replies and bounces per step and variant. */
+  async campaignSteps(auth: Auth, query: { campaignId: string; startDate?: string; endDate?: string }): Promise<Schemas['CampaignStepAnalytics']> {
+    const range = this.range(auth, query);
+    if (!(await this.store.campaignExists(this.db, auth.workspaceId, query.campaignId))) throw campaignNotFound();
+    const [rows, layout] = await Promise.all([
+      this.store.replyCountsByVariant(this.db, { workspaceId: auth.workspaceId, warmup: false, campaignId: query.campaignId, days: range }),
+      this.store.stepsAndVariants(this.db, query.campaignId),
+    ]);
+    const counts = (row: ReplyCountRow | undefined): Schemas['ReplyAnalyticsCounts'] => {
+      const r = row ?? { sent: 0, contacts_sent: 0, replies: 0, unique_replies: 0, auto_replies: 0, bounces: 0, unique_bounces: 0 };
+      return {
+        sent: r.sent,
+        contactsSent: r.contacts_sent,
+        replies: r.replies,
+        uniqueReplies: r.unique_replies,
+        replyRate: percent(r.unique_replies, r.contacts_sent),
+        autoReplies: r.auto_replies,
+        bounces: r.bounces,
+        bounceRate: percent(r.unique_bounces, r.contacts_sent),
+      };
+    };
+    const total = rows.find((r) => r.g_step === 1);
+    const byStep = new Map(rows.filter((r) => r.g_step === 0 && r.g_variant === 1 && r.step_id).map((r) => [r.step_id!, r]));
+    const byVariant = new Map(rows.filter((r) => r.g_variant === 0 && r.variant_id).map((r) => [r.variant_id!, r]));
+    const steps: Schemas['CampaignStepAnalytics']['steps'] = [];
+    for (const item of layout) {
+      let step = steps[steps.length - 1];
+      if (!step || step.stepId !== item.step_id) {
+        step = { stepId: item.step_id, order: item.step_order, counts: counts(byStep.get(item.step_id)), variants: [] };
+        steps.push(step);
+      }
+      if (item.variant_id) step.variants.push({ variantId: item.variant_id, label: item.label!, counts: counts(byVariant.get(item.variant_id)) });
+    }
+    return { campaignId: query.campaignId, startDate: range.startDate, endDate: range.endDate, timezone: range.timezone, campaign: counts(total), steps };
   }
 
   async campaignCounts(auth: Auth, query: { campaignId?: string }): Promise<Schemas['CampaignAnalyticsCounts']> {

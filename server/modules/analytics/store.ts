@@ -106,4 +106,55 @@ export class AnalyticsStore {
     const rows: { status: string; n: number }[] = await q.groupBy('status').select('status', db.raw('count(*)::int AS n'));
     return Object.fromEntries(rows.map((r) => [r.status, r.n]));
   }
+
+  /**
+   * Sent, replied, auto-replied and bounced events of one campaign per (step, variant), with distinct
+   * contacts, over the range: the rows of the step/variant breakdown.
+   */
+  async replyCountsByVariant(db: Db, scope: EventScope & { campaignId: string }): Promise<ReplyCountRow[]> {
+    const q = db('email_events').where({ workspace_id: scope.workspaceId, is_warmup: false, campaign_id: scope.campaignId }).whereIn('type', ['sent', 'replied', 'autoReplied', 'bounced']);
+    if (scope.days) {
+      const { startDate, endDate, timezone } = scope.days;
+      q.andWhereRaw('occurred_at >= (?::timestamp AT TIME ZONE ?)', [startDate, timezone]);
+      q.andWhereRaw('occurred_at < (?::timestamp AT TIME ZONE ?)', [addDays(endDate, 1), timezone]);
+    }
+    return q
+      .groupByRaw('GROUPING SETS ((step_id, variant_id), (step_id), ())')
+      .select(
+        'step_id',
+        'variant_id',
+        db.raw('GROUPING(step_id)::int AS g_step'),
+        db.raw('GROUPING(variant_id)::int AS g_variant'),
+        db.raw("(count(*) FILTER (WHERE type = 'sent'))::int AS sent"),
+        db.raw("(count(DISTINCT contact_id) FILTER (WHERE type = 'sent'))::int AS contacts_sent"),
+        db.raw("(count(*) FILTER (WHERE type = 'replied'))::int AS replies"),
+        db.raw("(count(DISTINCT contact_id) FILTER (WHERE type = 'replied'))::int AS unique_replies"),
+        db.raw("(count(*) FILTER (WHERE type = 'autoReplied'))::int AS auto_replies"),
+        db.raw("(count(*) FILTER (WHERE type = 'bounced'))::int AS bounces"),
+        db.raw("(count(DISTINCT contact_id) FILTER (WHERE type = 'bounced'))::int AS unique_bounces"),
+      );
+  }
+
+  /** The campaign's steps and variants in sequence order. */
+  async stepsAndVariants(db: Db, campaignId: string): Promise<{ step_id: string; step_order: number; variant_id: string | null; label: string | null }[]> {
+    return db('campaign_steps as s')
+      .leftJoin('step_variants as v', 'v.step_id', 's.id')
+      .where('s.campaign_id', campaignId)
+      .orderBy([{ column: 's.step_order' }, { column: 'v.label' }])
+      .select('s.id as step_id', 's.step_order', 'v.id as variant_id', 'v.label');
+  }
+}
+
+export interface ReplyCountRow {
+  step_id: string | null;
+  variant_id: string | null;
+  g_step: number;
+  g_variant: number;
+  sent: number;
+  contacts_sent: number;
+  replies: number;
+  unique_replies: number;
+  auto_replies: number;
+  bounces: number;
+  unique_bounces: number;
 }
