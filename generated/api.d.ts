@@ -1567,7 +1567,7 @@ export interface paths {
          * Set a campaign's sending schedule and options
          * @description Replaces the campaign's sending schedule (time zone, days, daily window, optional start and end
          *     dates) and, when `options` is given, changes the named options (`dailyLimit`, `stopOnReply`,
-         *     `stopForCompany`, `stopOnAutoReply`, `trackOpens`, `trackClicks`, `textOnly`; the others keep their value). Allowed in every status; an
+         *     `stopForCompany`, `stopOnAutoReply`, `emailGapMinutes`, `randomWaitMaxMinutes`, `dailyNewContacts`, `trackOpens`, `trackClicks`, `textOnly`; the others keep their value). Allowed in every status; an
          *     active campaign follows the new schedule from its next send. Costs no credits.
          *     `400`: the body breaks the schema, the time zone is not an IANA name, `from` is not before `to`, or
          *     `endDate` is not after `startDate` (details name the field).
@@ -2947,6 +2947,21 @@ export interface components {
              */
             dailyLimit: number | null;
             /**
+             * @description At most this many first emails (step 1) a day from the whole campaign, in the schedule's time zone; `null` (the default) means no separate cap.
+             * @example 50
+             */
+            dailyNewContacts: number | null;
+            /**
+             * @description Minutes an account waits between two of its sends, across all campaigns (default `10`; `0` for warm relays and tests).
+             * @example 10
+             */
+            emailGapMinutes: number;
+            /**
+             * @description Up to this many more minutes, chosen at random per send, on top of `emailGapMinutes` so sends do not look machine-timed (default `5`).
+             * @example 5
+             */
+            randomWaitMaxMinutes: number;
+            /**
              * @description When a contact replies (and `stopOnReply` is on), also stop every other contact of this campaign at the
              *     same company email domain (default `false`). Addresses at free mail providers (gmail.com, outlook.com, ...)
              *     are never treated as one company.
@@ -2977,6 +2992,21 @@ export interface components {
              * @example 200
              */
             dailyLimit?: number | null;
+            /**
+             * @description At most this many first emails (step 1) a day from the whole campaign, in the schedule's time zone; `null` (the default) means no separate cap.
+             * @example 50
+             */
+            dailyNewContacts?: number | null;
+            /**
+             * @description Minutes an account waits between two of its sends, across all campaigns (default `10`; `0` for warm relays and tests).
+             * @example 10
+             */
+            emailGapMinutes?: number;
+            /**
+             * @description Up to this many more minutes, chosen at random per send, on top of `emailGapMinutes` so sends do not look machine-timed (default `5`).
+             * @example 5
+             */
+            randomWaitMaxMinutes?: number;
             /**
              * @description When a contact replies (and `stopOnReply` is on), also stop every other contact of this campaign at the
              *     same company email domain (default `false`). Addresses at free mail providers (gmail.com, outlook.com, ...)
