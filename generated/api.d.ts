@@ -3546,6 +3546,12 @@ export interface components {
             sentToday: number;
             status: components["schemas"]["EmailAccountStatus"];
             /**
+             * @description For `connectionError` and `sendingError`, what failed in words (e.g. the IMAP or SMTP server's answer to
+             *     the login); `null` otherwise. Connecting the account again clears it.
+             * @example null
+             */
+            statusReason: string | null;
+            /**
              * @example active
              * @enum {string}
              */

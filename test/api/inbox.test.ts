@@ -306,6 +306,7 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
     await t.services.inbox.runOnce();
     const status = await ws.client.GET('/v1/account/status', { params: { query: { accountId: otherId } } });
     expect(status.data!.data.status).toBe('connectionError');
+    expect(status.data!.data.statusReason).toMatch(/^IMAP authentication failed for other@acme-mail.io at 127.0.0.1:\d+/);
     const row = await t.db('email_accounts').where({ id: otherId }).first();
     expect(row.status_reason).toMatch(/IMAP authentication failed for other@acme-mail.io/);
     const changes = recorded.slice(before).filter((e) => e.type === 'account.statusChanged');
