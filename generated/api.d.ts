@@ -3547,7 +3547,7 @@ export interface components {
             status: components["schemas"]["EmailAccountStatus"];
             /**
              * @description For `connectionError` and `sendingError`, what failed in words (e.g. the IMAP or SMTP server's answer to
-             *     the login); `null` otherwise. Connecting the account again clears it.
+             *     the login); `null` otherwise.
              * @example null
              */
             statusReason: string | null;
