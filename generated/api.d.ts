@@ -3576,6 +3576,12 @@ export interface components {
             sentToday: number;
             status: components["schemas"]["EmailAccountStatus"];
             /**
+             * @description For `connectionError` and `sendingError`, what failed in words (e.g. the IMAP or SMTP server's answer to
+             *     the login); `null` otherwise.
+             * @example null
+             */
+            statusReason: string | null;
+            /**
              * @example active
              * @enum {string}
              */

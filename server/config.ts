@@ -44,6 +44,11 @@ export interface Config {
   publicUrl: string;
   /** Allow SMTP/IMAP hosts on loopback, private or link-local addresses (tests, self-hosted relays). */
   allowPrivateMailHosts: boolean;
+  /** Inbox reader: messages read per account per run, mailboxes claimed per run, mailboxes read at once, IMAP timeout. */
+  inboxMessagesPerRun: number;
+  inboxAccountsPerRun: number;
+  inboxConcurrency: number;
+  imapTimeoutMs: number;
   /** Allow webhook URLs on loopback, private or link-local addresses, and plain http. */
   allowPrivateWebhooks: boolean;
   /** Credits per revealed item in lead searches (a person or company already revealed is free). */
@@ -90,6 +95,10 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     publicUrl: (env.PUBLIC_URL || `http://localhost:${int('PORT', 3000, env)}`).replace(/\/+$/, ''),
     allowPrivateMailHosts: bool('ALLOW_PRIVATE_MAIL_HOSTS', false, env),
     allowPrivateWebhooks: bool('ALLOW_PRIVATE_WEBHOOKS', false, env),
+    inboxMessagesPerRun: Math.max(1, int('INBOX_MESSAGES_PER_RUN', 200, env)),
+    inboxAccountsPerRun: Math.max(1, int('INBOX_ACCOUNTS_PER_RUN', 50, env)),
+    inboxConcurrency: Math.max(1, int('INBOX_CONCURRENCY', 8, env)),
+    imapTimeoutMs: Math.max(1000, int('IMAP_TIMEOUT_MS', 15000, env)),
     creditCosts: {
       workEmailReveal: int('CREDIT_COST_WORK_EMAIL', 1, env),
       fullContactAndCompany: int('CREDIT_COST_FULL_CONTACT', 1, env),

@@ -31,7 +31,7 @@ import { ListService } from './modules/list/service';
 import { ListStore } from './modules/list/store';
 import { EventService } from './modules/events/service';
 import { EventStore } from './modules/events/store';
-import { InboxService, type SuppressionPort } from './modules/inbox/service';
+import { DEFAULT_INBOX_SETTINGS, InboxService, type SuppressionPort } from './modules/inbox/service';
 import { InboxStore } from './modules/inbox/store';
 import { EmailMessages } from './modules/inbox/messages';
 
@@ -67,7 +67,13 @@ export function createServices(deps: Deps) {
   const enrichment = new EnrichmentService(db, new EnrichmentStore(), leads);
   const lists = new ListService(db, new ListStore(), leads, contacts, campaigns, credits, config, clock);
   const mailAccess = new AccountMailAccess(accountStore, secrets, clock);
-  const inbox = new InboxService(db, new InboxStore(), new EmailMessages(), mailAccess, campaigns, contacts, events, noSuppression, config, clock, deps.logger);
+  const inbox = new InboxService(db, new InboxStore(), new EmailMessages(), mailAccess, campaigns, contacts, events, noSuppression, config, clock, deps.logger, {
+    ...DEFAULT_INBOX_SETTINGS,
+    messagesPerRun: config.inboxMessagesPerRun,
+    accountsPerRun: config.inboxAccountsPerRun,
+    concurrency: config.inboxConcurrency,
+    timeoutMs: config.imapTimeoutMs,
+  });
   return { inbox, events, credits, workspaces, quota, whitelabel, campaigns, contacts, accounts, analytics, leads, verification, enrichment, lists };
 }
 

@@ -243,6 +243,7 @@ describe('GET /v1/account/status', () => {
       status: 'active',
       canSend: true,
       reason: null,
+      statusReason: null,
       sentToday: 0,
       dailyLimit: 50,
       remainingToday: 50,

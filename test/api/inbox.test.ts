@@ -306,6 +306,7 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
     await t.services.inbox.runOnce();
     const status = await ws.client.GET('/v1/account/status', { params: { query: { accountId: otherId } } });
     expect(status.data!.data.status).toBe('connectionError');
+    expect(status.data!.data.statusReason).toMatch(/^IMAP authentication failed for other@acme-mail.io at 127.0.0.1:\d+/);
     const row = await t.db('email_accounts').where({ id: otherId }).first();
     expect(row.status_reason).toMatch(/IMAP authentication failed for other@acme-mail.io/);
     const changes = recorded.slice(before).filter((e) => e.type === 'account.statusChanged');
@@ -418,5 +419,26 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
       expect(body.error).toMatch(/eve@hooli.com is on the suppression list/);
       expect(sink.received.some((m) => m.text?.includes('Still there?'))).toBe(false);
     });
+  });
+
+  it('two workers never read one mailbox at once: every message is processed exactly once', async () => {
+    const before = await inbound();
+    const beforeEvents = recorded.filter((e) => e.type === 'email.replied').length;
+    const raws = Array.from({ length: 20 }, (_, i) =>
+      mail({ From: 'tom@globex.com', To: SDR, Subject: 'Re: Quick question', 'Message-ID': `<burst-${i}@globex.com>`, 'In-Reply-To': `<${tomFirst}@acme-mail.io>` }, `Message ${i}`),
+    );
+    await imap.deliverMany(SDR, raws);
+    const second = createServices(t.deps);
+    second.inbox.suppression = suppression;
+    second.events.onRecorded(async (_db, e) => {
+      recorded.push(e);
+    });
+    const [a, b] = await Promise.all([t.services.inbox.runOnce(), second.inbox.runOnce()]);
+    expect(a + b).toBe(20);
+    expect(Math.min(a, b)).toBe(0);
+    const after = await inbound();
+    expect(after.length - before.length).toBe(20);
+    expect(new Set(after.map((r) => r.message_id)).size).toBe(after.length);
+    expect(recorded.filter((e) => e.type === 'email.replied').length - beforeEvents).toBe(20);
   });
 });

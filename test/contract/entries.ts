@@ -4,6 +4,7 @@
  * path runs under /v1 and again under its /v2 alias (`v` gives the version to call).
  */
 import type { Fixture } from './fixture';
+import { newId } from '../../server/ids';
 
 export type Version = 'v1' | 'v2';
 export interface Answer {
@@ -21,6 +22,28 @@ export interface Entry {
 const at = <P extends string>(v: Version, path: P): P => (v === 'v1' ? path : (path.replace(/^\/v1\//, '/v2/') as P));
 
 const MISSING = '0192f0c4-0000-7000-8000-000000000000';
+
+/**
+ * A campaign email and the reply read from the mailbox (stored as the sending engine and the inbox reader
+ * store them), from an account whose SMTP host is on loopback: an answer is refused by the outbound rule
+ * without leaving the machine (status failed). `accountless` leaves the thread without an account.
+ */
+async function thread(f: Fixture, options: { accountless?: boolean } = {}): Promise<{ outboundId: string; inboundId: string }> {
+  const workspaceId = f.ws.workspaceId;
+  const connected = await f.c.POST('/v2/account/connect', {
+    body: { email: `inbox${newId().slice(-12)}@acme-mail.io`, provider: 'smtp', smtp: { host: '127.0.0.1', port: 2525, password: 'pw' } },
+  });
+  const account = connected.data!.data.account;
+  const outboundId = newId();
+  const inboundId = newId();
+  const now = f.t.clock.now();
+  const common = { workspace_id: workspaceId, account_id: options.accountless ? null : account.id, thread_id: outboundId, references: [], created_at: now };
+  await f.t.db('email_messages').insert([
+    { ...common, id: outboundId, direction: 'outbound', kind: 'campaign', message_id: `<${outboundId}@acme-mail.io>`, from_address: account.email, to_address: 'tom@globex.com', subject: 'Quick question', text_body: 'Hi', status: 'sent', sent_at: now },
+    { ...common, id: inboundId, direction: 'inbound', kind: 'reply', message_id: `<${inboundId}@globex.com>`, in_reply_to: `<${outboundId}@acme-mail.io>`, from_address: 'tom@globex.com', to_address: account.email, subject: 'Re: Quick question', text_body: 'Sure', status: 'received', received_at: now },
+  ]);
+  return { outboundId, inboundId };
+}
 
 export const entries: Record<string, Entry> = {
   // Platform
@@ -150,6 +173,16 @@ export const entries: Record<string, Entry> = {
     errors: {
       400: (f, v) => f.c.GET(at(v, '/v1/analytics/campaign/summary'), { params: { query: { startDate: '2026-11-23', endDate: '2026-11-01' } } }),
       404: (f, v) => f.c.GET(at(v, '/v1/analytics/campaign/summary'), { params: { query: { campaignId: MISSING } } }),
+    },
+  },
+  'GET /v2/analytics/campaign/steps': {
+    ok: async (f) => {
+      const { campaignId } = await f.step();
+      return f.c.GET('/v2/analytics/campaign/steps', { params: { query: { campaignId, startDate: '2026-11-01', endDate: '2026-11-23' } } });
+    },
+    errors: {
+      400: (f) => f.c.GET('/v2/analytics/campaign/steps', { params: { query: { campaignId: 'nope' } } }),
+      404: async (f) => f.c.GET('/v2/analytics/campaign/steps', { params: { query: { campaignId: await f.campaign(f.otherC) } } }),
     },
   },
   'GET /v1/analytics/campaign/count': {
@@ -439,6 +472,38 @@ export const entries: Record<string, Entry> = {
     ok: async (f) => f.c.GET('/v2/whitelabel/user/{email}', { params: { path: { email: (await f.subUser()).email } } }),
     errors: { 404: (f) => f.c.GET('/v2/whitelabel/user/{email}', { params: { path: { email: 'nobody@brightwave.io' } } }) },
   },
+
+  // Inbox
+  'GET /v2/email/list': {
+    ok: async (f) => {
+      await thread(f);
+      return f.c.GET('/v2/email/list', { params: { query: { direction: 'inbound', unread: true, limit: 5 } } });
+    },
+    errors: {
+      400: (f) => f.c.GET('/v2/email/list', { params: { query: { cursor: 'not-a-cursor' } } }),
+      401: (f) => f.bad.GET('/v2/email/list'),
+    },
+  },
+  'GET /v2/email/get': {
+    ok: async (f) => f.c.GET('/v2/email/get', { params: { query: { id: (await thread(f)).inboundId } } }),
+    errors: {
+      400: (f) => f.c.GET('/v2/email/get', { params: { query: { id: 'nope' } } }),
+      404: async (f) => f.otherC.GET('/v2/email/get', { params: { query: { id: (await thread(f)).inboundId } } }),
+    },
+  },
+  'POST /v2/email/mark-read': {
+    ok: async (f) => f.c.POST('/v2/email/mark-read', { body: { ids: [(await thread(f)).inboundId], read: true } }),
+    errors: { 400: (f) => f.c.POST('/v2/email/mark-read', { body: { ids: [] } }) },
+  },
+  'POST /v2/email/reply': {
+    ok: async (f) => f.c.POST('/v2/email/reply', { body: { id: (await thread(f)).inboundId, text: 'Thursday works.' } }),
+    errors: {
+      400: (f) => f.c.POST('/v2/email/reply', { body: { id: MISSING, text: '' } }),
+      404: (f) => f.c.POST('/v2/email/reply', { body: { id: MISSING, text: 'Hello' } }),
+      409: async (f) => f.c.POST('/v2/email/reply', { body: { id: (await thread(f, { accountless: true })).inboundId, text: 'Hello' } }),
+    },
+  },
+
 };
 
 const SCHEDULE_FOR_CREATE = { timezone: 'Europe/Berlin', days: [1, 2, 3, 4, 5], from: '09:00', to: '17:00' };

@@ -35,6 +35,11 @@ export interface ImapTestServer {
   deliver(user: string, raw: string | Buffer, options?: { mailbox?: string; flags?: string[]; date?: Date }): Promise<{ uid: number; uidValidity: bigint }>;
   /** Appends many raw messages over one connection. */
   deliverMany(user: string, raws: (string | Buffer)[], options?: { mailbox?: string }): Promise<void>;
+  /**
+   * Writes messages straight into INBOX's maildir `new/` (what a local delivery agent does): much faster
+   * than APPEND for benchmarks; dovecot assigns UIDs when a client next opens the mailbox.
+   */
+  deliverDirect(user: string, raws: (string | Buffer)[]): void;
   /** The messages of a mailbox, as raw source, by UID (to check what a client appended, e.g. to Sent). */
   messages(user: string, mailbox?: string): Promise<{ uid: number; source: string; flags: string[] }[]>;
   /**
@@ -263,6 +268,21 @@ export async function startImapServer(options: { users?: ImapUser[] } = {}): Pro
     async deliverMany(user, raws, opts = {}) {
       await withClient(user, async (c) => {
         for (const raw of raws) await c.append(opts.mailbox ?? 'INBOX', raw);
+      });
+    },
+    deliverDirect(user, raws) {
+      const home = inboxDir(user);
+      for (const sub of ['', 'new', 'cur', 'tmp']) {
+        const path = join(home, sub);
+        if (!existsSync(path)) {
+          mkdirSync(path, { recursive: true, mode: 0o700 });
+          chownSync(path, uid, gid);
+        }
+      }
+      raws.forEach((raw, i) => {
+        const file = join(home, 'new', `${Date.now()}.M${i}P${process.pid}.test`);
+        writeFileSync(file, raw);
+        chownSync(file, uid, gid);
       });
     },
     async messages(user, mailbox = 'INBOX') {

@@ -157,6 +157,7 @@ export class AccountService {
       status: row.status,
       canSend: reason === null,
       reason,
+      statusReason: row.status === 'connectionError' || row.status === 'sendingError' ? (row.status_reason ?? null) : null,
       sentToday,
       dailyLimit: row.daily_limit,
       remainingToday,

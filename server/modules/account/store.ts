@@ -7,6 +7,8 @@ export interface AccountRow {
   email: string;
   provider: 'google' | 'microsoft' | 'smtp';
   status: 'active' | 'paused' | 'connectionError' | 'sendingError';
+  /** What failed, for connectionError / sendingError. */
+  status_reason?: string | null;
   daily_limit: number;
   smtp_host: string | null;
   smtp_port: number | null;

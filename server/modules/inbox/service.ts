@@ -148,7 +148,8 @@ export class InboxService {
     const lane = async () => {
       while (next < claimed.length) {
         const checkpoint = claimed[next++];
-        total += await this.readAccount(checkpoint.account_id, { uidValidity: checkpoint.uid_validity, lastUid: checkpoint.last_uid }, checkpoint.failures);
+        const n = await this.readAccount(checkpoint.account_id, { uidValidity: checkpoint.uid_validity, lastUid: checkpoint.last_uid }, checkpoint.failures);
+        total += n;
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.settings.concurrency, claimed.length) }, lane));
