@@ -18,6 +18,7 @@ import { newId } from '../../ids';
 import type { AccountMailAccess } from '../account/service';
 import type { ContactService } from '../contact/service';
 import type { EventService } from '../events/service';
+import type { SuppressionService } from '../suppression/service';
 import { pickVariant, renderBody, renderTemplate, type TemplateValues } from './render';
 import { nextOpenMoment, startOfLocalDay } from './schedule';
 import type { DueContact, OutboundMessage, SendingAccount, SendingCampaign, SendingStep, SendingStore } from './store';
@@ -111,6 +112,7 @@ export class SendingService {
     private readonly accounts: AccountMailAccess,
     private readonly contacts: ContactService,
     private readonly events: EventService,
+    private readonly suppression: SuppressionService,
     private readonly links: MessageLinks,
     private readonly transports: TransportPool,
     private readonly clock: Clock,
@@ -118,8 +120,6 @@ export class SendingService {
   ) {
     this.options = { ...DEFAULT_ENGINE_OPTIONS, ...options };
   }
-
-  readonly name = 'sending';
 
   /** One pass of the engine; returns how many messages it handed to SMTP. */
   async runOnce(): Promise<number> {
@@ -151,8 +151,14 @@ export class SendingService {
     const accounts = await this.store.lockSendingAccounts(trx, campaignId, now, startOfLocalDay(campaign.workspace_timezone, now));
     if (campaignLeft <= 0 || accounts.length === 0) return [];
     const claimed: Claimed[] = [];
-    for (const contact of await this.store.dueContacts(trx, campaignId, now, this.options.batchSize)) {
+    const due = await this.store.dueContacts(trx, campaignId, now, this.options.batchSize);
+    const suppressed = await this.suppression.filterSuppressed(trx, campaign.workspace_id, due.map((c) => c.email));
+    for (const contact of due) {
       if (campaignLeft <= 0) break;
+      if (suppressed.has(contact.email.toLowerCase())) {
+        await this.store.updateProgress(trx, contact.contact_id, { state: 'done', reason: 'suppressed', updated_at: now });
+        continue;
+      }
       const step = steps[contact.step_number - 1];
       if (!step || step.variants.length === 0) {
         await this.store.updateProgress(trx, contact.contact_id, { state: 'done', reason: 'no_more_steps', updated_at: now });
@@ -306,6 +312,7 @@ export class SendingService {
     if (outcome.kind === 'bounced') {
       await this.store.updateProgress(trx, m.contact_id, { state: 'done', reason: 'bounced', updated_at: now });
       await this.contacts.finishForMail(trx, m.workspace_id, m.contact_id, 'bounced');
+      await this.suppression.suppress(trx, m.workspace_id, [{ value: item.email, reason: 'bounced' }]);
       await this.events.record(trx, { workspaceId: m.workspace_id, type: 'email.bounced', occurredAt: now, data: { ...data, bounceType: 'hard', smtpResponse: outcome.response }, mail });
       await this.protectFromBounces(trx, m.workspace_id, m.account_id);
       await this.completeIfFinished(trx, m.workspace_id, m.campaign_id, now);
@@ -360,7 +367,7 @@ export class SendingService {
 
   // --- why is it (not) sending ---
 
-  async sendingStatus(workspaceId: string, campaignId: string, view: { status: string; schedule: SendingCampaign['schedule']; accountCount: number; dailyLimit: number | null }): Promise<SendingStatus> {
+  async sendingStatus(workspaceId: string, campaignId: string, view: { status: SendingStatus['status']; schedule: SendingCampaign['schedule']; dailyLimit: number | null }): Promise<SendingStatus> {
     const now = this.clock.now();
     const db = this.db;
     const [progress, contacts, perStep, steps, nextDue, held] = await Promise.all([
@@ -402,7 +409,7 @@ export class SendingService {
     if (view.status === 'active' && open && counts.notStarted > 0) nextSendAt = nextSendAt && nextSendAt < open ? nextSendAt : open;
     return {
       campaignId,
-      status: view.status as SendingStatus['status'],
+      status: view.status,
       counts,
       sentPerStep: steps.map((s, i) => ({ stepId: s.id, order: i + 1, sent: perStep.get(s.id) ?? 0 })),
       nextSendAt: nextSendAt ? (nextSendAt < now ? now : nextSendAt).toISOString() : null,

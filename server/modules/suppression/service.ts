@@ -21,6 +21,10 @@ export class SuppressionService {
     return new Set(lower.filter((e) => listed.has(e) || listed.has(domainOf(e))));
   }
 
+  async isSuppressed(db: Executor, workspaceId: string, email: string): Promise<boolean> {
+    return (await this.filterSuppressed(db, workspaceId, [email])).size > 0;
+  }
+
   async suppress(db: Executor, workspaceId: string, entries: { value: string; reason: SuppressionReason }[]): Promise<void> {
     const at = this.clock.now();
     await this.store.insert(db, entries.map((e) => ({ workspace_id: workspaceId, value: e.value.toLowerCase(), reason: e.reason, created_at: at })));
