@@ -2945,7 +2945,9 @@ export interface components {
         };
         /**
          * @description Campaign email analytics over a range of days, warm-up traffic excluded. `totals` counts events; `unique`
-         *     counts distinct contacts per event type (a contact who opened three times counts once); `rates` divide the
+         *     counts distinct contacts per event type (a contact who opened three times counts once), leaving out opens and
+         *     clicks made by machines (mail-privacy proxies, link scanners, prefetches within seconds of the send), which
+         *     `totals` still count; `rates` divide the
          *     unique counts by the unique contacts sent to (`unique.sent`); `graph` has one entry per day of the range,
          *     days without events included as zeros.
          */

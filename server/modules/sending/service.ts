@@ -293,6 +293,9 @@ export class SendingService {
     const mail = { campaignId: m.campaign_id, stepId: m.step_id, variantId: m.variant_id, accountId: m.account_id, contactId: m.contact_id, messageId: m.id };
     const data = { ...mail, email: item.email };
     const status = outcome.kind === 'sent' ? 'sent' : outcome.kind === 'bounced' ? 'bounced' : outcome.kind === 'unknown' ? 'unknown' : 'failed';
+    // Outcomes that may finish the campaign take its lock first (the claim's order: campaign, then accounts),
+    // so two workers finishing its last contacts cannot both miss, or both record, the completion.
+    const campaign = item.lastStep || outcome.kind === 'bounced' ? await this.store.lockCampaign(trx, m.campaign_id) : undefined;
     // A claim that expired meanwhile was reported `unknown` already; its outcome arrives too late to count.
     if (!(await this.store.finishMessage(trx, m.id, { status, smtp_response: outcome.response, sent_at: outcome.kind === 'sent' ? now : undefined }))) return;
 
@@ -302,7 +305,7 @@ export class SendingService {
       if (item.lastStep) {
         await this.store.updateProgress(trx, m.contact_id, { state: 'done', step_number: m.step_number + 1, last_sent_at: now, attempts: 0, updated_at: now });
         await this.contacts.finishForMail(trx, m.workspace_id, m.contact_id, 'completed');
-        await this.completeIfFinished(trx, m.workspace_id, m.campaign_id, now);
+        await this.completeIfFinished(trx, m.workspace_id, m.campaign_id, campaign?.name ?? '', now);
       } else {
         const dueAt = new Date(now.getTime() + item.nextDelayDays * DAY);
         await this.store.updateProgress(trx, m.contact_id, { state: 'waiting', step_number: m.step_number + 1, due_at: dueAt, last_sent_at: now, attempts: 0, updated_at: now });
@@ -315,7 +318,7 @@ export class SendingService {
       await this.suppression.suppress(trx, m.workspace_id, [{ value: item.email, reason: 'bounced' }]);
       await this.events.record(trx, { workspaceId: m.workspace_id, type: 'email.bounced', occurredAt: now, data: { ...data, bounceType: 'hard', smtpResponse: outcome.response }, mail });
       await this.protectFromBounces(trx, m.workspace_id, m.account_id);
-      await this.completeIfFinished(trx, m.workspace_id, m.campaign_id, now);
+      await this.completeIfFinished(trx, m.workspace_id, m.campaign_id, campaign?.name ?? '', now);
       return;
     }
     if (outcome.kind === 'unknown') {
@@ -359,10 +362,10 @@ export class SendingService {
     }
   }
 
-  private async completeIfFinished(trx: Executor, workspaceId: string, campaignId: string, now: Date): Promise<void> {
+  /** Records `campaign.completed` when no contact is left to mail (the caller holds the campaign lock). */
+  private async completeIfFinished(trx: Executor, workspaceId: string, campaignId: string, name: string, now: Date): Promise<void> {
     if ((await this.store.unfinishedContacts(trx, campaignId)) > 0) return;
-    const campaign = await this.store.lockActiveCampaign(trx, campaignId);
-    if (campaign) await this.events.record(trx, { workspaceId, type: 'campaign.completed', occurredAt: now, data: { campaignId, name: campaign.name } });
+    await this.events.record(trx, { workspaceId, type: 'campaign.completed', occurredAt: now, data: { campaignId, name } });
   }
 
   // --- why is it (not) sending ---
