@@ -66,7 +66,7 @@ export interface EngineOptions {
 export const DEFAULT_ENGINE_OPTIONS: EngineOptions = {
   batchSize: 200,
   campaignsPerRun: 20,
-  concurrency: 16,
+  concurrency: 32,
   claimLeaseMs: 10 * 60_000,
   failuresForSendingError: 5,
   bounceWindow: 40,
@@ -273,10 +273,16 @@ export class SendingService {
   private async deliver(claimed: Claimed[]): Promise<number> {
     let index = 0;
     let sent = 0;
+    // One login look-up (and decryption) per account per run, not per message.
+    const logins = new Map<string, ReturnType<AccountMailAccess['smtpLogin']>>();
+    const loginFor = (m: OutboundMessage) => {
+      if (!logins.has(m.account_id)) logins.set(m.account_id, this.accounts.smtpLogin(this.db, m.workspace_id, m.account_id));
+      return logins.get(m.account_id)!;
+    };
     const lane = async () => {
       while (index < claimed.length) {
         const item = claimed[index++];
-        const login = await this.accounts.smtpLogin(this.db, item.message.workspace_id, item.message.account_id);
+        const login = await loginFor(item.message);
         const outcome: SendOutcome = login ? await this.transports.send(login, item.outgoing) : { kind: 'accountFailure', response: 'no_smtp_login: the account has no SMTP login' };
         await this.db.transaction((trx) => this.record(trx, item, outcome));
         if (outcome.kind === 'sent') sent += 1;
