@@ -4239,7 +4239,7 @@ export interface components {
              * @description A machine-readable error class.
              * @enum {string}
              */
-            code: "validation_error" | "malformed_json" | "unauthorized" | "insufficient_credits" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable";
+            code: "validation_error" | "mail_login_failed" | "malformed_json" | "unauthorized" | "insufficient_credits" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable";
             /** @description Field-level problems; empty when the error is not about one field. */
             details: components["schemas"]["ErrorDetail"][];
             /** @description What went wrong, in one sentence (the same text `/v1` puts in `error`). */
