@@ -38,7 +38,7 @@ describe('GET /v1/contact/get', () => {
     const contact = await jane();
     expect(contact).toMatchObject({ email: 'jane.doe@acme.com', customVariables: { plan: 'Growth', seats: 12 }, createdAt: CREATED });
     const byId = await getById(contact.id);
-    expect(byId.data).toEqual({ status: 'success', success: true, message: 'Contact retrieved', data: { contact } });
+    expect(byId.data).toEqual({ status: 'success', success: true, message: 'Contact retrieved', data: { contact, progress: null } });
     const byEmail = await ws.client.GET('/v1/contact/get', { params: { query: { campaignId: contact.campaignId, email: 'JANE.DOE@Acme.com' } } });
     expect(byEmail.data!.data.contact).toEqual(contact);
     // Sent by hand, with `@` not percent-encoded, as curl users do.
