@@ -1416,6 +1416,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/campaign/sending-status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Why a campaign is (not) sending
+         * @description The sending engine's view of one campaign: its contacts sorted by where they stand, emails sent per step, the
+         *     next moment something will be sent and, when nothing can go now, the reasons (one list: `SendingReason`).
+         *     Changes nothing. `404` when no campaign with this id exists in your workspace.
+         */
+        get: operations["getCampaignSendingStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/campaign/sequence-create": {
         parameters: {
             query?: never;
@@ -1567,7 +1589,7 @@ export interface paths {
          * Set a campaign's sending schedule and options
          * @description Replaces the campaign's sending schedule (time zone, days, daily window, optional start and end
          *     dates) and, when `options` is given, changes the named options (`dailyLimit`, `stopOnReply`,
-         *     `stopForCompany`, `stopOnAutoReply`, `trackOpens`, `trackClicks`, `textOnly`; the others keep their value). Allowed in every status; an
+         *     `stopForCompany`, `stopOnAutoReply`, `emailGapMinutes`, `randomWaitMaxMinutes`, `dailyNewContacts`, `trackOpens`, `trackClicks`, `textOnly`; the others keep their value). Allowed in every status; an
          *     active campaign follows the new schedule from its next send. Costs no credits.
          *     `400`: the body breaks the schema, the time zone is not an IANA name, `from` is not before `to`, or
          *     `endDate` is not after `startDate` (details name the field).
@@ -2947,6 +2969,21 @@ export interface components {
              */
             dailyLimit: number | null;
             /**
+             * @description At most this many first emails (step 1) a day from the whole campaign, in the schedule's time zone; `null` (the default) means no separate cap.
+             * @example 50
+             */
+            dailyNewContacts: number | null;
+            /**
+             * @description Minutes an account waits between two of its sends, across all campaigns (default `10`; `0` for warm relays and tests).
+             * @example 10
+             */
+            emailGapMinutes: number;
+            /**
+             * @description Up to this many more minutes, chosen at random per send, on top of `emailGapMinutes` so sends do not look machine-timed (default `5`).
+             * @example 5
+             */
+            randomWaitMaxMinutes: number;
+            /**
              * @description When a contact replies (and `stopOnReply` is on), also stop every other contact of this campaign at the
              *     same company email domain (default `false`). Addresses at free mail providers (gmail.com, outlook.com, ...)
              *     are never treated as one company.
@@ -2977,6 +3014,21 @@ export interface components {
              * @example 200
              */
             dailyLimit?: number | null;
+            /**
+             * @description At most this many first emails (step 1) a day from the whole campaign, in the schedule's time zone; `null` (the default) means no separate cap.
+             * @example 50
+             */
+            dailyNewContacts?: number | null;
+            /**
+             * @description Minutes an account waits between two of its sends, across all campaigns (default `10`; `0` for warm relays and tests).
+             * @example 10
+             */
+            emailGapMinutes?: number;
+            /**
+             * @description Up to this many more minutes, chosen at random per send, on top of `emailGapMinutes` so sends do not look machine-timed (default `5`).
+             * @example 5
+             */
+            randomWaitMaxMinutes?: number;
             /**
              * @description When a contact replies (and `stopOnReply` is on), also stop every other contact of this campaign at the
              *     same company email domain (default `false`). Addresses at free mail providers (gmail.com, outlook.com, ...)
@@ -3044,6 +3096,81 @@ export interface components {
              * @example 17:00
              */
             to: string;
+        };
+        /**
+         * @description What the sending engine is doing with a campaign. `counts` sorts the campaign's contacts: `notStarted` (no email
+         *     yet, picked up at the next worker run), `waiting` (next step not due yet), `due` (due now, waiting for the
+         *     schedule, a free account or the daily limits), `sending`, `held`, `unknown`, and the finished ones
+         *     (`completed`, `bounced`, `unsubscribed`) plus contacts `paused` by hand.
+         * @example {
+         *       "campaignId": "0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10",
+         *       "status": "active",
+         *       "counts": {
+         *         "notStarted": 0,
+         *         "waiting": 120,
+         *         "due": 30,
+         *         "sending": 0,
+         *         "held": 2,
+         *         "unknown": 0,
+         *         "completed": 40,
+         *         "bounced": 3,
+         *         "unsubscribed": 1,
+         *         "paused": 0
+         *       },
+         *       "sentPerStep": [
+         *         {
+         *           "stepId": "0192f0c4-9a00-7cc3-9d42-5c1b1f7c2a11",
+         *           "order": 1,
+         *           "sent": 196
+         *         },
+         *         {
+         *           "stepId": "0192f0c4-9a00-7cc3-9d42-5c1b1f7c2a12",
+         *           "order": 2,
+         *           "sent": 44
+         *         }
+         *       ],
+         *       "nextSendAt": "2026-11-24T14:00:00Z",
+         *       "reasons": [
+         *         "outside_schedule",
+         *         "contacts_held"
+         *       ],
+         *       "heldReasons": [
+         *         "missing_variable:firstName"
+         *       ]
+         *     }
+         */
+        CampaignSendingStatus: {
+            /** Format: uuid */
+            campaignId: string;
+            counts: {
+                bounced: number;
+                completed: number;
+                due: number;
+                held: number;
+                notStarted: number;
+                paused: number;
+                sending: number;
+                unknown: number;
+                unsubscribed: number;
+                waiting: number;
+            };
+            /** @description The distinct reasons held contacts wait for (`missing_variable:<name>`). */
+            heldReasons: string[];
+            /**
+             * Format: date-time
+             * @description The earliest moment something will be sent (now when work is due), or `null` when nothing will.
+             */
+            nextSendAt: string | null;
+            /** @description Why nothing (or less than everything) is being sent now; empty while it sends freely. */
+            reasons: components["schemas"]["SendingReason"][];
+            /** @description Emails accepted by SMTP per step, in step order. */
+            sentPerStep: {
+                order: number;
+                sent: number;
+                /** Format: uuid */
+                stepId: string;
+            }[];
+            status: components["schemas"]["CampaignStatus"];
         };
         /**
          * @description Where a campaign is in its life: `draft` (created, never launched), `active` (sending, after
@@ -3421,6 +3548,37 @@ export interface components {
              */
             email?: string;
             leadStatus: components["schemas"]["ContactLeadStatus"];
+        };
+        /**
+         * @description Where a contact stands in its campaign's sequence. `state`: `waiting` (the next step is due at `nextDueAt`),
+         *     `sending` (handed to SMTP now), `held` (the next step needs a template variable the contact lacks: `reason`
+         *     says which, e.g. `missing_variable:firstName`; set the variable and the contact is sent again at once),
+         *     `done` (no step left, bounced or stopped) or `unknown` (a worker stopped between SMTP and recording the
+         *     outcome: the email may have gone out, so it is not sent again by itself).
+         * @example {
+         *       "state": "waiting",
+         *       "nextStep": 2,
+         *       "stepsSent": 1,
+         *       "lastSentAt": "2026-11-23T14:05:00Z",
+         *       "nextDueAt": "2026-11-26T14:05:00Z",
+         *       "reason": null
+         *     }
+         */
+        ContactProgress: {
+            /** Format: date-time */
+            lastSentAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the next step is due (then rolled into the schedule's next open moment).
+             */
+            nextDueAt: string | null;
+            /** @description The position (1-based) of the next step to send; `null` when done. */
+            nextStep: number | null;
+            /** @description Why the contact is held, stopped or waiting for a retry (`smtp_failed: ...`). */
+            reason: string | null;
+            /** @enum {string} */
+            state: "waiting" | "sending" | "held" | "done" | "unknown";
+            stepsSent: number;
         };
         /**
          * @description The DKIM check: a DKIM key (a TXT record with a non-empty public key `p=`; an empty `p=` means revoked) is looked for at
@@ -4539,6 +4697,16 @@ export interface components {
             /** @description At most 500, the deepest page a search serves. */
             totalPages: number;
         };
+        /**
+         * @description Why a campaign is not sending right now (several can hold at once):
+         *     `not_launched` (draft), `paused`, `completed`, `no_contacts`, `no_schedule`, `outside_schedule` (sends resume at
+         *     `nextSendAt`), `schedule_ended` (past `endDate`), `no_sendable_account` (no linked account is `active`),
+         *     `daily_limit_reached` (the campaign's `dailyLimit` is used up today), `contacts_held` (some contacts wait for a
+         *     template variable they lack: see `heldReasons`).
+         * @example outside_schedule
+         * @enum {string}
+         */
+        SendingReason: "not_launched" | "paused" | "completed" | "no_contacts" | "no_schedule" | "outside_schedule" | "schedule_ended" | "no_sendable_account" | "daily_limit_reached" | "contacts_held";
         /** @description One step (email) of a campaign's sequence. */
         SequenceStep: {
             /** Format: uuid */
@@ -6304,6 +6472,8 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         data: {
                             contact: components["schemas"]["Contact"];
+                            /** @description Where the contact stands in the campaign's sequence; `null` before the engine picked it up. */
+                            progress: components["schemas"]["ContactProgress"] | null;
                         };
                     };
                 };
@@ -7489,6 +7659,43 @@ export interface operations {
             503: components["responses"]["ServiceUnavailableV2"];
         };
     };
+    getCampaignSendingStatus: {
+        parameters: {
+            query: {
+                /**
+                 * @description The campaign's id.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                campaignId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The campaign's sending status. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["CampaignSendingStatus"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
     createSequenceSteps: {
         parameters: {
             query?: never;
@@ -8135,6 +8342,8 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         data: {
                             contact: components["schemas"]["Contact"];
+                            /** @description Where the contact stands in the campaign's sequence; `null` before the engine picked it up. */
+                            progress: components["schemas"]["ContactProgress"] | null;
                         };
                     };
                 };

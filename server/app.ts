@@ -16,6 +16,7 @@ import { enforceQuota } from './http/quota';
 import { errorMiddleware } from './http/error-middleware';
 import { ApiError } from './http/errors';
 import { allRoutes } from './modules';
+import { trackingRouter } from './modules/tracking/routes';
 import { createServices, type Deps, type Services } from './services';
 
 export function createApp(deps: Deps, services: Services = createServices(deps)) {
@@ -54,6 +55,9 @@ export function createApp(deps: Deps, services: Services = createServices(deps))
     res.json(spec);
   });
   app.use('/docs', express.static(DOCS_DIR));
+
+  // Links in emails: no key, no quota (modules/tracking/routes.ts).
+  app.use(trackingRouter(services.tracking));
 
   app.use(express.json({ limit: config.bodyLimitBytes }));
   app.use(['/v1', '/v2'], authenticate(services.workspaces, clock, config.authFailuresPerMinute), enforceQuota(services.quota));

@@ -42,6 +42,8 @@ export interface Config {
   sendingTickSeconds: number;
   /** The public base URL of this service, for unsubscribe, open and click links in emails. */
   publicUrl: string;
+  /** Timeout of one SMTP connection step when sending. */
+  smtpTimeoutMs: number;
   /** Allow SMTP/IMAP hosts on loopback, private or link-local addresses (tests, self-hosted relays). */
   allowPrivateMailHosts: boolean;
   /** Inbox reader: messages read per account per run, mailboxes claimed per run, mailboxes read at once, IMAP timeout. */
@@ -93,6 +95,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     sendingEnabled: bool('SENDING_ENABLED', true, env),
     sendingTickSeconds: int('SENDING_TICK_SECONDS', 5, env),
     publicUrl: (env.PUBLIC_URL || `http://localhost:${int('PORT', 3000, env)}`).replace(/\/+$/, ''),
+    smtpTimeoutMs: int('SMTP_TIMEOUT_MS', 15000, env),
     allowPrivateMailHosts: bool('ALLOW_PRIVATE_MAIL_HOSTS', false, env),
     allowPrivateWebhooks: bool('ALLOW_PRIVATE_WEBHOOKS', false, env),
     inboxMessagesPerRun: Math.max(1, int('INBOX_MESSAGES_PER_RUN', 200, env)),

@@ -4,12 +4,9 @@
  */
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app';
-import { systemClock } from './clock';
-import { loadConfig } from './config';
-import { migrate, openDatabase } from './db';
-import { createLogger } from './logger';
+import { boot, shutdownJobs, startJobs } from './boot';
 import { generateLeads } from './modules/leads/generate';
-import { createServices, type Deps, type Services } from './services';
+import type { Deps, Services } from './services';
 
 /** The demo lead database: enough people and companies for a first search to return results. */
 const DEMO_LEADS = { people: 2000, companies: 200, seed: 1 };
@@ -36,20 +33,16 @@ async function seedDemo(deps: Deps, services: Services, port: number): Promise<v
 }
 
 async function main(): Promise<void> {
-  const config = loadConfig();
-  const logger = createLogger(config.logLevel);
-  const database = await openDatabase(config);
-  const applied = await migrate(database.db);
-  if (applied.length) logger.info({ applied }, 'migrations applied');
-
-  const deps: Deps = { config, db: database.db, clock: systemClock, logger };
-  const services = createServices(deps);
+  const { deps, services, database } = await boot();
+  const { config, logger } = deps;
   if (config.seedDemo) await seedDemo(deps, services, config.port);
 
   const server = createApp(deps, services).listen(config.port, () => {
     const { port } = server.address() as AddressInfo;
     logger.info({ port, database: database.kind }, `listening on http://localhost:${port}`);
   });
+  // The worker runs here unless SENDING_ENABLED=0 (then `npm run worker` runs it apart).
+  const worker = config.sendingEnabled ? startJobs({ deps, services }) : null;
 
   let stopping = false;
   const shutdown = (signal: string) => {
@@ -57,7 +50,7 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'shutting down: finishing requests in flight');
     server.close(async () => {
-      await database.close();
+      await shutdownJobs(worker, services, database);
       logger.info('stopped');
       process.exit(0);
     });

@@ -31,12 +31,17 @@ import { ListService } from './modules/list/service';
 import { ListStore } from './modules/list/store';
 import { EventService } from './modules/events/service';
 import { EventStore } from './modules/events/store';
-import { DEFAULT_INBOX_SETTINGS, InboxService, type SuppressionPort } from './modules/inbox/service';
+import { DEFAULT_INBOX_SETTINGS, InboxService } from './modules/inbox/service';
+import { SendingService } from './modules/sending/service';
+import { SendingStore } from './modules/sending/store';
+import { TransportPool } from './modules/sending/transport';
+import { SuppressionService } from './modules/suppression/service';
+import { SuppressionStore } from './modules/suppression/store';
+import { TrackingService } from './modules/tracking/service';
+import { TokenSigner } from './modules/tracking/tokens';
 import { InboxStore } from './modules/inbox/store';
 import { EmailMessages } from './modules/inbox/messages';
 
-/** Until the suppression service (sending module) is merged: nothing is suppressed. */
-const noSuppression: SuppressionPort = { isSuppressed: async () => false, suppress: async () => undefined };
 
 export interface Deps {
   config: Config;
@@ -67,14 +72,18 @@ export function createServices(deps: Deps) {
   const enrichment = new EnrichmentService(db, new EnrichmentStore(), leads);
   const lists = new ListService(db, new ListStore(), leads, contacts, campaigns, credits, config, clock);
   const mailAccess = new AccountMailAccess(accountStore, secrets, clock);
-  const inbox = new InboxService(db, new InboxStore(), new EmailMessages(), mailAccess, campaigns, contacts, events, noSuppression, config, clock, deps.logger, {
+  const suppression = new SuppressionService(new SuppressionStore(), clock);
+  const tracking = new TrackingService(db, new TokenSigner(() => secrets.deriveKey('link-signing')), config.publicUrl, contacts, suppression, events, clock);
+  const transports = new TransportPool({ allowPrivate: config.allowPrivateMailHosts, timeoutMs: config.smtpTimeoutMs });
+  const sending = new SendingService(db, new SendingStore(), mailAccess, contacts, events, suppression, tracking, transports, clock);
+  const inbox = new InboxService(db, new InboxStore(), new EmailMessages(), mailAccess, campaigns, contacts, events, suppression, config, clock, deps.logger, {
     ...DEFAULT_INBOX_SETTINGS,
     messagesPerRun: config.inboxMessagesPerRun,
     accountsPerRun: config.inboxAccountsPerRun,
     concurrency: config.inboxConcurrency,
     timeoutMs: config.imapTimeoutMs,
   });
-  return { inbox, events, credits, workspaces, quota, whitelabel, campaigns, contacts, accounts, analytics, leads, verification, enrichment, lists };
+  return { sending, tracking, suppression, transports, inbox, events, credits, workspaces, quota, whitelabel, campaigns, contacts, accounts, analytics, leads, verification, enrichment, lists };
 }
 
 export type Services = ReturnType<typeof createServices>;

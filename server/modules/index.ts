@@ -18,6 +18,7 @@ import { enrichRoutes } from './enrich/routes';
 import { listRoutes } from './list/routes';
 import { whitelabelRoutes } from './whitelabel/routes';
 import { inboxRoutes } from './inbox/routes';
+import { sendingRoutes } from './sending/routes';
 
 export function allRoutes(services: Services): Route[] {
   return [
@@ -35,5 +36,6 @@ export function allRoutes(services: Services): Route[] {
     ...listRoutes(services),
     ...whitelabelRoutes(services),
     ...inboxRoutes(services),
+    ...sendingRoutes(services),
   ];
 }

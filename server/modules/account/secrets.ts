@@ -10,7 +10,7 @@
  * stored secret unreadable. The key is resolved on first use, so a server that never stores a secret
  * never needs one.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes, hkdfSync } from 'node:crypto';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../../config';
@@ -64,6 +64,11 @@ export class SecretBox {
   /** Throws the 409 above when no key is available; call before doing anything else. */
   ensureKey(): void {
     this.resolveKey();
+  }
+
+  /** A key for another purpose (signing public links), derived so the stored key itself never leaves here. */
+  deriveKey(purpose: string): Buffer {
+    return Buffer.from(hkdfSync('sha256', this.resolveKey(), Buffer.alloc(0), purpose, 32));
   }
 
   encrypt(plaintext: string, context: string): string {

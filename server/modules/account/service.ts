@@ -323,11 +323,22 @@ export class AccountMailAccess {
    * is (or is gone). The caller records `account.statusChanged` with the answer in the same transaction.
    */
   async markConnectionError(db: Executor, accountId: string, reason: string): Promise<AccountStatusChange | null> {
-    const row = await this.store.findAny(db, accountId, { forUpdate: true });
-    if (!row || row.status === 'connectionError') return null;
-    await this.store.setStatus(db, row.id, 'connectionError', reason.slice(0, 500), this.clock.now());
-    return { accountId: row.id, workspaceId: row.workspace_id, email: row.email, previous: row.status, status: 'connectionError', reason };
+    return this.changeStatus(db, accountId, 'connectionError', reason);
   }
+
+  /** Sets a status the mail workers decide (errors, bounce protection) with its reason; null when unchanged. */
+  async changeStatus(db: Executor, accountId: string, status: AccountRow['status'], reason: string): Promise<AccountStatusChange | null> {
+    const row = await this.store.findAny(db, accountId, { forUpdate: true });
+    if (!row || row.status === status) return null;
+    await this.store.setStatus(db, row.id, status, reason.slice(0, 500), this.clock.now());
+    return { accountId: row.id, workspaceId: row.workspace_id, email: row.email, previous: row.status, status, reason };
+  }
+
+  /** How many of the campaign's linked accounts may send (status active). */
+  sendableAccountCount(db: Executor, workspaceId: string, campaignId: string): Promise<number> {
+    return this.store.countActiveLinked(db, workspaceId, campaignId);
+  }
+
 }
 
 const duplicate = (email: string) =>

@@ -133,4 +133,12 @@ export class AccountStore {
   async setStatus(db: Executor, id: string, status: AccountRow['status'], reason: string | null, at: Date): Promise<void> {
     await db('email_accounts').where({ id }).update({ status, status_reason: reason, updated_at: at });
   }
+
+  async countActiveLinked(db: Executor, workspaceId: string, campaignId: string): Promise<number> {
+    const row = await db('campaign_accounts as ca')
+      .join('email_accounts as a', 'a.id', 'ca.account_id')
+      .where({ 'ca.campaign_id': campaignId, 'ca.workspace_id': workspaceId, 'a.status': 'active' })
+      .first(db.raw('count(*)::int AS n'));
+    return row?.n ?? 0;
+  }
 }

@@ -79,6 +79,9 @@ export function toCampaign(v: CampaignView): Campaign {
     schedule: schedule && { ...schedule, startDate: schedule.startDate ?? null, endDate: schedule.endDate ?? null },
     options: {
       dailyLimit: v.daily_limit,
+      emailGapMinutes: v.email_gap_minutes,
+      randomWaitMaxMinutes: v.random_wait_max_minutes,
+      dailyNewContacts: v.daily_new_contacts,
       stopOnReply: v.stop_on_reply,
       stopForCompany: v.stop_for_company,
       stopOnAutoReply: v.stop_on_auto_reply,
@@ -97,6 +100,9 @@ function optionsToRow(options: OptionsInput | undefined): Partial<CampaignRow> {
   const row: Partial<CampaignRow> = {};
   if (!options) return row;
   if (options.dailyLimit !== undefined) row.daily_limit = options.dailyLimit;
+  if (options.emailGapMinutes !== undefined) row.email_gap_minutes = options.emailGapMinutes;
+  if (options.randomWaitMaxMinutes !== undefined) row.random_wait_max_minutes = options.randomWaitMaxMinutes;
+  if (options.dailyNewContacts !== undefined) row.daily_new_contacts = options.dailyNewContacts;
   if (options.stopOnReply !== undefined) row.stop_on_reply = options.stopOnReply;
   if (options.stopForCompany !== undefined) row.stop_for_company = options.stopForCompany;
   if (options.stopOnAutoReply !== undefined) row.stop_on_auto_reply = options.stopOnAutoReply;
@@ -228,6 +234,9 @@ export class CampaignService {
         stop_on_reply: true,
         stop_for_company: false,
         stop_on_auto_reply: false,
+        email_gap_minutes: 10,
+        random_wait_max_minutes: 5,
+        daily_new_contacts: null,
         track_opens: true,
         track_clicks: true,
         text_only: false,

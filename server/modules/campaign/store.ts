@@ -22,6 +22,9 @@ export interface CampaignRow {
   stop_on_reply: boolean;
   stop_for_company: boolean;
   stop_on_auto_reply: boolean;
+  email_gap_minutes: number;
+  random_wait_max_minutes: number;
+  daily_new_contacts: number | null;
   track_opens: boolean;
   track_clicks: boolean;
   text_only: boolean;

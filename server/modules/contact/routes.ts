@@ -2,12 +2,15 @@ import { ok, route } from '../../http/route';
 import type { Services } from '../../services';
 import { addedMessage } from './service';
 
-export const contactRoutes = ({ contacts }: Services) => [
+export const contactRoutes = ({ contacts, sending }: Services) => [
   route('post', '/v1/contact/add', async ({ auth, body }) => {
     const result = await contacts.add(auth.workspaceId, body.campaignId, body.contacts);
     return ok(addedMessage(result), result);
   }),
-  route('get', '/v1/contact/get', async ({ auth, query }) => ok('Contact retrieved', { contact: await contacts.get(auth.workspaceId, query) })),
+  route('get', '/v1/contact/get', async ({ auth, query }) => {
+    const contact = await contacts.get(auth.workspaceId, query);
+    return ok('Contact retrieved', { contact, progress: await sending.contactProgress(contact.id) });
+  }),
   route('post', '/v1/contact/delete', async ({ auth, body }) => ok('Contact deleted', { contact: await contacts.delete(auth.workspaceId, body) })),
   route('post', '/v1/contact/update/status', async ({ auth, body }) =>
     ok('Lead status updated', { contact: await contacts.setLeadStatus(auth.workspaceId, body, body.leadStatus) }),

@@ -306,6 +306,14 @@ export class ContactService {
     return changed.length > 0;
   }
 
+  /** Unsubscribes the contact (from any status but unsubscribed); the row before, or null when nothing changed. */
+  async unsubscribeForMail(db: Db, workspaceId: string, contactId: string): Promise<ContactRow | null> {
+    const row = await this.store.findById(db, workspaceId, contactId, true);
+    if (!row || row.status === 'unsubscribed') return null;
+    await this.store.setStatusIf(db, workspaceId, [contactId], 'unsubscribed', [row.status], this.clock.now());
+    return row;
+  }
+
   /** Stops (completed) every active or paused contact of the campaign at `domain`; returns their ids. */
   async finishCompany(db: Db, workspaceId: string, campaignId: string, domain: string): Promise<string[]> {
     return this.store.finishDomain(db, workspaceId, campaignId, domain.toLowerCase(), this.clock.now());

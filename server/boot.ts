@@ -1,0 +1,29 @@
+/** What the server and the worker process both start with: config, logger, migrated database, services. */
+import { systemClock } from './clock';
+import { loadConfig } from './config';
+import { migrate, openDatabase, type Database } from './db';
+import { createLogger } from './logger';
+import { createServices, type Deps, type Services } from './services';
+import { startWorker, type Worker } from './worker';
+
+export async function boot(): Promise<{ deps: Deps; services: Services; database: Database }> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const database = await openDatabase(config);
+  const applied = await migrate(database.db);
+  if (applied.length) logger.info({ applied }, 'migrations applied');
+  const deps: Deps = { config, db: database.db, clock: systemClock, logger };
+  return { deps, services: createServices(deps), database };
+}
+
+/** The background jobs: campaign sending and mailbox reading. */
+export function startJobs({ deps, services }: { deps: Deps; services: Services }): Worker {
+  return startWorker({ sending: services.sending, inbox: services.inbox }, { tickSeconds: deps.config.sendingTickSeconds, logger: deps.logger });
+}
+
+/** Stops the worker, closes SMTP pools and the database. */
+export async function shutdownJobs(worker: Worker | null, services: Services, database: Database): Promise<void> {
+  await worker?.stop();
+  services.transports.close();
+  await database.close();
+}

@@ -1,0 +1,434 @@
+/**
+ * The sending engine. Each run of the worker job:
+ *   1. turns claims that outlived their lease into `unknown` (a worker died between SMTP and commit:
+ *      the message may have gone out, so it is reported, never sent again by itself);
+ *   2. gives every contact of an active campaign a progress row (step 1, due now);
+ *   3. per campaign with due contacts, in one short transaction: locks the campaign (SKIP LOCKED, so
+ *      another worker takes another campaign), checks the schedule, locks the linked accounts' pace rows,
+ *      claims due contacts (SKIP LOCKED), picks variant and account, renders, and stores each message as
+ *      `sending` before any network I/O;
+ *   4. hands the claimed messages to SMTP and records each outcome in its own transaction with its event.
+ * A (contact, step) is claimed by one transaction only, so two workers never send it twice.
+ */
+import { randomInt } from 'node:crypto';
+import type { components } from '../../../generated/api';
+import type { Clock } from '../../clock';
+import type { Db, Executor } from '../../db';
+import { newId } from '../../ids';
+import type { AccountMailAccess } from '../account/service';
+import type { ContactService } from '../contact/service';
+import type { EventService } from '../events/service';
+import type { SuppressionService } from '../suppression/service';
+import { pickVariant, renderBody, renderTemplate, type TemplateValues } from './render';
+import { nextOpenMoment, startOfLocalDay } from './schedule';
+import type { DueContact, OutboundMessage, SendingAccount, SendingCampaign, SendingStep, SendingStore } from './store';
+import type { OutgoingMessage, SendOutcome, TransportPool } from './transport';
+
+type SendingStatus = components['schemas']['CampaignSendingStatus'];
+type SendingReason = components['schemas']['SendingReason'];
+
+/** What the tracking module adds to every campaign message (unsubscribe, pixel, click links). */
+export interface MessageLinks {
+  linksFor(ref: MessageRef): { unsubscribeUrl: string; listUnsubscribe: string; openPixelUrl: string };
+  rewriteLinks(html: string, ref: MessageRef): string;
+}
+
+export interface MessageRef {
+  workspaceId: string;
+  messageId: string;
+  contactId: string;
+  campaignId: string;
+  stepId: string;
+  variantId: string;
+  accountId: string;
+  builtAt: Date;
+}
+
+/** Tuning that tests and the benchmark change; the defaults are the documented behaviour. */
+export interface EngineOptions {
+  /** Contacts claimed per campaign per run. */
+  batchSize: number;
+  /** Campaigns looked at per run. */
+  campaignsPerRun: number;
+  /** SMTP sends in flight at once. */
+  concurrency: number;
+  /** A claim older than this without an outcome is `unknown`. */
+  claimLeaseMs: number;
+  /** Transient failures in a row that put an account in sendingError. */
+  failuresForSendingError: number;
+  /** Bounce protection: more than `bounceRatePercent` hard bounces among the last `bounceWindow` sends pauses the account. */
+  bounceWindow: number;
+  bounceRatePercent: number;
+  /** Random wait in [0, max] minutes; injectable so tests are exact. */
+  random: (maxInclusive: number) => number;
+}
+
+export const DEFAULT_ENGINE_OPTIONS: EngineOptions = {
+  batchSize: 200,
+  campaignsPerRun: 20,
+  concurrency: 16,
+  claimLeaseMs: 10 * 60_000,
+  failuresForSendingError: 5,
+  bounceWindow: 40,
+  bounceRatePercent: 5,
+  random: (max) => (max > 0 ? randomInt(max + 1) : 0),
+};
+
+interface Claimed {
+  message: OutboundMessage;
+  outgoing: OutgoingMessage;
+  lastStep: boolean;
+  nextDelayDays: number;
+  email: string;
+}
+
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+/** Retry waits after transient failures: 5 min doubling, at most 6 hours. */
+const retryDelay = (attempts: number) => Math.min(5 * MINUTE * 2 ** attempts, 6 * 60 * MINUTE);
+
+function templateValues(c: DueContact): TemplateValues {
+  const values: TemplateValues = {};
+  for (const [k, v] of Object.entries(c.custom_variables ?? {})) if (v !== null) values[k] = String(v);
+  Object.assign(values, {
+    firstName: c.first_name ?? undefined,
+    lastName: c.last_name ?? undefined,
+    companyName: c.company_name ?? undefined,
+    jobTitle: c.job_title ?? undefined,
+    email: c.email,
+    phone: c.phone ?? undefined,
+    website: c.website ?? undefined,
+    linkedinUrl: c.linkedin_url ?? undefined,
+  });
+  return values;
+}
+
+export class SendingService {
+  private readonly options: EngineOptions;
+
+  constructor(
+    private readonly db: Db,
+    private readonly store: SendingStore,
+    private readonly accounts: AccountMailAccess,
+    private readonly contacts: ContactService,
+    private readonly events: EventService,
+    private readonly suppression: SuppressionService,
+    private readonly links: MessageLinks,
+    private readonly transports: TransportPool,
+    private readonly clock: Clock,
+    options: Partial<EngineOptions> = {},
+  ) {
+    this.options = { ...DEFAULT_ENGINE_OPTIONS, ...options };
+  }
+
+  /** One pass of the engine; returns how many messages it handed to SMTP. */
+  async runOnce(): Promise<number> {
+    const now = this.clock.now();
+    await this.db.transaction((trx) => this.store.expireClaims(trx, new Date(now.getTime() - this.options.claimLeaseMs)));
+    await this.store.seedProgress(this.db, now, 10_000);
+    await this.store.releaseHeld(this.db, now);
+    let sent = 0;
+    for (const campaignId of await this.store.campaignsWithDueWork(this.db, now, this.options.campaignsPerRun)) {
+      const claimed = await this.db.transaction((trx) => this.claim(trx, campaignId, now));
+      sent += await this.deliver(claimed);
+    }
+    return sent;
+  }
+
+  private async claim(trx: Executor, campaignId: string, now: Date): Promise<Claimed[]> {
+    const campaign = await this.store.lockActiveCampaign(trx, campaignId);
+    if (!campaign?.schedule) return [];
+    const open = nextOpenMoment(campaign.schedule, now);
+    if (!open) return [];
+    if (open > now) {
+      await this.store.postpone(trx, campaignId, open);
+      return [];
+    }
+    const steps = await this.store.steps(trx, campaignId);
+    const campaignDay = await this.store.campaignSentSince(trx, campaignId, startOfLocalDay(campaign.schedule.timezone, now));
+    let campaignLeft = campaign.daily_limit === null ? Infinity : campaign.daily_limit - campaignDay.all;
+    let newLeft = campaign.daily_new_contacts === null ? Infinity : campaign.daily_new_contacts - campaignDay.first;
+    const accounts = await this.store.lockSendingAccounts(trx, campaignId, now, startOfLocalDay(campaign.workspace_timezone, now));
+    if (campaignLeft <= 0 || accounts.length === 0) return [];
+    const claimed: Claimed[] = [];
+    const due = await this.store.dueContacts(trx, campaignId, now, this.options.batchSize);
+    const suppressed = await this.suppression.filterSuppressed(trx, campaign.workspace_id, due.map((c) => c.email));
+    for (const contact of due) {
+      if (campaignLeft <= 0) break;
+      if (suppressed.has(contact.email.toLowerCase())) {
+        await this.store.updateProgress(trx, contact.contact_id, { state: 'done', reason: 'suppressed', updated_at: now });
+        continue;
+      }
+      const step = steps[contact.step_number - 1];
+      if (!step || step.variants.length === 0) {
+        await this.store.updateProgress(trx, contact.contact_id, { state: 'done', reason: 'no_more_steps', updated_at: now });
+        continue;
+      }
+      if (contact.step_number === 1 && newLeft <= 0) continue;
+      const account = this.chooseAccount(accounts, contact, now);
+      if (!account) continue;
+      const built = await this.build(trx, campaign, steps, step, contact, account, now);
+      if (!built) continue;
+      claimed.push(built);
+      campaignLeft -= 1;
+      if (contact.step_number === 1) newLeft -= 1;
+      account.sent_today += 1;
+      const waitMinutes = campaign.email_gap_minutes + this.options.random(campaign.random_wait_max_minutes);
+      account.next_send_at = new Date(now.getTime() + waitMinutes * MINUTE);
+      await this.store.setAccountPace(trx, account.id, { next_send_at: account.next_send_at });
+    }
+    return claimed;
+  }
+
+  /**
+   * The contact's own account when it can send now; a contact whose account was unlinked or stopped moves
+   * to the free account with the most capacity left today (which spreads contacts evenly).
+   */
+  private chooseAccount(accounts: SendingAccount[], contact: DueContact, now: Date): SendingAccount | undefined {
+    const free = (a: SendingAccount) => a.sent_today < a.daily_limit && a.next_send_at <= now;
+    const own = contact.account_id ? accounts.find((a) => a.id === contact.account_id) : undefined;
+    if (own) return free(own) ? own : undefined;
+    return accounts.filter(free).sort((a, b) => b.daily_limit - b.sent_today - (a.daily_limit - a.sent_today) || a.id.localeCompare(b.id))[0];
+  }
+
+  private async build(trx: Executor, campaign: SendingCampaign, steps: SendingStep[], step: SendingStep, contact: DueContact, account: SendingAccount, now: Date): Promise<Claimed | null> {
+    const variant = pickVariant(step.variants, `${contact.contact_id}:${step.id}`);
+    const id = newId();
+    const ref: MessageRef = {
+      workspaceId: campaign.workspace_id,
+      messageId: id,
+      contactId: contact.contact_id,
+      campaignId: campaign.id,
+      stepId: step.id,
+      variantId: variant.id,
+      accountId: account.id,
+      builtAt: now,
+    };
+    const links = this.links.linksFor(ref);
+    const values = { ...templateValues(contact), unsubscribeUrl: links.unsubscribeUrl };
+    const previous = contact.last_message_id ? await this.store.message(trx, contact.last_message_id) : undefined;
+    const threaded = variant.subject.trim() === '' && previous !== undefined;
+    const subject = threaded ? { ok: true as const, text: previous.subject.startsWith('Re: ') ? previous.subject : `Re: ${previous.subject}` } : renderTemplate(variant.subject, values);
+    const body = renderBody(variant.body, values);
+    if (!subject.ok || !body.ok) {
+      const missing = !subject.ok ? subject.missing : !body.ok ? body.missing : '';
+      await this.store.updateProgress(trx, contact.contact_id, { state: 'held', reason: `missing_variable:${missing}`, updated_at: now });
+      return null;
+    }
+    let html: string | undefined;
+    if (!campaign.text_only) {
+      html = body.body.html;
+      if (campaign.track_clicks) html = this.links.rewriteLinks(html, ref);
+      if (campaign.track_opens) html += `<img src="${links.openPixelUrl}" width="1" height="1" alt="" style="display:none">`;
+    }
+    const domain = account.email.slice(account.email.lastIndexOf('@') + 1);
+    const messageId = `<${id}@${domain}>`;
+    const references = threaded ? [...previous.references, previous.message_id] : [];
+    const message: OutboundMessage = {
+      id,
+      workspace_id: campaign.workspace_id,
+      account_id: account.id,
+      campaign_id: campaign.id,
+      contact_id: contact.contact_id,
+      step_id: step.id,
+      variant_id: variant.id,
+      step_number: contact.step_number,
+      direction: 'outbound',
+      kind: 'campaign',
+      message_id: messageId,
+      in_reply_to: threaded ? previous.message_id : null,
+      references,
+      thread_id: threaded ? previous.thread_id : id,
+      from_address: account.email,
+      to_address: contact.email,
+      subject: subject.text,
+      text_body: body.body.text,
+      html_body: html ?? null,
+      status: 'sending',
+      created_at: now,
+    };
+    await this.store.insertMessage(trx, message);
+    await this.store.updateProgress(trx, contact.contact_id, { state: 'sending', account_id: account.id, last_message_id: id, reason: null, updated_at: now });
+    const next = steps[contact.step_number];
+    return {
+      message,
+      email: contact.email,
+      lastStep: next === undefined,
+      nextDelayDays: next?.delay_days ?? 0,
+      outgoing: {
+        from: account.email,
+        to: contact.email,
+        subject: subject.text,
+        text: body.body.text,
+        html,
+        messageId,
+        inReplyTo: message.in_reply_to ?? undefined,
+        references: references.length ? references : undefined,
+        headers: { 'List-Unsubscribe': links.listUnsubscribe, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+        date: now,
+      },
+    };
+  }
+
+  private async deliver(claimed: Claimed[]): Promise<number> {
+    let index = 0;
+    let sent = 0;
+    const lane = async () => {
+      while (index < claimed.length) {
+        const item = claimed[index++];
+        const login = await this.accounts.smtpLogin(this.db, item.message.workspace_id, item.message.account_id);
+        const outcome: SendOutcome = login ? await this.transports.send(login, item.outgoing) : { kind: 'accountFailure', response: 'no_smtp_login: the account has no SMTP login' };
+        await this.db.transaction((trx) => this.record(trx, item, outcome));
+        if (outcome.kind === 'sent') sent += 1;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.options.concurrency, claimed.length) }, lane));
+    return sent;
+  }
+
+  /** The outcome of one send, with its event, in one transaction. */
+  private async record(trx: Executor, item: Claimed, outcome: SendOutcome): Promise<void> {
+    const now = this.clock.now();
+    const m = item.message;
+    const mail = { campaignId: m.campaign_id, stepId: m.step_id, variantId: m.variant_id, accountId: m.account_id, contactId: m.contact_id, messageId: m.id };
+    const data = { ...mail, email: item.email };
+    const status = outcome.kind === 'sent' ? 'sent' : outcome.kind === 'bounced' ? 'bounced' : outcome.kind === 'unknown' ? 'unknown' : 'failed';
+    // A claim that expired meanwhile was reported `unknown` already; its outcome arrives too late to count.
+    if (!(await this.store.finishMessage(trx, m.id, { status, smtp_response: outcome.response, sent_at: outcome.kind === 'sent' ? now : undefined }))) return;
+
+    if (outcome.kind === 'sent') {
+      await this.store.setAccountPace(trx, m.account_id, { failures: 0 });
+      await this.events.record(trx, { workspaceId: m.workspace_id, type: 'email.sent', occurredAt: now, data, mail });
+      if (item.lastStep) {
+        await this.store.updateProgress(trx, m.contact_id, { state: 'done', step_number: m.step_number + 1, last_sent_at: now, attempts: 0, updated_at: now });
+        await this.contacts.finishForMail(trx, m.workspace_id, m.contact_id, 'completed');
+        await this.completeIfFinished(trx, m.workspace_id, m.campaign_id, now);
+      } else {
+        const dueAt = new Date(now.getTime() + item.nextDelayDays * DAY);
+        await this.store.updateProgress(trx, m.contact_id, { state: 'waiting', step_number: m.step_number + 1, due_at: dueAt, last_sent_at: now, attempts: 0, updated_at: now });
+      }
+      return;
+    }
+    if (outcome.kind === 'bounced') {
+      await this.store.updateProgress(trx, m.contact_id, { state: 'done', reason: 'bounced', updated_at: now });
+      await this.contacts.finishForMail(trx, m.workspace_id, m.contact_id, 'bounced');
+      await this.suppression.suppress(trx, m.workspace_id, [{ value: item.email, reason: 'bounced' }]);
+      await this.events.record(trx, { workspaceId: m.workspace_id, type: 'email.bounced', occurredAt: now, data: { ...data, bounceType: 'hard', smtpResponse: outcome.response }, mail });
+      await this.protectFromBounces(trx, m.workspace_id, m.account_id);
+      await this.completeIfFinished(trx, m.workspace_id, m.campaign_id, now);
+      return;
+    }
+    if (outcome.kind === 'unknown') {
+      await this.store.updateProgress(trx, m.contact_id, { state: 'unknown', reason: 'unknown_outcome', updated_at: now });
+      return;
+    }
+    // Not sent: the contact waits for a retry; an account failure also moves it off this account.
+    const progress = await this.store.progressOf(trx, m.contact_id);
+    const attempts = (progress?.attempts ?? 0) + 1;
+    await this.store.updateProgress(trx, m.contact_id, {
+      state: 'waiting',
+      attempts,
+      due_at: new Date(now.getTime() + retryDelay(attempts - 1)),
+      reason: `smtp_failed: ${outcome.response}`.slice(0, 500),
+      account_id: outcome.kind === 'accountFailure' && m.step_number === 1 ? null : m.account_id,
+      updated_at: now,
+    });
+    if (outcome.kind === 'accountFailure') {
+      await this.changeAccountStatus(trx, m.account_id, 'connectionError', outcome.response);
+    } else if ((await this.store.addAccountFailure(trx, m.account_id)) >= this.options.failuresForSendingError) {
+      await this.changeAccountStatus(trx, m.account_id, 'sendingError', `repeated_failures: ${outcome.response}`);
+    }
+  }
+
+  private async changeAccountStatus(trx: Executor, accountId: string, status: 'connectionError' | 'sendingError' | 'paused', reason: string): Promise<void> {
+    const change = await this.accounts.changeStatus(trx, accountId, status, reason);
+    if (change) {
+      await this.events.record(trx, {
+        workspaceId: change.workspaceId,
+        type: 'account.statusChanged',
+        data: { accountId: change.accountId, email: change.email, previous: change.previous, status: change.status, reason: change.reason },
+      });
+    }
+  }
+
+  /** An account whose recent hard-bounce rate passes the threshold is paused before it harms its domain. */
+  private async protectFromBounces(trx: Executor, workspaceId: string, accountId: string): Promise<void> {
+    const { total, bounced } = await this.store.recentOutcomes(trx, accountId, this.options.bounceWindow);
+    if (total >= this.options.bounceWindow && bounced * 100 > total * this.options.bounceRatePercent) {
+      await this.changeAccountStatus(trx, accountId, 'paused', `bounce_rate: ${bounced} hard bounces in the last ${total} sends`);
+    }
+  }
+
+  private async completeIfFinished(trx: Executor, workspaceId: string, campaignId: string, now: Date): Promise<void> {
+    if ((await this.store.unfinishedContacts(trx, campaignId)) > 0) return;
+    const campaign = await this.store.lockActiveCampaign(trx, campaignId);
+    if (campaign) await this.events.record(trx, { workspaceId, type: 'campaign.completed', occurredAt: now, data: { campaignId, name: campaign.name } });
+  }
+
+  // --- why is it (not) sending ---
+
+  async sendingStatus(workspaceId: string, campaignId: string, view: { status: SendingStatus['status']; schedule: SendingCampaign['schedule']; dailyLimit: number | null }): Promise<SendingStatus> {
+    const now = this.clock.now();
+    const db = this.db;
+    const [progress, contacts, perStep, steps, nextDue, held] = await Promise.all([
+      this.store.progressCounts(db, campaignId, now),
+      this.store.contactCounts(db, campaignId),
+      this.store.sentPerStep(db, campaignId),
+      this.store.steps(db, campaignId),
+      this.store.nextDue(db, campaignId),
+      this.store.heldReasons(db, campaignId),
+    ]);
+    const counts = { notStarted: 0, waiting: 0, due: 0, sending: 0, held: 0, unknown: 0, completed: 0, bounced: 0, unsubscribed: 0, paused: 0 };
+    for (const c of contacts) {
+      if (c.status === 'completed' || c.status === 'bounced' || c.status === 'unsubscribed' || c.status === 'paused') counts[c.status] += c.n;
+      else if (!c.started) counts.notStarted += c.n;
+    }
+    for (const p of progress) {
+      if (p.state === 'waiting') counts[p.due ? 'due' : 'waiting'] += p.n;
+      else if (p.state === 'sending' || p.state === 'held' || p.state === 'unknown') counts[p.state] += p.n;
+    }
+    const reasons: SendingReason[] = [];
+    const total = contacts.reduce((n, c) => n + c.n, 0);
+    if (view.status === 'draft') reasons.push('not_launched');
+    if (view.status === 'paused') reasons.push('paused');
+    if (view.status === 'completed') reasons.push('completed');
+    if (total === 0) reasons.push('no_contacts');
+    if (!view.schedule) reasons.push('no_schedule');
+    const open = view.schedule ? nextOpenMoment(view.schedule, now) : null;
+    if (view.schedule && !open) reasons.push('schedule_ended');
+    else if (open && open > now) reasons.push('outside_schedule');
+    const accounts = view.status === 'active' ? await this.accounts.sendableAccountCount(db, workspaceId, campaignId) : null;
+    if (accounts === 0) reasons.push('no_sendable_account');
+    if (held.length) reasons.push('contacts_held');
+    if (view.status === 'active' && open && open <= now && counts.due > 0 && view.dailyLimit !== null && view.schedule) {
+      const day = await this.store.campaignSentSince(db, campaignId, startOfLocalDay(view.schedule.timezone, now));
+      if (day.all >= view.dailyLimit) reasons.push('daily_limit_reached');
+    }
+    let nextSendAt: Date | null = null;
+    if (view.status === 'active' && open && nextDue) nextSendAt = nextDue > open ? nextDue : open;
+    if (view.status === 'active' && open && counts.notStarted > 0) nextSendAt = nextSendAt && nextSendAt < open ? nextSendAt : open;
+    return {
+      campaignId,
+      status: view.status,
+      counts,
+      sentPerStep: steps.map((s, i) => ({ stepId: s.id, order: i + 1, sent: perStep.get(s.id) ?? 0 })),
+      nextSendAt: nextSendAt ? (nextSendAt < now ? now : nextSendAt).toISOString() : null,
+      reasons,
+      heldReasons: held,
+    };
+  }
+
+  /** A contact's place in its sequence, for `GET /v1/contact/get`. */
+  async contactProgress(contactId: string): Promise<components['schemas']['ContactProgress'] | null> {
+    const p = await this.store.progressOf(this.db, contactId);
+    if (!p) return null;
+    return {
+      state: p.state,
+      nextStep: p.state === 'done' ? null : p.step_number,
+      stepsSent: p.step_number - 1,
+      lastSentAt: p.last_sent_at ? p.last_sent_at.toISOString() : null,
+      nextDueAt: p.state === 'waiting' ? p.due_at.toISOString() : null,
+      reason: p.reason,
+    };
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * SMTP delivery: one pooled nodemailer transport per account, connected to the checked address of the
+ * account's host (outbound rule) with TLS verified against the host name, and the outcome of each send
+ * sorted into what the engine does next.
+ */
+import nodemailer, { type Transporter } from 'nodemailer';
+import { OutboundRefusedError, resolveAllowedAddress } from '../../net/outbound';
+import type { MailLogin } from '../account/service';
+
+export type SendOutcome =
+  | { kind: 'sent'; response: string }
+  /** The server refused this recipient for good (5xx at RCPT or DATA). */
+  | { kind: 'bounced'; response: string }
+  /** The login was refused, or the host may not be used: the account cannot send until fixed. */
+  | { kind: 'accountFailure'; response: string }
+  /** Try again later: 4xx, connection refused or dropped, timeout. */
+  | { kind: 'transient'; response: string }
+  /** The connection broke after the message data went out: the server may have taken it. */
+  | { kind: 'unknown'; response: string };
+
+export interface OutgoingMessage {
+  from: string;
+  to: string;
+  subject: string;
+  text: string;
+  html?: string;
+  messageId: string;
+  inReplyTo?: string;
+  references?: string[];
+  headers: Record<string, string>;
+  date: Date;
+}
+
+export interface TransportOptions {
+  allowPrivate: boolean;
+  timeoutMs: number;
+}
+
+export class TransportPool {
+  private readonly pools = new Map<string, { key: string; transport: Transporter }>();
+
+  constructor(private readonly options: TransportOptions) {}
+
+  private async transportFor(login: MailLogin): Promise<Transporter> {
+    const address = await resolveAllowedAddress(login.host, { allowPrivate: this.options.allowPrivate });
+    // A changed login or address replaces the pool.
+    const key = `${address}:${login.port}:${login.username}:${login.password}`;
+    const existing = this.pools.get(login.accountId);
+    if (existing?.key === key) return existing.transport;
+    existing?.transport.close();
+    const transport = nodemailer.createTransport({
+      pool: true,
+      maxConnections: 2,
+      maxMessages: 100,
+      host: address,
+      port: login.port,
+      secure: login.port === 465,
+      auth: { user: login.username, pass: login.password },
+      tls: { servername: login.host },
+      name: login.email.slice(login.email.lastIndexOf('@') + 1),
+      connectionTimeout: this.options.timeoutMs,
+      greetingTimeout: this.options.timeoutMs,
+      socketTimeout: this.options.timeoutMs * 2,
+    });
+    this.pools.set(login.accountId, { key, transport });
+    return transport;
+  }
+
+  async send(login: MailLogin, message: OutgoingMessage): Promise<SendOutcome> {
+    let transport: Transporter;
+    try {
+      transport = await this.transportFor(login);
+    } catch (err) {
+      if (err instanceof OutboundRefusedError) return { kind: 'accountFailure', response: `private_destination: ${err.message}` };
+      return { kind: 'transient', response: `SMTP host not resolved: ${(err as Error).message}` };
+    }
+    try {
+      const info = await transport.sendMail({ ...message, envelope: { from: login.email, to: [message.to] } });
+      if ((info.rejected as unknown[]).length > 0) return { kind: 'bounced', response: String(info.response ?? 'recipient rejected') };
+      return { kind: 'sent', response: String(info.response ?? '') };
+    } catch (err) {
+      return classify(err as Error & { response?: string; responseCode?: number; command?: string; code?: string });
+    }
+  }
+
+  close(): void {
+    for (const { transport } of this.pools.values()) transport.close();
+    this.pools.clear();
+  }
+}
+
+function classify(e: Error & { response?: string; responseCode?: number; command?: string; code?: string }): SendOutcome {
+  const response = (e.response ?? `${e.code ?? 'error'}: ${e.message}`).slice(0, 1000);
+  if (e.code === 'EAUTH' || e.responseCode === 535 || e.responseCode === 534) return { kind: 'accountFailure', response: `auth_failed: ${response}` };
+  const code = e.responseCode ?? 0;
+  if (code >= 500 && (e.command === 'RCPT TO' || e.command === 'DATA' || e.code === 'EENVELOPE' || e.code === 'EMESSAGE')) return { kind: 'bounced', response };
+  // No answer after the message data went out: the server may have accepted it.
+  if (!code && e.command === 'DATA') return { kind: 'unknown', response };
+  return { kind: 'transient', response };
+}

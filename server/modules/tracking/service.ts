@@ -1,0 +1,122 @@
+/**
+ * What recipients reach without an API key: unsubscribe (a page and RFC 8058 one-click), the open pixel
+ * and click redirects. Links carry signed tokens naming the message they came from (TokenSigner), so
+ * nothing else can be unsubscribed, counted or redirected to.
+ *
+ * Machine opens: mail-privacy proxies and security scanners fetch pixels and links on their own. An
+ * event within PREFETCH_SECONDS of the send, or from a known proxy/scanner user agent, is recorded but
+ * flagged, and analytics leave flagged events out of unique rates.
+ */
+import type { Clock } from '../../clock';
+import type { Db } from '../../db';
+import type { ContactService } from '../contact/service';
+import type { EventService } from '../events/service';
+import type { MessageLinks, MessageRef } from '../sending/service';
+import type { SuppressionService } from '../suppression/service';
+import type { TokenSigner } from './tokens';
+
+/** Seconds after a send within which an open or click is taken as a prefetch. */
+export const PREFETCH_SECONDS = 10;
+const MACHINE_AGENTS = /GoogleImageProxy|YahooMailProxy|Outlook-iOS-Android|Barracuda|Mimecast|Proofpoint|ms-office|Microsoft Office Protocol|python-requests|curl\/|bot\b|crawler|spider|scanner/i;
+
+/** The compact signed form of a MessageRef (plus a click target). */
+interface LinkToken {
+  w: string;
+  m: string;
+  c: string;
+  k: string;
+  s: string;
+  v: string;
+  a: string;
+  t: number;
+  u?: string;
+}
+
+const toToken = (r: MessageRef, url?: string): LinkToken => ({ w: r.workspaceId, m: r.messageId, c: r.contactId, k: r.campaignId, s: r.stepId, v: r.variantId, a: r.accountId, t: r.builtAt.getTime(), ...(url ? { u: url } : {}) });
+
+const HREF = /(<a\b[^>]*?\bhref\s*=\s*)(["'])(https?:\/\/[^"'<>\s]+)\2/gi;
+const unescapeAttr = (s: string) => s.replace(/&amp;/g, '&');
+
+export class TrackingService implements MessageLinks {
+  constructor(
+    private readonly db: Db,
+    private readonly signer: TokenSigner,
+    private readonly publicUrl: string,
+    private readonly contacts: ContactService,
+    private readonly suppression: SuppressionService,
+    private readonly events: EventService,
+    private readonly clock: Clock,
+  ) {}
+
+  linksFor(ref: MessageRef) {
+    const token = this.signer.sign(toToken(ref));
+    const unsubscribeUrl = `${this.publicUrl}/u/${token}`;
+    return { unsubscribeUrl, listUnsubscribe: `<${unsubscribeUrl}>`, openPixelUrl: `${this.publicUrl}/o/${token}.gif` };
+  }
+
+  rewriteLinks(html: string, ref: MessageRef): string {
+    return html.replace(HREF, (_all, start: string, quote: string, url: string) => {
+      const target = unescapeAttr(url);
+      // The unsubscribe link stays as it is: it is ours already.
+      if (target.startsWith(`${this.publicUrl}/u/`)) return `${start}${quote}${url}${quote}`;
+      return `${start}${quote}${this.publicUrl}/c/${this.signer.sign(toToken(ref, target))}${quote}`;
+    });
+  }
+
+  private read(token: string): LinkToken | null {
+    return this.signer.verify<LinkToken>(token);
+  }
+
+  /** Whether the token is a valid unsubscribe token (for the confirmation page). */
+  isValid(token: string): boolean {
+    return this.read(token) !== null;
+  }
+
+  /**
+   * Unsubscribes the contact: status `unsubscribed`, the address suppressed for the workspace and
+   * `contact.unsubscribed` recorded, in one transaction. False for a bad token; a repeat changes nothing.
+   */
+  async unsubscribe(token: string, source: 'link' | 'oneClick'): Promise<boolean> {
+    const t = this.read(token);
+    if (!t) return false;
+    await this.db.transaction(async (trx) => {
+      const contact = await this.contacts.unsubscribeForMail(trx, t.w, t.c);
+      if (!contact) return;
+      await this.suppression.suppress(trx, t.w, [{ value: contact.email, reason: 'unsubscribed' }]);
+      await this.events.record(trx, {
+        workspaceId: t.w,
+        type: 'contact.unsubscribed',
+        data: { campaignId: t.k, contactId: t.c, email: contact.email, source },
+        mail: { campaignId: t.k, stepId: t.s, variantId: t.v, accountId: t.a, contactId: t.c, messageId: t.m },
+      });
+    });
+    return true;
+  }
+
+  /** Records an open; false for a bad token. */
+  async open(token: string, userAgent: string | undefined): Promise<boolean> {
+    return this.recordView(this.read(token), 'email.opened', userAgent);
+  }
+
+  /** Records a click and answers where to send the browser; null for a bad token or one with no target. */
+  async click(token: string, userAgent: string | undefined): Promise<string | null> {
+    const t = this.read(token);
+    if (!t?.u || !/^https?:\/\//i.test(t.u)) return null;
+    await this.recordView(t, 'email.clicked', userAgent);
+    return t.u;
+  }
+
+  private async recordView(t: LinkToken | null, type: 'email.opened' | 'email.clicked', userAgent: string | undefined): Promise<boolean> {
+    if (!t) return false;
+    const now = this.clock.now();
+    const flagged = now.getTime() - t.t < PREFETCH_SECONDS * 1000 || MACHINE_AGENTS.test(userAgent ?? '');
+    await this.db.transaction(async (trx) => {
+      const contact = await this.contacts.lockForMail(trx, t.w, t.c);
+      if (!contact) return;
+      const mail = { campaignId: t.k, stepId: t.s, variantId: t.v, accountId: t.a, contactId: t.c, messageId: t.m, flagged };
+      const data = { messageId: t.m, campaignId: t.k, contactId: t.c, accountId: t.a, stepId: t.s, variantId: t.v, email: contact.email, flagged, ...(type === 'email.clicked' ? { url: t.u } : {}) };
+      await this.events.record(trx, { workspaceId: t.w, type, occurredAt: now, data, mail });
+    });
+    return true;
+  }
+}

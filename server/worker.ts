@@ -1,0 +1,52 @@
+/**
+ * The background worker: runs each registered job over and over, one run at a time per job. A run that
+ * did work is followed at once by the next; an idle one waits the tick. Jobs claim their rows in the
+ * database (FOR UPDATE SKIP LOCKED), so any number of workers on one PostgreSQL share the work.
+ */
+import type { Logger } from './logger';
+
+export interface Job {
+  /** One pass; returns how much it did (0 when idle). */
+  runOnce(): Promise<number>;
+}
+
+export interface Worker {
+  /** Stops starting new runs and waits for the runs in progress. */
+  stop(): Promise<void>;
+}
+
+export function startWorker(jobs: Record<string, Job>, options: { tickSeconds: number; logger: Logger }): Worker {
+  let stopping = false;
+  const wakers = new Set<() => void>();
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        wakers.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      wakers.add(done);
+    });
+
+  const loop = async ([name, job]: [string, Job]) => {
+    while (!stopping) {
+      let did = 0;
+      try {
+        did = await job.runOnce();
+      } catch (err) {
+        options.logger.error({ err, job: name }, 'worker job failed; retrying at the next tick');
+      }
+      if (!stopping && did === 0) await pause(options.tickSeconds * 1000);
+    }
+  };
+  const running = Object.entries(jobs).map(loop);
+  options.logger.info({ jobs: Object.keys(jobs), tickSeconds: options.tickSeconds }, 'worker started');
+  return {
+    async stop() {
+      stopping = true;
+      for (const wake of [...wakers]) wake();
+      await Promise.all(running);
+    },
+  };
+}

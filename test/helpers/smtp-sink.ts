@@ -1,0 +1,72 @@
+/**
+ * A loopback SMTP server (smtp-server) that keeps what it receives, parsed as a mail client would
+ * (mailparser), and answers what a test scripts: a refused recipient, a temporary failure, a refused
+ * login, or silence after DATA (a server that never answers).
+ */
+import type { AddressInfo } from 'node:net';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+
+export interface SinkMessage {
+  envelope: { from: string; to: string[] };
+  parsed: ParsedMail;
+  raw: string;
+}
+
+export type Fault = { at: 'rcpt' | 'data'; code: number; message: string } | { at: 'hang' };
+
+export interface SmtpSink {
+  port: number;
+  received: SinkMessage[];
+  /** Faults per recipient address (lower-case); `*` for every recipient. */
+  faults: Map<string, Fault>;
+  /** Passwords the server accepts (any user); empty accepts every login. */
+  passwords: Set<string>;
+  close(): Promise<void>;
+}
+
+const smtpError = (code: number, message: string) => Object.assign(new Error(message), { responseCode: code });
+
+export async function startSmtpSink(): Promise<SmtpSink> {
+  const received: SinkMessage[] = [];
+  const faults = new Map<string, Fault>();
+  const passwords = new Set<string>();
+  const faultFor = (to: string) => faults.get(to.toLowerCase()) ?? faults.get('*');
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onAuth(auth, _session, cb) {
+      if (passwords.size && !passwords.has(auth.password ?? '')) return cb(smtpError(535, '5.7.8 Authentication credentials invalid'));
+      cb(null, { user: auth.username });
+    },
+    onRcptTo(address, _session, cb) {
+      const fault = faultFor(address.address);
+      if (fault && fault.at === 'rcpt') return cb(smtpError(fault.code, fault.message));
+      cb();
+    },
+    onData(stream, session, cb) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => {
+        const to = session.envelope.rcptTo.map((r) => r.address);
+        const fault = faultFor(to[0]);
+        if (fault?.at === 'hang') return; // never answers: the client times out after DATA
+        if (fault?.at === 'data') return cb(smtpError(fault.code, fault.message));
+        const raw = Buffer.concat(chunks).toString('utf8');
+        simpleParser(raw).then((parsed) => {
+          received.push({ envelope: { from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', to }, parsed, raw });
+          cb();
+        }, cb);
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return {
+    port: (server.server.address() as AddressInfo).port,
+    received,
+    faults,
+    passwords,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
