@@ -3,36 +3,15 @@
  * unrelated and malformed mail; checkpoints across reader instances; a UIDVALIDITY reset; an IMAP login
  * failure; the unibox operations; and answers through SMTP (a loopback sink) filed in the Sent mailbox.
  */
-import { SMTPServer } from 'smtp-server';
-import { simpleParser, type ParsedMail } from 'mailparser';
-import type { AddressInfo } from 'node:net';
+import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import { describeWithDovecot, startImapServer, type ImapTestServer } from '../helpers/imap-server';
 import { createServices } from '../../server/services';
 import { newId } from '../../server/ids';
 import type { Event } from '../../server/modules/events/service';
-import type { SuppressionPort } from '../../server/modules/inbox/service';
 
 const SDR = 'sdr@acme-mail.io';
 const OTHER = 'other@acme-mail.io';
-
-/** A minimal loopback SMTP sink (the sending module's test/helpers/smtp-sink.ts does more). */
-async function startSink() {
-  const received: ParsedMail[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    onAuth: (_auth, _session, cb) => cb(null, { user: 'ok' }),
-    onData(stream, _session, cb) {
-      simpleParser(stream).then((m) => {
-        received.push(m);
-        cb();
-      }, cb);
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  return { port: (server.server.address() as AddressInfo).port, received, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
 
 function mail(headers: Record<string, string>, body = 'Hello there.'): string {
   const lines = Object.entries({ Date: 'Mon, 23 Nov 2026 10:30:00 +0000', 'MIME-Version': '1.0', 'Content-Type': 'text/plain; charset=utf-8', ...headers }).map(([k, v]) => `${k}: ${v}`);
@@ -78,7 +57,7 @@ function dsn(recipient: string, status: string, originalMessageId: string): stri
 
 describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
   let imap: ImapTestServer;
-  let sink: Awaited<ReturnType<typeof startSink>>;
+  let sink: SmtpSink;
   let t: TestServer;
   let ws: TestWorkspace;
   let accountId: string;
@@ -90,13 +69,8 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
   const sentIds: Record<string, string> = {};
   const recorded: Event[] = [];
   let tomFirst = '';
-  const suppressed: string[] = [];
-  const suppression: SuppressionPort = {
-    isSuppressed: async (_db, _ws, email) => suppressed.includes(email.toLowerCase()),
-    suppress: async (_db, _ws, entries) => {
-      for (const e of entries) suppressed.push(e.value.toLowerCase());
-    },
-  };
+  const suppressed = async () => (await t.db('suppressions').where({ workspace_id: ws.workspaceId }).orderBy('value')).map((r) => `${r.value}:${r.reason}`);
+
 
   const contactRow = (email: string) => t.db('contacts').where({ id: contacts[email] }).first();
   const inbound = () => t.db('email_messages').where({ direction: 'inbound', workspace_id: ws.workspaceId }).orderBy('created_at');
@@ -141,10 +115,9 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
 
   beforeAll(async () => {
     imap = await startImapServer({ users: [{ user: SDR, password: 'imap-pw' }, { user: OTHER, password: 'right' }] });
-    sink = await startSink();
+    sink = await startSmtpSink();
     t = await startTestServer({ config: { secretKey: '22'.repeat(32), allowPrivateMailHosts: true } });
     t.clock.set('2026-11-23T10:00:00.000Z');
-    t.services.inbox.suppression = suppression;
     t.services.events.onRecorded(async (_db, e) => {
       recorded.push(e);
     });
@@ -176,6 +149,7 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
   });
 
   afterAll(async () => {
+    t?.services.transports.close();
     await t?.close();
     await sink?.close();
     await imap?.close();
@@ -227,7 +201,7 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
     expect(bob.lead_status).toBe('outOfOffice');
     // The hard bounce marks Eve bounced and suppresses her address.
     expect((await contactRow('eve@hooli.com')).status).toBe('bounced');
-    expect(suppressed).toEqual(['eve@hooli.com']);
+    expect(await suppressed()).toEqual(['eve@hooli.com:bounced']);
     expect((await contactRow('kim@gmail.com')).status).toBe('active');
 
     const types = recorded.map((e) => e.type);
@@ -253,7 +227,6 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
   it('never processes a message twice: a new reader instance resumes from the checkpoint', async () => {
     const before = recorded.length;
     const fresh = createServices(t.deps);
-    fresh.inbox.suppression = suppression;
     fresh.events.onRecorded(async (_db, e) => {
       recorded.push(e);
     });
@@ -319,7 +292,6 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
 
   it('refuses a loopback IMAP host unless ALLOW_PRIVATE_MAIL_HOSTS is set', async () => {
     const strict = createServices({ ...t.deps, config: { ...t.deps.config, allowPrivateMailHosts: false } });
-    strict.inbox.suppression = suppression;
     strict.events.onRecorded(async (_db, e) => {
       recorded.push(e);
     });
@@ -394,7 +366,7 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
       expect(answer).toMatchObject({ kind: 'manual', direction: 'outbound', status: 'sent', to: 'tom@globex.com', from: SDR, subject: 'Re: Quick question', threadId: reply.thread_id, stepId: null, inReplyTo: '<reply-tom@globex.com>' });
       expect(res.data!.data.appendedToSent).toBe(true);
 
-      const got = sink.received.find((m) => m.messageId === answer.messageId)!;
+      const got = sink.received.find((m) => m.parsed.messageId === answer.messageId)!.parsed;
       expect(got).toBeDefined();
       expect(got.inReplyTo).toBe('<reply-tom@globex.com>');
       const refs = Array.isArray(got.references) ? got.references : [got.references];
@@ -417,7 +389,7 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
       expect(res.status).toBe(409);
       const body = await res.json();
       expect(body.error).toMatch(/eve@hooli.com is on the suppression list/);
-      expect(sink.received.some((m) => m.text?.includes('Still there?'))).toBe(false);
+      expect(sink.received.some((m) => m.parsed.text?.includes('Still there?'))).toBe(false);
     });
   });
 
@@ -429,7 +401,6 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
     );
     await imap.deliverMany(SDR, raws);
     const second = createServices(t.deps);
-    second.inbox.suppression = suppression;
     second.events.onRecorded(async (_db, e) => {
       recorded.push(e);
     });

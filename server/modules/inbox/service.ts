@@ -126,7 +126,7 @@ export class InboxService {
     private readonly campaigns: CampaignService,
     private readonly contacts: ContactService,
     private readonly events: EventService,
-    public suppression: SuppressionPort,
+    private readonly suppression: SuppressionPort,
     private readonly config: Pick<Config, 'allowPrivateMailHosts'>,
     private readonly clock: Clock,
     private readonly logger: Logger,
