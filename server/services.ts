@@ -76,7 +76,7 @@ export function createServices(deps: Deps) {
   const tracking = new TrackingService(db, new TokenSigner(() => secrets.deriveKey('link-signing')), config.publicUrl, contacts, suppression, events, clock);
   const transports = new TransportPool({ allowPrivate: config.allowPrivateMailHosts, timeoutMs: config.smtpTimeoutMs });
   const sending = new SendingService(db, new SendingStore(), mailAccess, contacts, events, suppression, tracking, transports, clock);
-  const inbox = new InboxService(db, new InboxStore(), new EmailMessages(), mailAccess, campaigns, contacts, events, suppression, config, clock, deps.logger, {
+  const inbox = new InboxService(db, new InboxStore(), new EmailMessages(), mailAccess, campaigns, contacts, events, suppression, sending, config, clock, deps.logger, {
     ...DEFAULT_INBOX_SETTINGS,
     messagesPerRun: config.inboxMessagesPerRun,
     accountsPerRun: config.inboxAccountsPerRun,

@@ -201,6 +201,7 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
     expect(bob.lead_status).toBe('outOfOffice');
     // The hard bounce marks Eve bounced and suppresses her address.
     expect((await contactRow('eve@hooli.com')).status).toBe('bounced');
+    expect((await t.db('email_messages').where({ id: sentIds['eve@hooli.com'] }).first()).status).toBe('bounced');
     expect(await suppressed()).toEqual(['eve@hooli.com:bounced']);
     expect((await contactRow('kim@gmail.com')).status).toBe('active');
 
@@ -411,5 +412,59 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
     expect(after.length - before.length).toBe(20);
     expect(new Set(after.map((r) => r.message_id)).size).toBe(after.length);
     expect(recorded.filter((e) => e.type === 'email.replied').length - beforeEvents).toBe(20);
+  });
+
+  it('a message the processor cannot handle is retried, then skipped, and never puts the account in error', async () => {
+    const inbox = t.services.inbox;
+    const original = inbox.processMessage.bind(inbox);
+    inbox.processMessage = async (trx, account, raw) => {
+      if (raw.toString().includes('POISON')) throw new Error('cannot handle this one');
+      return original(trx, account, raw);
+    };
+    try {
+      const before = (await inbound()).length;
+      await imap.deliverMany(SDR, [
+        mail({ From: 'tom@globex.com', To: SDR, Subject: 'Re: Quick question', 'Message-ID': '<poison@globex.com>', 'In-Reply-To': `<${tomFirst}@acme-mail.io>` }, 'POISON'),
+        mail({ From: 'tom@globex.com', To: SDR, Subject: 'Re: Quick question', 'Message-ID': '<after-poison@globex.com>', 'In-Reply-To': `<${tomFirst}@acme-mail.io>` }, 'fine'),
+      ]);
+      expect(await inbox.runOnce()).toBe(0);
+      expect(await inbox.runOnce()).toBe(0);
+      const held = await t.db('mailbox_checkpoints').where({ account_id: accountId }).first();
+      expect(held.stuck_count).toBe(2);
+      expect(held.last_error).toMatch(/could not be processed: cannot handle this one/);
+      expect((await t.db('email_accounts').where({ id: accountId }).first()).status).toBe('active');
+      expect(await inbox.runOnce()).toBe(1);
+      const rows = await inbound();
+      expect(rows.length - before).toBe(1);
+      expect(rows[rows.length - 1].message_id).toBe('<after-poison@globex.com>');
+      const after = await t.db('mailbox_checkpoints').where({ account_id: accountId }).first();
+      expect(after.stuck_uid).toBeNull();
+    } finally {
+      inbox.processMessage = original;
+    }
+  });
+
+  it('hard bounces read from the mailbox count toward bounce protection (the account pauses)', async () => {
+    const BP = 'bp@acme-mail.io';
+    imap.addUser(BP, 'bp-pw');
+    const connected = await ws.client.POST('/v2/account/connect', {
+      body: { email: BP, provider: 'smtp', smtp: { host: '127.0.0.1', port: sink.port, password: 'x' }, imap: { host: '127.0.0.1', port: imap.port, password: 'bp-pw' } },
+    });
+    const bpId = connected.data!.data.account.id;
+    const ids: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const id = newId();
+      ids.push(id);
+      await t.db('email_messages').insert({
+        id, workspace_id: ws.workspaceId, account_id: bpId, campaign_id: campaignId, direction: 'outbound', kind: 'campaign', message_id: `<${id}@acme-mail.io>`,
+        references: [], thread_id: id, from_address: BP, to_address: `lead${i}@far.example`, subject: 'Quick question', text_body: 'Hi', status: 'sent', sent_at: t.clock.now(), created_at: t.clock.now(),
+      });
+    }
+    await imap.deliverMany(BP, [0, 1, 2].map((i) => dsn(`lead${i}@far.example`, '5.1.1', `<${ids[i]}@acme-mail.io>`).replace(`To: ${SDR}`, `To: ${BP}`)));
+    await t.services.inbox.runOnce();
+    const status = await ws.client.GET('/v1/account/status', { params: { query: { accountId: bpId } } });
+    expect(status.data!.data.status).toBe('paused');
+    expect((await t.db('email_accounts').where({ id: bpId }).first()).status_reason).toMatch(/^bounce_rate: 3 hard bounces in the last 40 sends/);
+    expect(await suppressed()).toEqual(expect.arrayContaining(['lead0@far.example:bounced', 'lead2@far.example:bounced']));
   });
 });
