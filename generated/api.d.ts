@@ -2583,6 +2583,69 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/suppression/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add addresses or domains to the suppression list
+         * @description Adds up to 1,000 addresses or whole domains to the workspace's suppression list; no campaign mails them
+         *     again (contacts already in campaigns are skipped when their turn comes). Values are lower-cased; an entry
+         *     already on the list is reported in `alreadyListed`, an invalid one in `invalid` by position.
+         */
+        post: operations["addSuppressions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/suppression/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the suppression list
+         * @description The workspace's suppression list, newest first, with `limit`/`skip` pagination and an optional substring `search`.
+         */
+        get: operations["listSuppressions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/suppression/remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove addresses or domains from the suppression list
+         * @description Removes entries from the workspace's suppression list (whatever their reason); campaigns may mail those
+         *     addresses again. Values not on the list are reported in `notListed`.
+         */
+        post: operations["removeSuppressions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/whitelabel/add-plan": {
         parameters: {
             query?: never;
@@ -2945,7 +3008,9 @@ export interface components {
         };
         /**
          * @description Campaign email analytics over a range of days, warm-up traffic excluded. `totals` counts events; `unique`
-         *     counts distinct contacts per event type (a contact who opened three times counts once); `rates` divide the
+         *     counts distinct contacts per event type (a contact who opened three times counts once), leaving out opens and
+         *     clicks made by machines (mail-privacy proxies, link scanners, prefetches within seconds of the send), which
+         *     `totals` still count; `rates` divide the
          *     unique counts by the unique contacts sent to (`unique.sent`); `graph` has one entry per day of the range,
          *     days without events included as zeros.
          */
@@ -4176,7 +4241,7 @@ export interface components {
              * @description A machine-readable error class.
              * @enum {string}
              */
-            code: "validation_error" | "malformed_json" | "unauthorized" | "insufficient_credits" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable";
+            code: "validation_error" | "mail_login_failed" | "malformed_json" | "unauthorized" | "insufficient_credits" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable";
             /** @description Field-level problems; empty when the error is not about one field. */
             details: components["schemas"]["ErrorDetail"][];
             /** @description What went wrong, in one sentence (the same text `/v1` puts in `error`). */
@@ -4829,6 +4894,68 @@ export interface components {
             status: "success";
             /** @constant */
             success: true;
+        };
+        /**
+         * @description What a batch did, by input position; invalid values change nothing, the others are added in one transaction.
+         * @example {
+         *       "added": [
+         *         "jane@acme.com",
+         *         "competitor.io"
+         *       ],
+         *       "alreadyListed": [],
+         *       "invalid": [
+         *         {
+         *           "index": 2,
+         *           "value": "not an address",
+         *           "message": "Not an email address or a domain."
+         *         }
+         *       ]
+         *     }
+         */
+        SuppressionAddResult: {
+            added: string[];
+            alreadyListed: string[];
+            invalid: {
+                index: number;
+                message: string;
+                value: string;
+            }[];
+        };
+        /**
+         * @description One entry of the workspace's suppression list: an address, or a whole domain (every address at it). No
+         *     campaign mails a suppressed address again. Unsubscribes and hard bounces add entries by themselves.
+         * @example {
+         *       "value": "jane@acme.com",
+         *       "kind": "address",
+         *       "reason": "unsubscribed",
+         *       "createdAt": "2026-11-23T14:05:00Z"
+         *     }
+         */
+        SuppressionEntry: {
+            /** Format: date-time */
+            createdAt: string;
+            /** @enum {string} */
+            kind: "address" | "domain";
+            /**
+             * @description `manual` for entries added through the API.
+             * @enum {string}
+             */
+            reason: "unsubscribed" | "bounced" | "manual";
+            /**
+             * @description The lower-cased address or domain.
+             * @example jane@acme.com
+             */
+            value: string;
+        };
+        /** @description Addresses (`jane@acme.com`) or whole domains (`acme.com`), in one batch; case does not matter. */
+        SuppressionValuesRequest: {
+            /**
+             * @example [
+             *       "jane@acme.com",
+             *       "competitor.io"
+             *     ]
+             */
+            values: string[];
         };
         /**
          * @description The verdict on one address. Checks run in this order and the first failing one decides:
@@ -9375,6 +9502,121 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    addSuppressions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SuppressionValuesRequest"];
+            };
+        };
+        responses: {
+            /** @description What was added. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["SuppressionAddResult"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    listSuppressions: {
+        parameters: {
+            query?: {
+                /** @description Entries per page (1-100). */
+                limit?: number;
+                /** @description Only values containing this text (case-insensitive). */
+                search?: string;
+                /** @description Entries to skip. */
+                skip?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of entries. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            items: components["schemas"]["SuppressionEntry"][];
+                            pagination: components["schemas"]["ListPagination"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    removeSuppressions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SuppressionValuesRequest"];
+            };
+        };
+        responses: {
+            /** @description What was removed. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            notListed: string[];
+                            removed: string[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];

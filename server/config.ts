@@ -42,6 +42,8 @@ export interface Config {
   sendingTickSeconds: number;
   /** The public base URL of this service, for unsubscribe, open and click links in emails. */
   publicUrl: string;
+  /** Log in to SMTP (and IMAP) before storing a connected account (VERIFY_MAIL_LOGINS, default on). */
+  verifyMailLogins: boolean;
   /** Timeout of one SMTP connection step when sending. */
   smtpTimeoutMs: number;
   /** Allow SMTP/IMAP hosts on loopback, private or link-local addresses (tests, self-hosted relays). */
@@ -95,6 +97,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     sendingEnabled: bool('SENDING_ENABLED', true, env),
     sendingTickSeconds: int('SENDING_TICK_SECONDS', 5, env),
     publicUrl: (env.PUBLIC_URL || `http://localhost:${int('PORT', 3000, env)}`).replace(/\/+$/, ''),
+    verifyMailLogins: bool('VERIFY_MAIL_LOGINS', true, env),
     smtpTimeoutMs: int('SMTP_TIMEOUT_MS', 15000, env),
     allowPrivateMailHosts: bool('ALLOW_PRIVATE_MAIL_HOSTS', false, env),
     allowPrivateWebhooks: bool('ALLOW_PRIVATE_WEBHOOKS', false, env),

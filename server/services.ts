@@ -8,7 +8,7 @@ import type { Clock } from './clock';
 import type { Logger } from './logger';
 import { QuotaService } from './http/quota';
 import { createDnsLookup } from './dns';
-import { AccountMailAccess, AccountService } from './modules/account/service';
+import { AccountMailAccess, AccountService, type MailLoginCheck } from './modules/account/service';
 import { AccountStore } from './modules/account/store';
 import { SecretBox } from './modules/account/secrets';
 import { AnalyticsService } from './modules/analytics/service';
@@ -35,6 +35,7 @@ import { DEFAULT_INBOX_SETTINGS, InboxService } from './modules/inbox/service';
 import { SendingService } from './modules/sending/service';
 import { SendingStore } from './modules/sending/store';
 import { TransportPool } from './modules/sending/transport';
+import { verifyImapLogin } from './modules/inbox/reader';
 import { SuppressionService } from './modules/suppression/service';
 import { SuppressionStore } from './modules/suppression/store';
 import { TrackingService } from './modules/tracking/service';
@@ -65,16 +66,18 @@ export function createServices(deps: Deps) {
   const campaigns = new CampaignService(db, new CampaignStore(), clock);
   const contacts = new ContactService(db, new ContactStore(), clock);
   const secrets = new SecretBox(config);
-  const accounts = new AccountService(db, accountStore, analyticsStore, secrets, dns, config, clock);
+  const transports = new TransportPool({ allowPrivate: config.allowPrivateMailHosts, timeoutMs: config.smtpTimeoutMs });
+  const imapOptions = { allowPrivate: config.allowPrivateMailHosts, timeoutMs: config.imapTimeoutMs };
+  const loginCheck: MailLoginCheck = { smtp: (login) => transports.verify(login), imap: (login) => verifyImapLogin(login, imapOptions) };
+  const accounts = new AccountService(db, accountStore, analyticsStore, secrets, dns, config, clock, config.verifyMailLogins ? loginCheck : null);
   const analytics = new AnalyticsService(db, analyticsStore, accountStore, clock);
   const leads = new LeadService(db, clock, credits, config.creditCosts);
   const verification = new VerificationService(new VerificationStore(db), dns, clock, config);
   const enrichment = new EnrichmentService(db, new EnrichmentStore(), leads);
   const lists = new ListService(db, new ListStore(), leads, contacts, campaigns, credits, config, clock);
   const mailAccess = new AccountMailAccess(accountStore, secrets, clock);
-  const suppression = new SuppressionService(new SuppressionStore(), clock);
+  const suppression = new SuppressionService(db, new SuppressionStore(), clock);
   const tracking = new TrackingService(db, new TokenSigner(() => secrets.deriveKey('link-signing')), config.publicUrl, contacts, suppression, events, clock);
-  const transports = new TransportPool({ allowPrivate: config.allowPrivateMailHosts, timeoutMs: config.smtpTimeoutMs });
   const sending = new SendingService(db, new SendingStore(), mailAccess, contacts, events, suppression, tracking, transports, clock);
   const inbox = new InboxService(db, new InboxStore(), new EmailMessages(), mailAccess, campaigns, contacts, events, suppression, sending, config, clock, deps.logger, {
     ...DEFAULT_INBOX_SETTINGS,

@@ -19,6 +19,7 @@ import { listRoutes } from './list/routes';
 import { whitelabelRoutes } from './whitelabel/routes';
 import { inboxRoutes } from './inbox/routes';
 import { sendingRoutes } from './sending/routes';
+import { suppressionRoutes } from './suppression/routes';
 
 export function allRoutes(services: Services): Route[] {
   return [
@@ -37,5 +38,6 @@ export function allRoutes(services: Services): Route[] {
     ...whitelabelRoutes(services),
     ...inboxRoutes(services),
     ...sendingRoutes(services),
+    ...suppressionRoutes(services),
   ];
 }

@@ -473,6 +473,30 @@ export const entries: Record<string, Entry> = {
     errors: { 404: (f) => f.c.GET('/v2/whitelabel/user/{email}', { params: { path: { email: 'nobody@brightwave.io' } } }) },
   },
 
+  // Sending and suppression
+  'GET /v2/campaign/sending-status': {
+    ok: async (f) => f.c.GET('/v2/campaign/sending-status', { params: { query: { campaignId: await f.campaign() } } }),
+    errors: {
+      400: (f) => f.c.GET('/v2/campaign/sending-status', { params: { query: { campaignId: 'nope' } } }),
+      404: async (f) => f.c.GET('/v2/campaign/sending-status', { params: { query: { campaignId: await f.campaign(f.otherC) } } }),
+    },
+  },
+  'POST /v2/suppression/add': {
+    ok: (f) => f.c.POST('/v2/suppression/add', { body: { values: ['jane@acme.com', 'competitor.io', 'not an address'] } }),
+    errors: { 400: (f) => f.c.POST('/v2/suppression/add', { body: { values: [] } }) },
+  },
+  'GET /v2/suppression/list': {
+    ok: async (f) => {
+      await f.c.POST('/v2/suppression/add', { body: { values: ['listed@acme.com'] } });
+      return f.c.GET('/v2/suppression/list', { params: { query: { limit: 5, search: 'acme' } } });
+    },
+    errors: { 400: (f) => f.c.GET('/v2/suppression/list', { params: { query: { limit: 0 } } }) },
+  },
+  'POST /v2/suppression/remove': {
+    ok: (f) => f.c.POST('/v2/suppression/remove', { body: { values: ['jane@acme.com', 'never@listed.io'] } }),
+    errors: { 400: (f) => f.c.POST('/v2/suppression/remove', { body: { values: [''] } }) },
+  },
+
   // Inbox
   'GET /v2/email/list': {
     ok: async (f) => {

@@ -96,7 +96,8 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const database = await openTestDatabase();
   const clock = options.clock ?? new TestClock();
-  const config = loadConfig({ validateResponses: true, seedDemo: false, ...options.config });
+  // Account connect logs in to SMTP/IMAP only where a test asks (VERIFY_MAIL_LOGINS is on in production).
+  const config = loadConfig({ validateResponses: true, seedDemo: false, verifyMailLogins: false, ...options.config });
   const logger = options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const deps: Deps = { config, db: database.db, clock, logger };
   const services = createServices(deps);

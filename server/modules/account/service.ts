@@ -9,7 +9,7 @@ import type { Clock } from '../../clock';
 import type { Config } from '../../config';
 import type { DnsLookup } from '../../dns';
 import { newId } from '../../ids';
-import { conflict, detail, forbidden, badRequest, notFound } from '../../http/errors';
+import { ApiError, conflict, detail, forbidden, badRequest, notFound } from '../../http/errors';
 import type { AnalyticsStore } from '../analytics/store';
 import { dayIn } from '../analytics/days';
 import { accountNotFound, percent } from '../analytics/service';
@@ -54,6 +54,8 @@ export class AccountService {
     private readonly dns: DnsLookup,
     private readonly config: Pick<Config, 'dkimSelectors'>,
     private readonly clock: Clock,
+    /** Tries the logins before an account is stored; null skips it (VERIFY_MAIL_LOGINS=0). */
+    private readonly loginCheck: MailLoginCheck | null = null,
   ) {}
 
   private today(auth: Auth): string {
@@ -118,6 +120,7 @@ export class AccountService {
       created_at: now,
       updated_at: now,
     };
+    await this.checkLogins(row, body);
     await this.db.transaction(async (trx) => {
       const cap = await this.store.lockWorkspaceAccountCap(trx, auth.workspaceId);
       if (cap !== null && (await this.store.count(trx, auth.workspaceId)) >= cap) {
@@ -133,6 +136,25 @@ export class AccountService {
       }
     });
     return toAccount(row, 0);
+  }
+
+  /** Logs in to SMTP (and IMAP when given) before anything is stored; a failure names which and why. */
+  private async checkLogins(row: AccountRow, body: ConnectRequest): Promise<void> {
+    if (!this.loginCheck) return;
+    const logins: { kind: 'smtp' | 'imap'; host: string; port: number; username: string; password: string }[] = [{ kind: 'smtp', host: row.smtp_host!, port: row.smtp_port!, username: row.smtp_user!, password: body.smtp.password }];
+    if (body.imap) logins.push({ kind: 'imap', host: row.imap_host!, port: row.imap_port!, username: row.imap_user!, password: body.imap.password });
+    const failures = await Promise.all(
+      logins.map(async ({ kind, ...server }) => ({ kind, failure: await this.loginCheck![kind]({ accountId: row.id, workspaceId: row.workspace_id, email: row.email, ...server }) })),
+    );
+    const failed = failures.filter((f) => f.failure !== null);
+    if (failed.length) {
+      throw new ApiError(
+        400,
+        'mail_login_failed',
+        failed.map((f) => `The ${f.kind.toUpperCase()} login failed: ${f.failure!.message}`).join(' '),
+        failed.map((f) => detail(f.kind, f.failure!.message, f.failure!.reason)),
+      );
+    }
   }
 
   async list(auth: Auth, query: { limit?: number; skip?: number; status?: string }) {
@@ -255,6 +277,15 @@ export class AccountService {
     );
   }
 }
+
+/** Why a login try failed: `auth_failed`, `private_destination`, `unreachable` (refused, unknown host, timeout). */
+export interface LoginFailure {
+  reason: 'auth_failed' | 'private_destination' | 'unreachable';
+  message: string;
+}
+
+/** Tries an SMTP or IMAP login; null when it worked. */
+export type MailLoginCheck = Record<'smtp' | 'imap', (login: MailLogin) => Promise<LoginFailure | null>>;
 
 /** A decrypted mail-server login, for the worker only (never returned by the API). */
 export interface MailLogin {

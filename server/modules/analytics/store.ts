@@ -43,7 +43,7 @@ export class AnalyticsStore {
   async countsByType(db: Db, scope: EventScope): Promise<{ totals: EventCounts; unique: EventCounts }> {
     const rows: { type: EventType; total: number; uniq: number }[] = await scoped(db, scope)
       .groupBy('type')
-      .select('type', db.raw('count(*)::int AS total'), db.raw('count(DISTINCT contact_id)::int AS uniq'));
+      .select('type', db.raw('count(*)::int AS total'), db.raw('count(DISTINCT contact_id) FILTER (WHERE NOT flagged)::int AS uniq'));
     const totals = zeroCounts();
     const unique = zeroCounts();
     for (const row of rows) {

@@ -6,7 +6,7 @@
  */
 import { ImapFlow } from 'imapflow';
 import { OutboundRefusedError, resolveAllowedAddress } from '../../net/outbound';
-import type { MailLogin } from '../account/service';
+import type { LoginFailure, MailLogin } from '../account/service';
 
 export interface ReadResult {
   uidValidity: string;
@@ -52,6 +52,19 @@ export function imapClient(login: MailLogin, address: string, timeoutMs: number)
     socketTimeout: timeoutMs * 3,
     disableAutoIdle: true,
   } as ConstructorParameters<typeof ImapFlow>[0]);
+}
+
+/** Connect-time check of a new account's IMAP login; null when it works. */
+export async function verifyImapLogin(login: MailLogin, options: { allowPrivate: boolean; timeoutMs: number }): Promise<LoginFailure | null> {
+  try {
+    const client = await connectImap(login, options);
+    await client.logout();
+    return null;
+  } catch (err) {
+    const e = err as Error;
+    const reason = e.message.startsWith('IMAP host refused') ? 'private_destination' : e instanceof MailboxError && e.permanent ? 'auth_failed' : 'unreachable';
+    return { reason, message: e.message };
+  }
 }
 
 /** Connects and logs in, translating failures into MailboxError. */

@@ -66,7 +66,7 @@ export interface EngineOptions {
 export const DEFAULT_ENGINE_OPTIONS: EngineOptions = {
   batchSize: 200,
   campaignsPerRun: 20,
-  concurrency: 16,
+  concurrency: 32,
   claimLeaseMs: 10 * 60_000,
   failuresForSendingError: 5,
   bounceWindow: 40,
@@ -273,10 +273,16 @@ export class SendingService {
   private async deliver(claimed: Claimed[]): Promise<number> {
     let index = 0;
     let sent = 0;
+    // One login look-up (and decryption) per account per run, not per message.
+    const logins = new Map<string, ReturnType<AccountMailAccess['smtpLogin']>>();
+    const loginFor = (m: OutboundMessage) => {
+      if (!logins.has(m.account_id)) logins.set(m.account_id, this.accounts.smtpLogin(this.db, m.workspace_id, m.account_id));
+      return logins.get(m.account_id)!;
+    };
     const lane = async () => {
       while (index < claimed.length) {
         const item = claimed[index++];
-        const login = await this.accounts.smtpLogin(this.db, item.message.workspace_id, item.message.account_id);
+        const login = await loginFor(item.message);
         const outcome: SendOutcome = login ? await this.transports.send(login, item.outgoing) : { kind: 'accountFailure', response: 'no_smtp_login: the account has no SMTP login' };
         await this.db.transaction((trx) => this.record(trx, item, outcome));
         if (outcome.kind === 'sent') sent += 1;
@@ -293,6 +299,9 @@ export class SendingService {
     const mail = { campaignId: m.campaign_id, stepId: m.step_id, variantId: m.variant_id, accountId: m.account_id, contactId: m.contact_id, messageId: m.id };
     const data = { ...mail, email: item.email };
     const status = outcome.kind === 'sent' ? 'sent' : outcome.kind === 'bounced' ? 'bounced' : outcome.kind === 'unknown' ? 'unknown' : 'failed';
+    // Outcomes that may finish the campaign take its lock first (the claim's order: campaign, then accounts),
+    // so two workers finishing its last contacts cannot both miss, or both record, the completion.
+    const campaign = item.lastStep || outcome.kind === 'bounced' ? await this.store.lockCampaign(trx, m.campaign_id) : undefined;
     // A claim that expired meanwhile was reported `unknown` already; its outcome arrives too late to count.
     if (!(await this.store.finishMessage(trx, m.id, { status, smtp_response: outcome.response, sent_at: outcome.kind === 'sent' ? now : undefined }))) return;
 
@@ -302,7 +311,7 @@ export class SendingService {
       if (item.lastStep) {
         await this.store.updateProgress(trx, m.contact_id, { state: 'done', step_number: m.step_number + 1, last_sent_at: now, attempts: 0, updated_at: now });
         await this.contacts.finishForMail(trx, m.workspace_id, m.contact_id, 'completed');
-        await this.completeIfFinished(trx, m.workspace_id, m.campaign_id, now);
+        await this.completeIfFinished(trx, m.workspace_id, m.campaign_id, campaign?.name ?? '', now);
       } else {
         const dueAt = new Date(now.getTime() + item.nextDelayDays * DAY);
         await this.store.updateProgress(trx, m.contact_id, { state: 'waiting', step_number: m.step_number + 1, due_at: dueAt, last_sent_at: now, attempts: 0, updated_at: now });
@@ -315,7 +324,7 @@ export class SendingService {
       await this.suppression.suppress(trx, m.workspace_id, [{ value: item.email, reason: 'bounced' }]);
       await this.events.record(trx, { workspaceId: m.workspace_id, type: 'email.bounced', occurredAt: now, data: { ...data, bounceType: 'hard', smtpResponse: outcome.response }, mail });
       await this.protectFromBounces(trx, m.workspace_id, m.account_id);
-      await this.completeIfFinished(trx, m.workspace_id, m.campaign_id, now);
+      await this.completeIfFinished(trx, m.workspace_id, m.campaign_id, campaign?.name ?? '', now);
       return;
     }
     if (outcome.kind === 'unknown') {
@@ -371,10 +380,10 @@ export class SendingService {
     }
   }
 
-  private async completeIfFinished(trx: Executor, workspaceId: string, campaignId: string, now: Date): Promise<void> {
+  /** Records `campaign.completed` when no contact is left to mail (the caller holds the campaign lock). */
+  private async completeIfFinished(trx: Executor, workspaceId: string, campaignId: string, name: string, now: Date): Promise<void> {
     if ((await this.store.unfinishedContacts(trx, campaignId)) > 0) return;
-    const campaign = await this.store.lockActiveCampaign(trx, campaignId);
-    if (campaign) await this.events.record(trx, { workspaceId, type: 'campaign.completed', occurredAt: now, data: { campaignId, name: campaign.name } });
+    await this.events.record(trx, { workspaceId, type: 'campaign.completed', occurredAt: now, data: { campaignId, name } });
   }
 
   // --- why is it (not) sending ---

@@ -143,7 +143,8 @@ export class SendingStore {
     const row = await db('campaigns as k')
       .join('workspaces as w', 'w.id', 'k.workspace_id')
       .where({ 'k.id': campaignId, 'k.status': 'active' })
-      .forUpdate('k')
+      // NO KEY: rows that reference the campaign (events, messages) may still be written meanwhile.
+      .forNoKeyUpdate('k')
       .skipLocked()
       .first(
         'k.id',
@@ -161,6 +162,11 @@ export class SendingStore {
       );
     if (row && typeof row.schedule === 'string') row.schedule = JSON.parse(row.schedule);
     return row;
+  }
+
+  /** Waits for and locks the campaign row (any status): finishing contacts one at a time per campaign. */
+  async lockCampaign(db: Executor, campaignId: string): Promise<{ name: string } | undefined> {
+    return db('campaigns').where({ id: campaignId }).forNoKeyUpdate().first('name');
   }
 
   async steps(db: Executor, campaignId: string): Promise<SendingStep[]> {

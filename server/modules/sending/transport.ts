@@ -5,7 +5,7 @@
  */
 import nodemailer, { type Transporter } from 'nodemailer';
 import { OutboundRefusedError, resolveAllowedAddress } from '../../net/outbound';
-import type { MailLogin } from '../account/service';
+import type { LoginFailure, MailLogin } from '../account/service';
 
 export type SendOutcome =
   | { kind: 'sent'; response: string }
@@ -48,10 +48,13 @@ export class TransportPool {
     const existing = this.pools.get(login.accountId);
     if (existing?.key === key) return existing.transport;
     existing?.transport.close();
-    const transport = nodemailer.createTransport({
-      pool: true,
-      maxConnections: 2,
-      maxMessages: 100,
+    const transport = nodemailer.createTransport({ ...this.connection(login, address), pool: true, maxConnections: 2, maxMessages: 100 });
+    this.pools.set(login.accountId, { key, transport });
+    return transport;
+  }
+
+  private connection(login: MailLogin, address: string) {
+    return {
       host: address,
       port: login.port,
       secure: login.port === 465,
@@ -61,9 +64,7 @@ export class TransportPool {
       connectionTimeout: this.options.timeoutMs,
       greetingTimeout: this.options.timeoutMs,
       socketTimeout: this.options.timeoutMs * 2,
-    });
-    this.pools.set(login.accountId, { key, transport });
-    return transport;
+    };
   }
 
   async send(login: MailLogin, message: OutgoingMessage): Promise<SendOutcome> {
@@ -80,6 +81,28 @@ export class TransportPool {
       return { kind: 'sent', response: String(info.response ?? '') };
     } catch (err) {
       return classify(err as Error & { response?: string; responseCode?: number; command?: string; code?: string });
+    }
+  }
+
+  /** Logs in once without sending (connect-time check of a new account); null when the login works. */
+  async verify(login: MailLogin): Promise<LoginFailure | null> {
+    let address: string;
+    try {
+      address = await resolveAllowedAddress(login.host, { allowPrivate: this.options.allowPrivate });
+    } catch (err) {
+      if (err instanceof OutboundRefusedError) return { reason: 'private_destination', message: err.message };
+      return { reason: 'unreachable', message: `${login.host} cannot be resolved.` };
+    }
+    const transport = nodemailer.createTransport(this.connection(login, address));
+    try {
+      await transport.verify();
+      return null;
+    } catch (err) {
+      const e = err as Error & { code?: string; responseCode?: number; response?: string };
+      if (e.code === 'EAUTH' || e.responseCode === 535) return { reason: 'auth_failed', message: `authentication refused for ${login.username} at ${login.host}:${login.port}${e.response ? ` (${e.response})` : ''}.` };
+      return { reason: 'unreachable', message: `${login.host}:${login.port} did not answer as an SMTP server (${e.code ?? e.message}).` };
+    } finally {
+      transport.close();
     }
   }
 

@@ -2,14 +2,21 @@
  * The workspace's suppression list: an address there (or any address at a listed domain) is never mailed
  * by any campaign again. Unsubscribes and hard bounces add to it; the engine checks it before each send.
  */
+import type { components } from '../../../generated/api';
 import type { Clock } from '../../clock';
-import type { Executor } from '../../db';
+import type { Db, Executor } from '../../db';
 import type { SuppressionReason, SuppressionStore } from './store';
+
+type Schemas = components['schemas'];
+
+const ADDRESS = /^[^\s@]+@[a-z0-9-]+(\.[a-z0-9-]+)+$/;
+const DOMAIN = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/;
 
 const domainOf = (email: string) => email.slice(email.lastIndexOf('@') + 1);
 
 export class SuppressionService {
   constructor(
+    private readonly db: Db,
     private readonly store: SuppressionStore,
     private readonly clock: Clock,
   ) {}
@@ -28,5 +35,38 @@ export class SuppressionService {
   async suppress(db: Executor, workspaceId: string, entries: { value: string; reason: SuppressionReason }[]): Promise<void> {
     const at = this.clock.now();
     await this.store.insert(db, entries.map((e) => ({ workspace_id: workspaceId, value: e.value.toLowerCase(), reason: e.reason, created_at: at })));
+  }
+
+  // --- the API's operations ---
+
+  async add(workspaceId: string, values: string[]): Promise<Schemas['SuppressionAddResult']> {
+    const invalid: Schemas['SuppressionAddResult']['invalid'] = [];
+    const wanted: string[] = [];
+    values.forEach((raw, index) => {
+      const value = raw.trim().toLowerCase();
+      if (ADDRESS.test(value) || DOMAIN.test(value)) {
+        if (!wanted.includes(value)) wanted.push(value);
+      } else invalid.push({ index, value: raw, message: 'Not an email address or a domain.' });
+    });
+    return this.db.transaction(async (trx) => {
+      const listed = await this.store.present(trx, workspaceId, wanted);
+      const added = wanted.filter((v) => !listed.has(v));
+      await this.suppress(trx, workspaceId, added.map((value) => ({ value, reason: 'manual' as const })));
+      return { added, alreadyListed: wanted.filter((v) => listed.has(v)), invalid };
+    });
+  }
+
+  async remove(workspaceId: string, values: string[]): Promise<{ removed: string[]; notListed: string[] }> {
+    const wanted = [...new Set(values.map((v) => v.trim().toLowerCase()))];
+    const removed = await this.store.remove(this.db, workspaceId, wanted);
+    return { removed, notListed: wanted.filter((v) => !removed.includes(v)) };
+  }
+
+  async list(workspaceId: string, page: { limit: number; skip: number; search?: string }) {
+    const { rows, total } = await this.store.page(this.db, workspaceId, page);
+    return {
+      items: rows.map((r): Schemas['SuppressionEntry'] => ({ value: r.value, kind: r.value.includes('@') ? 'address' : 'domain', reason: r.reason, createdAt: r.created_at.toISOString() })),
+      pagination: { limit: page.limit, skip: page.skip, total, hasMore: page.skip + rows.length < total },
+    };
   }
 }

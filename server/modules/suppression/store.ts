@@ -14,4 +14,28 @@ export class SuppressionStore {
     const rows = await db('suppressions').where({ workspace_id: workspaceId }).whereIn('value', values).select('value');
     return new Set(rows.map((r: { value: string }) => r.value));
   }
+
+  async remove(db: Executor, workspaceId: string, values: string[]): Promise<string[]> {
+    const rows = await db('suppressions').where({ workspace_id: workspaceId }).whereIn('value', values).delete().returning('value');
+    return rows.map((r: { value: string }) => r.value);
+  }
+
+  async page(db: Executor, workspaceId: string, page: { limit: number; skip: number; search?: string }): Promise<{ rows: SuppressionRow[]; total: number }> {
+    const scoped = () => {
+      const q = db('suppressions').where({ workspace_id: workspaceId });
+      if (page.search) q.andWhere('value', 'like', `%${page.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+      return q;
+    };
+    const [rows, count] = await Promise.all([
+      scoped().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'value' }]).limit(page.limit).offset(page.skip).select('value', 'reason', 'created_at'),
+      scoped().count<{ n: string }[]>('* as n'),
+    ]);
+    return { rows, total: Number(count[0].n) };
+  }
+}
+
+export interface SuppressionRow {
+  value: string;
+  reason: SuppressionReason;
+  created_at: Date;
 }

@@ -1,0 +1,150 @@
+/**
+ * `npm run bench:send` (PostgreSQL: BENCH_DATABASE_URL or DATABASE_URL): the sending engine end to end.
+ *   - 10,000 contacts x 2 steps over 50 accounts to a loopback SMTP sink, gaps 0: messages per second from
+ *     the first worker run to the last accepted message of each step, beside a baseline in the same run:
+ *     the same number of messages sent straight with nodemailer (pooled, same concurrency), no engine;
+ *   - the scheduler's time for a run that finds the due work among 100,000 waiting contacts;
+ *   - the worker's heap after each phase.
+ * It creates and drops its own database (lr_bench_send). BENCH_CONTACTS changes the size.
+ */
+import type { AddressInfo } from 'node:net';
+import knex from 'knex';
+import nodemailer from 'nodemailer';
+import pino from 'pino';
+import { SMTPServer } from 'smtp-server';
+import { loadConfig } from '../server/config';
+import { migrate, openDatabase } from '../server/db';
+import { newId } from '../server/ids';
+import { createServices, type Deps } from '../server/services';
+
+const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 10_000);
+const WAITING = Number(process.env.BENCH_WAITING ?? 100_000);
+const ACCOUNTS = 50;
+const DB_NAME = 'lr_bench_send';
+const heapMb = () => (process.memoryUsage().heapUsed / 1024 / 1024).toFixed(1);
+
+class BenchClock {
+  constructor(public current = new Date('2026-11-23T10:00:00.000Z').getTime()) {}
+  now = () => new Date(this.current);
+}
+
+async function main(): Promise<void> {
+  const url = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL;
+  if (!url) throw new Error('bench:send needs PostgreSQL: set BENCH_DATABASE_URL or DATABASE_URL');
+  const admin = knex({ client: 'pg', connection: url });
+  await admin.raw(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
+  await admin.raw(`CREATE DATABASE ${DB_NAME}`);
+  const target = new URL(url);
+  target.pathname = `/${DB_NAME}`;
+
+  let received = 0;
+  const sink = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onAuth: (_a, _s, cb) => cb(null, { user: 'bench' }),
+    onData(stream, _s, cb) {
+      stream.on('data', () => undefined);
+      stream.on('end', () => {
+        received += 1;
+        cb();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', () => resolve()));
+  const port = (sink.server.address() as AddressInfo).port;
+
+  const config = loadConfig({ databaseUrl: target.toString(), secretKey: '66'.repeat(32), allowPrivateMailHosts: true, seedDemo: false });
+  const database = await openDatabase(config);
+  await migrate(database.db);
+  const db = database.db;
+  const clock = new BenchClock();
+  const deps: Deps = { config, db, clock, logger: pino({ level: 'silent' }) };
+  const services = createServices(deps);
+  try {
+    // Baseline: the same messages straight through nodemailer, 16 at a time over one pool.
+    const direct = nodemailer.createTransport({ pool: true, maxConnections: 16, host: '127.0.0.1', port, secure: false, ignoreTLS: true });
+    const baseStart = performance.now();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < CONTACTS) {
+          next += 1;
+          await direct.sendMail({ from: 'a@acme-mail.io', to: `c${next}@x.test`, subject: 'Hello', text: 'Hi', html: '<p>Hi</p>' });
+        }
+      }),
+    );
+    const baseRate = CONTACTS / ((performance.now() - baseStart) / 1000);
+    direct.close();
+    received = 0;
+
+    const planId = newId();
+    await db('plans').insert({ id: planId, name: 'Bench', per_min: 1e6, per_hour: 1e6, per_day: 1e6, credits: 0, created_at: clock.now() });
+    const { workspace } = await services.workspaces.createWorkspace({ name: 'Bench', planId });
+    const auth = { workspaceId: workspace.id, timezone: 'UTC' } as never;
+    const accountIds: string[] = [];
+    for (let i = 0; i < ACCOUNTS; i += 1) {
+      const account = await services.accounts.connect(auth, { email: `s${i}@acme-mail.io`, provider: 'smtp', dailyLimit: 1000, smtp: { host: '127.0.0.1', port, password: 'pw' } } as never);
+      accountIds.push(account.id);
+    }
+    const schedule = { timezone: 'UTC', days: [0, 1, 2, 3, 4, 5, 6], from: '00:00', to: '23:59' };
+    const makeCampaign = async (name: string, contacts: number) => {
+      const campaign = await services.campaigns.create(workspace.id, { name, accountIds, schedule, options: { emailGapMinutes: 0, randomWaitMaxMinutes: 0 } } as never);
+      await services.campaigns.createSteps(workspace.id, campaign.id, [
+        { delayDays: 0, variants: [{ subject: 'Hi {{firstName}}', body: '<p>Hello {{firstName}}, see <a href="https://acme.test">this</a>.</p>' }] },
+        { delayDays: 1, variants: [{ subject: '', body: 'Following up, {{firstName}}.' }] },
+      ] as never);
+      for (let i = 0; i < contacts; i += 5000) {
+        const rows = Array.from({ length: Math.min(5000, contacts - i) }, (_, k) => ({
+          id: newId(), workspace_id: workspace.id, campaign_id: campaign.id, email: `${name}${i + k}@x.test`, first_name: `N${i + k}`,
+          custom_variables: '{}', status: 'active', created_at: clock.now(), updated_at: clock.now(),
+        }));
+        await db('contacts').insert(rows);
+      }
+      await services.campaigns.launch(workspace.id, campaign.id);
+      return campaign.id;
+    };
+
+    const rows: [string, string][] = [['baseline: nodemailer alone, 16 at a time', `${baseRate.toFixed(0)} msg/s`]];
+    await makeCampaign('send', CONTACTS);
+    for (const step of [1, 2]) {
+      const start = performance.now();
+      const goal = step * CONTACTS;
+      let runs = 0;
+      while (received < goal && runs < 10_000) {
+        await services.sending.runOnce();
+        runs += 1;
+      }
+      const seconds = (performance.now() - start) / 1000;
+      rows.push([`engine: step ${step}, ${CONTACTS} messages (${runs} runs)`, `${(CONTACTS / seconds).toFixed(0)} msg/s, heap ${heapMb()} MB`]);
+      clock.current += 86_400_000;
+    }
+
+    // 100,000 waiting contacts (not due for a day) beside the due ones: how long a run takes to find work.
+    const waitingId = await makeCampaign('wait', WAITING);
+    await services.sending.runOnce(); // seeds the waiting campaign's progress rows
+    await db('sending_progress').where({ campaign_id: waitingId }).update({ state: 'waiting', due_at: new Date(clock.current + 86_400_000) });
+    await db.raw('ANALYZE');
+    const times: number[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      const t0 = performance.now();
+      await services.sending.runOnce();
+      times.push(performance.now() - t0);
+    }
+    rows.push([`scheduler: idle run among ${WAITING} waiting contacts (median of 5)`, `${times.sort((a, b) => a - b)[2].toFixed(1)} ms, heap ${heapMb()} MB`]);
+
+    console.log('\n| measure | result |\n|---|---|');
+    for (const [k, v] of rows) console.log(`| ${k} | ${v} |`);
+  } finally {
+    services.transports.close();
+    await database.close();
+    await admin.raw(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
+    await admin.destroy();
+    sink.close();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
