@@ -19,7 +19,8 @@ describeWithDovecot('the loop: launch, send, reply, stop, count, answer', () => 
   beforeAll(async () => {
     imap = await startImapServer({ users: [{ user: SDR, password: 'imap-pw' }] });
     sink = await startSmtpSink();
-    t = await startTestServer({ config: { secretKey: '44'.repeat(32), allowPrivateMailHosts: true, publicUrl: 'https://links.example.test' } });
+    // Connect verifies both logins against the loopback servers, as in production.
+    t = await startTestServer({ config: { secretKey: '44'.repeat(32), allowPrivateMailHosts: true, publicUrl: 'https://links.example.test', verifyMailLogins: true } });
     t.clock.set('2026-11-23T10:00:00.000Z'); // a Monday
     ws = await t.createWorkspace();
   });
@@ -117,5 +118,12 @@ describeWithDovecot('the loop: launch, send, reply, stop, count, answer', () => 
     // A manual answer is no campaign step: sends stay at the engine's three.
     const sent = await ws.client.GET('/v1/analytics/campaign/summary', { params: { query: { campaignId } } });
     expect(sent.data!.data.totals.sent).toBe(3);
+
+    // Connecting with a wrong IMAP password is refused at connect (dovecot answers the login).
+    imap.addUser('bad@acme-mail.io', 'right');
+    const refused = await ws.client.POST('/v2/account/connect', {
+      body: { email: 'bad@acme-mail.io', provider: 'smtp', smtp: { host: '127.0.0.1', port: sink.port, password: 'x' }, imap: { host: '127.0.0.1', port: imap.port, password: 'wrong' } },
+    });
+    expect(refused.response.status).toBe(400);
   });
 });
