@@ -4089,10 +4089,12 @@ export interface components {
             /** @description The SMTP server's last answer for an outbound message, or the remote diagnostic of a bounce. */
             smtpResponse: string | null;
             /**
-             * @description Outbound `queued`, `sending`, `sent`, `failed` or `unknown` (the SMTP outcome is not known); inbound `received`.
+             * @description Outbound `queued`, `sending`, `sent`, `failed`, `bounced` (refused with a permanent SMTP error, or a
+             *     delivery status notification with a 5.x.x status arrived later) or `unknown` (the SMTP outcome is not
+             *     known); inbound `received`.
              * @enum {string}
              */
-            status: "queued" | "sending" | "sent" | "failed" | "unknown" | "received";
+            status: "queued" | "sending" | "sent" | "failed" | "bounced" | "unknown" | "received";
             /**
              * Format: uuid
              * @description The campaign step of an outbound campaign message; `null` for manual messages and inbound mail.

@@ -79,7 +79,7 @@ export function createServices(deps: Deps) {
   const suppression = new SuppressionService(db, new SuppressionStore(), clock);
   const tracking = new TrackingService(db, new TokenSigner(() => secrets.deriveKey('link-signing')), config.publicUrl, contacts, suppression, events, clock);
   const sending = new SendingService(db, new SendingStore(), mailAccess, contacts, events, suppression, tracking, transports, clock);
-  const inbox = new InboxService(db, new InboxStore(), new EmailMessages(), mailAccess, campaigns, contacts, events, suppression, config, clock, deps.logger, {
+  const inbox = new InboxService(db, new InboxStore(), new EmailMessages(), mailAccess, campaigns, contacts, events, suppression, sending, config, clock, deps.logger, {
     ...DEFAULT_INBOX_SETTINGS,
     messagesPerRun: config.inboxMessagesPerRun,
     accountsPerRun: config.inboxAccountsPerRun,

@@ -3,36 +3,15 @@
  * unrelated and malformed mail; checkpoints across reader instances; a UIDVALIDITY reset; an IMAP login
  * failure; the unibox operations; and answers through SMTP (a loopback sink) filed in the Sent mailbox.
  */
-import { SMTPServer } from 'smtp-server';
-import { simpleParser, type ParsedMail } from 'mailparser';
-import type { AddressInfo } from 'node:net';
+import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import { describeWithDovecot, startImapServer, type ImapTestServer } from '../helpers/imap-server';
 import { createServices } from '../../server/services';
 import { newId } from '../../server/ids';
 import type { Event } from '../../server/modules/events/service';
-import type { SuppressionPort } from '../../server/modules/inbox/service';
 
 const SDR = 'sdr@acme-mail.io';
 const OTHER = 'other@acme-mail.io';
-
-/** A minimal loopback SMTP sink (the sending module's test/helpers/smtp-sink.ts does more). */
-async function startSink() {
-  const received: ParsedMail[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    onAuth: (_auth, _session, cb) => cb(null, { user: 'ok' }),
-    onData(stream, _session, cb) {
-      simpleParser(stream).then((m) => {
-        received.push(m);
-        cb();
-      }, cb);
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  return { port: (server.server.address() as AddressInfo).port, received, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
 
 function mail(headers: Record<string, string>, body = 'Hello there.'): string {
   const lines = Object.entries({ Date: 'Mon, 23 Nov 2026 10:30:00 +0000', 'MIME-Version': '1.0', 'Content-Type': 'text/plain; charset=utf-8', ...headers }).map(([k, v]) => `${k}: ${v}`);
@@ -78,7 +57,7 @@ function dsn(recipient: string, status: string, originalMessageId: string): stri
 
 describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
   let imap: ImapTestServer;
-  let sink: Awaited<ReturnType<typeof startSink>>;
+  let sink: SmtpSink;
   let t: TestServer;
   let ws: TestWorkspace;
   let accountId: string;
@@ -90,13 +69,8 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
   const sentIds: Record<string, string> = {};
   const recorded: Event[] = [];
   let tomFirst = '';
-  const suppressed: string[] = [];
-  const suppression: SuppressionPort = {
-    isSuppressed: async (_db, _ws, email) => suppressed.includes(email.toLowerCase()),
-    suppress: async (_db, _ws, entries) => {
-      for (const e of entries) suppressed.push(e.value.toLowerCase());
-    },
-  };
+  const suppressed = async () => (await t.db('suppressions').where({ workspace_id: ws.workspaceId }).orderBy('value')).map((r) => `${r.value}:${r.reason}`);
+
 
   const contactRow = (email: string) => t.db('contacts').where({ id: contacts[email] }).first();
   const inbound = () => t.db('email_messages').where({ direction: 'inbound', workspace_id: ws.workspaceId }).orderBy('created_at');
@@ -141,10 +115,9 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
 
   beforeAll(async () => {
     imap = await startImapServer({ users: [{ user: SDR, password: 'imap-pw' }, { user: OTHER, password: 'right' }] });
-    sink = await startSink();
+    sink = await startSmtpSink();
     t = await startTestServer({ config: { secretKey: '22'.repeat(32), allowPrivateMailHosts: true } });
     t.clock.set('2026-11-23T10:00:00.000Z');
-    t.services.inbox.suppression = suppression;
     t.services.events.onRecorded(async (_db, e) => {
       recorded.push(e);
     });
@@ -176,6 +149,7 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
   });
 
   afterAll(async () => {
+    t?.services.transports.close();
     await t?.close();
     await sink?.close();
     await imap?.close();
@@ -227,7 +201,8 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
     expect(bob.lead_status).toBe('outOfOffice');
     // The hard bounce marks Eve bounced and suppresses her address.
     expect((await contactRow('eve@hooli.com')).status).toBe('bounced');
-    expect(suppressed).toEqual(['eve@hooli.com']);
+    expect((await t.db('email_messages').where({ id: sentIds['eve@hooli.com'] }).first()).status).toBe('bounced');
+    expect(await suppressed()).toEqual(['eve@hooli.com:bounced']);
     expect((await contactRow('kim@gmail.com')).status).toBe('active');
 
     const types = recorded.map((e) => e.type);
@@ -253,7 +228,6 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
   it('never processes a message twice: a new reader instance resumes from the checkpoint', async () => {
     const before = recorded.length;
     const fresh = createServices(t.deps);
-    fresh.inbox.suppression = suppression;
     fresh.events.onRecorded(async (_db, e) => {
       recorded.push(e);
     });
@@ -319,7 +293,6 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
 
   it('refuses a loopback IMAP host unless ALLOW_PRIVATE_MAIL_HOSTS is set', async () => {
     const strict = createServices({ ...t.deps, config: { ...t.deps.config, allowPrivateMailHosts: false } });
-    strict.inbox.suppression = suppression;
     strict.events.onRecorded(async (_db, e) => {
       recorded.push(e);
     });
@@ -394,7 +367,7 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
       expect(answer).toMatchObject({ kind: 'manual', direction: 'outbound', status: 'sent', to: 'tom@globex.com', from: SDR, subject: 'Re: Quick question', threadId: reply.thread_id, stepId: null, inReplyTo: '<reply-tom@globex.com>' });
       expect(res.data!.data.appendedToSent).toBe(true);
 
-      const got = sink.received.find((m) => m.messageId === answer.messageId)!;
+      const got = sink.received.find((m) => m.parsed.messageId === answer.messageId)!.parsed;
       expect(got).toBeDefined();
       expect(got.inReplyTo).toBe('<reply-tom@globex.com>');
       const refs = Array.isArray(got.references) ? got.references : [got.references];
@@ -417,7 +390,7 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
       expect(res.status).toBe(409);
       const body = await res.json();
       expect(body.error).toMatch(/eve@hooli.com is on the suppression list/);
-      expect(sink.received.some((m) => m.text?.includes('Still there?'))).toBe(false);
+      expect(sink.received.some((m) => m.parsed.text?.includes('Still there?'))).toBe(false);
     });
   });
 
@@ -429,7 +402,6 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
     );
     await imap.deliverMany(SDR, raws);
     const second = createServices(t.deps);
-    second.inbox.suppression = suppression;
     second.events.onRecorded(async (_db, e) => {
       recorded.push(e);
     });
@@ -440,5 +412,59 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
     expect(after.length - before.length).toBe(20);
     expect(new Set(after.map((r) => r.message_id)).size).toBe(after.length);
     expect(recorded.filter((e) => e.type === 'email.replied').length - beforeEvents).toBe(20);
+  });
+
+  it('a message the processor cannot handle is retried, then skipped, and never puts the account in error', async () => {
+    const inbox = t.services.inbox;
+    const original = inbox.processMessage.bind(inbox);
+    inbox.processMessage = async (trx, account, raw) => {
+      if (raw.toString().includes('POISON')) throw new Error('cannot handle this one');
+      return original(trx, account, raw);
+    };
+    try {
+      const before = (await inbound()).length;
+      await imap.deliverMany(SDR, [
+        mail({ From: 'tom@globex.com', To: SDR, Subject: 'Re: Quick question', 'Message-ID': '<poison@globex.com>', 'In-Reply-To': `<${tomFirst}@acme-mail.io>` }, 'POISON'),
+        mail({ From: 'tom@globex.com', To: SDR, Subject: 'Re: Quick question', 'Message-ID': '<after-poison@globex.com>', 'In-Reply-To': `<${tomFirst}@acme-mail.io>` }, 'fine'),
+      ]);
+      expect(await inbox.runOnce()).toBe(0);
+      expect(await inbox.runOnce()).toBe(0);
+      const held = await t.db('mailbox_checkpoints').where({ account_id: accountId }).first();
+      expect(held.stuck_count).toBe(2);
+      expect(held.last_error).toMatch(/could not be processed: cannot handle this one/);
+      expect((await t.db('email_accounts').where({ id: accountId }).first()).status).toBe('active');
+      expect(await inbox.runOnce()).toBe(1);
+      const rows = await inbound();
+      expect(rows.length - before).toBe(1);
+      expect(rows[rows.length - 1].message_id).toBe('<after-poison@globex.com>');
+      const after = await t.db('mailbox_checkpoints').where({ account_id: accountId }).first();
+      expect(after.stuck_uid).toBeNull();
+    } finally {
+      inbox.processMessage = original;
+    }
+  });
+
+  it('hard bounces read from the mailbox count toward bounce protection (the account pauses)', async () => {
+    const BP = 'bp@acme-mail.io';
+    imap.addUser(BP, 'bp-pw');
+    const connected = await ws.client.POST('/v2/account/connect', {
+      body: { email: BP, provider: 'smtp', smtp: { host: '127.0.0.1', port: sink.port, password: 'x' }, imap: { host: '127.0.0.1', port: imap.port, password: 'bp-pw' } },
+    });
+    const bpId = connected.data!.data.account.id;
+    const ids: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const id = newId();
+      ids.push(id);
+      await t.db('email_messages').insert({
+        id, workspace_id: ws.workspaceId, account_id: bpId, campaign_id: campaignId, direction: 'outbound', kind: 'campaign', message_id: `<${id}@acme-mail.io>`,
+        references: [], thread_id: id, from_address: BP, to_address: `lead${i}@far.example`, subject: 'Quick question', text_body: 'Hi', status: 'sent', sent_at: t.clock.now(), created_at: t.clock.now(),
+      });
+    }
+    await imap.deliverMany(BP, [0, 1, 2].map((i) => dsn(`lead${i}@far.example`, '5.1.1', `<${ids[i]}@acme-mail.io>`).replace(`To: ${SDR}`, `To: ${BP}`)));
+    await t.services.inbox.runOnce();
+    const status = await ws.client.GET('/v1/account/status', { params: { query: { accountId: bpId } } });
+    expect(status.data!.data.status).toBe('paused');
+    expect((await t.db('email_accounts').where({ id: bpId }).first()).status_reason).toMatch(/^bounce_rate: 3 hard bounces in the last 40 sends/);
+    expect(await suppressed()).toEqual(expect.arrayContaining(['lead0@far.example:bounced', 'lead2@far.example:bounced']));
   });
 });

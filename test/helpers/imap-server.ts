@@ -11,6 +11,9 @@
  * run as root on this system: `default_login_user = dovenull` (root cannot run the login process),
  * `default_internal_user = dovecot`, a static userdb with `uid=dovecot`, `first_valid_uid` low enough
  * for that uid, `ssl = no`, and a mail directory owned by `dovecot`.
+ *
+ * After a wrong password dovecot's anvil delays the next logins from 127.0.0.1 for a few seconds (its auth
+ * penalty): a test of a failing login costs that much.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';

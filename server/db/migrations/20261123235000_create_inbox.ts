@@ -58,6 +58,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('last_read_at', { useTz: true }).nullable();
     t.integer('failures').notNullable().defaultTo(0);
     t.text('last_error').nullable();
+    /** A message whose processing failed (not the connection): retried, then skipped after 3 runs. */
+    t.bigInteger('stuck_uid').nullable();
+    t.integer('stuck_count').notNullable().defaultTo(0);
     t.timestamp('updated_at', { useTz: true }).notNullable();
     t.primary(['account_id', 'mailbox']);
     t.index(['last_read_at']);

@@ -25,10 +25,15 @@ import { classify, threadSubject, toIncoming, type Classification, type Incoming
 import type { MessagePort, MessageRow } from './messages';
 import { MailboxError, appendToSent, readMailbox } from './reader';
 import { sendMail } from './smtp';
-import type { InboxStore } from './store';
+import type { CheckpointRow, InboxStore } from './store';
 
 type Schemas = components['schemas'];
 export type EmailMessage = Schemas['EmailMessage'];
+
+/** Bounce accounting of the sending engine: a DSN's hard bounce counts toward bounce protection. */
+export interface LateBouncePort {
+  recordLateHardBounce(db: Executor, workspaceId: string, messageId: string): Promise<void>;
+}
 
 /** The suppression list (sending module): the inbox adds hard-bounced addresses and never answers a suppressed one. */
 export interface SuppressionPort {
@@ -60,6 +65,11 @@ export const DEFAULT_INBOX_SETTINGS: InboxSettings = {
 };
 
 const MAILBOX = 'INBOX';
+/** Runs a message whose processing fails is retried before it is skipped. */
+const STUCK_RUNS = 3;
+
+/** Processing (not reading) a message failed. */
+class ProcessingError extends Error {}
 const FREE_PROVIDERS = new Set<string>(freeProviders as string[]);
 
 export interface ProcessOutcome {
@@ -126,7 +136,8 @@ export class InboxService {
     private readonly campaigns: CampaignService,
     private readonly contacts: ContactService,
     private readonly events: EventService,
-    public suppression: SuppressionPort,
+    private readonly suppression: SuppressionPort,
+    private readonly bounces: LateBouncePort,
     private readonly config: Pick<Config, 'allowPrivateMailHosts'>,
     private readonly clock: Clock,
     private readonly logger: Logger,
@@ -148,7 +159,7 @@ export class InboxService {
     const lane = async () => {
       while (next < claimed.length) {
         const checkpoint = claimed[next++];
-        const n = await this.readAccount(checkpoint.account_id, { uidValidity: checkpoint.uid_validity, lastUid: checkpoint.last_uid }, checkpoint.failures);
+        const n = await this.readAccount(checkpoint);
         total += n;
       }
     };
@@ -156,42 +167,59 @@ export class InboxService {
     return total;
   }
 
-  private async readAccount(accountId: string, checkpoint: { uidValidity: string | null; lastUid: number }, failures: number): Promise<number> {
+  private async readAccount(checkpoint: CheckpointRow): Promise<number> {
+    const accountId = checkpoint.account_id;
     let processed = 0;
     let error: string | null = null;
-    let login: MailLogin | null = null;
+    let failures = checkpoint.failures;
+    let stuck = checkpoint.stuck_uid !== null ? { uid: checkpoint.stuck_uid, count: checkpoint.stuck_count } : null;
     try {
-      login = await this.accounts.imapLogin(this.db, accountId);
+      const login = await this.accounts.imapLogin(this.db, accountId);
       if (!login) return 0;
-      const account = login;
-      const result = await readMailbox(account, {
+      const result = await readMailbox(login, {
         allowPrivate: this.config.allowPrivateMailHosts,
         mailbox: MAILBOX,
-        checkpoint,
+        checkpoint: { uidValidity: checkpoint.uid_validity, lastUid: checkpoint.last_uid },
         limit: this.settings.messagesPerRun,
         timeoutMs: this.settings.timeoutMs,
         onMessage: async (uid, uidValidity, source) => {
-          await this.db.transaction(async (trx) => {
-            await this.processMessage(trx, account, source);
-            await this.store.advance(trx, account.accountId, MAILBOX, uidValidity, uid, this.clock.now());
-          });
+          try {
+            await this.db.transaction(async (trx) => {
+              await this.processMessage(trx, login, source);
+              await this.store.advance(trx, accountId, MAILBOX, uidValidity, uid, this.clock.now());
+            });
+          } catch (err) {
+            // Not the mailbox's fault: retry this message next run, and skip it after STUCK_RUNS runs so one
+            // message the processor cannot handle never blocks the mailbox.
+            const count = stuck?.uid === uid ? stuck.count + 1 : 1;
+            stuck = { uid, count };
+            if (count < STUCK_RUNS) throw new ProcessingError(`message UID ${uid} could not be processed: ${(err as Error).message}`);
+            this.logger.error({ accountId, uid, err: (err as Error).message }, 'inbox: skipping a message that failed to process 3 times');
+            await this.store.advance(this.db, accountId, MAILBOX, uidValidity, uid, this.clock.now());
+            stuck = null;
+            return;
+          }
+          if (stuck?.uid === uid) stuck = null;
           processed += 1;
         },
       });
-      if (result.processed === 0 && checkpoint.uidValidity !== result.uidValidity) {
+      if (result.processed === 0 && checkpoint.uid_validity !== result.uidValidity) {
         await this.store.advance(this.db, accountId, MAILBOX, result.uidValidity, result.lastUid, this.clock.now());
       }
       failures = 0;
     } catch (err) {
-      const permanent = err instanceof MailboxError ? err.permanent : false;
-      error = err instanceof MailboxError ? err.message : `IMAP read failed: ${(err as Error).message}`;
-      failures += 1;
-      this.logger.warn({ accountId, err: error, failures }, 'inbox: mailbox read failed');
-      if (permanent || failures >= this.settings.failuresBeforeError) {
-        await this.markConnectionError(accountId, error);
+      if (err instanceof ProcessingError) {
+        error = err.message;
+        this.logger.warn({ accountId, err: error }, 'inbox: processing failed; the message is retried next run');
+      } else {
+        const permanent = err instanceof MailboxError ? err.permanent : false;
+        error = err instanceof MailboxError ? err.message : `IMAP read failed: ${(err as Error).message}`;
+        failures += 1;
+        this.logger.warn({ accountId, err: error, failures }, 'inbox: mailbox read failed');
+        if (permanent || failures >= this.settings.failuresBeforeError) await this.markConnectionError(accountId, error);
       }
     } finally {
-      await this.store.release(this.db, accountId, MAILBOX, this.workerId, { now: this.clock.now(), error, failures });
+      await this.store.release(this.db, accountId, MAILBOX, this.workerId, { now: this.clock.now(), error, failures, stuck });
     }
     return processed;
   }
@@ -327,6 +355,7 @@ export class InboxService {
     const recipient = kind.dsn.recipient ?? original.to_address.toLowerCase();
     await this.suppression.suppress(trx, workspaceId, [{ value: recipient, reason: 'bounced' }]);
     if (contact) await this.contacts.finishForMail(trx, workspaceId, contact.id, 'bounced');
+    await this.bounces.recordLateHardBounce(trx, workspaceId, original.id);
     await this.events.record(trx, {
       workspaceId,
       type: 'email.bounced',

@@ -12,10 +12,12 @@ export interface CheckpointRow {
   last_read_at: Date | null;
   failures: number;
   last_error: string | null;
+  stuck_uid: number | null;
+  stuck_count: number;
   updated_at: Date;
 }
 
-const fromDb = (row: CheckpointRow): CheckpointRow => ({ ...row, last_uid: Number(row.last_uid) });
+const fromDb = (row: CheckpointRow): CheckpointRow => ({ ...row, last_uid: Number(row.last_uid), stuck_uid: row.stuck_uid === null ? null : Number(row.stuck_uid) });
 
 export class InboxStore {
   /** Creates the missing checkpoints of these accounts' mailboxes (nothing read yet). */
@@ -60,7 +62,13 @@ export class InboxStore {
       .update({ uid_validity: uidValidity, last_uid: lastUid, updated_at: now });
   }
 
-  async release(db: Executor, accountId: string, mailbox: string, workerId: string, result: { now: Date; error: string | null; failures: number }): Promise<void> {
+  async release(
+    db: Executor,
+    accountId: string,
+    mailbox: string,
+    workerId: string,
+    result: { now: Date; error: string | null; failures: number; stuck: { uid: number; count: number } | null },
+  ): Promise<void> {
     await db('mailbox_checkpoints')
       .where({ account_id: accountId, mailbox, claimed_by: workerId })
       .update({
@@ -69,6 +77,8 @@ export class InboxStore {
         last_read_at: result.now,
         last_error: result.error,
         failures: result.failures,
+        stuck_uid: result.stuck?.uid ?? null,
+        stuck_count: result.stuck?.count ?? 0,
         updated_at: result.now,
       });
   }

@@ -360,6 +360,18 @@ export class SendingService {
     }
   }
 
+  /**
+   * A hard bounce reported after SMTP accepted the message (a delivery status notification the inbox read),
+   * in the caller's transaction: the message reads `bounced`, the contact's progress ends, and bounce
+   * protection counts it like an SMTP 5xx. The inbox marks the contact, suppresses and records the event.
+   */
+  async recordLateHardBounce(trx: Executor, workspaceId: string, messageId: string): Promise<void> {
+    const message = await this.store.markLateBounce(trx, messageId);
+    if (!message) return;
+    if (message.contact_id) await this.store.updateProgress(trx, message.contact_id, { state: 'done', reason: 'bounced', updated_at: this.clock.now() });
+    if (message.account_id && message.kind === 'campaign') await this.protectFromBounces(trx, workspaceId, message.account_id);
+  }
+
   /** An account whose recent hard-bounce rate passes the threshold is paused before it harms its domain. */
   private async protectFromBounces(trx: Executor, workspaceId: string, accountId: string): Promise<void> {
     const { total, bounced } = await this.store.recentOutcomes(trx, accountId, this.options.bounceWindow);

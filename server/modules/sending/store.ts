@@ -247,6 +247,12 @@ export class SendingStore {
     return n > 0;
   }
 
+  /** A message SMTP accepted that bounced later (a DSN): `bounced`, once. */
+  async markLateBounce(db: Executor, id: string): Promise<{ account_id: string | null; contact_id: string | null; kind: string } | undefined> {
+    const [row] = await db('email_messages').where({ id, direction: 'outbound' }).whereIn('status', ['sent', 'unknown']).update({ status: 'bounced' }).returning(['account_id', 'contact_id', 'kind']);
+    return row;
+  }
+
   async updateProgress(db: Executor, contactId: string, patch: Partial<ProgressRow>): Promise<void> {
     await db('sending_progress').where({ contact_id: contactId }).update(patch);
   }
