@@ -390,7 +390,8 @@ export class CampaignService {
     return this.db.transaction(async (trx) => {
       const campaign = await this.findInWorkspace(trx, workspaceId, campaignId, { forUpdate: true });
       this.assertEditable(campaign);
-      const existing = campaign.step_count;
+      // Counted after the lock, in a statement of its own: the locked read's count is from before the wait.
+      const existing = (await this.store.steps(trx, campaignId)).length;
       const p = new Problems();
       if (existing + inputs.length > MAX_STEPS) {
         p.add('steps', `a campaign has at most ${MAX_STEPS} steps; it has ${existing} and this adds ${inputs.length}.`, 'max_steps');
