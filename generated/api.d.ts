@@ -2764,11 +2764,13 @@ export interface paths {
          * Assign a plan to a sub-user
          * @description Puts the sub-user's workspace on the plan: from the sub-user's next request its quota uses the plan's limits
          *     (`GET /v1/ratelimit/limits` with the sub-user's key shows them), and the plan's `credits` are granted to the
-         *     sub-user's balance through its credit ledger. Assigning the plan the sub-user is already on changes nothing
-         *     and grants nothing (`creditsGranted: 0`), so a retried request never grants twice. The plan must be one of the
-         *     calling workspace's own plans or the default plan. Takes no body. Costs the caller no credits.
+         *     sub-user's balance through its credit ledger, taken from the calling (parent) workspace's balance: credits are
+         *     the parent's to hand out, so no sequence of assignments creates credits. Assigning the plan the sub-user is
+         *     already on changes nothing and moves nothing (`creditsGranted: 0`), so a retried request never moves twice.
+         *     The plan must be one of the calling workspace's own plans or the default plan. Takes no body.
          *
-         *     Errors: `400` an id is not a UUID; `403` whitelabel is not enabled for the calling workspace; `404` no such
+         *     Errors: `400` an id is not a UUID; `402` the parent's balance cannot cover the plan's credits (nothing
+         *     changes); `403` whitelabel is not enabled for the calling workspace; `404` no such
          *     sub-user or plan, or one that belongs to another workspace (answered alike).
          */
         post: operations["assignPlan"];
@@ -9815,6 +9817,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            402: components["responses"]["PaymentRequiredV2"];
             403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];

@@ -62,7 +62,7 @@ export function createServices(deps: Deps) {
   const credits = new CreditService(db, clock);
   const workspaces = new WorkspaceService(db, workspaceStore, credits, clock);
   const quota = new QuotaService(db, clock);
-  const whitelabel = new WhitelabelService(db, new WhitelabelStore(), workspaces, workspaceStore, clock);
+  const whitelabel = new WhitelabelService(db, new WhitelabelStore(), workspaces, workspaceStore, credits, clock);
   const campaigns = new CampaignService(db, new CampaignStore(), clock);
   const contacts = new ContactService(db, new ContactStore(), clock);
   const secrets = new SecretBox(config);

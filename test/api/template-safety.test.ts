@@ -46,12 +46,13 @@ describe('template parsing on adversarial input', () => {
         const variants = Array.from({ length: 19 }, () => ({ subject: 'S', body: text }));
         const res = await ws.client.POST('/v2/campaign/sequence-create', { body: { campaignId, steps: [{ delayDays: 0, variants }] } });
         expect([201, 400]).toContain(res.response.status);
-        if (res.response.status === 201) await ws.client.DELETE('/v2/campaign/sequences-delete', { body: { stepId: res.data!.data.steps[0].id } as never });
+        if (res.response.status === 201) await ws.client.DELETE('/v2/campaign/sequences-delete', { params: { query: { stepId: res.data!.data.steps[0].id } } });
       }
       histogram.disable();
       // Before the linear parser one such request blocked for seconds (31 s measured on 1 MB). What remains
-      // is parsing 19 valid 48 KB templates and storing ~1 MB, about 100-170 ms on this 2-core machine.
-      expect(histogram.max / 1e6).toBeLessThan(300);
+      // is checking, storing and answering 19 valid 48 KB templates: 100-500 ms on a loaded 2-core machine,
+      // above the 50 ms goal (see the README); the bound here catches any return of super-linear parsing.
+      expect(histogram.max / 1e6).toBeLessThan(1500);
     });
   });
 });
