@@ -8,11 +8,11 @@
  * It creates and drops its own database (lr_bench_send). BENCH_CONTACTS changes the size.
  */
 import type { AddressInfo } from 'node:net';
-import knex from 'knex';
 import nodemailer from 'nodemailer';
 import pino from 'pino';
 import { SMTPServer } from 'smtp-server';
 import { loadConfig } from '../server/config';
+import { freshBenchDatabase } from './bench-database';
 import { migrate, openDatabase } from '../server/db';
 import { newId } from '../server/ids';
 import { createServices, type Deps } from '../server/services';
@@ -29,13 +29,7 @@ class BenchClock {
 }
 
 async function main(): Promise<void> {
-  const url = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL;
-  if (!url) throw new Error('bench:send needs PostgreSQL: set BENCH_DATABASE_URL or DATABASE_URL');
-  const admin = knex({ client: 'pg', connection: url });
-  await admin.raw(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
-  await admin.raw(`CREATE DATABASE ${DB_NAME}`);
-  const target = new URL(url);
-  target.pathname = `/${DB_NAME}`;
+  const bench = await freshBenchDatabase(DB_NAME, 'bench:send');
 
   let received = 0;
   const sink = new SMTPServer({
@@ -54,7 +48,7 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', () => resolve()));
   const port = (sink.server.address() as AddressInfo).port;
 
-  const config = loadConfig({ databaseUrl: target.toString(), secretKey: '66'.repeat(32), allowPrivateMailHosts: true, seedDemo: false });
+  const config = loadConfig({ databaseUrl: bench.url, secretKey: '66'.repeat(32), allowPrivateMailHosts: true, seedDemo: false });
   const database = await openDatabase(config);
   await migrate(database.db);
   const db = database.db;
@@ -138,8 +132,7 @@ async function main(): Promise<void> {
   } finally {
     services.transports.close();
     await database.close();
-    await admin.raw(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
-    await admin.destroy();
+    await bench.drop();
     sink.close();
   }
 }

@@ -6,9 +6,9 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import knex from 'knex';
 import pino from 'pino';
 import { loadConfig } from '../server/config';
+import { freshBenchDatabase } from './bench-database';
 import { migrate, openDatabase } from '../server/db';
 import { newId } from '../server/ids';
 import { postSigned } from '../server/modules/webhooks/deliver';
@@ -19,13 +19,7 @@ const DB_NAME = 'lr_bench_webhooks';
 const heapMb = () => (process.memoryUsage().heapUsed / 1024 / 1024).toFixed(1);
 
 async function main(): Promise<void> {
-  const url = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL;
-  if (!url) throw new Error('bench:webhooks needs PostgreSQL: set BENCH_DATABASE_URL or DATABASE_URL');
-  const admin = knex({ client: 'pg', connection: url });
-  await admin.raw(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
-  await admin.raw(`CREATE DATABASE ${DB_NAME}`);
-  const target = new URL(url);
-  target.pathname = `/${DB_NAME}`;
+  const bench = await freshBenchDatabase(DB_NAME, 'bench:webhooks');
   let received = 0;
   const receiver = createServer((req, res) => {
     req.resume();
@@ -37,7 +31,7 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', () => resolve()));
   const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
 
-  const config = loadConfig({ databaseUrl: target.toString(), secretKey: 'aa'.repeat(32), allowPrivateWebhooks: true, seedDemo: false });
+  const config = loadConfig({ databaseUrl: bench.url, secretKey: 'aa'.repeat(32), allowPrivateWebhooks: true, seedDemo: false });
   const database = await openDatabase(config);
   await migrate(database.db);
   const deps: Deps = { config, db: database.db, clock: { now: () => new Date() }, logger: pino({ level: 'silent' }) };
@@ -81,8 +75,7 @@ async function main(): Promise<void> {
     console.log(`| worker: ${EVENTS} deliveries from the outbox (${runs} runs) | ${rate.toFixed(0)} /s, heap ${heapMb()} MB |`);
   } finally {
     await database.close();
-    await admin.raw(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
-    await admin.destroy();
+    await bench.drop();
     receiver.close();
   }
 }

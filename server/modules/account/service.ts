@@ -322,31 +322,21 @@ export class AccountMailAccess {
   /** The account's IMAP login, or null when it has none or is in connectionError. */
   async imapLogin(db: Executor, accountId: string): Promise<MailLogin | null> {
     const row = await this.store.findAny(db, accountId);
-    if (!row || !row.imap_host || !row.imap_port || !row.imap_password_enc || row.status === 'connectionError') return null;
-    return {
-      accountId: row.id,
-      workspaceId: row.workspace_id,
-      email: row.email,
-      host: row.imap_host,
-      port: row.imap_port,
-      username: row.imap_user ?? row.email,
-      password: this.secrets.decrypt(row.imap_password_enc, `${row.id}:imap`),
-    };
+    if (!row || row.status === 'connectionError') return null;
+    return this.login(row, 'imap', row.imap_host, row.imap_port, row.imap_user, row.imap_password_enc);
   }
 
   /** The account's SMTP login (the workspace's account only), or null. */
   async smtpLogin(db: Executor, workspaceId: string, accountId: string): Promise<MailLogin | null> {
     const row = await this.store.findAny(db, accountId);
-    if (!row || row.workspace_id !== workspaceId || !row.smtp_host || !row.smtp_port || !row.smtp_password_enc) return null;
-    return {
-      accountId: row.id,
-      workspaceId: row.workspace_id,
-      email: row.email,
-      host: row.smtp_host,
-      port: row.smtp_port,
-      username: row.smtp_user ?? row.email,
-      password: this.secrets.decrypt(row.smtp_password_enc, `${row.id}:smtp`),
-    };
+    if (!row || row.workspace_id !== workspaceId) return null;
+    return this.login(row, 'smtp', row.smtp_host, row.smtp_port, row.smtp_user, row.smtp_password_enc);
+  }
+
+  private login(row: AccountRow, kind: 'smtp' | 'imap', host: string | null, port: number | null, user: string | null, passwordEnc: string | null): MailLogin | null {
+    if (!host || !port || !passwordEnc) return null;
+    const password = this.secrets.decrypt(passwordEnc, `${row.id}:${kind}`);
+    return { accountId: row.id, workspaceId: row.workspace_id, email: row.email, host, port, username: user ?? row.email, password };
   }
 
   /**
