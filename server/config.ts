@@ -36,6 +36,8 @@ export interface Config {
   smtpProbeFrom: string;
   /** Create a demo workspace on the first start (npm start). */
   seedDemo: boolean;
+  /** After SIGTERM, requests still open after this many seconds are cut (SHUTDOWN_GRACE_SECONDS). */
+  shutdownGraceSeconds: number;
   /** Run the sending, inbox and webhook worker inside this process (SENDING_ENABLED, default on). */
   sendingEnabled: boolean;
   /** How often the worker looks for due work, in seconds. */
@@ -94,6 +96,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     smtpProbeHelo: env.SMTP_PROBE_HELO || 'verify.leadreach.io',
     smtpProbeFrom: env.SMTP_PROBE_FROM || 'verify@leadreach.io',
     seedDemo: bool('SEED_DEMO', true, env),
+    shutdownGraceSeconds: int('SHUTDOWN_GRACE_SECONDS', 10, env),
     sendingEnabled: bool('SENDING_ENABLED', true, env),
     sendingTickSeconds: int('SENDING_TICK_SECONDS', 5, env),
     publicUrl: (env.PUBLIC_URL || `http://localhost:${int('PORT', 3000, env)}`).replace(/\/+$/, ''),

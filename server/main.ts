@@ -41,6 +41,9 @@ async function main(): Promise<void> {
     const { port } = server.address() as AddressInfo;
     logger.info({ port, database: database.kind }, `listening on http://localhost:${port}`);
   });
+  // A client that sends its headers or body slowly cannot hold a connection (or a shutdown) for long.
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
   // The worker runs here unless SENDING_ENABLED=0 (then `npm run worker` runs it apart).
   const worker = config.sendingEnabled ? startJobs({ deps, services }) : null;
 
@@ -54,8 +57,12 @@ async function main(): Promise<void> {
       logger.info('stopped');
       process.exit(0);
     });
-    // Idle keep-alive connections would hold close() open; in-flight requests still finish.
+    // Idle keep-alive connections would hold close() open; in-flight requests still finish, for a while.
     server.closeIdleConnections();
+    setTimeout(() => {
+      logger.warn({ graceSeconds: config.shutdownGraceSeconds }, 'shutdown grace period over: closing the remaining connections');
+      server.closeAllConnections();
+    }, config.shutdownGraceSeconds * 1000).unref();
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));

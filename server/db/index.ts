@@ -6,7 +6,7 @@
  * use the transaction object, never the outer knex: the outer one would wait for the connection the
  * transaction holds.
  */
-import { mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import knex, { Knex } from 'knex';
 import lockfile from 'proper-lockfile';
@@ -58,15 +58,7 @@ export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir
   }
   mkdirSync(config.dataDir, { recursive: true });
   // Only one process may open the embedded database: a second one would corrupt it.
-  let release: () => Promise<void>;
-  try {
-    release = await lockfile.lock(config.dataDir, { lockfilePath: join(config.dataDir, '.lock'), stale: 15000 });
-  } catch {
-    throw new Error(
-      `The embedded database in ${config.dataDir} is in use by another process (is the server running?). ` +
-        'Stop it first, or set DATABASE_URL to use PostgreSQL, which many processes can share.',
-    );
-  }
+  const release = await lockDataDir(config.dataDir);
   const db = knex({ client: ClientPgLite, dialect: 'postgres', connection: { filename: join(config.dataDir, 'pgdata') }, migrations: migrationConfig });
   return {
     db,
@@ -76,6 +68,42 @@ export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir
       await release();
     },
   };
+}
+
+/** Whether a process with this pid runs (signal 0 only checks). */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Locks DATA_DIR for this process (proper-lockfile) and records the owner's pid beside the lock, so a lock
+ * left by a process that died (kill -9) is taken over at once instead of after the lock's stale time.
+ */
+async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
+  const lockPath = join(dataDir, '.lock');
+  const ownerFile = join(dataDir, '.lock.pid');
+  const take = () => lockfile.lock(dataDir, { lockfilePath: lockPath, stale: 15000 });
+  let release: () => Promise<void>;
+  try {
+    release = await take();
+  } catch {
+    const owner = Number(existsSync(ownerFile) ? readFileSync(ownerFile, 'utf8') : NaN);
+    if (!Number.isInteger(owner) || owner === process.pid || isAlive(owner)) {
+      throw new Error(
+        `The embedded database in ${dataDir} is in use by another process (is the server running?). ` +
+          'Stop it first, or set DATABASE_URL to use PostgreSQL, which many processes can share.',
+      );
+    }
+    rmSync(lockPath, { recursive: true, force: true });
+    release = await take();
+  }
+  writeFileSync(ownerFile, String(process.pid));
+  return release;
 }
 
 export async function migrate(db: Db): Promise<string[]> {

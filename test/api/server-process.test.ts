@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -12,9 +13,9 @@ jest.setTimeout(180_000);
 
 const MAIN = join(__dirname, '../../server/main.ts');
 
-function start(dataDir: string): { child: ChildProcess; output: () => string; ready: Promise<string> } {
+function start(dataDir: string, env: Record<string, string> = {}): { child: ChildProcess; output: () => string; ready: Promise<string> } {
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
-    env: { ...process.env, NODE_OPTIONS: '', DATABASE_URL: '', DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info' },
+    env: { ...process.env, NODE_OPTIONS: '', DATABASE_URL: '', DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -78,4 +79,48 @@ it('starts with a demo workspace, serves its key, and stops cleanly on SIGTERM',
   const exited2 = exitCode(second.child);
   second.child.kill('SIGTERM');
   expect(await exited2).toBe(0);
+});
+
+it('takes over the embedded database at once after its owner was killed, and still refuses a live owner', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'server-kill-'));
+  try {
+    const first = start(dir, { SEED_DEMO: '0', SENDING_ENABLED: '0' });
+    await first.ready;
+    const killed = exitCode(first.child);
+    first.child.kill('SIGKILL');
+    await killed;
+    const second = start(dir, { SEED_DEMO: '0', SENDING_ENABLED: '0' });
+    await second.ready;
+    const third = start(dir, { SEED_DEMO: '0', SENDING_ENABLED: '0' });
+    await expect(third.ready).rejects.toThrow(/in use by another process/);
+    const exited = exitCode(second.child);
+    second.child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+it('stops within the grace period although a client sends its body one byte a second', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'server-slow-'));
+  try {
+    const server = start(dir, { SEED_DEMO: '0', SENDING_ENABLED: '0', SHUTDOWN_GRACE_SECONDS: '2' });
+    const base = new URL(await server.ready);
+    const socket = connect(Number(base.port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write('POST /v1/contact/add HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{');
+    const drip = setInterval(() => socket.write(' '), 1000);
+    socket.on('error', () => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const exited = exitCode(server.child);
+    const stoppedAt = Date.now();
+    server.child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    clearInterval(drip);
+    socket.destroy();
+    expect(Date.now() - stoppedAt).toBeLessThan(6000);
+    expect(server.output()).toContain('shutdown grace period over');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
