@@ -5800,6 +5800,8 @@ export interface components {
         /** @description The request is invalid: a parameter or the body breaks the schema, the JSON is malformed, or a domain rule rejects a value. */
         BadRequest: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
@@ -5810,6 +5812,8 @@ export interface components {
         /** @description (v2 error format) The request is invalid: a parameter or the body breaks the schema, the JSON is malformed, or a domain rule rejects a value. */
         BadRequestV2: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
@@ -5820,6 +5824,8 @@ export interface components {
         /** @description The resource is in a state that does not allow this, or the request would create a duplicate. */
         Conflict: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
@@ -5830,6 +5836,8 @@ export interface components {
         /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. */
         ConflictV2: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
@@ -5840,6 +5848,8 @@ export interface components {
         /** @description The workspace is not allowed to do this. */
         Forbidden: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
@@ -5850,6 +5860,8 @@ export interface components {
         /** @description (v2 error format) The workspace is not allowed to do this. */
         ForbiddenV2: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
@@ -5880,6 +5892,8 @@ export interface components {
         /** @description No such route, or the resource does not exist in this workspace (another workspace's resource answers the same). */
         NotFound: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
@@ -5890,6 +5904,8 @@ export interface components {
         /** @description (v2 error format) No such route, or the resource does not exist in this workspace (another workspace's resource answers the same). */
         NotFoundV2: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
@@ -5920,6 +5936,8 @@ export interface components {
         /** @description The workspace's credit balance cannot cover this request; nothing was charged or revealed. */
         PaymentRequired: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
@@ -5930,6 +5948,8 @@ export interface components {
         /** @description (v2 error format) The workspace's credit balance cannot cover this request; nothing was charged or revealed. */
         PaymentRequiredV2: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
@@ -6023,6 +6043,8 @@ export interface components {
         /** @description The request body is not `application/json`. */
         UnsupportedMediaType: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
@@ -6033,6 +6055,8 @@ export interface components {
         /** @description (v2 error format) The request body is not `application/json`. */
         UnsupportedMediaTypeV2: {
             headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };

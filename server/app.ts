@@ -16,6 +16,7 @@ import { enforceQuota } from './http/quota';
 import { errorMiddleware } from './http/error-middleware';
 import { rejectUnsafeText } from './http/text-safety';
 import { headAsGet } from './http/head';
+import { rejectUnsafeNumbers } from './http/json-numbers';
 import { ApiError } from './http/errors';
 import { allRoutes } from './modules';
 import { trackingRouter } from './modules/tracking/routes';
@@ -61,7 +62,7 @@ export function createApp(deps: Deps, services: Services = createServices(deps))
   // Links in emails: no key, no quota (modules/tracking/routes.ts).
   app.use(trackingRouter(services.tracking));
 
-  app.use(express.json({ limit: config.bodyLimitBytes }));
+  app.use(express.json({ limit: config.bodyLimitBytes, verify: rejectUnsafeNumbers }));
   app.use(['/v1', '/v2'], authenticate(services.workspaces, clock, config.authFailuresPerMinute), enforceQuota(services.quota), rejectUnsafeText, headAsGet);
   app.use(
     OpenApiValidator.middleware({

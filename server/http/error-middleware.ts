@@ -58,6 +58,7 @@ export function toApiError(err: unknown, exposeResponseValidation: boolean): Api
   if (bodyParser?.status === 400 && /^(Z_|ERR__)/.test(bodyParser.code ?? '')) {
     return new ApiError(400, 'malformed_json', 'Request body cannot be decoded with its Content-Encoding (gzip, deflate or br).');
   }
+  if (bodyParser?.type === 'entity.number.unsafe') return new ApiError(400, 'validation_error', (err as Error).message);
   if (bodyParser?.type === 'entity.too.large') return new ApiError(413, 'payload_too_large', 'Request body is too large.');
   if (bodyParser?.type === 'encoding.unsupported' || bodyParser?.type === 'charset.unsupported') {
     return new ApiError(415, 'unsupported_media_type', 'Unsupported media type: send application/json.');

@@ -64,4 +64,16 @@ describe('unstorable and undecodable input', () => {
     expect(res.headers.get('x-request-id')).toBeTruthy();
     expect(await res.text()).toBe('');
   });
+
+  it('rejects numbers that JSON would silently change, and keeps exact ones', async () => {
+    const add = (value: string) => post('/v2/contact/add', `{"campaignId":"${campaignId}","contacts":[{"email":"n${Math.random()}@b.test","customVariables":{"n":${value}}}]}`);
+    for (const value of ['9223372036854775808', '-9223372036854775808', '1e400', '1e-400', '-2.5e-330']) {
+      const res = await add(value);
+      expect(res.status).toBe(400);
+      expect((await res.json()).error).toMatch(/cannot be represented exactly/);
+    }
+    for (const value of ['9007199254740991', '0', '0.0', '1.5e-10', '-0', '3.14']) expect((await add(value)).status).toBe(200);
+    // Digits inside strings are text, not numbers.
+    expect((await post('/v2/contact/add', `{"campaignId":"${campaignId}","contacts":[{"email":"s@b.test","customVariables":{"n":"1e-400 9223372036854775808"}}]}`)).status).toBe(200);
+  });
 });

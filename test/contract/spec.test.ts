@@ -37,6 +37,19 @@ describe('operations', () => {
     expect(missing).toEqual([]);
   });
 
+  it('declares the quota headers on every quota-counted error answer (400, 402, 403, 404, 409, 415, 429)', () => {
+    const missing = operations.flatMap((o) =>
+      ['400', '402', '403', '404', '409', '415', '429']
+        .filter((status) => o.op.responses[status])
+        .filter((status) => {
+          const headers = deref<Json>(o.op.responses[status]).headers ?? {};
+          return !headers.RateLimit || !headers['RateLimit-Policy'];
+        })
+        .map((status) => `${o.key} ${status}`),
+    );
+    expect(missing).toEqual([]);
+  });
+
   it('uses the v2 error body on /v2 paths and the v1 body on /v1 paths', () => {
     const problems: string[] = [];
     for (const o of operations) {
