@@ -10,6 +10,9 @@ import { startTestServer, type TestServer } from '../helpers/server';
 
 const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
 
+// 2,000 real SMTP deliveries: seconds alone, longer on a machine shared with the rest of the suite.
+jest.setTimeout(180_000);
+
 onPostgres('sending with two workers on one PostgreSQL', () => {
   let t: TestServer;
   let sink: SmtpSink;

@@ -9,6 +9,8 @@ import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-r
 
 const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
 
+jest.setTimeout(120_000);
+
 onPostgres('webhook delivery with two workers', () => {
   let t: TestServer;
   let receiver: WebhookReceiver;

@@ -1,6 +1,6 @@
 /**
  * The client as another project uses it: `npm run build:client` makes dist/client-package, which is
- * copied into a scratch project's node_modules (with only its dependency, openapi-fetch, beside it).
+ * copied into a scratch project's node_modules (with only its dependencies, openapi-fetch and standardwebhooks, beside it).
  * A TypeScript consumer type-checks against the package's own types, a plain Node consumer calls
  * the real server, and `npm run example` runs against it too.
  */
@@ -24,9 +24,9 @@ beforeAll(async () => {
   const dir = buildClientPackage();
   project = mkdtempSync(join(tmpdir(), 'client-consumer-'));
   const modules = join(project, 'node_modules');
-  mkdirSync(join(modules, '@leadreach'), { recursive: true });
+  for (const scope of ['@leadreach', '@stablelib']) mkdirSync(join(modules, scope), { recursive: true });
   cpSync(dir, join(modules, PACKAGE_NAME), { recursive: true });
-  for (const dep of ['openapi-fetch', 'openapi-typescript-helpers']) symlinkSync(join(root, 'node_modules', dep), join(modules, dep), 'dir');
+  for (const dep of ['openapi-fetch', 'openapi-typescript-helpers', 'standardwebhooks', '@stablelib/base64', 'fast-sha256']) symlinkSync(join(root, 'node_modules', dep), join(modules, dep), 'dir');
 }, 120_000);
 
 afterAll(async () => {
