@@ -32,7 +32,7 @@ export function buildClientPackage(): string {
     exports: { '.': { types: './client/index.d.ts', default: './client/index.js' }, './package.json': './package.json' },
     files: ['client', 'generated'],
     engines: rootPackage.engines,
-    dependencies: { 'openapi-fetch': rootPackage.dependencies['openapi-fetch'] },
+    dependencies: { 'openapi-fetch': rootPackage.dependencies['openapi-fetch'], standardwebhooks: rootPackage.dependencies.standardwebhooks },
   };
   writeFileSync(join(PACKAGE_DIR, 'package.json'), JSON.stringify(manifest, null, 2) + '\n');
   return PACKAGE_DIR;

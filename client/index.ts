@@ -18,6 +18,7 @@ import { resolveRetryOptions, retryingFetch, type RetryOptions } from './retry';
 export type { paths, components, operations } from '../generated/api';
 export { ApiRequestError, unwrap, isErrorV2, requestIdOf, type ErrorV1, type ErrorV2, type ErrorDetail, type ErrorBody } from './errors';
 export { parseRetryAfter, backoffDelay, type RetryOptions } from './retry';
+export { verifyWebhook, type WebhookEvent } from './webhooks';
 
 export type Environment = 'local' | 'staging' | 'production';
 

@@ -2646,6 +2646,206 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/webhook/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Subscribe a URL to events
+         * @description Creates a subscription and answers its signing secret once. The URL must be https and resolve to a public address (plain http and private addresses only with `ALLOW_PRIVATE_WEBHOOKS=1`); `404` when `campaignId` is not a campaign of yours.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/webhook/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a webhook subscription
+         * @description Deletes the subscription with its queued deliveries and its delivery log.
+         */
+        post: operations["deleteWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/webhook/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The delivery log of a subscription
+         * @description Every attempt, newest first: HTTP status, duration and the first 1,000 characters of the answer.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/webhook/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook subscription
+         * @description One subscription; `404` when it is not yours.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/webhook/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook subscriptions
+         * @description The workspace's subscriptions, newest first.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/webhook/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a disabled subscription
+         * @description Enables a disabled subscription again; the deliveries that waited, and those that gave up, are sent at the next worker run.
+         */
+        post: operations["resumeWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/webhook/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry one delivery now
+         * @description Queues one delivery again for the next worker run, whatever its state (a delivered one is sent once more, with the same `webhook-id`).
+         */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/webhook/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret
+         * @description Replaces the signing secret and answers the new one once; every delivery from now on is signed with it.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/webhook/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event now
+         * @description Signs and sends one event of the subscription's first type with `data: { "test": true }` to its URL at once, and answers what the URL answered. Not queued, not retried, not logged.
+         */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/webhook/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change a webhook subscription
+         * @description Changes the URL (checked like on create), the event types, the campaign filter or the description. Queued deliveries go to the new URL.
+         */
+        post: operations["updateWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/whitelabel/add-plan": {
         parameters: {
             query?: never;
@@ -2764,11 +2964,13 @@ export interface paths {
          * Assign a plan to a sub-user
          * @description Puts the sub-user's workspace on the plan: from the sub-user's next request its quota uses the plan's limits
          *     (`GET /v1/ratelimit/limits` with the sub-user's key shows them), and the plan's `credits` are granted to the
-         *     sub-user's balance through its credit ledger. Assigning the plan the sub-user is already on changes nothing
-         *     and grants nothing (`creditsGranted: 0`), so a retried request never grants twice. The plan must be one of the
-         *     calling workspace's own plans or the default plan. Takes no body. Costs the caller no credits.
+         *     sub-user's balance through its credit ledger, taken from the calling (parent) workspace's balance: credits are
+         *     the parent's to hand out, so no sequence of assignments creates credits. Assigning the plan the sub-user is
+         *     already on changes nothing and moves nothing (`creditsGranted: 0`), so a retried request never moves twice.
+         *     The plan must be one of the calling workspace's own plans or the default plan. Takes no body.
          *
-         *     Errors: `400` an id is not a UUID; `403` whitelabel is not enabled for the calling workspace; `404` no such
+         *     Errors: `400` an id is not a UUID; `402` the parent's balance cannot cover the plan's credits (nothing
+         *     changes); `403` whitelabel is not enabled for the calling workspace; `404` no such
          *     sub-user or plan, or one that belongs to another workspace (answered alike).
          */
         post: operations["assignPlan"];
@@ -2780,7 +2982,7 @@ export interface paths {
     };
 }
 export interface webhooks {
-    event: {
+    "account.statusChanged": {
         parameters: {
             query?: never;
             header?: never;
@@ -2790,10 +2992,230 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * An event delivered to a webhook subscription
-         * @description What a subscribed URL receives for every event it subscribed to.
+         * account.statusChanged
+         * @description What a subscription to `account.statusChanged` receives (headers webhook-id, webhook-timestamp, webhook-signature).
          */
-        post: operations["receiveEvent"];
+        post: operations["eventAccountStatusChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "campaign.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * campaign.completed
+         * @description What a subscription to `campaign.completed` receives (headers webhook-id, webhook-timestamp, webhook-signature).
+         */
+        post: operations["eventCampaignCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "campaign.launched": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * campaign.launched
+         * @description What a subscription to `campaign.launched` receives (headers webhook-id, webhook-timestamp, webhook-signature).
+         */
+        post: operations["eventCampaignLaunched"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "campaign.paused": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * campaign.paused
+         * @description What a subscription to `campaign.paused` receives (headers webhook-id, webhook-timestamp, webhook-signature).
+         */
+        post: operations["eventCampaignPaused"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contact.leadStatusChanged": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contact.leadStatusChanged
+         * @description What a subscription to `contact.leadStatusChanged` receives (headers webhook-id, webhook-timestamp, webhook-signature).
+         */
+        post: operations["eventContactLeadStatusChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contact.unsubscribed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contact.unsubscribed
+         * @description What a subscription to `contact.unsubscribed` receives (headers webhook-id, webhook-timestamp, webhook-signature).
+         */
+        post: operations["eventContactUnsubscribed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "email.autoReplied": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * email.autoReplied
+         * @description What a subscription to `email.autoReplied` receives (headers webhook-id, webhook-timestamp, webhook-signature).
+         */
+        post: operations["eventEmailAutoReplied"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "email.bounced": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * email.bounced
+         * @description What a subscription to `email.bounced` receives (headers webhook-id, webhook-timestamp, webhook-signature).
+         */
+        post: operations["eventEmailBounced"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "email.clicked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * email.clicked
+         * @description What a subscription to `email.clicked` receives (headers webhook-id, webhook-timestamp, webhook-signature).
+         */
+        post: operations["eventEmailClicked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "email.opened": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * email.opened
+         * @description What a subscription to `email.opened` receives (headers webhook-id, webhook-timestamp, webhook-signature).
+         */
+        post: operations["eventEmailOpened"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "email.replied": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * email.replied
+         * @description What a subscription to `email.replied` receives (headers webhook-id, webhook-timestamp, webhook-signature).
+         */
+        post: operations["eventEmailReplied"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "email.sent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * email.sent
+         * @description What a subscription to `email.sent` receives (headers webhook-id, webhook-timestamp, webhook-signature).
+         */
+        post: operations["eventEmailSent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2833,6 +3255,14 @@ export interface components {
              * @example 14
              */
             warmupSentToday: number;
+        };
+        AccountStatusChangedData: {
+            /** Format: uuid */
+            accountId: string;
+            email: string;
+            previous: components["schemas"]["EmailAccountStatus"];
+            reason: string | null;
+            status: components["schemas"]["EmailAccountStatus"];
         };
         /** @description One day of a daily series (a calendar day in the workspace's time zone) with its event counts. */
         AnalyticsDay: {
@@ -3025,6 +3455,13 @@ export interface components {
             rates: components["schemas"]["AnalyticsRates"];
             totals: components["schemas"]["AnalyticsEventCounts"];
             unique: components["schemas"]["AnalyticsEventCounts"];
+        };
+        CampaignEventData: {
+            /** Format: uuid */
+            campaignId: string;
+            name: string;
+            /** @description campaign.paused only, `user` or why the service paused it. */
+            reason?: string;
         };
         /** @description How a campaign sends. */
         CampaignOptions: {
@@ -3644,6 +4081,18 @@ export interface components {
             /** @enum {string} */
             state: "waiting" | "sending" | "held" | "done" | "unknown";
             stepsSent: number;
+        };
+        ContactUnsubscribedData: {
+            /** Format: uuid */
+            campaignId: string;
+            /** Format: uuid */
+            contactId: string;
+            email: string;
+            /**
+             * @description The unsubscribe page's button, or the mail client's one-click (RFC 8058).
+             * @enum {string}
+             */
+            source: "link" | "oneClick";
         };
         /**
          * @description The DKIM check: a DKIM key (a TXT record with a non-empty public key `p=`; an empty `p=` means revoked) is looked for at
@@ -4609,6 +5058,15 @@ export interface components {
             /** @example VP of Sales */
             title: string | null;
         };
+        LeadStatusChangedData: {
+            /** Format: uuid */
+            campaignId: string;
+            /** Format: uuid */
+            contactId: string;
+            email: string;
+            leadStatus: components["schemas"]["ContactLeadStatus"];
+            previous: components["schemas"]["ContactLeadStatus"];
+        };
         /** @description Where this page sits in a resource list. */
         ListPagination: {
             /** @description True when items follow this page (`skip + items.length < total`). */
@@ -4617,6 +5075,29 @@ export interface components {
             skip: number;
             /** @description How many items match in all. */
             total: number;
+        };
+        /** @description The mail an `email.*` event is about. Opens and clicks add `flagged` (machine-made) and clicks `url`; bounces add `bounceType` and `smtpResponse`; replies add `inboundMessageId` and `subject`. */
+        MailEventData: {
+            /** Format: uuid */
+            accountId?: string | null;
+            /** @enum {string} */
+            bounceType?: "hard" | "soft";
+            /** Format: uuid */
+            campaignId?: string | null;
+            /** Format: uuid */
+            contactId: string | null;
+            email: string;
+            flagged?: boolean;
+            inboundMessageId?: string;
+            /** Format: uuid */
+            messageId: string | null;
+            smtpResponse?: string;
+            /** Format: uuid */
+            stepId?: string | null;
+            subject?: string;
+            url?: string;
+            /** Format: uuid */
+            variantId?: string | null;
         };
         /**
          * @description What a people search reveals for each person it returns, and pays for:
@@ -5066,6 +5547,117 @@ export interface components {
             sentToday: number;
             totals: components["schemas"]["AnalyticsEventCounts"];
             warmup: components["schemas"]["EmailAccountWarmup"];
+        };
+        /** @description One attempt to deliver one event. `responseExcerpt` holds at most the first 1,000 characters of the answer. */
+        WebhookAttempt: {
+            attempt: number;
+            /** Format: date-time */
+            attemptedAt: string;
+            /** Format: uuid" */
+            deliveryId: string;
+            /**
+             * @description Where the delivery stands now; `failed` after the last retry or a `410`.
+             * @enum {string}
+             */
+            deliveryStatus: "pending" | "delivering" | "delivered" | "failed";
+            durationMs: number;
+            error: string | null;
+            /**
+             * Format: uuid
+             * @description The webhook-id header, the same on every attempt of one event.
+             */
+            eventId: string;
+            eventType: components["schemas"]["EventType"];
+            /** Format: date-time" */
+            nextAttemptAt: string | null;
+            responseExcerpt: string | null;
+            /** @description The HTTP status answered, null when none came (timeout, refused). */
+            statusCode: number | null;
+        };
+        WebhookDeliveryIdRequest: {
+            /**
+             * Format: uuid
+             * @description A delivery of the log.
+             */
+            deliveryId: string;
+        };
+        WebhookIdRequest: {
+            /**
+             * Format: uuid
+             * @description The subscription's id.
+             */
+            id: string;
+        };
+        /**
+         * @description A URL that receives the events it subscribed to, signed with its secret (Standard Webhooks). `status` is
+         *     `disabled` after the endpoint answered `410 Gone` or failed every retry for about three days (`disabledReason`
+         *     says which); events keep queueing meanwhile and are delivered after `POST /v2/webhook/resume`.
+         * @example {
+         *       "id": "0192f0c6-0000-7000-8000-00000000aa01",
+         *       "url": "https://hooks.example.com/outreach",
+         *       "eventTypes": [
+         *         "email.sent",
+         *         "email.replied"
+         *       ],
+         *       "campaignId": null,
+         *       "description": "CRM sync",
+         *       "status": "active",
+         *       "disabledReason": null,
+         *       "createdAt": "2026-11-23T10:00:00Z",
+         *       "updatedAt": "2026-11-23T10:00:00Z"
+         *     }
+         */
+        WebhookSubscription: {
+            /**
+             * Format: uuid
+             * @description Only events of this campaign; `null` for every event of the subscribed types.
+             */
+            campaignId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            description: string | null;
+            disabledReason: string | null;
+            eventTypes: components["schemas"]["EventType"][];
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            status: "active" | "disabled";
+            /** Format: date-time */
+            updatedAt: string;
+            /** Format: uri */
+            url: string;
+        };
+        /** @description A subscription to create. `url` must be https (plain http and private addresses only with `ALLOW_PRIVATE_WEBHOOKS=1`). */
+        WebhookSubscriptionInput: {
+            /** Format: uuid */
+            campaignId?: string | null;
+            description?: string | null;
+            eventTypes: components["schemas"]["EventType"][];
+            /**
+             * Format: uri
+             * @example https://hooks.example.com/outreach
+             */
+            url: string;
+        };
+        /** @description Fields to change; the others keep their value. */
+        WebhookSubscriptionUpdate: {
+            /** Format: uuid */
+            campaignId?: string | null;
+            description?: string | null;
+            eventTypes?: components["schemas"]["EventType"][];
+            /** Format: uuid */
+            id: string;
+            /** Format: uri */
+            url?: string;
+        };
+        /** @description The answer of the subscription's URL to a test event sent at once (not queued, not retried). */
+        WebhookTestResult: {
+            delivered: boolean;
+            durationMs: number;
+            error: string | null;
+            /** Format: uuid */
+            eventId: string;
+            statusCode: number | null;
         };
         /** @description A plan: quota limits, the credits it grants on assignment, and caps. */
         WhitelabelPlan: {
@@ -9622,6 +10214,400 @@ export interface operations {
             503: components["responses"]["ServiceUnavailableV2"];
         };
     };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookSubscriptionInput"];
+            };
+        };
+        responses: {
+            /** @description The subscription and its secret. */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            /** @description The signing secret (whsec_...), shown only here; verify deliveries with it. */
+                            secret: string;
+                            subscription: components["schemas"]["WebhookSubscription"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookIdRequest"];
+            };
+        };
+        responses: {
+            /** @description What was deleted. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            /** Format: uuid */
+                            deletedId: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query: {
+                /** @description The subscription's id. */
+                id: string;
+                /** @description Entries per page (1-100). */
+                limit?: number;
+                /** @description Entries to skip. */
+                skip?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of attempts. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            items: components["schemas"]["WebhookAttempt"][];
+                            pagination: components["schemas"]["ListPagination"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query: {
+                /** @description The subscription's id. */
+                id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            subscription: components["schemas"]["WebhookSubscription"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /** @description Entries per page (1-100). */
+                limit?: number;
+                /** @description Entries to skip. */
+                skip?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of subscriptions. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            items: components["schemas"]["WebhookSubscription"][];
+                            pagination: components["schemas"]["ListPagination"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    resumeWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookIdRequest"];
+            };
+        };
+        responses: {
+            /** @description The subscription. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            subscription: components["schemas"]["WebhookSubscription"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookDeliveryIdRequest"];
+            };
+        };
+        responses: {
+            /** @description The delivery is queued. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            /** Format: uuid */
+                            deliveryId: string;
+                            /** Format: date-time */
+                            nextAttemptAt: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookIdRequest"];
+            };
+        };
+        responses: {
+            /** @description The subscription and its new secret. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            /** @description The signing secret (whsec_...), shown only here; verify deliveries with it. */
+                            secret: string;
+                            subscription: components["schemas"]["WebhookSubscription"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookIdRequest"];
+            };
+        };
+        responses: {
+            /** @description What the URL answered. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["WebhookTestResult"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookSubscriptionUpdate"];
+            };
+        };
+        responses: {
+            /** @description The subscription. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            subscription: components["schemas"]["WebhookSubscription"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
     createPlan: {
         parameters: {
             query?: never;
@@ -9815,6 +10801,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            402: components["responses"]["PaymentRequiredV2"];
             403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
@@ -9822,7 +10809,7 @@ export interface operations {
             503: components["responses"]["ServiceUnavailableV2"];
         };
     };
-    receiveEvent: {
+    eventAccountStatusChanged: {
         parameters: {
             query?: never;
             header?: never;
@@ -9831,18 +10818,385 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["Event"];
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["AccountStatusChangedData"];
+                    /** @constant */
+                    type?: "account.statusChanged";
+                };
             };
         };
         responses: {
-            /** @description Any 2xx answer acknowledges the delivery. */
+            /** @description Any 2xx answer within 10 seconds acknowledges the delivery. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Any other answer is retried later. */
+            /** @description Any other answer (or none) is retried; 410 disables the subscription. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventCampaignCompleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["CampaignEventData"];
+                    /** @constant */
+                    type?: "campaign.completed";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is retried; 410 disables the subscription. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventCampaignLaunched: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["CampaignEventData"];
+                    /** @constant */
+                    type?: "campaign.launched";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is retried; 410 disables the subscription. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventCampaignPaused: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["CampaignEventData"];
+                    /** @constant */
+                    type?: "campaign.paused";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is retried; 410 disables the subscription. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventContactLeadStatusChanged: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["LeadStatusChangedData"];
+                    /** @constant */
+                    type?: "contact.leadStatusChanged";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is retried; 410 disables the subscription. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventContactUnsubscribed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["ContactUnsubscribedData"];
+                    /** @constant */
+                    type?: "contact.unsubscribed";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is retried; 410 disables the subscription. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventEmailAutoReplied: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["MailEventData"];
+                    /** @constant */
+                    type?: "email.autoReplied";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is retried; 410 disables the subscription. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventEmailBounced: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["MailEventData"];
+                    /** @constant */
+                    type?: "email.bounced";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is retried; 410 disables the subscription. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventEmailClicked: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["MailEventData"];
+                    /** @constant */
+                    type?: "email.clicked";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is retried; 410 disables the subscription. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventEmailOpened: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["MailEventData"];
+                    /** @constant */
+                    type?: "email.opened";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is retried; 410 disables the subscription. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventEmailReplied: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["MailEventData"];
+                    /** @constant */
+                    type?: "email.replied";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is retried; 410 disables the subscription. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventEmailSent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["MailEventData"];
+                    /** @constant */
+                    type?: "email.sent";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is retried; 410 disables the subscription. */
             400: {
                 headers: {
                     [name: string]: unknown;

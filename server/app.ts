@@ -14,6 +14,8 @@ import { requestContext } from './http/request-context';
 import { authenticate } from './http/auth';
 import { enforceQuota } from './http/quota';
 import { errorMiddleware } from './http/error-middleware';
+import { rejectUnsafeText } from './http/text-safety';
+import { headAsGet } from './http/head';
 import { ApiError } from './http/errors';
 import { allRoutes } from './modules';
 import { trackingRouter } from './modules/tracking/routes';
@@ -60,7 +62,7 @@ export function createApp(deps: Deps, services: Services = createServices(deps))
   app.use(trackingRouter(services.tracking));
 
   app.use(express.json({ limit: config.bodyLimitBytes }));
-  app.use(['/v1', '/v2'], authenticate(services.workspaces, clock, config.authFailuresPerMinute), enforceQuota(services.quota));
+  app.use(['/v1', '/v2'], authenticate(services.workspaces, clock, config.authFailuresPerMinute), enforceQuota(services.quota), rejectUnsafeText, headAsGet);
   app.use(
     OpenApiValidator.middleware({
       apiSpec: spec,

@@ -40,6 +40,8 @@ import { SuppressionService } from './modules/suppression/service';
 import { SuppressionStore } from './modules/suppression/store';
 import { TrackingService } from './modules/tracking/service';
 import { TokenSigner } from './modules/tracking/tokens';
+import { WebhookService } from './modules/webhooks/service';
+import { WebhookStore } from './modules/webhooks/store';
 import { InboxStore } from './modules/inbox/store';
 import { EmailMessages } from './modules/inbox/messages';
 
@@ -62,9 +64,9 @@ export function createServices(deps: Deps) {
   const credits = new CreditService(db, clock);
   const workspaces = new WorkspaceService(db, workspaceStore, credits, clock);
   const quota = new QuotaService(db, clock);
-  const whitelabel = new WhitelabelService(db, new WhitelabelStore(), workspaces, workspaceStore, clock);
-  const campaigns = new CampaignService(db, new CampaignStore(), clock);
-  const contacts = new ContactService(db, new ContactStore(), clock);
+  const whitelabel = new WhitelabelService(db, new WhitelabelStore(), workspaces, workspaceStore, credits, clock);
+  const campaigns = new CampaignService(db, new CampaignStore(), events, clock);
+  const contacts = new ContactService(db, new ContactStore(), events, clock);
   const secrets = new SecretBox(config);
   const transports = new TransportPool({ allowPrivate: config.allowPrivateMailHosts, timeoutMs: config.smtpTimeoutMs });
   const imapOptions = { allowPrivate: config.allowPrivateMailHosts, timeoutMs: config.imapTimeoutMs };
@@ -86,7 +88,9 @@ export function createServices(deps: Deps) {
     concurrency: config.inboxConcurrency,
     timeoutMs: config.imapTimeoutMs,
   });
-  return { sending, tracking, suppression, transports, inbox, events, credits, workspaces, quota, whitelabel, campaigns, contacts, accounts, analytics, leads, verification, enrichment, lists };
+  const webhooks = new WebhookService(db, new WebhookStore(), secrets, campaigns, config, clock);
+  events.onRecorded(webhooks.enqueue);
+  return { webhooks, sending, tracking, suppression, transports, inbox, events, credits, workspaces, quota, whitelabel, campaigns, contacts, accounts, analytics, leads, verification, enrichment, lists };
 }
 
 export type Services = ReturnType<typeof createServices>;

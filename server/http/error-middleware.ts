@@ -5,7 +5,7 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../logger';
-import { ApiError, type ErrorCode, type ErrorDetail } from './errors';
+import { ApiError, detail, type ErrorCode, type ErrorDetail } from './errors';
 
 interface ValidatorError {
   status: number;
@@ -52,8 +52,12 @@ function isStorageDown(err: unknown): boolean {
 
 export function toApiError(err: unknown, exposeResponseValidation: boolean): ApiError | undefined {
   if (err instanceof ApiError) return err;
-  const bodyParser = err as { type?: string; status?: number };
+  const bodyParser = err as { type?: string; status?: number; code?: string };
   if (bodyParser?.type === 'entity.parse.failed') return new ApiError(400, 'malformed_json', 'Malformed JSON in request body.');
+  // zlib and brotli failures: a body that is not what its Content-Encoding says.
+  if (bodyParser?.status === 400 && /^(Z_|ERR__)/.test(bodyParser.code ?? '')) {
+    return new ApiError(400, 'malformed_json', 'Request body cannot be decoded with its Content-Encoding (gzip, deflate or br).');
+  }
   if (bodyParser?.type === 'entity.too.large') return new ApiError(413, 'payload_too_large', 'Request body is too large.');
   if (bodyParser?.type === 'encoding.unsupported' || bodyParser?.type === 'charset.unsupported') {
     return new ApiError(415, 'unsupported_media_type', 'Unsupported media type: send application/json.');
@@ -67,6 +71,8 @@ export function toApiError(err: unknown, exposeResponseValidation: boolean): Api
     if (err.status === 404) return new ApiError(404, 'not_found', 'Route not found.');
     if (err.status === 405) return new ApiError(405, code, 'Method not allowed on this route.');
     if (err.status === 415) return new ApiError(415, code, 'Unsupported media type: send application/json.');
+    // The validator's own text for an undecodable path carries a stray quote.
+    if (err.message === "malformed uri'") return new ApiError(400, code, 'Malformed URI: the path is not valid percent-encoded UTF-8.', [detail('url', 'is not valid percent-encoded UTF-8', 'format', 'path')]);
     return new ApiError(err.status, code, err.message, (err.errors ?? []).map(validatorDetail));
   }
   if (isStorageDown(err)) return new ApiError(503, 'service_unavailable', 'Service unavailable: storage cannot be reached. Please retry later.');

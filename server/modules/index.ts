@@ -20,6 +20,7 @@ import { whitelabelRoutes } from './whitelabel/routes';
 import { inboxRoutes } from './inbox/routes';
 import { sendingRoutes } from './sending/routes';
 import { suppressionRoutes } from './suppression/routes';
+import { webhookRoutes } from './webhooks/routes';
 
 export function allRoutes(services: Services): Route[] {
   return [
@@ -39,5 +40,6 @@ export function allRoutes(services: Services): Route[] {
     ...inboxRoutes(services),
     ...sendingRoutes(services),
     ...suppressionRoutes(services),
+    ...webhookRoutes(services),
   ];
 }

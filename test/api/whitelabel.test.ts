@@ -101,21 +101,23 @@ describe('POST /v2/whitelabel/register', () => {
   it('answers 409 for an email already registered, compared case-insensitively, and creates nothing', async () => {
     const email = uniqueEmail('dup');
     await register(parent, { email });
-    const other = await t.createWorkspace({ whitelabel: true });
     const before = Number((await t.db('workspaces').count('* as n'))[0].n);
-    for (const [ws, address] of [
-      [parent, email.toUpperCase()],
-      [other, email],
-    ] as const) {
-      const res = await t.fetch('/v2/whitelabel/register', {
-        method: 'POST',
-        apiKey: ws.apiKey,
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ email: address, name: 'Again' }),
-      });
-      expect(await v2Error(res)).toEqual({ status: 409, error: 'A user with this email already exists.', code: 'conflict', fields: ['body.email'] });
-    }
+    const res = await t.fetch('/v2/whitelabel/register', {
+      method: 'POST',
+      apiKey: parent.apiKey,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: email.toUpperCase(), name: 'Again' }),
+    });
+    expect(await v2Error(res)).toEqual({ status: 409, error: 'A user with this email already exists.', code: 'conflict', fields: ['body.email'] });
     expect(Number((await t.db('workspaces').count('* as n'))[0].n)).toBe(before);
+  });
+
+  it('gives no signal about another workspace’s sub-users: the same email registers there as if unknown', async () => {
+    const email = uniqueEmail('elsewhere');
+    await register(parent, { email });
+    const other = await t.createWorkspace({ whitelabel: true });
+    const res = await other.client.POST('/v2/whitelabel/register', { body: { email, name: 'Elsewhere' } });
+    expect(res.response.status).toBe(201);
   });
 
   it('lets exactly one of two concurrent registrations of one email through', async () => {
@@ -231,7 +233,8 @@ describe('POST /v2/whitelabel/user/{subUserId}/assign-plan/{planId}', () => {
   const assign = (ws: TestWorkspace, subUserId: string, planId: string) =>
     ws.client.POST('/v2/whitelabel/user/{subUserId}/assign-plan/{planId}', { params: { path: { subUserId, planId } } });
 
-  it('grants the plan credits through the ledger, once', async () => {
+  it('moves the plan credits from the parent to the sub-user through the ledger, once', async () => {
+    const parent = await t.createWorkspace({ whitelabel: true, credits: 6000 });
     const { subUser } = await register(parent);
     const plan = await createPlan(parent, { perMin: 60, perHour: 1000, perDay: 10000 }, 5000);
     const first = await assign(parent, subUser.id, plan.id);
@@ -248,6 +251,26 @@ describe('POST /v2/whitelabel/user/{subUserId}/assign-plan/{planId}', () => {
       { amount: 100, balance_after: 100, reason: 'plan_grant', reference: DEFAULT_PLAN_ID },
       { amount: 5000, balance_after: 5100, reason: 'plan_grant', reference: plan.id },
     ]);
+    const parentLedger = await t.db('credit_ledger').where({ workspace_id: parent.workspaceId, reason: 'plan_transfer' }).select('amount', 'balance_after', 'reference');
+    expect(parentLedger).toEqual([{ amount: -5000, balance_after: 1000, reference: subUser.workspaceId }]);
+  });
+
+  it('creates no credits by switching plans back and forth, and answers 402 changing nothing when the parent lacks them', async () => {
+    const parent = await t.createWorkspace({ whitelabel: true, credits: 25 });
+    const { subUser } = await register(parent);
+    const big = await createPlan(parent, { perMin: 60, perHour: 1000, perDay: 10000 }, 10);
+    const other = await createPlan(parent, { perMin: 60, perHour: 1000, perDay: 10000 }, 10);
+    const balances = async () =>
+      Number((await t.db('workspaces').whereIn('id', [parent.workspaceId, subUser.workspaceId]).sum('credit_balance as n'))[0].n);
+    const total = await balances();
+    expect((await assign(parent, subUser.id, big.id)).response.status).toBe(200);
+    expect((await assign(parent, subUser.id, other.id)).response.status).toBe(200);
+    expect(await balances()).toBe(total);
+    const refused = await assign(parent, subUser.id, big.id);
+    expect(refused.response.status).toBe(402);
+    expect(await balances()).toBe(total);
+    const row = await t.db('workspaces').where({ id: subUser.workspaceId }).first('plan_id');
+    expect(row.plan_id).toBe(other.id);
   });
 
   it('makes the sub-user quota follow the plan from its next request', async () => {

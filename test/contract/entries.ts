@@ -22,6 +22,13 @@ export interface Entry {
 const at = <P extends string>(v: Version, path: P): P => (v === 'v1' ? path : (path.replace(/^\/v1\//, '/v2/') as P));
 
 const MISSING = '0192f0c4-0000-7000-8000-000000000000';
+/** Nothing listens there: deliveries and tests fail to connect, which the operations report. */
+const HOOK_URL = 'http://127.0.0.1:9/hooks';
+
+async function hook(f: Fixture): Promise<string> {
+  const res = await f.c.POST('/v2/webhook/create', { body: { url: HOOK_URL, eventTypes: ['email.sent'] } });
+  return res.data!.data.subscription.id;
+}
 
 /**
  * A campaign email and the reply read from the mailbox (stored as the sending engine and the inbox reader
@@ -471,6 +478,60 @@ export const entries: Record<string, Entry> = {
   'GET /v2/whitelabel/user/{email}': {
     ok: async (f) => f.c.GET('/v2/whitelabel/user/{email}', { params: { path: { email: (await f.subUser()).email } } }),
     errors: { 404: (f) => f.c.GET('/v2/whitelabel/user/{email}', { params: { path: { email: 'nobody@brightwave.io' } } }) },
+  },
+
+  // Webhooks
+  'POST /v2/webhook/create': {
+    ok: (f) => f.c.POST('/v2/webhook/create', { body: { url: HOOK_URL, eventTypes: ['email.sent', 'email.replied'] } }),
+    errors: {
+      400: (f) => f.c.POST('/v2/webhook/create', { body: { url: 'ftp://x.test/', eventTypes: ['email.sent'] } }),
+      404: (f) => f.c.POST('/v2/webhook/create', { body: { url: HOOK_URL, eventTypes: ['email.sent'], campaignId: MISSING } }),
+    },
+  },
+  'GET /v2/webhook/list': {
+    ok: async (f) => {
+      await hook(f);
+      return f.c.GET('/v2/webhook/list', { params: { query: { limit: 5 } } });
+    },
+    errors: { 400: (f) => f.c.GET('/v2/webhook/list', { params: { query: { limit: 0 } } }) },
+  },
+  'GET /v2/webhook/get': {
+    ok: async (f) => f.c.GET('/v2/webhook/get', { params: { query: { id: await hook(f) } } }),
+    errors: { 404: async (f) => f.otherC.GET('/v2/webhook/get', { params: { query: { id: await hook(f) } } }) },
+  },
+  'POST /v2/webhook/update': {
+    ok: async (f) => f.c.POST('/v2/webhook/update', { body: { id: await hook(f), eventTypes: ['campaign.launched'], description: 'CRM' } }),
+    errors: { 404: (f) => f.c.POST('/v2/webhook/update', { body: { id: MISSING } }) },
+  },
+  'POST /v2/webhook/delete': {
+    ok: async (f) => f.c.POST('/v2/webhook/delete', { body: { id: await hook(f) } }),
+    errors: { 404: (f) => f.c.POST('/v2/webhook/delete', { body: { id: MISSING } }) },
+  },
+  'POST /v2/webhook/test': {
+    ok: async (f) => f.c.POST('/v2/webhook/test', { body: { id: await hook(f) } }),
+    errors: { 404: (f) => f.c.POST('/v2/webhook/test', { body: { id: MISSING } }) },
+  },
+  'POST /v2/webhook/resume': {
+    ok: async (f) => f.c.POST('/v2/webhook/resume', { body: { id: await hook(f) } }),
+    errors: { 404: (f) => f.c.POST('/v2/webhook/resume', { body: { id: MISSING } }) },
+  },
+  'POST /v2/webhook/rotate-secret': {
+    ok: async (f) => f.c.POST('/v2/webhook/rotate-secret', { body: { id: await hook(f) } }),
+    errors: { 404: (f) => f.c.POST('/v2/webhook/rotate-secret', { body: { id: MISSING } }) },
+  },
+  'GET /v2/webhook/deliveries': {
+    ok: async (f) => f.c.GET('/v2/webhook/deliveries', { params: { query: { id: await hook(f) } } }),
+    errors: { 404: (f) => f.c.GET('/v2/webhook/deliveries', { params: { query: { id: MISSING } } }) },
+  },
+  'POST /v2/webhook/retry': {
+    ok: async (f) => {
+      await hook(f);
+      const ws = f.ws.workspaceId;
+      await f.t.db.transaction((trx) => f.t.services.events.record(trx, { workspaceId: ws, type: 'email.sent', data: { email: 'a@b.test' }, mail: {} }));
+      const delivery = await f.t.db('webhook_deliveries').where({ workspace_id: ws }).first('id');
+      return f.c.POST('/v2/webhook/retry', { body: { deliveryId: delivery.id } });
+    },
+    errors: { 404: (f) => f.c.POST('/v2/webhook/retry', { body: { deliveryId: MISSING } }) },
   },
 
   // Sending and suppression

@@ -49,7 +49,7 @@ export async function startFixture(): Promise<Fixture> {
     [`_dmarc.${MAIL_DOMAIN}`]: { TXT: ['v=DMARC1; p=reject'] },
     'northwindanalytics.com': { MX: [{ exchange: 'mx.northwindanalytics.com', priority: 10 }] },
   });
-  const t = await startTestServer({ config: { secretKey: '00'.repeat(32), dnsServers: [dns.address], dnsTimeoutMs: 300 } });
+  const t = await startTestServer({ config: { secretKey: '00'.repeat(32), dnsServers: [dns.address], dnsTimeoutMs: 300, allowPrivateWebhooks: true } });
   await generateLeads(t.db, { people: 150, companies: 30, seed: 7, now: t.clock.now() });
   const ws = await t.createWorkspace({ name: 'Contract', whitelabel: true, credits: 1_000_000 });
   const other = await t.createWorkspace({ name: 'Other', whitelabel: true, credits: 1_000_000 });

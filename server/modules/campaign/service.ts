@@ -10,6 +10,7 @@ import type { Db } from '../../db';
 import { badRequest, conflict, detail, notFound, type ErrorDetail } from '../../http/errors';
 import { newId } from '../../ids';
 import { parseTemplate, variantVariables } from './templates';
+import type { EventService } from '../events/service';
 import type { CampaignRow, CampaignStore, CampaignView, ScheduleJson, StepRow, VariantRow } from './store';
 
 type Schemas = components['schemas'];
@@ -186,6 +187,7 @@ export class CampaignService {
   constructor(
     private readonly db: Db,
     private readonly store: CampaignStore,
+    private readonly events: EventService,
     private readonly clock: Clock,
   ) {}
 
@@ -293,6 +295,7 @@ export class CampaignService {
         );
       }
       await this.store.update(trx, workspaceId, campaignId, { status: 'active', launched_at: campaign.launched_at ?? this.clock.now() });
+      await this.events.record(trx, { workspaceId, type: 'campaign.launched', data: { campaignId, name: campaign.name } });
     });
   }
 
@@ -303,6 +306,7 @@ export class CampaignService {
         throw conflict(message, [detail('campaignId', message, 'invalid_status')]);
       }
       await this.store.update(trx, workspaceId, campaignId, { status: 'paused' });
+      await this.events.record(trx, { workspaceId, type: 'campaign.paused', data: { campaignId, name: campaign.name, reason: 'user' } });
     });
   }
 
@@ -390,7 +394,8 @@ export class CampaignService {
     return this.db.transaction(async (trx) => {
       const campaign = await this.findInWorkspace(trx, workspaceId, campaignId, { forUpdate: true });
       this.assertEditable(campaign);
-      const existing = campaign.step_count;
+      // Counted after the lock, in a statement of its own: the locked read's count is from before the wait.
+      const existing = (await this.store.steps(trx, campaignId)).length;
       const p = new Problems();
       if (existing + inputs.length > MAX_STEPS) {
         p.add('steps', `a campaign has at most ${MAX_STEPS} steps; it has ${existing} and this adds ${inputs.length}.`, 'max_steps');

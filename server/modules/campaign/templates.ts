@@ -16,26 +16,41 @@ export type TemplateResult = { ok: true; variables: string[] } | { ok: false; er
  * bodies may carry CSS, where `}}` closes nested rules.
  */
 export function parseTemplate(text: string): TemplateResult {
-  const variables: string[] = [];
+  const variables = new Set<string>();
   const at = (i: number) => `at character ${i + 1}`;
+  // Every search moves forward only (a position is looked up again only once the scan has passed it),
+  // so the whole parse is linear in the text, whatever it holds.
   let i = 0;
+  let open = text.indexOf('{{');
+  let close = text.indexOf('}}');
+  let single = text.indexOf('{');
   for (;;) {
-    const open = text.indexOf('{{', i);
-    const close = text.indexOf('}}', i);
-    if (open === -1 && close === -1) return { ok: true, variables };
+    if (open !== -1 && open < i) open = text.indexOf('{{', i);
+    if (close !== -1 && close < i) close = text.indexOf('}}', i);
+    if (open === -1 && close === -1) return { ok: true, variables: [...variables] };
     if (close !== -1 && (open === -1 || close < open)) {
-      const before = /\{([^{}]*)$/.exec(text.slice(i, close));
-      if (before && VARIABLE_NAME.test(before[1].split('|')[0].trim())) {
-        return { ok: false, error: `"}}" ${at(close)} closes a single "{": write {{${before[1].trim()}}}.` };
+      // A "}}" closing what looks like a variable opened with a single "{".
+      // The last "{" in [i, close), found by moving the cached next "{" forward.
+      if (single !== -1 && single < i) single = text.indexOf('{', i);
+      let brace = -1;
+      while (single !== -1 && single < close) {
+        brace = single;
+        single = text.indexOf('{', single + 1);
+      }
+      if (brace !== -1 && text.indexOf('}', brace) === close) {
+        const inner = text.slice(brace + 1, close);
+        if (VARIABLE_NAME.test(inner.split('|')[0].trim())) {
+          return { ok: false, error: `"}}" ${at(close)} closes a single "{": write {{${inner.trim()}}}.` };
+        }
       }
       i = close + 2;
       continue;
     }
     if (text[open + 2] === '{') return { ok: false, error: `"{{{" ${at(open)}: variables use exactly two braces, {{name}}.` };
     const end = text.indexOf('}}', open + 2);
-    const nextOpen = text.indexOf('{{', open + 2);
-    if (end === -1 || (nextOpen !== -1 && nextOpen < end)) return { ok: false, error: `"{{" ${at(open)} is never closed with "}}".` };
+    if (end === -1) return { ok: false, error: `"{{" ${at(open)} is never closed with "}}".` };
     const inner = text.slice(open + 2, end);
+    if (inner.includes('{{')) return { ok: false, error: `"{{" ${at(open)} is never closed with "}}".` };
     const parts = inner.split('|');
     const name = parts[0].trim();
     if (!name) return { ok: false, error: `Empty variable "{{${inner}}}" ${at(open)}.` };
@@ -50,7 +65,7 @@ export function parseTemplate(text: string): TemplateResult {
         return { ok: false, error: `"{{${inner}}}" ${at(open)}: the fallback must be plain text of at most ${MAX_FALLBACK} characters.` };
       }
     }
-    if (!variables.includes(name)) variables.push(name);
+    variables.add(name);
     i = end + 2;
   }
 }

@@ -6,6 +6,7 @@
 import type { components } from '../../../generated/api';
 import type { Db } from '../../db';
 import type { Clock } from '../../clock';
+import type { EventService } from '../events/service';
 import { newId } from '../../ids';
 import { badRequest, detail, forbidden, notFound, type ErrorDetail } from '../../http/errors';
 import type { ContactRow, ContactStore, CustomValue } from './store';
@@ -93,6 +94,7 @@ export class ContactService {
   constructor(
     private readonly db: Db,
     private readonly store: ContactStore,
+    private readonly events: EventService,
     private readonly clock: Clock,
   ) {}
 
@@ -205,7 +207,15 @@ export class ContactService {
   setLeadStatus(workspaceId: string, locator: ContactLocator, leadStatus: LeadStatus): Promise<Contact> {
     return this.db.transaction(async (trx) => {
       const row = await this.locate(trx, workspaceId, locator, 'body', true);
-      return toContact(await this.store.update(trx, workspaceId, row.id, { lead_status: leadStatus, updated_at: this.clock.now() }));
+      const updated = await this.store.update(trx, workspaceId, row.id, { lead_status: leadStatus, updated_at: this.clock.now() });
+      if (row.lead_status !== leadStatus) {
+        await this.events.record(trx, {
+          workspaceId,
+          type: 'contact.leadStatusChanged',
+          data: { campaignId: row.campaign_id, contactId: row.id, email: row.email, previous: row.lead_status, leadStatus },
+        });
+      }
+      return toContact(updated);
     });
   }
 

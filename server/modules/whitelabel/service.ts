@@ -9,6 +9,7 @@ import type { Clock } from '../../clock';
 import type { AuthContext } from '../../http/auth';
 import { badRequest, conflict, detail, forbidden, notFound } from '../../http/errors';
 import { newId } from '../../ids';
+import type { CreditService } from '../credits/service';
 import type { WorkspaceService } from '../workspace/service';
 import type { PlanRow, WorkspaceStore } from '../workspace/store';
 import { hashPassword } from './password';
@@ -53,6 +54,7 @@ export class WhitelabelService {
     private readonly store: WhitelabelStore,
     private readonly workspaces: WorkspaceService,
     private readonly workspaceStore: WorkspaceStore,
+    private readonly credits: CreditService,
     private readonly clock: Clock,
   ) {}
 
@@ -62,7 +64,10 @@ export class WhitelabelService {
     const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
     try {
       return await this.db.transaction(async (trx) => {
-        if (await this.workspaceStore.findUserByEmail(trx, input.email)) throw duplicateEmail();
+        // Emails are unique among this workspace's own sub-users only: whether another workspace uses an
+        // address is none of the caller's business (the parent's row lock orders concurrent registrations).
+        await this.workspaceStore.lockWorkspace(trx, auth.workspaceId);
+        if (await this.store.findSubUserByEmail(trx, auth.workspaceId, input.email)) throw duplicateEmail();
         const { workspace, apiKey } = await this.workspaces.createWorkspace(
           { name: input.name, email: input.email, parentWorkspaceId: auth.workspaceId },
           trx,
@@ -124,6 +129,9 @@ export class WhitelabelService {
       if (!subUser) throw notFound('Sub-user not found.');
       const plan = await this.usablePlan(trx, auth, planId);
       const { creditsGranted } = await this.workspaces.assignPlan(trx, subUser.workspace_id, plan);
+      // The plan's credits come out of the parent's balance (402, and nothing changes, when it lacks them):
+      // assigning plans moves credits through the ledger and never creates them.
+      if (creditsGranted > 0) await this.credits.charge(trx, auth.workspaceId, creditsGranted, 'plan_transfer', subUser.workspace_id);
       const updated = await this.store.findSubUserById(trx, auth.workspaceId, subUserId);
       return { subUser: toSubUser(updated!), plan: toPlan(plan), creditsGranted };
     });

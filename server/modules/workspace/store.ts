@@ -130,9 +130,11 @@ export class WorkspaceStore {
     return db('plans').insert(row);
   }
 
-  findUserByEmail(db: Db, email: string): Promise<{ id: string; workspace_id: string } | undefined> {
-    return db('users').whereRaw('lower(email) = lower(?)', [email]).first('id', 'workspace_id');
+  /** Locks the workspace row: orders concurrent changes that must see each other (sub-user registration). */
+  async lockWorkspace(db: Db, workspaceId: string): Promise<void> {
+    await db('workspaces').where({ id: workspaceId }).forUpdate().first('id');
   }
+
 
   countWorkspaces(): Promise<number> {
     return this.db('workspaces').count<{ count: string }[]>('* as count').then((r) => Number(r[0].count));

@@ -1,0 +1,280 @@
+/**
+ * Webhooks: subscriptions, the outbox and its delivery.
+ *
+ * Every recorded event (events module) reaches `enqueue` inside the transaction that recorded it, which
+ * writes one delivery per matching subscription: no delivery for a rolled-back change, none lost. The
+ * worker job claims due deliveries of active subscriptions (SKIP LOCKED, claimed before the request),
+ * posts them signed, and logs each attempt. 2xx delivers; 410 disables the subscription; anything else
+ * is retried on RETRY_DELAYS with jitter, and after the last one the subscription is disabled.
+ */
+import { randomBytes } from 'node:crypto';
+import type { components } from '../../../generated/api';
+import type { Clock } from '../../clock';
+import type { Config } from '../../config';
+import type { Db, Executor } from '../../db';
+import { badRequest, detail, notFound } from '../../http/errors';
+import { newId } from '../../ids';
+import { OutboundRefusedError, resolveAllowedAddress } from '../../net/outbound';
+import type { SecretBox } from '../account/secrets';
+import type { CampaignService } from '../campaign/service';
+import type { Event, EventType } from '../events/service';
+import { postSigned, TIMEOUT_MS, type PostResult } from './deliver';
+import type { DeliveryRow, SubscriptionRow, WebhookStore } from './store';
+
+type Schemas = components['schemas'];
+
+/** Waits before each retry: about three days in all. */
+export const RETRY_DELAYS_MS = [5_000, 5 * 60_000, 30 * 60_000, 2 * 3600_000, 5 * 3600_000, 10 * 3600_000, 10 * 3600_000];
+const CLAIM_LEASE_MS = TIMEOUT_MS * 6;
+
+const toSubscription = (r: SubscriptionRow): Schemas['WebhookSubscription'] => ({
+  id: r.id,
+  url: r.url,
+  eventTypes: r.event_types as EventType[],
+  campaignId: r.campaign_id,
+  description: r.description,
+  status: r.status,
+  disabledReason: r.disabled_reason,
+  createdAt: r.created_at.toISOString(),
+  updatedAt: r.updated_at.toISOString(),
+});
+
+export interface WebhookOptions {
+  batchSize: number;
+  concurrency: number;
+  /** Jitter factor in [0.9, 1.1]; injectable so tests are exact. */
+  jitter: () => number;
+}
+
+export class WebhookService {
+  private readonly options: WebhookOptions;
+
+  constructor(
+    private readonly db: Db,
+    private readonly store: WebhookStore,
+    private readonly secrets: SecretBox,
+    private readonly campaigns: CampaignService,
+    private readonly config: Pick<Config, 'allowPrivateWebhooks'>,
+    private readonly clock: Clock,
+    options: Partial<WebhookOptions> = {},
+  ) {
+    this.options = { batchSize: 200, concurrency: 32, jitter: () => 0.9 + Math.random() * 0.2, ...options };
+  }
+
+  // --- the outbox ---
+
+  /** The events module's listener: one delivery per matching subscription, in the recording transaction. */
+  readonly enqueue = async (db: Executor, event: Event): Promise<void> => {
+    const subscribers = await this.store.subscribers(db, event.workspaceId, event.type);
+    const campaignId = (event.data as { campaignId?: string }).campaignId;
+    const now = this.clock.now();
+    const payload = JSON.stringify(event);
+    await this.store.insertDeliveries(
+      db,
+      subscribers
+        .filter((s) => s.campaign_id === null || s.campaign_id === campaignId)
+        .map((s) => ({
+          id: newId(),
+          subscription_id: s.id,
+          workspace_id: event.workspaceId,
+          event_id: event.id,
+          event_type: event.type,
+          payload,
+          status: 'pending' as const,
+          attempts: 0,
+          next_attempt_at: now,
+          claimed_at: null,
+          created_at: now,
+        })),
+    );
+  };
+
+  /** One pass of the worker job; returns how many attempts it made. */
+  async runOnce(): Promise<number> {
+    const now = this.clock.now();
+    await this.store.releaseStale(this.db, new Date(now.getTime() - CLAIM_LEASE_MS));
+    const claimed = await this.db.transaction((trx) => this.store.claimDue(trx, now, this.options.batchSize));
+    let next = 0;
+    const lane = async () => {
+      while (next < claimed.length) {
+        const delivery = claimed[next++];
+        const secret = this.secrets.decrypt(delivery.secret_enc, `${delivery.subscription_id}:webhook`);
+        const result = await postSigned(delivery.url, secret, delivery.event_id, this.clock.now(), delivery.payload, this.config.allowPrivateWebhooks);
+        await this.db.transaction((trx) => this.recordAttempt(trx, delivery, result));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.options.concurrency, claimed.length) }, lane));
+    return claimed.length;
+  }
+
+  private async recordAttempt(trx: Executor, delivery: DeliveryRow, result: PostResult): Promise<void> {
+    const now = this.clock.now();
+    await this.store.insertAttempt(trx, {
+      id: newId(),
+      delivery_id: delivery.id,
+      subscription_id: delivery.subscription_id,
+      attempt: delivery.attempts,
+      attempted_at: now,
+      status_code: result.statusCode,
+      duration_ms: result.durationMs,
+      error: result.error,
+      response_excerpt: result.excerpt,
+    });
+    const code = result.statusCode ?? 0;
+    if (code >= 200 && code < 300) return this.store.finishDelivery(trx, delivery.id, { status: 'delivered' });
+    if (code === 410) {
+      await this.store.finishDelivery(trx, delivery.id, { status: 'failed' });
+      return this.store.update(trx, delivery.subscription_id, { status: 'disabled', disabled_reason: 'The endpoint answered 410 Gone.', updated_at: now });
+    }
+    const wait = RETRY_DELAYS_MS[delivery.attempts - 1];
+    if (wait === undefined) {
+      await this.store.finishDelivery(trx, delivery.id, { status: 'failed' });
+      const why = result.statusCode ? `HTTP ${result.statusCode}` : result.error;
+      return this.store.update(trx, delivery.subscription_id, {
+        status: 'disabled',
+        disabled_reason: `Every attempt of a delivery failed for about three days (last: ${why}).`,
+        updated_at: now,
+      });
+    }
+    await this.store.finishDelivery(trx, delivery.id, { status: 'pending', next_attempt_at: new Date(now.getTime() + Math.round(wait * this.options.jitter())) });
+  }
+
+  // --- subscriptions ---
+
+  private async checkUrl(url: string, field: string): Promise<void> {
+    const target = new URL(url);
+    const plainAllowed = this.config.allowPrivateWebhooks;
+    if (target.protocol !== 'https:' && !(plainAllowed && target.protocol === 'http:')) {
+      throw badRequest('A webhook URL must use https.', [detail(field, 'must be an https URL', 'https_required')]);
+    }
+    try {
+      await resolveAllowedAddress(target.hostname.replace(/^\[|\]$/g, ''), { allowPrivate: plainAllowed });
+    } catch (err) {
+      const message = err instanceof OutboundRefusedError ? err.message : `${target.hostname} cannot be resolved.`;
+      throw badRequest(`The webhook URL cannot be used: ${message}`, [detail(field, message, err instanceof OutboundRefusedError ? 'private_destination' : 'unresolvable')]);
+    }
+  }
+
+  private async checkCampaign(workspaceId: string, campaignId: string | null | undefined): Promise<void> {
+    if (campaignId) await this.campaigns.get(workspaceId, campaignId);
+  }
+
+  private newSecret(id: string): { secret: string; secret_enc: string } {
+    const secret = `whsec_${randomBytes(24).toString('base64')}`;
+    return { secret, secret_enc: this.secrets.encrypt(secret, `${id}:webhook`) };
+  }
+
+  private async require(db: Executor, workspaceId: string, id: string): Promise<SubscriptionRow> {
+    const row = await this.store.find(db, workspaceId, id);
+    if (!row) throw notFound('Webhook subscription not found.');
+    return row;
+  }
+
+  async create(workspaceId: string, input: Schemas['WebhookSubscriptionInput']) {
+    this.secrets.ensureKey();
+    await this.checkUrl(input.url, 'url');
+    await this.checkCampaign(workspaceId, input.campaignId);
+    const id = newId();
+    const now = this.clock.now();
+    const { secret, secret_enc } = this.newSecret(id);
+    const row: SubscriptionRow = {
+      id,
+      workspace_id: workspaceId,
+      url: input.url,
+      event_types: input.eventTypes,
+      campaign_id: input.campaignId ?? null,
+      description: input.description ?? null,
+      secret_enc,
+      status: 'active',
+      disabled_reason: null,
+      created_at: now,
+      updated_at: now,
+    };
+    await this.store.insert(this.db, row);
+    return { subscription: toSubscription(row), secret };
+  }
+
+  async list(workspaceId: string, page: { limit: number; skip: number }) {
+    const { rows, total } = await this.store.page(this.db, workspaceId, page);
+    return { items: rows.map(toSubscription), pagination: { limit: page.limit, skip: page.skip, total, hasMore: page.skip + rows.length < total } };
+  }
+
+  async get(workspaceId: string, id: string) {
+    return { subscription: toSubscription(await this.require(this.db, workspaceId, id)) };
+  }
+
+  async update(workspaceId: string, input: Schemas['WebhookSubscriptionUpdate']) {
+    const row = await this.require(this.db, workspaceId, input.id);
+    if (input.url !== undefined) await this.checkUrl(input.url, 'url');
+    await this.checkCampaign(workspaceId, input.campaignId);
+    const patch: Partial<SubscriptionRow> = { updated_at: this.clock.now() };
+    if (input.url !== undefined) patch.url = input.url;
+    if (input.eventTypes !== undefined) patch.event_types = input.eventTypes;
+    if (input.campaignId !== undefined) patch.campaign_id = input.campaignId;
+    if (input.description !== undefined) patch.description = input.description;
+    await this.store.update(this.db, row.id, patch);
+    return this.get(workspaceId, row.id);
+  }
+
+  async delete(workspaceId: string, id: string) {
+    if (!(await this.store.delete(this.db, workspaceId, id))) throw notFound('Webhook subscription not found.');
+    return { deletedId: id };
+  }
+
+  async resume(workspaceId: string, id: string) {
+    const row = await this.require(this.db, workspaceId, id);
+    const now = this.clock.now();
+    await this.db.transaction(async (trx) => {
+      await this.store.update(trx, row.id, { status: 'active', disabled_reason: null, updated_at: now });
+      await this.store.requeue(trx, row.id, now, new Date(now.getTime() - 3 * 86_400_000));
+    });
+    return this.get(workspaceId, id);
+  }
+
+  async rotateSecret(workspaceId: string, id: string) {
+    const row = await this.require(this.db, workspaceId, id);
+    const { secret, secret_enc } = this.newSecret(row.id);
+    await this.store.update(this.db, row.id, { secret_enc, updated_at: this.clock.now() });
+    return { ...(await this.get(workspaceId, id)), secret };
+  }
+
+  async test(workspaceId: string, id: string): Promise<Schemas['WebhookTestResult']> {
+    const row = await this.require(this.db, workspaceId, id);
+    await this.checkUrl(row.url, 'url');
+    const now = this.clock.now();
+    const event: Event = { id: newId(), type: row.event_types[0] as EventType, occurredAt: now.toISOString(), workspaceId, data: { test: true } };
+    const secret = this.secrets.decrypt(row.secret_enc, `${row.id}:webhook`);
+    const result = await postSigned(row.url, secret, event.id, now, JSON.stringify(event), this.config.allowPrivateWebhooks);
+    const code = result.statusCode ?? 0;
+    return { eventId: event.id, statusCode: result.statusCode, durationMs: result.durationMs, error: result.error, delivered: code >= 200 && code < 300 };
+  }
+
+  async deliveries(workspaceId: string, id: string, page: { limit: number; skip: number }) {
+    await this.require(this.db, workspaceId, id);
+    const { rows, total } = await this.store.attempts(this.db, id, page);
+    return {
+      items: rows.map((r): Schemas['WebhookAttempt'] => ({
+        deliveryId: r.delivery_id,
+        eventId: r.event_id,
+        eventType: r.event_type as EventType,
+        attempt: r.attempt,
+        attemptedAt: r.attempted_at.toISOString(),
+        statusCode: r.status_code,
+        durationMs: r.duration_ms,
+        error: r.error,
+        responseExcerpt: r.response_excerpt,
+        deliveryStatus: r.delivery_status,
+        nextAttemptAt: r.delivery_status === 'pending' ? new Date(r.next_attempt_at).toISOString() : null,
+      })),
+      pagination: { limit: page.limit, skip: page.skip, total, hasMore: page.skip + rows.length < total },
+    };
+  }
+
+  async retry(workspaceId: string, deliveryId: string) {
+    const delivery = await this.store.findDelivery(this.db, workspaceId, deliveryId);
+    if (!delivery) throw notFound('Webhook delivery not found.');
+    const now = this.clock.now();
+    await this.store.finishDelivery(this.db, delivery.id, { status: 'pending', next_attempt_at: now });
+    return { deliveryId, nextAttemptAt: now.toISOString() };
+  }
+}

@@ -1,0 +1,144 @@
+/** webhook_subscriptions, webhook_deliveries (the outbox) and webhook_attempts (the log). */
+import type { Executor } from '../../db';
+
+export interface SubscriptionRow {
+  id: string;
+  workspace_id: string;
+  url: string;
+  event_types: string[];
+  campaign_id: string | null;
+  description: string | null;
+  secret_enc: string;
+  status: 'active' | 'disabled';
+  disabled_reason: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface DeliveryRow {
+  id: string;
+  subscription_id: string;
+  workspace_id: string;
+  event_id: string;
+  event_type: string;
+  payload: string;
+  status: 'pending' | 'delivering' | 'delivered' | 'failed';
+  attempts: number;
+  next_attempt_at: Date;
+  claimed_at: Date | null;
+  created_at: Date;
+}
+
+export interface AttemptRow {
+  id: string;
+  delivery_id: string;
+  subscription_id: string;
+  attempt: number;
+  attempted_at: Date;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  response_excerpt: string | null;
+}
+
+export class WebhookStore {
+  async insert(db: Executor, row: SubscriptionRow): Promise<void> {
+    await db('webhook_subscriptions').insert(row);
+  }
+
+  async find(db: Executor, workspaceId: string, id: string): Promise<SubscriptionRow | undefined> {
+    return db('webhook_subscriptions').where({ workspace_id: workspaceId, id }).first();
+  }
+
+  async findById(db: Executor, id: string): Promise<SubscriptionRow | undefined> {
+    return db('webhook_subscriptions').where({ id }).first();
+  }
+
+  async page(db: Executor, workspaceId: string, page: { limit: number; skip: number }): Promise<{ rows: SubscriptionRow[]; total: number }> {
+    const [rows, count] = await Promise.all([
+      db('webhook_subscriptions').where({ workspace_id: workspaceId }).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.skip),
+      db('webhook_subscriptions').where({ workspace_id: workspaceId }).count<{ n: string }[]>('* as n'),
+    ]);
+    return { rows, total: Number(count[0].n) };
+  }
+
+  async update(db: Executor, id: string, patch: Partial<SubscriptionRow>): Promise<void> {
+    await db('webhook_subscriptions').where({ id }).update(patch);
+  }
+
+  async delete(db: Executor, workspaceId: string, id: string): Promise<boolean> {
+    return (await db('webhook_subscriptions').where({ workspace_id: workspaceId, id }).delete().returning('id')).length > 0;
+  }
+
+  /** The workspace's subscriptions to `type` (any status: a disabled one queues until resumed). */
+  async subscribers(db: Executor, workspaceId: string, type: string): Promise<Pick<SubscriptionRow, 'id' | 'campaign_id'>[]> {
+    return db('webhook_subscriptions').where({ workspace_id: workspaceId }).whereRaw('? = ANY(event_types)', [type]).select('id', 'campaign_id');
+  }
+
+  async insertDeliveries(db: Executor, rows: DeliveryRow[]): Promise<void> {
+    if (rows.length) await db('webhook_deliveries').insert(rows).onConflict(['subscription_id', 'event_id']).ignore();
+  }
+
+  /** Claims due deliveries of active subscriptions (SKIP LOCKED), marking them before any request goes out. */
+  async claimDue(db: Executor, now: Date, limit: number): Promise<(DeliveryRow & { url: string; secret_enc: string })[]> {
+    const claimed: DeliveryRow[] = await db('webhook_deliveries')
+      .whereIn(
+        'id',
+        db('webhook_deliveries as d')
+          .join('webhook_subscriptions as s', 's.id', 'd.subscription_id')
+          .where({ 'd.status': 'pending', 's.status': 'active' })
+          .andWhere('d.next_attempt_at', '<=', now)
+          .orderBy('d.next_attempt_at')
+          .limit(limit)
+          .forUpdate('d')
+          .skipLocked()
+          .select('d.id'),
+      )
+      .update({ status: 'delivering', claimed_at: now, attempts: db.raw('attempts + 1') })
+      .returning('*');
+    if (claimed.length === 0) return [];
+    const subs: { id: string; url: string; secret_enc: string }[] = await db('webhook_subscriptions').whereIn('id', [...new Set(claimed.map((d) => d.subscription_id))]).select('id', 'url', 'secret_enc');
+    const byId = new Map(subs.map((s) => [s.id, s]));
+    return claimed.map((d) => ({ ...d, url: byId.get(d.subscription_id)!.url, secret_enc: byId.get(d.subscription_id)!.secret_enc }));
+  }
+
+  /** Deliveries whose worker died mid-request go back to the queue (at least once). */
+  async releaseStale(db: Executor, before: Date): Promise<void> {
+    await db('webhook_deliveries').where({ status: 'delivering' }).andWhere('claimed_at', '<', before).update({ status: 'pending' });
+  }
+
+  async finishDelivery(db: Executor, id: string, patch: Pick<DeliveryRow, 'status'> & Partial<Pick<DeliveryRow, 'next_attempt_at'>>): Promise<void> {
+    await db('webhook_deliveries').where({ id }).update(patch);
+  }
+
+  async insertAttempt(db: Executor, row: AttemptRow): Promise<void> {
+    await db('webhook_attempts').insert(row);
+  }
+
+  /** Waiting and given-up deliveries of a resumed subscription go out at once. */
+  async requeue(db: Executor, subscriptionId: string, now: Date, failedSince: Date): Promise<void> {
+    await db('webhook_deliveries')
+      .where({ subscription_id: subscriptionId })
+      .andWhere((q) => q.where('status', 'pending').orWhere((f) => f.where('status', 'failed').andWhere('created_at', '>=', failedSince)))
+      .update({ status: 'pending', next_attempt_at: now, attempts: 0 });
+  }
+
+  async findDelivery(db: Executor, workspaceId: string, id: string): Promise<DeliveryRow | undefined> {
+    return db('webhook_deliveries').where({ workspace_id: workspaceId, id }).first();
+  }
+
+  async attempts(db: Executor, subscriptionId: string, page: { limit: number; skip: number }) {
+    const [rows, count] = await Promise.all([
+      db('webhook_attempts as a')
+        .join('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+        .where('a.subscription_id', subscriptionId)
+        .orderBy('a.attempted_at', 'desc')
+        .orderBy('a.id', 'desc')
+        .limit(page.limit)
+        .offset(page.skip)
+        .select('a.*', 'd.event_id', 'd.event_type', 'd.status as delivery_status', 'd.next_attempt_at'),
+      db('webhook_attempts').where({ subscription_id: subscriptionId }).count<{ n: string }[]>('* as n'),
+    ]);
+    return { rows: rows as (AttemptRow & { event_id: string; event_type: string; delivery_status: DeliveryRow['status']; next_attempt_at: Date })[], total: Number(count[0].n) };
+  }
+}
