@@ -361,7 +361,7 @@ export class InboxService {
       type: 'email.bounced',
       occurredAt,
       mail,
-      data: { ...base, email: recipient, bounceType: 'hard', smtpResponse: kind.dsn.diagnostic ?? kind.dsn.status ?? null },
+      data: { ...base, email: recipient, bounceType: 'hard', smtpResponse: kind.dsn.diagnostic ?? kind.dsn.status ?? 'Action: failed' },
     });
   }
 
