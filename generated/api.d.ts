@@ -10322,7 +10322,10 @@ export interface operations {
     listWebhookDeliveries: {
         parameters: {
             query: {
-                /** @description The subscription's id. */
+                /**
+                 * @description The subscription's id.
+                 * @example 0192f0c6-0000-7000-8000-00000000aa01
+                 */
                 id: string;
                 /** @description Entries per page (1-100). */
                 limit?: number;
@@ -10363,7 +10366,10 @@ export interface operations {
     getWebhook: {
         parameters: {
             query: {
-                /** @description The subscription's id. */
+                /**
+                 * @description The subscription's id.
+                 * @example 0192f0c6-0000-7000-8000-00000000aa01
+                 */
                 id: string;
             };
             header?: never;
