@@ -6,6 +6,7 @@
  * v2-only routes under /v2) -> 404 -> the error middleware.
  */
 import { readFileSync } from 'node:fs';
+import cors from 'cors';
 import express, { Router } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { pinoHttp } from 'pino-http';
@@ -30,6 +31,17 @@ export function createApp(deps: Deps, services: Services = createServices(deps))
   app.set('trust proxy', 'loopback');
 
   app.use(requestContext);
+  // Browser clients from the configured origins; a preflight is answered here, before the key and the quota.
+  if (config.corsOrigins.length) {
+    app.use(
+      cors({
+        origin: config.corsOrigins,
+        allowedHeaders: ['Content-Type', 'X-API-Key', 'Idempotency-Key'],
+        exposedHeaders: ['X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After'],
+        maxAge: 600,
+      }),
+    );
+  }
   app.use(
     pinoHttp({
       logger,
