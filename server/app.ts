@@ -13,6 +13,7 @@ import { pinoHttp } from 'pino-http';
 import { BUNDLED_SPEC, DOCS_DIR } from './project-root';
 import { requestContext } from './http/request-context';
 import { authenticate } from './http/auth';
+import { AuthFailureLimiter } from './http/auth-failures';
 import { enforceQuota } from './http/quota';
 import { errorMiddleware } from './http/error-middleware';
 import { rejectUnsafeText } from './http/text-safety';
@@ -28,7 +29,8 @@ export function createApp(deps: Deps, services: Services = createServices(deps))
   const spec = JSON.parse(readFileSync(BUNDLED_SPEC, 'utf8'));
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  // Which proxies may name the client address (X-Forwarded-For): none unless TRUST_PROXY says so.
+  app.set('trust proxy', config.trustProxy);
 
   app.use(requestContext);
   // Browser clients from the configured origins; a preflight is answered here, before the key and the quota.
@@ -75,7 +77,7 @@ export function createApp(deps: Deps, services: Services = createServices(deps))
   app.use(trackingRouter(services.tracking));
 
   app.use(express.json({ limit: config.bodyLimitBytes, verify: rejectUnsafeNumbers }));
-  app.use(['/v1', '/v2'], authenticate(services.workspaces, clock, config.authFailuresPerMinute), enforceQuota(services.quota), rejectUnsafeText, headAsGet);
+  app.use(['/v1', '/v2'], authenticate(services.workspaces, new AuthFailureLimiter(db, clock, config.authFailuresPerMinute)), enforceQuota(services.quota), rejectUnsafeText, headAsGet);
   app.use(
     OpenApiValidator.middleware({
       apiSpec: spec,

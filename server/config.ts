@@ -14,6 +14,8 @@ export interface Config {
   validateResponses: boolean;
   /** Maximum JSON body size, in bytes. */
   bodyLimitBytes: number;
+  /** Which proxies may set the client address (Express `trust proxy`): false, a hop count, or addresses/names. */
+  trustProxy: boolean | number | string;
   /** Failed authentications allowed per client address per minute before 429. */
   authFailuresPerMinute: number;
   /** Key that encrypts email-account secrets at rest (32 bytes, hex or base64). */
@@ -77,6 +79,13 @@ function bool(name: string, fallback: boolean, env: NodeJS.ProcessEnv): boolean 
   return raw === '1' || raw.toLowerCase() === 'true';
 }
 
+/** TRUST_PROXY: unset or `false` trusts no proxy; `true`, a hop count, or a list such as `loopback, 10.0.0.0/8`. */
+function parseTrustProxy(raw: string | undefined): boolean | number | string {
+  if (!raw || raw === 'false' || raw === '0') return false;
+  if (raw === 'true') return true;
+  return /^\d+$/.test(raw) ? Number(raw) : raw;
+}
+
 export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port: int('PORT', 3000, env),
@@ -85,6 +94,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     logLevel: env.LOG_LEVEL || 'info',
     validateResponses: bool('VALIDATE_RESPONSES', false, env),
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 1024 * 1024, env),
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
     authFailuresPerMinute: int('AUTH_FAILURES_PER_MINUTE', 30, env),
     secretKey: env.SECRET_KEY || undefined,
     dnsServers: (env.DNS_SERVERS || '').split(',').map((s) => s.trim()).filter(Boolean),

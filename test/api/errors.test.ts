@@ -3,6 +3,7 @@
  * leaks internals: malformed JSON, body too large, unknown route, wrong method, brute-forced keys,
  * an unexpected failure, and a database that cannot be reached.
  */
+import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import knex from 'knex';
 import pino from 'pino';
@@ -105,6 +106,43 @@ describe('authentication', () => {
     expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
     t.clock.advance(61_000);
     expect((await attempt()).status).toBe(401);
+  });
+
+  it('never throttles a valid key, however many guesses came from its address', async () => {
+    for (let i = 0; i < 6; i++) await t.fetch('/v1/authenticate', { apiKey: 'lr_guess' });
+    expect((await t.fetch('/v1/authenticate', { apiKey: 'lr_guess' })).status).toBe(429);
+    expect((await t.fetch('/v1/authenticate', { apiKey: ws.apiKey })).status).toBe(200);
+    t.clock.advance(61_000);
+  });
+
+  it('counts failures in the database, so a second server process on it sees them', async () => {
+    const second = createApp(t.deps, t.services).listen(0, '127.0.0.1');
+    await new Promise((resolve) => second.once('listening', resolve));
+    try {
+      const port = (second.address() as AddressInfo).port;
+      for (let i = 0; i < 3; i++) expect((await t.fetch('/v1/authenticate', { apiKey: 'lr_guess' })).status).toBe(401);
+      const there = await fetch(`http://127.0.0.1:${port}/v1/authenticate`, { headers: { 'X-API-Key': 'lr_guess' } });
+      expect(there.status).toBe(429);
+    } finally {
+      await new Promise((resolve) => second.close(resolve));
+      t.clock.advance(61_000);
+    }
+  });
+
+  it('ignores X-Forwarded-For unless TRUST_PROXY names the proxy', async () => {
+    const guess = (server: { fetch: typeof t.fetch }, i: number) => server.fetch('/v1/authenticate', { apiKey: 'lr_guess', headers: { 'X-Forwarded-For': `203.0.113.${i}` } });
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await guess(t, i)).status);
+    expect(statuses).toEqual([401, 401, 401, 429]);
+    t.clock.advance(61_000);
+    const trusting = await startTestServer({ config: { authFailuresPerMinute: 3, trustProxy: 'loopback' } });
+    try {
+      const rotated: number[] = [];
+      for (let i = 0; i < 4; i++) rotated.push((await guess(trusting, i)).status);
+      expect(rotated).toEqual([401, 401, 401, 401]);
+    } finally {
+      await trusting.close();
+    }
   });
 });
 
