@@ -1,0 +1,241 @@
+/**
+ * `npm run bench:http`: the request path against a bare Express 5 hello, in the same run.
+ *
+ * Starts a hello server (Express 5, one JSON route) and the real server (`server/main.ts`, production
+ * settings: LOG_LEVEL=info to a file, no response validation, the worker off) as child processes, and
+ * runs `wrk` (apt-get install wrk) at BENCH_CONNECTIONS (32) on loopback against: the hello,
+ * `/healthz`, `GET /v1/authenticate`, `GET /v1/ratelimit/limits`, `GET /v1/campaign/list` for one
+ * workspace on a high-limit plan, and `GET /v1/authenticate` spread over 8 workspaces; then the hello
+ * again. Prints req/s and p99 of each with the ratio to the hello (the mean of its two runs), on
+ * PostgreSQL (BENCH_DATABASE_URL or DATABASE_URL; a fresh database lr_bench_http, dropped afterwards)
+ * and on the embedded database (a temporary DATA_DIR).
+ *
+ * BENCH_SECONDS (10) per case after a 2 s warm-up; BENCH_TARGETS (postgres,pglite); BENCH_NODE_ARGS
+ * are passed to the server process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, openSync, rmSync, writeFileSync, closeSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { loadConfig, type Config } from '../server/config';
+import { migrate, openDatabase } from '../server/db';
+import { newId } from '../server/ids';
+import { createServices, type Deps } from '../server/services';
+import { freshBenchDatabase } from './bench-database';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const TARGETS = (process.env.BENCH_TARGETS ?? 'postgres,pglite').split(',').map((s) => s.trim()).filter(Boolean);
+const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const ROOT = join(__dirname, '..');
+const PARALLEL_WORKSPACES = 8;
+
+const HELLO = `
+const express = require('express');
+const app = express();
+app.disable('x-powered-by');
+app.get('/', (_req, res) => { res.json({ hello: 'world' }); });
+const server = app.listen(Number(process.env.PORT), '127.0.0.1');
+process.on('SIGTERM', () => { server.close(); server.closeAllConnections(); });
+`;
+
+interface Result {
+  name: string;
+  rps: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: string;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitReady(url: string, child: ChildProcess, log: string): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${url}: the process exited with ${child.exitCode} (log: ${log})`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      /* not yet listening */
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} did not answer within 120 s (log: ${log})`);
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+const UNIT_MS: Record<string, number> = { us: 0.001, ms: 1, s: 1000, m: 60_000 };
+
+/** Runs wrk and reads req/s, p99, non-2xx count and socket errors from its report. */
+function wrk(name: string, url: string, args: string[], seconds: number): Result {
+  const run = spawnSync('wrk', ['-t2', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', ...args, url], { encoding: 'utf8' });
+  if (run.error) throw new Error(`wrk: ${run.error.message} (install it: apt-get install -y wrk)`);
+  const out = run.stdout;
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN);
+  const p99 = /\s99%\s+([\d.]+)(us|ms|s|m)\b/.exec(out);
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
+  const errors = /Socket errors:[^\n]*/.exec(out)?.[0] ?? '';
+  if (!Number.isFinite(rps) || !p99) throw new Error(`wrk gave no result for ${name}:\n${out}\n${run.stderr}`);
+  return { name, rps, p99Ms: Number(p99[1]) * UNIT_MS[p99[2]], non2xx, errors };
+}
+
+function measure(name: string, url: string, args: string[] = []): Result {
+  wrk(name, url, args, 2); // warm-up
+  const r = wrk(name, url, args, SECONDS);
+  const note = [r.non2xx ? `${r.non2xx} non-2xx` : '', r.errors].filter(Boolean).join('; ');
+  console.log(`  ${name.padEnd(44)} ${r.rps.toFixed(0).padStart(8)} req/s   p99 ${r.p99Ms.toFixed(2).padStart(8)} ms ${note ? `  (${note})` : ''}`);
+  return r;
+}
+
+/** The benchmark's data: a high-limit plan, one workspace with five campaigns, and eight more workspaces. */
+async function prepare(config: Config): Promise<{ mainKey: string; parallelKeys: string[] }> {
+  const database = await openDatabase(config);
+  try {
+    await migrate(database.db);
+    const deps: Deps = { config, db: database.db, clock: { now: () => new Date() }, logger: pino({ level: 'silent' }) };
+    const services = createServices(deps);
+    const planId = newId();
+    await database.db('plans').insert({
+      id: planId,
+      name: 'Benchmark (high limits)',
+      per_min: 1_000_000_000,
+      per_hour: 1_000_000_000,
+      per_day: 1_000_000_000,
+      credits: 0,
+      created_at: new Date(),
+    });
+    const main = await services.workspaces.createWorkspace({ name: 'Bench main', planId });
+    for (let i = 0; i < 5; i++) await services.campaigns.create(main.workspace.id, { name: `Campaign ${i + 1}` });
+    const parallelKeys: string[] = [];
+    for (let i = 0; i < PARALLEL_WORKSPACES; i++) {
+      parallelKeys.push((await services.workspaces.createWorkspace({ name: `Bench ${i + 1}`, planId })).apiKey);
+    }
+    return { mainKey: main.apiKey, parallelKeys };
+  } finally {
+    await database.close();
+  }
+}
+
+async function runTarget(target: string, helloUrl: string): Promise<Result[]> {
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: '', SEED_DEMO: '0', LOG_LEVEL: 'info', VALIDATE_RESPONSES: '0', SENDING_ENABLED: '0' };
+  let cleanup: () => Promise<void>;
+  let config: Config;
+  if (target === 'postgres') {
+    const bench = await freshBenchDatabase('lr_bench_http', 'bench:http');
+    env.DATABASE_URL = bench.url;
+    config = loadConfig({ databaseUrl: bench.url, dataDir: '' });
+    cleanup = () => bench.drop();
+  } else if (target === 'pglite') {
+    const dataDir = mkdtempSync(join(tmpdir(), 'bench-http-'));
+    env.DATABASE_URL = '';
+    env.DATA_DIR = dataDir;
+    config = loadConfig({ databaseUrl: undefined, dataDir });
+    cleanup = async () => rmSync(dataDir, { recursive: true, force: true });
+  } else {
+    throw new Error(`unknown BENCH_TARGETS entry "${target}" (postgres, pglite)`);
+  }
+
+  const { mainKey, parallelKeys } = await prepare(config);
+  const port = await freePort();
+  const logFile = join(tmpdir(), `bench-http-${target}-${process.pid}.log`);
+  const logFd = openSync(logFile, 'w');
+  const server = spawn(process.execPath, [...NODE_ARGS, '--import', 'tsx', join(ROOT, 'server/main.ts')], {
+    cwd: ROOT,
+    env: { ...env, PORT: String(port) },
+    stdio: ['ignore', logFd, logFd],
+  });
+  closeSync(logFd);
+  const base = `http://127.0.0.1:${port}`;
+  const luaFile = join(tmpdir(), `bench-http-${process.pid}.lua`);
+  writeFileSync(
+    luaFile,
+    `local keys = { ${parallelKeys.map((k) => `"${k}"`).join(', ')} }
+local i = 0
+request = function()
+  i = i + 1
+  return wrk.format("GET", "/v1/authenticate", { ["X-API-Key"] = keys[(i % #keys) + 1] })
+end
+`,
+  );
+  try {
+    await waitReady(`${base}/healthz`, server, logFile);
+    const key = ['-H', `X-API-Key: ${mainKey}`];
+    console.log(`\n${target === 'postgres' ? 'PostgreSQL' : 'Embedded database (PGlite)'}: ${CONNECTIONS} connections, ${SECONDS} s per case, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    const results = [
+      measure('hello (Express 5, no middleware)', helloUrl),
+      measure('/healthz', `${base}/healthz`),
+      measure('GET /v1/authenticate', `${base}/v1/authenticate`, key),
+      measure('GET /v1/ratelimit/limits', `${base}/v1/ratelimit/limits`, key),
+      measure('GET /v1/campaign/list', `${base}/v1/campaign/list`, key),
+      measure(`GET /v1/authenticate, ${PARALLEL_WORKSPACES} workspaces`, `${base}/v1/authenticate`, ['-s', luaFile]),
+      measure('hello again', helloUrl),
+    ];
+    return results;
+  } finally {
+    await stop(server);
+    rmSync(luaFile, { force: true });
+    await cleanup();
+  }
+}
+
+function table(target: string, results: Result[]): string {
+  const hello = (results[0].rps + results[results.length - 1].rps) / 2;
+  const rows = results.slice(1, -1).map(
+    (r) => `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p99Ms.toFixed(1)} | ${((100 * r.rps) / hello).toFixed(0)}% |${r.non2xx ? ` ${r.non2xx} non-2xx` : ''}`,
+  );
+  return [
+    `${target}: hello ${results[0].rps.toFixed(0)} and ${results[results.length - 1].rps.toFixed(0)} req/s (mean ${hello.toFixed(0)})`,
+    '| case | req/s | p99 ms | of hello |',
+    '|---|---:|---:|---:|',
+    ...rows,
+  ].join('\n');
+}
+
+async function main(): Promise<void> {
+  if (spawnSync('wrk', ['--version']).error) throw new Error('bench:http needs wrk: apt-get install -y wrk');
+  const helloPort = await freePort();
+  const hello = spawn(process.execPath, ['-e', HELLO], { cwd: ROOT, env: { ...process.env, NODE_OPTIONS: '', PORT: String(helloPort) }, stdio: 'inherit' });
+  const helloUrl = `http://127.0.0.1:${helloPort}/`;
+  const tables: string[] = [];
+  try {
+    await waitReady(helloUrl, hello, 'hello');
+    for (const target of TARGETS) {
+      if (target === 'postgres' && !(process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL)) {
+        console.log('\nPostgreSQL: skipped (set BENCH_DATABASE_URL or DATABASE_URL)');
+        continue;
+      }
+      tables.push(table(target, await runTarget(target, helloUrl)));
+    }
+  } finally {
+    await stop(hello);
+  }
+  console.log(`\nload average at the end: ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+  console.log(tables.join('\n\n'));
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});
