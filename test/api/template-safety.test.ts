@@ -36,23 +36,28 @@ describe('template parsing on adversarial input', () => {
     });
     afterAll(() => t.close());
 
-    it('keeps the event loop free while adversarial templates arrive', async () => {
+    it('keeps the event loop no busier with adversarial templates than with ordinary ones of the same size', async () => {
       const ws = await t.createWorkspace();
       const campaignId = (await ws.client.POST('/v2/campaign/create', { body: { name: 'Adversarial' } })).data!.data.campaign.id;
-      const histogram = monitorEventLoopDelay({ resolution: 5 });
-      histogram.enable();
-      for (const text of Object.values(corpus)) {
-        // 19 variants of ~48 KB: close to the 1 MB body limit.
-        const variants = Array.from({ length: 19 }, () => ({ subject: 'S', body: text }));
-        const res = await ws.client.POST('/v2/campaign/sequence-create', { body: { campaignId, steps: [{ delayDays: 0, variants }] } });
-        expect([201, 400]).toContain(res.response.status);
-        if (res.response.status === 201) await ws.client.DELETE('/v2/campaign/sequences-delete', { params: { query: { stepId: res.data!.data.steps[0].id } } });
-      }
-      histogram.disable();
-      // Before the linear parser one such request blocked for seconds (31 s measured on 1 MB). What remains
-      // is checking, storing and answering 19 valid 48 KB templates: 100-500 ms on a loaded 2-core machine,
-      // above the 50 ms goal (see the README); the bound here catches any return of super-linear parsing.
-      expect(histogram.max / 1e6).toBeLessThan(1500);
+      // The longest event-loop stall while these bodies go through the whole stack (19 variants of ~48 KB each,
+      // close to the 1 MB body limit), measured in this process, where the server runs.
+      const worstStallMs = async (texts: string[]) => {
+        const histogram = monitorEventLoopDelay({ resolution: 5 });
+        histogram.enable();
+        for (const text of texts) {
+          const variants = Array.from({ length: 19 }, () => ({ subject: 'S', body: text }));
+          const res = await ws.client.POST('/v2/campaign/sequence-create', { body: { campaignId, steps: [{ delayDays: 0, variants }] } });
+          expect([201, 400]).toContain(res.response.status);
+          if (res.response.status === 201) await ws.client.DELETE('/v2/campaign/sequences-delete', { params: { query: { stepId: res.data!.data.steps[0].id } } });
+        }
+        histogram.disable();
+        return histogram.max / 1e6;
+      };
+      const ordinary = await worstStallMs(Array.from({ length: Object.keys(corpus).length }, () => 'Hi {{firstName | there}}, '.repeat(SIZE / 26)));
+      const adversarial = await worstStallMs(Object.values(corpus));
+      // Self-calibrated against the same run, so a loaded machine moves both: a super-linear parser made one
+      // such request stall for seconds (31 s measured on 1 MB before the fix), ordinary ones take ~100-500 ms.
+      expect(adversarial).toBeLessThan(ordinary * 3 + 200);
     });
   });
 });
