@@ -6,7 +6,7 @@
  */
 import type { Executor } from '../../db';
 import type { ScheduleJson } from '../campaign/store';
-import type { CustomValue } from '../contact/store';
+import type { ContactRow } from '../contact/store';
 
 export type ProgressState = 'waiting' | 'sending' | 'held' | 'done' | 'unknown';
 
@@ -46,17 +46,10 @@ export interface SendingStep {
   variants: { id: string; label: string; subject: string; body: string; weight: number }[];
 }
 
-export interface DueContact extends ProgressRow {
-  email: string;
-  first_name: string | null;
-  last_name: string | null;
-  company_name: string | null;
-  job_title: string | null;
-  phone: string | null;
-  website: string | null;
-  linkedin_url: string | null;
-  custom_variables: Record<string, CustomValue>;
-}
+/** A due contact: its progress and the contact fields templates read. */
+export interface DueContact
+  extends ProgressRow,
+    Pick<ContactRow, 'email' | 'first_name' | 'last_name' | 'company_name' | 'job_title' | 'phone' | 'website' | 'linkedin_url' | 'custom_variables'> {}
 
 export interface SendingAccount {
   id: string;
