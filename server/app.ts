@@ -20,9 +20,8 @@ import { rejectUnsafeText } from './http/text-safety';
 import { headAsGet } from './http/head';
 import { rejectUnsafeNumbers } from './http/json-numbers';
 import { ApiError } from './http/errors';
-import { allRoutes } from './modules';
 import { trackingRouter } from './modules/tracking/routes';
-import { createServices, type Deps, type Services } from './services';
+import { createRoutes, createServices, type Deps, type Services } from './services';
 
 export function createApp(deps: Deps, services: Services = createServices(deps)) {
   const { config, logger, clock, db } = deps;
@@ -91,7 +90,7 @@ export function createApp(deps: Deps, services: Services = createServices(deps))
 
   const both = Router();
   const v2Only = Router();
-  for (const r of allRoutes(services)) r.register(r.path.startsWith('/v1/') ? both : v2Only);
+  for (const r of createRoutes(services)) r.register(r.path.startsWith('/v1/') ? both : v2Only);
   app.use('/v1', both);
   app.use('/v2', both, v2Only);
 

@@ -7,21 +7,36 @@ import type { Db } from './db';
 import type { Clock } from './clock';
 import type { Logger } from './logger';
 import { QuotaService } from './http/quota';
+import type { Route } from './http/route';
+import { accountRoutes } from './modules/account/routes';
+import { analyticsRoutes } from './modules/analytics/routes';
+import { campaignRoutes } from './modules/campaign/routes';
+import { contactRoutes } from './modules/contact/routes';
+import { inboxRoutes } from './modules/inbox/routes';
+import { leadRoutes } from './modules/leads/routes';
+import { listRoutes } from './modules/list/routes';
+import { sendingRoutes } from './modules/sending/routes';
+import { suppressionRoutes } from './modules/suppression/routes';
+import { verificationRoutes } from './modules/verification/routes';
+import { webhookRoutes } from './modules/webhooks/routes';
+import { whitelabelRoutes } from './modules/whitelabel/routes';
+import { workspaceRoutes } from './modules/workspace/routes';
 import { createDnsLookup } from './dns';
 import { AccountMailAccess, AccountService, type MailLoginCheck } from './modules/account/service';
 import { AccountStore } from './modules/account/store';
 import { SecretBox } from './modules/account/secrets';
 import { AnalyticsService } from './modules/analytics/service';
 import { AnalyticsStore } from './modules/analytics/store';
-import { VerificationService } from './modules/people_verification/service';
-import { VerificationStore } from './modules/people_verification/store';
-import { EnrichmentService } from './modules/people_enrichment/service';
-import { EnrichmentStore } from './modules/people_enrichment/store';
+import { VerificationService } from './modules/verification/service';
+import { VerificationStore } from './modules/verification/store';
+import { EnrichmentService } from './modules/leads/enrichment';
+import { LeadStore } from './modules/leads/store';
 import { CampaignService } from './modules/campaign/service';
 import { CampaignStore } from './modules/campaign/store';
 import { ContactService } from './modules/contact/service';
 import { ContactStore } from './modules/contact/store';
 import { CreditService } from './modules/credits/service';
+import { CreditStore } from './modules/credits/store';
 import { LeadService } from './modules/leads/service';
 import { WorkspaceService } from './modules/workspace/service';
 import { WorkspaceStore } from './modules/workspace/store';
@@ -61,7 +76,7 @@ export function createServices(deps: Deps) {
   const analyticsStore = new AnalyticsStore();
 
   const events = new EventService(new EventStore(), clock);
-  const credits = new CreditService(db, clock);
+  const credits = new CreditService(new CreditStore(), clock);
   const workspaces = new WorkspaceService(db, workspaceStore, credits, clock);
   const quota = new QuotaService(db, clock);
   const whitelabel = new WhitelabelService(db, new WhitelabelStore(), workspaces, workspaceStore, credits, clock);
@@ -73,10 +88,11 @@ export function createServices(deps: Deps) {
   const loginCheck: MailLoginCheck = { smtp: (login) => transports.verify(login), imap: (login) => verifyImapLogin(login, imapOptions) };
   const accounts = new AccountService(db, accountStore, analyticsStore, secrets, dns, config, clock, config.verifyMailLogins ? loginCheck : null);
   const analytics = new AnalyticsService(db, analyticsStore, accountStore, clock);
-  const leads = new LeadService(db, clock, credits, config.creditCosts);
+  const leadStore = new LeadStore();
+  const leads = new LeadService(db, leadStore, clock, credits, config.creditCosts);
   const verification = new VerificationService(new VerificationStore(db), dns, clock, config);
-  const enrichment = new EnrichmentService(db, new EnrichmentStore(), leads);
-  const lists = new ListService(db, new ListStore(), leads, contacts, campaigns, credits, config, clock);
+  const enrichment = new EnrichmentService(db, leadStore, leads);
+  const lists = new ListService(db, new ListStore(), leads, contacts, campaigns, credits, clock);
   const mailAccess = new AccountMailAccess(accountStore, secrets, clock);
   const suppression = new SuppressionService(db, new SuppressionStore(), clock);
   const tracking = new TrackingService(db, new TokenSigner(() => secrets.deriveKey('link-signing')), config.publicUrl, contacts, suppression, events, clock);
@@ -94,3 +110,22 @@ export function createServices(deps: Deps) {
 }
 
 export type Services = ReturnType<typeof createServices>;
+
+/** Every module's routes, each handed only the services it uses. */
+export function createRoutes(services: Services): Route[] {
+  return [
+    ...workspaceRoutes(),
+    ...campaignRoutes(services),
+    ...accountRoutes(services),
+    ...analyticsRoutes(services),
+    ...contactRoutes(services),
+    ...leadRoutes(services),
+    ...verificationRoutes(services),
+    ...listRoutes(services),
+    ...whitelabelRoutes(services),
+    ...inboxRoutes(services),
+    ...sendingRoutes(services),
+    ...suppressionRoutes(services),
+    ...webhookRoutes(services),
+  ];
+}

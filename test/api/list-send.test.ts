@@ -87,7 +87,7 @@ describe('POST /v2/list/send-to-campaign', () => {
     expect(res).toMatchObject({ status: 402, body: { error: 'Insufficient credits: this request needs 3 credits and the balance is 2.', code: 'insufficient_credits' } });
     expect(await count('contacts', { campaign_id: campaign.id })).toBe(0);
     expect(await count('people_reveals', { workspace_id: ws.workspaceId })).toBe(0);
-    expect(await t.services.credits.balance(ws.workspaceId)).toBe(2);
+    expect(await t.services.credits.balance(t.db, ws.workspaceId)).toBe(2);
   });
 
   it('rolls everything back when the plan contact cap refuses the contacts', async () => {
@@ -101,7 +101,7 @@ describe('POST /v2/list/send-to-campaign', () => {
     expect(res.status).toBe(403);
     expect(await count('contacts', { campaign_id: campaign.id })).toBe(0);
     expect(await count('people_reveals', { workspace_id: ws.workspaceId })).toBe(0);
-    expect(await t.services.credits.balance(ws.workspaceId)).toBe(50);
+    expect(await t.services.credits.balance(t.db, ws.workspaceId)).toBe(50);
   });
 
   it('sends only people lists, only to the workspace own campaigns', async () => {

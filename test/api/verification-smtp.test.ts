@@ -8,8 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import { createDnsLookup } from '../../server/dns';
-import { VerificationService } from '../../server/modules/people_verification/service';
-import { VerificationStore } from '../../server/modules/people_verification/store';
+import { VerificationService } from '../../server/modules/verification/service';
+import { VerificationStore } from '../../server/modules/verification/store';
 
 const MAILBOXES = new Set(['jane.doe@acme-robotics.com', 'info@acme-robotics.com', 'jane.doe@relay.io']);
 

@@ -1,7 +1,7 @@
 import { ok, route } from '../../http/route';
-import type { Services } from '../../services';
+import type { AccountService } from './service';
 
-export const accountRoutes = ({ accounts }: Services) => [
+export const accountRoutes = ({ accounts }: { accounts: AccountService }) => [
   route('post', '/v2/account/connect', async ({ auth, body }) => ok('Email account connected', { account: await accounts.connect(auth, body) }), { status: 201 }),
   route('get', '/v1/account/list', async ({ auth, query }) => ok('Email accounts retrieved', await accounts.list(auth, query))),
   route('get', '/v1/account/status', async ({ auth, query }) => ok('Email account status retrieved', await accounts.status(auth, query.accountId))),

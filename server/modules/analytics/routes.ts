@@ -1,7 +1,7 @@
 import { ok, route } from '../../http/route';
-import type { Services } from '../../services';
+import type { AnalyticsService } from './service';
 
-export const analyticsRoutes = ({ analytics }: Services) => [
+export const analyticsRoutes = ({ analytics }: { analytics: AnalyticsService }) => [
   route('get', '/v1/analytics/campaign/summary', async ({ auth, query }) => ok('Campaign analytics retrieved', await analytics.campaignSummary(auth, query))),
   route('get', '/v2/analytics/campaign/steps', async ({ auth, query }) => ok('Step analytics retrieved', await analytics.campaignSteps(auth, query))),
   route('get', '/v1/analytics/campaign/count', async ({ auth, query }) => ok('Campaign counts retrieved', await analytics.campaignCounts(auth, query))),

@@ -1,9 +1,9 @@
 import { ok, route } from '../../http/route';
-import type { Services } from '../../services';
+import type { CampaignService } from './service';
 
 const page = (q: { limit?: number; skip?: number }) => ({ limit: Number(q.limit ?? 20), skip: Number(q.skip ?? 0) });
 
-export const campaignRoutes = ({ campaigns }: Services) => [
+export const campaignRoutes = ({ campaigns }: { campaigns: CampaignService }) => [
   route('get', '/v1/campaign/list', async ({ auth, query }) =>
     ok('Campaigns retrieved', await campaigns.list(auth.workspaceId, { ...page(query), status: query.status })),
   ),

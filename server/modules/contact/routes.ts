@@ -1,8 +1,9 @@
 import { ok, route } from '../../http/route';
-import type { Services } from '../../services';
+import type { ContactService } from './service';
+import type { SendingService } from '../sending/service';
 import { addedMessage } from './service';
 
-export const contactRoutes = ({ contacts, sending }: Services) => [
+export const contactRoutes = ({ contacts, sending }: { contacts: ContactService; sending: SendingService }) => [
   route('post', '/v1/contact/add', async ({ auth, body }) => {
     const result = await contacts.add(auth.workspaceId, body.campaignId, body.contacts);
     return ok(addedMessage(result), result);

@@ -1,63 +1,53 @@
 /**
- * Credit balances and their ledger. The balance lives on the workspace row and only changes by a
- * single conditional UPDATE, so concurrent charges can never take it below zero; each change writes
- * a ledger row in the same transaction.
+ * Credit balances and their ledger: every change of a balance writes a ledger row in the caller's
+ * transaction, so the ledger always sums to the balances.
  */
-import type { Db } from '../../db';
+import type { Executor } from '../../db';
 import type { Clock } from '../../clock';
 import { newId } from '../../ids';
 import { paymentRequired } from '../../http/errors';
+import type { CreditStore } from './store';
+
+const insufficient = (needed: number, balance: number) =>
+  paymentRequired(`Insufficient credits: this request needs ${needed} credits and the balance is ${balance}.`);
 
 export class CreditService {
   constructor(
-    private readonly db: Db,
+    private readonly store: CreditStore,
     private readonly clock: Clock,
   ) {}
 
-  async balance(workspaceId: string, db: Db = this.db): Promise<number> {
-    const row = await db('workspaces').where({ id: workspaceId }).first('credit_balance');
-    return row ? Number(row.credit_balance) : 0;
+  balance(db: Executor, workspaceId: string): Promise<number> {
+    return this.store.balance(db, workspaceId);
   }
 
   /** Adds credits (plan grant, admin top-up). Returns the new balance. */
-  async grant(db: Db, workspaceId: string, amount: number, reason: string, reference: string | null = null): Promise<number> {
-    const [row] = await db('workspaces')
-      .where({ id: workspaceId })
-      .increment('credit_balance', amount)
-      .returning('credit_balance');
-    if (!row) throw new Error(`workspace ${workspaceId} not found`);
-    await this.record(db, workspaceId, amount, row.credit_balance, reason, reference);
-    return row.credit_balance;
+  async grant(db: Executor, workspaceId: string, amount: number, reason: string, reference: string | null = null): Promise<number> {
+    const balance = await this.store.add(db, workspaceId, amount);
+    if (balance === undefined) throw new Error(`workspace ${workspaceId} not found`);
+    await this.record(db, workspaceId, amount, balance, reason, reference);
+    return balance;
   }
 
   /**
    * Takes `amount` credits inside the caller's transaction, or throws 402 and takes nothing.
    * Returns the balance after the charge.
    */
-  async charge(trx: Db, workspaceId: string, amount: number, reason: string, reference: string | null = null): Promise<number> {
-    if (amount === 0) return this.balance(workspaceId, trx);
-    const [row] = await trx('workspaces')
-      .where({ id: workspaceId })
-      .andWhere('credit_balance', '>=', amount)
-      .decrement('credit_balance', amount)
-      .returning('credit_balance');
-    if (!row) {
-      const balance = await this.balance(workspaceId, trx);
-      throw paymentRequired(`Insufficient credits: this request needs ${amount} credits and the balance is ${balance}.`);
-    }
-    await this.record(trx, workspaceId, -amount, row.credit_balance, reason, reference);
-    return row.credit_balance;
+  async charge(trx: Executor, workspaceId: string, amount: number, reason: string, reference: string | null = null): Promise<number> {
+    if (amount === 0) return this.balance(trx, workspaceId);
+    const balance = await this.store.take(trx, workspaceId, amount);
+    if (balance === undefined) throw insufficient(amount, await this.balance(trx, workspaceId));
+    await this.record(trx, workspaceId, -amount, balance, reason, reference);
+    return balance;
   }
 
-  private async record(db: Db, workspaceId: string, amount: number, balanceAfter: number, reason: string, reference: string | null) {
-    await db('credit_ledger').insert({
-      id: newId(),
-      workspace_id: workspaceId,
-      amount,
-      balance_after: balanceAfter,
-      reason,
-      reference,
-      created_at: this.clock.now(),
-    });
+  /** Throws the 402 that `charge` would, without charging: for a caller that checks a whole request up front. */
+  async require(db: Executor, workspaceId: string, amount: number): Promise<void> {
+    const balance = await this.balance(db, workspaceId);
+    if (amount > balance) throw insufficient(amount, balance);
+  }
+
+  private record(db: Executor, workspaceId: string, amount: number, balanceAfter: number, reason: string, reference: string | null) {
+    return this.store.record(db, { id: newId(), workspace_id: workspaceId, amount, balance_after: balanceAfter, reason, reference, created_at: this.clock.now() });
   }
 }

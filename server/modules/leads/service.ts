@@ -7,13 +7,14 @@
  * charge throws 402 and the transaction takes the reveal rows back with it.
  */
 import type { components } from '../../../generated/api';
+import type { Knex } from 'knex';
 import type { Clock } from '../../clock';
 import type { Config } from '../../config';
 import type { Db } from '../../db';
 import { badRequest, detail } from '../../http/errors';
 import type { CreditService } from '../credits/service';
 import { employeeRangeOf, normalizeDomain, type CompanyRow, type LeadCompany, type LeadPerson, type PeopleDataOption, type PersonRow } from './model';
-import { LeadStore } from './store';
+import type { LeadStore } from './store';
 
 export type PeopleSearchRequest = components['schemas']['PeopleSearchRequest'];
 export type CompanySearchRequest = components['schemas']['CompanySearchRequest'];
@@ -122,10 +123,9 @@ function domains(values: string[] | undefined, field: string): string[] | undefi
 }
 
 export class LeadService {
-  readonly store = new LeadStore();
-
   constructor(
     private readonly db: Db,
+    private readonly store: LeadStore,
     private readonly clock: Clock,
     private readonly credits: CreditService,
     private readonly costs: CreditCosts,
@@ -159,6 +159,38 @@ export class LeadService {
     const people = await this.store.peopleByIds(trx, personIds);
     const charge = await this.revealPeople(trx, workspaceId, people, ['workEmailReveal']);
     return { emails: new Map(people.map((p) => [p.id, p.work_email])), creditsUsed: charge.used, balance: charge.remaining };
+  }
+
+  /** People as the workspace may see them now (what it has revealed, nothing charged), in the order of `ids`. */
+  async showPeople(db: Db, workspaceId: string, ids: string[]): Promise<Map<string, LeadPerson>> {
+    const [people, revealed] = await Promise.all([this.store.peopleByIds(db, ids), this.store.revealedOptions(db, workspaceId, ids)]);
+    const companies = await this.store.companiesByIds(db, people.flatMap((p) => (p.company_id ? [p.company_id] : [])));
+    return new Map(people.map((p) => [p.id, toLeadPerson(p, p.company_id ? companies.get(p.company_id) : undefined, revealed.get(p.id) ?? [], 0)]));
+  }
+
+  /** Companies as the workspace may see them now: in full where it has revealed them. */
+  async showCompanies(db: Db, workspaceId: string, ids: string[]): Promise<Map<string, LeadCompany & { revealed: boolean }>> {
+    const [companies, full] = await Promise.all([this.store.companiesByIds(db, ids), this.store.revealedCompanies(db, workspaceId, ids)]);
+    return new Map([...companies.values()].map((c) => [c.id, { ...toLeadCompany(c, full.has(c.id)), revealed: full.has(c.id) }]));
+  }
+
+  peopleByIds(db: Db, ids: string[]): Promise<PersonRow[]> {
+    return this.store.peopleByIds(db, ids);
+  }
+
+  /** Which of `ids` are people (or companies) of the lead database. */
+  existingIds(db: Db, kind: 'people' | 'company', ids: string[]): Promise<Set<string>> {
+    return this.store.existingIds(db, kind === 'people' ? 'people' : 'companies', ids);
+  }
+
+  /**
+   * Throws the 402 of a charge, before anything is written, when revealing the work emails of
+   * `personIds` (a subquery) would cost more than the balance: a batched caller fails up front with
+   * what the whole request needs.
+   */
+  async requireCreditsForEmails(trx: Db, workspaceId: string, personIds: Knex.QueryBuilder): Promise<void> {
+    const unrevealed = await this.store.countUnrevealedEmails(trx, workspaceId, personIds);
+    await this.credits.require(trx, workspaceId, unrevealed * this.costs.workEmailReveal);
   }
 
   async searchPeople(workspaceId: string, body: PeopleSearchRequest) {

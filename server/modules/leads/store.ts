@@ -4,7 +4,7 @@
  */
 import type { Knex } from 'knex';
 import type { Db } from '../../db';
-import { COMPANY_COLUMNS, EMPLOYEE_RANGES, PERSON_COLUMNS, type CompanyRow, type EmailStatus, type EmployeeRange, type PersonRow } from './model';
+import { COMPANY_COLUMNS, EMPLOYEE_RANGES, PEOPLE_DATA_OPTIONS, PERSON_COLUMNS, type CompanyRow, type EmailStatus, type EmployeeRange, type PeopleDataOption, type PersonRow } from './model';
 
 export interface PeopleFilters {
   titles?: string[];
@@ -37,6 +37,7 @@ export interface Page {
 /** Above this many expected matches, totalEntries is the planner's estimate. */
 export const EXACT_COUNT_UP_TO = 5000;
 
+const placeholders = (values: unknown[]) => values.map(() => '?').join(', ');
 const lower = (values: string[]) => values.map((v) => v.trim().toLowerCase());
 
 /** `column @@ (plainto_tsquery(a) || plainto_tsquery(b))`: any entry, every word of an entry. */
@@ -170,5 +171,63 @@ export class LeadStore {
     const rows = [...new Set(companyIds)].sort().map((id) => ({ workspace_id: workspaceId, company_id: id, revealed_at: at }));
     const inserted: { company_id: string }[] = await trx('company_reveals').insert(rows).onConflict(['workspace_id', 'company_id']).ignore().returning(['company_id']);
     return inserted.map((r) => r.company_id);
+  }
+
+  /** Which of `ids` exist in the lead database. */
+  async existingIds(db: Db, entity: 'people' | 'companies', ids: string[]): Promise<Set<string>> {
+    if (!ids.length) return new Set();
+    const rows: { id: string }[] = await db(entity).whereIn('id', ids).select('id');
+    return new Set(rows.map((r) => r.id));
+  }
+
+  /** The data options each person has revealed to the workspace, in the spec's order (like a search answer). */
+  async revealedOptions(db: Db, workspaceId: string, personIds: string[]): Promise<Map<string, PeopleDataOption[]>> {
+    const out = new Map<string, PeopleDataOption[]>();
+    if (!personIds.length) return out;
+    const rows: { person_id: string; data_option: PeopleDataOption }[] = await db('people_reveals')
+      .where({ workspace_id: workspaceId })
+      .whereIn('person_id', personIds)
+      .select('person_id', 'data_option');
+    for (const r of rows) out.set(r.person_id, [...(out.get(r.person_id) ?? []), r.data_option]);
+    for (const [id, options] of out) out.set(id, PEOPLE_DATA_OPTIONS.filter((o) => options.includes(o)));
+    return out;
+  }
+
+  /** The companies the workspace has seen in full. */
+  async revealedCompanies(db: Db, workspaceId: string, companyIds: string[]): Promise<Set<string>> {
+    if (!companyIds.length) return new Set();
+    const rows: { company_id: string }[] = await db('company_reveals').where({ workspace_id: workspaceId }).whereIn('company_id', companyIds).select('company_id');
+    return new Set(rows.map((r) => r.company_id));
+  }
+
+  /** People among `personIds` (a subquery) with a work email not yet revealed to the workspace. */
+  async countUnrevealedEmails(db: Db, workspaceId: string, personIds: Knex.QueryBuilder): Promise<number> {
+    const [{ n }] = await db('people as p')
+      .whereIn('p.id', personIds)
+      .whereNotNull('p.work_email')
+      .whereNotExists((q) =>
+        q.select(db.raw('1')).from('people_reveals as r').where('r.workspace_id', workspaceId).whereRaw('r.person_id = p.id').andWhere('r.data_option', 'workEmailReveal'),
+      )
+      .count<{ n: string }[]>({ n: '*' });
+    return Number(n);
+  }
+
+  // Enrichment look-ups, batched per rule through the leads migration's lower(...) indexes; keys come lower-cased.
+  async byWorkEmails(db: Db, emails: string[]): Promise<PersonRow[]> {
+    if (!emails.length) return [];
+    return db('people').select(PERSON_COLUMNS).whereRaw(`lower(work_email) IN (${placeholders(emails)})`, emails);
+  }
+
+  async byLinkedinUrls(db: Db, urls: string[]): Promise<PersonRow[]> {
+    if (!urls.length) return [];
+    return db('people').select(PERSON_COLUMNS).whereRaw(`lower(linkedin_url) IN (${placeholders(urls)})`, urls);
+  }
+
+  async byNames(db: Db, names: { first: string; last: string }[]): Promise<PersonRow[]> {
+    if (!names.length) return [];
+    const tuples = names.map(() => '(?, ?)').join(', ');
+    return db('people')
+      .select(PERSON_COLUMNS)
+      .whereRaw(`(lower(last_name), lower(first_name)) IN (${tuples})`, names.flatMap((n) => [n.last, n.first]));
   }
 }

@@ -1,10 +1,10 @@
 import { ok, route, STREAMED } from '../../http/route';
-import type { Services } from '../../services';
+import type { ListService } from './service';
 import { writeExport } from './export';
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
-export const listRoutes = ({ lists }: Services) => [
+export const listRoutes = ({ lists }: { lists: ListService }) => [
   route('post', '/v2/list/create/people', async ({ auth, body }) => ok('List created', { list: await lists.create(auth.workspaceId, 'people', body.name) }), { status: 201 }),
   route('post', '/v2/list/create/company', async ({ auth, body }) => ok('List created', { list: await lists.create(auth.workspaceId, 'company', body.name) }), { status: 201 }),
   route('post', '/v2/list/delete/people', async ({ auth, body }) => ok('List deleted', await lists.delete(auth.workspaceId, 'people', body.listId))),

@@ -5,15 +5,14 @@
  */
 import type { components } from '../../../generated/api';
 import type { Clock } from '../../clock';
-import type { Config } from '../../config';
 import { isUniqueViolation, type Db } from '../../db';
-import { conflict, detail, notFound, paymentRequired } from '../../http/errors';
+import { conflict, detail, notFound } from '../../http/errors';
 import { newId } from '../../ids';
 import type { CampaignService } from '../campaign/service';
 import type { ContactService, NewContact } from '../contact/service';
 import type { CreditService } from '../credits/service';
-import { toLeadCompany, toLeadPerson, type LeadService } from '../leads/service';
-import type { ListKind, ListRow, ListStore, ListView, MemberCursor, PersonMemberRow, CompanyMemberRow } from './store';
+import type { LeadService } from '../leads/service';
+import type { ListKind, ListRow, ListStore, ListView, MemberCursor, MemberRef } from './store';
 
 type Schemas = components['schemas'];
 export type List = Schemas['LeadList'];
@@ -59,7 +58,6 @@ export class ListService {
     private readonly contacts: ContactService,
     private readonly campaigns: CampaignService,
     private readonly credits: CreditService,
-    private readonly config: Pick<Config, 'creditCosts'>,
     private readonly clock: Clock,
   ) {}
 
@@ -104,7 +102,7 @@ export class ListService {
     return this.db.transaction(async (trx) => {
       await this.locked(trx, workspaceId, listId, kind, 'add');
       const unique = [...new Set(ids)];
-      const existing = await this.store.existingIds(trx, kind, unique);
+      const existing = await this.leads.existingIds(trx, kind, unique);
       const inserted = await this.store.addMembers(trx, kind, listId, unique.filter((id) => existing.has(id)), this.clock.now());
       if (inserted.length) await this.store.touch(trx, listId, this.clock.now());
       return {
@@ -157,9 +155,7 @@ export class ListService {
 
   private async *shownBatches(workspaceId: string, list: List): AsyncGenerator<(PersonMember | CompanyMember)[]> {
     for await (const rows of this.walk(this.db, list.kind, list.id)) {
-      yield list.kind === 'people'
-        ? await this.showPeople(this.db, workspaceId, rows as PersonMemberRow[])
-        : await this.showCompanies(this.db, workspaceId, rows as CompanyMemberRow[]);
+      yield list.kind === 'people' ? await this.showPeople(this.db, workspaceId, rows) : await this.showCompanies(this.db, workspaceId, rows);
     }
   }
 
@@ -174,17 +170,15 @@ export class ListService {
       await this.campaigns.findInWorkspace(trx, workspaceId, campaignId);
 
       // Checked up front so the 402 names what the whole list needs, not what one batch does.
-      const needed = (await this.store.countUnrevealedEmails(trx, workspaceId, listId)) * this.config.creditCosts.workEmailReveal;
-      const balance = await this.credits.balance(workspaceId, trx);
-      if (needed > balance) throw paymentRequired(`Insufficient credits: this request needs ${needed} credits and the balance is ${balance}.`);
+      await this.leads.requireCreditsForEmails(trx, workspaceId, this.store.peopleOf(trx, listId));
 
       const counts = { members: 0, added: 0, duplicates: 0, skippedNoEmail: 0, invalid: 0 };
       let used = 0;
-      for await (const rows of this.walk(trx, 'people', listId)) {
-        const batch = rows as PersonMemberRow[];
-        counts.members += batch.length;
+      for await (const members of this.walk(trx, 'people', listId)) {
+        const batch = await this.leads.peopleByIds(trx, members.map((m) => m.id));
+        counts.members += members.length;
         const withEmail = batch.filter((p) => p.work_email !== null);
-        counts.skippedNoEmail += batch.length - withEmail.length;
+        counts.skippedNoEmail += members.length - withEmail.length;
         if (!withEmail.length) continue;
         const { emails, creditsUsed } = await this.leads.revealWorkEmails(trx, workspaceId, withEmail.map((p) => p.id));
         used += creditsUsed;
@@ -201,16 +195,15 @@ export class ListService {
         counts.duplicates += result.counts.duplicates;
         counts.invalid += result.counts.invalid;
       }
-      return { listId, campaignId, counts, credits: { used, remaining: await this.credits.balance(workspaceId, trx) } };
+      return { listId, campaignId, counts, credits: { used, remaining: await this.credits.balance(trx, workspaceId) } };
     });
   }
 
   /** Every member of a list, BATCH_SIZE at a time, by keyset (constant memory for any list size). */
-  private async *walk(db: Db, kind: ListKind, listId: string): AsyncGenerator<(PersonMemberRow | CompanyMemberRow)[]> {
+  private async *walk(db: Db, kind: ListKind, listId: string): AsyncGenerator<MemberRef[]> {
     let after: MemberCursor | null = null;
     for (;;) {
-      const rows: (PersonMemberRow | CompanyMemberRow)[] =
-        kind === 'people' ? await this.store.members(db, 'people', listId, { limit: BATCH_SIZE, after }) : await this.store.members(db, 'company', listId, { limit: BATCH_SIZE, after });
+      const rows = await this.store.members(db, kind, listId, { limit: BATCH_SIZE, after });
       if (rows.length) yield rows;
       if (rows.length < BATCH_SIZE) return;
       const last = rows[rows.length - 1];
@@ -218,21 +211,15 @@ export class ListService {
     }
   }
 
-  private async showPeople(db: Db, workspaceId: string, rows: PersonMemberRow[]): Promise<PersonMember[]> {
-    const ids = rows.map((r) => r.id);
-    const [revealed, companies] = await Promise.all([
-      this.store.revealedOptions(db, workspaceId, ids),
-      this.leads.store.companiesByIds(db, rows.flatMap((r) => (r.company_id ? [r.company_id] : []))),
-    ]);
-    return rows.map((r) => ({
-      ...toLeadPerson(r, r.company_id ? companies.get(r.company_id) : undefined, revealed.get(r.id) ?? [], 0),
-      addedAt: new Date(r.added_at).toISOString(),
-    }));
+  /** Members as the lead module shows them to the workspace (only what it has revealed), in list order. */
+  private async showPeople(db: Db, workspaceId: string, members: MemberRef[]): Promise<PersonMember[]> {
+    const people = await this.leads.showPeople(db, workspaceId, members.map((m) => m.id));
+    return members.map((m) => ({ ...people.get(m.id)!, addedAt: new Date(m.added_at).toISOString() }));
   }
 
-  private async showCompanies(db: Db, workspaceId: string, rows: CompanyMemberRow[]): Promise<CompanyMember[]> {
-    const full = await this.store.revealedCompanies(db, workspaceId, rows.map((r) => r.id));
-    return rows.map((r) => ({ ...toLeadCompany(r, full.has(r.id)), revealed: full.has(r.id), addedAt: new Date(r.added_at).toISOString() }));
+  private async showCompanies(db: Db, workspaceId: string, members: MemberRef[]): Promise<CompanyMember[]> {
+    const companies = await this.leads.showCompanies(db, workspaceId, members.map((m) => m.id));
+    return members.map((m) => ({ ...companies.get(m.id)!, addedAt: new Date(m.added_at).toISOString() }));
   }
 
   /** Locks the workspace's list for a change; 404 when it is not the workspace's, 409 when it is of the other kind. */

@@ -1,6 +1,6 @@
 /** Lists and their memberships: plain rows. Members are ordered by (added_at, member id) everywhere. */
+import type { Knex } from 'knex';
 import type { Db } from '../../db';
-import { COMPANY_COLUMNS, PEOPLE_DATA_OPTIONS, PERSON_COLUMNS, type CompanyRow, type PeopleDataOption, type PersonRow } from '../leads/model';
 
 export type ListKind = 'people' | 'company';
 
@@ -15,8 +15,11 @@ export interface ListRow {
 
 export type ListView = ListRow & { member_count: number };
 
-export type PersonMemberRow = PersonRow & { added_at: Date };
-export type CompanyMemberRow = CompanyRow & { added_at: Date };
+/** A member: its lead-database id and when it joined the list. */
+export interface MemberRef {
+  id: string;
+  added_at: Date;
+}
 
 /** Where a batch of members ends, to read the next one after it. */
 export interface MemberCursor {
@@ -25,8 +28,8 @@ export interface MemberCursor {
 }
 
 const MEMBERS = {
-  people: { table: 'list_people', column: 'person_id', entity: 'people', columns: PERSON_COLUMNS },
-  company: { table: 'list_companies', column: 'company_id', entity: 'companies', columns: COMPANY_COLUMNS },
+  people: { table: 'list_people', column: 'person_id' },
+  company: { table: 'list_companies', column: 'company_id' },
 } as const;
 
 /**
@@ -84,12 +87,6 @@ export class ListStore {
     await db('lists').where({ id }).update({ updated_at: at });
   }
 
-  /** Which of `ids` exist in the lead database (people or companies). */
-  async existingIds(db: Db, kind: ListKind, ids: string[]): Promise<Set<string>> {
-    const rows: { id: string }[] = await db(MEMBERS[kind].entity).whereIn('id', ids).select('id');
-    return new Set(rows.map((r) => r.id));
-  }
-
   /** Adds memberships; returns the ids that were not members yet. */
   async addMembers(db: Db, kind: ListKind, listId: string, ids: string[], at: Date): Promise<string[]> {
     if (!ids.length) return [];
@@ -108,57 +105,25 @@ export class ListStore {
   }
 
   /**
-   * Members with their lead-database rows, in list order: a page by offset (`skip`), or the batch after
-   * `after` (keyset, for exports and sends that walk a whole list in constant memory).
+   * Member ids in list order: a page by offset (`skip`), or the batch after `after` (keyset, for exports and
+   * sends that walk a whole list in constant memory). The lead module reads the members' rows.
    */
-  members(db: Db, kind: 'people', listId: string, range: { limit: number; skip?: number; after?: MemberCursor | null }): Promise<PersonMemberRow[]>;
-  members(db: Db, kind: 'company', listId: string, range: { limit: number; skip?: number; after?: MemberCursor | null }): Promise<CompanyMemberRow[]>;
-  members(db: Db, kind: ListKind, listId: string, range: { limit: number; skip?: number; after?: MemberCursor | null }): Promise<(PersonMemberRow | CompanyMemberRow)[]> {
-    const { table, column, entity, columns } = MEMBERS[kind];
+  members(db: Db, kind: ListKind, listId: string, range: { limit: number; skip?: number; after?: MemberCursor | null }): Promise<MemberRef[]> {
+    const { table, column } = MEMBERS[kind];
     return inIndexOrder(db, (trx) => {
-      const q = trx(`${table} as m`)
-        .join(`${entity} as e`, 'e.id', `m.${column}`)
-        .where('m.list_id', listId)
-        .select([...columns.map((c) => `e.${c}`), 'm.added_at'])
-        .orderBy([{ column: 'm.added_at' }, { column: `m.${column}` }])
+      const q = trx(table)
+        .where('list_id', listId)
+        .select(`${column} as id`, 'added_at')
+        .orderBy([{ column: 'added_at' }, { column }])
         .limit(range.limit);
-      if (range.after) q.whereRaw(`(m.added_at, m.${column}) > (?, ?)`, [range.after.addedAt, range.after.id]);
+      if (range.after) q.whereRaw(`(added_at, ${column}) > (?, ?)`, [range.after.addedAt, range.after.id]);
       if (range.skip) q.offset(range.skip);
       return q;
     });
   }
 
-  /** The data options each person has revealed to the workspace. */
-  async revealedOptions(db: Db, workspaceId: string, personIds: string[]): Promise<Map<string, PeopleDataOption[]>> {
-    const out = new Map<string, PeopleDataOption[]>();
-    if (!personIds.length) return out;
-    const rows: { person_id: string; data_option: PeopleDataOption }[] = await db('people_reveals')
-      .where({ workspace_id: workspaceId })
-      .whereIn('person_id', personIds)
-      .select('person_id', 'data_option');
-    for (const r of rows) out.set(r.person_id, [...(out.get(r.person_id) ?? []), r.data_option]);
-    // In the spec's order of data options, like a search answer.
-    for (const [id, options] of out) out.set(id, PEOPLE_DATA_OPTIONS.filter((o) => options.includes(o)));
-    return out;
-  }
-
-  /** The companies the workspace has seen in full. */
-  async revealedCompanies(db: Db, workspaceId: string, companyIds: string[]): Promise<Set<string>> {
-    if (!companyIds.length) return new Set();
-    const rows: { company_id: string }[] = await db('company_reveals').where({ workspace_id: workspaceId }).whereIn('company_id', companyIds).select('company_id');
-    return new Set(rows.map((r) => r.company_id));
-  }
-
-  /** Members with a work email that is not revealed to the workspace yet: what sending the list will charge. */
-  async countUnrevealedEmails(db: Db, workspaceId: string, listId: string): Promise<number> {
-    const [{ n }] = await db('list_people as m')
-      .join('people as p', 'p.id', 'm.person_id')
-      .where('m.list_id', listId)
-      .whereNotNull('p.work_email')
-      .whereNotExists((q) =>
-        q.select(db.raw('1')).from('people_reveals as r').where('r.workspace_id', workspaceId).whereRaw('r.person_id = p.id').andWhere('r.data_option', 'workEmailReveal'),
-      )
-      .count<{ n: string }[]>({ n: '*' });
-    return Number(n);
+  /** The people of a list as a subquery, for the lead module to count or filter by without naming our tables. */
+  peopleOf(db: Db, listId: string): Knex.QueryBuilder {
+    return db('list_people').where({ list_id: listId }).select('person_id');
   }
 }

@@ -1,7 +1,7 @@
 import { ok, route } from '../../http/route';
-import type { Services } from '../../services';
+import type { WhitelabelService } from './service';
 
-export const whitelabelRoutes = ({ whitelabel }: Services) => [
+export const whitelabelRoutes = ({ whitelabel }: { whitelabel: WhitelabelService }) => [
   route('post', '/v2/whitelabel/register', async ({ auth, body }) => ok('Sub-user registered', await whitelabel.register(auth, body)), {
     status: 201,
   }),

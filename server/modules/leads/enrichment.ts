@@ -6,10 +6,10 @@
 import type { components } from '../../../generated/api';
 import type { Db } from '../../db';
 import { badRequest, detail, type ErrorDetail } from '../../http/errors';
-import { normalizeDomain, type PeopleDataOption, type PersonRow } from '../leads/model';
-import { DEFAULT_PEOPLE_DATA_OPTIONS, toLeadPerson, type LeadService } from '../leads/service';
+import { normalizeDomain, type PeopleDataOption, type PersonRow } from './model';
+import { DEFAULT_PEOPLE_DATA_OPTIONS, toLeadPerson, type LeadService } from './service';
 import { linkedinSlug, linkedinUrlForms, normalizeCompanyName, normalizeName } from './match';
-import type { EnrichmentStore } from './store';
+import type { LeadStore } from './store';
 
 type EnrichmentInput = components['schemas']['EnrichmentInput'];
 type EnrichmentResult = components['schemas']['EnrichmentResult'];
@@ -65,7 +65,7 @@ const nameKey = (first: string, last: string) => `${last}\u0000${first}`;
 export class EnrichmentService {
   constructor(
     private readonly db: Db,
-    private readonly store: EnrichmentStore,
+    private readonly store: LeadStore,
     private readonly leads: LeadService,
   ) {}
 
@@ -74,7 +74,7 @@ export class EnrichmentService {
     const matches = await this.match(keys);
 
     const matchedPeople = [...new Map(matches.flatMap((m) => (m.person ? [[m.person.id, m.person] as const] : []))).values()];
-    const companies = await this.leads.store.companiesByIds(this.db, matchedPeople.flatMap((p) => (p.company_id ? [p.company_id] : [])));
+    const companies = await this.store.companiesByIds(this.db, matchedPeople.flatMap((p) => (p.company_id ? [p.company_id] : [])));
     const charge = await this.db.transaction((trx) => this.leads.revealPeople(trx, workspaceId, matchedPeople, dataOptions));
 
     // A person matched by several inputs shows the charge once, at the first of them.
