@@ -22,11 +22,10 @@ import { webhookRoutes } from './modules/webhooks/routes';
 import { whitelabelRoutes } from './modules/whitelabel/routes';
 import { workspaceRoutes } from './modules/workspace/routes';
 import { createDnsLookup } from './dns';
-import { AccountMailAccess, AccountService, type MailLoginCheck } from './modules/account/service';
+import { AccountMailAccess, AccountService, type LinkedCampaigns, type MailLoginCheck } from './modules/account/service';
 import { AccountStore } from './modules/account/store';
 import { SecretBox } from './modules/account/secrets';
 import { AnalyticsService } from './modules/analytics/service';
-import { AnalyticsStore } from './modules/analytics/store';
 import { VerificationService } from './modules/verification/service';
 import { VerificationStore } from './modules/verification/store';
 import { EnrichmentService } from './modules/leads/enrichment';
@@ -41,7 +40,6 @@ import { LeadService } from './modules/leads/service';
 import { WorkspaceService } from './modules/workspace/service';
 import { WorkspaceStore } from './modules/workspace/store';
 import { WhitelabelService } from './modules/whitelabel/service';
-import { WhitelabelStore } from './modules/whitelabel/store';
 import { ListService } from './modules/list/service';
 import { ListStore } from './modules/list/store';
 import { EventService } from './modules/events/service';
@@ -71,26 +69,30 @@ export interface Deps {
 export function createServices(deps: Deps) {
   const { db, clock, config } = deps;
   const dns = createDnsLookup(config);
-  const workspaceStore = new WorkspaceStore(db);
   const accountStore = new AccountStore();
-  const analyticsStore = new AnalyticsStore();
 
   const events = new EventService(new EventStore(), clock);
   const credits = new CreditService(new CreditStore(), clock);
-  const workspaces = new WorkspaceService(db, workspaceStore, credits, clock);
+  const workspaces = new WorkspaceService(db, new WorkspaceStore(), credits, clock);
   const quota = new QuotaService(db, clock);
-  const whitelabel = new WhitelabelService(db, new WhitelabelStore(), workspaces, workspaceStore, credits, clock);
-  const campaigns = new CampaignService(db, new CampaignStore(), events, clock);
-  const contacts = new ContactService(db, new ContactStore(), events, clock);
+  const whitelabel = new WhitelabelService(db, workspaces, credits, clock);
+  const contacts = new ContactService(db, new ContactStore(), events, workspaces, clock);
   const secrets = new SecretBox(config);
   const transports = new TransportPool({ allowPrivate: config.allowPrivateMailHosts, timeoutMs: config.smtpTimeoutMs });
   const imapOptions = { allowPrivate: config.allowPrivateMailHosts, timeoutMs: config.imapTimeoutMs };
   const loginCheck: MailLoginCheck = { smtp: (login) => transports.verify(login), imap: (login) => verifyImapLogin(login, imapOptions) };
-  const accounts = new AccountService(db, accountStore, analyticsStore, secrets, dns, config, clock, config.verifyMailLogins ? loginCheck : null);
-  const analytics = new AnalyticsService(db, analyticsStore, accountStore, clock);
+  // Campaigns link accounts, and removing an account pauses the campaigns it leaves without one: the
+  // account module reaches the campaign module through this interface, resolved once both exist.
+  const linkedCampaigns: LinkedCampaigns = {
+    lockLinkedTo: (...args) => campaigns.lockLinkedTo(...args),
+    pauseWithoutAccounts: (...args) => campaigns.pauseWithoutAccounts(...args),
+  };
+  const accounts = new AccountService(db, accountStore, events, linkedCampaigns, workspaces, secrets, dns, config, clock, config.verifyMailLogins ? loginCheck : null);
+  const campaigns = new CampaignService(db, new CampaignStore(), events, accounts, clock);
+  const analytics = new AnalyticsService(db, events, campaigns, contacts, accounts, clock);
   const leadStore = new LeadStore();
   const leads = new LeadService(db, leadStore, clock, credits, config.creditCosts);
-  const verification = new VerificationService(new VerificationStore(db), dns, clock, config);
+  const verification = new VerificationService(db, new VerificationStore(), dns, clock, config);
   const enrichment = new EnrichmentService(db, leadStore, leads);
   const lists = new ListService(db, new ListStore(), leads, contacts, campaigns, credits, clock);
   const mailAccess = new AccountMailAccess(accountStore, secrets, clock);

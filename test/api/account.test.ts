@@ -6,7 +6,6 @@ import { newId } from '../../server/ids';
 import { SecretBox } from '../../server/modules/account/secrets';
 import { AccountService } from '../../server/modules/account/service';
 import { AccountStore } from '../../server/modules/account/store';
-import { AnalyticsStore } from '../../server/modules/analytics/store';
 import { createDnsLookup } from '../../server/dns';
 
 const SECRET_KEY = '5f1c0a3e9b7d4c2a8e6f0b1d3c5a7e9f2b4d6f8a0c2e4a6b8d0f2a4c6e8a0b2d';
@@ -181,7 +180,7 @@ describe('the encryption key', () => {
     const ws = await t.createWorkspace();
     const { db, clock, config } = t.deps;
     const noKey = new SecretBox({ secretKey: undefined, databaseUrl: 'postgres://db.internal/outreach', dataDir: '' });
-    const accounts = new AccountService(db, new AccountStore(), new AnalyticsStore(), noKey, createDnsLookup(config), config, clock);
+    const accounts = new AccountService(db, new AccountStore(), t.services.events, t.services.campaigns, t.services.workspaces, noKey, createDnsLookup(config), config, clock);
     await expect(accounts.connect({ workspaceId: ws.workspaceId, timezone: 'UTC' }, googleAccount('a@b.io'))).rejects.toMatchObject({
       status: 409,
       message: expect.stringMatching(/^Email accounts cannot be connected: the server has no encryption key/),

@@ -137,7 +137,7 @@ describe('the SMTP mailbox probe', () => {
   it('sends the probe to SMTP_PROBE_HOST instead of the MX when it is set', async () => {
     const config = t.deps.config;
     const probe = (smtpProbeHost: string | undefined) =>
-      new VerificationService(new VerificationStore(t.db), createDnsLookup(config), t.clock, { ...config, smtpProbeHost, verificationCacheTtlSeconds: 0 });
+      new VerificationService(t.db, new VerificationStore(), createDnsLookup(config), t.clock, { ...config, smtpProbeHost, verificationCacheTtlSeconds: 0 });
     expect((await probe(undefined).verify(['jane.doe@relay.io'])).results[0]).toMatchObject({ status: 'unknown', subStatus: 'smtpUnavailable' });
     expect((await probe('127.0.0.1').verify(['jane.doe@relay.io'])).results[0]).toMatchObject({ status: 'valid', score: 100 });
     expect(seen.rcptTo).toContain('jane.doe@relay.io');

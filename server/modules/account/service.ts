@@ -1,7 +1,7 @@
 /**
  * Email accounts: connect (v2), list, status, vitals, warm-up enable/pause and removal. Passwords are
  * encrypted before they reach the database (secrets.ts); numbers such as sentToday come from the
- * stored email events (analytics store), in the workspace's time zone.
+ * stored email events (the events module), in the workspace's time zone.
  */
 import type { components } from '../../../generated/api';
 import { isUniqueViolation, type Db, type Executor } from '../../db';
@@ -10,13 +10,14 @@ import type { Config } from '../../config';
 import type { DnsLookup } from '../../dns';
 import { newId } from '../../ids';
 import { ApiError, conflict, detail, forbidden, badRequest, notFound } from '../../http/errors';
-import type { AnalyticsStore } from '../analytics/store';
-import { dayIn } from '../analytics/days';
-import { accountNotFound, percent } from '../analytics/service';
+import { pageOf, paginated } from '../../http/pagination';
+import { dayIn } from '../events/days';
+import { percent, type EventService } from '../events/service';
 import { toAccount } from './mapping';
 import type { SecretBox } from './secrets';
 import type { AccountRow, AccountStore, WarmupColumns } from './store';
 import { checkDomain, type DomainVitals } from './vitals';
+import type { WorkspaceService } from '../workspace/service';
 
 type Schemas = components['schemas'];
 type ConnectRequest = Schemas['EmailAccountConnectRequest'];
@@ -26,6 +27,22 @@ interface Auth {
   workspaceId: string;
   timezone: string;
 }
+
+export const accountNotFound = () => notFound('Email account not found.');
+
+/**
+ * What removing an account does to the campaigns that send from it: the campaign module's rule (an
+ * active campaign keeps a sender), injected by the composition root.
+ */
+export interface LinkedCampaigns {
+  /** Locks the campaigns linked to the account, before it goes. */
+  lockLinkedTo(trx: Executor, workspaceId: string, accountId: string): Promise<{ id: string; name: string }[]>;
+  /** After the account went: pauses those of `campaignIds` left active without an account; returns them. */
+  pauseWithoutAccounts(trx: Executor, campaignIds: string[]): Promise<string[]>;
+}
+
+/** An account as a campaign's account list shows it. */
+export type AccountSummary = Pick<Schemas['EmailAccount'], 'id' | 'email' | 'provider' | 'status' | 'dailyLimit'>;
 
 /** The provider's servers, used when the request gives no host/port. */
 const PROVIDER_SERVERS: Record<ConnectRequest['provider'], { smtp?: [string, number]; imap?: [string, number] }> = {
@@ -49,7 +66,9 @@ export class AccountService {
   constructor(
     private readonly db: Db,
     private readonly store: AccountStore,
-    private readonly events: AnalyticsStore,
+    private readonly events: EventService,
+    private readonly campaigns: LinkedCampaigns,
+    private readonly workspaces: WorkspaceService,
     private readonly secrets: SecretBox,
     private readonly dns: DnsLookup,
     private readonly config: Pick<Config, 'dkimSelectors'>,
@@ -122,7 +141,8 @@ export class AccountService {
     };
     await this.checkLogins(row, body);
     await this.db.transaction(async (trx) => {
-      const cap = await this.store.lockWorkspaceAccountCap(trx, auth.workspaceId);
+      await this.workspaces.lock(trx, auth.workspaceId);
+      const { maxEmailAccounts: cap } = await this.workspaces.planCaps(trx, auth.workspaceId);
       if (cap !== null && (await this.store.count(trx, auth.workspaceId)) >= cap) {
         throw forbidden(`Your plan allows at most ${cap} email accounts; remove one or upgrade the plan.`);
       }
@@ -157,15 +177,31 @@ export class AccountService {
     }
   }
 
-  async list(auth: Auth, query: { limit?: number; skip?: number; status?: string }) {
-    const limit = query.limit ?? 20;
-    const skip = query.skip ?? 0;
-    const { rows, total } = await this.store.list(this.db, auth.workspaceId, { limit, skip, status: query.status });
+  /** A page of the workspace's accounts (one of them, with `id`). */
+  async list(auth: Auth, query: { limit?: number; skip?: number; status?: string; id?: string }) {
+    const page = pageOf(query);
+    const { rows, total } = await this.store.list(this.db, auth.workspaceId, { ...page, status: query.status, id: query.id });
     const sent = await this.sentToday(this.db, auth, rows.map((r) => r.id));
-    return {
-      items: rows.map((row) => toAccount(row, sent.get(row.id)!)),
-      pagination: { limit, skip, total, hasMore: skip + rows.length < total },
-    };
+    return paginated(rows.map((row) => toAccount(row, sent.get(row.id)!)), page, total);
+  }
+
+  async get(auth: Auth, accountId: string): Promise<Schemas['EmailAccount']> {
+    return this.view(this.db, auth, await this.require(this.db, auth, accountId));
+  }
+
+  /** Which of `ids` are the workspace's accounts. */
+  async existingIds(db: Executor, workspaceId: string, ids: string[]): Promise<Set<string>> {
+    return new Set((await this.store.findMany(db, workspaceId, ids)).map((r) => r.id));
+  }
+
+  async summaries(db: Executor, workspaceId: string, ids: string[]): Promise<Map<string, AccountSummary>> {
+    const rows = await this.store.findMany(db, workspaceId, ids);
+    return new Map(rows.map((r) => [r.id, { id: r.id, email: r.email, provider: r.provider, status: r.status, dailyLimit: r.daily_limit }]));
+  }
+
+  /** How many of `ids` may send (status active). */
+  countActive(db: Executor, workspaceId: string, ids: string[]): Promise<number> {
+    return this.store.countActive(db, workspaceId, ids);
   }
 
   async status(auth: Auth, accountId: string): Promise<Schemas['EmailAccountConnection']> {
@@ -218,11 +254,9 @@ export class AccountService {
   async remove(auth: Auth, accountId: string): Promise<Schemas['EmailAccountDeletion']> {
     return this.db.transaction(async (trx) => {
       const row = await this.require(trx, auth, accountId, true);
-      const linked = await this.store.lockLinkedCampaigns(trx, auth.workspaceId, row.id);
+      const linked = await this.campaigns.lockLinkedTo(trx, auth.workspaceId, row.id);
       await this.store.delete(trx, auth.workspaceId, row.id);
-      // An active campaign without any account has nothing to send from: pause it, and say so.
-      const orphaned = await this.store.activeCampaignsWithoutAccounts(trx, linked.map((c) => c.id));
-      await this.store.pauseCampaigns(trx, orphaned, this.clock.now());
+      const orphaned = await this.campaigns.pauseWithoutAccounts(trx, linked.map((c) => c.id));
       return {
         accountId: row.id,
         email: row.email,
@@ -353,11 +387,6 @@ export class AccountMailAccess {
     if (!row || row.status === status) return null;
     await this.store.setStatus(db, row.id, status, reason.slice(0, 500), this.clock.now());
     return { accountId: row.id, workspaceId: row.workspace_id, email: row.email, previous: row.status, status, reason };
-  }
-
-  /** How many of the campaign's linked accounts may send (status active). */
-  sendableAccountCount(db: Executor, workspaceId: string, campaignId: string): Promise<number> {
-    return this.store.countActiveLinked(db, workspaceId, campaignId);
   }
 
 }

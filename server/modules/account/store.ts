@@ -29,12 +29,6 @@ export interface AccountRow {
 
 export type WarmupColumns = Partial<Pick<AccountRow, 'warmup_enabled' | 'warmup_status' | 'warmup_daily_limit' | 'warmup_increase_per_day' | 'warmup_reply_rate_percent'>>;
 
-export interface LinkedCampaign {
-  id: string;
-  name: string;
-  status: string;
-}
-
 export class AccountStore {
   async find(db: Db, workspaceId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<AccountRow | undefined> {
     const query = db('email_accounts').where({ workspace_id: workspaceId, id }).first();
@@ -69,15 +63,6 @@ export class AccountStore {
   }
 
   /** The plan's cap on email accounts, locking the workspace row so concurrent connects count in turn. */
-  async lockWorkspaceAccountCap(db: Db, workspaceId: string): Promise<number | null> {
-    const row = await db('workspaces as w')
-      .join('plans as p', 'p.id', 'w.plan_id')
-      .where('w.id', workspaceId)
-      .forUpdate('w')
-      .first('p.max_email_accounts');
-    return row?.max_email_accounts ?? null;
-  }
-
   async insert(db: Db, row: AccountRow): Promise<void> {
     await db('email_accounts').insert(row);
   }
@@ -87,34 +72,9 @@ export class AccountStore {
     return row;
   }
 
-  /** The campaigns the account is linked to, locked so no launch or link runs while it is removed. */
-  async lockLinkedCampaigns(db: Db, workspaceId: string, accountId: string): Promise<LinkedCampaign[]> {
-    return db('campaigns as c')
-      .join('campaign_accounts as ca', 'ca.campaign_id', 'c.id')
-      .where({ 'c.workspace_id': workspaceId, 'ca.account_id': accountId })
-      .orderBy('c.id')
-      .forUpdate('c')
-      .select('c.id', 'c.name', 'c.status');
-  }
-
   /** Deletes the account; its campaign links go with it (ON DELETE CASCADE), its events keep a null account. */
   async delete(db: Db, workspaceId: string, id: string): Promise<void> {
     await db('email_accounts').where({ workspace_id: workspaceId, id }).delete();
-  }
-
-  /** Of `campaignIds`, the stored-active ones that have no linked account left. */
-  async activeCampaignsWithoutAccounts(db: Db, campaignIds: string[]): Promise<string[]> {
-    if (campaignIds.length === 0) return [];
-    const rows = await db('campaigns as c')
-      .whereIn('c.id', campaignIds)
-      .andWhere('c.status', 'active')
-      .whereNotExists(db('campaign_accounts as ca').whereRaw('ca.campaign_id = c.id').select(db.raw('1')))
-      .select('c.id');
-    return rows.map((r: { id: string }) => r.id);
-  }
-
-  async pauseCampaigns(db: Db, campaignIds: string[], at: Date): Promise<void> {
-    if (campaignIds.length) await db('campaigns').whereIn('id', campaignIds).update({ status: 'paused', updated_at: at });
   }
 
   // --- mail connections (inbox reader; the sending engine's SMTP side uses the same columns) ---
@@ -134,11 +94,10 @@ export class AccountStore {
     await db('email_accounts').where({ id }).update({ status, status_reason: reason, updated_at: at });
   }
 
-  async countActiveLinked(db: Executor, workspaceId: string, campaignId: string): Promise<number> {
-    const row = await db('campaign_accounts as ca')
-      .join('email_accounts as a', 'a.id', 'ca.account_id')
-      .where({ 'ca.campaign_id': campaignId, 'ca.workspace_id': workspaceId, 'a.status': 'active' })
-      .first(db.raw('count(*)::int AS n'));
+  /** How many of `ids` are the workspace's accounts in status active. */
+  async countActive(db: Executor, workspaceId: string, ids: string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    const row = await db('email_accounts').where({ workspace_id: workspaceId, status: 'active' }).whereIn('id', ids).first(db.raw('count(*)::int AS n'));
     return row?.n ?? 0;
   }
 }

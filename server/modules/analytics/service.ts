@@ -1,26 +1,21 @@
 /**
- * Analytics computed from stored email events only: campaign summaries with a daily series, campaign
- * counts, warm-up summaries and today's sends per account. Days are the workspace's (auth.timezone).
+ * Analytics computed from stored email events only (the events module counts them): campaign
+ * summaries with a daily series, campaign counts, warm-up summaries and today's sends per account.
+ * Days are the workspace's (auth.timezone). Campaigns, contacts and accounts are read through their
+ * modules' services; analytics has no tables of its own.
  */
 import type { components } from '../../../generated/api';
 import type { Db } from '../../db';
 import type { Clock } from '../../clock';
-import { notFound } from '../../http/errors';
-import type { AccountStore } from '../account/store';
-import { toWarmup } from '../account/mapping';
-import { dayIn, resolveRange, type DayRange } from './days';
-import { AnalyticsStore, zeroCounts, type EventCounts, type EventScope, type ReplyCountRow } from './store';
+import { pageOf, paginated } from '../../http/pagination';
+import { accountNotFound, type AccountService } from '../account/service';
+import type { CampaignService } from '../campaign/service';
+import type { ContactService } from '../contact/service';
+import { dayIn, resolveRange, type DayRange } from '../events/days';
+import { percent, zeroCounts, type EmailEventScope, type EventCounts, type EventService, type ReplyCountRow } from '../events/service';
 
 type Schemas = components['schemas'];
 type Rates = Schemas['AnalyticsRates'];
-
-export const campaignNotFound = () => notFound('Campaign not found.');
-export const accountNotFound = () => notFound('Email account not found.');
-
-/** `part` of `whole` in percent with two decimals; 0 when `whole` is 0. */
-export function percent(part: number, whole: number): number {
-  return whole === 0 ? 0 : Math.round((part / whole) * 10_000) / 100;
-}
 
 function rates(counts: EventCounts, base: number): Rates {
   return {
@@ -45,13 +40,15 @@ interface Auth {
 export class AnalyticsService {
   constructor(
     private readonly db: Db,
-    readonly store: AnalyticsStore,
-    private readonly accounts: AccountStore,
+    private readonly events: EventService,
+    private readonly campaigns: CampaignService,
+    private readonly contacts: ContactService,
+    private readonly accounts: AccountService,
     private readonly clock: Clock,
   ) {}
 
-  private async series(scope: EventScope, range: DayRange): Promise<Schemas['AnalyticsDay'][]> {
-    const byDay = await this.store.dailyCounts(this.db, { ...scope, days: range });
+  private async series(scope: EmailEventScope, range: DayRange): Promise<Schemas['AnalyticsDay'][]> {
+    const byDay = await this.events.dailyCounts(this.db, { ...scope, days: range });
     return range.days.map((date) => ({ date, ...(byDay.get(date) ?? zeroCounts()) }));
   }
 
@@ -61,9 +58,9 @@ export class AnalyticsService {
 
   async campaignSummary(auth: Auth, query: { campaignId?: string; startDate?: string; endDate?: string }): Promise<Schemas['CampaignAnalyticsSummary']> {
     const range = this.range(auth, query);
-    if (query.campaignId && !(await this.store.campaignExists(this.db, auth.workspaceId, query.campaignId))) throw campaignNotFound();
-    const scope: EventScope = { workspaceId: auth.workspaceId, warmup: false, campaignId: query.campaignId, days: range };
-    const { totals, unique } = await this.store.countsByType(this.db, scope);
+    if (query.campaignId) await this.campaigns.findInWorkspace(this.db, auth.workspaceId, query.campaignId);
+    const scope: EmailEventScope = { workspaceId: auth.workspaceId, warmup: false, campaignId: query.campaignId, days: range };
+    const { totals, unique } = await this.events.countsByType(this.db, scope);
     return {
       campaignId: query.campaignId ?? null,
       startDate: range.startDate,
@@ -79,10 +76,10 @@ export class AnalyticsService {
   /** GET /v2/analytics/campaign/steps: replies, auto-replies and bounces per step and variant. */
   async campaignSteps(auth: Auth, query: { campaignId: string; startDate?: string; endDate?: string }): Promise<Schemas['CampaignStepAnalytics']> {
     const range = this.range(auth, query);
-    if (!(await this.store.campaignExists(this.db, auth.workspaceId, query.campaignId))) throw campaignNotFound();
+    await this.campaigns.findInWorkspace(this.db, auth.workspaceId, query.campaignId);
     const [rows, layout] = await Promise.all([
-      this.store.replyCountsByVariant(this.db, { workspaceId: auth.workspaceId, warmup: false, campaignId: query.campaignId, days: range }),
-      this.store.stepsAndVariants(this.db, query.campaignId),
+      this.events.replyCountsByVariant(this.db, { workspaceId: auth.workspaceId, warmup: false, campaignId: query.campaignId, days: range }),
+      this.campaigns.stepsAndVariants(this.db, query.campaignId),
     ]);
     const counts = (row: ReplyCountRow | undefined): Schemas['ReplyAnalyticsCounts'] => {
       const r = row ?? { sent: 0, contacts_sent: 0, replies: 0, unique_replies: 0, auto_replies: 0, bounces: 0, unique_bounces: 0 };
@@ -115,11 +112,11 @@ export class AnalyticsService {
   async campaignCounts(auth: Auth, query: { campaignId?: string }): Promise<Schemas['CampaignAnalyticsCounts']> {
     const { workspaceId } = auth;
     const { campaignId } = query;
-    if (campaignId && !(await this.store.campaignExists(this.db, workspaceId, campaignId))) throw campaignNotFound();
+    if (campaignId) await this.campaigns.findInWorkspace(this.db, workspaceId, campaignId);
     const [campaigns, contacts, events] = await Promise.all([
-      this.store.campaignsByStatus(this.db, workspaceId, campaignId),
-      this.store.contactsByStatus(this.db, workspaceId, campaignId),
-      this.store.countsByType(this.db, { workspaceId, warmup: false, campaignId }),
+      this.campaigns.countByStatus(this.db, workspaceId, campaignId),
+      this.contacts.countByStatus(this.db, workspaceId, campaignId),
+      this.events.countsByType(this.db, { workspaceId, warmup: false, campaignId }),
     ]);
     return {
       campaignId: campaignId ?? null,
@@ -132,18 +129,17 @@ export class AnalyticsService {
 
   async warmupSummary(auth: Auth, query: { accountId: string; startDate?: string; endDate?: string }): Promise<Schemas['WarmupAnalyticsSummary']> {
     const range = this.range(auth, query);
-    const account = await this.accounts.find(this.db, auth.workspaceId, query.accountId);
-    if (!account) throw accountNotFound();
-    const scope: EventScope = { workspaceId: auth.workspaceId, warmup: true, accountId: account.id, days: range };
-    const { totals } = await this.store.countsByType(this.db, scope);
-    const today = await this.store.sentOnDay(this.db, auth.workspaceId, [account.id], dayIn(auth.timezone, this.clock.now()), auth.timezone);
+    const account = await this.accounts.get(auth, query.accountId);
+    const scope: EmailEventScope = { workspaceId: auth.workspaceId, warmup: true, accountId: account.id, days: range };
+    const { totals } = await this.events.countsByType(this.db, scope);
+    const today = await this.events.sentOnDay(this.db, auth.workspaceId, [account.id], dayIn(auth.timezone, this.clock.now()), auth.timezone);
     return {
       accountId: account.id,
       email: account.email,
       startDate: range.startDate,
       endDate: range.endDate,
       timezone: range.timezone,
-      warmup: toWarmup(account),
+      warmup: account.warmup,
       sentToday: today.get(account.id)?.warmup ?? 0,
       totals,
       rates: rates(totals, totals.sent),
@@ -152,24 +148,22 @@ export class AnalyticsService {
   }
 
   async sentToday(auth: Auth, query: { limit?: number; skip?: number; accountId?: string }) {
-    const limit = query.limit ?? 20;
-    const skip = query.skip ?? 0;
-    const { rows, total } = await this.accounts.list(this.db, auth.workspaceId, { limit, skip, id: query.accountId });
-    if (query.accountId && total === 0) throw accountNotFound();
+    const { items: accounts, pagination } = await this.accounts.list(auth, { ...pageOf(query), id: query.accountId });
+    if (query.accountId && pagination.total === 0) throw accountNotFound();
     const date = dayIn(auth.timezone, this.clock.now());
-    const sent = await this.store.sentOnDay(this.db, auth.workspaceId, rows.map((r) => r.id), date, auth.timezone);
-    const items: Schemas['AccountSentToday'][] = rows.map((row) => {
-      const today = sent.get(row.id) ?? { campaign: 0, warmup: 0 };
+    const sent = await this.events.sentOnDay(this.db, auth.workspaceId, accounts.map((a) => a.id), date, auth.timezone);
+    const items: Schemas['AccountSentToday'][] = accounts.map((account) => {
+      const today = sent.get(account.id) ?? { campaign: 0, warmup: 0 };
       return {
-        accountId: row.id,
-        email: row.email,
-        status: row.status,
-        dailyLimit: row.daily_limit,
+        accountId: account.id,
+        email: account.email,
+        status: account.status,
+        dailyLimit: account.dailyLimit,
         sentToday: today.campaign,
-        remainingToday: Math.max(0, row.daily_limit - today.campaign),
+        remainingToday: Math.max(0, account.dailyLimit - today.campaign),
         warmupSentToday: today.warmup,
       };
     });
-    return { date, timezone: auth.timezone, items, pagination: { limit, skip, total, hasMore: skip + rows.length < total } };
+    return { date, timezone: auth.timezone, items, pagination };
   }
 }

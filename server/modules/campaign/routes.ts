@@ -1,11 +1,11 @@
 import { ok, route } from '../../http/route';
 import type { CampaignService } from './service';
+import { pageOf } from '../../http/pagination';
 
-const page = (q: { limit?: number; skip?: number }) => ({ limit: Number(q.limit ?? 20), skip: Number(q.skip ?? 0) });
 
 export const campaignRoutes = ({ campaigns }: { campaigns: CampaignService }) => [
   route('get', '/v1/campaign/list', async ({ auth, query }) =>
-    ok('Campaigns retrieved', await campaigns.list(auth.workspaceId, { ...page(query), status: query.status })),
+    ok('Campaigns retrieved', await campaigns.list(auth.workspaceId, { ...pageOf(query), status: query.status })),
   ),
   route('get', '/v1/campaign/get/name', async ({ auth, query }) => {
     const { id, name } = await campaigns.get(auth.workspaceId, query.campaignId);
@@ -16,7 +16,7 @@ export const campaignRoutes = ({ campaigns }: { campaigns: CampaignService }) =>
     return ok('Campaign status retrieved', { id, status, launchedAt });
   }),
   route('get', '/v1/campaign/get/accounts', async ({ auth, query }) =>
-    ok('Campaign accounts retrieved', await campaigns.listAccounts(auth.workspaceId, query.campaignId, page(query))),
+    ok('Campaign accounts retrieved', await campaigns.listAccounts(auth.workspaceId, query.campaignId, pageOf(query))),
   ),
   route('post', '/v1/campaign/set/name', async ({ auth, body }) =>
     ok('Campaign name updated', { campaign: await campaigns.setName(auth.workspaceId, body.campaignId, body.name) }),

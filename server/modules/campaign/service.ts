@@ -13,6 +13,11 @@ import { parseTemplate, variantVariables } from './templates';
 import type { EventService } from '../events/service';
 import type { CampaignRow, CampaignStore, CampaignView, ScheduleJson, StepRow, VariantRow } from './store';
 
+/** A schedule as stored, which the sending engine reads. */
+export type { ScheduleJson } from './store';
+import { paginated, type Page } from '../../http/pagination';
+import type { AccountService } from '../account/service';
+
 type Schemas = components['schemas'];
 type Campaign = Schemas['Campaign'];
 type Schedule = Schemas['CampaignSchedule'];
@@ -188,6 +193,7 @@ export class CampaignService {
     private readonly db: Db,
     private readonly store: CampaignStore,
     private readonly events: EventService,
+    private readonly accounts: AccountService,
     private readonly clock: Clock,
   ) {}
 
@@ -201,12 +207,9 @@ export class CampaignService {
     return campaign;
   }
 
-  async list(workspaceId: string, page: { limit: number; skip: number; status?: string }) {
+  async list(workspaceId: string, page: Page & { status?: string }) {
     const { rows, total } = await this.store.list(this.db, workspaceId, page);
-    return {
-      items: rows.map(toCampaign),
-      pagination: { limit: page.limit, skip: page.skip, total, hasMore: page.skip + rows.length < total },
-    };
+    return paginated(rows.map(toCampaign), page, total);
   }
 
   async get(workspaceId: string, campaignId: string): Promise<Campaign> {
@@ -282,7 +285,7 @@ export class CampaignService {
       if (campaign.step_count === 0) {
         missing.push({ piece: 'no sequence step', message: 'The campaign has no sequence step; add one with POST /v2/campaign/sequence-create.', code: 'no_sequence_step' });
       }
-      if (!(await this.store.hasActiveLinkedAccount(trx, campaignId))) {
+      if ((await this.sendableAccounts(trx, workspaceId, campaignId)) === 0) {
         missing.push({ piece: 'no active email account linked', message: 'No linked email account is active; link one with POST /v1/campaign/add/account.', code: 'no_active_account' });
       }
       if (!campaign.schedule) {
@@ -312,19 +315,53 @@ export class CampaignService {
 
   // Linked accounts -------------------------------------------------------------------------------
 
-  async listAccounts(workspaceId: string, campaignId: string, page: { limit: number; skip: number }) {
+  async listAccounts(workspaceId: string, campaignId: string, page: Page) {
     const campaign = await this.findInWorkspace(this.db, workspaceId, campaignId);
-    const rows = await this.store.linkedAccounts(this.db, campaignId, page);
-    const items: CampaignAccount[] = rows.map((r) => ({
-      id: r.id,
-      email: r.email,
-      provider: r.provider as CampaignAccount['provider'],
-      status: r.status as CampaignAccount['status'],
-      dailyLimit: r.daily_limit,
-      linkedAt: iso(r.linked_at),
-    }));
-    const total = campaign.account_count;
-    return { campaignId, items, pagination: { limit: page.limit, skip: page.skip, total, hasMore: page.skip + items.length < total } };
+    const links = await this.store.links(this.db, campaignId, page);
+    const accounts = await this.accounts.summaries(this.db, workspaceId, links.map((l) => l.account_id));
+    const items: CampaignAccount[] = links.map((l) => ({ ...accounts.get(l.account_id)!, linkedAt: iso(l.created_at) }));
+    return { campaignId, ...paginated(items, page, campaign.account_count) };
+  }
+
+  /** How many of the campaign's linked accounts may send (status active). */
+  private async sendableAccounts(db: Db, workspaceId: string, campaignId: string): Promise<number> {
+    return this.accounts.countActive(db, workspaceId, await this.store.linkedAccountIds(db, campaignId));
+  }
+
+  /** What the sending status reads of a campaign: how it reads, its schedule, its daily limit and its senders. */
+  async sendingView(workspaceId: string, campaignId: string) {
+    const campaign = await this.findInWorkspace(this.db, workspaceId, campaignId);
+    const status = campaign.effective_status;
+    return {
+      id: campaign.id,
+      status,
+      schedule: parseSchedule(campaign.schedule),
+      dailyLimit: campaign.daily_limit,
+      sendableAccounts: status === 'active' ? await this.sendableAccounts(this.db, workspaceId, campaign.id) : null,
+    };
+  }
+
+  // Removing an account (LinkedCampaigns, injected into the account module) ---------------------------
+
+  lockLinkedTo(trx: Db, workspaceId: string, accountId: string): Promise<{ id: string; name: string }[]> {
+    return this.store.lockLinkedTo(trx, workspaceId, accountId);
+  }
+
+  /** An active campaign without any account has nothing to send from: it is paused, and the caller says so. */
+  async pauseWithoutAccounts(trx: Db, campaignIds: string[]): Promise<string[]> {
+    const orphaned = await this.store.activeWithoutAccounts(trx, campaignIds);
+    await this.store.pause(trx, orphaned, this.clock.now());
+    return orphaned;
+  }
+
+  // Analytics ---------------------------------------------------------------------------------------
+
+  countByStatus(db: Db, workspaceId: string, campaignId?: string): Promise<Record<string, number>> {
+    return this.store.countByStatus(db, workspaceId, campaignId);
+  }
+
+  stepsAndVariants(db: Db, campaignId: string) {
+    return this.store.stepsAndVariants(db, campaignId);
   }
 
   async setAccounts(workspaceId: string, campaignId: string, accountIds: string[]): Promise<AccountsChange> {
@@ -353,7 +390,7 @@ export class CampaignService {
    * one (`field.<index>`, or `field` itself for a single id).
    */
   private async assertAccounts(db: Db, workspaceId: string, ids: string[], field: string): Promise<void> {
-    const known = await this.store.existingAccountIds(db, workspaceId, ids);
+    const known = await this.accounts.existingIds(db, workspaceId, ids);
     const unknown = ids.map((id, index) => ({ id, index })).filter(({ id }) => !known.has(id));
     if (unknown.length === 0) return;
     throw notFound(

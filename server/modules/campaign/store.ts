@@ -62,21 +62,14 @@ export interface VariantRow {
   created_at: Date;
 }
 
-export interface LinkedAccountRow {
-  id: string;
-  email: string;
-  provider: string;
-  status: string;
-  daily_limit: number;
-  linked_at: Date;
-}
-
 /** Contact statuses that mean "this contact has finished the sequence". */
 export const FINISHED_CONTACT_STATUSES = ['completed', 'bounced', 'unsubscribed'];
 
 /**
  * The status a campaign reads as, in SQL over `campaigns as c`: `completed` is derived, never stored,
- * so contacts changing status (another module) need no hook here. Reusable by analytics.
+ * so contacts changing status (another module) need no hook here. It reads the contacts table inside
+ * the campaign's own query: the one read of another module's table that must stay in one statement
+ * (README, "Layout").
  */
 export const EFFECTIVE_STATUS_SQL = `CASE WHEN c.status = 'active'
   AND EXISTS (SELECT 1 FROM contacts ct WHERE ct.campaign_id = c.id)
@@ -125,34 +118,61 @@ export class CampaignStore {
 
   // Linked accounts -------------------------------------------------------------------------------
 
-  /** Which of `ids` are email accounts of the workspace. */
-  async existingAccountIds(db: Db, workspaceId: string, ids: string[]): Promise<Set<string>> {
-    if (ids.length === 0) return new Set();
-    const rows = await db('email_accounts').where('workspace_id', workspaceId).whereIn('id', ids).select('id');
-    return new Set(rows.map((r: { id: string }) => r.id));
-  }
-
   async linkedAccountIds(db: Db, campaignId: string): Promise<string[]> {
     const rows = await db('campaign_accounts').where('campaign_id', campaignId).orderBy([{ column: 'created_at' }, { column: 'account_id' }]).select('account_id');
     return rows.map((r: { account_id: string }) => r.account_id);
   }
 
-  async linkedAccounts(db: Db, campaignId: string, page: { limit: number; skip: number }): Promise<LinkedAccountRow[]> {
-    return db('campaign_accounts as ca')
-      .join('email_accounts as a', 'a.id', 'ca.account_id')
-      .where('ca.campaign_id', campaignId)
-      .orderBy([{ column: 'ca.created_at' }, { column: 'ca.account_id' }])
+  /** A page of the campaign's links, in link order. */
+  async links(db: Db, campaignId: string, page: { limit: number; skip: number }): Promise<{ account_id: string; created_at: Date }[]> {
+    return db('campaign_accounts')
+      .where('campaign_id', campaignId)
+      .orderBy([{ column: 'created_at' }, { column: 'account_id' }])
       .limit(page.limit)
       .offset(page.skip)
-      .select('a.id', 'a.email', 'a.provider', 'a.status', 'a.daily_limit', 'ca.created_at as linked_at');
+      .select('account_id', 'created_at');
   }
 
-  async hasActiveLinkedAccount(db: Db, campaignId: string): Promise<boolean> {
-    const row = await db('campaign_accounts as ca')
-      .join('email_accounts as a', 'a.id', 'ca.account_id')
-      .where({ 'ca.campaign_id': campaignId, 'a.status': 'active' })
-      .first('a.id');
-    return row !== undefined;
+  /** The campaigns linked to an account, locked so no launch or link runs while it is removed. */
+  async lockLinkedTo(db: Db, workspaceId: string, accountId: string): Promise<{ id: string; name: string }[]> {
+    return db('campaigns as c')
+      .join('campaign_accounts as ca', 'ca.campaign_id', 'c.id')
+      .where({ 'c.workspace_id': workspaceId, 'ca.account_id': accountId })
+      .orderBy('c.id')
+      .forUpdate('c')
+      .select('c.id', 'c.name');
+  }
+
+  /** Of `campaignIds`, the stored-active ones that have no linked account left. */
+  async activeWithoutAccounts(db: Db, campaignIds: string[]): Promise<string[]> {
+    if (campaignIds.length === 0) return [];
+    const rows = await db('campaigns as c')
+      .whereIn('c.id', campaignIds)
+      .andWhere('c.status', 'active')
+      .whereNotExists(db('campaign_accounts as ca').whereRaw('ca.campaign_id = c.id').select(db.raw('1')))
+      .select('c.id');
+    return rows.map((r: { id: string }) => r.id);
+  }
+
+  async pause(db: Db, campaignIds: string[], at: Date): Promise<void> {
+    if (campaignIds.length) await db('campaigns').whereIn('id', campaignIds).update({ status: 'paused', updated_at: at });
+  }
+
+  /** Campaigns per status as they read (`completed` derived). */
+  async countByStatus(db: Db, workspaceId: string, campaignId?: string): Promise<Record<string, number>> {
+    const q = db('campaigns as c').where('c.workspace_id', workspaceId);
+    if (campaignId) q.andWhere('c.id', campaignId);
+    const rows: { status: string; n: number }[] = await q.groupByRaw('1').select(db.raw(`${EFFECTIVE_STATUS_SQL} AS status`), db.raw('count(*)::int AS n'));
+    return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+  }
+
+  /** The campaign's steps and variants in sequence order. */
+  async stepsAndVariants(db: Db, campaignId: string): Promise<{ step_id: string; step_order: number; variant_id: string | null; label: string | null }[]> {
+    return db('campaign_steps as s')
+      .leftJoin('step_variants as v', 'v.step_id', 's.id')
+      .where('s.campaign_id', campaignId)
+      .orderBy([{ column: 's.step_order' }, { column: 'v.label' }])
+      .select('s.id as step_id', 's.step_order', 'v.id as variant_id', 'v.label');
   }
 
   async link(db: Db, workspaceId: string, campaignId: string, accountIds: string[], at: Date): Promise<void> {

@@ -10,6 +10,7 @@ import type { EventService } from '../events/service';
 import { newId } from '../../ids';
 import { badRequest, detail, forbidden, notFound, type ErrorDetail } from '../../http/errors';
 import type { ContactRow, ContactStore, CustomValue } from './store';
+import type { WorkspaceService } from '../workspace/service';
 
 type Schemas = components['schemas'];
 export type Contact = Schemas['Contact'];
@@ -17,6 +18,8 @@ export type LeadStatus = Schemas['ContactLeadStatus'];
 export type CustomVariables = Schemas['ContactCustomVariables'];
 export type AddContactsResult = Schemas['ContactAddResult'];
 /** A row to add; `personId` links it to the lead-database person it came from (lists' send-to-campaign). */
+/** A contact as stored, which the mail modules read. */
+export type { ContactRow } from './store';
 export type NewContact = Schemas['ContactInput'] & { personId?: string | null };
 
 /** How a request names one contact: by id, or by campaign and address. */
@@ -95,6 +98,7 @@ export class ContactService {
     private readonly db: Db,
     private readonly store: ContactStore,
     private readonly events: EventService,
+    private readonly workspaces: WorkspaceService,
     private readonly clock: Clock,
   ) {}
 
@@ -291,13 +295,19 @@ export class ContactService {
 
   private async enforceContactCap(trx: Db, workspaceId: string, adding: number): Promise<void> {
     if (!adding) return;
-    const cap = await this.store.contactCap(trx, workspaceId);
+    const { maxContacts: cap } = await this.workspaces.planCaps(trx, workspaceId);
     if (cap === null) return;
-    await this.store.lockWorkspace(trx, workspaceId);
+    // Serializes the requests that add contacts to one capped workspace, so two cannot both pass the cap.
+    await this.workspaces.lock(trx, workspaceId);
     const held = await this.store.countInWorkspace(trx, workspaceId);
     if (held + adding > cap) {
       throw forbidden(`Your plan allows ${plural(cap, 'contact', 'contacts')}; the workspace holds ${held} and this request would add ${adding}.`);
     }
+  }
+
+  /** Contacts per status (of one campaign). */
+  async countByStatus(db: Db, workspaceId: string, campaignId?: string): Promise<Record<string, number>> {
+    return this.store.countByStatus(db, workspaceId, campaignId);
   }
 
   // --- what mail does to contacts (inbox reader; each in the caller's transaction) ---

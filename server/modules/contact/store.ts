@@ -85,20 +85,16 @@ export class ContactStore {
     await db('contacts').where({ id, workspace_id: workspaceId }).delete();
   }
 
+  async countByStatus(db: Db, workspaceId: string, campaignId?: string): Promise<Record<string, number>> {
+    const q = db('contacts').where('workspace_id', workspaceId);
+    if (campaignId) q.andWhere('campaign_id', campaignId);
+    const rows: { status: string; n: number }[] = await q.groupBy('status').select('status', db.raw('count(*)::int AS n'));
+    return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+  }
+
   async countInWorkspace(db: Db, workspaceId: string): Promise<number> {
     const row = await db('contacts').where({ workspace_id: workspaceId }).count<{ count: string | number }[]>({ count: '*' }).first();
     return Number(row?.count ?? 0);
-  }
-
-  /** The contact cap of the workspace's plan; `null` when it has none. */
-  async contactCap(db: Db, workspaceId: string): Promise<number | null> {
-    const row = await db('workspaces as w').join('plans as p', 'p.id', 'w.plan_id').where('w.id', workspaceId).first('p.max_contacts');
-    return row?.max_contacts ?? null;
-  }
-
-  /** Serializes the requests that add contacts to one capped workspace, so two cannot both pass the cap. */
-  async lockWorkspace(db: Db, workspaceId: string): Promise<void> {
-    await db('workspaces').where({ id: workspaceId }).first('id').forUpdate();
   }
 
   /** Sets `status` on those of `ids` whose status is one of `from`; returns the ids changed. */

@@ -10,7 +10,14 @@ import type { components } from '../../../generated/api';
 import type { Clock } from '../../clock';
 import type { Executor } from '../../db';
 import { newId } from '../../ids';
-import type { EventStore } from './store';
+import type { EmailEventScope, EventCounts, EventStore, ReplyCountRow } from './store';
+
+export { zeroCounts, type EventCounts, type EmailEventScope, type ReplyCountRow } from './store';
+
+/** `part` of `whole` in percent with two decimals; 0 when `whole` is 0. */
+export function percent(part: number, whole: number): number {
+  return whole === 0 ? 0 : Math.round((part / whole) * 10_000) / 100;
+}
 
 export type EventType = components['schemas']['EventType'];
 export type Event = components['schemas']['Event'];
@@ -82,5 +89,25 @@ export class EventService {
     }
     for (const listener of this.listeners) await listener(db, event);
     return event;
+  }
+
+  /** Mail events per type, and distinct contacts per type. */
+  countsByType(db: Executor, scope: EmailEventScope): Promise<{ totals: EventCounts; unique: EventCounts }> {
+    return this.store.countsByType(db, scope);
+  }
+
+  /** Mail events per local day and type, for the days of `scope.days` that have any. */
+  dailyCounts(db: Executor, scope: EmailEventScope & { days: NonNullable<EmailEventScope['days']> }): Promise<Map<string, EventCounts>> {
+    return this.store.dailyCounts(db, scope);
+  }
+
+  /** `sent` events of `day` (local) per account: campaign sends and warm-up sends. */
+  sentOnDay(db: Executor, workspaceId: string, accountIds: string[], day: string, timezone: string): Promise<Map<string, { campaign: number; warmup: number }>> {
+    return this.store.sentOnDay(db, workspaceId, accountIds, day, timezone);
+  }
+
+  /** One campaign's sends, replies, auto-replies and bounces per (step, variant), per step and in all. */
+  replyCountsByVariant(db: Executor, scope: EmailEventScope & { campaignId: string }): Promise<ReplyCountRow[]> {
+    return this.store.replyCountsByVariant(db, scope);
   }
 }

@@ -13,12 +13,12 @@ import type { ContactService, NewContact } from '../contact/service';
 import type { CreditService } from '../credits/service';
 import type { LeadService } from '../leads/service';
 import type { ListKind, ListRow, ListStore, ListView, MemberCursor, MemberRef } from './store';
+import { pageOf, paginated } from '../../http/pagination';
 
 type Schemas = components['schemas'];
 export type List = Schemas['LeadList'];
 export type PersonMember = Schemas['LeadListMemberPerson'];
 export type CompanyMember = Schemas['LeadListMemberCompany'];
-type Pagination = Schemas['ListPagination'];
 
 /** Rows per query when a whole list is walked (export, send-to-campaign). */
 export const BATCH_SIZE = 1000;
@@ -48,7 +48,6 @@ function toList(row: ListView): List {
   };
 }
 
-const pagination = (limit: number, skip: number, shown: number, total: number): Pagination => ({ limit, skip, total, hasMore: skip + shown < total });
 
 export class ListService {
   constructor(
@@ -91,10 +90,9 @@ export class ListService {
   }
 
   async all(workspaceId: string, query: { limit?: number; skip?: number; kind?: ListKind }) {
-    const limit = query.limit ?? 20;
-    const skip = query.skip ?? 0;
-    const { rows, total } = await this.store.page(this.db, workspaceId, { limit, skip, kind: query.kind });
-    return { items: rows.map(toList), pagination: pagination(limit, skip, rows.length, total) };
+    const page = pageOf(query);
+    const { rows, total } = await this.store.page(this.db, workspaceId, { ...page, kind: query.kind });
+    return paginated(rows.map(toList), page, total);
   }
 
   /** Adds lead-database ids; members already in the list count once, unknown ids are reported. */
@@ -130,18 +128,16 @@ export class ListService {
 
   async people(workspaceId: string, listId: string, query: { limit?: number; skip?: number }) {
     const list = await this.ofKind(workspaceId, listId, 'people');
-    const limit = query.limit ?? 20;
-    const skip = query.skip ?? 0;
-    const rows = await this.store.members(this.db, 'people', listId, { limit, skip });
-    return { items: await this.showPeople(this.db, workspaceId, rows), pagination: pagination(limit, skip, rows.length, Number(list.member_count)) };
+    const page = pageOf(query);
+    const rows = await this.store.members(this.db, 'people', listId, page);
+    return paginated(await this.showPeople(this.db, workspaceId, rows), page, Number(list.member_count));
   }
 
   async companies(workspaceId: string, listId: string, query: { limit?: number; skip?: number }) {
     const list = await this.ofKind(workspaceId, listId, 'company');
-    const limit = query.limit ?? 20;
-    const skip = query.skip ?? 0;
-    const rows = await this.store.members(this.db, 'company', listId, { limit, skip });
-    return { items: await this.showCompanies(this.db, workspaceId, rows), pagination: pagination(limit, skip, rows.length, Number(list.member_count)) };
+    const page = pageOf(query);
+    const rows = await this.store.members(this.db, 'company', listId, page);
+    return paginated(await this.showCompanies(this.db, workspaceId, rows), page, Number(list.member_count));
   }
 
   /**

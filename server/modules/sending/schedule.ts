@@ -3,7 +3,7 @@
  * wall-clock times in the schedule's IANA zone, so they follow daylight-saving changes (a 09:00 start is
  * 09:00 local on both sides of the change).
  */
-import type { ScheduleJson } from '../campaign/store';
+import type { ScheduleJson } from '../campaign/service';
 
 /** How far ahead to look for an open window before saying there is none. */
 const HORIZON_DAYS = 400;

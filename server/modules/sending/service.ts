@@ -388,7 +388,8 @@ export class SendingService {
 
   // --- why is it (not) sending ---
 
-  async sendingStatus(workspaceId: string, campaignId: string, view: { status: SendingStatus['status']; schedule: SendingCampaign['schedule']; dailyLimit: number | null }): Promise<SendingStatus> {
+  async sendingStatus(workspaceId: string, view: { id: string; status: SendingStatus['status']; schedule: SendingCampaign['schedule']; dailyLimit: number | null; sendableAccounts: number | null }): Promise<SendingStatus> {
+    const campaignId = view.id;
     const now = this.clock.now();
     const db = this.db;
     const [progress, contacts, perStep, steps, nextDue, held] = await Promise.all([
@@ -418,8 +419,7 @@ export class SendingService {
     const open = view.schedule ? nextOpenMoment(view.schedule, now) : null;
     if (view.schedule && !open) reasons.push('schedule_ended');
     else if (open && open > now) reasons.push('outside_schedule');
-    const accounts = view.status === 'active' ? await this.accounts.sendableAccountCount(db, workspaceId, campaignId) : null;
-    if (accounts === 0) reasons.push('no_sendable_account');
+    if (view.sendableAccounts === 0) reasons.push('no_sendable_account');
     if (held.length) reasons.push('contacts_held');
     if (view.status === 'active' && open && open <= now && counts.due > 0 && view.dailyLimit !== null && view.schedule) {
       const day = await this.store.campaignSentSince(db, campaignId, startOfLocalDay(view.schedule.timezone, now));

@@ -5,8 +5,8 @@
  * tick over many contacts; every write to another module's table goes through that module's service.
  */
 import type { Executor } from '../../db';
-import type { ScheduleJson } from '../campaign/store';
-import type { ContactRow } from '../contact/store';
+import type { ScheduleJson } from '../campaign/service';
+import type { ContactRow } from '../contact/service';
 
 export type ProgressState = 'waiting' | 'sending' | 'held' | 'done' | 'unknown';
 

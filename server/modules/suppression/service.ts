@@ -6,6 +6,7 @@ import type { components } from '../../../generated/api';
 import type { Clock } from '../../clock';
 import type { Db, Executor } from '../../db';
 import type { SuppressionReason, SuppressionStore } from './store';
+import { paginated, type Page } from '../../http/pagination';
 
 type Schemas = components['schemas'];
 
@@ -62,11 +63,9 @@ export class SuppressionService {
     return { removed, notListed: wanted.filter((v) => !removed.includes(v)) };
   }
 
-  async list(workspaceId: string, page: { limit: number; skip: number; search?: string }) {
+  async list(workspaceId: string, page: Page & { search?: string }) {
     const { rows, total } = await this.store.page(this.db, workspaceId, page);
-    return {
-      items: rows.map((r): Schemas['SuppressionEntry'] => ({ value: r.value, kind: r.value.includes('@') ? 'address' : 'domain', reason: r.reason, createdAt: r.created_at.toISOString() })),
-      pagination: { limit: page.limit, skip: page.skip, total, hasMore: page.skip + rows.length < total },
-    };
+    const items = rows.map((r): Schemas['SuppressionEntry'] => ({ value: r.value, kind: r.value.includes('@') ? 'address' : 'domain', reason: r.reason, createdAt: r.created_at.toISOString() }));
+    return paginated(items, page, total);
   }
 }

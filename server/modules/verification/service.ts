@@ -7,6 +7,7 @@
 import type { components } from '../../../generated/api';
 import type { Clock } from '../../clock';
 import type { Config } from '../../config';
+import type { Db } from '../../db';
 import type { DnsLookup, DnsResult, MxRecord } from '../../dns';
 import { isDisposableDomain, isFreeProviderDomain, isRoleLocalPart, parseAddress } from './checks';
 import { probeMailbox, type ProbeOutcome } from './smtp-probe';
@@ -59,6 +60,7 @@ async function forEachLimit<T>(items: T[], limit: number, work: (item: T) => Pro
 
 export class VerificationService {
   constructor(
+    private readonly db: Db,
     private readonly store: VerificationStore,
     private readonly dns: DnsLookup,
     private readonly clock: Clock,
@@ -70,7 +72,7 @@ export class VerificationService {
     const now = this.clock.now();
     const keys = [...new Set(emails.map(cacheKey))];
     const verdicts = new Map<string, Verdict>();
-    for (const row of await this.store.fresh(keys, now)) verdicts.set(row.email, fromRow(row));
+    for (const row of await this.store.fresh(this.db, keys, now)) verdicts.set(row.email, fromRow(row));
 
     // One MX look-up per domain per request, however many of its addresses are sent.
     const mxByDomain = new Map<string, Promise<DnsResult<MxRecord>>>();
@@ -90,7 +92,7 @@ export class VerificationService {
     );
 
     const expiresAt = new Date(now.getTime() + this.config.verificationCacheTtlSeconds * 1000);
-    await this.store.save(checked.filter(([, v]) => v.cacheable).map(([email, v]) => toRow(email, v, expiresAt)));
+    await this.store.save(this.db, checked.filter(([, v]) => v.cacheable).map(([email, v]) => toRow(email, v, expiresAt)));
 
     const results = emails.map((email): VerificationResult => {
       const { cacheable: _cacheable, checkedAt, ...verdict } = verdicts.get(cacheKey(email))!;

@@ -1,5 +1,5 @@
 /** The verification cache (email_verifications): plain rows keyed by the lower-cased address. */
-import type { Db } from '../../db';
+import type { Executor } from '../../db';
 
 export interface VerificationRow {
   email: string;
@@ -15,17 +15,15 @@ export interface VerificationRow {
 }
 
 export class VerificationStore {
-  constructor(private readonly db: Db) {}
-
   /** The rows for these keys that have not expired at `now`. */
-  async fresh(keys: string[], now: Date): Promise<VerificationRow[]> {
+  async fresh(db: Executor, keys: string[], now: Date): Promise<VerificationRow[]> {
     if (!keys.length) return [];
-    return this.db('email_verifications').whereIn('email', keys).andWhere('expires_at', '>', now);
+    return db('email_verifications').whereIn('email', keys).andWhere('expires_at', '>', now);
   }
 
   /** Inserts or replaces (a stale row, or a concurrent request's row for the same address). */
-  async save(rows: VerificationRow[]): Promise<void> {
+  async save(db: Executor, rows: VerificationRow[]): Promise<void> {
     if (!rows.length) return;
-    await this.db('email_verifications').insert(rows).onConflict('email').merge();
+    await db('email_verifications').insert(rows).onConflict('email').merge();
   }
 }

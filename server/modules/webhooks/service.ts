@@ -20,6 +20,7 @@ import type { CampaignService } from '../campaign/service';
 import type { Event, EventType } from '../events/service';
 import { postSigned, TIMEOUT_MS, type PostResult } from './deliver';
 import type { DeliveryRow, SubscriptionRow, WebhookStore } from './store';
+import { paginated, type Page } from '../../http/pagination';
 
 type Schemas = components['schemas'];
 
@@ -194,9 +195,9 @@ export class WebhookService {
     return { subscription: toSubscription(row), secret };
   }
 
-  async list(workspaceId: string, page: { limit: number; skip: number }) {
+  async list(workspaceId: string, page: Page) {
     const { rows, total } = await this.store.page(this.db, workspaceId, page);
-    return { items: rows.map(toSubscription), pagination: { limit: page.limit, skip: page.skip, total, hasMore: page.skip + rows.length < total } };
+    return paginated(rows.map(toSubscription), page, total);
   }
 
   async get(workspaceId: string, id: string) {
@@ -252,8 +253,8 @@ export class WebhookService {
   async deliveries(workspaceId: string, id: string, page: { limit: number; skip: number }) {
     await this.require(this.db, workspaceId, id);
     const { rows, total } = await this.store.attempts(this.db, id, page);
-    return {
-      items: rows.map((r): Schemas['WebhookAttempt'] => ({
+    return paginated(
+      rows.map((r): Schemas['WebhookAttempt'] => ({
         deliveryId: r.delivery_id,
         eventId: r.event_id,
         eventType: r.event_type as EventType,
@@ -266,8 +267,9 @@ export class WebhookService {
         deliveryStatus: r.delivery_status,
         nextAttemptAt: r.delivery_status === 'pending' ? new Date(r.next_attempt_at).toISOString() : null,
       })),
-      pagination: { limit: page.limit, skip: page.skip, total, hasMore: page.skip + rows.length < total },
-    };
+      page,
+      total,
+    );
   }
 
   async retry(workspaceId: string, deliveryId: string) {

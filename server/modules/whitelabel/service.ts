@@ -10,10 +10,8 @@ import type { AuthContext } from '../../http/auth';
 import { badRequest, conflict, detail, forbidden, notFound } from '../../http/errors';
 import { newId } from '../../ids';
 import type { CreditService } from '../credits/service';
-import type { WorkspaceService } from '../workspace/service';
-import type { PlanRow, WorkspaceStore } from '../workspace/store';
+import type { PlanRow, SubUserRow, WorkspaceService } from '../workspace/service';
 import { hashPassword } from './password';
-import type { SubUserRow, WhitelabelStore } from './store';
 
 type Schemas = components['schemas'];
 export type SubUser = Schemas['WhitelabelSubUser'];
@@ -51,9 +49,7 @@ function toPlan(row: PlanRow): Plan {
 export class WhitelabelService {
   constructor(
     private readonly db: Db,
-    private readonly store: WhitelabelStore,
     private readonly workspaces: WorkspaceService,
-    private readonly workspaceStore: WorkspaceStore,
     private readonly credits: CreditService,
     private readonly clock: Clock,
   ) {}
@@ -66,14 +62,11 @@ export class WhitelabelService {
       return await this.db.transaction(async (trx) => {
         // Emails are unique among this workspace's own sub-users only: whether another workspace uses an
         // address is none of the caller's business (the parent's row lock orders concurrent registrations).
-        await this.workspaceStore.lockWorkspace(trx, auth.workspaceId);
-        if (await this.store.findSubUserByEmail(trx, auth.workspaceId, input.email)) throw duplicateEmail();
-        const { workspace, apiKey } = await this.workspaces.createWorkspace(
-          { name: input.name, email: input.email, parentWorkspaceId: auth.workspaceId },
-          trx,
-        );
+        await this.workspaces.lock(trx, auth.workspaceId);
+        if (await this.workspaces.subUserByEmail(trx, auth.workspaceId, input.email)) throw duplicateEmail();
+        const { workspace, apiKey } = await this.workspaces.createWorkspaceIn(trx, { name: input.name, email: input.email, parentWorkspaceId: auth.workspaceId });
         const userId = newId();
-        await this.workspaceStore.insertUser(trx, {
+        await this.workspaces.addUser(trx, {
           id: userId,
           workspace_id: workspace.id,
           email: input.email,
@@ -81,7 +74,7 @@ export class WhitelabelService {
           password_hash: passwordHash,
           created_at: this.clock.now(),
         });
-        const row = await this.store.findSubUserById(trx, auth.workspaceId, userId);
+        const row = await this.workspaces.subUserById(trx, auth.workspaceId, userId);
         return { subUser: toSubUser(row!), apiKey };
       });
     } catch (err) {
@@ -113,7 +106,7 @@ export class WhitelabelService {
       max_contacts: input.maxContacts ?? null,
       created_at: this.clock.now(),
     };
-    await this.workspaceStore.insertPlan(this.db, row);
+    await this.workspaces.createPlan(this.db, row);
     return toPlan(row);
   }
 
@@ -125,27 +118,27 @@ export class WhitelabelService {
   async assignPlan(auth: AuthContext, subUserId: string, planId: string): Promise<Schemas['WhitelabelPlanAssignment']> {
     requireWhitelabel(auth);
     return this.db.transaction(async (trx) => {
-      const subUser = await this.store.findSubUserById(trx, auth.workspaceId, subUserId);
+      const subUser = await this.workspaces.subUserById(trx, auth.workspaceId, subUserId);
       if (!subUser) throw notFound('Sub-user not found.');
       const plan = await this.usablePlan(trx, auth, planId);
       const { creditsGranted } = await this.workspaces.assignPlan(trx, subUser.workspace_id, plan);
       // The plan's credits come out of the parent's balance (402, and nothing changes, when it lacks them):
       // assigning plans moves credits through the ledger and never creates them.
       if (creditsGranted > 0) await this.credits.charge(trx, auth.workspaceId, creditsGranted, 'plan_transfer', subUser.workspace_id);
-      const updated = await this.store.findSubUserById(trx, auth.workspaceId, subUserId);
+      const updated = await this.workspaces.subUserById(trx, auth.workspaceId, subUserId);
       return { subUser: toSubUser(updated!), plan: toPlan(plan), creditsGranted };
     });
   }
 
   async findSubUser(auth: AuthContext, email: string): Promise<SubUser> {
     requireWhitelabel(auth);
-    const row = await this.store.findSubUserByEmail(this.db, auth.workspaceId, email);
+    const row = await this.workspaces.subUserByEmail(this.db, auth.workspaceId, email);
     if (!row) throw notFound('Sub-user not found.');
     return toSubUser(row);
   }
 
   private async usablePlan(db: Db, auth: AuthContext, planId: string): Promise<PlanRow> {
-    const plan = await this.store.findUsablePlan(db, auth.workspaceId, planId);
+    const plan = await this.workspaces.usablePlan(db, auth.workspaceId, planId);
     if (!plan) throw notFound('Plan not found.');
     return plan;
   }

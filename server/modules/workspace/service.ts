@@ -3,13 +3,15 @@
  * a look-up hashes the presented key and finds the row by its hash.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { Db } from '../../db';
+import type { Db, Executor } from '../../db';
 import type { Clock } from '../../clock';
 import { newId } from '../../ids';
 import { notFound, unauthorized } from '../../http/errors';
 import { DEFAULT_PLAN_ID } from '../../db/migrations/20261123080000_create_platform';
 import type { CreditService } from '../credits/service';
-import { WorkspaceStore, type KeyWithWorkspace, type PlanRow, type WorkspaceRow } from './store';
+import type { KeyWithWorkspace, PlanRow, SubUserRow, UserRow, WorkspaceRow, WorkspaceStore } from './store';
+
+export type { PlanRow, SubUserRow } from './store';
 
 const KEY_PREFIX = 'lr_';
 
@@ -38,30 +40,32 @@ export class WorkspaceService {
   ) {}
 
   /** Creates a workspace with its first API key and the plan's credit grant, all or nothing. */
-  async createWorkspace(input: NewWorkspace, db?: Db): Promise<{ workspace: WorkspaceRow } & IssuedKey> {
-    const run = async (trx: Db) => {
-      const planId = input.planId ?? DEFAULT_PLAN_ID;
-      const plan = await this.store.findPlan(trx, planId);
-      if (!plan) throw notFound('Plan not found.');
-      const workspace: WorkspaceRow = {
-        id: newId(),
-        name: input.name,
-        email: input.email ?? null,
-        plan_id: planId,
-        parent_workspace_id: input.parentWorkspaceId ?? null,
-        whitelabel_enabled: input.whitelabel ?? false,
-        timezone: input.timezone ?? 'UTC',
-        credit_balance: 0,
-        created_at: this.clock.now(),
-      };
-      await this.store.insertWorkspace(trx, workspace);
-      if (plan.credits > 0) {
-        workspace.credit_balance = await this.credits.grant(trx, workspace.id, plan.credits, 'plan_grant', plan.id);
-      }
-      const key = await this.issueKey(trx, workspace.id);
-      return { workspace, ...key };
+  createWorkspace(input: NewWorkspace): Promise<{ workspace: WorkspaceRow } & IssuedKey> {
+    return this.db.transaction((trx) => this.createWorkspaceIn(trx, input));
+  }
+
+  /** createWorkspace inside the caller's transaction (a whitelabel registration). */
+  async createWorkspaceIn(trx: Executor, input: NewWorkspace): Promise<{ workspace: WorkspaceRow } & IssuedKey> {
+    const planId = input.planId ?? DEFAULT_PLAN_ID;
+    const plan = await this.store.findPlan(trx, planId);
+    if (!plan) throw notFound('Plan not found.');
+    const workspace: WorkspaceRow = {
+      id: newId(),
+      name: input.name,
+      email: input.email ?? null,
+      plan_id: planId,
+      parent_workspace_id: input.parentWorkspaceId ?? null,
+      whitelabel_enabled: input.whitelabel ?? false,
+      timezone: input.timezone ?? 'UTC',
+      credit_balance: 0,
+      created_at: this.clock.now(),
     };
-    return db ? run(db) : this.db.transaction(run);
+    await this.store.insertWorkspace(trx, workspace);
+    if (plan.credits > 0) {
+      workspace.credit_balance = await this.credits.grant(trx, workspace.id, plan.credits, 'plan_grant', plan.id);
+    }
+    const key = await this.issueKey(trx, workspace.id);
+    return { workspace, ...key };
   }
 
   async createKey(workspaceId: string, name: string | null = null): Promise<IssuedKey> {
@@ -71,15 +75,15 @@ export class WorkspaceService {
   }
 
   async revokeKey(keyId: string): Promise<void> {
-    const key = await this.store.findKey(keyId);
+    const key = await this.store.findKey(this.db, keyId);
     if (!key) throw notFound('API key not found.');
-    await this.store.revokeKey(keyId, this.clock.now());
+    await this.store.revokeKey(this.db, keyId, this.clock.now());
   }
 
   /** Resolves a presented key, or throws 401 with a message that says which of the three cases it is. */
   async authenticate(apiKey: string | undefined): Promise<KeyWithWorkspace> {
     if (!apiKey) throw unauthorized('Missing API key. Send it in the X-API-Key header.');
-    const key = await this.store.findKeyByHash(hashKey(apiKey));
+    const key = await this.store.findKeyByHash(this.db, hashKey(apiKey));
     if (!key) throw unauthorized('Invalid API key.');
     if (key.revoked_at) throw unauthorized('This API key has been revoked.');
     return key;
@@ -89,7 +93,7 @@ export class WorkspaceService {
    * Puts a workspace on a plan inside the caller's transaction and grants the plan's credits through the
    * ledger. Assigning the plan it is already on grants nothing, so a retried assignment never grants twice.
    */
-  async assignPlan(db: Db, workspaceId: string, plan: Pick<PlanRow, 'id' | 'credits'>): Promise<{ creditsGranted: number }> {
+  async assignPlan(db: Executor, workspaceId: string, plan: Pick<PlanRow, 'id' | 'credits'>): Promise<{ creditsGranted: number }> {
     const switched = await this.store.switchPlan(db, workspaceId, plan.id);
     if (!switched || plan.credits === 0) return { creditsGranted: 0 };
     await this.credits.grant(db, workspaceId, plan.credits, 'plan_grant', plan.id);
@@ -97,14 +101,46 @@ export class WorkspaceService {
   }
 
   list() {
-    return this.store.listWorkspaces();
+    return this.store.listWorkspaces(this.db);
   }
 
   countWorkspaces(): Promise<number> {
-    return this.store.countWorkspaces();
+    return this.store.countWorkspaces(this.db);
   }
 
-  private async issueKey(db: Db, workspaceId: string, name: string | null = null): Promise<IssuedKey> {
+  /** What the workspace's plan caps (null: no cap). */
+  async planCaps(db: Executor, workspaceId: string): Promise<{ maxContacts: number | null; maxEmailAccounts: number | null }> {
+    const caps = await this.store.planCaps(db, workspaceId);
+    return { maxContacts: caps.max_contacts, maxEmailAccounts: caps.max_email_accounts };
+  }
+
+  /** Locks the workspace row: orders concurrent changes that must see each other (sub-user registration, capped additions). */
+  lock(trx: Executor, workspaceId: string): Promise<void> {
+    return this.store.lockWorkspace(trx, workspaceId);
+  }
+
+  addUser(db: Executor, row: UserRow): Promise<unknown> {
+    return this.store.insertUser(db, row);
+  }
+
+  subUserById(db: Executor, parentWorkspaceId: string, id: string): Promise<SubUserRow | undefined> {
+    return this.store.findSubUserById(db, parentWorkspaceId, id);
+  }
+
+  subUserByEmail(db: Executor, parentWorkspaceId: string, email: string): Promise<SubUserRow | undefined> {
+    return this.store.findSubUserByEmail(db, parentWorkspaceId, email);
+  }
+
+  createPlan(db: Executor, row: PlanRow): Promise<unknown> {
+    return this.store.insertPlan(db, row);
+  }
+
+  /** A plan the workspace may read and assign: its own, or the default plan. */
+  usablePlan(db: Executor, ownerWorkspaceId: string, planId: string): Promise<PlanRow | undefined> {
+    return this.store.findUsablePlan(db, ownerWorkspaceId, planId);
+  }
+
+  private async issueKey(db: Executor, workspaceId: string, name: string | null = null): Promise<IssuedKey> {
     const apiKey = KEY_PREFIX + randomBytes(32).toString('base64url');
     const keyId = newId();
     await this.store.insertKey(db, {

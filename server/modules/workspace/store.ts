@@ -1,5 +1,6 @@
-/** Plain rows for workspaces, users, API keys, plans and the credit ledger. */
-import type { Db } from '../../db';
+/** Plain rows for workspaces, their users, API keys and plans. Every method takes the executor first. */
+import type { Executor } from '../../db';
+import { DEFAULT_PLAN_ID } from '../../db/migrations/20261123080000_create_platform';
 
 export interface WorkspaceRow {
   id: string;
@@ -42,12 +43,29 @@ export type KeyWithWorkspace = Pick<ApiKeyRow, 'id' | 'revoked_at'> & {
   plan: Pick<PlanRow, 'per_second' | 'per_min' | 'per_hour' | 'per_day'>;
 };
 
-export class WorkspaceStore {
-  constructor(private readonly db: Db) {}
+/** A parent workspace's sub-user: the user with its workspace and plan. */
+export interface SubUserRow {
+  id: string;
+  email: string;
+  name: string | null;
+  has_password: boolean;
+  created_at: Date;
+  workspace_id: string;
+  credit_balance: number;
+  plan_id: string;
+  plan_name: string;
+  per_second: number | null;
+  per_min: number;
+  per_hour: number;
+  per_day: number;
+}
 
+export type UserRow = { id: string; workspace_id: string; email: string; name: string | null; password_hash: string | null; created_at: Date };
+
+export class WorkspaceStore {
   /** One indexed look-up by hash: its time does not depend on how much of a guessed key is right. */
-  async findKeyByHash(keyHash: string): Promise<KeyWithWorkspace | undefined> {
-    const row = await this.db('api_keys as k')
+  async findKeyByHash(db: Executor, keyHash: string): Promise<KeyWithWorkspace | undefined> {
+    const row = await db('api_keys as k')
       .join('workspaces as w', 'w.id', 'k.workspace_id')
       .join('plans as p', 'p.id', 'w.plan_id')
       .where('k.key_hash', keyHash)
@@ -79,64 +97,105 @@ export class WorkspaceStore {
     };
   }
 
-  insertWorkspace(db: Db, row: WorkspaceRow): Promise<unknown> {
+  insertWorkspace(db: Executor, row: WorkspaceRow): Promise<unknown> {
     return db('workspaces').insert(row);
   }
 
-  insertKey(db: Db, row: ApiKeyRow): Promise<unknown> {
+  insertKey(db: Executor, row: ApiKeyRow): Promise<unknown> {
     return db('api_keys').insert(row);
   }
 
-  insertUser(db: Db, row: { id: string; workspace_id: string; email: string; name: string | null; password_hash: string | null; created_at: Date }): Promise<unknown> {
+  insertUser(db: Executor, row: UserRow): Promise<unknown> {
     return db('users').insert(row);
   }
 
-  async revokeKey(keyId: string, at: Date): Promise<boolean> {
-    const n = await this.db('api_keys').where({ id: keyId }).whereNull('revoked_at').update({ revoked_at: at });
+  async revokeKey(db: Executor, keyId: string, at: Date): Promise<boolean> {
+    const n = await db('api_keys').where({ id: keyId }).whereNull('revoked_at').update({ revoked_at: at });
     return n > 0;
   }
 
-  findKey(keyId: string): Promise<ApiKeyRow | undefined> {
-    return this.db('api_keys').where({ id: keyId }).first();
+  findKey(db: Executor, keyId: string): Promise<ApiKeyRow | undefined> {
+    return db('api_keys').where({ id: keyId }).first();
   }
 
-  findWorkspace(db: Db, id: string): Promise<WorkspaceRow | undefined> {
+  findWorkspace(db: Executor, id: string): Promise<WorkspaceRow | undefined> {
     return db('workspaces').where({ id }).first();
   }
 
-  listWorkspaces(): Promise<(WorkspaceRow & { plan_name: string; active_keys: number })[]> {
-    return this.db('workspaces as w')
+  listWorkspaces(db: Executor): Promise<(WorkspaceRow & { plan_name: string; active_keys: number })[]> {
+    return db('workspaces as w')
       .join('plans as p', 'p.id', 'w.plan_id')
       .select('w.*', 'p.name as plan_name')
-      .select(this.db.raw('(SELECT count(*)::int FROM api_keys k WHERE k.workspace_id = w.id AND k.revoked_at IS NULL) AS active_keys'))
+      .select(db.raw('(SELECT count(*)::int FROM api_keys k WHERE k.workspace_id = w.id AND k.revoked_at IS NULL) AS active_keys'))
       .orderBy('w.created_at');
   }
 
-  findPlan(db: Db, id: string): Promise<PlanRow | undefined> {
+  findPlan(db: Executor, id: string): Promise<PlanRow | undefined> {
     return db('plans').where({ id }).first();
   }
 
-  setPlan(db: Db, workspaceId: string, planId: string): Promise<number> {
-    return db('workspaces').where({ id: workspaceId }).update({ plan_id: planId });
-  }
-
   /** Moves a workspace to another plan; false when it is already on it (a concurrent switch sees the new plan). */
-  async switchPlan(db: Db, workspaceId: string, planId: string): Promise<boolean> {
+  async switchPlan(db: Executor, workspaceId: string, planId: string): Promise<boolean> {
     const n = await db('workspaces').where({ id: workspaceId }).whereNot({ plan_id: planId }).update({ plan_id: planId });
     return n > 0;
   }
 
-  insertPlan(db: Db, row: PlanRow): Promise<unknown> {
+  insertPlan(db: Executor, row: PlanRow): Promise<unknown> {
     return db('plans').insert(row);
   }
 
   /** Locks the workspace row: orders concurrent changes that must see each other (sub-user registration). */
-  async lockWorkspace(db: Db, workspaceId: string): Promise<void> {
+  /** The caps of the workspace's plan (null: none). */
+  async planCaps(db: Executor, workspaceId: string): Promise<{ max_contacts: number | null; max_email_accounts: number | null }> {
+    const row = await db('workspaces as w').join('plans as p', 'p.id', 'w.plan_id').where('w.id', workspaceId).first('p.max_contacts', 'p.max_email_accounts');
+    return { max_contacts: row?.max_contacts ?? null, max_email_accounts: row?.max_email_accounts ?? null };
+  }
+
+  async lockWorkspace(db: Executor, workspaceId: string): Promise<void> {
     await db('workspaces').where({ id: workspaceId }).forUpdate().first('id');
   }
 
+  private subUsers(db: Executor, parentWorkspaceId: string) {
+    return db('users as u')
+      .join('workspaces as w', 'w.id', 'u.workspace_id')
+      .join('plans as p', 'p.id', 'w.plan_id')
+      .where('w.parent_workspace_id', parentWorkspaceId)
+      .select<SubUserRow[]>(
+        'u.id',
+        'u.email',
+        'u.name',
+        db.raw('(u.password_hash IS NOT NULL) AS has_password'),
+        'u.created_at',
+        'w.id as workspace_id',
+        'w.credit_balance',
+        'p.id as plan_id',
+        'p.name as plan_name',
+        'p.per_second',
+        'p.per_min',
+        'p.per_hour',
+        'p.per_day',
+      );
+  }
 
-  countWorkspaces(): Promise<number> {
-    return this.db('workspaces').count<{ count: string }[]>('* as count').then((r) => Number(r[0].count));
+  async findSubUserById(db: Executor, parentWorkspaceId: string, id: string): Promise<SubUserRow | undefined> {
+    const [row] = await this.subUsers(db, parentWorkspaceId).andWhere('u.id', id);
+    return row;
+  }
+
+  async findSubUserByEmail(db: Executor, parentWorkspaceId: string, email: string): Promise<SubUserRow | undefined> {
+    const [row] = await this.subUsers(db, parentWorkspaceId).andWhereRaw('lower(u.email) = lower(?)', [email]);
+    return row;
+  }
+
+  /** A plan the workspace may read and assign: its own, or the default plan. */
+  findUsablePlan(db: Executor, ownerWorkspaceId: string, planId: string): Promise<PlanRow | undefined> {
+    return db('plans')
+      .where({ id: planId })
+      .andWhere((q) => q.where({ owner_workspace_id: ownerWorkspaceId }).orWhere({ id: DEFAULT_PLAN_ID }))
+      .first();
+  }
+
+  countWorkspaces(db: Executor): Promise<number> {
+    return db('workspaces').count<{ count: string }[]>('* as count').then((r) => Number(r[0].count));
   }
 }
