@@ -76,7 +76,6 @@ export function createServices(deps: Deps) {
   const workspaces = new WorkspaceService(db, new WorkspaceStore(), credits, clock);
   const quota = new QuotaService(db, clock);
   const whitelabel = new WhitelabelService(db, workspaces, credits, clock);
-  const contacts = new ContactService(db, new ContactStore(), events, workspaces, clock);
   const secrets = new SecretBox(config);
   const transports = new TransportPool({ allowPrivate: config.allowPrivateMailHosts, timeoutMs: config.smtpTimeoutMs });
   const imapOptions = { allowPrivate: config.allowPrivateMailHosts, timeoutMs: config.imapTimeoutMs };
@@ -89,6 +88,7 @@ export function createServices(deps: Deps) {
   };
   const accounts = new AccountService(db, accountStore, events, linkedCampaigns, workspaces, secrets, dns, config, clock, config.verifyMailLogins ? loginCheck : null);
   const campaigns = new CampaignService(db, new CampaignStore(), events, accounts, clock);
+  const contacts = new ContactService(db, new ContactStore(), events, workspaces, campaigns, clock);
   const analytics = new AnalyticsService(db, events, campaigns, contacts, accounts, clock);
   const leadStore = new LeadStore();
   const leads = new LeadService(db, leadStore, clock, credits, config.creditCosts);
@@ -99,7 +99,7 @@ export function createServices(deps: Deps) {
   const suppression = new SuppressionService(db, new SuppressionStore(), clock);
   const tracking = new TrackingService(db, new TokenSigner(() => secrets.deriveKey('link-signing')), config.publicUrl, contacts, suppression, events, clock);
   const sending = new SendingService(db, new SendingStore(), mailAccess, contacts, events, suppression, tracking, transports, clock);
-  const inbox = new InboxService(db, new InboxStore(), new EmailMessages(), mailAccess, campaigns, contacts, events, suppression, sending, config, clock, deps.logger, {
+  const inbox = new InboxService(db, new InboxStore(), new EmailMessages(), mailAccess, campaigns, contacts, events, suppression, sending, transports, config, clock, deps.logger, {
     ...DEFAULT_INBOX_SETTINGS,
     messagesPerRun: config.inboxMessagesPerRun,
     accountsPerRun: config.inboxAccountsPerRun,

@@ -58,7 +58,7 @@ export class AnalyticsService {
 
   async campaignSummary(auth: Auth, query: { campaignId?: string; startDate?: string; endDate?: string }): Promise<Schemas['CampaignAnalyticsSummary']> {
     const range = this.range(auth, query);
-    if (query.campaignId) await this.campaigns.findInWorkspace(this.db, auth.workspaceId, query.campaignId);
+    if (query.campaignId) await this.campaigns.assertExists(this.db, auth.workspaceId, query.campaignId);
     const scope: EmailEventScope = { workspaceId: auth.workspaceId, warmup: false, campaignId: query.campaignId, days: range };
     const { totals, unique } = await this.events.countsByType(this.db, scope);
     return {
@@ -76,7 +76,7 @@ export class AnalyticsService {
   /** GET /v2/analytics/campaign/steps: replies, auto-replies and bounces per step and variant. */
   async campaignSteps(auth: Auth, query: { campaignId: string; startDate?: string; endDate?: string }): Promise<Schemas['CampaignStepAnalytics']> {
     const range = this.range(auth, query);
-    await this.campaigns.findInWorkspace(this.db, auth.workspaceId, query.campaignId);
+    await this.campaigns.assertExists(this.db, auth.workspaceId, query.campaignId);
     const [rows, layout] = await Promise.all([
       this.events.replyCountsByVariant(this.db, { workspaceId: auth.workspaceId, warmup: false, campaignId: query.campaignId, days: range }),
       this.campaigns.stepsAndVariants(this.db, query.campaignId),
@@ -112,7 +112,7 @@ export class AnalyticsService {
   async campaignCounts(auth: Auth, query: { campaignId?: string }): Promise<Schemas['CampaignAnalyticsCounts']> {
     const { workspaceId } = auth;
     const { campaignId } = query;
-    if (campaignId) await this.campaigns.findInWorkspace(this.db, workspaceId, campaignId);
+    if (campaignId) await this.campaigns.assertExists(this.db, workspaceId, campaignId);
     const [campaigns, contacts, events] = await Promise.all([
       this.campaigns.countByStatus(this.db, workspaceId, campaignId),
       this.contacts.countByStatus(this.db, workspaceId, campaignId),

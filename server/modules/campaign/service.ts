@@ -212,6 +212,11 @@ export class CampaignService {
     return paginated(rows.map(toCampaign), page, total);
   }
 
+  /** 404 "Campaign not found." unless the campaign is the workspace's: the cheap check for other modules. */
+  async assertExists(db: Db, workspaceId: string, campaignId: string): Promise<void> {
+    if (!(await this.store.exists(db, workspaceId, campaignId))) throw notFound(CAMPAIGN_NOT_FOUND);
+  }
+
   async get(workspaceId: string, campaignId: string): Promise<Campaign> {
     return toCampaign(await this.findInWorkspace(this.db, workspaceId, campaignId));
   }

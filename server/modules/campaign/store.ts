@@ -89,6 +89,10 @@ export class CampaignStore {
       );
   }
 
+  async exists(db: Db, workspaceId: string, id: string): Promise<boolean> {
+    return Boolean(await db('campaigns').where({ id, workspace_id: workspaceId }).first('id'));
+  }
+
   /** One campaign of the workspace; `forUpdate` locks its row until the transaction ends. */
   async find(db: Db, workspaceId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<CampaignView | undefined> {
     const query = this.views(db, workspaceId).where('c.id', id).first();

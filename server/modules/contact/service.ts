@@ -11,6 +11,7 @@ import { newId } from '../../ids';
 import { badRequest, detail, forbidden, notFound, type ErrorDetail } from '../../http/errors';
 import type { ContactRow, ContactStore, CustomValue } from './store';
 import type { WorkspaceService } from '../workspace/service';
+import type { CampaignService } from '../campaign/service';
 
 type Schemas = components['schemas'];
 export type Contact = Schemas['Contact'];
@@ -99,6 +100,7 @@ export class ContactService {
     private readonly store: ContactStore,
     private readonly events: EventService,
     private readonly workspaces: WorkspaceService,
+    private readonly campaigns: CampaignService,
     private readonly clock: Clock,
   ) {}
 
@@ -115,7 +117,7 @@ export class ContactService {
    * nothing is added.
    */
   async addContacts(trx: Db, workspaceId: string, campaignId: string, inputs: NewContact[]): Promise<AddContactsResult> {
-    if (!(await this.store.campaignExists(trx, workspaceId, campaignId))) throw notFound('Campaign not found.');
+    await this.campaigns.assertExists(trx, workspaceId, campaignId);
     assertNoReservedKeys(inputs.flatMap((input, i) => reservedKeys(input.customVariables ?? {}, `contacts.${i}.customVariables`)));
 
     const invalid: AddContactsResult['invalid'] = [];
@@ -287,7 +289,7 @@ export class ContactService {
         [detail(missing, `must have required property '${missing}'`, 'required', location)],
       );
     }
-    if (!(await this.store.campaignExists(db, workspaceId, campaignId))) throw notFound('Campaign not found.');
+    await this.campaigns.assertExists(db, workspaceId, campaignId);
     const row = await this.store.findByEmail(db, workspaceId, campaignId, email, forUpdate);
     if (!row) throw notFound('Contact not found.');
     return row;

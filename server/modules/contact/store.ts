@@ -40,10 +40,6 @@ function toDb<T extends Partial<ContactRow>>(row: T) {
 }
 
 export class ContactStore {
-  async campaignExists(db: Db, workspaceId: string, campaignId: string): Promise<boolean> {
-    return Boolean(await db('campaigns').where({ id: campaignId, workspace_id: workspaceId }).first('id'));
-  }
-
   async findById(db: Db, workspaceId: string, id: string, forUpdate = false): Promise<ContactRow | undefined> {
     const q = db<ContactRow>('contacts').where({ id, workspace_id: workspaceId }).first();
     return forUpdate ? q.forUpdate() : q;

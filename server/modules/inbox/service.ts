@@ -24,8 +24,8 @@ import type { EventService } from '../events/service';
 import { classify, threadSubject, toIncoming, type Classification, type IncomingMessage } from './classify';
 import type { MessagePort, MessageRow } from './messages';
 import { MailboxError, appendToSent, readMailbox } from './reader';
-import { sendMail } from './smtp';
 import type { CheckpointRow, InboxStore } from './store';
+import { composeRaw, type TransportPool } from '../sending/transport';
 
 type Schemas = components['schemas'];
 export type EmailMessage = Schemas['EmailMessage'];
@@ -138,6 +138,7 @@ export class InboxService {
     private readonly events: EventService,
     private readonly suppression: SuppressionPort,
     private readonly bounces: LateBouncePort,
+    private readonly transports: TransportPool,
     private readonly config: Pick<Config, 'allowPrivateMailHosts'>,
     private readonly clock: Clock,
     private readonly logger: Logger,
@@ -452,28 +453,21 @@ export class InboxService {
       created_at: now,
     };
     await this.messages.insertOutbound(this.db, row);
-    const result = await sendMail(login, {
-      from: login.email,
-      to,
-      subject,
-      text: body.text,
-      html: body.html,
-      messageId,
-      inReplyTo: target.message_id,
-      references,
-      date: now,
-    }, { allowPrivate: this.config.allowPrivateMailHosts, timeoutMs: this.settings.timeoutMs });
-    const patch = result.accepted
-      ? { status: 'sent', smtp_response: result.response, sent_at: this.clock.now() }
-      : { status: result.unknown ? 'unknown' : 'failed', smtp_response: result.response, sent_at: null };
+    // Composed first, so the very bytes sent are the ones appended to the Sent mailbox.
+    const raw = await composeRaw({ from: login.email, to, subject, text: body.text, html: body.html, messageId, inReplyTo: target.message_id, references, date: now });
+    const outcome = await this.transports.send(login, { to, raw });
+    const patch =
+      outcome.kind === 'sent'
+        ? { status: 'sent', smtp_response: outcome.response, sent_at: this.clock.now() }
+        : { status: outcome.kind === 'unknown' ? 'unknown' : 'failed', smtp_response: outcome.response, sent_at: null };
     await this.messages.updateOutbound(this.db, id, patch);
     Object.assign(row, patch);
     let appendedToSent = false;
-    if (result.accepted && result.raw) {
+    if (outcome.kind === 'sent') {
       const imap = await this.accounts.imapLogin(this.db, login.accountId);
       if (imap) {
         try {
-          appendedToSent = await appendToSent(imap, result.raw, { allowPrivate: this.config.allowPrivateMailHosts, timeoutMs: this.settings.timeoutMs });
+          appendedToSent = await appendToSent(imap, raw, { allowPrivate: this.config.allowPrivateMailHosts, timeoutMs: this.settings.timeoutMs });
         } catch (err) {
           this.logger.warn({ accountId: login.accountId, err: (err as Error).message }, 'inbox: could not append the answer to Sent');
         }

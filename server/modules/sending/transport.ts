@@ -4,6 +4,7 @@
  * sorted into what the engine does next.
  */
 import nodemailer, { type Transporter } from 'nodemailer';
+import MailComposer from 'nodemailer/lib/mail-composer';
 import { OutboundRefusedError, resolveAllowedAddress } from '../../net/outbound';
 import type { LoginFailure, MailLogin } from '../account/service';
 
@@ -29,6 +30,18 @@ export interface OutgoingMessage {
   references?: string[];
   headers: Record<string, string>;
   date: Date;
+}
+
+/** A message composed beforehand (composeRaw), sent as these exact bytes. */
+export interface RawMessage {
+  to: string;
+  raw: Buffer;
+}
+
+/** The message's bytes as they will be sent: for a caller that keeps a copy (a manual answer appended to Sent). */
+export function composeRaw(message: Omit<OutgoingMessage, 'headers'>): Promise<Buffer> {
+  const composer = new MailComposer(message);
+  return new Promise((resolve, reject) => composer.compile().build((err, built) => (err ? reject(err) : resolve(built))));
 }
 
 export interface TransportOptions {
@@ -67,7 +80,7 @@ export class TransportPool {
     };
   }
 
-  async send(login: MailLogin, message: OutgoingMessage): Promise<SendOutcome> {
+  async send(login: MailLogin, message: OutgoingMessage | RawMessage): Promise<SendOutcome> {
     let transport: Transporter;
     try {
       transport = await this.transportFor(login);
