@@ -12,6 +12,7 @@ import { badRequest, detail, forbidden, notFound, type ErrorDetail } from '../..
 import type { ContactRow, ContactStore, CustomValue } from './store';
 import type { WorkspaceService } from '../workspace/service';
 import type { CampaignService } from '../campaign/service';
+import { plural } from '../../http/route';
 
 type Schemas = components['schemas'];
 export type Contact = Schemas['Contact'];
@@ -48,7 +49,6 @@ export function isValidEmail(email: string): boolean {
   return local.length <= 64 && domain.split('.').every((label) => label.length <= 63);
 }
 
-const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 /** Trimmed text, or null when nothing is left. */
 function text(value: string | null | undefined): string | null {

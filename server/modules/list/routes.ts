@@ -1,8 +1,7 @@
-import { ok, route, STREAMED } from '../../http/route';
+import { ok, plural, route, STREAMED } from '../../http/route';
 import type { ListService } from './service';
 import { writeExport } from './export';
 
-const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 export const listRoutes = ({ lists }: { lists: ListService }) => [
   route('post', '/v2/list/create/people', async ({ auth, body }) => ok('List created', { list: await lists.create(auth.workspaceId, 'people', body.name) }), { status: 201 }),
