@@ -26,6 +26,7 @@ import type { MessagePort, MessageRow } from './messages';
 import { MailboxError, appendToSent, readMailbox } from './reader';
 import type { CheckpointRow, InboxStore } from './store';
 import { composeRaw, type TransportPool } from '../sending/transport';
+import { defaulted } from '../../http/pagination';
 
 type Schemas = components['schemas'];
 export type EmailMessage = Schemas['EmailMessage'];
@@ -369,7 +370,7 @@ export class InboxService {
   // --- unibox ---
 
   async list(workspaceId: string, query: { campaignId?: string; contactId?: string; accountId?: string; direction?: 'outbound' | 'inbound'; unread?: boolean; limit?: number; cursor?: string }) {
-    const limit = query.limit ?? 20;
+    const limit = defaulted(query.limit, 'limit');
     const before = query.cursor ? decodeCursor(query.cursor) : undefined;
     const rows = await this.messages.list(this.db, {
       workspaceId,
