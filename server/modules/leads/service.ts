@@ -96,6 +96,11 @@ export function toLeadPerson(p: PersonRow, company: CompanyRow | undefined, opti
   return person;
 }
 
+/** The (person, data option) pairs a page reveals: the options each person has data for. */
+function revealPairs(people: PersonRow[], options: readonly PeopleDataOption[]): { personId: string; option: PeopleDataOption }[] {
+  return people.flatMap((p) => options.filter((o) => hasData(p, o)).map((option) => ({ personId: p.id, option })));
+}
+
 export interface RevealCharge {
   /** Credits charged per person id (absent = 0). */
   perPerson: Map<string, number>;
@@ -137,7 +142,7 @@ export class LeadService {
    * balance cannot cover it. Reusable by any module that hands out lead data.
    */
   async revealPeople(trx: Db, workspaceId: string, people: PersonRow[], options: readonly PeopleDataOption[]): Promise<RevealCharge> {
-    const pairs = people.flatMap((p) => options.filter((o) => hasData(p, o)).map((option) => ({ personId: p.id, option })));
+    const pairs = revealPairs(people, options);
     const fresh = await this.store.insertPersonReveals(trx, workspaceId, pairs, this.clock.now());
     const perPerson = new Map<string, number>();
     let used = 0;
@@ -168,7 +173,9 @@ export class LeadService {
     const filters = { ...body, companyDomains: domains(body.companyDomains, 'companyDomains') };
     const { rows, total } = await this.store.searchPeople(this.db, filters, { offset: (page - 1) * perPage, limit: perPage });
     const companies = await this.store.companiesByIds(this.db, rows.flatMap((r) => (r.company_id ? [r.company_id] : [])));
-    const charge = await this.db.transaction((trx) => this.revealPeople(trx, workspaceId, rows, options));
+    const charge = (await this.store.allPeopleRevealed(this.db, workspaceId, revealPairs(rows, options)))
+      ? { perPerson: new Map<string, number>(), used: 0, remaining: await this.credits.balance(workspaceId) }
+      : await this.db.transaction((trx) => this.revealPeople(trx, workspaceId, rows, options));
     return {
       items: rows.map((r) => toLeadPerson(r, r.company_id ? companies.get(r.company_id) : undefined, options, charge.perPerson.get(r.id) ?? 0)),
       pagination: pagination(page, perPage, total),
@@ -184,11 +191,14 @@ export class LeadService {
     const filters = { ...body, domains: domains(body.domains, 'domains') };
     const { rows, total } = await this.store.searchCompanies(this.db, filters, { offset: (page - 1) * perPage, limit: perPage });
     const full = option === 'full';
-    const { fresh, remaining } = await this.db.transaction(async (trx) => {
-      const newly = full ? await this.store.insertCompanyReveals(trx, workspaceId, rows.filter(hasFullData).map((c) => c.id), this.clock.now()) : [];
-      const balance = await this.credits.charge(trx, workspaceId, newly.length * this.costs.companyFull, `company reveal: ${newly.length} item(s)`);
-      return { fresh: new Set(newly), remaining: balance };
-    });
+    const toReveal = full ? rows.filter(hasFullData).map((c) => c.id) : [];
+    const { fresh, remaining } = (await this.store.allCompaniesRevealed(this.db, workspaceId, toReveal))
+      ? { fresh: new Set<string>(), remaining: await this.credits.balance(workspaceId) }
+      : await this.db.transaction(async (trx) => {
+          const newly = await this.store.insertCompanyReveals(trx, workspaceId, toReveal, this.clock.now());
+          const balance = await this.credits.charge(trx, workspaceId, newly.length * this.costs.companyFull, `company reveal: ${newly.length} item(s)`);
+          return { fresh: new Set(newly), remaining: balance };
+        });
     return {
       items: rows.map((c) => ({ ...toLeadCompany(c, full), revealed: full, creditsCharged: fresh.has(c.id) ? this.costs.companyFull : 0 })),
       pagination: pagination(page, perPage, total),

@@ -153,6 +153,25 @@ export class LeadStore {
   }
 
   /**
+   * Whether the workspace has revealed every one of these pairs already (none left to charge): a
+   * repeated search then reads the balance instead of taking the reveal and charge transaction.
+   * A reveal is never taken back, so a yes stays true; a no leaves the decision to the insert.
+   */
+  async allPeopleRevealed(db: Db, workspaceId: string, pairs: { personId: string; option: string }[]): Promise<boolean> {
+    if (!pairs.length) return true;
+    const keys = pairs.map((p) => [p.personId, p.option]);
+    const row = await db('people_reveals').where({ workspace_id: workspaceId }).whereIn(['person_id', 'data_option'], keys).count<{ n: string }[]>({ n: '*' }).first();
+    return Number(row?.n) === new Set(keys.map((k) => k.join())).size;
+  }
+
+  /** allPeopleRevealed for companies seen in full. */
+  async allCompaniesRevealed(db: Db, workspaceId: string, companyIds: string[]): Promise<boolean> {
+    if (!companyIds.length) return true;
+    const row = await db('company_reveals').where({ workspace_id: workspaceId }).whereIn('company_id', companyIds).count<{ n: string }[]>({ n: '*' }).first();
+    return Number(row?.n) === new Set(companyIds).size;
+  }
+
+  /**
    * Records reveals; returns the (person, option) pairs that were new, i.e. to be charged. A pair
    * another transaction is inserting waits for it, so two concurrent requests never both charge it.
    */
