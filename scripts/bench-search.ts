@@ -168,6 +168,7 @@ async function main() {
 
   const concurrent = new Map<Search, number[]>(SEARCHES.map((s) => [s, []]));
   let elapsed = 0;
+  const poolSamples: { used: number; waiting: number }[] = [];
   let cpu: { node: number; postgres: number; machineBusy: number; machineTotal: number } | undefined;
   const loadBefore = fmtLoad();
   if (CLIENTS > 0) {
@@ -178,6 +179,9 @@ async function main() {
       for (const s of SEARCHES) await run(s, key);
     }));
     const before = await cpuSnapshot(db);
+    // Whether the connection pool holds requests back: requests waiting for a connection, sampled.
+    const pool = (db.client as { pool: { numUsed(): number; numPendingAcquires(): number } }).pool;
+    const sampler = setInterval(() => poolSamples.push({ used: pool.numUsed(), waiting: pool.numPendingAcquires() }), 10);
     const t0 = performance.now();
     const until = t0 + SECONDS * 1000;
     await Promise.all(apiKeys.map(async (key, c) => {
@@ -187,6 +191,7 @@ async function main() {
       }
     }));
     elapsed = (performance.now() - t0) / 1000;
+    clearInterval(sampler);
     const after = await cpuSnapshot(db);
     const node = process.cpuUsage(before.node);
     cpu = {
@@ -224,6 +229,13 @@ async function main() {
     console.log(
       `CPU during the run (${cpus.toFixed(0)} cores): this process (server and clients) ${cores(cpu.node)}, PostgreSQL backends ${cores(cpu.postgres)}, ` +
         `everything else ${cores(Math.max(0, cpu.machineBusy - cpu.node - cpu.postgres))}, idle ${cores(cpu.machineTotal - cpu.machineBusy)}`,
+    );
+    const perSearch = (seconds: number) => `${((seconds / all.length) * 1000).toFixed(1)} ms`;
+    console.log(`CPU per search: this process ${perSearch(cpu.node)}, PostgreSQL ${perSearch(cpu.postgres)}`);
+    const mean = (values: number[]) => (values.reduce((a, b) => a + b, 0) / values.length).toFixed(1);
+    console.log(
+      `connection pool (max ${(db.client.config.pool as { max: number }).max}): in use ${mean(poolSamples.map((p) => p.used))} on average, ` +
+        `requests waiting for one ${mean(poolSamples.map((p) => p.waiting))} on average, at most ${Math.max(...poolSamples.map((p) => p.waiting))}`,
     );
     console.log(`load average (1 / 5 / 15 min): before ${loadBefore}, after ${fmtLoad()}`);
   }

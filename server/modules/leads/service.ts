@@ -96,11 +96,6 @@ export function toLeadPerson(p: PersonRow, company: CompanyRow | undefined, opti
   return person;
 }
 
-/** The (person, data option) pairs a page reveals: the options each person has data for. */
-function revealPairs(people: PersonRow[], options: readonly PeopleDataOption[]): { personId: string; option: PeopleDataOption }[] {
-  return people.flatMap((p) => options.filter((o) => hasData(p, o)).map((option) => ({ personId: p.id, option })));
-}
-
 export interface RevealCharge {
   /** Credits charged per person id (absent = 0). */
   perPerson: Map<string, number>;
@@ -142,7 +137,7 @@ export class LeadService {
    * balance cannot cover it. Reusable by any module that hands out lead data.
    */
   async revealPeople(trx: Db, workspaceId: string, people: PersonRow[], options: readonly PeopleDataOption[]): Promise<RevealCharge> {
-    const pairs = revealPairs(people, options);
+    const pairs = people.flatMap((p) => options.filter((o) => hasData(p, o)).map((option) => ({ personId: p.id, option })));
     const fresh = await this.store.insertPersonReveals(trx, workspaceId, pairs, this.clock.now());
     const perPerson = new Map<string, number>();
     let used = 0;
@@ -171,13 +166,16 @@ export class LeadService {
     const page = body.page ?? 1;
     const perPage = body.perPage ?? 25;
     const filters = { ...body, companyDomains: domains(body.companyDomains, 'companyDomains') };
-    const { rows, total } = await this.store.searchPeople(this.db, filters, { offset: (page - 1) * perPage, limit: perPage });
-    const companies = await this.store.companiesByIds(this.db, rows.flatMap((r) => (r.company_id ? [r.company_id] : [])));
-    const charge = (await this.store.allPeopleRevealed(this.db, workspaceId, revealPairs(rows, options)))
-      ? { perPerson: new Map<string, number>(), used: 0, remaining: await this.credits.balance(workspaceId) }
-      : await this.db.transaction((trx) => this.revealPeople(trx, workspaceId, rows, options));
+    const { rows, total } = await this.store.searchPeople(this.db, workspaceId, filters, { offset: (page - 1) * perPage, limit: perPage });
+    const people = rows.map((r) => r.person);
+    // A page whose data the workspace has all paid for (a repeated search) charges nothing: the
+    // balance is all it needs, not the reveal-and-charge transaction.
+    const unpaid = rows.some((r) => options.some((o) => hasData(r.person, o) && !r.revealed.includes(o)));
+    const charge: RevealCharge = unpaid
+      ? await this.db.transaction((trx) => this.revealPeople(trx, workspaceId, people, options))
+      : { perPerson: new Map(), used: 0, remaining: await this.credits.balance(workspaceId) };
     return {
-      items: rows.map((r) => toLeadPerson(r, r.company_id ? companies.get(r.company_id) : undefined, options, charge.perPerson.get(r.id) ?? 0)),
+      items: rows.map((r) => toLeadPerson(r.person, r.company, options, charge.perPerson.get(r.person.id) ?? 0)),
       pagination: pagination(page, perPage, total),
       dataOptions: [...options],
       credits: { used: charge.used, remaining: charge.remaining },
@@ -189,13 +187,13 @@ export class LeadService {
     const page = body.page ?? 1;
     const perPage = body.perPage ?? 25;
     const filters = { ...body, domains: domains(body.domains, 'domains') };
-    const { rows, total } = await this.store.searchCompanies(this.db, filters, { offset: (page - 1) * perPage, limit: perPage });
+    const { rows, total } = await this.store.searchCompanies(this.db, workspaceId, filters, { offset: (page - 1) * perPage, limit: perPage });
     const full = option === 'full';
-    const toReveal = full ? rows.filter(hasFullData).map((c) => c.id) : [];
-    const { fresh, remaining } = (await this.store.allCompaniesRevealed(this.db, workspaceId, toReveal))
+    const toReveal = full ? rows.filter(hasFullData) : [];
+    const { fresh, remaining } = toReveal.every((c) => c.revealed)
       ? { fresh: new Set<string>(), remaining: await this.credits.balance(workspaceId) }
       : await this.db.transaction(async (trx) => {
-          const newly = await this.store.insertCompanyReveals(trx, workspaceId, toReveal, this.clock.now());
+          const newly = await this.store.insertCompanyReveals(trx, workspaceId, toReveal.map((c) => c.id), this.clock.now());
           const balance = await this.credits.charge(trx, workspaceId, newly.length * this.costs.companyFull, `company reveal: ${newly.length} item(s)`);
           return { fresh: new Set(newly), remaining: balance };
         });
