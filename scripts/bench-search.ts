@@ -228,7 +228,7 @@ async function main() {
     const cpus = cpu.machineTotal / elapsed;
     console.log(
       `CPU during the run (${cpus.toFixed(0)} cores): this process (server and clients) ${cores(cpu.node)}, PostgreSQL backends ${cores(cpu.postgres)}, ` +
-        `everything else ${cores(Math.max(0, cpu.machineBusy - cpu.node - cpu.postgres))}, idle ${cores(cpu.machineTotal - cpu.machineBusy)}`,
+        `everything else ${cores(Math.max(0, cpu.machineBusy - cpu.node - cpu.postgres))}, idle ${cores(Math.max(0, cpu.machineTotal - cpu.machineBusy))}`,
     );
     const perSearch = (seconds: number) => `${((seconds / all.length) * 1000).toFixed(1)} ms`;
     console.log(`CPU per search: this process ${perSearch(cpu.node)}, PostgreSQL ${perSearch(cpu.postgres)}`);
