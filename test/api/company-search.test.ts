@@ -1,4 +1,5 @@
 import { startTestServer, type TestServer } from '../helpers/server';
+import { statementsDuring } from '../helpers/statements';
 import { bakery, brightpath, insertFixtures, northwind } from './people-search-fixtures';
 
 let t: TestServer;
@@ -46,8 +47,10 @@ describe('POST /v1/company/find: data options', () => {
     });
     expect(ids(first.body)).toEqual([northwind.id, brightpath.id]);
     expect(first.body.data.credits).toEqual({ used: 2, remaining: 8 });
-    const again = await find(ws.apiKey, { locations: ['texas'], dataOptions: ['full'] });
+    const { result: again, statements } = await statementsDuring(t.db, () => find(ws.apiKey, { locations: ['texas'], dataOptions: ['full'] }));
     expect(again.body.data.credits).toEqual({ used: 0, remaining: 8 });
+    // Seen in full before: nothing to record, so nothing is written.
+    expect(statements.filter((sql) => /^insert into "company_reveals"/.test(sql))).toEqual([]);
     expect(again.body.data.items.map((c: Body) => c.creditsCharged)).toEqual([0, 0]);
     expect(await t.db('company_reveals').where({ workspace_id: ws.workspaceId }).pluck('company_id')).toHaveLength(2);
   });

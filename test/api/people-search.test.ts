@@ -1,4 +1,5 @@
 import { startTestServer, type TestServer } from '../helpers/server';
+import { statementsDuring } from '../helpers/statements';
 import { amy, bakery, bob, carla, insertFixtures, jane, luis, northwind } from './people-search-fixtures';
 
 let t: TestServer;
@@ -58,6 +59,16 @@ describe('POST /v1/mixed_people/search: reveals and credits', () => {
     ]);
     const other = await t.createWorkspace({ credits: 10 });
     expect((await search(other.apiKey, { companyDomains: ['northwindanalytics.com'] })).body.data.credits).toEqual({ used: 2, remaining: 8 });
+  });
+
+  it('shows a page already paid for without writing anything, its companies read with the page', async () => {
+    const ws = await t.createWorkspace({ credits: 10 });
+    await search(ws.apiKey, { companyDomains: ['northwindanalytics.com'] });
+    const { result: again, statements } = await statementsDuring(t.db, () => search(ws.apiKey, { companyDomains: ['northwindanalytics.com'] }));
+    expect(again.body.data.credits).toEqual({ used: 0, remaining: 8 });
+    expect(again.body.data.items.map((p: { company: { id: string } }) => p.company.id)).toEqual([northwind.id, northwind.id]);
+    expect(statements.filter((sql) => /^insert into "people_reveals"/.test(sql))).toEqual([]);
+    expect(statements.filter((sql) => sql.includes('"companies"'))).toHaveLength(1);
   });
 
   it('charges each option only for people who have that data (5 per mobile, 1 per full contact)', async () => {

@@ -15,6 +15,7 @@ import { badRequest, detail } from '../../http/errors';
 import type { CreditService } from '../credits/service';
 import { employeeRangeOf, normalizeDomain, type CompanyRow, type LeadCompany, type LeadPerson, type PeopleDataOption, type PersonRow } from './model';
 import type { LeadStore } from './store';
+import { defaulted } from '../../http/pagination';
 
 export type PeopleSearchRequest = components['schemas']['PeopleSearchRequest'];
 export type CompanySearchRequest = components['schemas']['CompanySearchRequest'];
@@ -195,14 +196,19 @@ export class LeadService {
 
   async searchPeople(workspaceId: string, body: PeopleSearchRequest) {
     const options = body.dataOptions ?? DEFAULT_PEOPLE_DATA_OPTIONS;
-    const page = body.page ?? 1;
-    const perPage = body.perPage ?? 25;
+    const page = defaulted(body.page, 'page');
+    const perPage = defaulted(body.perPage, 'perPage');
     const filters = { ...body, companyDomains: domains(body.companyDomains, 'companyDomains') };
-    const { rows, total } = await this.store.searchPeople(this.db, filters, { offset: (page - 1) * perPage, limit: perPage });
-    const companies = await this.store.companiesByIds(this.db, rows.flatMap((r) => (r.company_id ? [r.company_id] : [])));
-    const charge = await this.db.transaction((trx) => this.revealPeople(trx, workspaceId, rows, options));
+    const { rows, total } = await this.store.searchPeople(this.db, workspaceId, filters, { offset: (page - 1) * perPage, limit: perPage });
+    const people = rows.map((r) => r.person);
+    // A page whose data the workspace has all paid for (a repeated search) charges nothing: the
+    // balance is all it needs, not the reveal-and-charge transaction.
+    const unpaid = rows.some((r) => options.some((o) => hasData(r.person, o) && !r.revealed.includes(o)));
+    const charge: RevealCharge = unpaid
+      ? await this.db.transaction((trx) => this.revealPeople(trx, workspaceId, people, options))
+      : { perPerson: new Map(), used: 0, remaining: await this.credits.balance(this.db, workspaceId) };
     return {
-      items: rows.map((r) => toLeadPerson(r, r.company_id ? companies.get(r.company_id) : undefined, options, charge.perPerson.get(r.id) ?? 0)),
+      items: rows.map((r) => toLeadPerson(r.person, r.company, options, charge.perPerson.get(r.person.id) ?? 0)),
       pagination: pagination(page, perPage, total),
       dataOptions: [...options],
       credits: { used: charge.used, remaining: charge.remaining },
@@ -211,16 +217,19 @@ export class LeadService {
 
   async findCompanies(workspaceId: string, body: CompanySearchRequest) {
     const option = body.dataOptions[0];
-    const page = body.page ?? 1;
-    const perPage = body.perPage ?? 25;
+    const page = defaulted(body.page, 'page');
+    const perPage = defaulted(body.perPage, 'perPage');
     const filters = { ...body, domains: domains(body.domains, 'domains') };
-    const { rows, total } = await this.store.searchCompanies(this.db, filters, { offset: (page - 1) * perPage, limit: perPage });
+    const { rows, total } = await this.store.searchCompanies(this.db, workspaceId, filters, { offset: (page - 1) * perPage, limit: perPage });
     const full = option === 'full';
-    const { fresh, remaining } = await this.db.transaction(async (trx) => {
-      const newly = full ? await this.store.insertCompanyReveals(trx, workspaceId, rows.filter(hasFullData).map((c) => c.id), this.clock.now()) : [];
-      const balance = await this.credits.charge(trx, workspaceId, newly.length * this.costs.companyFull, `company reveal: ${newly.length} item(s)`);
-      return { fresh: new Set(newly), remaining: balance };
-    });
+    const toReveal = full ? rows.filter(hasFullData) : [];
+    const { fresh, remaining } = toReveal.every((c) => c.revealed)
+      ? { fresh: new Set<string>(), remaining: await this.credits.balance(this.db, workspaceId) }
+      : await this.db.transaction(async (trx) => {
+          const newly = await this.store.insertCompanyReveals(trx, workspaceId, toReveal.map((c) => c.id), this.clock.now());
+          const balance = await this.credits.charge(trx, workspaceId, newly.length * this.costs.companyFull, `company reveal: ${newly.length} item(s)`);
+          return { fresh: new Set(newly), remaining: balance };
+        });
     return {
       items: rows.map((c) => ({ ...toLeadCompany(c, full), revealed: full, creditsCharged: fresh.has(c.id) ? this.costs.companyFull : 0 })),
       pagination: pagination(page, perPage, total),

@@ -38,6 +38,28 @@ export interface Page {
 export const EXACT_COUNT_UP_TO = 5000;
 
 const placeholders = (values: unknown[]) => values.map(() => '?').join(', ');
+
+/** A person found by a search: the row, its company, and the data options revealed to the workspace. */
+export interface FoundPerson {
+  person: PersonRow;
+  company: CompanyRow | undefined;
+  revealed: PeopleDataOption[];
+}
+
+/** The company columns of a people search's row carry this prefix (people has columns of the same name). */
+const COMPANY_PREFIX = 'company__';
+
+function splitCompany(row: Record<string, unknown>): FoundPerson {
+  const { revealed, ...rest } = row;
+  const person: Record<string, unknown> = {};
+  const company: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(rest)) {
+    if (key.startsWith(COMPANY_PREFIX)) company[key.slice(COMPANY_PREFIX.length)] = value;
+    else person[key] = value;
+  }
+  return { person: person as unknown as PersonRow, company: company.id ? (company as unknown as CompanyRow) : undefined, revealed: revealed as PeopleDataOption[] };
+}
+
 const lower = (values: string[]) => values.map((v) => v.trim().toLowerCase());
 
 /** `column @@ (plainto_tsquery(a) || plainto_tsquery(b))`: any entry, every word of an entry. */
@@ -107,25 +129,36 @@ export class LeadStore {
    * The page in result order (score desc, id). The ids are picked first, by a query that the search
    * indexes answer without reading the table (a deferred join), then only the page's rows are read.
    */
-  private async page<T>(db: Db, table: string, columns: readonly string[], where: Knex.QueryBuilder, page: Page): Promise<T[]> {
-    const ids = where.select('id').orderBy([{ column: 'score', order: 'desc' }, { column: 'id', order: 'asc' }]).offset(page.offset).limit(page.limit);
-    return db(table).select(columns).whereIn('id', ids).orderBy([{ column: 'score', order: 'desc' }, { column: 'id', order: 'asc' }]);
+  private page(db: Db, table: string, where: Knex.QueryBuilder, page: Page): Knex.QueryBuilder {
+    const order = (prefix: string) => [{ column: `${prefix}score`, order: 'desc' }, { column: `${prefix}id`, order: 'asc' }];
+    const ids = where.select('id').orderBy(order('')).offset(page.offset).limit(page.limit);
+    return db(table).whereIn(`${table}.id`, ids).orderBy(order(`${table}.`));
   }
 
-  async searchPeople(db: Db, filters: PeopleFilters, page: Page): Promise<{ rows: PersonRow[]; total: number }> {
-    const [rows, total] = await Promise.all([
-      this.page<PersonRow>(db, 'people', PERSON_COLUMNS, this.peopleWhere(db, filters), page),
-      this.count(db, this.peopleWhere(db, filters)),
-    ]);
-    return { rows, total };
+  /**
+   * A page of people with their companies and what the workspace has revealed of each, in the one
+   * query that reads the page's rows (a search would otherwise ask for each separately).
+   */
+  async searchPeople(db: Db, workspaceId: string, filters: PeopleFilters, page: Page): Promise<{ rows: FoundPerson[]; total: number }> {
+    const rows = this.page(db, 'people', this.peopleWhere(db, filters), page)
+      .leftJoin('companies', 'companies.id', 'people.company_id')
+      .select([
+        ...PERSON_COLUMNS.map((c) => `people.${c}`),
+        ...COMPANY_COLUMNS.map((c) => `companies.${c} as ${COMPANY_PREFIX}${c}`),
+        db.raw('array(select data_option from people_reveals r where r.workspace_id = ? and r.person_id = people.id) as revealed', [workspaceId]),
+      ]);
+    const [found, total] = await Promise.all([rows as Promise<Record<string, unknown>[]>, this.count(db, this.peopleWhere(db, filters))]);
+    return { rows: found.map(splitCompany), total };
   }
 
-  async searchCompanies(db: Db, filters: CompanyFilters, page: Page): Promise<{ rows: CompanyRow[]; total: number }> {
-    const [rows, total] = await Promise.all([
-      this.page<CompanyRow>(db, 'companies', COMPANY_COLUMNS, this.companiesWhere(db, filters), page),
-      this.count(db, this.companiesWhere(db, filters)),
+  /** A page of companies, each with whether the workspace has seen it in full. */
+  async searchCompanies(db: Db, workspaceId: string, filters: CompanyFilters, page: Page): Promise<{ rows: (CompanyRow & { revealed: boolean })[]; total: number }> {
+    const rows = this.page(db, 'companies', this.companiesWhere(db, filters), page).select([
+      ...COMPANY_COLUMNS,
+      db.raw('exists(select 1 from company_reveals r where r.workspace_id = ? and r.company_id = companies.id) as revealed', [workspaceId]),
     ]);
-    return { rows, total };
+    const [found, total] = await Promise.all([rows as Promise<(CompanyRow & { revealed: boolean })[]>, this.count(db, this.companiesWhere(db, filters))]);
+    return { rows: found, total };
   }
 
   /**
