@@ -7,6 +7,7 @@ import type { Db } from './db';
 import type { Clock } from './clock';
 import type { Logger } from './logger';
 import { QuotaService } from './http/quota';
+import { IdempotencyStore } from './http/idempotency';
 import { createDnsLookup } from './dns';
 import { AccountMailAccess, AccountService, type MailLoginCheck } from './modules/account/service';
 import { AccountStore } from './modules/account/store';
@@ -64,6 +65,7 @@ export function createServices(deps: Deps) {
   const credits = new CreditService(db, clock);
   const workspaces = new WorkspaceService(db, workspaceStore, credits, clock);
   const quota = new QuotaService(db, clock);
+  const idempotency = new IdempotencyStore(db, clock, config.idempotencyLeaseSeconds);
   const whitelabel = new WhitelabelService(db, new WhitelabelStore(), workspaces, workspaceStore, credits, clock);
   const campaigns = new CampaignService(db, new CampaignStore(), events, clock);
   const contacts = new ContactService(db, new ContactStore(), events, clock);
@@ -90,7 +92,7 @@ export function createServices(deps: Deps) {
   });
   const webhooks = new WebhookService(db, new WebhookStore(), secrets, campaigns, config, clock);
   events.onRecorded(webhooks.enqueue);
-  return { webhooks, sending, tracking, suppression, transports, inbox, events, credits, workspaces, quota, whitelabel, campaigns, contacts, accounts, analytics, leads, verification, enrichment, lists };
+  return { webhooks, sending, tracking, suppression, transports, inbox, events, credits, workspaces, quota, idempotency, whitelabel, campaigns, contacts, accounts, analytics, leads, verification, enrichment, lists };
 }
 
 export type Services = ReturnType<typeof createServices>;
