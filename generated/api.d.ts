@@ -7618,7 +7618,7 @@ export interface operations {
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             403: components["responses"]["ForbiddenV2"];
-            /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: A request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
+            /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -8667,7 +8667,7 @@ export interface operations {
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             404: components["responses"]["NotFoundV2"];
-            /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: A request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
+            /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -8974,7 +8974,7 @@ export interface operations {
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             404: components["responses"]["NotFoundV2"];
-            /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: A request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
+            /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -9567,7 +9567,7 @@ export interface operations {
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             404: components["responses"]["NotFoundV2"];
-            /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: A request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
+            /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -9696,7 +9696,7 @@ export interface operations {
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             404: components["responses"]["NotFoundV2"];
-            /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: A request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
+            /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -9758,7 +9758,7 @@ export interface operations {
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             404: components["responses"]["NotFoundV2"];
-            /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: A request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
+            /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -9921,7 +9921,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
-            /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: A request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
+            /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -9984,7 +9984,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
-            /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: A request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
+            /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -10339,7 +10339,7 @@ export interface operations {
             402: components["responses"]["PaymentRequiredV2"];
             403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
-            /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: A request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
+            /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -11291,7 +11291,7 @@ export interface operations {
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             403: components["responses"]["ForbiddenV2"];
-            /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: A request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
+            /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];

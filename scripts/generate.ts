@@ -107,10 +107,11 @@ function addIdempotencyResponses(op: Json, version: 'v1' | 'v2', responses: Json
   } else {
     const ownResponse = own.$ref ? responses[own.$ref.slice(RESPONSE_REF.length)] : own;
     const idem = responses[inProgress];
+    const idemDescription: string = idem.description.replace(/^\(v2 error format\) /, '');
     const content = ownResponse.content['application/json'];
     op.responses['409'] = {
       ...ownResponse,
-      description: `${ownResponse.description} Or: ${idem.description.replace(/^\(v2 error format\) /, '')}`,
+      description: `${ownResponse.description} Or: ${idemDescription[0].toLowerCase()}${idemDescription.slice(1)}`,
       content: {
         'application/json': {
           ...content,
