@@ -65,11 +65,12 @@ export function createServices(deps: Deps) {
   const credits = new CreditService(db, clock);
   const workspaces = new WorkspaceService(db, workspaceStore, credits, clock);
   const quota = new QuotaService(db, clock);
-  const idempotency = new IdempotencyStore(db, clock, config.idempotencyLeaseSeconds);
   const whitelabel = new WhitelabelService(db, new WhitelabelStore(), workspaces, workspaceStore, credits, clock);
   const campaigns = new CampaignService(db, new CampaignStore(), events, clock);
   const contacts = new ContactService(db, new ContactStore(), events, clock);
   const secrets = new SecretBox(config);
+  // SecretBox has a key when SECRET_KEY is set, and always on the embedded database.
+  const idempotency = new IdempotencyStore(db, clock, config.idempotencyLeaseSeconds, config.secretKey || !config.databaseUrl ? secrets : null);
   const transports = new TransportPool({ allowPrivate: config.allowPrivateMailHosts, timeoutMs: config.smtpTimeoutMs });
   const imapOptions = { allowPrivate: config.allowPrivateMailHosts, timeoutMs: config.imapTimeoutMs };
   const loginCheck: MailLoginCheck = { smtp: (login) => transports.verify(login), imap: (login) => verifyImapLogin(login, imapOptions) };

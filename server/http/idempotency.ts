@@ -9,6 +9,8 @@
  * runs. Its answer is stored before it is sent (a retry right after it is received replays, never
  * 409) and kept for 24 hours. A 5xx answer deletes the claim so a retry runs again. A claim whose
  * process died is taken over by a retry once its lease (IDEMPOTENCY_LEASE_SECONDS) has passed.
+ * Stored answers are encrypted when the server has a secret key: some hold a secret shown once (a
+ * new sub-user's API key, a webhook signing secret).
  */
 import { createHash } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
@@ -29,6 +31,12 @@ type Claim =
   | { outcome: 'inProgress' }
   | { outcome: 'reused' };
 
+/** Encryption at rest, with the row as authenticated context (the composition root gives SecretBox). */
+export interface AnswerCipher {
+  encrypt(plaintext: string, context: string): string;
+  decrypt(stored: string, context: string): string;
+}
+
 interface Row {
   fingerprint: string;
   state: 'running' | 'done';
@@ -41,6 +49,8 @@ export class IdempotencyStore {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly leaseSeconds: number,
+    /** null: answers are stored in plain text (PostgreSQL without SECRET_KEY). */
+    private readonly cipher: AnswerCipher | null,
   ) {}
 
   async claim(workspaceId: string, key: string, fingerprint: string): Promise<Claim> {
@@ -79,13 +89,19 @@ export class IdempotencyStore {
     if (!row) return { outcome: 'inProgress' };
     if (row.fingerprint !== fingerprint) return { outcome: 'reused' };
     if (row.state === 'running') return { outcome: 'inProgress' };
-    return { outcome: 'replay', status: row.response_status!, body: row.response_body! };
+    const body = this.cipher ? this.cipher.decrypt(row.response_body!, `${workspaceId}/${key}`) : row.response_body!;
+    return { outcome: 'replay', status: row.response_status!, body };
   }
 
   async complete(workspaceId: string, key: string, claimId: string, status: number, body: string): Promise<void> {
     await this.db('idempotency_keys')
       .where({ workspace_id: workspaceId, key, claim_id: claimId, state: 'running' })
-      .update({ state: 'done', locked_until: null, response_status: status, response_body: body });
+      .update({
+        state: 'done',
+        locked_until: null,
+        response_status: status,
+        response_body: this.cipher ? this.cipher.encrypt(body, `${workspaceId}/${key}`) : body,
+      });
   }
 
   /** Frees the key after a 5xx, so a retry runs the request again. */

@@ -61,6 +61,8 @@ describe('replays', () => {
     const again = await post(ws.apiKey, '/v2/campaign/create', { name: 'Q4 founders' }, key);
     expect(again).toEqual({ status: 201, body: first.body, replayed: 'true' });
     expect(await campaignCount(ws.workspaceId)).toBe(1);
+    // Encrypted at rest: a stored answer may hold a secret shown once.
+    expect((await t.db('idempotency_keys').where({ key }).first()).response_body).not.toContain('Q4 founders');
     // Without a key every request runs.
     expect((await post(ws.apiKey, '/v2/campaign/create', { name: 'Q4 founders' })).status).toBe(201);
     expect(await campaignCount(ws.workspaceId)).toBe(2);

@@ -16,7 +16,7 @@ export async function up(knex: Knex): Promise<void> {
     /** While running: when another request may take the key over (its process is presumed dead). */
     t.timestamp('locked_until', { useTz: true }).nullable();
     t.integer('response_status').nullable();
-    /** The JSON body exactly as sent, so a replay is byte for byte the same. */
+    /** The JSON body exactly as sent, so a replay is byte for byte the same; encrypted when the server has a secret key. */
     t.text('response_body').nullable();
     t.timestamp('created_at', { useTz: true }).notNullable();
     t.timestamp('expires_at', { useTz: true }).notNullable().index();
