@@ -103,6 +103,10 @@ describe('replays', () => {
     const res = await post(ws.apiKey, '/v2/campaign/create', { name: 'x' }, 'k'.repeat(256));
     expect(res.status).toBe(400);
     expect(res.body.details[0]).toMatchObject({ location: 'header' });
+    for (const key of ['', 'cl\u00e9']) {
+      const res = await fetch(`${t.url}/v2/campaign/create`, { method: 'POST', headers: { 'X-API-Key': ws.apiKey, 'content-type': 'application/json', 'Idempotency-Key': key }, body: '{"name":"x"}' });
+      expect(res.status).toBe(400);
+    }
     expect(await campaignCount(ws.workspaceId)).toBe(0);
   });
 });
