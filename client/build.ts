@@ -6,6 +6,7 @@
  *   client/index.js, *.d.ts    compiled from client/
  *   generated/api.d.ts         the spec's types
  *   generated/openapi.json     only the spec's `servers` (all the client reads of the bundle)
+ *   generated/idempotent-operations.json   the operations that get an Idempotency-Key
  */
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -6,7 +6,8 @@
  *
  * Every path, parameter, body and answer is typed from the spec. The key goes in `X-API-Key`.
  * 429 and 503 answers are retried with exponential backoff and full jitter, honouring Retry-After
- * (see retry.ts); other errors come back at once, typed (`error` is the v1 or v2 body), and
+ * (see retry.ts). Every POST that creates, charges or sends gets a fresh Idempotency-Key
+ * (idempotency.ts), so it is also retried after a network error; other errors come back at once, typed (`error` is the v1 or v2 body), and
  * `unwrap()` turns them into an ApiRequestError carrying the request id.
  */
 import createFetchClient, { type Client } from 'openapi-fetch';
@@ -14,6 +15,7 @@ import type { paths } from '../generated/api';
 // Only `servers` is read; the package build ships a copy of the bundle reduced to it.
 import { servers } from '../generated/openapi.json';
 import { resolveRetryOptions, retryingFetch, type RetryOptions } from './retry';
+import { idempotencyKeys } from './idempotency';
 
 export type { paths, components, operations } from '../generated/api';
 export { ApiRequestError, unwrap, isErrorV2, requestIdOf, type ErrorV1, type ErrorV2, type ErrorDetail, type ErrorBody } from './errors';
@@ -48,9 +50,11 @@ export function createClient(options: ClientOptions): ApiClient {
   const baseUrl = 'baseUrl' in options && options.baseUrl ? options.baseUrl : ENVIRONMENTS[options.environment as Environment];
   if (!baseUrl) throw new TypeError(`createClient: unknown environment "${String(options.environment)}"; use ${Object.keys(ENVIRONMENTS).join(', ')} or baseUrl`);
   const baseFetch = options.fetch ?? ((input: Request) => globalThis.fetch(input));
-  return createFetchClient<paths>({
+  const client = createFetchClient<paths>({
     baseUrl: baseUrl.replace(/\/+$/, ''),
     headers: { ...options.headers, 'X-API-Key': options.apiKey },
     fetch: retryingFetch(baseFetch, resolveRetryOptions(options.retry), options.timeoutMs),
   });
+  client.use(idempotencyKeys);
+  return client;
 }

@@ -1,8 +1,11 @@
 /**
  * Retries the seed's way: only a 429 (quota) or a 503 (storage unavailable) is retried, after an
  * exponential backoff with full jitter that never goes below the server's Retry-After, within a
- * number of attempts and a total time budget. Every other answer, and every network error or
- * timeout, goes back to the caller at once: resending those could repeat a charge or a change.
+ * number of attempts and a total time budget. A network error is retried too when the request
+ * carries an Idempotency-Key (the server then does the work once, or replays its answer). Every
+ * other answer, a network error without a key, and a timeout go back to the caller at once:
+ * resending those could repeat a charge or a change (and a timed-out keyed request may still be
+ * running, which a resend would only meet as a 409).
  */
 
 export interface RetryOptions {
@@ -22,7 +25,7 @@ export interface RetryOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   random?: () => number;
   now?: () => number;
-  /** Called before each wait (logging, metrics). */
+  /** Called before each wait (logging, metrics); `status` is 0 after a network error. */
   onRetry?: (info: { attempt: number; status: number; delayMs: number; requestId: string | null }) => void;
 }
 
@@ -81,6 +84,11 @@ export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> 
   });
 }
 
+/** A failed connection (not a timeout, not the caller's abort) of a request that is safe to resend. */
+function isRetryableNetworkError(err: unknown, request: Request, signal: AbortSignal): boolean {
+  return request.headers.has('Idempotency-Key') && !signal.aborted && err instanceof TypeError;
+}
+
 /**
  * A fetch that retries as described above. `timeoutMs` bounds each attempt (the attempt then
  * fails with a TimeoutError and is not retried: the server may have acted on it).
@@ -96,7 +104,17 @@ export function retryingFetch(
       // A body can be read once: keep the original to clone for the next attempt.
       const attemptRequest = attempt < options.maxAttempts ? request.clone() : request;
       const signal = timeoutMs ? AbortSignal.any([request.signal, AbortSignal.timeout(timeoutMs)]) : request.signal;
-      const response = await baseFetch(new Request(attemptRequest, { signal }));
+      let response: Response;
+      try {
+        response = await baseFetch(new Request(attemptRequest, { signal }));
+      } catch (err) {
+        if (!isRetryableNetworkError(err, request, signal) || attempt >= options.maxAttempts) throw err;
+        const delayMs = backoffDelay(attempt, undefined, options);
+        if (options.now() + delayMs - started > options.maxElapsedMs) throw err;
+        options.onRetry?.({ attempt, status: 0, delayMs, requestId: null });
+        await options.sleep(delayMs, request.signal);
+        continue;
+      }
       if (!options.retryOn.includes(response.status) || attempt >= options.maxAttempts) return response;
       const delayMs = backoffDelay(attempt, parseRetryAfter(response.headers.get('retry-after'), options.now()), options);
       if (options.now() + delayMs - started > options.maxElapsedMs) return response;

@@ -4690,7 +4690,7 @@ export interface components {
              * @description A machine-readable error class.
              * @enum {string}
              */
-            code: "validation_error" | "mail_login_failed" | "malformed_json" | "unauthorized" | "insufficient_credits" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable";
+            code: "validation_error" | "mail_login_failed" | "malformed_json" | "unauthorized" | "insufficient_credits" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "idempotency_key_reused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable";
             /** @description Field-level problems; empty when the error is not about one field. */
             details: components["schemas"]["ErrorDetail"][];
             /** @description What went wrong, in one sentence (the same text `/v1` puts in `error`). */
@@ -5869,6 +5869,54 @@ export interface components {
                 "application/json": components["schemas"]["ErrorV2"];
             };
         };
+        /** @description A request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
+        IdempotencyInProgress: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorV1"];
+            };
+        };
+        /** @description (v2 error format) A request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
+        IdempotencyInProgressV2: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorV2"];
+            };
+        };
+        /** @description This `Idempotency-Key` was already used in the last 24 hours with another method, path or body. Nothing was done; use a fresh key for a new request. */
+        IdempotencyKeyReused: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorV1"];
+            };
+        };
+        /** @description (v2 error format) This `Idempotency-Key` was already used in the last 24 hours with another method, path or body. Nothing was done; use a fresh key for a new request. */
+        IdempotencyKeyReusedV2: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorV2"];
+            };
+        };
         /** @description An unexpected error; the body carries no internals. Quote the `X-Request-Id` when you report it. */
         InternalError: {
             headers: {
@@ -6077,6 +6125,16 @@ export interface components {
          */
         AnalyticsStartDate: string;
         /**
+         * @description A key you choose for this one logical request (a UUID v4 is a good choice), 1-255 printable ASCII
+         *     characters. The first completed answer is kept for 24 hours per workspace and key; sending the same
+         *     key with the same method, path and body again answers that stored status and body with
+         *     `Idempotent-Replayed: true` and does nothing again (creates, charges and sends nothing). The same key
+         *     with another body answers `422`; a retry while the first request is still running answers `409`.
+         *     Optional: without the header every request runs.
+         * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+         */
+        IdempotencyKey: string;
+        /**
          * @description How many items to return (1-100).
          * @example 20
          */
@@ -6089,6 +6147,12 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /**
+         * @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key`
+         *     (nothing was done again). Absent on a first run.
+         * @example true
+         */
+        IdempotentReplayed: "true";
         /**
          * @description The most constraining policy's remaining quota and seconds until it frees up (IETF httpapi rate-limit headers draft), for example `"minute";r=12;t=41`.
          * @example "minute";r=19;t=60
@@ -6949,7 +7013,18 @@ export interface operations {
     findCompanies: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key you choose for this one logical request (a UUID v4 is a good choice), 1-255 printable ASCII
+                 *     characters. The first completed answer is kept for 24 hours per workspace and key; sending the same
+                 *     key with the same method, path and body again answers that stored status and body with
+                 *     `Idempotent-Replayed: true` and does nothing again (creates, charges and sends nothing). The same key
+                 *     with another body answers `422`; a retry while the first request is still running answers `409`.
+                 *     Optional: without the header every request runs.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6962,6 +7037,7 @@ export interface operations {
             /** @description One page of companies, and the credits used. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -6981,8 +7057,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["PaymentRequired"];
+            409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6991,7 +7069,18 @@ export interface operations {
     addContacts: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key you choose for this one logical request (a UUID v4 is a good choice), 1-255 printable ASCII
+                 *     characters. The first completed answer is kept for 24 hours per workspace and key; sending the same
+                 *     key with the same method, path and body again answers that stored status and body with
+                 *     `Idempotent-Replayed: true` and does nothing again (creates, charges and sends nothing). The same key
+                 *     with another body answers `422`; a retry while the first request is still running answers `409`.
+                 *     Optional: without the header every request runs.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7004,6 +7093,7 @@ export interface operations {
             /** @description The outcome of every row. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -7019,8 +7109,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -7273,7 +7365,18 @@ export interface operations {
     searchPeople: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key you choose for this one logical request (a UUID v4 is a good choice), 1-255 printable ASCII
+                 *     characters. The first completed answer is kept for 24 hours per workspace and key; sending the same
+                 *     key with the same method, path and body again answers that stored status and body with
+                 *     `Idempotent-Replayed: true` and does nothing again (creates, charges and sends nothing). The same key
+                 *     with another body answers `422`; a retry while the first request is still running answers `409`.
+                 *     Optional: without the header every request runs.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7286,6 +7389,7 @@ export interface operations {
             /** @description One page of people, with the data options applied and the credits used. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -7306,8 +7410,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["PaymentRequired"];
+            409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -7316,7 +7422,18 @@ export interface operations {
     enrichPeople: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key you choose for this one logical request (a UUID v4 is a good choice), 1-255 printable ASCII
+                 *     characters. The first completed answer is kept for 24 hours per workspace and key; sending the same
+                 *     key with the same method, path and body again answers that stored status and body with
+                 *     `Idempotent-Replayed: true` and does nothing again (creates, charges and sends nothing). The same key
+                 *     with another body answers `422`; a retry while the first request is still running answers `409`.
+                 *     Optional: without the header every request runs.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7339,6 +7456,7 @@ export interface operations {
             /** @description One result per input, in order, with the credits used. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -7359,8 +7477,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["PaymentRequired"];
+            409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -7369,7 +7489,18 @@ export interface operations {
     verifyEmails: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key you choose for this one logical request (a UUID v4 is a good choice), 1-255 printable ASCII
+                 *     characters. The first completed answer is kept for 24 hours per workspace and key; sending the same
+                 *     key with the same method, path and body again answers that stored status and body with
+                 *     `Idempotent-Replayed: true` and does nothing again (creates, charges and sends nothing). The same key
+                 *     with another body answers `422`; a retry while the first request is still running answers `409`.
+                 *     Optional: without the header every request runs.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7385,6 +7516,7 @@ export interface operations {
             /** @description One result per address, in the order sent, and the count per status. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -7401,8 +7533,10 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -7443,7 +7577,18 @@ export interface operations {
     connectAccount: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key you choose for this one logical request (a UUID v4 is a good choice), 1-255 printable ASCII
+                 *     characters. The first completed answer is kept for 24 hours per workspace and key; sending the same
+                 *     key with the same method, path and body again answers that stored status and body with
+                 *     `Idempotent-Replayed: true` and does nothing again (creates, charges and sends nothing). The same key
+                 *     with another body answers `422`; a retry while the first request is still running answers `409`.
+                 *     Optional: without the header every request runs.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7456,6 +7601,7 @@ export interface operations {
             /** @description The account is connected. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -7472,9 +7618,21 @@ export interface operations {
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             403: components["responses"]["ForbiddenV2"];
-            409: components["responses"]["ConflictV2"];
+            /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorV2"];
+                };
+            };
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
+            422: components["responses"]["IdempotencyKeyReusedV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -8035,7 +8193,18 @@ export interface operations {
     createCampaign: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key you choose for this one logical request (a UUID v4 is a good choice), 1-255 printable ASCII
+                 *     characters. The first completed answer is kept for 24 hours per workspace and key; sending the same
+                 *     key with the same method, path and body again answers that stored status and body with
+                 *     `Idempotent-Replayed: true` and does nothing again (creates, charges and sends nothing). The same key
+                 *     with another body answers `422`; a retry while the first request is still running answers `409`.
+                 *     Optional: without the header every request runs.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8055,6 +8224,7 @@ export interface operations {
             /** @description The new campaign, in `draft`. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -8071,8 +8241,10 @@ export interface operations {
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["IdempotencyInProgressV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
+            422: components["responses"]["IdempotencyKeyReusedV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -8444,7 +8616,18 @@ export interface operations {
     createSequenceSteps: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key you choose for this one logical request (a UUID v4 is a good choice), 1-255 printable ASCII
+                 *     characters. The first completed answer is kept for 24 hours per workspace and key; sending the same
+                 *     key with the same method, path and body again answers that stored status and body with
+                 *     `Idempotent-Replayed: true` and does nothing again (creates, charges and sends nothing). The same key
+                 *     with another body answers `422`; a retry while the first request is still running answers `409`.
+                 *     Optional: without the header every request runs.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8465,6 +8648,7 @@ export interface operations {
             /** @description The campaign's whole sequence after the new steps. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -8483,9 +8667,21 @@ export interface operations {
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             404: components["responses"]["NotFoundV2"];
-            409: components["responses"]["ConflictV2"];
+            /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorV2"];
+                };
+            };
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
+            422: components["responses"]["IdempotencyKeyReusedV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -8729,7 +8925,18 @@ export interface operations {
     createVariants: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key you choose for this one logical request (a UUID v4 is a good choice), 1-255 printable ASCII
+                 *     characters. The first completed answer is kept for 24 hours per workspace and key; sending the same
+                 *     key with the same method, path and body again answers that stored status and body with
+                 *     `Idempotent-Replayed: true` and does nothing again (creates, charges and sends nothing). The same key
+                 *     with another body answers `422`; a retry while the first request is still running answers `409`.
+                 *     Optional: without the header every request runs.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8750,6 +8957,7 @@ export interface operations {
             /** @description The step with all its variants. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -8766,9 +8974,21 @@ export interface operations {
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             404: components["responses"]["NotFoundV2"];
-            409: components["responses"]["ConflictV2"];
+            /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorV2"];
+                };
+            };
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
+            422: components["responses"]["IdempotencyKeyReusedV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -8819,7 +9039,18 @@ export interface operations {
     findCompaniesV2: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key you choose for this one logical request (a UUID v4 is a good choice), 1-255 printable ASCII
+                 *     characters. The first completed answer is kept for 24 hours per workspace and key; sending the same
+                 *     key with the same method, path and body again answers that stored status and body with
+                 *     `Idempotent-Replayed: true` and does nothing again (creates, charges and sends nothing). The same key
+                 *     with another body answers `422`; a retry while the first request is still running answers `409`.
+                 *     Optional: without the header every request runs.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8832,6 +9063,7 @@ export interface operations {
             /** @description One page of companies, and the credits used. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -8851,8 +9083,10 @@ export interface operations {
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             402: components["responses"]["PaymentRequiredV2"];
+            409: components["responses"]["IdempotencyInProgressV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
+            422: components["responses"]["IdempotencyKeyReusedV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -8861,7 +9095,18 @@ export interface operations {
     addContactsV2: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key you choose for this one logical request (a UUID v4 is a good choice), 1-255 printable ASCII
+                 *     characters. The first completed answer is kept for 24 hours per workspace and key; sending the same
+                 *     key with the same method, path and body again answers that stored status and body with
+                 *     `Idempotent-Replayed: true` and does nothing again (creates, charges and sends nothing). The same key
+                 *     with another body answers `422`; a retry while the first request is still running answers `409`.
+                 *     Optional: without the header every request runs.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8874,6 +9119,7 @@ export interface operations {
             /** @description The outcome of every row. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -8889,8 +9135,10 @@ export interface operations {
             401: components["responses"]["UnauthorizedV2"];
             403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["IdempotencyInProgressV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
+            422: components["responses"]["IdempotencyKeyReusedV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -9276,7 +9524,18 @@ export interface operations {
     replyToEmail: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key you choose for this one logical request (a UUID v4 is a good choice), 1-255 printable ASCII
+                 *     characters. The first completed answer is kept for 24 hours per workspace and key; sending the same
+                 *     key with the same method, path and body again answers that stored status and body with
+                 *     `Idempotent-Replayed: true` and does nothing again (creates, charges and sends nothing). The same key
+                 *     with another body answers `422`; a retry while the first request is still running answers `409`.
+                 *     Optional: without the header every request runs.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9289,6 +9548,7 @@ export interface operations {
             /** @description The answer was handed to SMTP and stored. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9307,9 +9567,21 @@ export interface operations {
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             404: components["responses"]["NotFoundV2"];
-            409: components["responses"]["ConflictV2"];
+            /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorV2"];
+                };
+            };
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
+            422: components["responses"]["IdempotencyKeyReusedV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -9318,7 +9590,18 @@ export interface operations {
     enrichByDetails: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key you choose for this one logical request (a UUID v4 is a good choice), 1-255 printable ASCII
+                 *     characters. The first completed answer is kept for 24 hours per workspace and key; sending the same
+                 *     key with the same method, path and body again answers that stored status and body with
+                 *     `Idempotent-Replayed: true` and does nothing again (creates, charges and sends nothing). The same key
+                 *     with another body answers `422`; a retry while the first request is still running answers `409`.
+                 *     Optional: without the header every request runs.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9341,6 +9624,7 @@ export interface operations {
             /** @description One result per input, in order, with the credits used. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9361,8 +9645,10 @@ export interface operations {
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             402: components["responses"]["PaymentRequiredV2"];
+            409: components["responses"]["IdempotencyInProgressV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
+            422: components["responses"]["IdempotencyKeyReusedV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -9371,7 +9657,18 @@ export interface operations {
     addListCompanies: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key you choose for this one logical request (a UUID v4 is a good choice), 1-255 printable ASCII
+                 *     characters. The first completed answer is kept for 24 hours per workspace and key; sending the same
+                 *     key with the same method, path and body again answers that stored status and body with
+                 *     `Idempotent-Replayed: true` and does nothing again (creates, charges and sends nothing). The same key
+                 *     with another body answers `422`; a retry while the first request is still running answers `409`.
+                 *     Optional: without the header every request runs.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9384,6 +9681,7 @@ export interface operations {
             /** @description The additions were applied. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9398,9 +9696,21 @@ export interface operations {
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             404: components["responses"]["NotFoundV2"];
-            409: components["responses"]["ConflictV2"];
+            /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorV2"];
+                };
+            };
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
+            422: components["responses"]["IdempotencyKeyReusedV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -9409,7 +9719,18 @@ export interface operations {
     addListLeads: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key you choose for this one logical request (a UUID v4 is a good choice), 1-255 printable ASCII
+                 *     characters. The first completed answer is kept for 24 hours per workspace and key; sending the same
+                 *     key with the same method, path and body again answers that stored status and body with
+                 *     `Idempotent-Replayed: true` and does nothing again (creates, charges and sends nothing). The same key
+                 *     with another body answers `422`; a retry while the first request is still running answers `409`.
+                 *     Optional: without the header every request runs.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9422,6 +9743,7 @@ export interface operations {
             /** @description The additions were applied. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9436,9 +9758,21 @@ export interface operations {
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             404: components["responses"]["NotFoundV2"];
-            409: components["responses"]["ConflictV2"];
+            /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorV2"];
+                };
+            };
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
+            422: components["responses"]["IdempotencyKeyReusedV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -9547,7 +9881,18 @@ export interface operations {
     createCompanyList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key you choose for this one logical request (a UUID v4 is a good choice), 1-255 printable ASCII
+                 *     characters. The first completed answer is kept for 24 hours per workspace and key; sending the same
+                 *     key with the same method, path and body again answers that stored status and body with
+                 *     `Idempotent-Replayed: true` and does nothing again (creates, charges and sends nothing). The same key
+                 *     with another body answers `422`; a retry while the first request is still running answers `409`.
+                 *     Optional: without the header every request runs.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9560,6 +9905,7 @@ export interface operations {
             /** @description The list was created. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9575,9 +9921,21 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
-            409: components["responses"]["ConflictV2"];
+            /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorV2"];
+                };
+            };
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
+            422: components["responses"]["IdempotencyKeyReusedV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -9586,7 +9944,18 @@ export interface operations {
     createPeopleList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key you choose for this one logical request (a UUID v4 is a good choice), 1-255 printable ASCII
+                 *     characters. The first completed answer is kept for 24 hours per workspace and key; sending the same
+                 *     key with the same method, path and body again answers that stored status and body with
+                 *     `Idempotent-Replayed: true` and does nothing again (creates, charges and sends nothing). The same key
+                 *     with another body answers `422`; a retry while the first request is still running answers `409`.
+                 *     Optional: without the header every request runs.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9599,6 +9968,7 @@ export interface operations {
             /** @description The list was created. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9614,9 +9984,21 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
-            409: components["responses"]["ConflictV2"];
+            /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorV2"];
+                };
+            };
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
+            422: components["responses"]["IdempotencyKeyReusedV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -9916,7 +10298,18 @@ export interface operations {
     sendListToCampaign: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key you choose for this one logical request (a UUID v4 is a good choice), 1-255 printable ASCII
+                 *     characters. The first completed answer is kept for 24 hours per workspace and key; sending the same
+                 *     key with the same method, path and body again answers that stored status and body with
+                 *     `Idempotent-Replayed: true` and does nothing again (creates, charges and sends nothing). The same key
+                 *     with another body answers `422`; a retry while the first request is still running answers `409`.
+                 *     Optional: without the header every request runs.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9929,6 +10322,7 @@ export interface operations {
             /** @description The list's members were added to the campaign. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9945,9 +10339,21 @@ export interface operations {
             402: components["responses"]["PaymentRequiredV2"];
             403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
-            409: components["responses"]["ConflictV2"];
+            /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorV2"];
+                };
+            };
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
+            422: components["responses"]["IdempotencyKeyReusedV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -9956,7 +10362,18 @@ export interface operations {
     searchPeopleV2: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key you choose for this one logical request (a UUID v4 is a good choice), 1-255 printable ASCII
+                 *     characters. The first completed answer is kept for 24 hours per workspace and key; sending the same
+                 *     key with the same method, path and body again answers that stored status and body with
+                 *     `Idempotent-Replayed: true` and does nothing again (creates, charges and sends nothing). The same key
+                 *     with another body answers `422`; a retry while the first request is still running answers `409`.
+                 *     Optional: without the header every request runs.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9969,6 +10386,7 @@ export interface operations {
             /** @description One page of people, with the data options applied and the credits used. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9989,8 +10407,10 @@ export interface operations {
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             402: components["responses"]["PaymentRequiredV2"];
+            409: components["responses"]["IdempotencyInProgressV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
+            422: components["responses"]["IdempotencyKeyReusedV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -9999,7 +10419,18 @@ export interface operations {
     enrichPeopleV2: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key you choose for this one logical request (a UUID v4 is a good choice), 1-255 printable ASCII
+                 *     characters. The first completed answer is kept for 24 hours per workspace and key; sending the same
+                 *     key with the same method, path and body again answers that stored status and body with
+                 *     `Idempotent-Replayed: true` and does nothing again (creates, charges and sends nothing). The same key
+                 *     with another body answers `422`; a retry while the first request is still running answers `409`.
+                 *     Optional: without the header every request runs.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10022,6 +10453,7 @@ export interface operations {
             /** @description One result per input, in order, with the credits used. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10042,8 +10474,10 @@ export interface operations {
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             402: components["responses"]["PaymentRequiredV2"];
+            409: components["responses"]["IdempotencyInProgressV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
+            422: components["responses"]["IdempotencyKeyReusedV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -10052,7 +10486,18 @@ export interface operations {
     verifyEmailsV2: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key you choose for this one logical request (a UUID v4 is a good choice), 1-255 printable ASCII
+                 *     characters. The first completed answer is kept for 24 hours per workspace and key; sending the same
+                 *     key with the same method, path and body again answers that stored status and body with
+                 *     `Idempotent-Replayed: true` and does nothing again (creates, charges and sends nothing). The same key
+                 *     with another body answers `422`; a retry while the first request is still running answers `409`.
+                 *     Optional: without the header every request runs.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10068,6 +10513,7 @@ export interface operations {
             /** @description One result per address, in the order sent, and the count per status. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10084,8 +10530,10 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            409: components["responses"]["IdempotencyInProgressV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
+            422: components["responses"]["IdempotencyKeyReusedV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -10126,7 +10574,18 @@ export interface operations {
     addSuppressions: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key you choose for this one logical request (a UUID v4 is a good choice), 1-255 printable ASCII
+                 *     characters. The first completed answer is kept for 24 hours per workspace and key; sending the same
+                 *     key with the same method, path and body again answers that stored status and body with
+                 *     `Idempotent-Replayed: true` and does nothing again (creates, charges and sends nothing). The same key
+                 *     with another body answers `422`; a retry while the first request is still running answers `409`.
+                 *     Optional: without the header every request runs.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10139,6 +10598,7 @@ export interface operations {
             /** @description What was added. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10152,8 +10612,10 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            409: components["responses"]["IdempotencyInProgressV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
+            422: components["responses"]["IdempotencyKeyReusedV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -10241,7 +10703,18 @@ export interface operations {
     createWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key you choose for this one logical request (a UUID v4 is a good choice), 1-255 printable ASCII
+                 *     characters. The first completed answer is kept for 24 hours per workspace and key; sending the same
+                 *     key with the same method, path and body again answers that stored status and body with
+                 *     `Idempotent-Replayed: true` and does nothing again (creates, charges and sends nothing). The same key
+                 *     with another body answers `422`; a retry while the first request is still running answers `409`.
+                 *     Optional: without the header every request runs.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10254,6 +10727,7 @@ export interface operations {
             /** @description The subscription and its secret. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10272,8 +10746,10 @@ export interface operations {
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["IdempotencyInProgressV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
+            422: components["responses"]["IdempotencyKeyReusedV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -10482,7 +10958,18 @@ export interface operations {
     retryWebhookDelivery: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key you choose for this one logical request (a UUID v4 is a good choice), 1-255 printable ASCII
+                 *     characters. The first completed answer is kept for 24 hours per workspace and key; sending the same
+                 *     key with the same method, path and body again answers that stored status and body with
+                 *     `Idempotent-Replayed: true` and does nothing again (creates, charges and sends nothing). The same key
+                 *     with another body answers `422`; a retry while the first request is still running answers `409`.
+                 *     Optional: without the header every request runs.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10495,6 +10982,7 @@ export interface operations {
             /** @description The delivery is queued. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10514,8 +11002,10 @@ export interface operations {
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["IdempotencyInProgressV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
+            422: components["responses"]["IdempotencyKeyReusedV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -10524,7 +11014,18 @@ export interface operations {
     rotateWebhookSecret: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key you choose for this one logical request (a UUID v4 is a good choice), 1-255 printable ASCII
+                 *     characters. The first completed answer is kept for 24 hours per workspace and key; sending the same
+                 *     key with the same method, path and body again answers that stored status and body with
+                 *     `Idempotent-Replayed: true` and does nothing again (creates, charges and sends nothing). The same key
+                 *     with another body answers `422`; a retry while the first request is still running answers `409`.
+                 *     Optional: without the header every request runs.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10537,6 +11038,7 @@ export interface operations {
             /** @description The subscription and its new secret. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10555,8 +11057,10 @@ export interface operations {
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["IdempotencyInProgressV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
+            422: components["responses"]["IdempotencyKeyReusedV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -10565,7 +11069,18 @@ export interface operations {
     testWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key you choose for this one logical request (a UUID v4 is a good choice), 1-255 printable ASCII
+                 *     characters. The first completed answer is kept for 24 hours per workspace and key; sending the same
+                 *     key with the same method, path and body again answers that stored status and body with
+                 *     `Idempotent-Replayed: true` and does nothing again (creates, charges and sends nothing). The same key
+                 *     with another body answers `422`; a retry while the first request is still running answers `409`.
+                 *     Optional: without the header every request runs.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10578,6 +11093,7 @@ export interface operations {
             /** @description What the URL answered. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10592,8 +11108,10 @@ export interface operations {
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["IdempotencyInProgressV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
+            422: components["responses"]["IdempotencyKeyReusedV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -10641,7 +11159,18 @@ export interface operations {
     createPlan: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key you choose for this one logical request (a UUID v4 is a good choice), 1-255 printable ASCII
+                 *     characters. The first completed answer is kept for 24 hours per workspace and key; sending the same
+                 *     key with the same method, path and body again answers that stored status and body with
+                 *     `Idempotent-Replayed: true` and does nothing again (creates, charges and sends nothing). The same key
+                 *     with another body answers `422`; a retry while the first request is still running answers `409`.
+                 *     Optional: without the header every request runs.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10654,6 +11183,7 @@ export interface operations {
             /** @description The plan was created. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10670,8 +11200,10 @@ export interface operations {
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             403: components["responses"]["ForbiddenV2"];
+            409: components["responses"]["IdempotencyInProgressV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
+            422: components["responses"]["IdempotencyKeyReusedV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -10720,7 +11252,18 @@ export interface operations {
     registerSubUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key you choose for this one logical request (a UUID v4 is a good choice), 1-255 printable ASCII
+                 *     characters. The first completed answer is kept for 24 hours per workspace and key; sending the same
+                 *     key with the same method, path and body again answers that stored status and body with
+                 *     `Idempotent-Replayed: true` and does nothing again (creates, charges and sends nothing). The same key
+                 *     with another body answers `422`; a retry while the first request is still running answers `409`.
+                 *     Optional: without the header every request runs.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10733,6 +11276,7 @@ export interface operations {
             /** @description The sub-user was created; the API key is shown this once. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10747,9 +11291,21 @@ export interface operations {
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             403: components["responses"]["ForbiddenV2"];
-            409: components["responses"]["ConflictV2"];
+            /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorV2"];
+                };
+            };
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
+            422: components["responses"]["IdempotencyKeyReusedV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -10798,7 +11354,18 @@ export interface operations {
     assignPlan: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key you choose for this one logical request (a UUID v4 is a good choice), 1-255 printable ASCII
+                 *     characters. The first completed answer is kept for 24 hours per workspace and key; sending the same
+                 *     key with the same method, path and body again answers that stored status and body with
+                 *     `Idempotent-Replayed: true` and does nothing again (creates, charges and sends nothing). The same key
+                 *     with another body answers `422`; a retry while the first request is still running answers `409`.
+                 *     Optional: without the header every request runs.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The plan's id (`plan.id` from `POST /v2/whitelabel/add-plan`).
@@ -10818,6 +11385,7 @@ export interface operations {
             /** @description The plan is assigned. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10834,6 +11402,8 @@ export interface operations {
             402: components["responses"]["PaymentRequiredV2"];
             403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["IdempotencyInProgressV2"];
+            422: components["responses"]["IdempotencyKeyReusedV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];

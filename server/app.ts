@@ -2,7 +2,7 @@
  * createApp(deps): the whole HTTP stack, without listening. main.ts and the tests both use it.
  *
  * Order: request id and version -> health, docs and spec (no key, no quota) -> JSON body ->
- * X-API-Key -> quota -> OpenAPI request validation -> routes (/v1 routes under /v1 and /v2,
+ * X-API-Key -> quota -> OpenAPI request validation -> idempotency keys -> routes (/v1 routes under /v1 and /v2,
  * v2-only routes under /v2) -> 404 -> the error middleware.
  */
 import { readFileSync } from 'node:fs';
@@ -15,6 +15,7 @@ import { requestContext } from './http/request-context';
 import { authenticate } from './http/auth';
 import { AuthFailureLimiter } from './http/auth-failures';
 import { enforceQuota } from './http/quota';
+import { idempotency } from './http/idempotency';
 import { errorMiddleware } from './http/error-middleware';
 import { rejectUnsafeText } from './http/text-safety';
 import { headAsGet } from './http/head';
@@ -38,7 +39,7 @@ export function createApp(deps: Deps, services: Services = createServices(deps))
       cors({
         origin: config.corsOrigins,
         allowedHeaders: ['Content-Type', 'X-API-Key', 'Idempotency-Key'],
-        exposedHeaders: ['X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After'],
+        exposedHeaders: ['X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed'],
         maxAge: 600,
       }),
     );
@@ -87,6 +88,8 @@ export function createApp(deps: Deps, services: Services = createServices(deps))
       ignoreUndocumented: false,
     }),
   );
+
+  app.use(['/v1', '/v2'], idempotency(services.idempotency, spec, logger));
 
   const both = Router();
   const v2Only = Router();

@@ -16,9 +16,9 @@ export async function boot(): Promise<{ deps: Deps; services: Services; database
   return { deps, services: createServices(deps), database };
 }
 
-/** The background jobs: campaign sending, mailbox reading and webhook delivery. */
+/** The background jobs: campaign sending, mailbox reading, webhook delivery and expired idempotency keys. */
 export function startJobs({ deps, services }: { deps: Deps; services: Services }): Worker {
-  return startWorker({ sending: services.sending, inbox: services.inbox, webhooks: services.webhooks }, { tickSeconds: deps.config.sendingTickSeconds, logger: deps.logger });
+  return startWorker({ sending: services.sending, inbox: services.inbox, webhooks: services.webhooks, idempotencyKeys: services.idempotency }, { tickSeconds: deps.config.sendingTickSeconds, logger: deps.logger });
 }
 
 /** Stops the worker, closes SMTP pools and the database. */

@@ -18,6 +18,8 @@ export interface Config {
   trustProxy: boolean | number | string;
   /** Failed authentications allowed per client address per minute before 429. */
   authFailuresPerMinute: number;
+  /** How long a running request holds its Idempotency-Key before a retry may take it over (its process is presumed dead). */
+  idempotencyLeaseSeconds: number;
   /** Key that encrypts email-account secrets at rest (32 bytes, hex or base64). */
   secretKey: string | undefined;
   /** DNS server(s) for vitals and verification look-ups, `host` or `host:port`; empty = system resolver. */
@@ -96,6 +98,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 1024 * 1024, env),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     authFailuresPerMinute: int('AUTH_FAILURES_PER_MINUTE', 30, env),
+    idempotencyLeaseSeconds: Math.max(1, int('IDEMPOTENCY_LEASE_SECONDS', 300, env)),
     secretKey: env.SECRET_KEY || undefined,
     dnsServers: (env.DNS_SERVERS || '').split(',').map((s) => s.trim()).filter(Boolean),
     dnsTimeoutMs: int('DNS_TIMEOUT_MS', 3000, env),

@@ -21,6 +21,7 @@ import { verificationRoutes } from './modules/verification/routes';
 import { webhookRoutes } from './modules/webhooks/routes';
 import { whitelabelRoutes } from './modules/whitelabel/routes';
 import { workspaceRoutes } from './modules/workspace/routes';
+import { IdempotencyStore } from './http/idempotency';
 import { createDnsLookup } from './dns';
 import { AccountMailAccess, AccountService, type LinkedCampaigns, type MailLoginCheck } from './modules/account/service';
 import { AccountStore } from './modules/account/store';
@@ -77,6 +78,8 @@ export function createServices(deps: Deps) {
   const quota = new QuotaService(db, clock);
   const whitelabel = new WhitelabelService(db, workspaces, credits, clock);
   const secrets = new SecretBox(config);
+  // SecretBox has a key when SECRET_KEY is set, and always on the embedded database.
+  const idempotency = new IdempotencyStore(db, clock, config.idempotencyLeaseSeconds, config.secretKey || !config.databaseUrl ? secrets : null);
   const transports = new TransportPool({ allowPrivate: config.allowPrivateMailHosts, timeoutMs: config.smtpTimeoutMs });
   const imapOptions = { allowPrivate: config.allowPrivateMailHosts, timeoutMs: config.imapTimeoutMs };
   const loginCheck: MailLoginCheck = { smtp: (login) => transports.verify(login), imap: (login) => verifyImapLogin(login, imapOptions) };
@@ -108,7 +111,7 @@ export function createServices(deps: Deps) {
   });
   const webhooks = new WebhookService(db, new WebhookStore(), secrets, campaigns, config, clock);
   events.onRecorded(webhooks.enqueue);
-  return { webhooks, sending, tracking, suppression, transports, inbox, events, credits, workspaces, quota, whitelabel, campaigns, contacts, accounts, analytics, leads, verification, enrichment, lists };
+  return { webhooks, sending, tracking, suppression, transports, inbox, events, credits, workspaces, quota, idempotency, whitelabel, campaigns, contacts, accounts, analytics, leads, verification, enrichment, lists };
 }
 
 export type Services = ReturnType<typeof createServices>;

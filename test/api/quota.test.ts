@@ -3,10 +3,9 @@
  * rejected requests counting, the longest full window's message, Retry-After and the rate-limit
  * headers, plan limits, and exact admission under concurrency from two server processes.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import { newId } from '../../server/ids';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
+import { startServerProcess, stopServerProcesses } from '../helpers/server-process';
 
 const MINUTE_MSG = 'Minute rate limit exceeded. Please try again in a minute.';
 const HOUR_MSG = 'Hourly rate limit exceeded. Please try again in an hour.';
@@ -181,30 +180,7 @@ describe('what does not count', () => {
 });
 
 describe('concurrency across server processes', () => {
-  const children: ChildProcess[] = [];
-  afterAll(() => children.forEach((c) => c.kill('SIGTERM')));
-
-  /** A second server process on this file's database, listening on a random port. */
-  function startProcess(databaseUrl: string): Promise<string> {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '../../server/main.ts')], {
-      env: { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', SEED_DEMO: '0', LOG_LEVEL: 'info', NODE_OPTIONS: '' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    children.push(child);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('server process did not start in 60 s')), 60_000);
-      let buffer = '';
-      child.stdout!.on('data', (chunk: Buffer) => {
-        buffer += chunk.toString();
-        const match = /"port":(\d+)/.exec(buffer);
-        if (match) {
-          clearTimeout(timer);
-          resolve(`http://127.0.0.1:${match[1]}`);
-        }
-      });
-      child.on('exit', (code) => reject(new Error(`server process exited with ${code}`)));
-    });
-  }
+  afterAll(stopServerProcesses);
 
   it('admits exactly the limit when two processes serve one workspace at once', async () => {
     if (!t.databaseUrl) {
@@ -213,7 +189,7 @@ describe('concurrency across server processes', () => {
       return;
     }
     const ws = await t.createWorkspace({ defaultPlan: true });
-    const urls = await Promise.all([startProcess(t.databaseUrl), startProcess(t.databaseUrl)]);
+    const urls = await Promise.all([startServerProcess(t.databaseUrl), startServerProcess(t.databaseUrl)]);
     const statuses = await Promise.all(
       Array.from({ length: 60 }, (_, i) =>
         fetch(`${urls[i % 2]}/v1/ratelimit/limits`, { headers: { 'X-API-Key': ws.apiKey } }).then((r) => r.status),

@@ -64,6 +64,7 @@ interface Request {
   body?: unknown;
   /** Raw text sent instead of JSON.stringify(body). */
   raw?: string;
+  headers?: Record<string, string>;
 }
 
 type Mutation = { name: string; apply: (base: Request) => Request };
@@ -114,7 +115,9 @@ function mutations(o: Operation): fc.Arbitrary<Mutation>[] {
           apply: (b) =>
             p.in === 'path'
               ? { ...b, path: o.path.replace(`{${p.name}}`, encodeURIComponent(value)).replace(/\{(\w+)\}/g, (_m, n) => decodeURIComponent(b.path.split('/')[o.path.split('/').indexOf(`{${n}}`)])) }
-              : { ...b, query: { ...b.query, [p.name]: value } },
+              : p.in === 'header'
+                ? { ...b, headers: { ...b.headers, [p.name]: value } }
+                : { ...b, query: { ...b.query, [p.name]: value } },
         })),
       );
     }
@@ -158,7 +161,7 @@ async function send(o: Operation, req: Request): Promise<{ status: number; body:
   const res = await f.t.fetch(`${req.path}${qs ? `?${qs}` : ''}`, {
     method: o.method.toUpperCase(),
     apiKey: f.ws.apiKey,
-    headers: hasBody ? { 'content-type': 'application/json' } : {},
+    headers: { ...(hasBody ? { 'content-type': 'application/json' } : {}), ...req.headers },
     body: hasBody ? (req.raw ?? JSON.stringify(req.body)) : undefined,
   });
   const text = await res.text();
@@ -188,7 +191,7 @@ it('derives the mutations from the schemas', () => {
     return fc.sample(fc.oneof(...mutations(o)), 300).map((m) => m.name.replace(/(=| zz| by | of the wrong type | JSON | is ).*$/, ''));
   };
   expect(new Set(names('POST /v1/contact/add'))).toEqual(
-    new Set(['unknown query parameter', 'malformed', 'body', 'unknown property', 'missing campaignId', 'missing contacts', 'campaignId', 'contacts', 'contacts over maxItems', 'contacts under minItems']),
+    new Set(['unknown query parameter', 'malformed', 'body', 'unknown property', 'missing campaignId', 'missing contacts', 'campaignId', 'contacts', 'contacts over maxItems', 'contacts under minItems', 'header Idempotency-Key']),
   );
   expect(new Set(names('GET /v1/campaign/list'))).toEqual(new Set(['unknown query parameter', 'query limit', 'query skip', 'query status']));
 });

@@ -50,6 +50,15 @@ describe('operations', () => {
     expect(missing).toEqual([]);
   });
 
+  it('takes Idempotency-Key on every POST that creates (201) or charges (402), and then answers 409 and 422', () => {
+    const takesKey = (o: (typeof operations)[number]) => (o.op.parameters ?? []).some((p: Json) => deref<Json>(p).name === 'Idempotency-Key');
+    const creatingOrCharging = operations.filter((o) => o.method === 'post' && (o.op.responses['201'] || o.op.responses['402']));
+    expect(creatingOrCharging.filter((o) => !takesKey(o)).map((o) => o.key)).toEqual([]);
+    const withKey = operations.filter(takesKey);
+    expect(withKey.length).toBeGreaterThanOrEqual(29);
+    expect(withKey.filter((o) => o.method !== 'post' || !o.op.responses['409'] || !o.op.responses['422']).map((o) => o.key)).toEqual([]);
+  });
+
   it('uses the v2 error body on /v2 paths and the v1 body on /v1 paths', () => {
     const problems: string[] = [];
     for (const o of operations) {

@@ -71,3 +71,72 @@ it('does not retry a 401', async () => {
   expect(error).toMatchObject({ error: 'Invalid API key.', code: 'unauthorized', statusCode: 401, details: [] });
   expect(calls).toBe(1);
 });
+
+describe('idempotency keys', () => {
+  const campaignCount = async (workspaceId: string) => Number((await t.db('campaigns').where({ workspace_id: workspaceId }).count({ n: '*' }).first())!.n);
+
+  /** A client whose first attempt reaches the server but whose answer is lost as `lose` says. */
+  function losingFirstAnswer(apiKey: string, lose: () => Response) {
+    const keys: (string | null)[] = [];
+    const client = createClient({
+      apiKey,
+      baseUrl: t.url,
+      retry: { sleep: async () => undefined },
+      fetch: async (req) => {
+        keys.push(req.headers.get('idempotency-key'));
+        const response = await fetch(req);
+        if (keys.length > 1) return response;
+        await response.body?.cancel();
+        return lose();
+      },
+    });
+    return { client, keys };
+  }
+
+  it('retries a POST whose answer was a 503 with the same key, and the server creates once', async () => {
+    const ws = await t.createWorkspace();
+    const { client, keys } = losingFirstAnswer(ws.apiKey, () => Response.json({ error: 'Service unavailable: storage cannot be reached. Please retry later.' }, { status: 503 }));
+    const { data, response } = await client.POST('/v2/campaign/create', { body: { name: 'Once' } });
+    expect(response.status).toBe(201);
+    expect(response.headers.get('idempotent-replayed')).toBe('true');
+    expect(data!.data.campaign.name).toBe('Once');
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(keys[1]).toBe(keys[0]);
+    expect(await campaignCount(ws.workspaceId)).toBe(1);
+  });
+
+  it('retries a POST after a network error with the same key, and the server creates once', async () => {
+    const ws = await t.createWorkspace();
+    const { client, keys } = losingFirstAnswer(ws.apiKey, () => {
+      throw new TypeError('fetch failed');
+    });
+    const { response } = await client.POST('/v2/campaign/create', { body: { name: 'Once' } });
+    expect(response.status).toBe(201);
+    expect(keys[1]).toBe(keys[0]);
+    expect(await campaignCount(ws.workspaceId)).toBe(1);
+  });
+
+  it('sends a fresh key on each call, none on operations without one, and does not resend those after a network error', async () => {
+    const ws = await t.createWorkspace();
+    const keys: (string | null)[] = [];
+    let fail = false;
+    const client = createClient({
+      apiKey: ws.apiKey,
+      baseUrl: t.url,
+      retry: { sleep: async () => undefined },
+      fetch: async (req) => {
+        keys.push(req.headers.get('idempotency-key'));
+        if (fail) throw new TypeError('fetch failed');
+        return fetch(req);
+      },
+    });
+    const first = unwrap(await client.POST('/v2/campaign/create', { body: { name: 'Same body' } }));
+    unwrap(await client.POST('/v2/campaign/create', { body: { name: 'Same body' } }));
+    expect(keys[0]).not.toBe(keys[1]);
+    expect(await campaignCount(ws.workspaceId)).toBe(2);
+    fail = true;
+    await expect(client.POST('/v1/campaign/set/name', { body: { campaignId: first.data.campaign.id, name: 'Renamed' } })).rejects.toThrow('fetch failed');
+    expect(keys.slice(2)).toEqual([null]);
+  });
+});

@@ -1,0 +1,176 @@
+/**
+ * Idempotency keys with Stripe's semantics, for every operation whose spec declares the
+ * `Idempotency-Key` header (read from the operation the validator matched, so there is no list to
+ * keep). Mounted after the key, the quota and request validation: a refused request stores nothing,
+ * and a replay counts toward the quota like any request.
+ *
+ * The first request with a key claims it with one INSERT ... ON CONFLICT DO NOTHING on
+ * (workspace, key), so of any number of concurrent requests in any number of processes exactly one
+ * runs. Its answer is stored before it is sent (a retry right after it is received replays, never
+ * 409) and kept for 24 hours. A 5xx answer deletes the claim so a retry runs again. A claim whose
+ * process died is taken over by a retry once its lease (IDEMPOTENCY_LEASE_SECONDS) has passed.
+ * Stored answers are encrypted when the server has a secret key: some hold a secret shown once (a
+ * new sub-user's API key, a webhook signing secret).
+ */
+import { createHash } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import type { Clock } from '../clock';
+import type { Db } from '../db';
+import type { Logger } from '../logger';
+import { newId } from '../ids';
+import type { AuthContext } from './auth';
+import { ApiError, detail } from './errors';
+
+const RETENTION_MS = 24 * 3600 * 1000;
+/** Expired rows deleted per worker run. */
+const SWEEP_BATCH = 1000;
+
+type Claim =
+  | { outcome: 'run'; claimId: string }
+  | { outcome: 'replay'; status: number; body: string }
+  | { outcome: 'inProgress' }
+  | { outcome: 'reused' };
+
+/** Encryption at rest, with the row as authenticated context (the composition root gives SecretBox). */
+export interface AnswerCipher {
+  encrypt(plaintext: string, context: string): string;
+  decrypt(stored: string, context: string): string;
+}
+
+interface Row {
+  fingerprint: string;
+  state: 'running' | 'done';
+  response_status: number | null;
+  response_body: string | null;
+}
+
+export class IdempotencyStore {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly leaseSeconds: number,
+    /** null: answers are stored in plain text (PostgreSQL without SECRET_KEY). */
+    private readonly cipher: AnswerCipher | null,
+  ) {}
+
+  async claim(workspaceId: string, key: string, fingerprint: string): Promise<Claim> {
+    const now = this.clock.now();
+    const claimId = newId();
+    const fresh = {
+      fingerprint,
+      state: 'running',
+      claim_id: claimId,
+      locked_until: new Date(now.getTime() + this.leaseSeconds * 1000),
+      response_status: null,
+      response_body: null,
+      created_at: now,
+      expires_at: new Date(now.getTime() + RETENTION_MS),
+    };
+    const inserted = await this.db('idempotency_keys')
+      .insert({ workspace_id: workspaceId, key, ...fresh })
+      .onConflict(['workspace_id', 'key'])
+      .ignore()
+      .returning('key');
+    if (inserted.length) return { outcome: 'run', claimId };
+    // An expired row, or the same request's claim whose lease ran out (its process died): take it
+    // over in one conditional UPDATE, so only one of several retries wins.
+    const taken = await this.db('idempotency_keys')
+      .where({ workspace_id: workspaceId, key })
+      .andWhere((q) =>
+        q.where('expires_at', '<=', now).orWhere((r) => r.where({ state: 'running', fingerprint }).andWhere('locked_until', '<=', now)),
+      )
+      .update(fresh)
+      .returning('key');
+    if (taken.length) return { outcome: 'run', claimId };
+    const row: Row | undefined = await this.db('idempotency_keys')
+      .where({ workspace_id: workspaceId, key })
+      .first('fingerprint', 'state', 'response_status', 'response_body');
+    // Released by a 5xx between the statements above: the next attempt may run it.
+    if (!row) return { outcome: 'inProgress' };
+    if (row.fingerprint !== fingerprint) return { outcome: 'reused' };
+    if (row.state === 'running') return { outcome: 'inProgress' };
+    const body = this.cipher ? this.cipher.decrypt(row.response_body!, `${workspaceId}/${key}`) : row.response_body!;
+    return { outcome: 'replay', status: row.response_status!, body };
+  }
+
+  async complete(workspaceId: string, key: string, claimId: string, status: number, body: string): Promise<void> {
+    await this.db('idempotency_keys')
+      .where({ workspace_id: workspaceId, key, claim_id: claimId, state: 'running' })
+      .update({
+        state: 'done',
+        locked_until: null,
+        response_status: status,
+        response_body: this.cipher ? this.cipher.encrypt(body, `${workspaceId}/${key}`) : body,
+      });
+  }
+
+  /** Frees the key after a 5xx, so a retry runs the request again. */
+  async release(workspaceId: string, key: string, claimId: string): Promise<void> {
+    await this.db('idempotency_keys').where({ workspace_id: workspaceId, key, claim_id: claimId }).delete();
+  }
+
+  /** Worker job: deletes keys past their 24 hours. */
+  async runOnce(): Promise<number> {
+    const expired = this.db('idempotency_keys').where('expires_at', '<=', this.clock.now()).limit(SWEEP_BATCH).select('workspace_id', 'key');
+    const deleted = await this.db('idempotency_keys').whereIn(['workspace_id', 'key'], expired).delete().returning('key');
+    return deleted.length;
+  }
+}
+
+/** JSON with object keys sorted, so `{a, b}` and `{b, a}` are the same request. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value ?? null, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  );
+}
+
+interface Parameter {
+  $ref?: string;
+  name?: string;
+  in?: string;
+}
+
+/** Whether the operation the validator matched declares the header (directly or through a $ref). */
+function declaresIdempotencyKey(req: Request, spec: { components?: { parameters?: Record<string, Parameter> } }): boolean {
+  const operation = (req as Request & { openapi?: { schema?: { parameters?: Parameter[] } } }).openapi?.schema;
+  return (operation?.parameters ?? []).some((p) => {
+    const param = p.$ref ? spec.components?.parameters?.[p.$ref.split('/').pop()!] : p;
+    return param?.in === 'header' && param.name?.toLowerCase() === 'idempotency-key';
+  });
+}
+
+export function idempotency(store: IdempotencyStore, spec: object, logger: Logger) {
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    const key = req.get('Idempotency-Key');
+    // Without the header, or on an operation that does not take one, every request runs.
+    if (key === undefined || !declaresIdempotencyKey(req, spec)) return next();
+    const { workspaceId } = res.locals.auth as AuthContext;
+    const fingerprint = createHash('sha256').update(`${req.method} ${req.originalUrl}\n${canonicalJson(req.body)}`).digest('hex');
+
+    const claim = await store.claim(workspaceId, key, fingerprint);
+    if (claim.outcome === 'reused') {
+      throw new ApiError(422, 'idempotency_key_reused', 'This Idempotency-Key was already used for another request. Use a fresh key for a new request.', [
+        detail('Idempotency-Key', 'was used for another method, path or body', 'idempotency_key_reused', 'header'),
+      ]);
+    }
+    if (claim.outcome === 'inProgress') {
+      throw new ApiError(409, 'idempotency_in_progress', 'A request with this Idempotency-Key is still in progress. Retry later with the same key.');
+    }
+    if (claim.outcome === 'replay') {
+      res.status(claim.status).set({ 'Idempotent-Replayed': 'true', 'Content-Type': 'application/json; charset=utf-8' }).send(claim.body);
+      return;
+    }
+
+    // Every answer of this request, the error middleware's included, passes through res.json.
+    const send = res.json.bind(res);
+    res.json = (body: unknown) => {
+      const stored =
+        res.statusCode >= 500 ? store.release(workspaceId, key, claim.claimId) : store.complete(workspaceId, key, claim.claimId, res.statusCode, JSON.stringify(body));
+      // The answer goes out even when it could not be stored: the work is done either way; the key
+      // then stays claimed until its lease ends.
+      stored.catch((err: unknown) => logger.error({ err, requestId: res.locals.requestId }, 'idempotency key not stored')).finally(() => send(body));
+      return res;
+    };
+    next();
+  };
+}

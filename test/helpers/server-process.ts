@@ -1,0 +1,34 @@
+/**
+ * More server processes on a test file's PostgreSQL database (server/main.ts, a random port), for
+ * behaviour that must hold across processes. Every process started is killed by `stopAll()`.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+
+const children: ChildProcess[] = [];
+
+/** Starts a process and answers its base URL once it listens. */
+export function startServerProcess(databaseUrl: string): Promise<string> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '../../server/main.ts')], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', SEED_DEMO: '0', LOG_LEVEL: 'info', NODE_OPTIONS: '' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('server process did not start in 60 s')), 60_000);
+    let buffer = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString();
+      const match = /"port":(\d+)/.exec(buffer);
+      if (match) {
+        clearTimeout(timer);
+        resolve(`http://127.0.0.1:${match[1]}`);
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`server process exited with ${code}`)));
+  });
+}
+
+export function stopServerProcesses(): void {
+  for (const child of children.splice(0)) child.kill('SIGTERM');
+}
