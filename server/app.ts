@@ -2,7 +2,7 @@
  * createApp(deps): the whole HTTP stack, without listening. main.ts and the tests both use it.
  *
  * Order: request id and version -> health, docs and spec (no key, no quota) -> JSON body ->
- * X-API-Key -> quota -> OpenAPI request validation -> routes (/v1 routes under /v1 and /v2,
+ * X-API-Key and quota (one database round trip) -> OpenAPI request validation -> routes (/v1 routes under /v1 and /v2,
  * v2-only routes under /v2) -> 404 -> the error middleware.
  */
 import { readFileSync } from 'node:fs';
@@ -14,7 +14,6 @@ import { BUNDLED_SPEC, DOCS_DIR } from './project-root';
 import { requestContext } from './http/request-context';
 import { authenticate } from './http/auth';
 import { AuthFailureLimiter } from './http/auth-failures';
-import { enforceQuota } from './http/quota';
 import { errorMiddleware } from './http/error-middleware';
 import { rejectUnsafeText } from './http/text-safety';
 import { headAsGet } from './http/head';
@@ -77,7 +76,7 @@ export function createApp(deps: Deps, services: Services = createServices(deps))
   app.use(trackingRouter(services.tracking));
 
   app.use(express.json({ limit: config.bodyLimitBytes, verify: rejectUnsafeNumbers }));
-  app.use(['/v1', '/v2'], authenticate(services.workspaces, new AuthFailureLimiter(db, clock, config.authFailuresPerMinute)), enforceQuota(services.quota), rejectUnsafeText, headAsGet);
+  app.use(['/v1', '/v2'], authenticate(services.quota, new AuthFailureLimiter(db, clock, config.authFailuresPerMinute)), rejectUnsafeText, headAsGet);
   app.use(
     OpenApiValidator.middleware({
       apiSpec: spec,
