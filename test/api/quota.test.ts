@@ -222,4 +222,27 @@ describe('concurrency across server processes', () => {
     expect(statuses.filter((s) => s === 200)).toHaveLength(20);
     expect(statuses.filter((s) => s === 429)).toHaveLength(40);
   }, 120_000);
+
+  it('refuses a key revoked in another process on its very next request, and applies a plan change at once', async () => {
+    if (!t.databaseUrl) {
+      console.warn('skipped: needs TEST_DATABASE_URL (two processes cannot share the embedded database)');
+      return;
+    }
+    const ws = await t.createWorkspace({ defaultPlan: true });
+    const url = await startProcess(t.databaseUrl);
+    const get = (path: string) => fetch(`${url}${path}`, { headers: { 'X-API-Key': ws.apiKey } });
+    expect((await get('/v1/authenticate')).status).toBe(200);
+
+    const planId = newId();
+    await t.db('plans').insert({ id: planId, name: `Plan ${planId}`, credits: 0, created_at: t.clock.now(), per_second: null, per_min: 30, per_hour: 300, per_day: 3000 });
+    await t.db('workspaces').where({ id: ws.workspaceId }).update({ plan_id: planId });
+    const limits = await get('/v1/ratelimit/limits');
+    expect((await limits.json()).data.limits).toEqual({ perSecond: null, perMin: 30, perHour: 300, perDay: 3000 });
+
+    // Revoked through this test's process: the other process refuses the key on the next request.
+    await t.services.workspaces.revokeKey(ws.keyId);
+    const refused = await get('/v1/authenticate');
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toEqual({ error: 'This API key has been revoked.' });
+  }, 120_000);
 });
