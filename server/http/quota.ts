@@ -18,19 +18,21 @@ import type { AuthContext } from './auth';
 interface Window {
   name: 'second' | 'minute' | 'hour' | 'day';
   seconds: number;
+  granularity: 's' | 'm';
+  /** How many buckets of its granularity the window spans. */
+  buckets: number;
   message: string;
 }
 
-/**
- * Longest first: when several windows are full, the longest one's message is sent. Their buckets are
- * in quota_hit.
- */
+/** Longest first: when several windows are full, the longest one's message is sent. */
 const WINDOWS: Window[] = [
-  { name: 'day', seconds: 86400, message: 'Daily rate limit exceeded. Please try again tomorrow.' },
-  { name: 'hour', seconds: 3600, message: 'Hourly rate limit exceeded. Please try again in an hour.' },
-  { name: 'minute', seconds: 60, message: 'Minute rate limit exceeded. Please try again in a minute.' },
-  { name: 'second', seconds: 1, message: 'Per-second rate limit exceeded. Please try again in a second.' },
+  { name: 'day', seconds: 86400, granularity: 'm', buckets: 1440, message: 'Daily rate limit exceeded. Please try again tomorrow.' },
+  { name: 'hour', seconds: 3600, granularity: 'm', buckets: 60, message: 'Hourly rate limit exceeded. Please try again in an hour.' },
+  { name: 'minute', seconds: 60, granularity: 's', buckets: 60, message: 'Minute rate limit exceeded. Please try again in a minute.' },
+  { name: 'second', seconds: 1, granularity: 's', buckets: 1, message: 'Per-second rate limit exceeded. Please try again in a second.' },
 ];
+
+const BUCKET_MS = { s: 1000, m: 60_000 } as const;
 
 export interface QuotaDecision {
   admitted: boolean;
@@ -67,14 +69,10 @@ interface HitRow {
   per_min: number;
   per_hour: number;
   per_day: number;
-  second_used: string | null;
-  second_free_in: number | null;
-  minute_used: string;
-  minute_free_in: number;
-  hour_used: string;
-  hour_free_in: number;
-  day_used: string;
-  day_free_in: number;
+  second_ages: number[] | null;
+  second_hits: number[] | null;
+  minute_ages: number[] | null;
+  minute_hits: number[] | null;
 }
 
 export class QuotaService {
@@ -84,7 +82,8 @@ export class QuotaService {
   ) {}
 
   async admit(keyHash: string): Promise<Admission> {
-    const { rows } = await this.db.raw<{ rows: HitRow[] }>('SELECT * FROM quota_hit(?, ?)', [keyHash, this.clock.now().getTime()]);
+    const nowMs = this.clock.now().getTime();
+    const { rows } = await this.db.raw<{ rows: HitRow[] }>('SELECT * FROM quota_hit(?, ?)', [keyHash, nowMs]);
     const row = rows[0];
     if (!row) return { key: 'unknown' };
     if (row.revoked) return { key: 'revoked' };
@@ -96,26 +95,46 @@ export class QuotaService {
       timezone: row.timezone,
       limits: { perSecond: row.per_second, perMin: row.per_min, perHour: row.per_hour, perDay: row.per_day },
     };
-    const used = { second: row.second_used, minute: row.minute_used, hour: row.hour_used, day: row.day_used };
-    const freeIn = { second: row.second_free_in, minute: row.minute_free_in, hour: row.hour_free_in, day: row.day_free_in };
+    const current = { s: Math.floor(nowMs / BUCKET_MS.s), m: Math.floor(nowMs / BUCKET_MS.m) };
+    const counted = {
+      s: (row.second_ages ?? []).map((age, i) => ({ age, hits: row.second_hits![i] })),
+      m: (row.minute_ages ?? []).map((age, i) => ({ age, hits: row.minute_hits![i] })),
+    };
     const states = WINDOWS.flatMap((window) => {
       const limit = limitOf(window, auth.limits);
-      return limit === null ? [] : [{ window, limit, used: Number(used[window.name]), secondsUntilFree: freeIn[window.name] ?? 0 }];
+      if (limit === null) return [];
+      // Oldest first.
+      const buckets = counted[window.granularity]
+        .filter((b) => b.age < window.buckets)
+        .map((b) => ({ bucket: current[window.granularity] - b.age, hits: b.hits }));
+      const used = buckets.reduce((n, b) => n + b.hits, 0);
+      /** When enough of the oldest hits have left the window for `used - free` to fit under the limit. */
+      const secondsUntilFree = (free: number): number => {
+        let remaining = used;
+        for (const b of buckets) {
+          if (remaining <= free) break;
+          remaining -= b.hits;
+          const leavesAt = (b.bucket + window.buckets) * BUCKET_MS[window.granularity];
+          if (remaining <= free) return Math.max(1, Math.ceil((leavesAt - nowMs) / 1000));
+        }
+        return 0;
+      };
+      return [{ window, limit, used, secondsUntilFree }];
     });
     return { key: 'valid', auth, decision: decide(states) };
   }
 }
 
 /** The headers of a counted request, and the longest full window when there is one. */
-function decide(states: { window: Window; limit: number; used: number; secondsUntilFree: number }[]): QuotaDecision {
+function decide(states: { window: Window; limit: number; used: number; secondsUntilFree(free: number): number }[]): QuotaDecision {
   const headers: Record<string, string> = {
     'RateLimit-Policy': states.map((s) => `"${s.window.name}";q=${s.limit};w=${s.window.seconds}`).join(', '),
   };
   const tightest = states.reduce((a, b) => (b.limit - b.used < a.limit - a.used ? b : a));
   const remaining = Math.max(0, tightest.limit - tightest.used);
   // t: seconds until the oldest counted request of that window leaves it and frees a slot.
-  headers.RateLimit = `"${tightest.window.name}";r=${remaining};t=${tightest.secondsUntilFree}`;
+  headers.RateLimit = `"${tightest.window.name}";r=${remaining};t=${tightest.secondsUntilFree(Math.min(tightest.used, tightest.limit) - 1)}`;
   const full = states.filter((s) => s.used > s.limit);
   if (full.length === 0) return { admitted: true, headers };
-  return { admitted: false, exceeded: full[0].window, retryAfterSeconds: Math.max(...full.map((s) => s.secondsUntilFree)), headers };
+  return { admitted: false, exceeded: full[0].window, retryAfterSeconds: Math.max(...full.map((s) => s.secondsUntilFree(s.limit - 1))), headers };
 }
