@@ -75,18 +75,60 @@ interface HitRow {
   minute_hits: number[] | null;
 }
 
+interface Waiter {
+  resolve(admission: Admission): void;
+  reject(err: unknown): void;
+}
+
 export class QuotaService {
+  /** Requests waiting for their key's call in flight, by key hash; gone once a key has none. */
+  private readonly queues = new Map<string, { waiting: Waiter[] }>();
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
   ) {}
 
-  async admit(keyHash: string): Promise<Admission> {
+  /**
+   * Resolves a key and counts its request. Requests of one key that arrive while its call is in flight
+   * wait and then go together in the next call, counted as that many hits and decided one after another
+   * as if they had come in turn: one round trip and one lock for the batch instead of one each, so a
+   * busy workspace does not queue on its row lock. Each waiting request arrived before the call that
+   * counts it started, so that call sees any revocation committed before the request.
+   */
+  admit(keyHash: string): Promise<Admission> {
+    return new Promise((resolve, reject) => {
+      const queue = this.queues.get(keyHash);
+      if (queue) {
+        queue.waiting.push({ resolve, reject });
+        return;
+      }
+      const created = { waiting: [{ resolve, reject }] };
+      this.queues.set(keyHash, created);
+      void this.drain(keyHash, created.waiting);
+    });
+  }
+
+  private async drain(keyHash: string, waiting: Waiter[]): Promise<void> {
+    while (waiting.length) {
+      const batch = waiting.splice(0);
+      try {
+        const admissions = await this.hit(keyHash, batch.length);
+        batch.forEach((w, i) => w.resolve(admissions[i]));
+      } catch (err) {
+        batch.forEach((w) => w.reject(err));
+      }
+    }
+    this.queues.delete(keyHash);
+  }
+
+  /** Counts `hits` requests of one key in one call and decides each in turn. */
+  private async hit(keyHash: string, hits: number): Promise<Admission[]> {
     const nowMs = this.clock.now().getTime();
-    const { rows } = await this.db.raw<{ rows: HitRow[] }>('SELECT * FROM quota_hit(?, ?)', [keyHash, nowMs]);
+    const { rows } = await this.db.raw<{ rows: HitRow[] }>('SELECT * FROM quota_hit(?, ?, ?)', [keyHash, nowMs, hits]);
     const row = rows[0];
-    if (!row) return { key: 'unknown' };
-    if (row.revoked) return { key: 'revoked' };
+    if (!row) return Array(hits).fill({ key: 'unknown' });
+    if (row.revoked) return Array(hits).fill({ key: 'revoked' });
     const auth: AuthContext = {
       keyId: row.key_id,
       workspaceId: row.workspace_id,
@@ -100,28 +142,32 @@ export class QuotaService {
       s: (row.second_ages ?? []).map((age, i) => ({ age, hits: row.second_hits![i] })),
       m: (row.minute_ages ?? []).map((age, i) => ({ age, hits: row.minute_hits![i] })),
     };
-    const states = WINDOWS.flatMap((window) => {
-      const limit = limitOf(window, auth.limits);
-      if (limit === null) return [];
-      // Oldest first.
-      const buckets = counted[window.granularity]
-        .filter((b) => b.age < window.buckets)
-        .map((b) => ({ bucket: current[window.granularity] - b.age, hits: b.hits }));
-      const used = buckets.reduce((n, b) => n + b.hits, 0);
-      /** When enough of the oldest hits have left the window for `used - free` to fit under the limit. */
-      const secondsUntilFree = (free: number): number => {
-        let remaining = used;
-        for (const b of buckets) {
-          if (remaining <= free) break;
-          remaining -= b.hits;
-          const leavesAt = (b.bucket + window.buckets) * BUCKET_MS[window.granularity];
-          if (remaining <= free) return Math.max(1, Math.ceil((leavesAt - nowMs) / 1000));
-        }
-        return 0;
-      };
-      return [{ window, limit, used, secondsUntilFree }];
+    return Array.from({ length: hits }, (_, i) => {
+      // The i-th request of the batch sees the hits before it: the later ones leave the current buckets.
+      const later = hits - 1 - i;
+      const states = WINDOWS.flatMap((window) => {
+        const limit = limitOf(window, auth.limits);
+        if (limit === null) return [];
+        // Oldest first.
+        const buckets = counted[window.granularity]
+          .filter((b) => b.age < window.buckets)
+          .map((b) => ({ bucket: current[window.granularity] - b.age, hits: b.age === 0 ? b.hits - later : b.hits }));
+        const used = buckets.reduce((n, b) => n + b.hits, 0);
+        /** When enough of the oldest hits have left the window for `used - free` to fit under the limit. */
+        const secondsUntilFree = (free: number): number => {
+          let remaining = used;
+          for (const b of buckets) {
+            if (remaining <= free) break;
+            remaining -= b.hits;
+            const leavesAt = (b.bucket + window.buckets) * BUCKET_MS[window.granularity];
+            if (remaining <= free) return Math.max(1, Math.ceil((leavesAt - nowMs) / 1000));
+          }
+          return 0;
+        };
+        return [{ window, limit, used, secondsUntilFree }];
+      });
+      return { key: 'valid' as const, auth, decision: decide(states) };
     });
-    return { key: 'valid', auth, decision: decide(states) };
   }
 }
 

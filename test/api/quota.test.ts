@@ -180,6 +180,19 @@ describe('what does not count', () => {
   });
 });
 
+describe('concurrency in one process', () => {
+  it('decides concurrent requests of one key as if they came in turn', async () => {
+    t.clock.set('2026-11-23T20:00:00.000Z');
+    const ws = await t.createWorkspace({ defaultPlan: true });
+    const responses = await Promise.all(Array.from({ length: 25 }, () => call(ws)));
+    expect(responses.filter((r) => r.status === 200)).toHaveLength(20);
+    expect(responses.filter((r) => r.status === 429)).toHaveLength(5);
+    // Each admitted request saw a different count before it: remaining 19 down to 0, once each.
+    const remaining = responses.filter((r) => r.status === 200).map((r) => Number(/r=(\d+)/.exec(r.headers.get('ratelimit')!)![1]));
+    expect(remaining.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+  });
+});
+
 describe('concurrency across server processes', () => {
   const children: ChildProcess[] = [];
   afterAll(() => children.forEach((c) => c.kill('SIGTERM')));

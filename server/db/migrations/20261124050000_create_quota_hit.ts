@@ -1,8 +1,9 @@
 import type { Knex } from 'knex';
 
 /**
- * `quota_hit(key_hash, now_ms)`: the whole per-request check in one round trip (server/http/quota.ts).
- * It resolves the key, locks its workspace row, drops buckets older than the day, counts this hit and
+ * `quota_hit(key_hash, now_ms, hits)`: the whole per-request check in one round trip (server/http/quota.ts),
+ * for one request or a batch of requests with the same key. It resolves the key, locks its workspace row,
+ * drops buckets older than the day, counts the hits and
  * returns the workspace, its plan's limits and the buckets' hits, then the statement commits and the
  * lock goes. A plpgsql function rather than one SQL statement because each statement inside it takes a
  * fresh snapshot after the lock is granted, so it sees the hits the previous holder committed; one
@@ -10,7 +11,7 @@ import type { Knex } from 'knex';
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
-    CREATE FUNCTION quota_hit(p_key_hash text, p_now_ms bigint)
+    CREATE FUNCTION quota_hit(p_key_hash text, p_now_ms bigint, p_hits integer)
     RETURNS TABLE (
       key_id uuid, revoked boolean, workspace_id uuid, workspace_name text, whitelabel_enabled boolean, timezone text,
       per_second integer, per_min integer, per_hour integer, per_day integer,
@@ -36,8 +37,8 @@ export async function up(knex: Knex): Promise<void> {
       DELETE FROM quota_buckets q
         WHERE q.workspace_id = ws AND ((q.granularity = 's' AND q.bucket <= cur_s - 60) OR (q.granularity = 'm' AND q.bucket <= cur_m - 1440));
       -- By constraint name: a column list would clash with the output columns of the same names.
-      INSERT INTO quota_buckets AS q VALUES (ws, 's', cur_s, 1), (ws, 'm', cur_m, 1)
-        ON CONFLICT ON CONSTRAINT quota_buckets_pkey DO UPDATE SET hits = q.hits + 1;
+      INSERT INTO quota_buckets AS q VALUES (ws, 's', cur_s, p_hits), (ws, 'm', cur_m, p_hits)
+        ON CONFLICT ON CONSTRAINT quota_buckets_pkey DO UPDATE SET hits = q.hits + p_hits;
       SELECT array_agg(cur_s - q.bucket ORDER BY q.bucket) FILTER (WHERE q.granularity = 's'),
              array_agg(q.hits ORDER BY q.bucket) FILTER (WHERE q.granularity = 's'),
              array_agg(cur_m - q.bucket ORDER BY q.bucket) FILTER (WHERE q.granularity = 'm'),
@@ -50,5 +51,5 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.raw('DROP FUNCTION IF EXISTS quota_hit(text, bigint)');
+  await knex.raw('DROP FUNCTION IF EXISTS quota_hit(text, bigint, integer)');
 }
