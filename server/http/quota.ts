@@ -105,7 +105,9 @@ export class QuotaService {
       }
       const created = { waiting: [{ resolve, reject }] };
       this.queues.set(keyHash, created);
-      void this.drain(keyHash, created.waiting);
+      // After the requests already read from other connections have joined: with the embedded database
+      // the call runs on this thread, and started at once it would finish before any of them arrived.
+      setImmediate(() => void this.drain(keyHash, created.waiting));
     });
   }
 
