@@ -47,7 +47,10 @@ export function createApp(deps: Deps, services: Services = createServices(deps))
     pinoHttp({
       logger,
       genReqId: (_req, res) => res.locals.requestId as string,
-      customProps: (_req, res) => ({ workspaceId: res.locals.auth?.workspaceId }),
+      // The workspace goes into the request's one log line, not into per-request child loggers (a profile
+      // showed their creation costs more than the line itself).
+      customSuccessObject: (_req, res, line) => ({ ...line, workspaceId: res.locals.auth?.workspaceId }),
+      customErrorObject: (_req, res, _err, line) => ({ ...line, workspaceId: res.locals.auth?.workspaceId }),
       // Headers stay out of the log: they carry the API key.
       serializers: {
         req: (req) => ({ id: req.id, method: req.method, url: req.url, remoteAddress: req.remoteAddress }),

@@ -164,6 +164,7 @@ describe('unexpected failures', () => {
     await t.fetch('/v1/authenticate', { apiKey: ws.apiKey });
     const requestLines = logLines.filter((l) => (l.req as { url?: string })?.url === '/v1/authenticate');
     expect(requestLines.length).toBeGreaterThan(0);
+    expect(requestLines.at(-1)).toMatchObject({ workspaceId: ws.workspaceId, res: { statusCode: 200 } });
     expect(JSON.stringify(logLines)).not.toContain(ws.apiKey);
   });
 });
