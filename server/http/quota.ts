@@ -59,6 +59,7 @@ function limitOf(window: Window, limits: AuthContext['limits']): number | null {
 export type Admission = { key: 'unknown' } | { key: 'revoked' } | { key: 'valid'; auth: AuthContext; decision: QuotaDecision };
 
 interface HitRow {
+  key_hash: string;
   key_id: string;
   revoked: boolean;
   workspace_id: string;
@@ -81,8 +82,10 @@ interface Waiter {
 }
 
 export class QuotaService {
-  /** Requests waiting for their key's call in flight, by key hash; gone once a key has none. */
-  private readonly queues = new Map<string, { waiting: Waiter[] }>();
+  /** Requests waiting for their key's call, by key hash; a key is here only while it has some. */
+  private readonly queues = new Map<string, Waiter[]>();
+  /** Keys whose first call starts on the next turn of the event loop, together. */
+  private starting: string[] = [];
 
   constructor(
     private readonly db: Db,
@@ -93,42 +96,55 @@ export class QuotaService {
    * Resolves a key and counts its request. Requests of one key that arrive while its call is in flight
    * wait and then go together in the next call, counted as that many hits and decided one after another
    * as if they had come in turn: one round trip and one lock for the batch instead of one each, so a
-   * busy workspace does not queue on its row lock. Each waiting request arrived before the call that
-   * counts it started, so that call sees any revocation committed before the request.
+   * busy workspace does not queue on its row lock. Keys that start in the same turn of the event loop
+   * share their calls from then on. Each waiting request arrived before the call that counts it
+   * started, so that call sees any revocation committed before the request.
    */
   admit(keyHash: string): Promise<Admission> {
     return new Promise((resolve, reject) => {
       const queue = this.queues.get(keyHash);
       if (queue) {
-        queue.waiting.push({ resolve, reject });
+        queue.push({ resolve, reject });
         return;
       }
-      const created = { waiting: [{ resolve, reject }] };
-      this.queues.set(keyHash, created);
+      this.queues.set(keyHash, [{ resolve, reject }]);
       // After the requests already read from other connections have joined: with the embedded database
       // the call runs on this thread, and started at once it would finish before any of them arrived.
-      setImmediate(() => void this.drain(keyHash, created.waiting));
+      if (this.starting.push(keyHash) === 1) setImmediate(() => void this.drain(this.starting.splice(0)));
     });
   }
 
-  private async drain(keyHash: string, waiting: Waiter[]): Promise<void> {
-    while (waiting.length) {
-      const batch = waiting.splice(0);
+  private async drain(keys: string[]): Promise<void> {
+    while (keys.length) {
+      const batches = keys.map((key) => ({ key, waiting: this.queues.get(key)!.splice(0) }));
       try {
-        const admissions = await this.hit(keyHash, batch.length);
-        batch.forEach((w, i) => w.resolve(admissions[i]));
+        const admissions = await this.hit(batches.map((b) => ({ keyHash: b.key, hits: b.waiting.length })));
+        batches.forEach((b, k) => b.waiting.forEach((w, i) => w.resolve(admissions[k][i])));
       } catch (err) {
-        batch.forEach((w) => w.reject(err));
+        batches.forEach((b) => b.waiting.forEach((w) => w.reject(err)));
       }
+      keys = keys.filter((key) => {
+        if (this.queues.get(key)!.length) return true;
+        this.queues.delete(key);
+        return false;
+      });
     }
-    this.queues.delete(keyHash);
   }
 
-  /** Counts `hits` requests of one key in one call and decides each in turn. */
-  private async hit(keyHash: string, hits: number): Promise<Admission[]> {
+  /** Counts each key's hits in one call and decides each key's requests in turn. */
+  private async hit(batches: { keyHash: string; hits: number }[]): Promise<Admission[][]> {
     const nowMs = this.clock.now().getTime();
-    const { rows } = await this.db.raw<{ rows: HitRow[] }>('SELECT * FROM quota_hit(?, ?, ?)', [keyHash, nowMs, hits]);
-    const row = rows[0];
+    const { rows } = await this.db.raw<{ rows: HitRow[] }>('SELECT * FROM quota_hit(?::text[], ?::integer[], ?)', [
+      batches.map((b) => b.keyHash),
+      batches.map((b) => b.hits),
+      nowMs,
+    ]);
+    const byKey = new Map(rows.map((row) => [row.key_hash, row]));
+    return batches.map((b) => this.decideAll(byKey.get(b.keyHash), b.hits, nowMs));
+  }
+
+  /** The admissions of one key's `hits` requests, counted together by `row`. */
+  private decideAll(row: HitRow | undefined, hits: number, nowMs: number): Admission[] {
     if (!row) return Array(hits).fill({ key: 'unknown' });
     if (row.revoked) return Array(hits).fill({ key: 'revoked' });
     const auth: AuthContext = {
