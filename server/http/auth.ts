@@ -1,12 +1,13 @@
 /**
- * X-API-Key authentication for every /v1 and /v2 request. Failed attempts are limited per client
- * address across all processes (auth-failures.ts) so that no one can probe keys at speed; a valid key
- * always passes.
+ * X-API-Key authentication and the quota for every /v1 and /v2 request, in one database round trip
+ * (quota.ts). Failed attempts are limited per client address across all processes (auth-failures.ts)
+ * so that no one can probe keys at speed; a valid key always passes.
  */
+import { createHash } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { AuthFailureLimiter } from './auth-failures';
-import type { WorkspaceService } from '../modules/workspace/service';
-import { ApiError } from './errors';
+import type { QuotaService } from './quota';
+import { ApiError, unauthorized } from './errors';
 
 export interface AuthContext {
   keyId: string;
@@ -17,36 +18,31 @@ export interface AuthContext {
   limits: { perSecond: number | null; perMin: number; perHour: number; perDay: number };
 }
 
-export function authenticate(workspaces: WorkspaceService, failures: AuthFailureLimiter) {
+/** Keys are stored as SHA-256 hashes: a look-up by hash does not depend on how much of a guessed key is right. */
+export const hashKey = (key: string): string => createHash('sha256').update(key).digest('hex');
+
+/** Resolves the key and counts the request; 401 for a missing, unknown or revoked key, 429 over a quota window. */
+export function authenticate(quota: QuotaService, failures: AuthFailureLimiter) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    try {
-      const key = await workspaces.authenticate(req.get('x-api-key'));
-      const auth: AuthContext = {
-        keyId: key.id,
-        workspaceId: key.workspace.id,
-        workspaceName: key.workspace.name,
-        whitelabelEnabled: key.workspace.whitelabel_enabled,
-        timezone: key.workspace.timezone,
-        limits: {
-          perSecond: key.plan.per_second,
-          perMin: key.plan.per_min,
-          perHour: key.plan.per_hour,
-          perDay: key.plan.per_day,
-        },
-      };
-      res.locals.auth = auth;
-      next();
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 401) {
-        // req.ip honours TRUST_PROXY: forwarded addresses count only from the proxies it names.
-        const retryAfter = await failures.recordFailure(req.ip ?? 'unknown');
-        if (retryAfter > 0) {
-          throw new ApiError(429, 'rate_limited', 'Too many failed authentication attempts. Please try again in a minute.', [], {
-            'Retry-After': String(retryAfter),
-          });
-        }
+    const apiKey = req.get('x-api-key');
+    const admission = apiKey ? await quota.admit(hashKey(apiKey)) : undefined;
+    if (admission?.key !== 'valid') {
+      // req.ip honours TRUST_PROXY: forwarded addresses count only from the proxies it names.
+      const retryAfter = await failures.recordFailure(req.ip ?? 'unknown');
+      if (retryAfter > 0) {
+        throw new ApiError(429, 'rate_limited', 'Too many failed authentication attempts. Please try again in a minute.', [], {
+          'Retry-After': String(retryAfter),
+        });
       }
-      throw err;
+      if (!admission) throw unauthorized('Missing API key. Send it in the X-API-Key header.');
+      throw unauthorized(admission.key === 'revoked' ? 'This API key has been revoked.' : 'Invalid API key.');
     }
+    res.locals.auth = admission.auth;
+    const { decision } = admission;
+    res.set(decision.headers);
+    if (!decision.admitted) {
+      throw new ApiError(429, 'rate_limited', decision.exceeded!.message, [], { 'Retry-After': String(decision.retryAfterSeconds) });
+    }
+    next();
   };
 }

@@ -1,19 +1,19 @@
 /**
  * Per-workspace request quotas over rolling windows, shared by every server process through the
- * database.
+ * database, checked together with the API key in one round trip.
  *
  * Each request adds a hit to its one-second bucket and its one-minute bucket. The minute window
  * sums the last 60 one-second buckets (precise to the second); the hour and day windows sum the
  * last 60 and 1440 one-minute buckets (precise to the minute); the optional per-second window is
- * the current second's bucket. Each check runs in a transaction that first locks the workspace
- * row, so concurrent requests of one workspace, from any process, are counted one after another
- * and exactly `limit` of them are admitted. Rejected requests count too (the seed's rule).
+ * the current second's bucket. The database function quota_hit (migration 20261124060000) resolves
+ * the key, locks its workspace row, counts the hit and returns the buckets in one statement, so
+ * concurrent requests of one workspace, from any process, are counted one after another and exactly
+ * `limit` of them are admitted, while the lock is held only inside the database. Rejected requests
+ * count too (the seed's rule); a revoked key is read as revoked on the request after the revocation.
  */
-import type { NextFunction, Request, Response } from 'express';
 import type { Db } from '../db';
 import type { Clock } from '../clock';
 import type { AuthContext } from './auth';
-import { ApiError } from './errors';
 
 interface Window {
   name: 'second' | 'minute' | 'hour' | 'day';
@@ -55,91 +55,150 @@ function limitOf(window: Window, limits: AuthContext['limits']): number | null {
   }
 }
 
+/** What a presented key's hash comes to: unknown, revoked, or its workspace with this request counted. */
+export type Admission = { key: 'unknown' } | { key: 'revoked' } | { key: 'valid'; auth: AuthContext; decision: QuotaDecision };
+
+interface HitRow {
+  key_hash: string;
+  key_id: string;
+  revoked: boolean;
+  workspace_id: string;
+  workspace_name: string;
+  whitelabel_enabled: boolean;
+  timezone: string;
+  per_second: number | null;
+  per_min: number;
+  per_hour: number;
+  per_day: number;
+  second_ages: number[] | null;
+  second_hits: number[] | null;
+  minute_ages: number[] | null;
+  minute_hits: number[] | null;
+}
+
+interface Waiter {
+  resolve(admission: Admission): void;
+  reject(err: unknown): void;
+}
+
 export class QuotaService {
+  /** Requests waiting for their key's call, by key hash; a key is here only while it has some. */
+  private readonly queues = new Map<string, Waiter[]>();
+  /** Keys whose first call starts on the next turn of the event loop, together. */
+  private starting: string[] = [];
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
   ) {}
 
-  async hit(workspaceId: string, limits: AuthContext['limits']): Promise<QuotaDecision> {
+  /**
+   * Resolves a key and counts its request. Requests of one key that arrive while its call is in flight
+   * wait and then go together in the next call, counted as that many hits and decided one after another
+   * as if they had come in turn: one round trip and one lock for the batch instead of one each, so a
+   * busy workspace does not queue on its row lock. Keys that start in the same turn of the event loop
+   * share their calls from then on. Each waiting request arrived before the call that counts it
+   * started, so that call sees any revocation committed before the request.
+   */
+  admit(keyHash: string): Promise<Admission> {
+    return new Promise((resolve, reject) => {
+      const queue = this.queues.get(keyHash);
+      if (queue) {
+        queue.push({ resolve, reject });
+        return;
+      }
+      this.queues.set(keyHash, [{ resolve, reject }]);
+      // After the requests already read from other connections have joined: with the embedded database
+      // the call runs on this thread, and started at once it would finish before any of them arrived.
+      if (this.starting.push(keyHash) === 1) setImmediate(() => void this.drain(this.starting.splice(0)));
+    });
+  }
+
+  private async drain(keys: string[]): Promise<void> {
+    while (keys.length) {
+      const batches = keys.map((key) => ({ key, waiting: this.queues.get(key)!.splice(0) }));
+      try {
+        const admissions = await this.hit(batches.map((b) => ({ keyHash: b.key, hits: b.waiting.length })));
+        batches.forEach((b, k) => b.waiting.forEach((w, i) => w.resolve(admissions[k][i])));
+      } catch (err) {
+        batches.forEach((b) => b.waiting.forEach((w) => w.reject(err)));
+      }
+      keys = keys.filter((key) => {
+        if (this.queues.get(key)!.length) return true;
+        this.queues.delete(key);
+        return false;
+      });
+    }
+  }
+
+  /** Counts each key's hits in one call and decides each key's requests in turn. */
+  private async hit(batches: { keyHash: string; hits: number }[]): Promise<Admission[][]> {
     const nowMs = this.clock.now().getTime();
-    const current = { s: Math.floor(nowMs / BUCKET_MS.s), m: Math.floor(nowMs / BUCKET_MS.m) };
-    const oldest = { s: current.s - 59, m: current.m - 1439 };
+    const { rows } = await this.db.raw<{ rows: HitRow[] }>('SELECT * FROM quota_hit(?::text[], ?::integer[], ?)', [
+      batches.map((b) => b.keyHash),
+      batches.map((b) => b.hits),
+      nowMs,
+    ]);
+    const byKey = new Map(rows.map((row) => [row.key_hash, row]));
+    return batches.map((b) => this.decideAll(byKey.get(b.keyHash), b.hits, nowMs));
+  }
 
-    const rows = await this.db.transaction(async (trx) => {
-      await trx('workspaces').where({ id: workspaceId }).forUpdate().first('id');
-      // One round trip after the lock: drop buckets older than the day window, add this hit to its
-      // second and minute buckets, and read the rest. The statement's snapshot does not show its own
-      // upsert, so the upserted rows come from RETURNING and the others from the table.
-      const result = await trx.raw<{ rows: { granularity: 's' | 'm'; bucket: string | number; hits: number }[] }>(
-        `WITH removed AS (
-           DELETE FROM quota_buckets
-           WHERE workspace_id = :ws AND ((granularity = 's' AND bucket < :oldestS) OR (granularity = 'm' AND bucket < :oldestM))
-         ), hit AS (
-           INSERT INTO quota_buckets (workspace_id, granularity, bucket, hits) VALUES (:ws, 's', :s, 1), (:ws, 'm', :m, 1)
-           ON CONFLICT (workspace_id, granularity, bucket) DO UPDATE SET hits = quota_buckets.hits + 1
-           RETURNING granularity, bucket, hits
-         )
-         SELECT granularity, bucket, hits FROM hit
-         UNION ALL
-         SELECT granularity, bucket, hits FROM quota_buckets
-         WHERE workspace_id = :ws AND NOT ((granularity = 's' AND bucket = :s) OR (granularity = 'm' AND bucket = :m))
-         ORDER BY bucket`,
-        { ws: workspaceId, s: current.s, m: current.m, oldestS: oldest.s, oldestM: oldest.m },
-      );
-      return result.rows;
-    });
-
-    const hitsIn = (window: Window) =>
-      rows
-        .filter((r) => r.granularity === window.granularity && Number(r.bucket) > current[window.granularity] - window.buckets)
-        .map((r) => ({ bucket: Number(r.bucket), hits: r.hits }));
-
-    const states = WINDOWS.flatMap((window) => {
-      const limit = limitOf(window, limits);
-      if (limit === null) return [];
-      const buckets = hitsIn(window);
-      const used = buckets.reduce((n, b) => n + b.hits, 0);
-      /** When enough of the oldest hits have left the window for `used - free` to fit under the limit. */
-      const secondsUntilFree = (free: number): number => {
-        let remaining = used;
-        for (const b of buckets) {
-          if (remaining <= free) break;
-          remaining -= b.hits;
-          const leavesAt = (b.bucket + window.buckets) * BUCKET_MS[window.granularity];
-          if (remaining <= free) return Math.max(1, Math.ceil((leavesAt - nowMs) / 1000));
-        }
-        return 0;
-      };
-      return [{ window, limit, used, secondsUntilFree }];
-    });
-
-    const headers: Record<string, string> = {
-      'RateLimit-Policy': states.map((s) => `"${s.window.name}";q=${s.limit};w=${s.window.seconds}`).join(', '),
+  /** The admissions of one key's `hits` requests, counted together by `row`. */
+  private decideAll(row: HitRow | undefined, hits: number, nowMs: number): Admission[] {
+    if (!row) return Array(hits).fill({ key: 'unknown' });
+    if (row.revoked) return Array(hits).fill({ key: 'revoked' });
+    const auth: AuthContext = {
+      keyId: row.key_id,
+      workspaceId: row.workspace_id,
+      workspaceName: row.workspace_name,
+      whitelabelEnabled: row.whitelabel_enabled,
+      timezone: row.timezone,
+      limits: { perSecond: row.per_second, perMin: row.per_min, perHour: row.per_hour, perDay: row.per_day },
     };
-    const tightest = states.reduce((a, b) => (b.limit - b.used < a.limit - a.used ? b : a));
-    const remaining = Math.max(0, tightest.limit - tightest.used);
-    // t: seconds until the oldest counted request of that window leaves it and frees a slot.
-    headers.RateLimit = `"${tightest.window.name}";r=${remaining};t=${tightest.secondsUntilFree(Math.min(tightest.used, tightest.limit) - 1)}`;
-
-    const full = states.filter((s) => s.used > s.limit);
-    if (full.length === 0) return { admitted: true, headers };
-    const retryAfterSeconds = Math.max(...full.map((s) => s.secondsUntilFree(s.limit - 1)));
-    return { admitted: false, exceeded: full[0].window, retryAfterSeconds, headers };
+    const current = { s: Math.floor(nowMs / BUCKET_MS.s), m: Math.floor(nowMs / BUCKET_MS.m) };
+    const counted = {
+      s: (row.second_ages ?? []).map((age, i) => ({ age, hits: row.second_hits![i] })),
+      m: (row.minute_ages ?? []).map((age, i) => ({ age, hits: row.minute_hits![i] })),
+    };
+    return Array.from({ length: hits }, (_, i) => {
+      // The i-th request of the batch sees the hits before it: the later ones leave the current buckets.
+      const later = hits - 1 - i;
+      const states = WINDOWS.flatMap((window) => {
+        const limit = limitOf(window, auth.limits);
+        if (limit === null) return [];
+        // Oldest first.
+        const buckets = counted[window.granularity]
+          .filter((b) => b.age < window.buckets)
+          .map((b) => ({ bucket: current[window.granularity] - b.age, hits: b.age === 0 ? b.hits - later : b.hits }));
+        const used = buckets.reduce((n, b) => n + b.hits, 0);
+        /** When enough of the oldest hits have left the window for `used - free` to fit under the limit. */
+        const secondsUntilFree = (free: number): number => {
+          let remaining = used;
+          for (const b of buckets) {
+            if (remaining <= free) break;
+            remaining -= b.hits;
+            const leavesAt = (b.bucket + window.buckets) * BUCKET_MS[window.granularity];
+            if (remaining <= free) return Math.max(1, Math.ceil((leavesAt - nowMs) / 1000));
+          }
+          return 0;
+        };
+        return [{ window, limit, used, secondsUntilFree }];
+      });
+      return { key: 'valid' as const, auth, decision: decide(states) };
+    });
   }
 }
 
-/** Counts every authenticated request; over any window, 429 with the seed's message. */
-export function enforceQuota(quota: QuotaService) {
-  return async (_req: Request, res: Response, next: NextFunction): Promise<void> => {
-    const auth = res.locals.auth as AuthContext;
-    const decision = await quota.hit(auth.workspaceId, auth.limits);
-    res.set(decision.headers);
-    if (!decision.admitted) {
-      throw new ApiError(429, 'rate_limited', decision.exceeded!.message, [], {
-        'Retry-After': String(decision.retryAfterSeconds),
-      });
-    }
-    next();
+/** The headers of a counted request, and the longest full window when there is one. */
+function decide(states: { window: Window; limit: number; used: number; secondsUntilFree(free: number): number }[]): QuotaDecision {
+  const headers: Record<string, string> = {
+    'RateLimit-Policy': states.map((s) => `"${s.window.name}";q=${s.limit};w=${s.window.seconds}`).join(', '),
   };
+  const tightest = states.reduce((a, b) => (b.limit - b.used < a.limit - a.used ? b : a));
+  const remaining = Math.max(0, tightest.limit - tightest.used);
+  // t: seconds until the oldest counted request of that window leaves it and frees a slot.
+  headers.RateLimit = `"${tightest.window.name}";r=${remaining};t=${tightest.secondsUntilFree(Math.min(tightest.used, tightest.limit) - 1)}`;
+  const full = states.filter((s) => s.used > s.limit);
+  if (full.length === 0) return { admitted: true, headers };
+  return { admitted: false, exceeded: full[0].window, retryAfterSeconds: Math.max(...full.map((s) => s.secondsUntilFree(s.limit - 1))), headers };
 }

@@ -148,7 +148,7 @@ describe('authentication', () => {
 
 describe('unexpected failures', () => {
   it('answers 500 without internals, with the request id the log carries', async () => {
-    const spy = jest.spyOn(t.services.workspaces, 'authenticate').mockRejectedValueOnce(new Error('secret internal detail'));
+    const spy = jest.spyOn(t.services.quota, 'admit').mockRejectedValueOnce(new Error('secret internal detail'));
     try {
       const res = await t.fetch('/v2/authenticate', { apiKey: ws.apiKey });
       const body = await expectV2(res, 500, 'internal_error', 'Internal server error.');
@@ -164,6 +164,7 @@ describe('unexpected failures', () => {
     await t.fetch('/v1/authenticate', { apiKey: ws.apiKey });
     const requestLines = logLines.filter((l) => (l.req as { url?: string })?.url === '/v1/authenticate');
     expect(requestLines.length).toBeGreaterThan(0);
+    expect(requestLines.at(-1)).toMatchObject({ workspaceId: ws.workspaceId, res: { statusCode: 200 } });
     expect(JSON.stringify(logLines)).not.toContain(ws.apiKey);
   });
 });

@@ -179,6 +179,19 @@ describe('what does not count', () => {
   });
 });
 
+describe('concurrency in one process', () => {
+  it('decides concurrent requests of one key as if they came in turn', async () => {
+    t.clock.set('2026-11-23T20:00:00.000Z');
+    const ws = await t.createWorkspace({ defaultPlan: true });
+    const responses = await Promise.all(Array.from({ length: 25 }, () => call(ws)));
+    expect(responses.filter((r) => r.status === 200)).toHaveLength(20);
+    expect(responses.filter((r) => r.status === 429)).toHaveLength(5);
+    // Each admitted request saw a different count before it: remaining 19 down to 0, once each.
+    const remaining = responses.filter((r) => r.status === 200).map((r) => Number(/r=(\d+)/.exec(r.headers.get('ratelimit')!)![1]));
+    expect(remaining.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+  });
+});
+
 describe('concurrency across server processes', () => {
   afterAll(stopServerProcesses);
 
@@ -197,5 +210,28 @@ describe('concurrency across server processes', () => {
     );
     expect(statuses.filter((s) => s === 200)).toHaveLength(20);
     expect(statuses.filter((s) => s === 429)).toHaveLength(40);
+  }, 120_000);
+
+  it('refuses a key revoked in another process on its very next request, and applies a plan change at once', async () => {
+    if (!t.databaseUrl) {
+      console.warn('skipped: needs TEST_DATABASE_URL (two processes cannot share the embedded database)');
+      return;
+    }
+    const ws = await t.createWorkspace({ defaultPlan: true });
+    const url = await startServerProcess(t.databaseUrl);
+    const get = (path: string) => fetch(`${url}${path}`, { headers: { 'X-API-Key': ws.apiKey } });
+    expect((await get('/v1/authenticate')).status).toBe(200);
+
+    const planId = newId();
+    await t.db('plans').insert({ id: planId, name: `Plan ${planId}`, credits: 0, created_at: t.clock.now(), per_second: null, per_min: 30, per_hour: 300, per_day: 3000 });
+    await t.db('workspaces').where({ id: ws.workspaceId }).update({ plan_id: planId });
+    const limits = await get('/v1/ratelimit/limits');
+    expect((await limits.json()).data.limits).toEqual({ perSecond: null, perMin: 30, perHour: 300, perDay: 3000 });
+
+    // Revoked through this test's process: the other process refuses the key on the next request.
+    await t.services.workspaces.revokeKey(ws.keyId);
+    const refused = await get('/v1/authenticate');
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toEqual({ error: 'This API key has been revoked.' });
   }, 120_000);
 });

@@ -1,21 +1,20 @@
 /**
  * Workspaces and their API keys. Keys are 256 random bits, shown once, stored as SHA-256 hashes;
- * a look-up hashes the presented key and finds the row by its hash.
+ * requests find them by hash in server/http/quota.ts.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Db, Executor } from '../../db';
 import type { Clock } from '../../clock';
 import { newId } from '../../ids';
-import { notFound, unauthorized } from '../../http/errors';
+import { notFound } from '../../http/errors';
+import { hashKey } from '../../http/auth';
 import { DEFAULT_PLAN_ID } from '../../db/migrations/20261123080000_create_platform';
 import type { CreditService } from '../credits/service';
-import type { KeyWithWorkspace, PlanRow, SubUserRow, UserRow, WorkspaceRow, WorkspaceStore } from './store';
+import type { PlanRow, SubUserRow, UserRow, WorkspaceRow, WorkspaceStore } from './store';
 
 export type { PlanRow, SubUserRow } from './store';
 
 const KEY_PREFIX = 'lr_';
-
-export const hashKey = (key: string): string => createHash('sha256').update(key).digest('hex');
 
 export interface NewWorkspace {
   name: string;
@@ -78,15 +77,6 @@ export class WorkspaceService {
     const key = await this.store.findKey(this.db, keyId);
     if (!key) throw notFound('API key not found.');
     await this.store.revokeKey(this.db, keyId, this.clock.now());
-  }
-
-  /** Resolves a presented key, or throws 401 with a message that says which of the three cases it is. */
-  async authenticate(apiKey: string | undefined): Promise<KeyWithWorkspace> {
-    if (!apiKey) throw unauthorized('Missing API key. Send it in the X-API-Key header.');
-    const key = await this.store.findKeyByHash(this.db, hashKey(apiKey));
-    if (!key) throw unauthorized('Invalid API key.');
-    if (key.revoked_at) throw unauthorized('This API key has been revoked.');
-    return key;
   }
 
   /**

@@ -38,11 +38,6 @@ export interface ApiKeyRow {
   revoked_at: Date | null;
 }
 
-export type KeyWithWorkspace = Pick<ApiKeyRow, 'id' | 'revoked_at'> & {
-  workspace: Pick<WorkspaceRow, 'id' | 'name' | 'whitelabel_enabled' | 'timezone' | 'parent_workspace_id'>;
-  plan: Pick<PlanRow, 'per_second' | 'per_min' | 'per_hour' | 'per_day'>;
-};
-
 /** A parent workspace's sub-user: the user with its workspace and plan. */
 export interface SubUserRow {
   id: string;
@@ -63,40 +58,6 @@ export interface SubUserRow {
 export type UserRow = { id: string; workspace_id: string; email: string; name: string | null; password_hash: string | null; created_at: Date };
 
 export class WorkspaceStore {
-  /** One indexed look-up by hash: its time does not depend on how much of a guessed key is right. */
-  async findKeyByHash(db: Executor, keyHash: string): Promise<KeyWithWorkspace | undefined> {
-    const row = await db('api_keys as k')
-      .join('workspaces as w', 'w.id', 'k.workspace_id')
-      .join('plans as p', 'p.id', 'w.plan_id')
-      .where('k.key_hash', keyHash)
-      .first(
-        'k.id',
-        'k.revoked_at',
-        'w.id as workspace_id',
-        'w.name as workspace_name',
-        'w.whitelabel_enabled',
-        'w.timezone',
-        'w.parent_workspace_id',
-        'p.per_second',
-        'p.per_min',
-        'p.per_hour',
-        'p.per_day',
-      );
-    if (!row) return undefined;
-    return {
-      id: row.id,
-      revoked_at: row.revoked_at,
-      workspace: {
-        id: row.workspace_id,
-        name: row.workspace_name,
-        whitelabel_enabled: row.whitelabel_enabled,
-        timezone: row.timezone,
-        parent_workspace_id: row.parent_workspace_id,
-      },
-      plan: { per_second: row.per_second, per_min: row.per_min, per_hour: row.per_hour, per_day: row.per_day },
-    };
-  }
-
   insertWorkspace(db: Executor, row: WorkspaceRow): Promise<unknown> {
     return db('workspaces').insert(row);
   }
