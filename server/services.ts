@@ -59,7 +59,6 @@ import { WebhookStore } from './modules/webhooks/store';
 import { InboxStore } from './modules/inbox/store';
 import { EmailMessages } from './modules/inbox/messages';
 
-
 export interface Deps {
   config: Config;
   db: Db;

@@ -12,11 +12,11 @@ import { newId } from '../../ids';
 import { parseTemplate, variantVariables } from './templates';
 import type { EventService } from '../events/service';
 import type { CampaignRow, CampaignStore, CampaignView, ScheduleJson, StepRow, VariantRow } from './store';
+import { paginated, type Page } from '../../http/pagination';
+import type { AccountService } from '../account/service';
 
 /** A schedule as stored, which the sending engine reads. */
 export type { ScheduleJson } from './store';
-import { paginated, type Page } from '../../http/pagination';
-import type { AccountService } from '../account/service';
 
 type Schemas = components['schemas'];
 type Campaign = Schemas['Campaign'];
@@ -324,7 +324,11 @@ export class CampaignService {
     const campaign = await this.findInWorkspace(this.db, workspaceId, campaignId);
     const links = await this.store.links(this.db, campaignId, page);
     const accounts = await this.accounts.summaries(this.db, workspaceId, links.map((l) => l.account_id));
-    const items: CampaignAccount[] = links.map((l) => ({ ...accounts.get(l.account_id)!, linkedAt: iso(l.created_at) }));
+    // A link whose account went between the two reads (the link goes with it) is left out.
+    const items: CampaignAccount[] = links.flatMap((l) => {
+      const account = accounts.get(l.account_id);
+      return account ? [{ ...account, linkedAt: iso(l.created_at) }] : [];
+    });
     return { campaignId, ...paginated(items, page, campaign.account_count) };
   }
 

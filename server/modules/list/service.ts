@@ -210,12 +210,19 @@ export class ListService {
   /** Members as the lead module shows them to the workspace (only what it has revealed), in list order. */
   private async showPeople(db: Db, workspaceId: string, members: MemberRef[]): Promise<PersonMember[]> {
     const people = await this.leads.showPeople(db, workspaceId, members.map((m) => m.id));
-    return members.map((m) => ({ ...people.get(m.id)!, addedAt: new Date(m.added_at).toISOString() }));
+    // A person deleted between the two reads (its memberships go with it) is left out, as the join used to.
+    return members.flatMap((m) => {
+      const person = people.get(m.id);
+      return person ? [{ ...person, addedAt: new Date(m.added_at).toISOString() }] : [];
+    });
   }
 
   private async showCompanies(db: Db, workspaceId: string, members: MemberRef[]): Promise<CompanyMember[]> {
     const companies = await this.leads.showCompanies(db, workspaceId, members.map((m) => m.id));
-    return members.map((m) => ({ ...companies.get(m.id)!, addedAt: new Date(m.added_at).toISOString() }));
+    return members.flatMap((m) => {
+      const company = companies.get(m.id);
+      return company ? [{ ...company, addedAt: new Date(m.added_at).toISOString() }] : [];
+    });
   }
 
   /** Locks the workspace's list for a change; 404 when it is not the workspace's, 409 when it is of the other kind. */
