@@ -72,10 +72,11 @@ export function parseTemplate(text: string): TemplateResult {
 
 /** The variables of a variant, subject first. Only called on saved (already valid) text. */
 export function variantVariables(subject: string, body: string): string[] {
-  const names: string[] = [];
+  // A Set keeps the order of first use in linear time (a body may hold thousands of distinct variables).
+  const names = new Set<string>();
   for (const text of [subject, body]) {
     const parsed = parseTemplate(text);
-    if (parsed.ok) for (const name of parsed.variables) if (!names.includes(name)) names.push(name);
+    if (parsed.ok) for (const name of parsed.variables) names.add(name);
   }
-  return names;
+  return [...names];
 }
