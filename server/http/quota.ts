@@ -5,10 +5,10 @@
  * Each request adds a hit to its one-second bucket and its one-minute bucket. The minute window
  * sums the last 60 one-second buckets (precise to the second); the hour and day windows sum the
  * last 60 and 1440 one-minute buckets (precise to the minute); the optional per-second window is
- * the current second's bucket. The database function quota_hit (migration 20261124060000) resolves
- * the key, locks its workspace row, counts the hit and returns the buckets in one statement, so
- * concurrent requests of one workspace, from any process, are counted one after another and exactly
- * `limit` of them are admitted, while the lock is held only inside the database. Rejected requests
+ * the current second's bucket. The database function quota_hit (migrations 20261124060000 and
+ * 20261125010000) resolves the key, takes its workspace's quota lock, counts the hit and returns the
+ * buckets in one statement, so concurrent requests of one workspace, from any process, are counted one
+ * after another and exactly `limit` of them are admitted, while the lock is held only inside the database. Rejected requests
  * count too (the seed's rule); a revoked key is read as revoked on the request after the revocation.
  */
 import type { Db } from '../db';
@@ -82,10 +82,10 @@ interface Waiter {
 }
 
 export class QuotaService {
-  /** Requests waiting for their key's call, by key hash; a key is here only while it has some. */
-  private readonly queues = new Map<string, Waiter[]>();
-  /** Keys whose first call starts on the next turn of the event loop, together. */
-  private starting: string[] = [];
+  /** Requests waiting for the next call, by key hash. */
+  private waiting = new Map<string, Waiter[]>();
+  /** Whether this process's call loop runs: it makes one call at a time. */
+  private draining = false;
 
   constructor(
     private readonly db: Db,
@@ -93,42 +93,41 @@ export class QuotaService {
   ) {}
 
   /**
-   * Resolves a key and counts its request. Requests of one key that arrive while its call is in flight
-   * wait and then go together in the next call, counted as that many hits and decided one after another
-   * as if they had come in turn: one round trip and one lock for the batch instead of one each, so a
-   * busy workspace does not queue on its row lock. Keys that start in the same turn of the event loop
-   * share their calls from then on. Each waiting request arrived before the call that counts it
-   * started, so that call sees any revocation committed before the request.
+   * Resolves a key and counts its request. The process makes one call at a time: requests that arrive
+   * while it is in flight wait and go together in the next one, whatever their keys, and each key's are
+   * counted as that many hits and decided one after another as if they had come in turn. A busy workspace
+   * does not queue on its lock, and many workspaces cost one round trip, not one each. Each waiting
+   * request arrived before the call that counts it started, so that call sees any revocation committed
+   * before the request.
    */
   admit(keyHash: string): Promise<Admission> {
     return new Promise((resolve, reject) => {
-      const queue = this.queues.get(keyHash);
-      if (queue) {
-        queue.push({ resolve, reject });
-        return;
+      const queue = this.waiting.get(keyHash);
+      if (queue) queue.push({ resolve, reject });
+      else this.waiting.set(keyHash, [{ resolve, reject }]);
+      if (!this.draining) {
+        this.draining = true;
+        void this.drain();
       }
-      this.queues.set(keyHash, [{ resolve, reject }]);
-      // After the requests already read from other connections have joined: with the embedded database
-      // the call runs on this thread, and started at once it would finish before any of them arrived.
-      if (this.starting.push(keyHash) === 1) setImmediate(() => void this.drain(this.starting.splice(0)));
     });
   }
 
-  private async drain(keys: string[]): Promise<void> {
-    while (keys.length) {
-      const batches = keys.map((key) => ({ key, waiting: this.queues.get(key)!.splice(0) }));
+  private async drain(): Promise<void> {
+    do {
+      // Each call starts on a later turn of the event loop, after the requests already read have joined:
+      // with the embedded database the call runs on this thread, and started at once it would finish
+      // before any of them arrived.
+      await new Promise((resolve) => setImmediate(resolve));
+      const batches = [...this.waiting].map(([keyHash, waiting]) => ({ keyHash, waiting }));
+      this.waiting = new Map();
       try {
-        const admissions = await this.hit(batches.map((b) => ({ keyHash: b.key, hits: b.waiting.length })));
+        const admissions = await this.hit(batches.map((b) => ({ keyHash: b.keyHash, hits: b.waiting.length })));
         batches.forEach((b, k) => b.waiting.forEach((w, i) => w.resolve(admissions[k][i])));
       } catch (err) {
         batches.forEach((b) => b.waiting.forEach((w) => w.reject(err)));
       }
-      keys = keys.filter((key) => {
-        if (this.queues.get(key)!.length) return true;
-        this.queues.delete(key);
-        return false;
-      });
-    }
+    } while (this.waiting.size);
+    this.draining = false;
   }
 
   /** Counts each key's hits in one call and decides each key's requests in turn. */

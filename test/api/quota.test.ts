@@ -190,6 +190,36 @@ describe('concurrency in one process', () => {
     const remaining = responses.filter((r) => r.status === 200).map((r) => Number(/r=(\d+)/.exec(r.headers.get('ratelimit')!)![1]));
     expect(remaining.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
   });
+  it('decides the concurrent requests of several workspaces each on its own count', async () => {
+    t.clock.set('2026-11-23T20:10:00.000Z');
+    const workspaces = await Promise.all(Array.from({ length: 4 }, () => t.createWorkspace({ defaultPlan: true })));
+    const responses = await Promise.all(workspaces.flatMap((ws) => Array.from({ length: 25 }, () => call(ws).then((r) => ({ ws, r })))));
+    for (const ws of workspaces) {
+      const own = responses.filter((x) => x.ws === ws).map((x) => x.r);
+      const remaining = own.filter((r) => r.status === 200).map((r) => Number(/r=(\d+)/.exec(r.headers.get('ratelimit')!)![1]));
+      expect(remaining.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+      expect(own.filter((r) => r.status === 429)).toHaveLength(5);
+    }
+  });
+
+  it('does not wait for a transaction that holds the workspace lock (adding contacts holds it)', async () => {
+    if (!t.databaseUrl) {
+      console.warn('skipped: needs TEST_DATABASE_URL (the embedded database has one connection)');
+      return;
+    }
+    t.clock.set('2026-11-23T20:20:00.000Z');
+    const [ws, other] = await Promise.all([t.createWorkspace({ defaultPlan: true }), t.createWorkspace({ defaultPlan: true })]);
+    const trx = await t.db.transaction();
+    try {
+      await t.services.workspaces.lock(trx, ws.workspaceId);
+      const statuses = Promise.all([call(ws), call(other), call(ws)].map((p) => p.then((r) => r.status)));
+      // Only a guard: the requests answer in milliseconds, and waiting for the lock they would never answer.
+      const stalled = new Promise((resolve) => setTimeout(() => resolve('stalled behind the lock'), 10_000).unref());
+      expect(await Promise.race([statuses, stalled])).toEqual([200, 200, 200]);
+    } finally {
+      await trx.rollback();
+    }
+  });
 });
 
 describe('concurrency across server processes', () => {

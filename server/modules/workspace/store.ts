@@ -105,15 +105,19 @@ export class WorkspaceStore {
     return db('plans').insert(row);
   }
 
-  /** Locks the workspace row: orders concurrent changes that must see each other (sub-user registration). */
   /** The caps of the workspace's plan (null: none). */
   async planCaps(db: Executor, workspaceId: string): Promise<{ max_contacts: number | null; max_email_accounts: number | null }> {
     const row = await db('workspaces as w').join('plans as p', 'p.id', 'w.plan_id').where('w.id', workspaceId).first('p.max_contacts', 'p.max_email_accounts');
     return { max_contacts: row?.max_contacts ?? null, max_email_accounts: row?.max_email_accounts ?? null };
   }
 
+  /**
+   * Locks the workspace row against other lockers. NO KEY UPDATE, not UPDATE: rows that reference the
+   * workspace (quota buckets, contacts) can still be inserted meanwhile, since their foreign-key checks take
+   * KEY SHARE, which only FOR UPDATE blocks.
+   */
   async lockWorkspace(db: Executor, workspaceId: string): Promise<void> {
-    await db('workspaces').where({ id: workspaceId }).forUpdate().first('id');
+    await db('workspaces').where({ id: workspaceId }).forNoKeyUpdate().first('id');
   }
 
   private subUsers(db: Executor, parentWorkspaceId: string) {
