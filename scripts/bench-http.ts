@@ -6,15 +6,16 @@
  * runs `wrk` (apt-get install wrk) at BENCH_CONNECTIONS (32) on loopback against: the hello,
  * `/healthz`, `GET /v1/authenticate`, `GET /v1/ratelimit/limits`, `GET /v1/campaign/list` for one
  * workspace on a high-limit plan, and `GET /v1/authenticate` spread over 8 workspaces; then the hello
- * again. Prints req/s and p99 of each with the ratio to the hello (the mean of its two runs), on
+ * again. Prints req/s, p50 and p99 of each with the ratio to the hello (the mean of its two runs), on
  * PostgreSQL (BENCH_DATABASE_URL or DATABASE_URL; a fresh database lr_bench_http, dropped afterwards)
  * and on the embedded database (a temporary DATA_DIR).
  *
- * BENCH_SECONDS (10) per case after a 2 s warm-up; BENCH_TARGETS (postgres,pglite); BENCH_NODE_ARGS
- * are passed to the server process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ * BENCH_SECONDS (10) per case after a 2 s warm-up; BENCH_TARGETS (postgres,pglite); BENCH_CASES keeps only
+ * the cases whose name contains one of its comma-separated words (the hello always runs), so that a profile
+ * covers one case; BENCH_NODE_ARGS are passed to the server process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, openSync, rmSync, writeFileSync, closeSync } from 'node:fs';
+import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, closeSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +29,7 @@ import { freshBenchDatabase } from './bench-database';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const TARGETS = (process.env.BENCH_TARGETS ?? 'postgres,pglite').split(',').map((s) => s.trim()).filter(Boolean);
+const CASES = (process.env.BENCH_CASES ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const ROOT = join(__dirname, '..');
 const PARALLEL_WORKSPACES = 8;
@@ -44,7 +46,10 @@ process.on('SIGTERM', () => { server.close(); server.closeAllConnections(); });
 interface Result {
   name: string;
   rps: number;
+  p50Ms: number;
   p99Ms: number;
+  /** CPU time of the serving process per request (its database included on the embedded one), in µs. */
+  cpuUs: number;
   non2xx: number;
   errors: string;
 }
@@ -88,24 +93,41 @@ function stop(child: ChildProcess): Promise<void> {
 
 const UNIT_MS: Record<string, number> = { us: 0.001, ms: 1, s: 1000, m: 60_000 };
 
-/** Runs wrk and reads req/s, p99, non-2xx count and socket errors from its report. */
-function wrk(name: string, url: string, args: string[], seconds: number): Result {
+/** CPU time a process has used so far (user and system), in ms, from /proc (Linux). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime and stime are fields 14 and 15 of the line, counted from the state field (3) here.
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+/** Runs wrk and reads req/s, p50, p99, requests, non-2xx count and socket errors from its report. */
+function wrk(name: string, url: string, args: string[], seconds: number): Omit<Result, 'cpuUs'> & { requests: number } {
   const run = spawnSync('wrk', ['-t2', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', ...args, url], { encoding: 'utf8' });
   if (run.error) throw new Error(`wrk: ${run.error.message} (install it: apt-get install -y wrk)`);
   const out = run.stdout;
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN);
-  const p99 = /\s99%\s+([\d.]+)(us|ms|s|m)\b/.exec(out);
+  const percentile = (p: number) => {
+    const m = new RegExp(`\\s${p}%\\s+([\\d.]+)(us|ms|s|m)\\b`).exec(out);
+    return m ? Number(m[1]) * UNIT_MS[m[2]] : NaN;
+  };
+  const [p50, p99] = [percentile(50), percentile(99)];
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? NaN);
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
   const errors = /Socket errors:[^\n]*/.exec(out)?.[0] ?? '';
-  if (!Number.isFinite(rps) || !p99) throw new Error(`wrk gave no result for ${name}:\n${out}\n${run.stderr}`);
-  return { name, rps, p99Ms: Number(p99[1]) * UNIT_MS[p99[2]], non2xx, errors };
+  if (![rps, p50, p99].every(Number.isFinite)) throw new Error(`wrk gave no result for ${name}:\n${out}\n${run.stderr}`);
+  return { name, rps, p50Ms: p50, p99Ms: p99, requests, non2xx, errors };
 }
 
-function measure(name: string, url: string, args: string[] = []): Result {
+/** One case against the process `pid` serves: a warm-up, then the measured run. */
+function measure(pid: number, name: string, url: string, args: string[] = []): Result | undefined {
+  if (CASES.length && !name.startsWith('hello') && !CASES.some((c) => name.includes(c))) return undefined;
   wrk(name, url, args, 2); // warm-up
-  const r = wrk(name, url, args, SECONDS);
+  const cpuBefore = cpuMs(pid);
+  const run = wrk(name, url, args, SECONDS);
+  const r = { ...run, cpuUs: ((cpuMs(pid) - cpuBefore) * 1000) / run.requests };
   const note = [r.non2xx ? `${r.non2xx} non-2xx` : '', r.errors].filter(Boolean).join('; ');
-  console.log(`  ${name.padEnd(44)} ${r.rps.toFixed(0).padStart(8)} req/s   p99 ${r.p99Ms.toFixed(2).padStart(8)} ms ${note ? `  (${note})` : ''}`);
+  console.log(`  ${name.padEnd(44)} ${r.rps.toFixed(0).padStart(8)} req/s   p50 ${r.p50Ms.toFixed(2).padStart(6)} ms   p99 ${r.p99Ms.toFixed(2).padStart(8)} ms   CPU ${r.cpuUs.toFixed(0).padStart(4)} µs/req ${note ? `  (${note})` : ''}`);
   return r;
 }
 
@@ -138,7 +160,7 @@ async function prepare(config: Config): Promise<{ mainKey: string; parallelKeys:
   }
 }
 
-async function runTarget(target: string, helloUrl: string): Promise<Result[]> {
+async function runTarget(target: string, hello: { url: string; pid: number }): Promise<Result[]> {
   const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: '', SEED_DEMO: '0', LOG_LEVEL: 'info', VALIDATE_RESPONSES: '0', SENDING_ENABLED: '0' };
   let cleanup: () => Promise<void>;
   let config: Config;
@@ -183,15 +205,15 @@ end
     await waitReady(`${base}/healthz`, server, logFile);
     const key = ['-H', `X-API-Key: ${mainKey}`];
     console.log(`\n${target === 'postgres' ? 'PostgreSQL' : 'Embedded database (PGlite)'}: ${CONNECTIONS} connections, ${SECONDS} s per case, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-    const results = [
-      measure('hello (Express 5, no middleware)', helloUrl),
-      measure('/healthz', `${base}/healthz`),
-      measure('GET /v1/authenticate', `${base}/v1/authenticate`, key),
-      measure('GET /v1/ratelimit/limits', `${base}/v1/ratelimit/limits`, key),
-      measure('GET /v1/campaign/list', `${base}/v1/campaign/list`, key),
-      measure(`GET /v1/authenticate, ${PARALLEL_WORKSPACES} workspaces`, `${base}/v1/authenticate`, ['-s', luaFile]),
-      measure('hello again', helloUrl),
-    ];
+    const results: Result[] = [
+      measure(hello.pid, 'hello (Express 5, no middleware)', hello.url),
+      measure(server.pid!, '/healthz', `${base}/healthz`),
+      measure(server.pid!, 'GET /v1/authenticate', `${base}/v1/authenticate`, key),
+      measure(server.pid!, 'GET /v1/ratelimit/limits', `${base}/v1/ratelimit/limits`, key),
+      measure(server.pid!, 'GET /v1/campaign/list', `${base}/v1/campaign/list`, key),
+      measure(server.pid!, `GET /v1/authenticate, ${PARALLEL_WORKSPACES} workspaces`, `${base}/v1/authenticate`, ['-s', luaFile]),
+      measure(hello.pid, 'hello again', hello.url),
+    ].filter((r) => r !== undefined);
     return results;
   } finally {
     await stop(server);
@@ -203,12 +225,12 @@ end
 function table(target: string, results: Result[]): string {
   const hello = (results[0].rps + results[results.length - 1].rps) / 2;
   const rows = results.slice(1, -1).map(
-    (r) => `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p99Ms.toFixed(1)} | ${((100 * r.rps) / hello).toFixed(0)}% |${r.non2xx ? ` ${r.non2xx} non-2xx` : ''}`,
+    (r) => `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50Ms.toFixed(1)} | ${r.p99Ms.toFixed(1)} | ${r.cpuUs.toFixed(0)} | ${((100 * r.rps) / hello).toFixed(0)}% |${r.non2xx ? ` ${r.non2xx} non-2xx` : ''}`,
   );
   return [
     `${target}: hello ${results[0].rps.toFixed(0)} and ${results[results.length - 1].rps.toFixed(0)} req/s (mean ${hello.toFixed(0)})`,
-    '| case | req/s | p99 ms | of hello |',
-    '|---|---:|---:|---:|',
+    '| case | req/s | p50 ms | p99 ms | CPU µs/req | of hello |',
+    '|---|---:|---:|---:|---:|---:|',
     ...rows,
   ].join('\n');
 }
@@ -226,7 +248,7 @@ async function main(): Promise<void> {
         console.log('\nPostgreSQL: skipped (set BENCH_DATABASE_URL or DATABASE_URL)');
         continue;
       }
-      tables.push(table(target, await runTarget(target, helloUrl)));
+      tables.push(table(target, await runTarget(target, { url: helloUrl, pid: hello.pid! })));
     }
   } finally {
     await stop(hello);

@@ -9,9 +9,9 @@ import { readFileSync } from 'node:fs';
 import cors from 'cors';
 import express, { Router } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import { pinoHttp } from 'pino-http';
 import { BUNDLED_SPEC, DOCS_DIR } from './project-root';
 import { requestContext } from './http/request-context';
+import { requestLog } from './http/request-log';
 import { authenticate } from './http/auth';
 import { AuthFailureLimiter } from './http/auth-failures';
 import { idempotency } from './http/idempotency';
@@ -43,21 +43,7 @@ export function createApp(deps: Deps, services: Services = createServices(deps))
       }),
     );
   }
-  app.use(
-    pinoHttp({
-      logger,
-      genReqId: (_req, res) => res.locals.requestId as string,
-      // The workspace goes into the request's one log line, not into per-request child loggers (a profile
-      // showed their creation costs more than the line itself).
-      customSuccessObject: (_req, res, line) => ({ ...line, workspaceId: res.locals.auth?.workspaceId }),
-      customErrorObject: (_req, res, _err, line) => ({ ...line, workspaceId: res.locals.auth?.workspaceId }),
-      // Headers stay out of the log: they carry the API key.
-      serializers: {
-        req: (req) => ({ id: req.id, method: req.method, url: req.url, remoteAddress: req.remoteAddress }),
-        res: (res) => ({ statusCode: res.statusCode }),
-      },
-    }),
-  );
+  app.use(requestLog(logger));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

@@ -1,0 +1,31 @@
+/**
+ * One JSON log line per request when its response is finished (or its connection closes first), in the
+ * shape pino-http wrote: `req` (id, method, url, remote address), `res` (status), `responseTime` in ms and
+ * the workspace. Written here on the application's pino logger rather than through pino-http, which built
+ * two child loggers per request and serialized the request into each: bench:http measured it at 53 µs of
+ * CPU per `/healthz` request out of 146, this at a few.
+ */
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from '../logger';
+
+export function requestLog(logger: Logger) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const started = performance.now();
+    const done = (): void => {
+      res.off('finish', done);
+      res.off('close', done);
+      const line = {
+        req: { id: res.locals.requestId, method: req.method, url: req.originalUrl, remoteAddress: req.socket.remoteAddress },
+        res: { statusCode: res.statusCode },
+        responseTime: Math.round(performance.now() - started),
+        workspaceId: res.locals.auth?.workspaceId,
+      };
+      if (!res.writableFinished) logger.warn(line, 'request aborted');
+      else if (res.statusCode >= 500) logger.error(line, 'request errored');
+      else logger.info(line, 'request completed');
+    };
+    res.on('finish', done);
+    res.on('close', done);
+    next();
+  };
+}
