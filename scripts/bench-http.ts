@@ -190,17 +190,22 @@ async function runTarget(target: string, hello: { url: string; pid: number }): P
   });
   closeSync(logFd);
   const base = `http://127.0.0.1:${port}`;
-  const luaFile = join(tmpdir(), `bench-http-${process.pid}.lua`);
-  writeFileSync(
-    luaFile,
-    `local keys = { ${parallelKeys.map((k) => `"${k}"`).join(', ')} }
+  // GET /v1/authenticate with one key or with keys in turn: the same wrk script for both, so that the
+  // 8-workspace case is compared with one workspace at the same cost to wrk.
+  const scripts = [[mainKey], parallelKeys].map((keys, i) => {
+    const file = join(tmpdir(), `bench-http-${process.pid}-${i}.lua`);
+    writeFileSync(
+      file,
+      `local keys = { ${keys.map((k) => `"${k}"`).join(', ')} }
 local i = 0
 request = function()
   i = i + 1
   return wrk.format("GET", "/v1/authenticate", { ["X-API-Key"] = keys[(i % #keys) + 1] })
 end
 `,
-  );
+    );
+    return file;
+  });
   try {
     await waitReady(`${base}/healthz`, server, logFile);
     const key = ['-H', `X-API-Key: ${mainKey}`];
@@ -208,16 +213,16 @@ end
     const results: Result[] = [
       measure(hello.pid, 'hello (Express 5, no middleware)', hello.url),
       measure(server.pid!, '/healthz', `${base}/healthz`),
-      measure(server.pid!, 'GET /v1/authenticate', `${base}/v1/authenticate`, key),
+      measure(server.pid!, 'GET /v1/authenticate', `${base}/v1/authenticate`, ['-s', scripts[0]]),
       measure(server.pid!, 'GET /v1/ratelimit/limits', `${base}/v1/ratelimit/limits`, key),
       measure(server.pid!, 'GET /v1/campaign/list', `${base}/v1/campaign/list`, key),
-      measure(server.pid!, `GET /v1/authenticate, ${PARALLEL_WORKSPACES} workspaces`, `${base}/v1/authenticate`, ['-s', luaFile]),
+      measure(server.pid!, `GET /v1/authenticate, ${PARALLEL_WORKSPACES} workspaces`, `${base}/v1/authenticate`, ['-s', scripts[1]]),
       measure(hello.pid, 'hello again', hello.url),
     ].filter((r) => r !== undefined);
     return results;
   } finally {
     await stop(server);
-    rmSync(luaFile, { force: true });
+    for (const file of scripts) rmSync(file, { force: true });
     await cleanup();
   }
 }
