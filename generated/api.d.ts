@@ -484,7 +484,9 @@ export interface paths {
          *     relevance (a profile score: size and completeness of the record) then by id. `page` goes up to 500
          *     and `perPage` up to 100 (default 25); a deeper page is a `400`.
          *     `pagination.totalEntries` is exact up to 5,000 matches; above that it is an estimate from the
-         *     database statistics (counting a large match exactly would cost more than the page).
+         *     database statistics (counting a large match exactly would cost more than the page). The count of the
+         *     same filters is reused for a minute (the server's `SEARCH_COUNT_CACHE_SECONDS`), so paging through a
+         *     search counts once, and records imported within that minute are counted after it.
          *
          *     **Data options and credits.** `dataOptions` is required and holds exactly one value: `basic` returns
          *     the identity fields (id, name, domain, website, industry, location) and is free; `full` returns every
@@ -738,7 +740,9 @@ export interface paths {
          *     completeness of the record) then by id, so pages are stable. `page` goes up to 500 and `perPage` up to
          *     100 (default 25); a deeper page is a `400`.
          *     `pagination.totalEntries` is exact up to 5,000 matches; above that it is an estimate from the
-         *     database statistics (counting a large match exactly would cost more than the page).
+         *     database statistics (counting a large match exactly would cost more than the page). The count of the
+         *     same filters is reused for a minute (the server's `SEARCH_COUNT_CACHE_SECONDS`), so paging through a
+         *     search counts once, and records imported within that minute are counted after it.
          *
          *     **Data options and credits.** `dataOptions` (default `["workEmailReveal"]`) decides which fields come
          *     back for each person on the page: `workEmailReveal` adds `email`, `mobilePhoneReveal` adds
@@ -1676,7 +1680,9 @@ export interface paths {
          *     relevance (a profile score: size and completeness of the record) then by id. `page` goes up to 500
          *     and `perPage` up to 100 (default 25); a deeper page is a `400`.
          *     `pagination.totalEntries` is exact up to 5,000 matches; above that it is an estimate from the
-         *     database statistics (counting a large match exactly would cost more than the page).
+         *     database statistics (counting a large match exactly would cost more than the page). The count of the
+         *     same filters is reused for a minute (the server's `SEARCH_COUNT_CACHE_SECONDS`), so paging through a
+         *     search counts once, and records imported within that minute are counted after it.
          *
          *     **Data options and credits.** `dataOptions` is required and holds exactly one value: `basic` returns
          *     the identity fields (id, name, domain, website, industry, location) and is free; `full` returns every
@@ -2452,7 +2458,9 @@ export interface paths {
          *     completeness of the record) then by id, so pages are stable. `page` goes up to 500 and `perPage` up to
          *     100 (default 25); a deeper page is a `400`.
          *     `pagination.totalEntries` is exact up to 5,000 matches; above that it is an estimate from the
-         *     database statistics (counting a large match exactly would cost more than the page).
+         *     database statistics (counting a large match exactly would cost more than the page). The count of the
+         *     same filters is reused for a minute (the server's `SEARCH_COUNT_CACHE_SECONDS`), so paging through a
+         *     search counts once, and records imported within that minute are counted after it.
          *
          *     **Data options and credits.** `dataOptions` (default `["workEmailReveal"]`) decides which fields come
          *     back for each person on the page: `workEmailReveal` adds `email`, `mobilePhoneReveal` adds

@@ -20,6 +20,8 @@ export interface Config {
   authFailuresPerMinute: number;
   /** How long a running request holds its Idempotency-Key before a retry may take it over (its process is presumed dead). */
   idempotencyLeaseSeconds: number;
+  /** How long a search's totalEntries is reused for the same filters, in seconds (0: counted every time). */
+  searchCountCacheSeconds: number;
   /** Key that encrypts email-account secrets at rest (32 bytes, hex or base64). */
   secretKey: string | undefined;
   /** DNS server(s) for vitals and verification look-ups, `host` or `host:port`; empty = system resolver. */
@@ -99,6 +101,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     authFailuresPerMinute: int('AUTH_FAILURES_PER_MINUTE', 30, env),
     idempotencyLeaseSeconds: Math.max(1, int('IDEMPOTENCY_LEASE_SECONDS', 300, env)),
+    searchCountCacheSeconds: Math.max(0, int('SEARCH_COUNT_CACHE_SECONDS', 60, env)),
     secretKey: env.SECRET_KEY || undefined,
     dnsServers: (env.DNS_SERVERS || '').split(',').map((s) => s.trim()).filter(Boolean),
     dnsTimeoutMs: int('DNS_TIMEOUT_MS', 3000, env),

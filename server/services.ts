@@ -92,7 +92,7 @@ export function createServices(deps: Deps) {
   const campaigns = new CampaignService(db, new CampaignStore(), events, accounts, clock);
   const contacts = new ContactService(db, new ContactStore(), events, workspaces, campaigns, clock);
   const analytics = new AnalyticsService(db, events, campaigns, contacts, accounts, clock);
-  const leadStore = new LeadStore();
+  const leadStore = new LeadStore(clock, config.searchCountCacheSeconds);
   const leads = new LeadService(db, leadStore, clock, credits, config.creditCosts);
   const verification = new VerificationService(db, new VerificationStore(), dns, clock, config);
   const enrichment = new EnrichmentService(db, leadStore, leads);

@@ -175,6 +175,27 @@ describe('POST /v1/mixed_people/search: filters', () => {
   });
 });
 
+describe('POST /v1/mixed_people/search: totalEntries of a repeated search', () => {
+  it('reuses the count of the same filters for SEARCH_COUNT_CACHE_SECONDS (60), then counts again', async () => {
+    const ws = await t.createWorkspace({ credits: 10 });
+    const filters = { companyDomains: ['countcache.example'], dataOptions: [] };
+    expect((await search(ws.apiKey, filters)).body.data.pagination.totalEntries).toBe(0);
+
+    // An import by the admin CLI, in another process (removed at the end: the other tests share the people).
+    const probe = { ...jane, id: '0192f0c4-ffff-7000-8000-00000000c0de', title: 'Count probe', seniority: null, department: null, company_id: null, company_domain: 'countcache.example', work_email: null };
+    await t.db('people').insert(probe);
+    const { result: page2, statements } = await statementsDuring(t.db, () => search(ws.apiKey, { ...filters, page: 2, perPage: 1 }));
+    expect(page2.body.data.pagination.totalEntries).toBe(0);
+    expect(statements.filter((sql) => /count\(|^explain/i.test(sql))).toEqual([]);
+
+    t.clock.advance(61_000);
+    const later = await search(ws.apiKey, filters);
+    expect(later.body.data.pagination.totalEntries).toBe(1);
+    expect(ids(later.body)).toEqual([probe.id]);
+    await t.db('people').where({ id: probe.id }).delete();
+  });
+});
+
 describe('POST /v1/mixed_people/search: validation', () => {
   let key: string;
   beforeAll(async () => {

@@ -3,6 +3,8 @@
  * migration), look-ups by id, and reveal rows. Plain rows in and out.
  */
 import type { Knex } from 'knex';
+import { LRUCache } from 'lru-cache';
+import type { Clock } from '../../clock';
 import type { Db } from '../../db';
 import { COMPANY_COLUMNS, EMPLOYEE_RANGES, PEOPLE_DATA_OPTIONS, PERSON_COLUMNS, type CompanyRow, type EmailStatus, type EmployeeRange, type PeopleDataOption, type PersonRow } from './model';
 
@@ -92,6 +94,18 @@ function employeeRanges(q: Knex.QueryBuilder, column: string, ranges: EmployeeRa
 }
 
 export class LeadStore {
+  /**
+   * The counts of recent searches by their SQL, for `countCacheSeconds`: paging through a search, or
+   * running a saved one again, repeats its count, which is half of a search's database time at a million
+   * people, while the lead database changes only by imports from the admin CLI. Counts depend on the
+   * filters alone, never on the workspace, so one cache serves every workspace.
+   */
+  private readonly counts: LRUCache<string, number> | undefined;
+
+  constructor(clock: Clock, countCacheSeconds: number) {
+    this.counts = countCacheSeconds > 0 ? new LRUCache({ max: 10_000, ttl: countCacheSeconds * 1000, perf: { now: () => clock.now().getTime() } }) : undefined;
+  }
+
   /** The WHERE of a people search on `people`. */
   private peopleWhere(db: Db, f: PeopleFilters): Knex.QueryBuilder {
     const q = db('people');
@@ -164,10 +178,20 @@ export class LeadStore {
   /**
    * The number of matches: exact when the planner expects at most EXACT_COUNT_UP_TO rows, else the
    * planner's estimate. Counting a large match exactly visits every matching row (hundreds of ms on
-   * a million people) while the page itself needs only a few.
+   * a million people) while the page itself needs only a few. Recent counts are reused for the same
+   * filters (see the constructor).
    */
   private async count(db: Db, q: Knex.QueryBuilder): Promise<number> {
     const { sql, bindings } = q.clone().select(db.raw('1')).toSQL();
+    const key = `${sql}\n${JSON.stringify(bindings)}`;
+    const counted = this.counts?.get(key);
+    if (counted !== undefined) return counted;
+    const total = await this.countNow(db, q, sql, bindings);
+    this.counts?.set(key, total);
+    return total;
+  }
+
+  private async countNow(db: Db, q: Knex.QueryBuilder, sql: string, bindings: readonly unknown[]): Promise<number> {
     const explained = await db.raw(`EXPLAIN (FORMAT JSON) ${sql}`, bindings as Knex.RawBinding[]);
     const estimate = Math.round(Number(explained.rows[0]['QUERY PLAN'][0].Plan['Plan Rows']));
     if (estimate > EXACT_COUNT_UP_TO) return estimate;
