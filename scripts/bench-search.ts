@@ -6,6 +6,10 @@
  * the baseline, the throughput, where the CPU went (this process, the PostgreSQL backends, the rest
  * of the machine) and the load average.
  *
+ * The server runs with its configuration from the environment: SEARCH_COUNT_CACHE_SECONDS=0 measures
+ * searches that count their matches every time (the default reuses a count for 60 s, and every measured
+ * request is a repeated search).
+ *
  * BENCH_DATABASE_URL (else DATABASE_URL) names a PostgreSQL server; the benchmark creates its own
  * database there (BENCH_DB_NAME, default lr_bench), loads the data set once and reuses it on later
  * runs. BENCH_PEOPLE / BENCH_COMPANIES / BENCH_ITERATIONS change the sizes.
@@ -154,6 +158,7 @@ async function main() {
     return performance.now() - t0;
   };
 
+  console.log(`\nThe count of the same filters is ${config.searchCountCacheSeconds ? `reused for ${config.searchCountCacheSeconds} s` : 'counted every time'} (SEARCH_COUNT_CACHE_SECONDS).`);
   console.log(`\nOne at a time: ${ITERATIONS} requests per search (after 3 warm-up requests), through HTTP:\n`);
   console.log('search'.padEnd(42) + 'results'.padStart(10) + 'p50 ms'.padStart(9) + 'p95 ms'.padStart(9));
   const sequential = new Map<Search, Stats>();
