@@ -7,10 +7,9 @@
  * `/healthz`, `GET /v1/authenticate`, `GET /v1/ratelimit/limits`, `GET /v1/campaign/list` for one
  * workspace on a high-limit plan, with `GET /v1/authenticate` spread over 8 workspaces right after the
  * one-workspace case (the two are compared, so they run under the same conditions); then the hello
- * again. Prints req/s, p50, p99 and the serving process's CPU time per request of each, with the ratio to
- * the hello (the mean of its two runs), on
- * PostgreSQL (BENCH_DATABASE_URL or DATABASE_URL; a fresh database lr_bench_http, dropped afterwards)
- * and on the embedded database (a temporary DATA_DIR).
+ * again. Prints req/s, p50, p99 and the serving process's CPU time per request of each, with the ratio
+ * to the hello (the mean of its two runs), on PostgreSQL (BENCH_DATABASE_URL or DATABASE_URL; a fresh
+ * database lr_bench_http, dropped afterwards) and on the embedded database (a temporary DATA_DIR).
  *
  * BENCH_SECONDS (10) per case after a 2 s warm-up; BENCH_TARGETS (postgres,pglite); BENCH_CASES keeps only
  * the cases whose name contains one of its comma-separated words (the hello always runs), so that a profile

@@ -6,10 +6,11 @@
  * sums the last 60 one-second buckets (precise to the second); the hour and day windows sum the
  * last 60 and 1440 one-minute buckets (precise to the minute); the optional per-second window is
  * the current second's bucket. The database function quota_hit (migrations 20261124060000 and
- * 20261125010000) resolves the key, takes its workspace's quota lock, counts the hit and returns the
- * buckets in one statement, so concurrent requests of one workspace, from any process, are counted one
- * after another and exactly `limit` of them are admitted, while the lock is held only inside the database. Rejected requests
- * count too (the seed's rule); a revoked key is read as revoked on the request after the revocation.
+ * 20261125010000) resolves the keys, takes their workspaces' quota locks, counts the hits and returns
+ * the buckets in one statement, so concurrent requests of one workspace, from any process, are counted
+ * one after another and exactly `limit` of them are admitted, while the locks are held only inside the
+ * database. Rejected requests count too (the seed's rule); a revoked key is read as revoked on the
+ * request after the revocation.
  */
 import type { Db } from '../db';
 import type { Clock } from '../clock';
