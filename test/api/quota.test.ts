@@ -190,6 +190,7 @@ describe('concurrency in one process', () => {
     const remaining = responses.filter((r) => r.status === 200).map((r) => Number(/r=(\d+)/.exec(r.headers.get('ratelimit')!)![1]));
     expect(remaining.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
   });
+
   it('decides the concurrent requests of several workspaces each on its own count', async () => {
     t.clock.set('2026-11-23T20:10:00.000Z');
     const workspaces = await Promise.all(Array.from({ length: 4 }, () => t.createWorkspace({ defaultPlan: true })));
