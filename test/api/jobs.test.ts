@@ -29,7 +29,7 @@ afterAll(async () => {
 });
 
 const upload = (path: string, text: string | Buffer, workspace = ws, headers: Record<string, string> = {}) =>
-  t.fetch(path, { method: 'POST', apiKey: workspace.apiKey, headers: { 'Content-Type': 'text/csv', ...headers }, body: text });
+  t.fetch(path, { method: 'POST', apiKey: workspace.apiKey, headers: { 'Content-Type': 'text/csv', ...headers }, body: typeof text === 'string' ? text : new Blob([new Uint8Array(text)]) });
 const postJson = (path: string, body: unknown, workspace = ws) =>
   t.fetch(path, { method: 'POST', apiKey: workspace.apiKey, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
 
