@@ -1,7 +1,8 @@
 /**
  * The one owner of mail: composes messages, sends them through the SMTP transport pool, records them in
  * `email_messages`, appends them to Sent and opens mailbox sessions. Sending, the inbox, the account login
- * check and warm-up call it; nothing else imports nodemailer or imapflow or touches the table.
+ * check and warm-up call it (and email verification its SMTP mailbox probe, `probeMailbox`); nothing else
+ * imports nodemailer or imapflow or touches the table.
  *
  * Two ways to send:
  *   - `send()`: compose, (optionally) record as `sending`, send, record the outcome, (optionally) append to
@@ -22,6 +23,7 @@ export { replySubject } from './compose';
 export type { Composed, Draft, OutgoingMessage } from './compose';
 export type { ConnectionOptions, LoginFailure, MailLogin } from './login';
 export { MailboxError, MailboxSession, readMailbox, type FetchedMessage, type Folder, type MailboxQuery, type OpenFolder, type ReadResult, type SpecialUse } from './mailbox';
+export { probeMailbox, type ProbeOptions, type ProbeOutcome } from './smtp-probe';
 export { HIDDEN_KINDS, type ListFilter, type MessageKind, type MessageRow, type MessageStatus, type ThreadParent } from './store';
 export type { RawMessage, SendOutcome } from './transport';
 
