@@ -24,6 +24,6 @@ export function startJobs({ deps, services }: { deps: Deps; services: Services }
 /** Stops the worker, closes SMTP pools and the database. */
 export async function shutdownJobs(worker: Worker | null, services: Services, database: Database): Promise<void> {
   await worker?.stop();
-  services.transports.close();
+  services.mail.close();
   await database.close();
 }

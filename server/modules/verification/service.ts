@@ -1,6 +1,6 @@
 /**
  * Email verification: the offline checks (checks.ts), the MX look-up through the configured
- * resolver, the optional SMTP probe (smtp-probe.ts), and the per-address cache (store.ts).
+ * resolver, the optional SMTP probe (the mail module's probeMailbox), and the per-address cache (store.ts).
  * The order of the checks and what each outcome means is documented in
  * spec/paths/people_verification/verify.yaml; keep the two in step.
  */
@@ -10,7 +10,7 @@ import type { Config } from '../../config';
 import type { Db, Executor } from '../../db';
 import type { DnsLookup, DnsResult, MxRecord } from '../../dns';
 import { isDisposableDomain, isFreeProviderDomain, isRoleLocalPart, parseAddress } from './checks';
-import { probeMailbox, type ProbeOutcome } from './smtp-probe';
+import { probeMailbox, type ProbeOutcome } from '../mail/service';
 import type { VerificationRow, VerificationStore } from './store';
 
 type VerificationResult = components['schemas']['VerificationResult'];
