@@ -21,6 +21,9 @@ import { verificationRoutes } from './modules/verification/routes';
 import { webhookRoutes } from './modules/webhooks/routes';
 import { whitelabelRoutes } from './modules/whitelabel/routes';
 import { workspaceRoutes } from './modules/workspace/routes';
+import { jobRoutes } from './modules/job/routes';
+import { JobService } from './modules/job/service';
+import { JobStore } from './modules/job/store';
 import { IdempotencyStore } from './http/idempotency';
 import { createDnsLookup } from './dns';
 import { AccountMailAccess, AccountService, type LinkedCampaigns, type MailLoginCheck } from './modules/account/service';
@@ -112,7 +115,8 @@ export function createServices(deps: Deps) {
   });
   const webhooks = new WebhookService(db, new WebhookStore(), secrets, campaigns, config, clock);
   events.onRecorded(webhooks.enqueue);
-  return { webhooks, sending, tracking, suppression, mail, inbox, events, credits, workspaces, quota, idempotency, whitelabel, campaigns, contacts, accounts, analytics, leads, verification, enrichment, lists };
+  const jobs = new JobService(db, new JobStore(), contacts, campaigns, suppression, verification, enrichment, leads, events, clock, deps.logger, config.jobBatchSize);
+  return { jobs, webhooks, sending, tracking, suppression, mail, inbox, events, credits, workspaces, quota, idempotency, whitelabel, campaigns, contacts, accounts, analytics, leads, verification, enrichment, lists };
 }
 
 export type Services = ReturnType<typeof createServices>;
@@ -133,5 +137,6 @@ export function createRoutes(services: Services): Route[] {
     ...sendingRoutes(services),
     ...suppressionRoutes(services),
     ...webhookRoutes(services),
+    ...jobRoutes(services),
   ];
 }
