@@ -58,6 +58,8 @@ import { WebhookService } from './modules/webhooks/service';
 import { WebhookStore } from './modules/webhooks/store';
 import { InboxStore } from './modules/inbox/store';
 import { EmailMessages } from './modules/inbox/messages';
+import { ReplyIntentService } from './modules/inbox/reply-intents';
+import { IntentStore } from './modules/inbox/intent-store';
 
 export interface Deps {
   config: Config;
@@ -91,7 +93,6 @@ export function createServices(deps: Deps) {
   const accounts = new AccountService(db, accountStore, events, linkedCampaigns, workspaces, secrets, dns, config, clock, config.verifyMailLogins ? loginCheck : null);
   const campaigns = new CampaignService(db, new CampaignStore(), events, accounts, clock);
   const contacts = new ContactService(db, new ContactStore(), events, workspaces, campaigns, clock);
-  const analytics = new AnalyticsService(db, events, campaigns, contacts, accounts, clock);
   const leadStore = new LeadStore(clock, config.searchCountCacheSeconds);
   const leads = new LeadService(db, leadStore, clock, credits, config.creditCosts);
   const verification = new VerificationService(db, new VerificationStore(), dns, clock, config);
@@ -101,13 +102,16 @@ export function createServices(deps: Deps) {
   const suppression = new SuppressionService(db, new SuppressionStore(), clock);
   const tracking = new TrackingService(db, new TokenSigner(() => secrets.deriveKey('link-signing')), config.publicUrl, contacts, suppression, events, clock);
   const sending = new SendingService(db, new SendingStore(), mailAccess, contacts, events, suppression, tracking, transports, clock);
-  const inbox = new InboxService(db, new InboxStore(), new EmailMessages(), mailAccess, campaigns, contacts, events, suppression, sending, transports, config, clock, deps.logger, {
+  const emailMessages = new EmailMessages();
+  const replyIntents = new ReplyIntentService(db, new IntentStore(), emailMessages, campaigns, contacts, tracking, events, clock);
+  const inbox = new InboxService(db, new InboxStore(), emailMessages, mailAccess, campaigns, contacts, events, suppression, sending, replyIntents, transports, config, clock, deps.logger, {
     ...DEFAULT_INBOX_SETTINGS,
     messagesPerRun: config.inboxMessagesPerRun,
     accountsPerRun: config.inboxAccountsPerRun,
     concurrency: config.inboxConcurrency,
     timeoutMs: config.imapTimeoutMs,
   });
+  const analytics = new AnalyticsService(db, events, campaigns, contacts, accounts, replyIntents, clock);
   const webhooks = new WebhookService(db, new WebhookStore(), secrets, campaigns, config, clock);
   events.onRecorded(webhooks.enqueue);
   return { webhooks, sending, tracking, suppression, transports, inbox, events, credits, workspaces, quota, idempotency, whitelabel, campaigns, contacts, accounts, analytics, leads, verification, enrichment, lists };
