@@ -12,7 +12,7 @@ import type { EventService } from '../events/service';
 import type { RemovalRef } from '../tracking/service';
 import { decideIntent, REPLY_INTENTS, type IntentDecision, type Referral, type ReplyIntent } from './intent';
 import type { IntentCountRow, IntentRow, IntentStore } from './intent-store';
-import type { MessagePort, MessageRow } from './messages';
+import type { MailService, MessageRow } from '../mail/service';
 
 /** The one removal path (the tracking module's unsubscribe), in the caller's transaction. */
 export interface RemovalPort {
@@ -48,7 +48,7 @@ export class ReplyIntentService {
   constructor(
     private readonly db: Db,
     private readonly store: IntentStore,
-    private readonly messages: MessagePort,
+    private readonly mail: Pick<MailService, 'get'>,
     private readonly campaigns: CampaignService,
     private readonly contacts: ContactService,
     private readonly removal: RemovalPort,
@@ -112,7 +112,7 @@ export class ReplyIntentService {
       throw badRequest('A referral can only be given with the intent wrongPerson.', [detail('referral', 'is allowed only when intent is wrongPerson', 'referralWithoutWrongPerson')]);
     }
     return this.db.transaction(async (trx) => {
-      const message = await this.messages.get(trx, workspaceId, body.id);
+      const message = await this.mail.get(trx, workspaceId, body.id);
       if (!message) throw notFound('Email not found.');
       if (message.direction !== 'inbound' || message.kind !== 'reply') {
         throw conflict(`Only replies have an intent; this message is ${message.direction === 'outbound' ? 'outbound' : `an inbound ${message.kind}`}.`, [detail('id', `is a ${message.kind} message, not a reply`, 'notAReply')]);
