@@ -50,6 +50,10 @@ export interface Config {
   sendingEnabled: boolean;
   /** How often the worker looks for due work, in seconds. */
   sendingTickSeconds: number;
+  /** Rows per batch of a background job (one transaction each). */
+  jobBatchSize: number;
+  /** Largest JSON body of the job operations (`/v2/job/...`); CSV uploads have their own 50 MB limit. */
+  jobBodyLimitBytes: number;
   /** The public base URL of this service, for unsubscribe, open and click links in emails. */
   publicUrl: string;
   /** Log in to SMTP (and IMAP) before storing a connected account (VERIFY_MAIL_LOGINS, default on). */
@@ -118,6 +122,8 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     shutdownGraceSeconds: int('SHUTDOWN_GRACE_SECONDS', 10, env),
     sendingEnabled: bool('SENDING_ENABLED', true, env),
     sendingTickSeconds: int('SENDING_TICK_SECONDS', 5, env),
+    jobBatchSize: Math.min(5000, Math.max(1, int('JOB_BATCH_SIZE', 1000, env))),
+    jobBodyLimitBytes: int('JOB_BODY_LIMIT_BYTES', 50 * 1024 * 1024, env),
     publicUrl: (env.PUBLIC_URL || `http://localhost:${int('PORT', 3000, env)}`).replace(/\/+$/, ''),
     verifyMailLogins: bool('VERIFY_MAIL_LOGINS', true, env),
     smtpTimeoutMs: int('SMTP_TIMEOUT_MS', 15000, env),

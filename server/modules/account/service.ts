@@ -18,6 +18,7 @@ import type { SecretBox } from './secrets';
 import type { AccountRow, AccountStore, WarmupColumns } from './store';
 import { checkDomain, type DomainVitals } from './vitals';
 import type { WorkspaceService } from '../workspace/service';
+import type { LoginFailure, MailLogin } from '../mail/service';
 
 type Schemas = components['schemas'];
 type ConnectRequest = Schemas['EmailAccountConnectRequest'];
@@ -312,25 +313,8 @@ export class AccountService {
   }
 }
 
-/** Why a login try failed: `auth_failed`, `private_destination`, `unreachable` (refused, unknown host, timeout). */
-export interface LoginFailure {
-  reason: 'auth_failed' | 'private_destination' | 'unreachable';
-  message: string;
-}
-
-/** Tries an SMTP or IMAP login; null when it worked. */
+/** Tries an SMTP or IMAP login (the mail module does); null when it worked. */
 export type MailLoginCheck = Record<'smtp' | 'imap', (login: MailLogin) => Promise<LoginFailure | null>>;
-
-/** A decrypted mail-server login, for the worker only (never returned by the API). */
-export interface MailLogin {
-  accountId: string;
-  workspaceId: string;
-  email: string;
-  host: string;
-  port: number;
-  username: string;
-  password: string;
-}
 
 /** What changed when a connection failure changed an account's status (the caller records `account.statusChanged`). */
 export interface AccountStatusChange {
