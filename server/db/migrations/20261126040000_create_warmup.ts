@@ -48,6 +48,8 @@ export async function up(knex: Knex): Promise<void> {
     t.bigInteger('junk_last_uid').notNullable().defaultTo(0);
     t.integer('read_failures').notNullable().defaultTo(0);
     t.text('last_error').nullable();
+    /** A partner that refused mail (mailbox full, 4xx) is skipped until then, never retried in a loop. */
+    t.timestamp('skip_until', { useTz: true }).nullable();
     /** The last subject it sent, so the next one differs. */
     t.text('last_subject').nullable();
   });
@@ -85,6 +87,8 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw("CREATE INDEX warmup_messages_due ON warmup_messages (send_at) WHERE status = 'scheduled'");
   await knex.raw('CREATE INDEX warmup_messages_sender ON warmup_messages (sender_id, sent_at)');
   await knex.raw('CREATE INDEX warmup_messages_recipient ON warmup_messages (recipient_id, seen_at)');
+  // One answer per warm-up email, whichever reader saw it first.
+  await knex.raw("CREATE UNIQUE INDEX warmup_messages_one_reply ON warmup_messages (parent_id) WHERE kind = 'reply'");
 }
 
 export async function down(knex: Knex): Promise<void> {
