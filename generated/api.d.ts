@@ -93,8 +93,15 @@ export interface paths {
          *     Each check answers `pass`, the records found, and when it fails the reason (`notFound`, `noData`,
          *     `noMatchingRecord`, `multipleRecords`, `timeout`, ...). `allPass` is true when all four pass. Each look-up
          *     has a time limit (`DNS_TIMEOUT_MS`, default 3000 ms); a DNS server that does not answer gives a `timeout`
-         *     result, not an error. Accounts sharing a domain are looked up once. `reputation` adds the account's last 30
-         *     days of campaign sending from stored events (sent, bounced, replied, rates).
+         *     result, not an error. Accounts sharing a domain are looked up once.
+         *
+         *     `blocklists`: the domain on each domain blocklist (`DNSBL_DOMAIN_ZONES`, default dbl.spamhaus.org) and the
+         *     IPv4 addresses of the account's SMTP host on each IP blocklist (`DNSBL_IP_ZONES`, default zen.spamhaus.org,
+         *     bl.spamcop.net, b.barracudacentral.org), through the same resolver; a list that refuses the query (Spamhaus
+         *     does for public resolvers) or does not answer is reported as unknown (`listed: null`), never as listed.
+         *     `reputation` adds the account's last 30 days of campaign sending from stored events (sent, bounced,
+         *     replied, unsubscribed, rates). `score` (0-100) sums it up: 100 less the points of each reason in
+         *     `scoreReasons` (failed DNS checks, listings, bounce and unsubscribe rates; see `ScoreReason`).
          *
          *     Costs no credits and changes nothing. Errors: `400` invalid body; `404` one or more accounts are not in
          *     this workspace (the v2 `details` name each one).
@@ -1001,8 +1008,15 @@ export interface paths {
          *     Each check answers `pass`, the records found, and when it fails the reason (`notFound`, `noData`,
          *     `noMatchingRecord`, `multipleRecords`, `timeout`, ...). `allPass` is true when all four pass. Each look-up
          *     has a time limit (`DNS_TIMEOUT_MS`, default 3000 ms); a DNS server that does not answer gives a `timeout`
-         *     result, not an error. Accounts sharing a domain are looked up once. `reputation` adds the account's last 30
-         *     days of campaign sending from stored events (sent, bounced, replied, rates).
+         *     result, not an error. Accounts sharing a domain are looked up once.
+         *
+         *     `blocklists`: the domain on each domain blocklist (`DNSBL_DOMAIN_ZONES`, default dbl.spamhaus.org) and the
+         *     IPv4 addresses of the account's SMTP host on each IP blocklist (`DNSBL_IP_ZONES`, default zen.spamhaus.org,
+         *     bl.spamcop.net, b.barracudacentral.org), through the same resolver; a list that refuses the query (Spamhaus
+         *     does for public resolvers) or does not answer is reported as unknown (`listed: null`), never as listed.
+         *     `reputation` adds the account's last 30 days of campaign sending from stored events (sent, bounced,
+         *     replied, unsubscribed, rates). `score` (0-100) sums it up: 100 less the points of each reason in
+         *     `scoreReasons` (failed DNS checks, listings, bounce and unsubscribe rates; see `ScoreReason`).
          *
          *     Costs no credits and changes nothing. Errors: `400` invalid body; `404` one or more accounts are not in
          *     this workspace (the v2 `details` name each one).
@@ -3668,6 +3682,48 @@ export interface components {
             /** @example 0.83 */
             unsubscribeRate: number;
         };
+        /**
+         * @description One DNS blocklist (DNSBL) look-up: an IP list (`kind: ip`) is asked for a sending host's IPv4 address in
+         *     reverse-octet order (`10.113.0.203.zen.spamhaus.org`), a domain list (`kind: domain`) for the domain
+         *     (`acme-mail.io.dbl.spamhaus.org`). An answer in 127.0.0.0/8 means listed (`returnCodes` holds the answers,
+         *     whose meaning the list documents); no such name (NXDOMAIN) means not listed. `listed` is `null` when the list
+         *     could not tell: the DNS look-up failed (`timeout`, `refused`, `serverFailure`, `error`), or the list refused
+         *     the query (`listRefused`: Spamhaus answers 127.255.255.x to queries from public resolvers and over its limit).
+         */
+        BlocklistCheck: {
+            /**
+             * @example ip
+             * @enum {string}
+             */
+            kind: "ip" | "domain";
+            /** @example false */
+            listed: boolean | null;
+            /** @example null */
+            message: string | null;
+            /**
+             * @description The DNS name asked (A record).
+             * @example 10.113.0.203.zen.spamhaus.org
+             */
+            query: string;
+            /**
+             * @example null
+             * @enum {string|null}
+             */
+            reason: "listRefused" | "timeout" | "refused" | "serverFailure" | "error" | null;
+            /**
+             * @example [
+             *       "127.0.0.2"
+             *     ]
+             */
+            returnCodes: string[];
+            /**
+             * @description The IP address or domain looked up.
+             * @example 203.0.113.10
+             */
+            target: string;
+            /** @example zen.spamhaus.org */
+            zone: string;
+        };
         /** @description An outreach campaign. */
         Campaign: {
             /** @description Sizes computed when the campaign is read. */
@@ -4692,7 +4748,8 @@ export interface components {
         EmailAccountStatus: "active" | "paused" | "connectionError" | "sendingError";
         /**
          * @description Deliverability vitals of one account: DNS checks of its domain (MX, SPF, DKIM, DMARC), `allPass` when
-         *     all four pass, and its sending reputation over the last 30 days from stored email events.
+         *     all four pass, its listings on DNS blocklists, its sending reputation over the last 30 days from stored
+         *     email events, and one `score` from 0 to 100 with `scoreReasons`, each reason and the points it takes off.
          */
         EmailAccountVitals: {
             /**
@@ -4702,6 +4759,17 @@ export interface components {
             accountId: string;
             /** @example true */
             allPass: boolean;
+            /**
+             * @description The domain on each domain blocklist (`DNSBL_DOMAIN_ZONES`, default dbl.spamhaus.org) and each address of
+             *     the sending host on each IP blocklist (`DNSBL_IP_ZONES`, default zen.spamhaus.org, bl.spamcop.net,
+             *     b.barracudacentral.org); `listedOn` names the lists that list either (empty: listed nowhere).
+             */
+            blocklists: {
+                checks: components["schemas"]["BlocklistCheck"][];
+                /** @example [] */
+                listedOn: string[];
+                sendingHost: components["schemas"]["SendingHost"];
+            };
             dkim: components["schemas"]["DkimCheck"];
             dmarc: components["schemas"]["DnsRecordCheck"];
             /** @example acme-mail.io */
@@ -4712,7 +4780,10 @@ export interface components {
              */
             email: string;
             mx: components["schemas"]["DnsRecordCheck"];
-            /** @description Campaign emails (warm-up excluded) this account sent in the last 30 days, and how many bounced or were replied to. */
+            /**
+             * @description Campaign emails (warm-up excluded) this account sent in the last 30 days, and how many bounced, were
+             *     replied to or led to an unsubscribe.
+             */
             reputation: {
                 /** @example 6 */
                 bounced: number;
@@ -4732,7 +4803,21 @@ export interface components {
                 replyRatePercent: number;
                 /** @example 420 */
                 sent: number;
+                /** @example 2 */
+                unsubscribed: number;
+                /**
+                 * @description unsubscribed / sent x 100, two decimals; 0 when nothing was sent.
+                 * @example 0.48
+                 */
+                unsubscribeRatePercent: number;
             };
+            /**
+             * @description 100 less the points of `scoreReasons`, at least 0.
+             * @example 90
+             */
+            score: number;
+            /** @description Why the score is not 100, largest first; empty at 100. */
+            scoreReasons: components["schemas"]["ScoreReason"][];
             spf: components["schemas"]["DnsRecordCheck"];
         };
         /** @description The accounts to check. */
@@ -5747,6 +5832,27 @@ export interface components {
             sent: number;
             uniqueReplies: number;
         };
+        /**
+         * @description One reason the deliverability score is below 100, with the points it takes off:
+         *     - `mxFailed` (10), `spfFailed` (15), `dkimFailed` (15), `dmarcFailed` (10): that DNS check did not pass;
+         *     - `domainListed` (30): the domain is on a domain blocklist; `hostListed` (30): a sending host's address is on
+         *       an IP blocklist (the message names the lists);
+         *     - `highBounceRate`: 30-day bounce rate over 2% (15) or over 5% (25);
+         *     - `highUnsubscribeRate` (10): 30-day unsubscribe rate over 1%;
+         *     - `lowWarmupHealth`: the warm-up health score (inbox share of the last 7 days) is `fair`, below 85 (10), or
+         *       `poor`, below 70 (20).
+         */
+        ScoreReason: {
+            /**
+             * @example dmarcFailed
+             * @enum {string}
+             */
+            code: "mxFailed" | "spfFailed" | "dkimFailed" | "dmarcFailed" | "domainListed" | "hostListed" | "highBounceRate" | "highUnsubscribeRate" | "lowWarmupHealth";
+            /** @example DMARC check failed: The name does not exist (NXDOMAIN). */
+            message: string;
+            /** @example 10 */
+            points: number;
+        };
         /** @description Where this page sits in a search result. */
         SearchPagination: {
             page: number;
@@ -5754,6 +5860,28 @@ export interface components {
             totalEntries: number;
             /** @description At most 500, the deepest page a search serves. */
             totalPages: number;
+        };
+        /**
+         * @description The account's SMTP host and the IPv4 addresses it resolves to (an IP written as the host is taken as is),
+         *     whose listings the IP blocklists are asked for. When the look-up fails, `addresses` is empty and `reason`
+         *     (`notFound`, `noData`, `timeout`, `refused`, `serverFailure`, `error`) and `message` say why.
+         */
+        SendingHost: {
+            /**
+             * @example [
+             *       "203.0.113.10"
+             *     ]
+             */
+            addresses: string[];
+            /** @example smtp.gmail.com */
+            host: string;
+            /** @example null */
+            message: string | null;
+            /**
+             * @example null
+             * @enum {string|null}
+             */
+            reason: "notFound" | "noData" | "timeout" | "refused" | "serverFailure" | "error" | null;
         };
         /**
          * @description Why a campaign is not sending right now (several can hold at once):
