@@ -3579,7 +3579,7 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
-        /** @description One account's sending today (workspace time zone), from the stored `sent` events. */
+        /** @description One account's sending today (workspace time zone): campaign emails from the stored sent events, warm-up emails from the pool's record. */
         AccountSentToday: {
             /**
              * Format: uuid
@@ -3594,7 +3594,7 @@ export interface components {
              */
             email: string;
             /**
-             * @description dailyLimit - sentToday, never below 0.
+             * @description dailyLimit - sentToday - warmupSentToday (warm-up and campaign mail share the limit), never below 0.
              * @example 38
              */
             remainingToday: number;
@@ -3605,7 +3605,7 @@ export interface components {
             sentToday: number;
             status: components["schemas"]["EmailAccountStatus"];
             /**
-             * @description Warm-up emails sent today (not counted against dailyLimit).
+             * @description Warm-up emails sent today (they count against dailyLimit too).
              * @example 14
              */
             warmupSentToday: number;
