@@ -60,7 +60,7 @@ const WARMUP_DEFAULTS = { dailyLimit: 10, increasePerDay: 1, replyRatePercent: 3
 export type WarmupReasonValue = Schemas['WarmupReason'];
 
 const warmupNeedsImap = () =>
-  conflict('Warm-up needs to read the mailbox: connect the account with an IMAP login first.', [detail('imap', 'is required for warm-up', 'imap_required')]);
+  conflict('Warm-up needs to read the mailbox: connect the account with an IMAP login first.', [detail('accountId', 'has no IMAP login: warm-up needs to read the mailbox', 'imap_required')]);
 
 /** The window must open before it closes (the schema bounds each end). */
 function checkWindow(row: Pick<AccountRow, 'warmup_window_from' | 'warmup_window_to'>): void {
