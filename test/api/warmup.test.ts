@@ -12,6 +12,8 @@ import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-r
 import { createServices } from '../../server/services';
 import { hasMarker } from '../../server/modules/warmup/content';
 
+jest.setTimeout(120_000);
+
 const ANN = 'ann@gmail.test';
 const BOB = 'bob@outlook.test';
 const CY = 'cy@yahoo.test';
