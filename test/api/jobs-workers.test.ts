@@ -32,7 +32,8 @@ onPostgres('jobs with several worker processes on one PostgreSQL', () => {
     await t.close();
   });
 
-  const worker = () => startWorkerProcess(t.databaseUrl!, { SENDING_TICK_SECONDS: '1', SEED_DEMO: '0' });
+  /** A worker process; `concurrency` batches at once (1 where a test needs to know which batch waits). */
+  const worker = (concurrency = 2) => startWorkerProcess(t.databaseUrl!, { SENDING_TICK_SECONDS: '1', SEED_DEMO: '0', JOB_CONCURRENCY: String(concurrency) });
   const upload = async (campaignId: string, emails: string[]) => {
     const res = await t.fetch(`/v2/job/contact-import?campaignId=${campaignId}`, { method: 'POST', apiKey: ws.apiKey, headers: { 'Content-Type': 'text/csv' }, body: ['email', ...emails].join('\n') });
     expect(res.status).toBe(202);
@@ -61,7 +62,7 @@ onPostgres('jobs with several worker processes on one PostgreSQL', () => {
   });
   const contactsOf = async (campaignId: string) => (await t.db('contacts').where({ campaign_id: campaignId }).orderBy('email').select('email')).map((r) => r.email);
 
-  it('two workers share one job and apply every batch exactly once', async () => {
+  it('two workers (two batches at once each) share one job and apply every batch exactly once', async () => {
     const campaignId = await addCampaign(t, ws);
     const emails = Array.from({ length: 600 }, (_, i) => `c${String(i).padStart(4, '0')}@acme.com`);
     // Batches of 2 rows: 300 batches to share.
@@ -84,12 +85,15 @@ onPostgres('jobs with several worker processes on one PostgreSQL', () => {
     const now = new Date();
     await trx('contacts').insert({ id: '0193a1b2-7c4d-7e5f-8a9b-00000000dead', workspace_id: ws.workspaceId, campaign_id: campaignId, email: 'k0@acme.com', custom_variables: '{}', status: 'active', created_at: now, updated_at: now });
     const jobId = await upload(campaignId, emails);
-    const first = await worker();
-    await blockedInsert();
-    await kill(first);
-    await trx.rollback();
+    try {
+      const first = await worker(1);
+      await blockedInsert();
+      await kill(first);
+    } finally {
+      await trx.rollback();
+    }
 
-    const second = await worker();
+    const second = await worker(1);
     const job = await until(() => getJob(jobId), (j) => j.status === 'completed', 'the job to complete');
     expect(job).toMatchObject({ progress: { total: 4, processed: 4 }, counts: { created: 4, skipped: 0, invalid: 0 } });
     expect(await contactsOf(campaignId)).toEqual(emails);
@@ -104,12 +108,15 @@ onPostgres('jobs with several worker processes on one PostgreSQL', () => {
     const now = new Date();
     await trx('contacts').insert({ id: '0193a1b2-7c4d-7e5f-8a9b-00000000beef', workspace_id: ws.workspaceId, campaign_id: campaignId, email: 'x0@acme.com', custom_variables: '{}', status: 'active', created_at: now, updated_at: now });
     const jobId = await upload(campaignId, ['x0@acme.com', 'x1@acme.com', 'x2@acme.com']);
-    const w = await worker();
-    await blockedInsert();
-    // The worker holds its batch, not the job: the cancel answers at once.
-    const cancelled = await ws.client.POST('/v2/job/cancel', { body: { jobId } });
-    expect(cancelled.data!.data.job).toMatchObject({ status: 'cancelled', progress: { processed: 0 } });
-    await trx.rollback();
+    const w = await worker(1);
+    try {
+      await blockedInsert();
+      // The worker holds its batch, not the job: the cancel answers at once.
+      const cancelled = await ws.client.POST('/v2/job/cancel', { body: { jobId } });
+      expect(cancelled.data!.data.job).toMatchObject({ status: 'cancelled', progress: { processed: 0 } });
+    } finally {
+      await trx.rollback();
+    }
     await until(() => blocker.raw("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"), (r) => r.rows[0].n === 0, 'the batch to end');
     await new Promise((r) => setTimeout(r, 1500));
     expect(await contactsOf(campaignId)).toEqual([]);
