@@ -93,8 +93,15 @@ export interface paths {
          *     Each check answers `pass`, the records found, and when it fails the reason (`notFound`, `noData`,
          *     `noMatchingRecord`, `multipleRecords`, `timeout`, ...). `allPass` is true when all four pass. Each look-up
          *     has a time limit (`DNS_TIMEOUT_MS`, default 3000 ms); a DNS server that does not answer gives a `timeout`
-         *     result, not an error. Accounts sharing a domain are looked up once. `reputation` adds the account's last 30
-         *     days of campaign sending from stored events (sent, bounced, replied, rates).
+         *     result, not an error. Accounts sharing a domain are looked up once.
+         *
+         *     `blocklists`: the domain on each domain blocklist (`DNSBL_DOMAIN_ZONES`, default dbl.spamhaus.org) and the
+         *     IPv4 addresses of the account's SMTP host on each IP blocklist (`DNSBL_IP_ZONES`, default zen.spamhaus.org,
+         *     bl.spamcop.net, b.barracudacentral.org), through the same resolver; a list that refuses the query (Spamhaus
+         *     does for public resolvers) or does not answer is reported as unknown (`listed: null`), never as listed.
+         *     `reputation` adds the account's last 30 days of campaign sending from stored events (sent, bounced,
+         *     replied, unsubscribed, rates). `score` (0-100) sums it up: 100 less the points of each reason in
+         *     `scoreReasons` (failed DNS checks, listings, bounce and unsubscribe rates; see `ScoreReason`).
          *
          *     Costs no credits and changes nothing. Errors: `400` invalid body; `404` one or more accounts are not in
          *     this workspace (the v2 `details` name each one).
@@ -995,8 +1002,15 @@ export interface paths {
          *     Each check answers `pass`, the records found, and when it fails the reason (`notFound`, `noData`,
          *     `noMatchingRecord`, `multipleRecords`, `timeout`, ...). `allPass` is true when all four pass. Each look-up
          *     has a time limit (`DNS_TIMEOUT_MS`, default 3000 ms); a DNS server that does not answer gives a `timeout`
-         *     result, not an error. Accounts sharing a domain are looked up once. `reputation` adds the account's last 30
-         *     days of campaign sending from stored events (sent, bounced, replied, rates).
+         *     result, not an error. Accounts sharing a domain are looked up once.
+         *
+         *     `blocklists`: the domain on each domain blocklist (`DNSBL_DOMAIN_ZONES`, default dbl.spamhaus.org) and the
+         *     IPv4 addresses of the account's SMTP host on each IP blocklist (`DNSBL_IP_ZONES`, default zen.spamhaus.org,
+         *     bl.spamcop.net, b.barracudacentral.org), through the same resolver; a list that refuses the query (Spamhaus
+         *     does for public resolvers) or does not answer is reported as unknown (`listed: null`), never as listed.
+         *     `reputation` adds the account's last 30 days of campaign sending from stored events (sent, bounced,
+         *     replied, unsubscribed, rates). `score` (0-100) sums it up: 100 less the points of each reason in
+         *     `scoreReasons` (failed DNS checks, listings, bounce and unsubscribe rates; see `ScoreReason`).
          *
          *     Costs no credits and changes nothing. Errors: `400` invalid body; `404` one or more accounts are not in
          *     this workspace (the v2 `details` name each one).
@@ -2013,6 +2027,34 @@ export interface paths {
          *     holds the thread is removed or has no SMTP login.
          */
         post: operations["replyToEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/email/set-intent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Correct a reply's intent
+         * @description Sets the intent of one reply (`kind: reply`) and keeps it: `intentSource` becomes `user`, and nothing
+         *     the reader does later changes it. The correction counts in `GET /v2/analytics/campaign/steps` at once.
+         *     It acts as a decided intent does: with the campaign's `intentSetsLeadStatus` (on by default) a clear intent
+         *     sets the contact's lead status (`contact.leadStatusChanged`), and `unsubscribeRequest` unsubscribes the
+         *     contact, suppresses the address and records `contact.unsubscribed` (`source: reply`), as the unsubscribe
+         *     link does. A correction away from `unsubscribeRequest` does not undo an unsubscribe (remove the address
+         *     from the suppression list by hand if the person asked for nothing). Costs no credits.
+         *     Errors: `400` invalid body, or `referral` with an intent other than `wrongPerson`; `404` no such message in
+         *     this workspace; `409` the message is not a reply (outbound mail, automatic replies and bounces have no intent).
+         */
+        post: operations["setEmailIntent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3586,6 +3628,48 @@ export interface components {
             /** @example 0.83 */
             unsubscribeRate: number;
         };
+        /**
+         * @description One DNS blocklist (DNSBL) look-up: an IP list (`kind: ip`) is asked for a sending host's IPv4 address in
+         *     reverse-octet order (`10.113.0.203.zen.spamhaus.org`), a domain list (`kind: domain`) for the domain
+         *     (`acme-mail.io.dbl.spamhaus.org`). An answer in 127.0.0.0/8 means listed (`returnCodes` holds the answers,
+         *     whose meaning the list documents); no such name (NXDOMAIN) means not listed. `listed` is `null` when the list
+         *     could not tell: the DNS look-up failed (`timeout`, `refused`, `serverFailure`, `error`), or the list refused
+         *     the query (`listRefused`: Spamhaus answers 127.255.255.x to queries from public resolvers and over its limit).
+         */
+        BlocklistCheck: {
+            /**
+             * @example ip
+             * @enum {string}
+             */
+            kind: "ip" | "domain";
+            /** @example false */
+            listed: boolean | null;
+            /** @example null */
+            message: string | null;
+            /**
+             * @description The DNS name asked (A record).
+             * @example 10.113.0.203.zen.spamhaus.org
+             */
+            query: string;
+            /**
+             * @example null
+             * @enum {string|null}
+             */
+            reason: "listRefused" | "timeout" | "refused" | "serverFailure" | "error" | null;
+            /**
+             * @example [
+             *       "127.0.0.2"
+             *     ]
+             */
+            returnCodes: string[];
+            /**
+             * @description The IP address or domain looked up.
+             * @example 203.0.113.10
+             */
+            target: string;
+            /** @example zen.spamhaus.org */
+            zone: string;
+        };
         /** @description An outreach campaign. */
         Campaign: {
             /** @description Sizes computed when the campaign is read. */
@@ -3749,6 +3833,13 @@ export interface components {
              */
             emailGapMinutes: number;
             /**
+             * @description When a reply's intent is clear, set the contact's lead status from it (default `true`): `interested` and
+             *     `meetingRequest` set `interested`, `notInterested` sets `notInterested`, `wrongPerson` sets `wrongPerson`.
+             *     A lead status a person set further along (`meetingBooked`, `meetingCompleted`, `closed`, `lost`) is never
+             *     changed by a reply. Removal requests are honoured whatever this says.
+             */
+            intentSetsLeadStatus: boolean;
+            /**
              * @description Up to this many more minutes, chosen at random per send, on top of `emailGapMinutes` so sends do not look machine-timed (default `5`).
              * @example 5
              */
@@ -3794,6 +3885,13 @@ export interface components {
              * @example 10
              */
             emailGapMinutes?: number;
+            /**
+             * @description When a reply's intent is clear, set the contact's lead status from it (default `true`): `interested` and
+             *     `meetingRequest` set `interested`, `notInterested` sets `notInterested`, `wrongPerson` sets `wrongPerson`.
+             *     A lead status a person set further along (`meetingBooked`, `meetingCompleted`, `closed`, `lost`) is never
+             *     changed by a reply. Removal requests are honoured whatever this says.
+             */
+            intentSetsLeadStatus?: boolean;
             /**
              * @description Up to this many more minutes, chosen at random per send, on top of `emailGapMinutes` so sends do not look machine-timed (default `5`).
              * @example 5
@@ -4357,10 +4455,15 @@ export interface components {
             contactId: string;
             email: string;
             /**
-             * @description The unsubscribe page's button, or the mail client's one-click (RFC 8058).
+             * Format: uuid
+             * @description With `source: reply`: the reply that asked.
+             */
+            inboundMessageId?: string;
+            /**
+             * @description The unsubscribe page's button, the mail client's one-click (RFC 8058), or a reply asking to be removed (intent `unsubscribeRequest`, decided or set by a user).
              * @enum {string}
              */
-            source: "link" | "oneClick";
+            source: "link" | "oneClick" | "reply";
         };
         /**
          * @description The DKIM check: a DKIM key (a TXT record with a non-empty public key `p=`; an empty `p=` means revoked) is looked for at
@@ -4604,7 +4707,8 @@ export interface components {
         EmailAccountStatus: "active" | "paused" | "connectionError" | "sendingError";
         /**
          * @description Deliverability vitals of one account: DNS checks of its domain (MX, SPF, DKIM, DMARC), `allPass` when
-         *     all four pass, and its sending reputation over the last 30 days from stored email events.
+         *     all four pass, its listings on DNS blocklists, its sending reputation over the last 30 days from stored
+         *     email events, and one `score` from 0 to 100 with `scoreReasons`, each reason and the points it takes off.
          */
         EmailAccountVitals: {
             /**
@@ -4614,6 +4718,17 @@ export interface components {
             accountId: string;
             /** @example true */
             allPass: boolean;
+            /**
+             * @description The domain on each domain blocklist (`DNSBL_DOMAIN_ZONES`, default dbl.spamhaus.org) and each address of
+             *     the sending host on each IP blocklist (`DNSBL_IP_ZONES`, default zen.spamhaus.org, bl.spamcop.net,
+             *     b.barracudacentral.org); `listedOn` names the lists that list either (empty: listed nowhere).
+             */
+            blocklists: {
+                checks: components["schemas"]["BlocklistCheck"][];
+                /** @example [] */
+                listedOn: string[];
+                sendingHost: components["schemas"]["SendingHost"];
+            };
             dkim: components["schemas"]["DkimCheck"];
             dmarc: components["schemas"]["DnsRecordCheck"];
             /** @example acme-mail.io */
@@ -4624,7 +4739,10 @@ export interface components {
              */
             email: string;
             mx: components["schemas"]["DnsRecordCheck"];
-            /** @description Campaign emails (warm-up excluded) this account sent in the last 30 days, and how many bounced or were replied to. */
+            /**
+             * @description Campaign emails (warm-up excluded) this account sent in the last 30 days, and how many bounced, were
+             *     replied to or led to an unsubscribe.
+             */
             reputation: {
                 /** @example 6 */
                 bounced: number;
@@ -4644,7 +4762,21 @@ export interface components {
                 replyRatePercent: number;
                 /** @example 420 */
                 sent: number;
+                /** @example 2 */
+                unsubscribed: number;
+                /**
+                 * @description unsubscribed / sent x 100, two decimals; 0 when nothing was sent.
+                 * @example 0.48
+                 */
+                unsubscribeRatePercent: number;
             };
+            /**
+             * @description 100 less the points of `scoreReasons`, at least 0.
+             * @example 90
+             */
+            score: number;
+            /** @description Why the score is not 100, largest first; empty at 100. */
+            scoreReasons: components["schemas"]["ScoreReason"][];
             spf: components["schemas"]["DnsRecordCheck"];
         };
         /** @description The accounts to check. */
@@ -4780,6 +4912,13 @@ export interface components {
             /** Format: uuid */
             id: string;
             inReplyTo: string | null;
+            /** @description The intent of a reply (`kind` reply only); `null` for every other message. */
+            intent: components["schemas"]["ReplyIntent"] | null;
+            /**
+             * @description Either `rules` (decided when the reply was read) or `user` (set by `POST /v2/email/set-intent`, and kept from then on).
+             * @enum {string|null}
+             */
+            intentSource: "rules" | "user" | null;
             /**
              * @description `campaign`: a sequence step; `manual`: written through `POST /v2/email/reply` (never a campaign step);
              *     `reply`: a person's answer; `autoReply`: an out-of-office or autoresponder answer; `bounce`: a delivery
@@ -4801,6 +4940,8 @@ export interface components {
              * @description When the reader stored an inbound message.
              */
             receivedAt: string | null;
+            /** @description Who a `wrongPerson` reply points to; `null` otherwise. */
+            referral: components["schemas"]["ReplyReferral"] | null;
             /** Format: date-time */
             sentAt: string | null;
             /** @description The SMTP server's last answer for an outbound message, or the remote diagnostic of a bounce. */
@@ -4838,6 +4979,19 @@ export interface components {
             id: string;
             /** @description The plain-text body of the answer. */
             text: string;
+        };
+        /**
+         * @description Corrects the intent of one reply. `referral` may only come with `wrongPerson` (it replaces what the rules
+         *     found; omitted, the rules' referral is kept for `wrongPerson` and cleared otherwise).
+         */
+        EmailSetIntentRequest: {
+            /**
+             * Format: uuid
+             * @description The id of an inbound reply (`kind` reply).
+             */
+            id: string;
+            intent: components["schemas"]["ReplyIntent"];
+            referral?: components["schemas"]["ReplyReferral"];
         };
         /**
          * @description A company size bracket, by number of employees (both ends included).
@@ -5455,7 +5609,7 @@ export interface components {
             /** @description How many items match in all. */
             total: number;
         };
-        /** @description The mail an `email.*` event is about. Opens and clicks add `flagged` (machine-made) and clicks `url`; bounces add `bounceType` and `smtpResponse`; replies add `inboundMessageId` and `subject`. */
+        /** @description The mail an `email.*` event is about. Opens and clicks add `flagged` (machine-made) and clicks `url`; bounces add `bounceType` and `smtpResponse`; replies add `inboundMessageId`, `subject`, `intent` and `referral` (see `ReplyIntent`). */
         MailEventData: {
             /** Format: uuid */
             accountId?: string | null;
@@ -5468,8 +5622,10 @@ export interface components {
             email: string;
             flagged?: boolean;
             inboundMessageId?: string;
+            intent?: components["schemas"]["ReplyIntent"];
             /** Format: uuid */
             messageId: string | null;
+            referral?: components["schemas"]["ReplyReferral"];
             smtpResponse?: string;
             /** Format: uuid */
             stepId?: string | null;
@@ -5601,6 +5757,7 @@ export interface components {
          *     `sent` emails and `contactsSent` distinct contacts sent to; `replies` (a person's answers, matched to what
          *     was sent) and `uniqueReplies` (distinct contacts who replied); `autoReplies` (out of office,
          *     autoresponders: not replies); `bounces` (hard bounces: SMTP 5xx answers and 5.x.x delivery reports).
+         *     `repliesByIntent` splits `replies` by their intent as it stands now (a user's correction counts).
          *     A reply or bounce counts for the step and variant of the email it answers. Rates are in percent of
          *     `contactsSent`, two decimals, 0 when nobody was sent to.
          */
@@ -5611,10 +5768,61 @@ export interface components {
             bounces: number;
             contactsSent: number;
             replies: number;
+            repliesByIntent: {
+                interested: number;
+                meetingRequest: number;
+                notInterested: number;
+                other: number;
+                question: number;
+                unsubscribeRequest: number;
+                wrongPerson: number;
+            };
             /** @description uniqueReplies / contactsSent, in percent. */
             replyRate: number;
             sent: number;
             uniqueReplies: number;
+        };
+        /**
+         * @description What a person's reply asks for, decided from the reply's own text (the quoted thread and the signature are
+         *     left out) by rules in English, German, French and Spanish, or set by a user with `POST /v2/email/set-intent`:
+         *     `interested` (positive, wants to hear more), `meetingRequest` (asks for or proposes a call or a meeting),
+         *     `notInterested` (declines), `wrongPerson` (not the right contact; `referral` names who is, when the reply
+         *     does), `unsubscribeRequest` (asks to be removed or not to be written to again: the contact is unsubscribed
+         *     and the address suppressed, as with the unsubscribe link), `question` (asks something without saying yes or
+         *     no) and `other`. When a reply says several things, the first of this order wins: unsubscribeRequest,
+         *     wrongPerson, notInterested, meetingRequest, interested, question, other (so "not interested, take me off
+         *     your list" is a removal request and is never missed).
+         * @example interested
+         * @enum {string}
+         */
+        ReplyIntent: "interested" | "meetingRequest" | "notInterested" | "wrongPerson" | "unsubscribeRequest" | "question" | "other";
+        /** @description Who a `wrongPerson` reply points to, as far as the reply says (either may be `null`). */
+        ReplyReferral: {
+            /** @example maria.lopez@globex.com */
+            email: string | null;
+            /** @example Maria Lopez */
+            name: string | null;
+        };
+        /**
+         * @description One reason the deliverability score is below 100, with the points it takes off:
+         *     - `mxFailed` (10), `spfFailed` (15), `dkimFailed` (15), `dmarcFailed` (10): that DNS check did not pass;
+         *     - `domainListed` (30): the domain is on a domain blocklist; `hostListed` (30): a sending host's address is on
+         *       an IP blocklist (the message names the lists);
+         *     - `highBounceRate`: 30-day bounce rate over 2% (15) or over 5% (25);
+         *     - `highUnsubscribeRate` (10): 30-day unsubscribe rate over 1%;
+         *     - `lowWarmupHealth`: the warm-up health score (inbox share of the last 7 days) is `fair`, below 85 (10), or
+         *       `poor`, below 70 (20).
+         */
+        ScoreReason: {
+            /**
+             * @example dmarcFailed
+             * @enum {string}
+             */
+            code: "mxFailed" | "spfFailed" | "dkimFailed" | "dmarcFailed" | "domainListed" | "hostListed" | "highBounceRate" | "highUnsubscribeRate" | "lowWarmupHealth";
+            /** @example DMARC check failed: The name does not exist (NXDOMAIN). */
+            message: string;
+            /** @example 10 */
+            points: number;
         };
         /** @description Where this page sits in a search result. */
         SearchPagination: {
@@ -5623,6 +5831,28 @@ export interface components {
             totalEntries: number;
             /** @description At most 500, the deepest page a search serves. */
             totalPages: number;
+        };
+        /**
+         * @description The account's SMTP host and the IPv4 addresses it resolves to (an IP written as the host is taken as is),
+         *     whose listings the IP blocklists are asked for. When the look-up fails, `addresses` is empty and `reason`
+         *     (`notFound`, `noData`, `timeout`, `refused`, `serverFailure`, `error`) and `message` say why.
+         */
+        SendingHost: {
+            /**
+             * @example [
+             *       "203.0.113.10"
+             *     ]
+             */
+            addresses: string[];
+            /** @example smtp.gmail.com */
+            host: string;
+            /** @example null */
+            message: string | null;
+            /**
+             * @example null
+             * @enum {string|null}
+             */
+            reason: "notFound" | "noData" | "timeout" | "refused" | "serverFailure" | "error" | null;
         };
         /**
          * @description Why a campaign is not sending right now (several can hold at once):
@@ -5932,7 +6162,7 @@ export interface components {
             attempt: number;
             /** Format: date-time */
             attemptedAt: string;
-            /** Format: uuid" */
+            /** Format: uuid */
             deliveryId: string;
             /**
              * @description Where the delivery stands now; `failed` after the last retry or a `410`.
@@ -5947,7 +6177,7 @@ export interface components {
              */
             eventId: string;
             eventType: components["schemas"]["EventType"];
-            /** Format: date-time" */
+            /** Format: date-time */
             nextAttemptAt: string | null;
             responseExcerpt: string | null;
             /** @description The HTTP status answered, null when none came (timeout, refused). */
@@ -9961,6 +10191,46 @@ export interface operations {
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
             422: components["responses"]["IdempotencyKeyReusedV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    setEmailIntent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailSetIntentRequest"];
+            };
+        };
+        responses: {
+            /** @description The intent was set. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            message: components["schemas"]["EmailMessage"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["ConflictV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];

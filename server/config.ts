@@ -29,6 +29,10 @@ export interface Config {
   dnsTimeoutMs: number;
   /** DKIM selectors account vitals try when a request names none (DKIM_SELECTORS, comma-separated). */
   dkimSelectors: string[];
+  /** DNS blocklists asked for the sending hosts' IPv4 addresses (DNSBL_IP_ZONES, comma-separated; empty: none). */
+  dnsblIpZones: string[];
+  /** DNS blocklists asked for account domains (DNSBL_DOMAIN_ZONES, comma-separated; empty: none). */
+  dnsblDomainZones: string[];
   /** How long a verification result that needed the network is served from the cache. */
   verificationCacheTtlSeconds: number;
   /** SMTP mailbox probe in email verification (RCPT TO against the domain's MX); off by default. */
@@ -75,6 +79,11 @@ export interface Config {
   creditCosts: { workEmailReveal: number; fullContactAndCompany: number; mobilePhoneReveal: number; companyFull: number };
 }
 
+/** A comma-separated list of names, lower-case; an empty value is an empty list. */
+function names(raw: string): string[] {
+  return raw.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+}
+
 function int(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -112,6 +121,8 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     dnsServers: (env.DNS_SERVERS || '').split(',').map((s) => s.trim()).filter(Boolean),
     dnsTimeoutMs: int('DNS_TIMEOUT_MS', 3000, env),
     dkimSelectors: (env.DKIM_SELECTORS || 'google,selector1,selector2,default,k1').split(',').map((s) => s.trim()).filter(Boolean),
+    dnsblIpZones: names(env.DNSBL_IP_ZONES ?? 'zen.spamhaus.org,bl.spamcop.net,b.barracudacentral.org'),
+    dnsblDomainZones: names(env.DNSBL_DOMAIN_ZONES ?? 'dbl.spamhaus.org'),
     verificationCacheTtlSeconds: int('VERIFICATION_CACHE_TTL_SECONDS', 7 * 24 * 3600, env),
     smtpProbeEnabled: bool('SMTP_PROBE_ENABLED', false, env),
     smtpProbeHost: env.SMTP_PROBE_HOST || undefined,
