@@ -127,7 +127,7 @@ export function createServices(deps: Deps) {
     ...DEFAULT_WARMUP_SETTINGS,
     readIntervalMs: config.warmupReadIntervalSeconds * 1000,
   });
-  const jobs = new JobService(db, new JobStore(), contacts, campaigns, suppression, verification, enrichment, leads, events, clock, deps.logger, config.jobBatchSize);
+  const jobs = new JobService(db, new JobStore(), contacts, campaigns, suppression, verification, enrichment, leads, events, clock, deps.logger, config.jobBatchSize, config.jobConcurrency);
   return { warmup, jobs, webhooks, sending, tracking, suppression, mail, inbox, events, credits, workspaces, quota, idempotency, whitelabel, campaigns, contacts, accounts, analytics, leads, verification, enrichment, lists };
 }
 
