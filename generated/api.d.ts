@@ -100,8 +100,10 @@ export interface paths {
          *     bl.spamcop.net, b.barracudacentral.org), through the same resolver; a list that refuses the query (Spamhaus
          *     does for public resolvers) or does not answer is reported as unknown (`listed: null`), never as listed.
          *     `reputation` adds the account's last 30 days of campaign sending from stored events (sent, bounced,
-         *     replied, unsubscribed, rates). `score` (0-100) sums it up: 100 less the points of each reason in
-         *     `scoreReasons` (failed DNS checks, listings, bounce and unsubscribe rates; see `ScoreReason`).
+         *     replied, unsubscribed, rates), `warmupHealth` the share of its warm-up mail that partners' readers found in
+         *     the inbox over the last 7 days (as the warm-up summary shows it). `score` (0-100) sums it up: 100 less the
+         *     points of each reason in `scoreReasons` (failed DNS checks, listings, bounce and unsubscribe rates, a fair
+         *     or poor warm-up health; see `ScoreReason`).
          *
          *     Costs no credits and changes nothing. Errors: `400` invalid body; `404` one or more accounts are not in
          *     this workspace (the v2 `details` name each one).
@@ -1015,8 +1017,10 @@ export interface paths {
          *     bl.spamcop.net, b.barracudacentral.org), through the same resolver; a list that refuses the query (Spamhaus
          *     does for public resolvers) or does not answer is reported as unknown (`listed: null`), never as listed.
          *     `reputation` adds the account's last 30 days of campaign sending from stored events (sent, bounced,
-         *     replied, unsubscribed, rates). `score` (0-100) sums it up: 100 less the points of each reason in
-         *     `scoreReasons` (failed DNS checks, listings, bounce and unsubscribe rates; see `ScoreReason`).
+         *     replied, unsubscribed, rates), `warmupHealth` the share of its warm-up mail that partners' readers found in
+         *     the inbox over the last 7 days (as the warm-up summary shows it). `score` (0-100) sums it up: 100 less the
+         *     points of each reason in `scoreReasons` (failed DNS checks, listings, bounce and unsubscribe rates, a fair
+         *     or poor warm-up health; see `ScoreReason`).
          *
          *     Costs no credits and changes nothing. Errors: `400` invalid body; `404` one or more accounts are not in
          *     this workspace (the v2 `details` name each one).
@@ -4893,7 +4897,8 @@ export interface components {
         /**
          * @description Deliverability vitals of one account: DNS checks of its domain (MX, SPF, DKIM, DMARC), `allPass` when
          *     all four pass, its listings on DNS blocklists, its sending reputation over the last 30 days from stored
-         *     email events, and one `score` from 0 to 100 with `scoreReasons`, each reason and the points it takes off.
+         *     email events, its warm-up health, and one `score` from 0 to 100 with `scoreReasons`, each reason and the
+         *     points it takes off.
          */
         EmailAccountVitals: {
             /**
@@ -4963,6 +4968,7 @@ export interface components {
             /** @description Why the score is not 100, largest first; empty at 100. */
             scoreReasons: components["schemas"]["ScoreReason"][];
             spf: components["schemas"]["DnsRecordCheck"];
+            warmupHealth: components["schemas"]["WarmupHealth"];
         };
         /** @description The accounts to check. */
         EmailAccountVitalsRequest: {

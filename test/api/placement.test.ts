@@ -44,7 +44,7 @@ describeWithDovecot('inbox placement tests', () => {
     other = await t.createWorkspace();
     jane = await connect(ws, JANE, true); // in the pool, never its own recipient
     joe = await connect(ws, JOE, false);
-  });
+  }, 120_000); // dovecot and the server starting on a loaded machine
   afterEach(() => {
     provider.clearSpamRules();
     provider.refuse('seed4@aol.test', null);

@@ -70,6 +70,17 @@ const FINISH_BATCH = 20;
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 const mask = (email: string) => `${email[0]}***${email.slice(email.lastIndexOf('@'))}`;
 
+function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const group = groups.get(k);
+    if (group) group.push(item);
+    else groups.set(k, [item]);
+  }
+  return groups;
+}
+
 /** Counts of a set of results; inboxPercent over the results whose place is known. */
 export function countsOf(placements: Placement[]): Counts {
   const c = { total: placements.length, inbox: 0, spam: 0, nowhere: 0, notSent: 0, pending: 0 };
@@ -83,11 +94,7 @@ export function countsOf(placements: Placement[]): Counts {
  * test reaches every provider before it reaches one twice.
  */
 export function pickRecipients(members: PoolMember[], count: number): PoolMember[] {
-  const byDomain = new Map<string, PoolMember[]>();
-  for (const m of [...members].sort((a, b) => a.domain.localeCompare(b.domain) || a.email.localeCompare(b.email))) {
-    byDomain.set(m.domain, [...(byDomain.get(m.domain) ?? []), m]);
-  }
-  const queues = [...byDomain.values()];
+  const queues = [...groupBy([...members].sort((a, b) => a.domain.localeCompare(b.domain) || a.email.localeCompare(b.email)), (m) => m.domain).values()];
   const picked: PoolMember[] = [];
   for (let round = 0; picked.length < count && queues.some((q) => q.length > round); round++) {
     for (const q of queues) if (q[round] && picked.length < count) picked.push(q[round]);
@@ -212,13 +219,8 @@ export class PlacementService {
   }
 
   private view(test: TestRow, results: ResultRow[]): PlacementTest {
-    const group = <K extends string>(key: (r: ResultRow) => K) => {
-      const groups = new Map<K, ResultRow[]>();
-      for (const r of results) groups.set(key(r), [...(groups.get(key(r)) ?? []), r]);
-      return groups;
-    };
-    const domains = group((r) => r.recipient_domain);
-    const accounts = group((r) => r.account_id);
+    const domains = groupBy(results, (r) => r.recipient_domain);
+    const accounts = groupBy(results, (r) => r.account_id);
     return {
       ...this.summary(test, results.map((r) => r.placement)),
       byDomain: [...domains.keys()].sort().map((domain) => ({ domain, counts: countsOf(domains.get(domain)!.map((r) => r.placement)) })),
@@ -284,9 +286,7 @@ export class PlacementService {
     const now = this.clock.now();
     const claimed = await this.db.transaction((trx) => this.store.claim(trx, 'sent', now, new Date(now.getTime() + this.settings.readIntervalMs), this.settings.readBatch));
     if (!claimed.length) return 0;
-    const byRecipient = new Map<string, ResultRow[]>();
-    for (const r of claimed) byRecipient.set(r.recipient_id, [...(byRecipient.get(r.recipient_id) ?? []), r]);
-    const queue = [...byRecipient.entries()];
+    const queue = [...groupBy(claimed, (r) => r.recipient_id).entries()];
     const worker = async () => {
       for (let next = queue.shift(); next; next = queue.shift()) await this.readMailbox(next[0], next[1]);
     };
