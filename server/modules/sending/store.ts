@@ -107,19 +107,42 @@ export class SendingStore {
     );
   }
 
-  /** Messages claimed before `before` and never finished: a worker died between claim and commit. */
-  async expireClaims(db: Executor, before: Date): Promise<{ id: string; contact_id: string }[]> {
-    const rows = await db('email_messages')
+  /**
+   * Claims a worker lost: one handed to SMTP before `handedBefore` without an outcome may have gone out, so
+   * it is `unknown` (never sent again by itself); one never handed over and claimed before `claimedBefore`
+   * did not, so its contact goes back to the queue.
+   */
+  async expireClaims(db: Executor, handedBefore: Date, claimedBefore: Date, now: Date): Promise<void> {
+    const lost: { id: string; contact_id: string }[] = await db('email_messages')
       .where({ status: 'sending' })
-      .andWhere('created_at', '<', before)
+      .whereNotNull('handed_at')
+      .andWhere('handed_at', '<', handedBefore)
       .update({ status: 'unknown', smtp_response: 'The worker stopped before the SMTP outcome was recorded.' })
       .returning(['id', 'contact_id']);
-    if (rows.length) {
-      await db('sending_progress')
-        .whereIn('last_message_id', rows.map((r: { id: string }) => r.id))
-        .update({ state: 'unknown', reason: 'unknown_outcome' });
+    for (const row of lost) {
+      await db('sending_progress').where({ contact_id: row.contact_id, state: 'sending' }).update({ state: 'unknown', reason: 'unknown_outcome', last_message_id: row.id, updated_at: now });
     }
-    return rows;
+    const unhanded: { id: string }[] = await db('email_messages').where({ status: 'sending' }).whereNull('handed_at').andWhere('created_at', '<', claimedBefore).select('id');
+    await this.releaseClaims(db, unhanded.map((r) => r.id), now);
+  }
+
+  /** Claims that never reached SMTP: the message is forgotten and its contact is due again now. */
+  async releaseClaims(db: Executor, ids: string[], now: Date): Promise<void> {
+    if (ids.length === 0) return;
+    const released: { contact_id: string }[] = await db('email_messages').whereIn('id', ids).where({ status: 'sending' }).whereNull('handed_at').delete().returning('contact_id');
+    if (released.length === 0) return;
+    await db('sending_progress')
+      .whereIn('contact_id', released.map((r) => r.contact_id))
+      .where({ state: 'sending' })
+      .update({ state: 'waiting', due_at: now, reason: null, updated_at: now });
+  }
+
+  /**
+   * Commits that this claim goes to SMTP now; false when it was released meanwhile (then another claim
+   * sends it). The conditional update is what keeps a released claim from going out twice.
+   */
+  async handOver(db: Executor, id: string, now: Date): Promise<boolean> {
+    return (await db('email_messages').where({ id, status: 'sending' }).whereNull('handed_at').update({ handed_at: now })) > 0;
   }
 
   async campaignsWithDueWork(db: Executor, now: Date, limit: number): Promise<string[]> {
