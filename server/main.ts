@@ -52,6 +52,8 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down: finishing requests in flight');
+    // The jobs start stopping now, beside the requests, so both end within the grace.
+    void worker?.stop();
     server.close(async () => {
       await shutdownJobs(worker, services, database);
       logger.info('stopped');

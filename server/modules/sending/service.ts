@@ -119,6 +119,8 @@ export class SendingService {
   private readonly unhanded = new Set<string>();
   /** SMTP outcomes this process could not record (database away): recorded once it answers. */
   private readonly unrecorded: { item: Claimed; outcome: SendOutcome }[] = [];
+  /** Set at shutdown: nothing more is handed to SMTP, and the run's remaining claims are released. */
+  private stopping = false;
 
   constructor(
     private readonly db: Db,
@@ -133,6 +135,10 @@ export class SendingService {
     options: Partial<EngineOptions> = {},
   ) {
     this.options = { ...DEFAULT_ENGINE_OPTIONS, ...options };
+  }
+
+  stop(): void {
+    this.stopping = true;
   }
 
   /** One pass of the engine; returns how many messages it handed to SMTP. */
@@ -318,11 +324,11 @@ export class SendingService {
     const sendOne = async (item: Claimed) => {
       let login: Awaited<ReturnType<AccountMailAccess['smtpLogin']>>;
       try {
-        if (databaseLost) throw new Error('the database failed earlier in this run');
+        if (databaseLost || this.stopping) throw new Error('not handed over: the database failed earlier in this run, or the worker is stopping');
         login = await loginFor(item.message);
         if (!(await this.store.handOver(this.db, item.message.id, this.clock.now()))) return;
       } catch {
-        databaseLost = true;
+        if (!this.stopping) databaseLost = true;
         this.unhanded.add(item.message.id);
         return;
       }
@@ -356,6 +362,7 @@ export class SendingService {
     };
     const lanes = [...queues.values()].reduce((n, q) => n + Math.min(SENDS_PER_ACCOUNT, q.length), 0);
     await Promise.all(Array.from({ length: Math.min(this.options.concurrency, lanes) }, lane));
+    if (!databaseLost && this.unhanded.size > 0) await this.settleOwnClaims();
     if (this.unhanded.size + this.unrecorded.length > 0) throw new Error(`the database failed while sending: ${this.unhanded.size} claims kept to release, ${this.unrecorded.length} outcomes to record`);
     return sent;
   }
