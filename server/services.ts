@@ -21,6 +21,9 @@ import { verificationRoutes } from './modules/verification/routes';
 import { webhookRoutes } from './modules/webhooks/routes';
 import { whitelabelRoutes } from './modules/whitelabel/routes';
 import { workspaceRoutes } from './modules/workspace/routes';
+import { jobRoutes } from './modules/job/routes';
+import { JobService } from './modules/job/service';
+import { JobStore } from './modules/job/store';
 import { IdempotencyStore } from './http/idempotency';
 import { createDnsLookup } from './dns';
 import { AccountMailAccess, AccountService, type LinkedCampaigns, type MailLoginCheck } from './modules/account/service';
@@ -48,8 +51,8 @@ import { EventStore } from './modules/events/store';
 import { DEFAULT_INBOX_SETTINGS, InboxService } from './modules/inbox/service';
 import { SendingService } from './modules/sending/service';
 import { SendingStore } from './modules/sending/store';
-import { TransportPool } from './modules/sending/transport';
-import { verifyImapLogin } from './modules/inbox/reader';
+import { MailService } from './modules/mail/service';
+import { MailStore } from './modules/mail/store';
 import { SuppressionService } from './modules/suppression/service';
 import { SuppressionStore } from './modules/suppression/store';
 import { TrackingService } from './modules/tracking/service';
@@ -57,7 +60,8 @@ import { TokenSigner } from './modules/tracking/tokens';
 import { WebhookService } from './modules/webhooks/service';
 import { WebhookStore } from './modules/webhooks/store';
 import { InboxStore } from './modules/inbox/store';
-import { EmailMessages } from './modules/inbox/messages';
+import { ReplyIntentService } from './modules/inbox/reply-intents';
+import { IntentStore } from './modules/inbox/intent-store';
 
 export interface Deps {
   config: Config;
@@ -79,9 +83,12 @@ export function createServices(deps: Deps) {
   const secrets = new SecretBox(config);
   // SecretBox has a key when SECRET_KEY is set, and always on the embedded database.
   const idempotency = new IdempotencyStore(db, clock, config.idempotencyLeaseSeconds, config.secretKey || !config.databaseUrl ? secrets : null);
-  const transports = new TransportPool({ allowPrivate: config.allowPrivateMailHosts, timeoutMs: config.smtpTimeoutMs });
-  const imapOptions = { allowPrivate: config.allowPrivateMailHosts, timeoutMs: config.imapTimeoutMs };
-  const loginCheck: MailLoginCheck = { smtp: (login) => transports.verify(login), imap: (login) => verifyImapLogin(login, imapOptions) };
+  const mail = new MailService(db, new MailStore(), clock, deps.logger, {
+    allowPrivate: config.allowPrivateMailHosts,
+    smtpTimeoutMs: config.smtpTimeoutMs,
+    imapTimeoutMs: config.imapTimeoutMs,
+  });
+  const loginCheck: MailLoginCheck = { smtp: (login) => mail.verifySmtp(login), imap: (login) => mail.verifyImap(login) };
   // Campaigns link accounts, and removing an account pauses the campaigns it leaves without one: the
   // account module reaches the campaign module through this interface, resolved once both exist.
   const linkedCampaigns: LinkedCampaigns = {
@@ -91,7 +98,6 @@ export function createServices(deps: Deps) {
   const accounts = new AccountService(db, accountStore, events, linkedCampaigns, workspaces, secrets, dns, config, clock, config.verifyMailLogins ? loginCheck : null);
   const campaigns = new CampaignService(db, new CampaignStore(), events, accounts, clock);
   const contacts = new ContactService(db, new ContactStore(), events, workspaces, campaigns, clock);
-  const analytics = new AnalyticsService(db, events, campaigns, contacts, accounts, clock);
   const leadStore = new LeadStore(clock, config.searchCountCacheSeconds);
   const leads = new LeadService(db, leadStore, clock, credits, config.creditCosts);
   const verification = new VerificationService(db, new VerificationStore(), dns, clock, config);
@@ -100,17 +106,20 @@ export function createServices(deps: Deps) {
   const mailAccess = new AccountMailAccess(accountStore, secrets, clock);
   const suppression = new SuppressionService(db, new SuppressionStore(), clock);
   const tracking = new TrackingService(db, new TokenSigner(() => secrets.deriveKey('link-signing')), config.publicUrl, contacts, suppression, events, clock);
-  const sending = new SendingService(db, new SendingStore(), mailAccess, contacts, events, suppression, tracking, transports, clock);
-  const inbox = new InboxService(db, new InboxStore(), new EmailMessages(), mailAccess, campaigns, contacts, events, suppression, sending, transports, config, clock, deps.logger, {
+  const sending = new SendingService(db, new SendingStore(), mailAccess, contacts, events, suppression, tracking, mail, clock);
+  const replyIntents = new ReplyIntentService(db, new IntentStore(), mail, campaigns, contacts, tracking, events, clock);
+  const inboxCollaborators = { mail, accounts: mailAccess, campaigns, contacts, events, suppression, bounces: sending, intents: replyIntents };
+  const inbox = new InboxService(db, new InboxStore(), inboxCollaborators, clock, deps.logger, {
     ...DEFAULT_INBOX_SETTINGS,
     messagesPerRun: config.inboxMessagesPerRun,
     accountsPerRun: config.inboxAccountsPerRun,
     concurrency: config.inboxConcurrency,
-    timeoutMs: config.imapTimeoutMs,
   });
+  const analytics = new AnalyticsService(db, events, campaigns, contacts, accounts, replyIntents, clock);
   const webhooks = new WebhookService(db, new WebhookStore(), secrets, campaigns, config, clock);
   events.onRecorded(webhooks.enqueue);
-  return { webhooks, sending, tracking, suppression, transports, inbox, events, credits, workspaces, quota, idempotency, whitelabel, campaigns, contacts, accounts, analytics, leads, verification, enrichment, lists };
+  const jobs = new JobService(db, new JobStore(), contacts, campaigns, suppression, verification, enrichment, leads, events, clock, deps.logger, config.jobBatchSize);
+  return { jobs, webhooks, sending, tracking, suppression, mail, inbox, events, credits, workspaces, quota, idempotency, whitelabel, campaigns, contacts, accounts, analytics, leads, verification, enrichment, lists };
 }
 
 export type Services = ReturnType<typeof createServices>;
@@ -131,5 +140,6 @@ export function createRoutes(services: Services): Route[] {
     ...sendingRoutes(services),
     ...suppressionRoutes(services),
     ...webhookRoutes(services),
+    ...jobRoutes(services),
   ];
 }

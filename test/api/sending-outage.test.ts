@@ -66,7 +66,7 @@ describe('sending across a database outage and a killed worker', () => {
   });
   afterAll(async () => {
     stopServerProcesses();
-    t.services.transports.close();
+    t.services.mail.close();
     await t.close();
     await sink.close();
     pg.destroy();

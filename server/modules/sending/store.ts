@@ -1,12 +1,11 @@
 /**
- * The engine's own tables (sending_progress, sending_accounts, the outbound side of email_messages)
- * and its read model of what it sends: due contacts with their campaign, steps, variants and linked
- * accounts. Those reads join other modules' tables in one query because the scheduler runs them every
- * tick over many contacts; every write to another module's table goes through that module's service.
+ * The engine's own tables (sending_progress, sending_accounts) and its read model of what it sends: due
+ * contacts with their campaign, steps, variants and linked accounts. Those reads join other modules' tables
+ * in one query because the scheduler runs them every tick over many contacts; every write to another
+ * module's table goes through that module's service (messages: the mail module).
  */
 import type { Executor } from '../../db';
 import type { ScheduleJson } from '../campaign/service';
-import type { ContactRow } from '../contact/service';
 
 export type ProgressState = 'waiting' | 'sending' | 'held' | 'done' | 'unknown';
 
@@ -47,9 +46,17 @@ export interface SendingStep {
 }
 
 /** A due contact: its progress and the contact fields templates read. */
-export interface DueContact
-  extends ProgressRow,
-    Pick<ContactRow, 'email' | 'first_name' | 'last_name' | 'company_name' | 'job_title' | 'phone' | 'website' | 'linkedin_url' | 'custom_variables'> {}
+export interface DueContact extends ProgressRow {
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  company_name: string | null;
+  job_title: string | null;
+  phone: string | null;
+  website: string | null;
+  linkedin_url: string | null;
+  custom_variables: Record<string, string | number | boolean | null> | null;
+}
 
 export interface SendingAccount {
   id: string;
@@ -57,30 +64,6 @@ export interface SendingAccount {
   daily_limit: number;
   next_send_at: Date;
   sent_today: number;
-}
-
-export interface OutboundMessage {
-  id: string;
-  workspace_id: string;
-  account_id: string;
-  campaign_id: string;
-  contact_id: string;
-  step_id: string;
-  variant_id: string;
-  step_number: number;
-  direction: 'outbound';
-  kind: 'campaign';
-  message_id: string;
-  in_reply_to: string | null;
-  references: string[];
-  thread_id: string;
-  from_address: string;
-  to_address: string;
-  subject: string;
-  text_body: string;
-  html_body: string | null;
-  status: 'sending';
-  created_at: Date;
 }
 
 export class SendingStore {
@@ -107,42 +90,16 @@ export class SendingStore {
     );
   }
 
-  /**
-   * Claims a worker lost: one handed to SMTP before `handedBefore` without an outcome may have gone out, so
-   * it is `unknown` (never sent again by itself); one never handed over and claimed before `claimedBefore`
-   * did not, so its contact goes back to the queue.
-   */
-  async expireClaims(db: Executor, handedBefore: Date, claimedBefore: Date, now: Date): Promise<void> {
-    const lost: { id: string; contact_id: string }[] = await db('email_messages')
-      .where({ status: 'sending' })
-      .whereNotNull('handed_at')
-      .andWhere('handed_at', '<', handedBefore)
-      .update({ status: 'unknown', smtp_response: 'The worker stopped before the SMTP outcome was recorded.' })
-      .returning(['id', 'contact_id']);
-    for (const row of lost) {
-      await db('sending_progress').where({ contact_id: row.contact_id, state: 'sending' }).update({ state: 'unknown', reason: 'unknown_outcome', last_message_id: row.id, updated_at: now });
+  /** Contacts whose claimed message may have gone out without a recorded outcome (its lease ran out). */
+  async markUnknown(db: Executor, messages: { id: string; contact_id: string | null }[], now: Date): Promise<void> {
+    for (const m of messages) {
+      if (m.contact_id) await db('sending_progress').where({ contact_id: m.contact_id, state: 'sending' }).update({ state: 'unknown', reason: 'unknown_outcome', last_message_id: m.id, updated_at: now });
     }
-    const unhanded: { id: string }[] = await db('email_messages').where({ status: 'sending' }).whereNull('handed_at').andWhere('created_at', '<', claimedBefore).select('id');
-    await this.releaseClaims(db, unhanded.map((r) => r.id), now);
   }
 
-  /** Claims that never reached SMTP: the message is forgotten and its contact is due again now. */
-  async releaseClaims(db: Executor, ids: string[], now: Date): Promise<void> {
-    if (ids.length === 0) return;
-    const released: { contact_id: string }[] = await db('email_messages').whereIn('id', ids).where({ status: 'sending' }).whereNull('handed_at').delete().returning('contact_id');
-    if (released.length === 0) return;
-    await db('sending_progress')
-      .whereIn('contact_id', released.map((r) => r.contact_id))
-      .where({ state: 'sending' })
-      .update({ state: 'waiting', due_at: now, reason: null, updated_at: now });
-  }
-
-  /**
-   * Commits that this claim goes to SMTP now; false when it was released meanwhile (then another claim
-   * sends it). The conditional update is what keeps a released claim from going out twice.
-   */
-  async handOver(db: Executor, id: string, now: Date): Promise<boolean> {
-    return (await db('email_messages').where({ id, status: 'sending' }).whereNull('handed_at').update({ handed_at: now })) > 0;
+  /** Contacts whose claim never reached SMTP: due again now. */
+  async requeue(db: Executor, contactIds: string[], now: Date): Promise<void> {
+    if (contactIds.length) await db('sending_progress').whereIn('contact_id', contactIds).where({ state: 'sending' }).update({ state: 'waiting', due_at: now, reason: null, updated_at: now });
   }
 
   async campaignsWithDueWork(db: Executor, now: Date, limit: number): Promise<string[]> {
@@ -198,18 +155,8 @@ export class SendingStore {
     await db('sending_progress').where({ campaign_id: campaignId, state: 'waiting' }).andWhere('due_at', '<', until).update({ due_at: until });
   }
 
-  /** Outbound campaign messages since `since`: all, and first emails only. */
-  async campaignSentSince(db: Executor, campaignId: string, since: Date): Promise<{ all: number; first: number }> {
-    const row = await db('email_messages')
-      .where({ campaign_id: campaignId, direction: 'outbound' })
-      .andWhere('created_at', '>=', since)
-      .whereIn('status', ['sending', 'sent', 'unknown', 'bounced'])
-      .first(db.raw('count(*)::int AS all'), db.raw('count(*) FILTER (WHERE step_number = 1)::int AS first'));
-    return { all: row?.all ?? 0, first: row?.first ?? 0 };
-  }
-
   /** The campaign's linked active accounts with their pace, locked (in id order) for this claim. */
-  async lockSendingAccounts(db: Executor, campaignId: string, now: Date, dayStart: Date): Promise<SendingAccount[]> {
+  async lockSendingAccounts(db: Executor, campaignId: string, now: Date): Promise<Omit<SendingAccount, 'sent_today'>[]> {
     const ids: string[] = (
       await db('campaign_accounts as ca').join('email_accounts as a', 'a.id', 'ca.account_id').where({ 'ca.campaign_id': campaignId, 'a.status': 'active' }).select('a.id')
     ).map((r: { id: string }) => r.id);
@@ -218,23 +165,12 @@ export class SendingStore {
       .insert(ids.map((id) => ({ account_id: id, next_send_at: now, failures: 0 })))
       .onConflict('account_id')
       .ignore();
-    const rows = await db('sending_accounts as s')
+    return db('sending_accounts as s')
       .join('email_accounts as a', 'a.id', 's.account_id')
       .whereIn('s.account_id', ids)
       .orderBy('s.account_id')
       .forUpdate('s')
-      .select(
-        'a.id',
-        'a.email',
-        'a.daily_limit',
-        's.next_send_at',
-        db.raw(
-          `(SELECT count(*)::int FROM email_messages m WHERE m.account_id = a.id AND m.direction = 'outbound' AND m.kind = 'campaign'
-             AND m.created_at >= ? AND m.status IN ('sending', 'sent', 'unknown', 'bounced')) AS sent_today`,
-          [dayStart],
-        ),
-      );
-    return rows;
+      .select('a.id', 'a.email', 'a.daily_limit', 's.next_send_at');
   }
 
   async dueContacts(db: Executor, campaignId: string, now: Date, limit: number): Promise<DueContact[]> {
@@ -249,26 +185,6 @@ export class SendingStore {
       .select('p.*', 'c.email', 'c.first_name', 'c.last_name', 'c.company_name', 'c.job_title', 'c.phone', 'c.website', 'c.linkedin_url', 'c.custom_variables');
   }
 
-  async message(db: Executor, id: string): Promise<{ id: string; subject: string; message_id: string; references: string[]; thread_id: string } | undefined> {
-    return db('email_messages').where({ id }).first('id', 'subject', 'message_id', 'references', 'thread_id');
-  }
-
-  async insertMessage(db: Executor, row: OutboundMessage): Promise<void> {
-    await db('email_messages').insert(row);
-  }
-
-  async finishMessage(db: Executor, id: string, patch: { status: 'sent' | 'failed' | 'bounced' | 'unknown'; smtp_response: string; sent_at?: Date }): Promise<boolean> {
-    // Only a claim still open is finished: one that expired to `unknown` stays so.
-    const n = await db('email_messages').where({ id, status: 'sending' }).update(patch);
-    return n > 0;
-  }
-
-  /** A message SMTP accepted that bounced later (a DSN): `bounced`, once. */
-  async markLateBounce(db: Executor, id: string): Promise<{ account_id: string | null; contact_id: string | null; kind: string } | undefined> {
-    const [row] = await db('email_messages').where({ id, direction: 'outbound' }).whereIn('status', ['sent', 'unknown']).update({ status: 'bounced' }).returning(['account_id', 'contact_id', 'kind']);
-    return row;
-  }
-
   async updateProgress(db: Executor, contactId: string, patch: Partial<ProgressRow>): Promise<void> {
     await db('sending_progress').where({ contact_id: contactId }).update(patch);
   }
@@ -280,22 +196,6 @@ export class SendingStore {
   async addAccountFailure(db: Executor, accountId: string): Promise<number> {
     const [row] = await db('sending_accounts').where({ account_id: accountId }).increment('failures', 1).returning('failures');
     return row?.failures ?? 0;
-  }
-
-  /** The account's last `n` finished campaign sends: how many, and how many bounced hard. */
-  async recentOutcomes(db: Executor, accountId: string, n: number): Promise<{ total: number; bounced: number }> {
-    const row = await db
-      .from(
-        db('email_messages')
-          .where({ account_id: accountId, direction: 'outbound', kind: 'campaign' })
-          .whereIn('status', ['sent', 'bounced'])
-          .orderBy('created_at', 'desc')
-          .limit(n)
-          .select('status')
-          .as('recent'),
-      )
-      .first(db.raw('count(*)::int AS total'), db.raw("count(*) FILTER (WHERE status = 'bounced')::int AS bounced"));
-    return { total: row?.total ?? 0, bounced: row?.bounced ?? 0 };
   }
 
   /** Contacts of the campaign still to be mailed (active or paused). */
@@ -321,14 +221,6 @@ export class SendingStore {
       .where('c.campaign_id', campaignId)
       .groupBy('c.status', db.raw('2'))
       .select('c.status', db.raw('(p.contact_id IS NOT NULL) AS started'), db.raw('count(*)::int AS n'));
-  }
-
-  async sentPerStep(db: Executor, campaignId: string): Promise<Map<string, number>> {
-    const rows: { step_id: string; n: number }[] = await db('email_messages')
-      .where({ campaign_id: campaignId, direction: 'outbound', kind: 'campaign', status: 'sent' })
-      .groupBy('step_id')
-      .select('step_id', db.raw('count(*)::int AS n'));
-    return new Map(rows.map((r) => [r.step_id, r.n]));
   }
 
   async nextDue(db: Executor, campaignId: string): Promise<Date | null> {
