@@ -116,7 +116,8 @@ describe('webhooks against slow and hostile receivers', () => {
       console.log(`slow receiver: the other workspace's 16 deliveries done ${othersMs} ms after start; POST /v2/webhook/test answered in ${testMs} ms`);
       expect(othersMs).toBeLessThan(5_000);
       // The attempt itself ends at 10 s; the rest is the request around it on a busy machine.
-      expect(testMs).toBeLessThan(12_000);
+      expect(tested.data!.data.durationMs).toBeLessThan(10_500);
+      expect(testMs).toBeLessThan(15_000);
     } finally {
       const stopping = Date.now();
       await Promise.all(workers.map((w) => w.stop()));

@@ -123,8 +123,8 @@ export class SendingService {
   private readonly unhanded = new Set<string>();
   /** SMTP outcomes this process could not record (database away): recorded once it answers. */
   private readonly unrecorded: { item: Claimed; outcome: SendOutcome }[] = [];
-  /** Set at shutdown: nothing more is handed to SMTP, and the run's remaining claims are released. */
-  private stopping = false;
+  /** Runs in progress; stop() marks them: nothing more is handed to SMTP, and their remaining claims are released. */
+  private readonly running = new Set<{ stopped: boolean }>();
 
   constructor(
     private readonly db: Db,
@@ -141,12 +141,23 @@ export class SendingService {
     this.options = { ...DEFAULT_ENGINE_OPTIONS, ...options };
   }
 
+  /** The worker is stopping: the runs in progress hand nothing more to SMTP. */
   stop(): void {
-    this.stopping = true;
+    for (const run of this.running) run.stopped = true;
   }
 
   /** One pass of the engine; returns how many messages it handed to SMTP. */
   async runOnce(): Promise<number> {
+    const run = { stopped: false };
+    this.running.add(run);
+    try {
+      return await this.pass(run);
+    } finally {
+      this.running.delete(run);
+    }
+  }
+
+  private async pass(run: { stopped: boolean }): Promise<number> {
     await this.settleOwnClaims();
     const now = this.clock.now();
     await this.db.transaction(async (trx) => {
@@ -157,8 +168,9 @@ export class SendingService {
     await this.store.releaseHeld(this.db, now);
     let sent = 0;
     for (const campaignId of await this.store.campaignsWithDueWork(this.db, now, this.options.campaignsPerRun)) {
+      if (run.stopped) break;
       const claimed = await this.db.transaction((trx) => this.claim(trx, campaignId, now));
-      sent += await this.deliver(claimed);
+      sent += await this.deliver(claimed, run);
     }
     return sent;
   }
@@ -304,7 +316,7 @@ export class SendingService {
    * database fails, nothing more is handed over in this run: unsent claims and unrecorded outcomes are
    * kept for settleOwnClaims.
    */
-  private async deliver(claimed: Claimed[]): Promise<number> {
+  private async deliver(claimed: Claimed[], run: { stopped: boolean }): Promise<number> {
     let sent = 0;
     let databaseLost = false;
     // One login look-up (and decryption) per account per run, not per message.
@@ -316,11 +328,11 @@ export class SendingService {
     const sendOne = async (item: Claimed) => {
       let login: Awaited<ReturnType<AccountMailAccess['smtpLogin']>>;
       try {
-        if (databaseLost || this.stopping) throw new Error('not handed over: the database failed earlier in this run, or the worker is stopping');
+        if (databaseLost || run.stopped) throw new Error('not handed over: the database failed earlier in this run, or the worker is stopping');
         login = await loginFor(item.message);
         if (!(await this.mail.handOver(this.db, item.message.id))) return;
       } catch {
-        if (!this.stopping) databaseLost = true;
+        if (!run.stopped) databaseLost = true;
         this.unhanded.add(item.message.id);
         return;
       }

@@ -57,8 +57,8 @@ export class WebhookService {
   /** Worker passes side by side (see above): more than `perSubscription`, so one slow receiver leaves lanes free. */
   readonly lanes = 8;
   private readonly options: WebhookOptions;
-  /** Aborted when the worker stops: no attempt starts after it, and those in flight end at once. */
-  private readonly shutdown = new AbortController();
+  /** Runs in progress; stop() aborts them: no attempt starts after it, and those in flight end at once. */
+  private readonly running = new Set<AbortController>();
 
   constructor(
     private readonly db: Db,
@@ -102,24 +102,33 @@ export class WebhookService {
 
   /** The worker is stopping: attempts in flight end now and are retried at once by the next worker. */
   stop(): void {
-    this.shutdown.abort();
+    for (const run of this.running) run.abort();
   }
 
   /** One pass of the worker job; returns how many deliveries it claimed. */
   async runOnce(): Promise<number> {
-    if (this.shutdown.signal.aborted) return 0;
+    const run = new AbortController();
+    this.running.add(run);
+    try {
+      return await this.pass(run.signal);
+    } finally {
+      this.running.delete(run);
+    }
+  }
+
+  private async pass(stopped: AbortSignal): Promise<number> {
     const now = this.clock.now();
     await this.store.releaseStale(this.db, new Date(now.getTime() - CLAIM_LEASE_MS));
     const claimed = await this.db.transaction((trx) => this.store.claimDue(trx, now, this.options.batchSize, this.options.perSubscription));
     let next = 0;
     const lane = async () => {
-      while (next < claimed.length && !this.shutdown.signal.aborted) {
+      while (next < claimed.length && !stopped.aborted) {
         const delivery = claimed[next++];
         // A claim that waited past its lease for a lane may have been taken over: then it is not ours to send.
         if (!(await this.store.startAttempt(this.db, delivery, this.clock.now()))) continue;
         const secret = this.secrets.decrypt(delivery.secret_enc, `${delivery.subscription_id}:webhook`);
-        const result = await postSigned(delivery.url, secret, delivery.event_id, this.clock.now(), delivery.payload, this.config.allowPrivateWebhooks, this.shutdown.signal);
-        await this.db.transaction((trx) => this.recordAttempt(trx, delivery, result));
+        const result = await postSigned(delivery.url, secret, delivery.event_id, this.clock.now(), delivery.payload, this.config.allowPrivateWebhooks, stopped);
+        await this.db.transaction((trx) => this.recordAttempt(trx, delivery, result, stopped.aborted));
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.options.concurrency, claimed.length) }, lane));
@@ -127,7 +136,7 @@ export class WebhookService {
     return claimed.length;
   }
 
-  private async recordAttempt(trx: Executor, delivery: DeliveryRow, result: PostResult): Promise<void> {
+  private async recordAttempt(trx: Executor, delivery: DeliveryRow, result: PostResult, interrupted: boolean): Promise<void> {
     const now = this.clock.now();
     await this.store.insertAttempt(trx, {
       id: newId(),
@@ -146,7 +155,7 @@ export class WebhookService {
       return;
     }
     // Cut short by the shutdown: the next worker tries again at once.
-    if (this.shutdown.signal.aborted && result.statusCode === null) {
+    if (interrupted && result.statusCode === null) {
       await this.store.finishClaim(trx, delivery, { status: 'pending', next_attempt_at: now });
       return;
     }
