@@ -72,6 +72,8 @@ const FREE_PROVIDERS = new Set<string>(freeProviders as string[]);
 export interface ProcessOutcome {
   outcome: 'ignored' | 'duplicate' | 'reply' | 'autoReply' | 'bounce' | 'malformed';
   messageId?: string;
+  /** Why a message could not be read (`malformed`): `parser_limit` (too many MIME parts, a header block too large) or `unparsable`. */
+  reason?: 'parser_limit' | 'unparsable';
 }
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
@@ -273,8 +275,11 @@ export class InboxService {
     let parsed: ParsedMail;
     try {
       parsed = await simpleParser(raw, { skipImageLinks: true, skipTextToHtml: true, skipTextLinks: true });
-    } catch {
-      return { outcome: 'malformed' };
+    } catch (err) {
+      // mailsplit tags what passes its limits (1,000 MIME parts, a 1 MB header block) with EMAXLEN.
+      const reason = (err as { code?: string }).code === 'EMAXLEN' ? 'parser_limit' : 'unparsable';
+      this.logger.warn({ accountId: account.accountId, bytes: raw.length, reason, err: (err as Error).message }, 'inbox: a message could not be parsed and is not read');
+      return { outcome: 'malformed', reason };
     }
     const incoming = toIncoming(parsed, raw);
     const kind = classify(parsed, raw, incoming);
