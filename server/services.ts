@@ -126,7 +126,7 @@ export function createServices(deps: Deps) {
   sending.onOutcome((outcome) => messages.add(outcome));
   const deliveries = telemetry.tally('webhook_deliveries_total', 'Webhook delivery attempts by outcome.', 'outcome');
   webhooks.onAttempt((outcome) => deliveries.add(outcome));
-  const jobs = new JobService(db, new JobStore(), contacts, campaigns, suppression, verification, enrichment, leads, events, clock, deps.logger, config.jobBatchSize);
+  const jobs = new JobService(db, new JobStore(), contacts, campaigns, suppression, verification, enrichment, leads, events, clock, deps.logger, config.jobBatchSize, config.jobConcurrency);
   return { jobs, webhooks, sending, tracking, suppression, mail, inbox, events, credits, workspaces, quota, idempotency, whitelabel, campaigns, contacts, accounts, analytics, leads, verification, enrichment, lists };
 }
 
