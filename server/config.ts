@@ -56,6 +56,8 @@ export interface Config {
   sendingTickSeconds: number;
   /** Rows per batch of a background job (one transaction each). */
   jobBatchSize: number;
+  /** Batches one worker applies at once (each in its own transaction). */
+  jobConcurrency: number;
   /** Largest JSON body of the job operations (`/v2/job/...`); CSV uploads have their own 50 MB limit. */
   jobBodyLimitBytes: number;
   /** The public base URL of this service, for unsubscribe, open and click links in emails. */
@@ -70,6 +72,8 @@ export interface Config {
   inboxMessagesPerRun: number;
   inboxAccountsPerRun: number;
   inboxConcurrency: number;
+  /** How often the warm-up reader reads each pool mailbox. */
+  warmupReadIntervalSeconds: number;
   imapTimeoutMs: number;
   /** Allow webhook URLs on loopback, private or link-local addresses, and plain http. */
   allowPrivateWebhooks: boolean;
@@ -134,6 +138,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     sendingEnabled: bool('SENDING_ENABLED', true, env),
     sendingTickSeconds: int('SENDING_TICK_SECONDS', 5, env),
     jobBatchSize: Math.min(5000, Math.max(1, int('JOB_BATCH_SIZE', 1000, env))),
+    jobConcurrency: Math.min(8, Math.max(1, int('JOB_CONCURRENCY', 2, env))),
     jobBodyLimitBytes: int('JOB_BODY_LIMIT_BYTES', 50 * 1024 * 1024, env),
     publicUrl: (env.PUBLIC_URL || `http://localhost:${int('PORT', 3000, env)}`).replace(/\/+$/, ''),
     verifyMailLogins: bool('VERIFY_MAIL_LOGINS', true, env),
@@ -143,6 +148,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     inboxMessagesPerRun: Math.max(1, int('INBOX_MESSAGES_PER_RUN', 200, env)),
     inboxAccountsPerRun: Math.max(1, int('INBOX_ACCOUNTS_PER_RUN', 50, env)),
     inboxConcurrency: Math.max(1, int('INBOX_CONCURRENCY', 8, env)),
+    warmupReadIntervalSeconds: Math.max(1, int('WARMUP_READ_INTERVAL_SECONDS', 60, env)),
     imapTimeoutMs: Math.max(1000, int('IMAP_TIMEOUT_MS', 15000, env)),
     creditCosts: {
       workEmailReveal: int('CREDIT_COST_WORK_EMAIL', 1, env),
