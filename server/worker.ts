@@ -4,6 +4,7 @@
  * database (FOR UPDATE SKIP LOCKED), so any number of workers on one PostgreSQL share the work.
  */
 import type { Logger } from './logger';
+import { noTelemetry, type Backlog, type Telemetry } from './telemetry';
 
 export interface Job {
   /** One pass; returns how much it did (0 when idle). */
@@ -12,6 +13,8 @@ export interface Job {
   stop?(): void;
   /** Passes of this job run side by side (default 1), so one long pass does not hold up the next. */
   lanes?: number;
+  /** How much is due now and since when, for metrics (read at each scrape; /work/coord/OPS.md, README "Metrics"). */
+  backlog?(): Promise<Backlog>;
 }
 
 export interface Worker {
@@ -19,7 +22,9 @@ export interface Worker {
   stop(): Promise<void>;
 }
 
-export function startWorker(jobs: Record<string, Job>, options: { tickSeconds: number; logger: Logger }): Worker {
+export function startWorker(jobs: Record<string, Job>, options: { tickSeconds: number; logger: Logger; telemetry?: Telemetry }): Worker {
+  const telemetry = options.telemetry ?? noTelemetry;
+  telemetry.watchJobs(jobs);
   let stopping = false;
   const wakers = new Set<() => void>();
   const pause = (ms: number) =>
@@ -37,7 +42,7 @@ export function startWorker(jobs: Record<string, Job>, options: { tickSeconds: n
     while (!stopping) {
       let did = 0;
       try {
-        did = await job.runOnce();
+        did = await telemetry.jobRun(name, () => job.runOnce());
       } catch (err) {
         options.logger.error({ err, job: name }, 'worker job failed; retrying at the next tick');
       }

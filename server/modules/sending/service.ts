@@ -17,6 +17,7 @@
 import { randomInt } from 'node:crypto';
 import type { components } from '../../../generated/api';
 import type { Clock } from '../../clock';
+import type { Backlog } from '../../telemetry';
 import type { Db, Executor } from '../../db';
 import { newId } from '../../ids';
 import type { AccountMailAccess } from '../account/service';
@@ -34,6 +35,9 @@ type SendingReason = components['schemas']['SendingReason'];
 export interface SendingContacts {
   finishForMail(db: Executor, workspaceId: string, contactId: string, status: 'completed' | 'bounced'): Promise<boolean>;
 }
+
+/** A send's outcome: `deferred` is a failure retried later. */
+export type MessageOutcome = 'sent' | 'bounced' | 'unknown' | 'deferred';
 
 /** What the tracking module adds to every campaign message (unsubscribe, pixel, click links). */
 export interface MessageLinks {
@@ -146,6 +150,18 @@ export class SendingService {
     for (const run of this.running) run.stopped = true;
   }
 
+  private readonly outcomeListeners: ((outcome: MessageOutcome) => void)[] = [];
+
+  /** Called once per message handed to SMTP, with its outcome, after it is recorded (the composition root counts them for metrics). */
+  onOutcome(listener: (outcome: MessageOutcome) => void): void {
+    this.outcomeListeners.push(listener);
+  }
+
+  /** Worker backlog for metrics: contacts due now. */
+  backlog(): Promise<Backlog> {
+    return this.store.backlog(this.db, this.clock.now());
+  }
+
   /** One pass of the engine; returns how many messages it handed to SMTP. */
   async runOnce(): Promise<number> {
     const run = { stopped: false };
@@ -175,12 +191,18 @@ export class SendingService {
     return sent;
   }
 
+  private reportOutcome(outcome: SendOutcome): void {
+    const reported: MessageOutcome = outcome.kind === 'sent' || outcome.kind === 'bounced' || outcome.kind === 'unknown' ? outcome.kind : 'deferred';
+    for (const listener of this.outcomeListeners) listener(reported);
+  }
+
   /** Throws while the database is still away; the worker tries again at its next tick. */
   private async settleOwnClaims(): Promise<void> {
     while (this.unrecorded.length > 0) {
       const { item, outcome } = this.unrecorded[0];
       await this.db.transaction((trx) => this.record(trx, item, outcome));
       this.unrecorded.shift();
+      this.reportOutcome(outcome);
     }
     if (this.unhanded.size > 0) {
       const ids = [...this.unhanded];
@@ -343,6 +365,7 @@ export class SendingService {
       if (outcome.kind === 'sent') sent += 1;
       try {
         await this.db.transaction((trx) => this.record(trx, item, outcome));
+        this.reportOutcome(outcome);
       } catch {
         databaseLost = true;
         this.unrecorded.push({ item, outcome });

@@ -16,6 +16,7 @@ import type { components } from '../../../generated/api';
 import type { Clock } from '../../clock';
 import type { Config } from '../../config';
 import type { Db, Executor } from '../../db';
+import type { Backlog } from '../../telemetry';
 import { badRequest, detail, notFound } from '../../http/errors';
 import { newId } from '../../ids';
 import { OutboundRefusedError, resolveAllowedAddress } from '../../net/outbound';
@@ -52,6 +53,9 @@ export interface WebhookOptions {
   /** Jitter factor in [0.9, 1.1]; injectable so tests are exact. */
   jitter: () => number;
 }
+
+/** One delivery attempt's outcome: `retrying` waits for the next attempt; `failed` and `gone` disable the subscription. */
+export type DeliveryOutcome = 'delivered' | 'retrying' | 'failed' | 'gone';
 
 export class WebhookService {
   /** Worker passes side by side (see above): more than `perSubscription`, so one slow receiver leaves lanes free. */
@@ -105,6 +109,18 @@ export class WebhookService {
     for (const run of this.running) run.abort();
   }
 
+  private readonly attemptListeners: ((outcome: DeliveryOutcome) => void)[] = [];
+
+  /** Called once per delivery attempt with its outcome, after it is recorded (the composition root counts them for metrics). */
+  onAttempt(listener: (outcome: DeliveryOutcome) => void): void {
+    this.attemptListeners.push(listener);
+  }
+
+  /** Worker backlog for metrics: deliveries due now. */
+  backlog(): Promise<Backlog> {
+    return this.store.backlog(this.db, this.clock.now());
+  }
+
   /** One pass of the worker job; returns how many deliveries it claimed. */
   async runOnce(): Promise<number> {
     const run = new AbortController();
@@ -128,7 +144,8 @@ export class WebhookService {
         if (!(await this.store.startAttempt(this.db, delivery, this.clock.now()))) continue;
         const secret = this.secrets.decrypt(delivery.secret_enc, `${delivery.subscription_id}:webhook`);
         const result = await postSigned(delivery.url, secret, delivery.event_id, this.clock.now(), delivery.payload, this.config.allowPrivateWebhooks, stopped);
-        await this.db.transaction((trx) => this.recordAttempt(trx, delivery, result, stopped.aborted));
+        const outcome = await this.db.transaction((trx) => this.recordAttempt(trx, delivery, result, stopped.aborted));
+        for (const listener of this.attemptListeners) listener(outcome);
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.options.concurrency, claimed.length) }, lane));
@@ -136,7 +153,7 @@ export class WebhookService {
     return claimed.length;
   }
 
-  private async recordAttempt(trx: Executor, delivery: DeliveryRow, result: PostResult, interrupted: boolean): Promise<void> {
+  private async recordAttempt(trx: Executor, delivery: DeliveryRow, result: PostResult, interrupted: boolean): Promise<DeliveryOutcome> {
     const now = this.clock.now();
     await this.store.insertAttempt(trx, {
       id: newId(),
@@ -152,18 +169,18 @@ export class WebhookService {
     const code = result.statusCode ?? 0;
     if (code >= 200 && code < 300) {
       await this.store.finishClaim(trx, delivery, { status: 'delivered' });
-      return;
+      return 'delivered';
     }
     // Cut short by the shutdown: the next worker tries again at once.
     if (interrupted && result.statusCode === null) {
       await this.store.finishClaim(trx, delivery, { status: 'pending', next_attempt_at: now });
-      return;
+      return 'retrying';
     }
     if (code === 410) {
       if (await this.store.finishClaim(trx, delivery, { status: 'failed' })) {
         await this.store.update(trx, delivery.subscription_id, { status: 'disabled', disabled_reason: 'The endpoint answered 410 Gone.', updated_at: now });
       }
-      return;
+      return 'gone';
     }
     const wait = RETRY_DELAYS_MS[delivery.attempts - 1];
     if (wait === undefined) {
@@ -175,9 +192,10 @@ export class WebhookService {
           updated_at: now,
         });
       }
-      return;
+      return 'failed';
     }
     await this.store.finishClaim(trx, delivery, { status: 'pending', next_attempt_at: new Date(now.getTime() + Math.round(wait * this.options.jitter())) });
+    return 'retrying';
   }
 
   // --- subscriptions ---

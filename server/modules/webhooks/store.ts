@@ -1,5 +1,6 @@
 /** webhook_subscriptions, webhook_deliveries (the outbox) and webhook_attempts (the log). */
 import type { Executor } from '../../db';
+import { backlogOf, type Backlog } from '../../telemetry';
 
 export interface SubscriptionRow {
   id: string;
@@ -77,6 +78,12 @@ export class WebhookStore {
 
   async insertDeliveries(db: Executor, rows: DeliveryRow[]): Promise<void> {
     if (rows.length) await db('webhook_deliveries').insert(rows).onConflict(['subscription_id', 'event_id']).ignore();
+  }
+
+  /** Deliveries due now to active subscriptions, and the earliest due time (the worker's backlog). */
+  backlog(db: Executor, now: Date): Promise<Backlog> {
+    const due = db('webhook_deliveries as d').join('webhook_subscriptions as s', 's.id', 'd.subscription_id').where({ 'd.status': 'pending', 's.status': 'active' }).andWhere('d.next_attempt_at', '<=', now);
+    return backlogOf(due, 'd.next_attempt_at');
   }
 
   /**
