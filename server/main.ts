@@ -2,6 +2,8 @@
  * The server process: configuration, database, migrations, first-start demo data, listen, and a
  * graceful shutdown on SIGTERM/SIGINT (stop accepting, finish requests in flight, close the database).
  */
+// First: tracing, when configured, must be set up before express and pg are required.
+import './observability/preload';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app';
 import { boot, shutdownJobs, startJobs } from './boot';
