@@ -11,6 +11,7 @@ import type { Db, Executor } from '../../db';
 import { conflict, detail, notFound } from '../../http/errors';
 import { newId } from '../../ids';
 import type { Logger } from '../../logger';
+import type { Backlog } from '../../telemetry';
 import type { AccountMailAccess, AccountService } from '../account/service';
 import type { EventService } from '../events/service';
 import type { MailLogin, MailService } from '../mail/service';
@@ -244,6 +245,11 @@ export class PlacementService {
   }
 
   // --- the worker job ---
+
+  /** Sends and looks due now, for the worker's metrics. */
+  backlog(): Promise<Backlog> {
+    return this.store.backlog(this.db, this.clock.now());
+  }
 
   /** One pass: send what is due, look for what was sent, complete what is done. Returns the work done. */
   async runOnce(): Promise<number> {

@@ -1,5 +1,6 @@
 /** Plain rows of placement tests and their results. Callers pass their transaction. */
 import type { Executor } from '../../db';
+import { backlogOf, type Backlog } from '../../telemetry';
 
 export type Placement = 'pending' | 'inbox' | 'spam' | 'nowhere' | 'notSent';
 export type ResultState = 'queued' | 'sending' | 'sent' | 'done';
@@ -102,6 +103,11 @@ export class PlacementStore {
     await db('placement_results').whereIn('id', rows.map((r) => r.id)).update(update);
     if (state === 'queued') await db('placement_results').whereIn('id', rows.map((r) => r.id)).increment('attempts', 1);
     return rows.map((r) => ({ ...r, ...update, attempts: state === 'queued' ? r.attempts + 1 : r.attempts }));
+  }
+
+  /** Sends and looks due now (the metrics' backlog; on the claim's partial index). */
+  backlog(db: Executor, now: Date): Promise<Backlog> {
+    return backlogOf(db('placement_results').whereIn('state', ['queued', 'sending', 'sent']).andWhere('due_at', '<=', now), 'due_at');
   }
 
   /** Updates a row only while it is still in `state` (a deadline may have closed it meanwhile). */
