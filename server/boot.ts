@@ -3,12 +3,15 @@ import { systemClock } from './clock';
 import { loadConfig } from './config';
 import { migrate, openDatabase, type Database } from './db';
 import { createLogger } from './logger';
+import { missingSecretKeyWarning } from './secrets';
 import { createServices, type Deps, type Services } from './services';
 import { startWorker, type Worker } from './worker';
 
 export async function boot(): Promise<{ deps: Deps; services: Services; database: Database }> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
+  const noKey = missingSecretKeyWarning(config);
+  if (noKey) logger.warn(noKey);
   const database = await openDatabase(config);
   const applied = await migrate(database.db);
   if (applied.length) logger.info({ applied }, 'migrations applied');

@@ -1,6 +1,6 @@
 /**
  * Email accounts: connect (v2), list, status, vitals, warm-up enable/pause and removal. Passwords are
- * encrypted before they reach the database (secrets.ts); numbers such as sentToday come from the
+ * encrypted before they reach the database (server/secrets.ts); numbers such as sentToday come from the
  * stored email events (the events module), in the workspace's time zone.
  */
 import type { components } from '../../../generated/api';
@@ -14,7 +14,7 @@ import { pageOf, paginated } from '../../http/pagination';
 import { dayIn } from '../events/days';
 import { percent, type EventService } from '../events/service';
 import { toAccount } from './mapping';
-import type { SecretBox } from './secrets';
+import type { SecretBox } from '../../secrets';
 import type { AccountRow, AccountStore, WarmupColumns } from './store';
 import { checkDomain, type DomainVitals } from './vitals';
 import type { WorkspaceService } from '../workspace/service';
@@ -99,7 +99,7 @@ export class AccountService {
 
   async connect(auth: Auth, body: ConnectRequest): Promise<Schemas['EmailAccount']> {
     // No key, no account: answer 409 before touching anything.
-    this.secrets.ensureKey();
+    this.secrets.ensureKey('emailAccounts');
     const defaults = PROVIDER_SERVERS[body.provider];
     const smtpHost = body.smtp.host ?? defaults.smtp?.[0];
     const smtpPort = body.smtp.port ?? defaults.smtp?.[1];

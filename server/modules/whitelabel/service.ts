@@ -6,7 +6,7 @@
 import type { components } from '../../../generated/api';
 import { isUniqueViolation, type Db } from '../../db';
 import type { Clock } from '../../clock';
-import type { AuthContext } from '../../http/auth';
+import type { AuthContext } from '../../http/admission';
 import { badRequest, conflict, detail, forbidden, notFound } from '../../http/errors';
 import { newId } from '../../ids';
 import type { CreditService } from '../credits/service';
