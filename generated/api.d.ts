@@ -93,8 +93,15 @@ export interface paths {
          *     Each check answers `pass`, the records found, and when it fails the reason (`notFound`, `noData`,
          *     `noMatchingRecord`, `multipleRecords`, `timeout`, ...). `allPass` is true when all four pass. Each look-up
          *     has a time limit (`DNS_TIMEOUT_MS`, default 3000 ms); a DNS server that does not answer gives a `timeout`
-         *     result, not an error. Accounts sharing a domain are looked up once. `reputation` adds the account's last 30
-         *     days of campaign sending from stored events (sent, bounced, replied, rates).
+         *     result, not an error. Accounts sharing a domain are looked up once.
+         *
+         *     `blocklists`: the domain on each domain blocklist (`DNSBL_DOMAIN_ZONES`, default dbl.spamhaus.org) and the
+         *     IPv4 addresses of the account's SMTP host on each IP blocklist (`DNSBL_IP_ZONES`, default zen.spamhaus.org,
+         *     bl.spamcop.net, b.barracudacentral.org), through the same resolver; a list that refuses the query (Spamhaus
+         *     does for public resolvers) or does not answer is reported as unknown (`listed: null`), never as listed.
+         *     `reputation` adds the account's last 30 days of campaign sending from stored events (sent, bounced,
+         *     replied, unsubscribed, rates). `score` (0-100) sums it up: 100 less the points of each reason in
+         *     `scoreReasons` (failed DNS checks, listings, bounce and unsubscribe rates; see `ScoreReason`).
          *
          *     Costs no credits and changes nothing. Errors: `400` invalid body; `404` one or more accounts are not in
          *     this workspace (the v2 `details` name each one).
@@ -995,8 +1002,15 @@ export interface paths {
          *     Each check answers `pass`, the records found, and when it fails the reason (`notFound`, `noData`,
          *     `noMatchingRecord`, `multipleRecords`, `timeout`, ...). `allPass` is true when all four pass. Each look-up
          *     has a time limit (`DNS_TIMEOUT_MS`, default 3000 ms); a DNS server that does not answer gives a `timeout`
-         *     result, not an error. Accounts sharing a domain are looked up once. `reputation` adds the account's last 30
-         *     days of campaign sending from stored events (sent, bounced, replied, rates).
+         *     result, not an error. Accounts sharing a domain are looked up once.
+         *
+         *     `blocklists`: the domain on each domain blocklist (`DNSBL_DOMAIN_ZONES`, default dbl.spamhaus.org) and the
+         *     IPv4 addresses of the account's SMTP host on each IP blocklist (`DNSBL_IP_ZONES`, default zen.spamhaus.org,
+         *     bl.spamcop.net, b.barracudacentral.org), through the same resolver; a list that refuses the query (Spamhaus
+         *     does for public resolvers) or does not answer is reported as unknown (`listed: null`), never as listed.
+         *     `reputation` adds the account's last 30 days of campaign sending from stored events (sent, bounced,
+         *     replied, unsubscribed, rates). `score` (0-100) sums it up: 100 less the points of each reason in
+         *     `scoreReasons` (failed DNS checks, listings, bounce and unsubscribe rates; see `ScoreReason`).
          *
          *     Costs no credits and changes nothing. Errors: `400` invalid body; `404` one or more accounts are not in
          *     this workspace (the v2 `details` name each one).
@@ -2053,6 +2067,226 @@ export interface paths {
          *     the balance cannot cover the matched people's reveals (nothing is charged or revealed).
          */
         post: operations["enrichByDetails"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/job/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a job
+         * @description Stops a queued or running job: the batch in progress, if any, is not applied (its rows stay without an
+         *     outcome), and no further batch starts. Rows done before stay done and counted; the results file shows
+         *     the others as `notProcessed` (`jobCancelled`). Credits an enrich job charged are not returned (the
+         *     reveals are the workspace's). No event is sent for a cancelled job.
+         *
+         *     Errors: `400` jobId missing or not a UUID; `404` no such job in this workspace; `409` the job already
+         *     completed, failed or was cancelled (the message names its status).
+         */
+        post: operations["jobCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/job/contact-import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import contacts into a campaign in the background
+         * @description Accepts up to 500,000 contacts for one campaign and answers `202` with a queued job at once; the worker
+         *     adds them in batches (see `GET /v2/job/get` for progress, `GET /v2/job/results` for one line per row).
+         *     The whole job counts as one request toward the quota.
+         *
+         *     **CSV** (`Content-Type: text/csv`, UTF-8, up to 50 MB and 500,000 rows, comma-separated, RFC 4180
+         *     quoting): `campaignId` and the options in the query. The first row is the header; columns are mapped by
+         *     name to the contact fields (`email`, `firstName`, `lastName`, `companyName`, `jobTitle`, `phone`,
+         *     `website`, `linkedinUrl`; names compared without case, spaces, `_` or `-`, so `First Name` and
+         *     `first_name` work, and `Email Address` / `E-mail` mean `email`); every other column becomes a custom
+         *     variable of that name (an empty cell is left out). The body is streamed into storage as it arrives,
+         *     never held whole in memory. It is checked completely before the job is queued: a header without an email
+         *     column (a file delimited by `;` or tabs says so), a row with another number of cells than the header, an
+         *     unterminated quote, bytes that are not UTF-8, or a row over 64 KB answers `400` naming the line, and
+         *     nothing is queued.
+         *
+         *     **JSON** (`application/json`, up to 100,000 contacts as in `POST /v1/contact/add`): `campaignId` and the
+         *     options in the body.
+         *
+         *     **What is skipped, never failed** (each row's reason is in the results): a repeated address of the file
+         *     (`duplicateInFile`, the first row counts), an address the campaign already holds (`alreadyInCampaign`),
+         *     with `skipInWorkspace` an address any campaign of the workspace holds (`alreadyInWorkspace`), with
+         *     `skipSuppressed` (the default) a suppressed address or domain (`suppressed`), with `verify` an address
+         *     verified `invalid` or `disposable` (`verifiedInvalid`, `verifiedDisposable`; verification costs no
+         *     credits). A missing or malformed address is `invalid` (`invalidEmail`).
+         *
+         *     The job fails (status `failed`, a `job.failed` event) when the campaign is deleted meanwhile or the plan's
+         *     contact cap is reached; the batches done before stay.
+         *
+         *     Errors: `400` no campaignId, an option or a row that cannot be read (named); `404` the campaign is not
+         *     this workspace's; `413` the body is over the size or row limit; `415` another content type.
+         */
+        post: operations["jobContactImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/job/enrich": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enrich up to 10,000 people in the background
+         * @description The job form of `POST /v2/enrich/by-details`: the same inputs, match rules, data options and prices, for
+         *     up to 10,000 inputs, answering `202` with a queued job. The job counts as one request toward the quota.
+         *
+         *     **Credits, charged once and up front.** When the job is accepted, every input is matched and the reveals
+         *     it needs are priced by the rules of a people search (a person or option already revealed to the workspace
+         *     is free, a person matched twice is charged once). When the balance cannot cover the whole job the answer
+         *     is `402` and nothing is charged, revealed or queued; otherwise the reveals and the one charge are written
+         *     with the job, in one transaction (`job.credits.charged`). The worker then writes each row's result in
+         *     batches: `matched` with the rule and the person as the workspace now sees them, or `unmatched` with
+         *     `noMatch` / `ambiguousMatch` (`GET /v2/job/results`). Cancelling the job stops the results, not the
+         *     reveals already paid for.
+         *
+         *     Errors: `400` as `POST /v2/enrich/by-details` (with up to 10,000 inputs); `402` not enough credits for the
+         *     whole job.
+         */
+        post: operations["jobEnrich"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/job/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a job
+         * @description One job of the workspace with its progress and counts by outcome. Poll it, or subscribe to
+         *     `job.completed` / `job.failed`.
+         *
+         *     Errors: `400` jobId missing or not a UUID; `404` no such job in this workspace (another workspace's job
+         *     answers the same).
+         */
+        get: operations["jobGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/job/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List jobs
+         * @description The workspace's jobs, newest first, optionally of one type and status.
+         *
+         *     Errors: `400` an unknown type or status, or limit/skip out of range.
+         */
+        get: operations["jobList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/job/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a job's results
+         * @description Streams `text/csv; charset=utf-8` (a `Content-Disposition` attachment): a header row, then one line per
+         *     input row in input order, with its outcome and reason code (see `JobOutcome`). It can be read at any
+         *     time: rows not processed yet have an empty outcome while the job runs;
+         *     rows a cancelled or failed job did not reach are `notProcessed` (`jobCancelled` / `jobFailed`).
+         *     RFC 4180 quoting; a text cell that starts with `=`, `+`, `-`, `@`, a tab or a carriage return is
+         *     prefixed with a single quote (`'`) so spreadsheets do not run it as a formula.
+         *
+         *     Columns: `contactImport`: row, email, outcome, reason, contactId. `verify`: row, email, outcome, reason,
+         *     score, isRoleAccount, isFreeProvider, isDisposable, mxFound. `enrich`: row, email, linkedinUrl,
+         *     firstName, lastName, companyDomain, companyName (the input), outcome, reason, personId, then the person as
+         *     the workspace sees it: workEmail, mobilePhone, title, personLinkedinUrl, personCompanyName,
+         *     personCompanyDomain. `row` counts input rows from 1 (the CSV header is not a row).
+         *
+         *     A failure after the first bytes were sent closes the connection early: treat a file without its last
+         *     line end as failed.
+         *
+         *     Errors: `400` jobId missing or not a UUID; `404` no such job in this workspace.
+         */
+        get: operations["jobResults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/job/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify addresses in the background
+         * @description Accepts up to 100,000 addresses and answers `202` with a queued job; the worker verifies them in batches
+         *     with exactly the checks of `POST /v1/people_verification/verify` (syntax, disposable domains, MX look-up,
+         *     the optional SMTP probe, the shared result cache). Verification costs no credits; the job counts as one
+         *     request toward the quota. Each row's outcome is its status and the reason its `subStatus`
+         *     (`GET /v2/job/results`); `counts` has one entry per status. A repeated address is verified once.
+         *
+         *     The body is JSON `{ emails }`, or `text/csv` with a header row holding an `email` column (other columns
+         *     are ignored; the same checks and `400` naming the line as a contact import, up to 50 MB).
+         *
+         *     Errors: `400` no addresses, more than 100,000, or a file that cannot be read (named); `413` too large;
+         *     `415` another content type.
+         */
+        post: operations["jobVerify"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3230,6 +3464,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "job.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * job.completed
+         * @description What a subscription to `job.completed` receives (headers webhook-id, webhook-timestamp, webhook-signature).
+         */
+        post: operations["eventJobCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "job.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * job.failed
+         * @description What a subscription to `job.failed` receives (headers webhook-id, webhook-timestamp, webhook-signature).
+         */
+        post: operations["eventJobFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -3325,6 +3599,48 @@ export interface components {
             replyRate: number;
             /** @example 0.83 */
             unsubscribeRate: number;
+        };
+        /**
+         * @description One DNS blocklist (DNSBL) look-up: an IP list (`kind: ip`) is asked for a sending host's IPv4 address in
+         *     reverse-octet order (`10.113.0.203.zen.spamhaus.org`), a domain list (`kind: domain`) for the domain
+         *     (`acme-mail.io.dbl.spamhaus.org`). An answer in 127.0.0.0/8 means listed (`returnCodes` holds the answers,
+         *     whose meaning the list documents); no such name (NXDOMAIN) means not listed. `listed` is `null` when the list
+         *     could not tell: the DNS look-up failed (`timeout`, `refused`, `serverFailure`, `error`), or the list refused
+         *     the query (`listRefused`: Spamhaus answers 127.255.255.x to queries from public resolvers and over its limit).
+         */
+        BlocklistCheck: {
+            /**
+             * @example ip
+             * @enum {string}
+             */
+            kind: "ip" | "domain";
+            /** @example false */
+            listed: boolean | null;
+            /** @example null */
+            message: string | null;
+            /**
+             * @description The DNS name asked (A record).
+             * @example 10.113.0.203.zen.spamhaus.org
+             */
+            query: string;
+            /**
+             * @example null
+             * @enum {string|null}
+             */
+            reason: "listRefused" | "timeout" | "refused" | "serverFailure" | "error" | null;
+            /**
+             * @example [
+             *       "127.0.0.2"
+             *     ]
+             */
+            returnCodes: string[];
+            /**
+             * @description The IP address or domain looked up.
+             * @example 203.0.113.10
+             */
+            target: string;
+            /** @example zen.spamhaus.org */
+            zone: string;
         };
         /** @description An outreach campaign. */
         Campaign: {
@@ -4344,7 +4660,8 @@ export interface components {
         EmailAccountStatus: "active" | "paused" | "connectionError" | "sendingError";
         /**
          * @description Deliverability vitals of one account: DNS checks of its domain (MX, SPF, DKIM, DMARC), `allPass` when
-         *     all four pass, and its sending reputation over the last 30 days from stored email events.
+         *     all four pass, its listings on DNS blocklists, its sending reputation over the last 30 days from stored
+         *     email events, and one `score` from 0 to 100 with `scoreReasons`, each reason and the points it takes off.
          */
         EmailAccountVitals: {
             /**
@@ -4354,6 +4671,17 @@ export interface components {
             accountId: string;
             /** @example true */
             allPass: boolean;
+            /**
+             * @description The domain on each domain blocklist (`DNSBL_DOMAIN_ZONES`, default dbl.spamhaus.org) and each address of
+             *     the sending host on each IP blocklist (`DNSBL_IP_ZONES`, default zen.spamhaus.org, bl.spamcop.net,
+             *     b.barracudacentral.org); `listedOn` names the lists that list either (empty: listed nowhere).
+             */
+            blocklists: {
+                checks: components["schemas"]["BlocklistCheck"][];
+                /** @example [] */
+                listedOn: string[];
+                sendingHost: components["schemas"]["SendingHost"];
+            };
             dkim: components["schemas"]["DkimCheck"];
             dmarc: components["schemas"]["DnsRecordCheck"];
             /** @example acme-mail.io */
@@ -4364,7 +4692,10 @@ export interface components {
              */
             email: string;
             mx: components["schemas"]["DnsRecordCheck"];
-            /** @description Campaign emails (warm-up excluded) this account sent in the last 30 days, and how many bounced or were replied to. */
+            /**
+             * @description Campaign emails (warm-up excluded) this account sent in the last 30 days, and how many bounced, were
+             *     replied to or led to an unsubscribe.
+             */
             reputation: {
                 /** @example 6 */
                 bounced: number;
@@ -4384,7 +4715,21 @@ export interface components {
                 replyRatePercent: number;
                 /** @example 420 */
                 sent: number;
+                /** @example 2 */
+                unsubscribed: number;
+                /**
+                 * @description unsubscribed / sent x 100, two decimals; 0 when nothing was sent.
+                 * @example 0.48
+                 */
+                unsubscribeRatePercent: number;
             };
+            /**
+             * @description 100 less the points of `scoreReasons`, at least 0.
+             * @example 90
+             */
+            score: number;
+            /** @description Why the score is not 100, largest first; empty at 100. */
+            scoreReasons: components["schemas"]["ScoreReason"][];
             spf: components["schemas"]["DnsRecordCheck"];
         };
         /** @description The accounts to check. */
@@ -4744,7 +5089,118 @@ export interface components {
          * @example email.sent
          * @enum {string}
          */
-        EventType: "email.sent" | "email.opened" | "email.clicked" | "email.replied" | "email.autoReplied" | "email.bounced" | "contact.unsubscribed" | "contact.leadStatusChanged" | "campaign.launched" | "campaign.paused" | "campaign.completed" | "account.statusChanged";
+        EventType: "email.sent" | "email.opened" | "email.clicked" | "email.replied" | "email.autoReplied" | "email.bounced" | "contact.unsubscribed" | "contact.leadStatusChanged" | "campaign.launched" | "campaign.paused" | "campaign.completed" | "account.statusChanged" | "job.completed" | "job.failed";
+        /**
+         * @description A background job. Its rows are processed by the worker in batches; `progress` and `counts` move batch by
+         *     batch, so polling `GET /v2/job/get` shows it advance, and `job.completed` / `job.failed` events announce
+         *     its end to webhooks.
+         */
+        Job: {
+            /**
+             * Format: uuid
+             * @description The campaign a contact import adds to (null for other types).
+             */
+            campaignId: string | null;
+            counts: components["schemas"]["JobCounts"];
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Credits the job charged, all at once when it was accepted (enrich; 0 for the other types). */
+            credits: {
+                charged: number;
+            };
+            /** @description What an enrich job reveals (null for other types). */
+            dataOptions: components["schemas"]["PeopleDataOption"][] | null;
+            /**
+             * @description Why it failed (null otherwise).
+             * @example Campaign not found.
+             */
+            error: string | null;
+            /**
+             * Format: date-time
+             * @description When it completed, failed or was cancelled.
+             */
+            finishedAt: string | null;
+            /**
+             * Format: uuid
+             * @example 0193a1b2-7c4d-7e5f-8a9b-0c1d2e3f4a5b
+             */
+            id: string;
+            /** @description The import's options (null for other types). */
+            options: components["schemas"]["JobImportOptions"] | null;
+            progress: {
+                /** @description Rows with an outcome. */
+                processed: number;
+                /** @description Input rows. */
+                total: number;
+            };
+            /**
+             * Format: date-time
+             * @description When its first batch was done.
+             */
+            startedAt: string | null;
+            status: components["schemas"]["JobStatus"];
+            type: components["schemas"]["JobType"];
+        };
+        /** @description The envelope with one job. */
+        JobAnswer: components["schemas"]["SuccessEnvelope"] & {
+            data: {
+                job: components["schemas"]["Job"];
+            };
+        };
+        /**
+         * @description Rows per outcome so far (see `JobOutcome`); every outcome of the job's type is present, zero included.
+         *     They add up to `progress.processed`.
+         * @example {
+         *       "created": 1480,
+         *       "skipped": 15,
+         *       "invalid": 5
+         *     }
+         */
+        JobCounts: {
+            catchAll?: number;
+            created?: number;
+            disposable?: number;
+            invalid?: number;
+            matched?: number;
+            skipped?: number;
+            unknown?: number;
+            unmatched?: number;
+            valid?: number;
+        };
+        /** @description `job.completed` and `job.failed`: the job as `GET /v2/job/get` shows it at its end. */
+        JobEventData: {
+            job: components["schemas"]["Job"];
+        };
+        /**
+         * @description What a contact import skips, and whether it verifies (contactImport jobs only).
+         * @example {
+         *       "skipInWorkspace": false,
+         *       "skipSuppressed": true,
+         *       "verify": false
+         *     }
+         */
+        JobImportOptions: {
+            /** @description Skip addresses that any campaign of the workspace already holds (`alreadyInWorkspace`). */
+            skipInWorkspace: boolean;
+            /** @description Skip addresses or domains on the workspace's suppression list (`suppressed`). */
+            skipSuppressed: boolean;
+            /** @description Verify each new address first and skip `invalid` (`verifiedInvalid`) and `disposable` (`verifiedDisposable`) ones; catch-all and unknown addresses are imported. */
+            verify: boolean;
+        };
+        /**
+         * @description `queued` (accepted, no batch done yet) -> `running` -> `completed` (every row has an outcome) or `failed`
+         *     (a batch met an error that retrying cannot fix, named in `error`; rows done before it stay done) or
+         *     `cancelled` (by `POST /v2/job/cancel`; rows done before it stay done). The last three are final.
+         * @example running
+         * @enum {string}
+         */
+        JobStatus: "queued" | "running" | "completed" | "failed" | "cancelled";
+        /**
+         * @description What a job does: `contactImport` adds contacts to a campaign, `verify` verifies addresses, `enrich` matches and reveals people of the lead database.
+         * @example contactImport
+         * @enum {string}
+         */
+        JobType: "contactImport" | "verify" | "enrich";
         /**
          * @description A company of the lead database. The identity fields (id, name, domain, websiteUrl, industry, city,
          *     state, country) are always present; the other fields are present only when the full company was
@@ -5245,6 +5701,27 @@ export interface components {
             sent: number;
             uniqueReplies: number;
         };
+        /**
+         * @description One reason the deliverability score is below 100, with the points it takes off:
+         *     - `mxFailed` (10), `spfFailed` (15), `dkimFailed` (15), `dmarcFailed` (10): that DNS check did not pass;
+         *     - `domainListed` (30): the domain is on a domain blocklist; `hostListed` (30): a sending host's address is on
+         *       an IP blocklist (the message names the lists);
+         *     - `highBounceRate`: 30-day bounce rate over 2% (15) or over 5% (25);
+         *     - `highUnsubscribeRate` (10): 30-day unsubscribe rate over 1%;
+         *     - `lowWarmupHealth`: the warm-up health score (inbox share of the last 7 days) is `fair`, below 85 (10), or
+         *       `poor`, below 70 (20).
+         */
+        ScoreReason: {
+            /**
+             * @example dmarcFailed
+             * @enum {string}
+             */
+            code: "mxFailed" | "spfFailed" | "dkimFailed" | "dmarcFailed" | "domainListed" | "hostListed" | "highBounceRate" | "highUnsubscribeRate" | "lowWarmupHealth";
+            /** @example DMARC check failed: The name does not exist (NXDOMAIN). */
+            message: string;
+            /** @example 10 */
+            points: number;
+        };
         /** @description Where this page sits in a search result. */
         SearchPagination: {
             page: number;
@@ -5252,6 +5729,28 @@ export interface components {
             totalEntries: number;
             /** @description At most 500, the deepest page a search serves. */
             totalPages: number;
+        };
+        /**
+         * @description The account's SMTP host and the IPv4 addresses it resolves to (an IP written as the host is taken as is),
+         *     whose listings the IP blocklists are asked for. When the look-up fails, `addresses` is empty and `reason`
+         *     (`notFound`, `noData`, `timeout`, `refused`, `serverFailure`, `error`) and `message` say why.
+         */
+        SendingHost: {
+            /**
+             * @example [
+             *       "203.0.113.10"
+             *     ]
+             */
+            addresses: string[];
+            /** @example smtp.gmail.com */
+            host: string;
+            /** @example null */
+            message: string | null;
+            /**
+             * @example null
+             * @enum {string|null}
+             */
+            reason: "notFound" | "noData" | "timeout" | "refused" | "serverFailure" | "error" | null;
         };
         /**
          * @description Why a campaign is not sending right now (several can hold at once):
@@ -9662,6 +10161,361 @@ export interface operations {
             503: components["responses"]["ServiceUnavailableV2"];
         };
     };
+    jobCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    jobId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The job, cancelled. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["ConflictV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    jobContactImport: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The campaign to add to (required with CSV; with JSON it goes in the body).
+                 * @example 0193a1b2-7c4d-7e5f-8a9b-0c1d2e3f4a00
+                 */
+                campaignId?: string;
+                /**
+                 * @description Skip addresses any campaign of the workspace holds (CSV; with JSON, in the body).
+                 * @example false
+                 */
+                skipInWorkspace?: boolean;
+                /**
+                 * @description Skip suppressed addresses and domains (CSV; with JSON, in the body).
+                 * @example true
+                 */
+                skipSuppressed?: boolean;
+                /**
+                 * @description Verify new addresses and skip invalid and disposable ones (CSV; with JSON, in the body).
+                 * @example false
+                 */
+                verify?: boolean;
+            };
+            header?: {
+                /**
+                 * @description A key you choose for this one logical request (a UUID v4 is a good choice), 1-255 printable ASCII
+                 *     characters. The first completed answer is kept for 24 hours per workspace and key; sending the same
+                 *     key with the same method, path and body again answers that stored status and body with
+                 *     `Idempotent-Replayed: true` and does nothing again (creates, charges and sends nothing). The same key
+                 *     with another body answers `422`; a retry while the first request is still running answers `409`.
+                 *     Optional: without the header every request runs.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    campaignId: string;
+                    contacts: components["schemas"]["ContactInput"][];
+                    /** @default false */
+                    skipInWorkspace?: boolean;
+                    /** @default true */
+                    skipSuppressed?: boolean;
+                    /** @default false */
+                    verify?: boolean;
+                };
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description The job, queued. */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["IdempotencyInProgressV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
+            422: components["responses"]["IdempotencyKeyReusedV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    jobEnrich: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key you choose for this one logical request (a UUID v4 is a good choice), 1-255 printable ASCII
+                 *     characters. The first completed answer is kept for 24 hours per workspace and key; sending the same
+                 *     key with the same method, path and body again answers that stored status and body with
+                 *     `Idempotent-Replayed: true` and does nothing again (creates, charges and sends nothing). The same key
+                 *     with another body answers `422`; a retry while the first request is still running answers `409`.
+                 *     Optional: without the header every request runs.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description What to reveal for each matched person, and pay for (as in `POST /v2/enrich/by-details`).
+                     * @default [
+                     *       "workEmailReveal"
+                     *     ]
+                     */
+                    dataOptions?: components["schemas"]["PeopleDataOption"][];
+                    people: components["schemas"]["EnrichmentInput"][];
+                };
+            };
+        };
+        responses: {
+            /** @description The job, queued, with the credits charged. */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            402: components["responses"]["PaymentRequiredV2"];
+            409: components["responses"]["IdempotencyInProgressV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
+            422: components["responses"]["IdempotencyKeyReusedV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    jobGet: {
+        parameters: {
+            query: {
+                /**
+                 * @description The job's id.
+                 * @example 0193a1b2-7c4d-7e5f-8a9b-0c1d2e3f4a5b
+                 */
+                jobId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    jobList: {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many items to return (1-100).
+                 * @example 20
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description How many items to skip before the first returned.
+                 * @example 0
+                 */
+                skip?: components["parameters"]["Skip"];
+                /**
+                 * @description Only jobs in this status.
+                 * @example running
+                 */
+                status?: components["schemas"]["JobStatus"];
+                /**
+                 * @description Only jobs of this type.
+                 * @example contactImport
+                 */
+                type?: components["schemas"]["JobType"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of jobs. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            items: components["schemas"]["Job"][];
+                            pagination: components["schemas"]["ListPagination"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    jobResults: {
+        parameters: {
+            query: {
+                /**
+                 * @description The job's id.
+                 * @example 0193a1b2-7c4d-7e5f-8a9b-0c1d2e3f4a5b
+                 */
+                jobId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One line per input row. */
+            200: {
+                headers: {
+                    /** @description The suggested file name, `attachment; filename="job-<id>.csv"`. */
+                    "Content-Disposition"?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    jobVerify: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key you choose for this one logical request (a UUID v4 is a good choice), 1-255 printable ASCII
+                 *     characters. The first completed answer is kept for 24 hours per workspace and key; sending the same
+                 *     key with the same method, path and body again answers that stored status and body with
+                 *     `Idempotent-Replayed: true` and does nothing again (creates, charges and sends nothing). The same key
+                 *     with another body answers `422`; a retry while the first request is still running answers `409`.
+                 *     Optional: without the header every request runs.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    emails: string[];
+                };
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description The job, queued. */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            409: components["responses"]["IdempotencyInProgressV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
+            422: components["responses"]["IdempotencyKeyReusedV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
     addListCompanies: {
         parameters: {
             query?: never;
@@ -11793,6 +12647,72 @@ export interface operations {
                     data?: components["schemas"]["MailEventData"];
                     /** @constant */
                     type?: "email.sent";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is retried; 410 disables the subscription. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventJobCompleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["JobEventData"];
+                    /** @constant */
+                    type?: "job.completed";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is retried; 410 disables the subscription. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventJobFailed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["JobEventData"];
+                    /** @constant */
+                    type?: "job.failed";
                 };
             };
         };

@@ -130,7 +130,7 @@ async function main(): Promise<void> {
     console.log('\n| measure | result |\n|---|---|');
     for (const [k, v] of rows) console.log(`| ${k} | ${v} |`);
   } finally {
-    services.transports.close();
+    services.mail.close();
     await database.close();
     await bench.drop();
     sink.close();

@@ -64,6 +64,8 @@ export function createApp(deps: Deps, services: Services = createServices(deps))
   // Links in emails: no key, no quota (modules/tracking/routes.ts).
   app.use(trackingRouter(services.tracking));
 
+  // Bulk jobs take larger JSON bodies (up to 100,000 contacts); their CSV bodies are streamed by the handler.
+  app.use('/v2/job', express.json({ limit: config.jobBodyLimitBytes, verify: rejectUnsafeNumbers }));
   app.use(express.json({ limit: config.bodyLimitBytes, verify: rejectUnsafeNumbers }));
   app.use(['/v1', '/v2'], authenticate(services.quota, new AuthFailureLimiter(db, clock, config.authFailuresPerMinute)), rejectUnsafeText, headAsGet);
   app.use(

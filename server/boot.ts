@@ -19,14 +19,14 @@ export async function boot(): Promise<{ deps: Deps; services: Services; database
   return { deps, services: createServices(deps), database };
 }
 
-/** The background jobs: campaign sending, mailbox reading, webhook delivery and expired idempotency keys. */
+/** The background jobs: campaign sending, mailbox reading, webhook delivery, expired idempotency keys and bulk jobs (import, verify, enrich). */
 export function startJobs({ deps, services }: { deps: Deps; services: Services }): Worker {
-  return startWorker({ sending: services.sending, inbox: services.inbox, webhooks: services.webhooks, idempotencyKeys: services.idempotency }, { tickSeconds: deps.config.sendingTickSeconds, logger: deps.logger });
+  return startWorker({ sending: services.sending, inbox: services.inbox, webhooks: services.webhooks, idempotencyKeys: services.idempotency, jobs: services.jobs }, { tickSeconds: deps.config.sendingTickSeconds, logger: deps.logger });
 }
 
 /** Stops the worker, closes SMTP pools and the database. */
 export async function shutdownJobs(worker: Worker | null, services: Services, database: Database): Promise<void> {
   await worker?.stop();
-  services.transports.close();
+  services.mail.close();
   await database.close();
 }

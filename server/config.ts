@@ -29,6 +29,10 @@ export interface Config {
   dnsTimeoutMs: number;
   /** DKIM selectors account vitals try when a request names none (DKIM_SELECTORS, comma-separated). */
   dkimSelectors: string[];
+  /** DNS blocklists asked for the sending hosts' IPv4 addresses (DNSBL_IP_ZONES, comma-separated; empty: none). */
+  dnsblIpZones: string[];
+  /** DNS blocklists asked for account domains (DNSBL_DOMAIN_ZONES, comma-separated; empty: none). */
+  dnsblDomainZones: string[];
   /** How long a verification result that needed the network is served from the cache. */
   verificationCacheTtlSeconds: number;
   /** SMTP mailbox probe in email verification (RCPT TO against the domain's MX); off by default. */
@@ -50,6 +54,10 @@ export interface Config {
   sendingEnabled: boolean;
   /** How often the worker looks for due work, in seconds. */
   sendingTickSeconds: number;
+  /** Rows per batch of a background job (one transaction each). */
+  jobBatchSize: number;
+  /** Largest JSON body of the job operations (`/v2/job/...`); CSV uploads have their own 50 MB limit. */
+  jobBodyLimitBytes: number;
   /** The public base URL of this service, for unsubscribe, open and click links in emails. */
   publicUrl: string;
   /** Log in to SMTP (and IMAP) before storing a connected account (VERIFY_MAIL_LOGINS, default on). */
@@ -67,6 +75,11 @@ export interface Config {
   allowPrivateWebhooks: boolean;
   /** Credits per revealed item in lead searches (a person or company already revealed is free). */
   creditCosts: { workEmailReveal: number; fullContactAndCompany: number; mobilePhoneReveal: number; companyFull: number };
+}
+
+/** A comma-separated list of names, lower-case; an empty value is an empty list. */
+function names(raw: string): string[] {
+  return raw.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
 }
 
 function int(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
@@ -106,6 +119,8 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     dnsServers: (env.DNS_SERVERS || '').split(',').map((s) => s.trim()).filter(Boolean),
     dnsTimeoutMs: int('DNS_TIMEOUT_MS', 3000, env),
     dkimSelectors: (env.DKIM_SELECTORS || 'google,selector1,selector2,default,k1').split(',').map((s) => s.trim()).filter(Boolean),
+    dnsblIpZones: names(env.DNSBL_IP_ZONES ?? 'zen.spamhaus.org,bl.spamcop.net,b.barracudacentral.org'),
+    dnsblDomainZones: names(env.DNSBL_DOMAIN_ZONES ?? 'dbl.spamhaus.org'),
     verificationCacheTtlSeconds: int('VERIFICATION_CACHE_TTL_SECONDS', 7 * 24 * 3600, env),
     smtpProbeEnabled: bool('SMTP_PROBE_ENABLED', false, env),
     smtpProbeHost: env.SMTP_PROBE_HOST || undefined,
@@ -118,6 +133,8 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     shutdownGraceSeconds: int('SHUTDOWN_GRACE_SECONDS', 10, env),
     sendingEnabled: bool('SENDING_ENABLED', true, env),
     sendingTickSeconds: int('SENDING_TICK_SECONDS', 5, env),
+    jobBatchSize: Math.min(5000, Math.max(1, int('JOB_BATCH_SIZE', 1000, env))),
+    jobBodyLimitBytes: int('JOB_BODY_LIMIT_BYTES', 50 * 1024 * 1024, env),
     publicUrl: (env.PUBLIC_URL || `http://localhost:${int('PORT', 3000, env)}`).replace(/\/+$/, ''),
     verifyMailLogins: bool('VERIFY_MAIL_LOGINS', true, env),
     smtpTimeoutMs: int('SMTP_TIMEOUT_MS', 15000, env),

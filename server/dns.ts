@@ -22,6 +22,8 @@ export interface DnsLookup {
   mx(domain: string): Promise<DnsResult<MxRecord>>;
   /** TXT records, each one's character-strings joined (a long SPF or DKIM record is split in chunks). */
   txt(name: string): Promise<DnsResult<string>>;
+  /** IPv4 addresses (A records). */
+  a(name: string): Promise<DnsResult<string>>;
 }
 
 /** Builds a resolver: the configured servers, or the system's when none is configured. */
@@ -69,6 +71,13 @@ export function dnsLookup(resolver: dns.Resolver): DnsLookup {
       try {
         const records = await resolver.resolveTxt(name);
         return { ok: true, records: records.map((chunks) => chunks.join('')) };
+      } catch (err) {
+        return failure(err);
+      }
+    },
+    async a(name) {
+      try {
+        return { ok: true, records: await resolver.resolve4(name) };
       } catch (err) {
         return failure(err);
       }

@@ -21,6 +21,9 @@ import { verificationRoutes } from './modules/verification/routes';
 import { webhookRoutes } from './modules/webhooks/routes';
 import { whitelabelRoutes } from './modules/whitelabel/routes';
 import { workspaceRoutes } from './modules/workspace/routes';
+import { jobRoutes } from './modules/job/routes';
+import { JobService } from './modules/job/service';
+import { JobStore } from './modules/job/store';
 import { IdempotencyStore } from './http/idempotency';
 import { createDnsLookup } from './dns';
 import { AccountMailAccess, AccountService, type LinkedCampaigns, type MailLoginCheck } from './modules/account/service';
@@ -48,8 +51,8 @@ import { EventStore } from './modules/events/store';
 import { DEFAULT_INBOX_SETTINGS, InboxService } from './modules/inbox/service';
 import { SendingService } from './modules/sending/service';
 import { SendingStore } from './modules/sending/store';
-import { TransportPool } from './modules/sending/transport';
-import { verifyImapLogin } from './modules/inbox/reader';
+import { MailService } from './modules/mail/service';
+import { MailStore } from './modules/mail/store';
 import { SuppressionService } from './modules/suppression/service';
 import { SuppressionStore } from './modules/suppression/store';
 import { TrackingService } from './modules/tracking/service';
@@ -57,7 +60,6 @@ import { TokenSigner } from './modules/tracking/tokens';
 import { WebhookService } from './modules/webhooks/service';
 import { WebhookStore } from './modules/webhooks/store';
 import { InboxStore } from './modules/inbox/store';
-import { EmailMessages } from './modules/inbox/messages';
 
 export interface Deps {
   config: Config;
@@ -78,9 +80,12 @@ export function createServices(deps: Deps) {
   const whitelabel = new WhitelabelService(db, workspaces, credits, clock);
   const secrets = new SecretBox(config);
   const idempotency = new IdempotencyStore(db, clock, config.idempotencyLeaseSeconds, secrets.available ? secrets : null);
-  const transports = new TransportPool({ allowPrivate: config.allowPrivateMailHosts, timeoutMs: config.smtpTimeoutMs });
-  const imapOptions = { allowPrivate: config.allowPrivateMailHosts, timeoutMs: config.imapTimeoutMs };
-  const loginCheck: MailLoginCheck = { smtp: (login) => transports.verify(login), imap: (login) => verifyImapLogin(login, imapOptions) };
+  const mail = new MailService(db, new MailStore(), clock, deps.logger, {
+    allowPrivate: config.allowPrivateMailHosts,
+    smtpTimeoutMs: config.smtpTimeoutMs,
+    imapTimeoutMs: config.imapTimeoutMs,
+  });
+  const loginCheck: MailLoginCheck = { smtp: (login) => mail.verifySmtp(login), imap: (login) => mail.verifyImap(login) };
   // Campaigns link accounts, and removing an account pauses the campaigns it leaves without one: the
   // account module reaches the campaign module through this interface, resolved once both exist.
   const linkedCampaigns: LinkedCampaigns = {
@@ -99,17 +104,18 @@ export function createServices(deps: Deps) {
   const mailAccess = new AccountMailAccess(accountStore, secrets, clock);
   const suppression = new SuppressionService(db, new SuppressionStore(), clock);
   const tracking = new TrackingService(db, new TokenSigner(() => secrets.deriveKey('link-signing', 'emailLinks')), config.publicUrl, contacts, suppression, events, clock);
-  const sending = new SendingService(db, new SendingStore(), mailAccess, contacts, events, suppression, tracking, transports, clock);
-  const inbox = new InboxService(db, new InboxStore(), new EmailMessages(), mailAccess, campaigns, contacts, events, suppression, sending, transports, config, clock, deps.logger, {
+  const sending = new SendingService(db, new SendingStore(), mailAccess, contacts, events, suppression, tracking, mail, clock);
+  const inboxCollaborators = { mail, accounts: mailAccess, campaigns, contacts, events, suppression, bounces: sending };
+  const inbox = new InboxService(db, new InboxStore(), inboxCollaborators, clock, deps.logger, {
     ...DEFAULT_INBOX_SETTINGS,
     messagesPerRun: config.inboxMessagesPerRun,
     accountsPerRun: config.inboxAccountsPerRun,
     concurrency: config.inboxConcurrency,
-    timeoutMs: config.imapTimeoutMs,
   });
   const webhooks = new WebhookService(db, new WebhookStore(), secrets, campaigns, config, clock);
   events.onRecorded(webhooks.enqueue);
-  return { webhooks, sending, tracking, suppression, transports, inbox, events, credits, workspaces, quota, idempotency, whitelabel, campaigns, contacts, accounts, analytics, leads, verification, enrichment, lists };
+  const jobs = new JobService(db, new JobStore(), contacts, campaigns, suppression, verification, enrichment, leads, events, clock, deps.logger, config.jobBatchSize);
+  return { jobs, webhooks, sending, tracking, suppression, mail, inbox, events, credits, workspaces, quota, idempotency, whitelabel, campaigns, contacts, accounts, analytics, leads, verification, enrichment, lists };
 }
 
 export type Services = ReturnType<typeof createServices>;
@@ -130,5 +136,6 @@ export function createRoutes(services: Services): Route[] {
     ...sendingRoutes(services),
     ...suppressionRoutes(services),
     ...webhookRoutes(services),
+    ...jobRoutes(services),
   ];
 }

@@ -43,7 +43,7 @@ export function route<M extends Method, P extends PathsWithMethod<paths, M>>(
   method: M,
   path: P,
   handler: (ctx: RouteContext<P, M>) => Promise<SuccessBody<P, M> | typeof STREAMED>,
-  options: { status?: 200 | 201 } = {},
+  options: { status?: 200 | 201 | 202 } = {},
 ): Route {
   // `/v1/campaign/get/name` is mounted as `/campaign/get/name` under both versions; `{id}` -> `:id`.
   const expressPath = (path as string).replace(/^\/v[12]/, '').replace(/\{(\w+)\}/g, ':$1');

@@ -16,8 +16,27 @@ beforeAll(async () => {
     's1._domainkey.twospf.io': { TXT: ['v=DKIM1; k=rsa; p='] },
     'mailjet._domainkey.twospf.io': { TXT: ['k=rsa; p=MIGfMA0GCSqGSIb3DQEBAQUAA4GNADCBiQKBgQC'] },
     '_dmarc.twospf.io': { TXT: ['v=DMARC1; p=none', 'v=DMARC1; p=reject'] },
+    // Blocklists: a domain on the domain list, a host with two addresses, one listed on one list, and a list
+    // that refuses the query the way Spamhaus refuses public resolvers.
+    'listed.io': { MX: [{ exchange: 'mx.listed.io', priority: 10 }], TXT: ['v=spf1 mx -all'] },
+    'k1._domainkey.listed.io': { TXT: [DKIM_KEY] },
+    '_dmarc.listed.io': { TXT: ['v=DMARC1; p=quarantine'] },
+    'listed.io.dbl.spamhaus.org': { A: ['127.0.1.2'] },
+    'mail.listed.io': { A: ['198.51.100.7', '198.51.100.8'] },
+    '7.100.51.198.bl.spamcop.net': { A: ['127.0.0.2'] },
+    '8.100.51.198.zen.spamhaus.org': { A: ['127.255.255.254'] },
+    '7.100.51.198.rbl.acme-lists.io': { A: ['203.0.113.99'] },
   });
-  t = await startTestServer({ config: { secretKey: '00'.repeat(32), dnsServers: [dns.address], dnsTimeoutMs: 300, dkimSelectors: ['google', 'selector1', 'k1'] } });
+  t = await startTestServer({
+    config: {
+      secretKey: '00'.repeat(32),
+      dnsServers: [dns.address],
+      dnsTimeoutMs: 300,
+      dkimSelectors: ['google', 'selector1', 'k1'],
+      dnsblIpZones: ['zen.spamhaus.org', 'bl.spamcop.net', 'rbl.acme-lists.io'],
+      dnsblDomainZones: ['dbl.spamhaus.org'],
+    },
+  });
 });
 afterAll(async () => {
   await t.close();
@@ -29,8 +48,9 @@ beforeEach(() => {
   t.clock.set('2026-11-23T10:00:00.000Z');
 });
 
-async function connect(ws: TestWorkspace, email: string): Promise<string> {
-  const { data } = await ws.client.POST('/v2/account/connect', { body: { email, provider: 'google', smtp: { password: 'pw' } } });
+async function connect(ws: TestWorkspace, email: string, smtpHost?: string): Promise<string> {
+  const smtp = smtpHost ? { host: smtpHost, port: 587, password: 'pw' } : { password: 'pw' };
+  const { data } = await ws.client.POST('/v2/account/connect', { body: { email, provider: smtpHost ? 'smtp' : 'google', smtp } });
   return data!.data.account.id;
 }
 
@@ -66,7 +86,14 @@ describe('POST /v1/account/vitals', () => {
         dkim: { ...passed('google._domainkey.acme.io', [DKIM_KEY]), selector: 'google', checkedSelectors: ['google', 'selector1', 'k1'] },
         dmarc: passed('_dmarc.acme.io', ['v=DMARC1; p=reject; rua=mailto:dmarc@acme.io']),
         allPass: true,
-        reputation: { days: 30, sent: 4, bounced: 1, replied: 1, bounceRatePercent: 25, replyRatePercent: 25 },
+        blocklists: {
+          listedOn: [],
+          sendingHost: { host: 'smtp.gmail.com', addresses: [], reason: 'notFound', message: 'The name does not exist (NXDOMAIN).' },
+          checks: [{ zone: 'dbl.spamhaus.org', kind: 'domain', target: 'acme.io', query: 'acme.io.dbl.spamhaus.org', listed: false, returnCodes: [], reason: null, message: null }],
+        },
+        reputation: { days: 30, sent: 4, bounced: 1, replied: 1, unsubscribed: 0, bounceRatePercent: 25, replyRatePercent: 25, unsubscribeRatePercent: 0 },
+        score: 75,
+        scoreReasons: [{ code: 'highBounceRate', points: 25, message: 'Bounce rate of the last 30 days is 25%, over 5%.' }],
       },
     ]);
   });
@@ -95,7 +122,91 @@ describe('POST /v1/account/vitals', () => {
     });
     expect(v.dmarc).toEqual({ pass: false, name: '_dmarc.bare.io', records: [], reason: 'notFound', message: 'The name does not exist (NXDOMAIN).' });
     expect(v.allPass).toBe(false);
-    expect(v.reputation).toEqual({ days: 30, sent: 0, bounced: 0, replied: 0, bounceRatePercent: 0, replyRatePercent: 0 });
+    expect(v.reputation).toEqual({ days: 30, sent: 0, bounced: 0, replied: 0, unsubscribed: 0, bounceRatePercent: 0, replyRatePercent: 0, unsubscribeRatePercent: 0 });
+    expect(v.score).toBe(50);
+    expect(v.scoreReasons.map((r) => [r.code, r.points])).toEqual([['spfFailed', 15], ['dkimFailed', 15], ['mxFailed', 10], ['dmarcFailed', 10]]);
+    expect(v.scoreReasons[0].message).toBe('SPF check failed: No SPF record (TXT starting with "v=spf1") among the TXT records.');
+  });
+
+  it('asks each configured blocklist for the domain and every address of the SMTP host, in reverse-octet order', async () => {
+    const ws = await t.createWorkspace();
+    const id = await connect(ws, 'sales@listed.io', 'mail.listed.io');
+    const { data } = await ws.client.POST('/v1/account/vitals', { body: { accountIds: [id] } });
+    const [v] = data!.data.items;
+    expect(v.allPass).toBe(true);
+    expect(v.blocklists.sendingHost).toEqual({ host: 'mail.listed.io', addresses: ['198.51.100.7', '198.51.100.8'], reason: null, message: null });
+    const check = (zone: string, kind: string, target: string, query: string, rest: object) => ({ zone, kind, target, query, returnCodes: [], reason: null, message: null, ...rest });
+    expect(v.blocklists.checks).toEqual([
+      check('dbl.spamhaus.org', 'domain', 'listed.io', 'listed.io.dbl.spamhaus.org', { listed: true, returnCodes: ['127.0.1.2'] }),
+      check('zen.spamhaus.org', 'ip', '198.51.100.7', '7.100.51.198.zen.spamhaus.org', { listed: false }),
+      check('bl.spamcop.net', 'ip', '198.51.100.7', '7.100.51.198.bl.spamcop.net', { listed: true, returnCodes: ['127.0.0.2'] }),
+      check('rbl.acme-lists.io', 'ip', '198.51.100.7', '7.100.51.198.rbl.acme-lists.io', {
+        listed: null,
+        returnCodes: ['203.0.113.99'],
+        reason: 'error',
+        message: 'The answer (203.0.113.99) is not a blocklist code: the resolver may rewrite unknown names.',
+      }),
+      check('zen.spamhaus.org', 'ip', '198.51.100.8', '8.100.51.198.zen.spamhaus.org', {
+        listed: null,
+        returnCodes: ['127.255.255.254'],
+        reason: 'listRefused',
+        message: 'The list refused the query (127.255.255.254): it does not answer this resolver, or its query limit was reached.',
+      }),
+      check('bl.spamcop.net', 'ip', '198.51.100.8', '8.100.51.198.bl.spamcop.net', { listed: false }),
+      check('rbl.acme-lists.io', 'ip', '198.51.100.8', '8.100.51.198.rbl.acme-lists.io', { listed: false }),
+    ]);
+    expect(v.blocklists.listedOn).toEqual(['dbl.spamhaus.org', 'bl.spamcop.net']);
+    expect(v.score).toBe(40);
+    expect(v.scoreReasons).toEqual([
+      { code: 'domainListed', points: 30, message: 'The domain listed.io is listed on dbl.spamhaus.org.' },
+      { code: 'hostListed', points: 30, message: 'The sending host mail.listed.io (198.51.100.7) is listed on bl.spamcop.net.' },
+    ]);
+    // Each name is asked once.
+    const asked = dns.queries.filter((q) => q.name.endsWith('.spamcop.net'));
+    expect(asked.map((q) => q.name).sort()).toEqual(['7.100.51.198.bl.spamcop.net', '8.100.51.198.bl.spamcop.net']);
+  });
+
+  it('reports a blocklist that does not answer as unknown, never as listed', async () => {
+    const ws = await t.createWorkspace();
+    const id = await connect(ws, 'ops@listed.io', '192.0.2.44');
+    dns.mode = 'silent';
+    const { data } = await ws.client.POST('/v1/account/vitals', { body: { accountIds: [id] } });
+    const [v] = data!.data.items;
+    expect(v.blocklists.sendingHost).toEqual({ host: '192.0.2.44', addresses: ['192.0.2.44'], reason: null, message: null });
+    expect(v.blocklists.checks.map((c) => [c.query, c.listed, c.reason])).toEqual([
+      ['listed.io.dbl.spamhaus.org', null, 'timeout'],
+      ['44.2.0.192.zen.spamhaus.org', null, 'timeout'],
+      ['44.2.0.192.bl.spamcop.net', null, 'timeout'],
+      ['44.2.0.192.rbl.acme-lists.io', null, 'timeout'],
+    ]);
+    expect(v.blocklists.listedOn).toEqual([]);
+    expect(v.scoreReasons.map((r) => r.code)).toEqual(['spfFailed', 'dkimFailed', 'mxFailed', 'dmarcFailed']);
+  });
+
+  it('scores 30-day bounce and unsubscribe rates at their thresholds', async () => {
+    const ws = await t.createWorkspace();
+    const id = await connect(ws, 'rates@acme.io');
+    const at = '2026-11-20T10:00:00Z';
+    const vitals = async () => (await ws.client.POST('/v1/account/vitals', { body: { accountIds: [id] } })).data!.data.items[0];
+    for (let i = 0; i < 100; i++) await event(ws, id, 'sent', at);
+    for (let i = 0; i < 2; i++) await event(ws, id, 'bounced', at);
+    await event(ws, id, 'unsubscribed', at);
+    let v = await vitals();
+    // 2% bounced and 1% unsubscribed: at the limits, not over.
+    expect(v.reputation).toMatchObject({ sent: 100, bounced: 2, unsubscribed: 1, bounceRatePercent: 2, unsubscribeRatePercent: 1 });
+    expect([v.score, v.scoreReasons]).toEqual([100, []]);
+    await event(ws, id, 'bounced', at);
+    await event(ws, id, 'unsubscribed', at);
+    v = await vitals();
+    expect(v.scoreReasons).toEqual([
+      { code: 'highBounceRate', points: 15, message: 'Bounce rate of the last 30 days is 3%, over 2%.' },
+      { code: 'highUnsubscribeRate', points: 10, message: 'Unsubscribe rate of the last 30 days is 2%, over 1%.' },
+    ]);
+    expect(v.score).toBe(75);
+    // 31 days on, none of it counts.
+    t.clock.set('2026-12-21T10:00:01Z');
+    v = await vitals();
+    expect([v.reputation.sent, v.score]).toEqual([0, 100]);
   });
 
   it('fails a null MX and duplicate SPF/DMARC records, skips a revoked DKIM key and uses the selectors asked', async () => {

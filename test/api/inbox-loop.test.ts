@@ -25,7 +25,7 @@ describeWithDovecot('the loop: launch, send, reply, stop, count, answer', () => 
     ws = await t.createWorkspace();
   });
   afterAll(async () => {
-    t?.services.transports.close();
+    t?.services.mail.close();
     await t?.close();
     await sink?.close();
     await imap?.close();

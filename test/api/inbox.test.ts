@@ -149,7 +149,7 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
   });
 
   afterAll(async () => {
-    t?.services.transports.close();
+    t?.services.mail.close();
     await t?.close();
     await sink?.close();
     await imap?.close();

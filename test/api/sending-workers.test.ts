@@ -24,7 +24,7 @@ onPostgres('sending with two workers on one PostgreSQL', () => {
     other = knex({ client: 'pg', connection: t.databaseUrl!, pool: { min: 0, max: 10 } });
   });
   afterAll(async () => {
-    t.services.transports.close();
+    t.services.mail.close();
     await other.destroy();
     await t.close();
     await sink.close();
@@ -73,7 +73,7 @@ onPostgres('sending with two workers on one PostgreSQL', () => {
       expect(await t.services.sending.runOnce()).toBe(0);
       expect(secondStep[0] + secondStep[1]).toBe(1000);
     } finally {
-      second.transports.close();
+      second.mail.close();
     }
     const perRecipient = new Map<string, number>();
     for (const m of sink.received) perRecipient.set(m.envelope.to[0], (perRecipient.get(m.envelope.to[0]) ?? 0) + 1);

@@ -22,7 +22,7 @@ describe('sending engine', () => {
     ws = await t.createWorkspace();
   });
   afterAll(async () => {
-    t.services.transports.close();
+    t.services.mail.close();
     await t.close();
     await sink.close();
   });
@@ -244,7 +244,7 @@ describe('sending engine', () => {
       const st = await w.client.GET('/v1/account/status', { params: { query: { accountId: account } } as never });
       expect(st.data!.data.statusReason).toMatch(/^private_destination: /);
     } finally {
-      strictServer.services.transports.close();
+      strictServer.services.mail.close();
       await strictServer.close();
     }
   });
@@ -271,7 +271,7 @@ describe('sending engine', () => {
     const s = await status(c.id);
     expect(s.counts.unknown).toBe(1);
     expect(sink.received).toHaveLength(0);
-    t.services.transports.close();
+    t.services.mail.close();
     await dying;
     // The late SMTP outcome does not turn the unknown into a sent or a retry.
     expect((await status(c.id)).counts.unknown).toBe(1);

@@ -41,7 +41,7 @@ describe('tracking and unsubscribe links', () => {
     expect(links.unsubscribe).toBe((sink.received[0].parsed.headers.get('list') as { unsubscribe: { url: string } }).unsubscribe.url);
   });
   afterAll(async () => {
-    t.services.transports.close();
+    t.services.mail.close();
     await t.close();
     await sink.close();
   });

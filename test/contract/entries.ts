@@ -52,6 +52,12 @@ async function thread(f: Fixture, options: { accountless?: boolean } = {}): Prom
   return { outboundId, inboundId };
 }
 
+/** A queued verification job of the main workspace. */
+async function job(f: Fixture): Promise<string> {
+  const res = await f.c.POST('/v2/job/verify', { body: { emails: ['jane.doe@acme.com'] } });
+  return res.data!.data.job.id;
+}
+
 export const entries: Record<string, Entry> = {
   // Platform
   'GET /v1/ratelimit/limits': {
@@ -589,6 +595,52 @@ export const entries: Record<string, Entry> = {
     },
   },
 
+  // Jobs
+  'POST /v2/job/contact-import': {
+    ok: async (f) => f.c.POST('/v2/job/contact-import', { body: { campaignId: await f.campaign(), contacts: [{ email: 'jane.doe@acme.com' }] } }),
+    errors: {
+      400: (f) => f.c.POST('/v2/job/contact-import', { body: { campaignId: MISSING, contacts: [] } }),
+      404: (f) => f.c.POST('/v2/job/contact-import', { body: { campaignId: MISSING, contacts: [{ email: 'jane.doe@acme.com' }] } }),
+    },
+  },
+  'POST /v2/job/verify': {
+    ok: (f) => f.c.POST('/v2/job/verify', { body: { emails: ['jane.doe@acme.com'] } }),
+    errors: { 400: (f) => f.c.POST('/v2/job/verify', { body: { emails: [] } }) },
+  },
+  'POST /v2/job/enrich': {
+    ok: (f) => f.c.POST('/v2/job/enrich', { body: { people: [{ email: 'nobody@acme.com' }] } }),
+    errors: {
+      400: (f) => f.c.POST('/v2/job/enrich', { body: { people: [] } }),
+      402: async (f) => {
+        const poor = await f.t.createWorkspace({ credits: 0 });
+        const person = await f.t.db('people').whereNotNull('work_email').first('work_email');
+        return f.clientFor(poor.apiKey).POST('/v2/job/enrich', { body: { people: [{ email: person.work_email }] } });
+      },
+    },
+  },
+  'GET /v2/job/get': {
+    ok: async (f) => f.c.GET('/v2/job/get', { params: { query: { jobId: await job(f) } } }),
+    errors: { 404: async (f) => f.otherC.GET('/v2/job/get', { params: { query: { jobId: await job(f) } } }) },
+  },
+  'GET /v2/job/list': {
+    ok: (f) => f.c.GET('/v2/job/list', { params: { query: { type: 'verify' } } }),
+    errors: { 400: (f) => f.c.GET('/v2/job/list', { params: { query: { status: 'paused' as never } } }) },
+  },
+  'POST /v2/job/cancel': {
+    ok: async (f) => f.c.POST('/v2/job/cancel', { body: { jobId: await job(f) } }),
+    errors: {
+      404: (f) => f.c.POST('/v2/job/cancel', { body: { jobId: MISSING } }),
+      409: async (f) => {
+        const jobId = await job(f);
+        await f.c.POST('/v2/job/cancel', { body: { jobId } });
+        return f.c.POST('/v2/job/cancel', { body: { jobId } });
+      },
+    },
+  },
+  'GET /v2/job/results': {
+    ok: async (f) => f.c.GET('/v2/job/results', { params: { query: { jobId: await job(f) } }, parseAs: 'text' }),
+    errors: { 404: (f) => f.c.GET('/v2/job/results', { params: { query: { jobId: MISSING } } }) },
+  },
 };
 
 const SCHEDULE_FOR_CREATE = { timezone: 'Europe/Berlin', days: [1, 2, 3, 4, 5], from: '09:00', to: '17:00' };

@@ -71,7 +71,8 @@ export function responseSchemaPath(o: Operation, status: string, mediaType = 'ap
 }
 
 export function validateResponse(o: Operation, status: number, body: unknown): string[] {
-  return validateAt(responseSchemaPath(o, String(status)), body);
+  // A text body (a CSV download read with parseAs: 'text') is checked against the operation's CSV schema.
+  return validateAt(responseSchemaPath(o, String(status), typeof body === 'string' ? 'text/csv' : 'application/json'), body);
 }
 
 /** Named examples (or the single `example`) of a media type object. */

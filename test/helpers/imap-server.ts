@@ -10,13 +10,14 @@
  * Install it with `apt-get install -y dovecot-imapd` (`.ci/run` does). What makes a private instance
  * run as root on this system: `default_login_user = dovenull` (root cannot run the login process),
  * `default_internal_user = dovecot`, a static userdb with `uid=dovecot`, `first_valid_uid` low enough
- * for that uid, `ssl = no`, and a mail directory owned by `dovecot`.
+ * for that uid, `ssl = no`, and a mail directory owned by `dovecot`. Every mailbox has the special-use
+ * folders `Sent` (\Sent) and `Junk` (\Junk), as a hosted provider's do.
  *
  * After a wrong password dovecot's anvil delays the next logins from 127.0.0.1 for a few seconds (its auth
  * penalty): a test of a failing login costs that much.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer, connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,10 +40,11 @@ export interface ImapTestServer {
   /** Appends many raw messages over one connection. */
   deliverMany(user: string, raws: (string | Buffer)[], options?: { mailbox?: string }): Promise<void>;
   /**
-   * Writes messages straight into INBOX's maildir `new/` (what a local delivery agent does): much faster
-   * than APPEND for benchmarks; dovecot assigns UIDs when a client next opens the mailbox.
+   * Writes messages straight into a mailbox's maildir `new/` (what a local delivery agent does): much faster
+   * than APPEND, needs no login; dovecot assigns UIDs when a client next opens the mailbox. `mailbox` is
+   * INBOX (default) or a top-level folder such as `Junk`; `date` becomes the INTERNALDATE (the file's mtime).
    */
-  deliverDirect(user: string, raws: (string | Buffer)[]): void;
+  deliverDirect(user: string, raws: (string | Buffer)[], options?: { mailbox?: string; date?: Date }): void;
   /** The messages of a mailbox, as raw source, by UID (to check what a client appended, e.g. to Sent). */
   messages(user: string, mailbox?: string): Promise<{ uid: number; source: string; flags: string[] }[]>;
   /**
@@ -148,6 +150,10 @@ namespace inbox {
     special_use = \\Sent
     auto = subscribe
   }
+  mailbox Junk {
+    special_use = \\Junk
+    auto = subscribe
+  }
 }
 service imap-login {
   inet_listener imap {
@@ -241,6 +247,7 @@ export async function startImapServer(options: { users?: ImapUser[] } = {}): Pro
   };
 
   const inboxDir = (user: string) => join(dir, 'mail', user);
+  let deliveredCount = 0;
   const dropIndex = (user: string, withMessages: boolean) => {
     const home = inboxDir(user);
     if (!existsSync(home)) return;
@@ -273,20 +280,28 @@ export async function startImapServer(options: { users?: ImapUser[] } = {}): Pro
         for (const raw of raws) await c.append(opts.mailbox ?? 'INBOX', raw);
       });
     },
-    deliverDirect(user, raws) {
-      const home = inboxDir(user);
-      for (const sub of ['', 'new', 'cur', 'tmp']) {
-        const path = join(home, sub);
-        if (!existsSync(path)) {
-          mkdirSync(path, { recursive: true, mode: 0o700 });
-          chownSync(path, uid, gid);
-        }
+    deliverDirect(user, raws, opts = {}) {
+      const mailbox = opts.mailbox ?? 'INBOX';
+      if (!/^[A-Za-z0-9 _-]+$/.test(mailbox)) throw new Error(`deliverDirect takes INBOX or a top-level folder name, not ${mailbox}`);
+      // Maildir++: INBOX is the root, a folder is `.Name` with a `maildirfolder` marker.
+      const folder = mailbox.toUpperCase() === 'INBOX' ? inboxDir(user) : join(inboxDir(user), `.${mailbox}`);
+      const owned = (path: string, make: () => void) => {
+        if (existsSync(path)) return;
+        make();
+        chownSync(path, uid, gid);
+      };
+      owned(inboxDir(user), () => mkdirSync(inboxDir(user), { recursive: true, mode: 0o700 }));
+      for (const sub of ['', 'new', 'cur', 'tmp']) owned(join(folder, sub), () => mkdirSync(join(folder, sub), { mode: 0o700 }));
+      if (folder !== inboxDir(user)) owned(join(folder, 'maildirfolder'), () => writeFileSync(join(folder, 'maildirfolder'), ''));
+      for (const raw of raws) {
+        // Written in tmp/ and renamed into new/, so dovecot never sees half a message.
+        const name = `${Math.floor(Date.now() / 1000)}.M${++deliveredCount}P${process.pid}.test`;
+        const temp = join(folder, 'tmp', name);
+        writeFileSync(temp, raw);
+        chownSync(temp, uid, gid);
+        if (opts.date) utimesSync(temp, opts.date, opts.date);
+        renameSync(temp, join(folder, 'new', name));
       }
-      raws.forEach((raw, i) => {
-        const file = join(home, 'new', `${Date.now()}.M${i}P${process.pid}.test`);
-        writeFileSync(file, raw);
-        chownSync(file, uid, gid);
-      });
     },
     async messages(user, mailbox = 'INBOX') {
       return withClient(user, async (c) => {

@@ -16,8 +16,9 @@ import { percent, type EventService } from '../events/service';
 import { toAccount } from './mapping';
 import type { SecretBox } from '../../secrets';
 import type { AccountRow, AccountStore, WarmupColumns } from './store';
-import { checkDomain, type DomainVitals } from './vitals';
+import { checkBlocklists, checkDomain, memoizedA, scoreOf, type DomainVitals } from './vitals';
 import type { WorkspaceService } from '../workspace/service';
+import type { LoginFailure, MailLogin } from '../mail/service';
 
 type Schemas = components['schemas'];
 type ConnectRequest = Schemas['EmailAccountConnectRequest'];
@@ -71,7 +72,7 @@ export class AccountService {
     private readonly workspaces: WorkspaceService,
     private readonly secrets: SecretBox,
     private readonly dns: DnsLookup,
-    private readonly config: Pick<Config, 'dkimSelectors'>,
+    private readonly config: Pick<Config, 'dkimSelectors' | 'dnsblIpZones' | 'dnsblDomainZones'>,
     private readonly clock: Clock,
     /** Tries the logins before an account is stored; null skips it (VERIFY_MAIL_LOGINS=0). */
     private readonly loginCheck: MailLoginCheck | null = null,
@@ -285,52 +286,44 @@ export class AccountService {
       if (!domains.has(domain)) domains.set(domain, checkDomain(this.dns, domain, selectors));
     }
     const since = new Date(this.clock.now().getTime() - REPUTATION_DAYS * 86_400_000);
+    const a = memoizedA(this.dns);
+    const zones = { ip: this.config.dnsblIpZones, domain: this.config.dnsblDomainZones };
     return Promise.all(
       body.accountIds.map(async (id) => {
         const row = byId.get(id)!;
         const domain = domainOf(row);
-        const [checks, { totals }] = await Promise.all([
+        const smtpHost = row.smtp_host ?? PROVIDER_SERVERS[row.provider].smtp?.[0] ?? domain;
+        const [checks, blocklists, { totals }] = await Promise.all([
           domains.get(domain)!,
+          checkBlocklists(a, domain, smtpHost, zones),
           this.events.countsByType(this.db, { workspaceId: auth.workspaceId, warmup: false, accountId: id, since }),
         ]);
+        const reputation = {
+          days: REPUTATION_DAYS,
+          sent: totals.sent,
+          bounced: totals.bounced,
+          replied: totals.replied,
+          unsubscribed: totals.unsubscribed,
+          bounceRatePercent: percent(totals.bounced, totals.sent),
+          replyRatePercent: percent(totals.replied, totals.sent),
+          unsubscribeRatePercent: percent(totals.unsubscribed, totals.sent),
+        } as const;
         return {
           accountId: row.id,
           email: row.email,
           domain,
           ...checks,
-          reputation: {
-            days: REPUTATION_DAYS,
-            sent: totals.sent,
-            bounced: totals.bounced,
-            replied: totals.replied,
-            bounceRatePercent: percent(totals.bounced, totals.sent),
-            replyRatePercent: percent(totals.replied, totals.sent),
-          },
+          blocklists,
+          reputation,
+          ...scoreOf({ domain, checks, blocklists, bounceRatePercent: reputation.bounceRatePercent, unsubscribeRatePercent: reputation.unsubscribeRatePercent }),
         };
       }),
     );
   }
 }
 
-/** Why a login try failed: `auth_failed`, `private_destination`, `unreachable` (refused, unknown host, timeout). */
-export interface LoginFailure {
-  reason: 'auth_failed' | 'private_destination' | 'unreachable';
-  message: string;
-}
-
-/** Tries an SMTP or IMAP login; null when it worked. */
+/** Tries an SMTP or IMAP login (the mail module does); null when it worked. */
 export type MailLoginCheck = Record<'smtp' | 'imap', (login: MailLogin) => Promise<LoginFailure | null>>;
-
-/** A decrypted mail-server login, for the worker only (never returned by the API). */
-export interface MailLogin {
-  accountId: string;
-  workspaceId: string;
-  email: string;
-  host: string;
-  port: number;
-  username: string;
-  password: string;
-}
 
 /** What changed when a connection failure changed an account's status (the caller records `account.statusChanged`). */
 export interface AccountStatusChange {

@@ -197,6 +197,13 @@ export class ContactService {
     };
   }
 
+  /** For each of these (lower-case) addresses that a campaign of the workspace holds, the campaigns holding it. */
+  async campaignsHolding(db: Db, workspaceId: string, emails: string[]): Promise<Map<string, string[]>> {
+    const held = new Map<string, string[]>();
+    for (const { email, campaign_id } of await this.store.campaignsHolding(db, workspaceId, emails)) held.set(email, [...(held.get(email) ?? []), campaign_id]);
+    return held;
+  }
+
   async get(workspaceId: string, locator: ContactLocator): Promise<Contact> {
     return toContact(await this.locate(this.db, workspaceId, locator, 'query', false));
   }

@@ -62,6 +62,15 @@ export class ContactStore {
     return found;
   }
 
+  /** Which campaigns of the workspace hold each of these (lower-case) addresses. */
+  async campaignsHolding(db: Db, workspaceId: string, emails: string[]): Promise<{ email: string; campaign_id: string }[]> {
+    const found: { email: string; campaign_id: string }[] = [];
+    for (const chunk of chunks(emails)) {
+      found.push(...(await db('contacts').where({ workspace_id: workspaceId }).whereRaw(`lower(email) in (${chunk.map(() => '?').join(', ')})`, chunk).select(db.raw('lower(email) as email, campaign_id'))));
+    }
+    return found;
+  }
+
   /**
    * Inserts the rows and returns those inserted. A row whose address a concurrent request has just
    * taken is skipped (ON CONFLICT DO NOTHING) instead of failing the whole batch.

@@ -12,20 +12,17 @@ import { simpleParser, type ParsedMail } from 'mailparser';
 import freeProviders from 'email-providers/common.json';
 import type { components } from '../../../generated/api';
 import type { Clock } from '../../clock';
-import type { Config } from '../../config';
 import type { Db, Executor } from '../../db';
 import { newId } from '../../ids';
 import type { Logger } from '../../logger';
 import { badRequest, conflict, detail, notFound } from '../../http/errors';
-import type { AccountMailAccess, MailLogin } from '../account/service';
+import type { AccountMailAccess } from '../account/service';
 import type { CampaignService } from '../campaign/service';
 import type { ContactService } from '../contact/service';
 import type { EventService } from '../events/service';
+import { MailboxError, readMailbox, type MailLogin, type MailService, type MessageRow } from '../mail/service';
 import { classify, threadSubject, toIncoming, type Classification, type IncomingMessage } from './classify';
-import type { MessagePort, MessageRow } from './messages';
-import { MailboxError, appendToSent, readMailbox } from './reader';
 import type { CheckpointRow, InboxStore } from './store';
-import { composeRaw, type TransportPool } from '../sending/transport';
 import { defaulted } from '../../http/pagination';
 
 type Schemas = components['schemas'];
@@ -36,7 +33,7 @@ export interface LateBouncePort {
   recordLateHardBounce(db: Executor, workspaceId: string, messageId: string): Promise<void>;
 }
 
-/** The suppression list (sending module): the inbox adds hard-bounced addresses and never answers a suppressed one. */
+/** The suppression list: the inbox adds hard-bounced addresses and never answers a suppressed one. */
 export interface SuppressionPort {
   isSuppressed(db: Executor, workspaceId: string, email: string): Promise<boolean>;
   suppress(db: Executor, workspaceId: string, entries: { value: string; reason: 'unsubscribed' | 'bounced' | 'manual' }[]): Promise<void>;
@@ -51,7 +48,6 @@ export interface InboxSettings {
   concurrency: number;
   /** How long a claim holds before another worker may take the mailbox (crashed worker). */
   claimSeconds: number;
-  timeoutMs: number;
   /** Consecutive network failures before the account goes to connectionError (authentication: at once). */
   failuresBeforeError: number;
 }
@@ -61,7 +57,6 @@ export const DEFAULT_INBOX_SETTINGS: InboxSettings = {
   accountsPerRun: 50,
   concurrency: 8,
   claimSeconds: 300,
-  timeoutMs: 15_000,
   failuresBeforeError: 3,
 };
 
@@ -90,7 +85,8 @@ export function toEmailMessage(row: MessageRow): EmailMessage {
     stepId: row.step_id,
     variantId: row.variant_id,
     direction: row.direction,
-    kind: row.kind,
+    // Hidden kinds (warm-up, placement) never reach the unibox: the store leaves them out.
+    kind: row.kind as EmailMessage['kind'],
     messageId: row.message_id,
     inReplyTo: row.in_reply_to,
     from: row.from_address,
@@ -126,25 +122,45 @@ function syntheticMessageId(raw: Buffer): string {
   return `<${createHash('sha256').update(raw).digest('hex').slice(0, 40)}@no-message-id.invalid>`;
 }
 
+/** The modules the inbox reads mail through and applies what arrives to. */
+export interface InboxCollaborators {
+  mail: MailService;
+  accounts: AccountMailAccess;
+  campaigns: CampaignService;
+  contacts: ContactService;
+  events: EventService;
+  suppression: SuppressionPort;
+  bounces: LateBouncePort;
+}
+
 export class InboxService {
   private readonly workerId = `inbox-${process.pid}-${newId().slice(-8)}`;
+  private readonly mail: MailService;
+  private readonly accounts: AccountMailAccess;
+  private readonly campaigns: CampaignService;
+  private readonly contacts: ContactService;
+  private readonly events: EventService;
+  private readonly suppression: SuppressionPort;
+  private readonly bounces: LateBouncePort;
 
   constructor(
     private readonly db: Db,
     private readonly store: InboxStore,
-    private readonly messages: MessagePort,
-    private readonly accounts: AccountMailAccess,
-    private readonly campaigns: CampaignService,
-    private readonly contacts: ContactService,
-    private readonly events: EventService,
-    private readonly suppression: SuppressionPort,
-    private readonly bounces: LateBouncePort,
-    private readonly transports: TransportPool,
-    private readonly config: Pick<Config, 'allowPrivateMailHosts'>,
+    collaborators: InboxCollaborators,
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly settings: InboxSettings = DEFAULT_INBOX_SETTINGS,
-  ) {}
+  ) {
+    ({
+      mail: this.mail,
+      accounts: this.accounts,
+      campaigns: this.campaigns,
+      contacts: this.contacts,
+      events: this.events,
+      suppression: this.suppression,
+      bounces: this.bounces,
+    } = collaborators);
+  }
 
   /** The worker job: read the claimed mailboxes once. Returns the messages processed. */
   async runOnce(): Promise<number> {
@@ -178,12 +194,10 @@ export class InboxService {
     try {
       const login = await this.accounts.imapLogin(this.db, accountId);
       if (!login) return 0;
-      const result = await readMailbox(login, {
-        allowPrivate: this.config.allowPrivateMailHosts,
+      const result = await this.mail.withMailbox(login, (session) => readMailbox(session, {
         mailbox: MAILBOX,
         checkpoint: { uidValidity: checkpoint.uid_validity, lastUid: checkpoint.last_uid },
         limit: this.settings.messagesPerRun,
-        timeoutMs: this.settings.timeoutMs,
         onMessage: async (uid, uidValidity, source) => {
           try {
             await this.db.transaction(async (trx) => {
@@ -204,7 +218,7 @@ export class InboxService {
           if (stuck?.uid === uid) stuck = null;
           processed += 1;
         },
-      });
+      }));
       if (result.processed === 0 && checkpoint.uid_validity !== result.uidValidity) {
         await this.store.advance(this.db, accountId, MAILBOX, result.uidValidity, result.lastUid, this.clock.now());
       }
@@ -254,7 +268,7 @@ export class InboxService {
     const original = await this.match(trx, account, incoming, kind);
     if (!original) return { outcome: 'ignored' };
     const messageId = incoming.messageId ?? syntheticMessageId(raw);
-    if (await this.messages.hasInbound(trx, account.accountId, messageId)) return { outcome: 'duplicate', messageId };
+    if (await this.mail.hasInbound(trx, account.accountId, messageId)) return { outcome: 'duplicate', messageId };
 
     const now = this.clock.now();
     const row: MessageRow = {
@@ -265,6 +279,7 @@ export class InboxService {
       contact_id: original.contact_id,
       step_id: original.step_id,
       variant_id: original.variant_id,
+      step_number: null,
       direction: 'inbound',
       kind: kind.kind,
       message_id: messageId,
@@ -283,7 +298,7 @@ export class InboxService {
       read_at: null,
       created_at: now,
     };
-    if (!(await this.messages.insertInbound(trx, row))) return { outcome: 'duplicate', messageId };
+    if (!(await this.mail.insertInbound(trx, row))) return { outcome: 'duplicate', messageId };
     await this.apply(trx, account, original, row, kind);
     return { outcome: kind.kind, messageId };
   }
@@ -292,7 +307,7 @@ export class InboxService {
   private async match(trx: Executor, account: Pick<MailLogin, 'accountId' | 'workspaceId'>, incoming: IncomingMessage, kind: Classification): Promise<MessageRow | null> {
     const named = [...incoming.inReplyTo, ...[...incoming.references].reverse(), ...(kind.kind === 'bounce' ? incoming.quotedMessageIds : [])];
     if (named.length) {
-      const found = await this.messages.findOutboundByMessageIds(trx, account.workspaceId, named);
+      const found = await this.mail.findOutboundByMessageIds(trx, account.workspaceId, named);
       if (found.length) {
         // The most specific name first (In-Reply-To, then the last reference), preferring this account's mail.
         const byId = new Map<string, MessageRow>();
@@ -303,13 +318,13 @@ export class InboxService {
     // Fallback: what this account sent to the sender (or, for a bounce, to the failed recipient) in the same thread subject.
     if (kind.kind === 'bounce') {
       if (!kind.dsn.recipient) return null;
-      const [latest] = await this.messages.findOutboundTo(trx, account.accountId, kind.dsn.recipient, 1);
+      const [latest] = await this.mail.findOutboundTo(trx, account.accountId, kind.dsn.recipient, 1);
       return latest ?? null;
     }
     if (!incoming.fromAddress) return null;
     const subject = threadSubject(incoming.subject);
     if (!subject) return null;
-    const sent = await this.messages.findOutboundTo(trx, account.accountId, incoming.fromAddress, 20);
+    const sent = await this.mail.findOutboundTo(trx, account.accountId, incoming.fromAddress, 20);
     return sent.find((m) => m.contact_id && threadSubject(m.subject) === subject) ?? null;
   }
 
@@ -372,7 +387,7 @@ export class InboxService {
   async list(workspaceId: string, query: { campaignId?: string; contactId?: string; accountId?: string; direction?: 'outbound' | 'inbound'; unread?: boolean; limit?: number; cursor?: string }) {
     const limit = defaulted(query.limit, 'limit');
     const before = query.cursor ? decodeCursor(query.cursor) : undefined;
-    const rows = await this.messages.list(this.db, {
+    const rows = await this.mail.list(this.db, {
       workspaceId,
       campaignId: query.campaignId,
       contactId: query.contactId,
@@ -391,19 +406,19 @@ export class InboxService {
   }
 
   private async require(db: Executor, workspaceId: string, id: string): Promise<MessageRow> {
-    const row = await this.messages.get(db, workspaceId, id);
+    const row = await this.mail.get(db, workspaceId, id);
     if (!row) throw notFound('Email not found.');
     return row;
   }
 
   async get(workspaceId: string, id: string) {
     const row = await this.require(this.db, workspaceId, id);
-    const thread = await this.messages.thread(this.db, workspaceId, row.thread_id);
+    const thread = await this.mail.thread(this.db, workspaceId, row.thread_id);
     return { message: toEmailMessage(row), thread: thread.map(toEmailMessage) };
   }
 
   async markRead(workspaceId: string, ids: string[], read: boolean) {
-    const updated = await this.messages.markRead(this.db, workspaceId, ids, read ? this.clock.now() : null);
+    const updated = await this.mail.markRead(this.db, workspaceId, ids, read ? this.clock.now() : null);
     const found = new Set(updated);
     return { read, updated: ids.filter((id) => found.has(id)), notFound: ids.filter((id) => !found.has(id)) };
   }
@@ -421,59 +436,12 @@ export class InboxService {
         detail('id', `the recipient ${to} is suppressed`, 'suppressed'),
       ]);
     }
-    const domain = login.email.slice(login.email.lastIndexOf('@') + 1);
-    const id = newId();
-    const messageId = `<${id}@${domain}>`;
-    const references = [...target.references.filter((r) => r !== target.message_id), target.message_id].slice(-20);
-    const subject = /^re:/i.test(target.subject.trim()) ? target.subject.trim() : `Re: ${target.subject.trim()}`;
-    const now = this.clock.now();
-    const row: MessageRow = {
-      id,
-      workspace_id: workspaceId,
-      account_id: login.accountId,
-      campaign_id: target.campaign_id,
-      contact_id: target.contact_id,
-      step_id: null,
-      variant_id: null,
-      direction: 'outbound',
-      kind: 'manual',
-      message_id: messageId,
-      in_reply_to: target.message_id,
-      references,
-      thread_id: target.thread_id,
-      from_address: login.email,
-      to_address: to,
-      subject,
-      text_body: body.text,
-      html_body: body.html ?? null,
-      status: 'sending',
-      smtp_response: null,
-      sent_at: null,
-      received_at: null,
-      read_at: null,
-      created_at: now,
-    };
-    await this.messages.insertOutbound(this.db, row);
-    // Composed first, so the very bytes sent are the ones appended to the Sent mailbox.
-    const raw = await composeRaw({ from: login.email, to, subject, text: body.text, html: body.html, messageId, inReplyTo: target.message_id, references, date: now });
-    const outcome = await this.transports.send(login, { to, raw });
-    const patch =
-      outcome.kind === 'sent'
-        ? { status: 'sent', smtp_response: outcome.response, sent_at: this.clock.now() }
-        : { status: outcome.kind === 'unknown' ? 'unknown' : 'failed', smtp_response: outcome.response, sent_at: null };
-    await this.messages.updateOutbound(this.db, id, patch);
-    Object.assign(row, patch);
-    let appendedToSent = false;
-    if (outcome.kind === 'sent') {
-      const imap = await this.accounts.imapLogin(this.db, login.accountId);
-      if (imap) {
-        try {
-          appendedToSent = await appendToSent(imap, raw, { allowPrivate: this.config.allowPrivateMailHosts, timeoutMs: this.settings.timeoutMs });
-        } catch (err) {
-          this.logger.warn({ accountId: login.accountId, err: (err as Error).message }, 'inbox: could not append the answer to Sent');
-        }
-      }
-    }
-    return { message: toEmailMessage(row), appendedToSent };
+    const sent = await this.mail.send({
+      login,
+      draft: { to, text: body.text, html: body.html, parent: target },
+      record: { workspaceId, accountId: login.accountId, kind: 'manual', campaignId: target.campaign_id, contactId: target.contact_id },
+      appendToSent: await this.accounts.imapLogin(this.db, login.accountId),
+    });
+    return { message: toEmailMessage(sent.row!), appendedToSent: sent.appendedToSent };
   }
 }

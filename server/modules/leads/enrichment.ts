@@ -71,7 +71,7 @@ export class EnrichmentService {
 
   async enrich(workspaceId: string, inputs: EnrichmentInput[], dataOptions: PeopleDataOption[] = DEFAULT_PEOPLE_DATA_OPTIONS) {
     const keys = readKeys(inputs);
-    const matches = await this.match(keys);
+    const matches = await this.match(this.db, keys);
 
     const matchedPeople = [...new Map(matches.flatMap((m) => (m.person ? [[m.person.id, m.person] as const] : []))).values()];
     const companies = await this.store.companiesByIds(this.db, matchedPeople.flatMap((p) => (p.company_id ? [p.company_id] : [])));
@@ -97,15 +97,29 @@ export class EnrichmentService {
     };
   }
 
+  /**
+   * The bulk job's form (POST /v2/job/enrich), inside the caller's transaction: matches every input,
+   * reveals the matched people and charges them once, or throws 400 / 402 having done nothing.
+   */
+  async matchAndReveal(trx: Db, workspaceId: string, inputs: EnrichmentInput[], dataOptions: PeopleDataOption[]) {
+    const matches = await this.match(trx, readKeys(inputs));
+    const matchedPeople = [...new Map(matches.flatMap((m) => (m.person ? [[m.person.id, m.person] as const] : []))).values()];
+    const charge = await this.leads.revealPeople(trx, workspaceId, matchedPeople, dataOptions);
+    return {
+      matches: matches.map((m) => (m.person ? { personId: m.person.id, matchedBy: m.rule, reason: null } : { personId: null, matchedBy: null, reason: m.reason })),
+      charged: charge.used,
+    };
+  }
+
   /** Applies the rules in order to every input, with one look-up per rule for the whole request. */
-  private async match(keys: Keys[]): Promise<Match[]> {
+  private async match(db: Db, keys: Keys[]): Promise<Match[]> {
     const emails = [...new Set(keys.flatMap((k) => (k.email ? [k.email] : [])))];
     const slugs = [...new Set(keys.flatMap((k) => (k.linkedin ? [k.linkedin] : [])))];
     const names = [...new Map(keys.flatMap((k) => (k.name && (k.domain || k.companyName) ? [[nameKey(k.name.first, k.name.last), k.name] as const] : []))).values()];
     const [byEmail, byLinkedin, byName] = await Promise.all([
-      this.store.byWorkEmails(this.db, emails).then((rows) => groupBy(rows, (r) => r.work_email?.toLowerCase() ?? null)),
-      this.store.byLinkedinUrls(this.db, slugs.flatMap(linkedinUrlForms)).then((rows) => groupBy(rows, (r) => (r.linkedin_url ? linkedinSlug(r.linkedin_url) : null))),
-      this.store.byNames(this.db, names).then((rows) => groupBy(rows, (r) => nameKey(normalizeName(r.first_name), normalizeName(r.last_name)))),
+      this.store.byWorkEmails(db, emails).then((rows) => groupBy(rows, (r) => r.work_email?.toLowerCase() ?? null)),
+      this.store.byLinkedinUrls(db, slugs.flatMap(linkedinUrlForms)).then((rows) => groupBy(rows, (r) => (r.linkedin_url ? linkedinSlug(r.linkedin_url) : null))),
+      this.store.byNames(db, names).then((rows) => groupBy(rows, (r) => nameKey(normalizeName(r.first_name), normalizeName(r.last_name)))),
     ]);
 
     return keys.map((k): Match => {

@@ -16,16 +16,20 @@ import type { Clock } from '../../clock';
 import type { Db, Executor } from '../../db';
 import { newId } from '../../ids';
 import type { AccountMailAccess } from '../account/service';
-import type { ContactService } from '../contact/service';
 import type { EventService } from '../events/service';
+import type { Composed, MailService, MessageRow, SendOutcome } from '../mail/service';
 import type { SuppressionService } from '../suppression/service';
 import { pickVariant, renderBody, renderTemplate, type TemplateValues } from './render';
 import { nextOpenMoment, startOfLocalDay } from './schedule';
-import type { DueContact, OutboundMessage, SendingAccount, SendingCampaign, SendingStep, SendingStore } from './store';
-import type { OutgoingMessage, SendOutcome, TransportPool } from './transport';
+import type { DueContact, SendingAccount, SendingCampaign, SendingStep, SendingStore } from './store';
 
 type SendingStatus = components['schemas']['CampaignSendingStatus'];
 type SendingReason = components['schemas']['SendingReason'];
+
+/** What the engine changes on a contact when its sequence ends (the contact module implements it). */
+export interface SendingContacts {
+  finishForMail(db: Executor, workspaceId: string, contactId: string, status: 'completed' | 'bounced'): Promise<boolean>;
+}
 
 /** What the tracking module adds to every campaign message (unsubscribe, pixel, click links). */
 export interface MessageLinks {
@@ -75,8 +79,8 @@ export const DEFAULT_ENGINE_OPTIONS: EngineOptions = {
 };
 
 interface Claimed {
-  message: OutboundMessage;
-  outgoing: OutgoingMessage;
+  message: MessageRow & { campaign_id: string; contact_id: string; account_id: string; step_number: number };
+  composed: Composed;
   lastStep: boolean;
   nextDelayDays: number;
   email: string;
@@ -110,11 +114,11 @@ export class SendingService {
     private readonly db: Db,
     private readonly store: SendingStore,
     private readonly accounts: AccountMailAccess,
-    private readonly contacts: ContactService,
+    private readonly contacts: SendingContacts,
     private readonly events: EventService,
     private readonly suppression: SuppressionService,
     private readonly links: MessageLinks,
-    private readonly transports: TransportPool,
+    private readonly mail: MailService,
     private readonly clock: Clock,
     options: Partial<EngineOptions> = {},
   ) {
@@ -124,7 +128,10 @@ export class SendingService {
   /** One pass of the engine; returns how many messages it handed to SMTP. */
   async runOnce(): Promise<number> {
     const now = this.clock.now();
-    await this.db.transaction((trx) => this.store.expireClaims(trx, new Date(now.getTime() - this.options.claimLeaseMs)));
+    await this.db.transaction(async (trx) => {
+      const expired = await this.mail.expireSending(trx, new Date(now.getTime() - this.options.claimLeaseMs));
+      await this.store.markUnknown(trx, expired.map((m) => m.id));
+    });
     await this.store.seedProgress(this.db, now, 10_000);
     await this.store.releaseHeld(this.db, now);
     let sent = 0;
@@ -145,11 +152,13 @@ export class SendingService {
       return [];
     }
     const steps = await this.store.steps(trx, campaignId);
-    const campaignDay = await this.store.campaignSentSince(trx, campaignId, startOfLocalDay(campaign.schedule.timezone, now));
+    const campaignDay = await this.mail.campaignSentSince(trx, campaignId, startOfLocalDay(campaign.schedule.timezone, now));
     let campaignLeft = campaign.daily_limit === null ? Infinity : campaign.daily_limit - campaignDay.all;
     let newLeft = campaign.daily_new_contacts === null ? Infinity : campaign.daily_new_contacts - campaignDay.first;
-    const accounts = await this.store.lockSendingAccounts(trx, campaignId, now, startOfLocalDay(campaign.workspace_timezone, now));
-    if (campaignLeft <= 0 || accounts.length === 0) return [];
+    const locked = await this.store.lockSendingAccounts(trx, campaignId, now);
+    if (campaignLeft <= 0 || locked.length === 0) return [];
+    const sentToday = await this.mail.sentSinceByAccount(trx, locked.map((a) => a.id), 'campaign', startOfLocalDay(campaign.workspace_timezone, now));
+    const accounts: SendingAccount[] = locked.map((a) => ({ ...a, sent_today: sentToday.get(a.id) ?? 0 }));
     const claimed: Claimed[] = [];
     const due = await this.store.dueContacts(trx, campaignId, now, this.options.batchSize);
     const suppressed = await this.suppression.filterSuppressed(trx, campaign.workspace_id, due.map((c) => c.email));
@@ -206,9 +215,10 @@ export class SendingService {
     };
     const links = this.links.linksFor(ref);
     const values = { ...templateValues(contact), unsubscribeUrl: links.unsubscribeUrl };
-    const previous = contact.last_message_id ? await this.store.message(trx, contact.last_message_id) : undefined;
-    const threaded = variant.subject.trim() === '' && previous !== undefined;
-    const subject = threaded ? { ok: true as const, text: previous.subject.startsWith('Re: ') ? previous.subject : `Re: ${previous.subject}` } : renderTemplate(variant.subject, values);
+    const previous = contact.last_message_id ? await this.mail.threadParent(trx, contact.last_message_id) : undefined;
+    // A step without a subject answers the previous one, in its thread.
+    const parent = variant.subject.trim() === '' ? previous : undefined;
+    const subject = parent ? { ok: true as const, text: undefined } : renderTemplate(variant.subject, values);
     const body = renderBody(variant.body, values);
     if (!subject.ok || !body.ok) {
       const missing = !subject.ok ? subject.missing : !body.ok ? body.missing : '';
@@ -221,52 +231,35 @@ export class SendingService {
       if (campaign.track_clicks) html = this.links.rewriteLinks(html, ref);
       if (campaign.track_opens) html += `<img src="${links.openPixelUrl}" width="1" height="1" alt="" style="display:none">`;
     }
-    const domain = account.email.slice(account.email.lastIndexOf('@') + 1);
-    const messageId = `<${id}@${domain}>`;
-    const references = threaded ? [...previous.references, previous.message_id] : [];
-    const message: OutboundMessage = {
+    const composed = this.mail.compose({
       id,
-      workspace_id: campaign.workspace_id,
-      account_id: account.id,
-      campaign_id: campaign.id,
-      contact_id: contact.contact_id,
-      step_id: step.id,
-      variant_id: variant.id,
-      step_number: contact.step_number,
-      direction: 'outbound',
-      kind: 'campaign',
-      message_id: messageId,
-      in_reply_to: threaded ? previous.message_id : null,
-      references,
-      thread_id: threaded ? previous.thread_id : id,
-      from_address: account.email,
-      to_address: contact.email,
+      from: account.email,
+      to: contact.email,
       subject: subject.text,
-      text_body: body.body.text,
-      html_body: html ?? null,
-      status: 'sending',
-      created_at: now,
-    };
-    await this.store.insertMessage(trx, message);
+      text: body.body.text,
+      html,
+      parent,
+      headers: { 'List-Unsubscribe': links.listUnsubscribe, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+      date: now,
+    });
+    const message = await this.mail.recordOutbound(trx, composed, {
+      workspaceId: campaign.workspace_id,
+      accountId: account.id,
+      kind: 'campaign',
+      campaignId: campaign.id,
+      contactId: contact.contact_id,
+      stepId: step.id,
+      variantId: variant.id,
+      stepNumber: contact.step_number,
+    });
     await this.store.updateProgress(trx, contact.contact_id, { state: 'sending', account_id: account.id, last_message_id: id, reason: null, updated_at: now });
     const next = steps[contact.step_number];
     return {
-      message,
+      message: { ...message, campaign_id: campaign.id, contact_id: contact.contact_id, account_id: account.id, step_number: contact.step_number },
+      composed,
       email: contact.email,
       lastStep: next === undefined,
       nextDelayDays: next?.delay_days ?? 0,
-      outgoing: {
-        from: account.email,
-        to: contact.email,
-        subject: subject.text,
-        text: body.body.text,
-        html,
-        messageId,
-        inReplyTo: message.in_reply_to ?? undefined,
-        references: references.length ? references : undefined,
-        headers: { 'List-Unsubscribe': links.listUnsubscribe, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
-        date: now,
-      },
     };
   }
 
@@ -275,7 +268,7 @@ export class SendingService {
     let sent = 0;
     // One login look-up (and decryption) per account per run, not per message.
     const logins = new Map<string, ReturnType<AccountMailAccess['smtpLogin']>>();
-    const loginFor = (m: OutboundMessage) => {
+    const loginFor = (m: Claimed['message']) => {
       if (!logins.has(m.account_id)) logins.set(m.account_id, this.accounts.smtpLogin(this.db, m.workspace_id, m.account_id));
       return logins.get(m.account_id)!;
     };
@@ -283,7 +276,7 @@ export class SendingService {
       while (index < claimed.length) {
         const item = claimed[index++];
         const login = await loginFor(item.message);
-        const outcome: SendOutcome = login ? await this.transports.send(login, item.outgoing) : { kind: 'accountFailure', response: 'no_smtp_login: the account has no SMTP login' };
+        const outcome: SendOutcome = login ? await this.mail.transmit(login, item.composed.message) : { kind: 'accountFailure', response: 'no_smtp_login: the account has no SMTP login' };
         await this.db.transaction((trx) => this.record(trx, item, outcome));
         if (outcome.kind === 'sent') sent += 1;
       }
@@ -298,12 +291,11 @@ export class SendingService {
     const m = item.message;
     const mail = { campaignId: m.campaign_id, stepId: m.step_id, variantId: m.variant_id, accountId: m.account_id, contactId: m.contact_id, messageId: m.id };
     const data = { ...mail, email: item.email };
-    const status = outcome.kind === 'sent' ? 'sent' : outcome.kind === 'bounced' ? 'bounced' : outcome.kind === 'unknown' ? 'unknown' : 'failed';
     // Outcomes that may finish the campaign take its lock first (the claim's order: campaign, then accounts),
     // so two workers finishing its last contacts cannot both miss, or both record, the completion.
     const campaign = item.lastStep || outcome.kind === 'bounced' ? await this.store.lockCampaign(trx, m.campaign_id) : undefined;
     // A claim that expired meanwhile was reported `unknown` already; its outcome arrives too late to count.
-    if (!(await this.store.finishMessage(trx, m.id, { status, smtp_response: outcome.response, sent_at: outcome.kind === 'sent' ? now : undefined }))) return;
+    if (!(await this.mail.finish(trx, m.id, 'campaign', outcome))) return;
 
     if (outcome.kind === 'sent') {
       await this.store.setAccountPace(trx, m.account_id, { failures: 0 });
@@ -366,7 +358,7 @@ export class SendingService {
    * protection counts it like an SMTP 5xx. The inbox marks the contact, suppresses and records the event.
    */
   async recordLateHardBounce(trx: Executor, workspaceId: string, messageId: string): Promise<void> {
-    const message = await this.store.markLateBounce(trx, messageId);
+    const message = await this.mail.markLateBounce(trx, messageId);
     if (!message) return;
     if (message.contact_id) await this.store.updateProgress(trx, message.contact_id, { state: 'done', reason: 'bounced', updated_at: this.clock.now() });
     if (message.account_id && message.kind === 'campaign') await this.protectFromBounces(trx, workspaceId, message.account_id);
@@ -374,7 +366,7 @@ export class SendingService {
 
   /** An account whose recent hard-bounce rate passes the threshold is paused before it harms its domain. */
   private async protectFromBounces(trx: Executor, workspaceId: string, accountId: string): Promise<void> {
-    const { total, bounced } = await this.store.recentOutcomes(trx, accountId, this.options.bounceWindow);
+    const { total, bounced } = await this.mail.recentOutcomes(trx, accountId, this.options.bounceWindow);
     if (total >= this.options.bounceWindow && bounced * 100 > total * this.options.bounceRatePercent) {
       await this.changeAccountStatus(trx, accountId, 'paused', `bounce_rate: ${bounced} hard bounces in the last ${total} sends`);
     }
@@ -395,7 +387,7 @@ export class SendingService {
     const [progress, contacts, perStep, steps, nextDue, held] = await Promise.all([
       this.store.progressCounts(db, campaignId, now),
       this.store.contactCounts(db, campaignId),
-      this.store.sentPerStep(db, campaignId),
+      this.mail.sentPerStep(db, campaignId),
       this.store.steps(db, campaignId),
       this.store.nextDue(db, campaignId),
       this.store.heldReasons(db, campaignId),
@@ -422,7 +414,7 @@ export class SendingService {
     if (view.sendableAccounts === 0) reasons.push('no_sendable_account');
     if (held.length) reasons.push('contacts_held');
     if (view.status === 'active' && open && open <= now && counts.due > 0 && view.dailyLimit !== null && view.schedule) {
-      const day = await this.store.campaignSentSince(db, campaignId, startOfLocalDay(view.schedule.timezone, now));
+      const day = await this.mail.campaignSentSince(db, campaignId, startOfLocalDay(view.schedule.timezone, now));
       if (day.all >= view.dailyLimit) reasons.push('daily_limit_reached');
     }
     let nextSendAt: Date | null = null;

@@ -1,12 +1,11 @@
 /**
- * The engine's own tables (sending_progress, sending_accounts, the outbound side of email_messages)
- * and its read model of what it sends: due contacts with their campaign, steps, variants and linked
- * accounts. Those reads join other modules' tables in one query because the scheduler runs them every
- * tick over many contacts; every write to another module's table goes through that module's service.
+ * The engine's own tables (sending_progress, sending_accounts) and its read model of what it sends: due
+ * contacts with their campaign, steps, variants and linked accounts. Those reads join other modules' tables
+ * in one query because the scheduler runs them every tick over many contacts; every write to another
+ * module's table goes through that module's service (messages: the mail module).
  */
 import type { Executor } from '../../db';
 import type { ScheduleJson } from '../campaign/service';
-import type { ContactRow } from '../contact/service';
 
 export type ProgressState = 'waiting' | 'sending' | 'held' | 'done' | 'unknown';
 
@@ -47,9 +46,17 @@ export interface SendingStep {
 }
 
 /** A due contact: its progress and the contact fields templates read. */
-export interface DueContact
-  extends ProgressRow,
-    Pick<ContactRow, 'email' | 'first_name' | 'last_name' | 'company_name' | 'job_title' | 'phone' | 'website' | 'linkedin_url' | 'custom_variables'> {}
+export interface DueContact extends ProgressRow {
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  company_name: string | null;
+  job_title: string | null;
+  phone: string | null;
+  website: string | null;
+  linkedin_url: string | null;
+  custom_variables: Record<string, string | number | boolean | null> | null;
+}
 
 export interface SendingAccount {
   id: string;
@@ -57,30 +64,6 @@ export interface SendingAccount {
   daily_limit: number;
   next_send_at: Date;
   sent_today: number;
-}
-
-export interface OutboundMessage {
-  id: string;
-  workspace_id: string;
-  account_id: string;
-  campaign_id: string;
-  contact_id: string;
-  step_id: string;
-  variant_id: string;
-  step_number: number;
-  direction: 'outbound';
-  kind: 'campaign';
-  message_id: string;
-  in_reply_to: string | null;
-  references: string[];
-  thread_id: string;
-  from_address: string;
-  to_address: string;
-  subject: string;
-  text_body: string;
-  html_body: string | null;
-  status: 'sending';
-  created_at: Date;
 }
 
 export class SendingStore {
@@ -107,19 +90,9 @@ export class SendingStore {
     );
   }
 
-  /** Messages claimed before `before` and never finished: a worker died between claim and commit. */
-  async expireClaims(db: Executor, before: Date): Promise<{ id: string; contact_id: string }[]> {
-    const rows = await db('email_messages')
-      .where({ status: 'sending' })
-      .andWhere('created_at', '<', before)
-      .update({ status: 'unknown', smtp_response: 'The worker stopped before the SMTP outcome was recorded.' })
-      .returning(['id', 'contact_id']);
-    if (rows.length) {
-      await db('sending_progress')
-        .whereIn('last_message_id', rows.map((r: { id: string }) => r.id))
-        .update({ state: 'unknown', reason: 'unknown_outcome' });
-    }
-    return rows;
+  /** The progress of contacts whose last message's outcome is unknown (its claim expired). */
+  async markUnknown(db: Executor, messageIds: string[]): Promise<void> {
+    if (messageIds.length) await db('sending_progress').whereIn('last_message_id', messageIds).update({ state: 'unknown', reason: 'unknown_outcome' });
   }
 
   async campaignsWithDueWork(db: Executor, now: Date, limit: number): Promise<string[]> {
@@ -175,18 +148,8 @@ export class SendingStore {
     await db('sending_progress').where({ campaign_id: campaignId, state: 'waiting' }).andWhere('due_at', '<', until).update({ due_at: until });
   }
 
-  /** Outbound campaign messages since `since`: all, and first emails only. */
-  async campaignSentSince(db: Executor, campaignId: string, since: Date): Promise<{ all: number; first: number }> {
-    const row = await db('email_messages')
-      .where({ campaign_id: campaignId, direction: 'outbound' })
-      .andWhere('created_at', '>=', since)
-      .whereIn('status', ['sending', 'sent', 'unknown', 'bounced'])
-      .first(db.raw('count(*)::int AS all'), db.raw('count(*) FILTER (WHERE step_number = 1)::int AS first'));
-    return { all: row?.all ?? 0, first: row?.first ?? 0 };
-  }
-
   /** The campaign's linked active accounts with their pace, locked (in id order) for this claim. */
-  async lockSendingAccounts(db: Executor, campaignId: string, now: Date, dayStart: Date): Promise<SendingAccount[]> {
+  async lockSendingAccounts(db: Executor, campaignId: string, now: Date): Promise<Omit<SendingAccount, 'sent_today'>[]> {
     const ids: string[] = (
       await db('campaign_accounts as ca').join('email_accounts as a', 'a.id', 'ca.account_id').where({ 'ca.campaign_id': campaignId, 'a.status': 'active' }).select('a.id')
     ).map((r: { id: string }) => r.id);
@@ -195,23 +158,12 @@ export class SendingStore {
       .insert(ids.map((id) => ({ account_id: id, next_send_at: now, failures: 0 })))
       .onConflict('account_id')
       .ignore();
-    const rows = await db('sending_accounts as s')
+    return db('sending_accounts as s')
       .join('email_accounts as a', 'a.id', 's.account_id')
       .whereIn('s.account_id', ids)
       .orderBy('s.account_id')
       .forUpdate('s')
-      .select(
-        'a.id',
-        'a.email',
-        'a.daily_limit',
-        's.next_send_at',
-        db.raw(
-          `(SELECT count(*)::int FROM email_messages m WHERE m.account_id = a.id AND m.direction = 'outbound' AND m.kind = 'campaign'
-             AND m.created_at >= ? AND m.status IN ('sending', 'sent', 'unknown', 'bounced')) AS sent_today`,
-          [dayStart],
-        ),
-      );
-    return rows;
+      .select('a.id', 'a.email', 'a.daily_limit', 's.next_send_at');
   }
 
   async dueContacts(db: Executor, campaignId: string, now: Date, limit: number): Promise<DueContact[]> {
@@ -226,26 +178,6 @@ export class SendingStore {
       .select('p.*', 'c.email', 'c.first_name', 'c.last_name', 'c.company_name', 'c.job_title', 'c.phone', 'c.website', 'c.linkedin_url', 'c.custom_variables');
   }
 
-  async message(db: Executor, id: string): Promise<{ id: string; subject: string; message_id: string; references: string[]; thread_id: string } | undefined> {
-    return db('email_messages').where({ id }).first('id', 'subject', 'message_id', 'references', 'thread_id');
-  }
-
-  async insertMessage(db: Executor, row: OutboundMessage): Promise<void> {
-    await db('email_messages').insert(row);
-  }
-
-  async finishMessage(db: Executor, id: string, patch: { status: 'sent' | 'failed' | 'bounced' | 'unknown'; smtp_response: string; sent_at?: Date }): Promise<boolean> {
-    // Only a claim still open is finished: one that expired to `unknown` stays so.
-    const n = await db('email_messages').where({ id, status: 'sending' }).update(patch);
-    return n > 0;
-  }
-
-  /** A message SMTP accepted that bounced later (a DSN): `bounced`, once. */
-  async markLateBounce(db: Executor, id: string): Promise<{ account_id: string | null; contact_id: string | null; kind: string } | undefined> {
-    const [row] = await db('email_messages').where({ id, direction: 'outbound' }).whereIn('status', ['sent', 'unknown']).update({ status: 'bounced' }).returning(['account_id', 'contact_id', 'kind']);
-    return row;
-  }
-
   async updateProgress(db: Executor, contactId: string, patch: Partial<ProgressRow>): Promise<void> {
     await db('sending_progress').where({ contact_id: contactId }).update(patch);
   }
@@ -257,22 +189,6 @@ export class SendingStore {
   async addAccountFailure(db: Executor, accountId: string): Promise<number> {
     const [row] = await db('sending_accounts').where({ account_id: accountId }).increment('failures', 1).returning('failures');
     return row?.failures ?? 0;
-  }
-
-  /** The account's last `n` finished campaign sends: how many, and how many bounced hard. */
-  async recentOutcomes(db: Executor, accountId: string, n: number): Promise<{ total: number; bounced: number }> {
-    const row = await db
-      .from(
-        db('email_messages')
-          .where({ account_id: accountId, direction: 'outbound', kind: 'campaign' })
-          .whereIn('status', ['sent', 'bounced'])
-          .orderBy('created_at', 'desc')
-          .limit(n)
-          .select('status')
-          .as('recent'),
-      )
-      .first(db.raw('count(*)::int AS total'), db.raw("count(*) FILTER (WHERE status = 'bounced')::int AS bounced"));
-    return { total: row?.total ?? 0, bounced: row?.bounced ?? 0 };
   }
 
   /** Contacts of the campaign still to be mailed (active or paused). */
@@ -298,14 +214,6 @@ export class SendingStore {
       .where('c.campaign_id', campaignId)
       .groupBy('c.status', db.raw('2'))
       .select('c.status', db.raw('(p.contact_id IS NOT NULL) AS started'), db.raw('count(*)::int AS n'));
-  }
-
-  async sentPerStep(db: Executor, campaignId: string): Promise<Map<string, number>> {
-    const rows: { step_id: string; n: number }[] = await db('email_messages')
-      .where({ campaign_id: campaignId, direction: 'outbound', kind: 'campaign', status: 'sent' })
-      .groupBy('step_id')
-      .select('step_id', db.raw('count(*)::int AS n'));
-    return new Map(rows.map((r) => [r.step_id, r.n]));
   }
 
   async nextDue(db: Executor, campaignId: string): Promise<Date | null> {

@@ -1,16 +1,16 @@
 /**
  * Email verification: the offline checks (checks.ts), the MX look-up through the configured
- * resolver, the optional SMTP probe (smtp-probe.ts), and the per-address cache (store.ts).
+ * resolver, the optional SMTP probe (the mail module's probeMailbox), and the per-address cache (store.ts).
  * The order of the checks and what each outcome means is documented in
  * spec/paths/people_verification/verify.yaml; keep the two in step.
  */
 import type { components } from '../../../generated/api';
 import type { Clock } from '../../clock';
 import type { Config } from '../../config';
-import type { Db } from '../../db';
+import type { Db, Executor } from '../../db';
 import type { DnsLookup, DnsResult, MxRecord } from '../../dns';
 import { isDisposableDomain, isFreeProviderDomain, isRoleLocalPart, parseAddress } from './checks';
-import { probeMailbox, type ProbeOutcome } from './smtp-probe';
+import { probeMailbox, type ProbeOutcome } from '../mail/service';
 import type { VerificationRow, VerificationStore } from './store';
 
 type VerificationResult = components['schemas']['VerificationResult'];
@@ -67,12 +67,15 @@ export class VerificationService {
     private readonly config: VerificationConfig,
   ) {}
 
-  /** One result per address, in order; each distinct address is checked (or read from the cache) once. */
-  async verify(emails: string[]): Promise<{ results: VerificationResult[]; summary: VerificationSummary }> {
+  /**
+   * One result per address, in order; each distinct address is checked (or read from the cache) once.
+   * `db` is the caller's transaction when it has one (a bulk job's batch).
+   */
+  async verify(emails: string[], db: Executor = this.db): Promise<{ results: VerificationResult[]; summary: VerificationSummary }> {
     const now = this.clock.now();
     const keys = [...new Set(emails.map(cacheKey))];
     const verdicts = new Map<string, Verdict>();
-    for (const row of await this.store.fresh(this.db, keys, now)) verdicts.set(row.email, fromRow(row));
+    for (const row of await this.store.fresh(db, keys, now)) verdicts.set(row.email, fromRow(row));
 
     // One MX look-up per domain per request, however many of its addresses are sent.
     const mxByDomain = new Map<string, Promise<DnsResult<MxRecord>>>();
@@ -92,7 +95,7 @@ export class VerificationService {
     );
 
     const expiresAt = new Date(now.getTime() + this.config.verificationCacheTtlSeconds * 1000);
-    await this.store.save(this.db, checked.filter(([, v]) => v.cacheable).map(([email, v]) => toRow(email, v, expiresAt)));
+    await this.store.save(db, checked.filter(([, v]) => v.cacheable).map(([email, v]) => toRow(email, v, expiresAt)));
 
     const results = emails.map((email): VerificationResult => {
       const { cacheable: _cacheable, checkedAt, ...verdict } = verdicts.get(cacheKey(email))!;

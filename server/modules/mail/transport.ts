@@ -4,9 +4,9 @@
  * sorted into what the engine does next.
  */
 import nodemailer, { type Transporter } from 'nodemailer';
-import MailComposer from 'nodemailer/lib/mail-composer';
 import { OutboundRefusedError, resolveAllowedAddress } from '../../net/outbound';
-import type { LoginFailure, MailLogin } from '../account/service';
+import type { OutgoingMessage } from './compose';
+import { domainOf, type ConnectionOptions, type LoginFailure, type MailLogin } from './login';
 
 export type SendOutcome =
   | { kind: 'sent'; response: string }
@@ -19,40 +19,16 @@ export type SendOutcome =
   /** The connection broke after the message data went out: the server may have taken it. */
   | { kind: 'unknown'; response: string };
 
-export interface OutgoingMessage {
-  from: string;
-  to: string;
-  subject: string;
-  text: string;
-  html?: string;
-  messageId: string;
-  inReplyTo?: string;
-  references?: string[];
-  headers: Record<string, string>;
-  date: Date;
-}
-
 /** A message composed beforehand (composeRaw), sent as these exact bytes. */
 export interface RawMessage {
   to: string;
   raw: Buffer;
 }
 
-/** The message's bytes as they will be sent: for a caller that keeps a copy (a manual answer appended to Sent). */
-export function composeRaw(message: Omit<OutgoingMessage, 'headers'>): Promise<Buffer> {
-  const composer = new MailComposer(message);
-  return new Promise((resolve, reject) => composer.compile().build((err, built) => (err ? reject(err) : resolve(built))));
-}
-
-export interface TransportOptions {
-  allowPrivate: boolean;
-  timeoutMs: number;
-}
-
 export class TransportPool {
   private readonly pools = new Map<string, { key: string; transport: Transporter }>();
 
-  constructor(private readonly options: TransportOptions) {}
+  constructor(private readonly options: ConnectionOptions) {}
 
   private async transportFor(login: MailLogin): Promise<Transporter> {
     const address = await resolveAllowedAddress(login.host, { allowPrivate: this.options.allowPrivate });
@@ -73,7 +49,7 @@ export class TransportPool {
       secure: login.port === 465,
       auth: { user: login.username, pass: login.password },
       tls: { servername: login.host },
-      name: login.email.slice(login.email.lastIndexOf('@') + 1),
+      name: domainOf(login.email),
       connectionTimeout: this.options.timeoutMs,
       greetingTimeout: this.options.timeoutMs,
       socketTimeout: this.options.timeoutMs * 2,

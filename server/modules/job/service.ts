@@ -1,0 +1,462 @@
+/**
+ * Background jobs: contact import, verification and enrichment in bulk.
+ *
+ * Accepting a job stores its input rows in batches (job_rows, job_batches) as the upload streams in, under
+ * a job that stays `receiving` (invisible) until the whole input was read, then `queued`. The worker
+ * (runOnce) claims one batch at a time with FOR UPDATE SKIP LOCKED and applies it in that same
+ * transaction: the rows' effects, one result per row, the batch marked done and the job's progress and
+ * counts. So several workers share a job's batches, and a batch whose worker died rolls back with its
+ * connection and is claimed again, never applied twice. The last batch completes the job and records
+ * `job.completed` in the same transaction; an error the batch cannot get past fails the job (`job.failed`).
+ */
+import { hostname } from 'node:os';
+import { readFileSync } from 'node:fs';
+import type { Readable } from 'node:stream';
+import type { components } from '../../../generated/api';
+import type { Clock } from '../../clock';
+import type { Db, Executor } from '../../db';
+import type { Logger } from '../../logger';
+import { newId } from '../../ids';
+import { ApiError, badRequest, conflict, detail, notFound } from '../../http/errors';
+import { BUNDLED_SPEC } from '../../project-root';
+import type { CampaignService } from '../campaign/service';
+import { isValidEmail, MAX_CUSTOM_VARIABLES, type ContactService, type NewContact } from '../contact/service';
+import type { EnrichmentService } from '../leads/enrichment';
+import type { LeadService } from '../leads/service';
+import type { EventService } from '../events/service';
+import type { SuppressionService } from '../suppression/service';
+import type { VerificationService } from '../verification/service';
+import { csvRows, mapHeader, type ColumnMap } from './csv';
+import { ACTIVE, type InputRow, type JobRow, type JobStore, type ResultRow } from './store';
+
+type Schemas = components['schemas'];
+export type Job = Schemas['Job'];
+export type JobType = Schemas['JobType'];
+export type JobStatus = Schemas['JobStatus'];
+type ImportOptions = Schemas['JobImportOptions'];
+type EnrichmentInput = Schemas['EnrichmentInput'];
+type PeopleDataOption = Schemas['PeopleDataOption'];
+
+export const CSV_MAX_BYTES = 50 * 1024 * 1024;
+export const CSV_MAX_ROWS = 500_000;
+
+/** The outcomes each type counts (zeros included), in the order the spec lists them. */
+const OUTCOMES: Record<JobType, (keyof Schemas['JobCounts'])[]> = {
+  contactImport: ['created', 'skipped', 'invalid'],
+  verify: ['valid', 'invalid', 'catchAll', 'unknown', 'disposable'],
+  enrich: ['matched', 'unmatched'],
+};
+
+/** A job's progress as rows are accepted: the job id and the next row and batch numbers. */
+interface Intake {
+  id: string;
+  rows: number;
+  batches: number;
+  pending: InputRow[];
+}
+
+/** Thrown inside a batch's transaction when the job was cancelled meanwhile: the batch rolls back. */
+class JobStopped extends Error {}
+
+/** The contact input limits of the spec (maxLength per field), read from the bundle the validator uses. */
+function contactLimits(): { field: Record<string, number>; variable: number } {
+  const schemas = JSON.parse(readFileSync(BUNDLED_SPEC, 'utf8')).components.schemas;
+  const props = schemas.ContactInput.properties as Record<string, { maxLength?: number }>;
+  return {
+    field: Object.fromEntries(Object.entries(props).flatMap(([name, p]) => (p.maxLength ? [[name, p.maxLength]] : []))),
+    variable: schemas.ContactCustomVariables.additionalProperties.maxLength,
+  };
+}
+
+export function toJob(row: JobRow): Job {
+  const type = row.type as JobType;
+  const counts = Object.fromEntries(OUTCOMES[type].map((o) => [o, row.counts[o] ?? 0]));
+  const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
+  return {
+    id: row.id,
+    type,
+    status: row.status as JobStatus,
+    progress: { total: row.total, processed: row.processed },
+    counts,
+    campaignId: row.campaign_id,
+    options: (row.options as ImportOptions | null) ?? null,
+    dataOptions: (row.data_options as PeopleDataOption[] | null) ?? null,
+    credits: { charged: row.credits_charged },
+    createdAt: new Date(row.created_at).toISOString(),
+    startedAt: iso(row.started_at),
+    finishedAt: iso(row.finished_at),
+    error: row.error,
+  };
+}
+
+const normalEmail = (value: unknown) => (typeof value === 'string' && value.trim() ? value.trim().toLowerCase() : null);
+
+export class JobService {
+  private readonly limits = contactLimits();
+  /** Which process applied a batch (job_batches.done_by). */
+  private readonly workerName = `${hostname()}:${process.pid}`;
+
+  constructor(
+    private readonly db: Db,
+    private readonly store: JobStore,
+    private readonly contacts: ContactService,
+    private readonly campaigns: CampaignService,
+    private readonly suppression: SuppressionService,
+    private readonly verification: VerificationService,
+    private readonly enrichment: EnrichmentService,
+    private readonly leads: LeadService,
+    private readonly events: EventService,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly batchSize: number,
+  ) {}
+
+  // --- accepting jobs ---
+
+  async importCsv(workspaceId: string, campaignId: string | undefined, options: ImportOptions, body: Readable): Promise<Job> {
+    if (!campaignId) throw badRequest('campaignId is required (in the query with a CSV body).', [detail('campaignId', "must have required property 'campaignId'", 'required', 'query')]);
+    await this.campaigns.assertExists(this.db, workspaceId, campaignId);
+    let columns: ColumnMap | null = null;
+    const rows = csvRows(body, { maxBytes: CSV_MAX_BYTES, maxRows: CSV_MAX_ROWS }, (header) => {
+      columns = mapHeader(header, MAX_CUSTOM_VARIABLES);
+    });
+    return this.receive(workspaceId, 'contactImport', { campaign_id: campaignId, options }, mapRows(rows, () => columns!));
+  }
+
+  async importJson(workspaceId: string, campaignId: string, options: ImportOptions, contacts: NewContact[]): Promise<Job> {
+    await this.campaigns.assertExists(this.db, workspaceId, campaignId);
+    return this.receive(workspaceId, 'contactImport', { campaign_id: campaignId, options }, fromArray(contacts.map((c) => ({ email: normalEmail(c.email), data: c }))));
+  }
+
+  async verifyEmails(workspaceId: string, emails: string[]): Promise<Job> {
+    return this.receive(workspaceId, 'verify', {}, fromArray(emails.map((e) => ({ email: normalEmail(e), data: { email: e } }))));
+  }
+
+  async verifyCsv(workspaceId: string, body: Readable): Promise<Job> {
+    let emailIndex = -1;
+    const rows = csvRows(body, { maxBytes: CSV_MAX_BYTES, maxRows: CSV_MAX_ROWS }, (header) => {
+      emailIndex = mapHeader(header, Infinity).emailIndex;
+    });
+    async function* emails() {
+      for await (const { cells } of rows) yield { email: normalEmail(cells[emailIndex]), data: { email: cells[emailIndex] } };
+    }
+    return this.receive(workspaceId, 'verify', {}, emails());
+  }
+
+  /**
+   * Matches every input, reveals and charges once, and stores the job with its rows: one transaction, so
+   * a 400 or 402 leaves nothing charged, revealed or queued.
+   */
+  async enrich(workspaceId: string, people: EnrichmentInput[], dataOptions: PeopleDataOption[]): Promise<Job> {
+    return this.db.transaction(async (trx) => {
+      const { matches, charged } = await this.enrichment.matchAndReveal(trx, workspaceId, people, dataOptions);
+      const job = this.newJob(workspaceId, 'enrich', { data_options: dataOptions, credits_charged: charged, status: 'queued', total: people.length });
+      await this.store.insert(trx, job);
+      for (let first = 0; first < people.length; first += this.batchSize) {
+        const rows = people.slice(first, first + this.batchSize).map((input, i) => ({ row_no: first + i + 1, email: normalEmail(input.email), data: { input, ...matches[first + i] } }));
+        await this.store.insertBatch(trx, job.id, first / this.batchSize + 1, rows);
+      }
+      return toJob(job);
+    });
+  }
+
+  private newJob(workspaceId: string, type: JobType, fields: Partial<JobRow>): JobRow {
+    return {
+      id: newId(),
+      workspace_id: workspaceId,
+      type,
+      status: 'receiving',
+      total: 0,
+      processed: 0,
+      counts: {},
+      campaign_id: null,
+      options: null,
+      data_options: null,
+      credits_charged: 0,
+      error: null,
+      created_at: this.clock.now(),
+      started_at: null,
+      finished_at: null,
+      ...fields,
+    };
+  }
+
+  /**
+   * Stores the rows batch by batch as they are read (each batch its own short transaction, so the embedded
+   * database's one connection is never held for the whole upload), then queues the job. When reading fails
+   * the job and every row stored are deleted and the error is thrown: nothing is queued.
+   */
+  private async receive(workspaceId: string, type: JobType, fields: Partial<JobRow>, rows: AsyncIterable<{ email: string | null; data: unknown }>): Promise<Job> {
+    const job = this.newJob(workspaceId, type, fields);
+    await this.store.insert(this.db, job);
+    const intake: Intake = { id: job.id, rows: 0, batches: 0, pending: [] };
+    try {
+      for await (const row of rows) {
+        intake.pending.push({ row_no: ++intake.rows, email: row.email, data: row.data });
+        if (intake.pending.length === this.batchSize) await this.flush(intake);
+      }
+      if (intake.pending.length) await this.flush(intake);
+      if (!intake.rows) throw badRequest('The input holds no rows.', [detail('body', 'must hold at least one row', 'minItems')]);
+      return toJob(await this.store.update(this.db, job.id, { status: 'queued', total: intake.rows }));
+    } catch (err) {
+      await this.store.delete(this.db, job.id);
+      throw err;
+    }
+  }
+
+  private async flush(intake: Intake): Promise<void> {
+    const rows = intake.pending;
+    intake.pending = [];
+    await this.db.transaction((trx) => this.store.insertBatch(trx, intake.id, ++intake.batches, rows));
+  }
+
+  // --- reading and cancelling ---
+
+  async get(workspaceId: string, jobId: string): Promise<Job> {
+    return toJob(await this.visible(this.db, workspaceId, jobId));
+  }
+
+  async list(workspaceId: string, query: { limit?: number; skip?: number; type?: JobType; status?: JobStatus }) {
+    const limit = query.limit ?? 20;
+    const skip = query.skip ?? 0;
+    const { rows, total } = await this.store.page(this.db, workspaceId, { type: query.type, status: query.status }, limit, skip);
+    return { items: rows.map(toJob), pagination: { limit, skip, total, hasMore: skip + rows.length < total } };
+  }
+
+  /** Cancels a queued or running job; a batch being applied meanwhile rolls back (see applyBatch). */
+  async cancel(workspaceId: string, jobId: string): Promise<Job> {
+    return this.db.transaction(async (trx) => {
+      const row = await this.visible(trx, workspaceId, jobId, true);
+      if (!ACTIVE.includes(row.status)) throw conflict(`The job is already ${row.status}; only a queued or running job can be cancelled.`);
+      return toJob(await this.store.update(trx, row.id, { status: 'cancelled', finished_at: this.clock.now() }));
+    });
+  }
+
+  /** The job and its input rows with their results, in input order, a page at a time (for the results file). */
+  async openResults(workspaceId: string, jobId: string): Promise<{ job: Job; pages: AsyncGenerator<ResultLine[]> }> {
+    const job = toJob(await this.visible(this.db, workspaceId, jobId));
+    const store = this.store;
+    const db = this.db;
+    async function* pages(): AsyncGenerator<ResultLine[]> {
+      let after = 0;
+      for (;;) {
+        const page = await store.resultPage(db, job.id, after, 2000);
+        if (!page.length) return;
+        after = page[page.length - 1].row_no;
+        yield page;
+      }
+    }
+    return { job, pages: pages() };
+  }
+
+  private async visible(db: Executor, workspaceId: string, jobId: string, forUpdate = false): Promise<JobRow> {
+    const row = await this.store.find(db, workspaceId, jobId, forUpdate);
+    if (!row) throw notFound('Job not found.');
+    return row;
+  }
+
+  // --- the worker ---
+
+  /** One batch of the oldest job with work left; returns the rows it processed (0 when idle). */
+  async runOnce(): Promise<number> {
+    // Uploads whose process died before they finished are removed after an hour.
+    await this.store.deleteStaleReceiving(this.db, new Date(this.clock.now().getTime() - 3600_000));
+    for (const jobId of await this.store.active(this.db, 10)) {
+      const done = await this.runBatch(jobId);
+      if (done) return done;
+    }
+    return 0;
+  }
+
+  private async runBatch(jobId: string): Promise<number> {
+    try {
+      return await this.db.transaction((trx) => this.applyBatch(trx, jobId));
+    } catch (err) {
+      if (err instanceof JobStopped) return 0;
+      // An error the request rules give (the campaign is gone, the contact cap, credits): retrying the
+      // batch cannot help, so the job fails. Anything else (the database) is retried at the next run.
+      if (err instanceof ApiError && err.status < 500) {
+        await this.fail(jobId, err.message);
+        return 1;
+      }
+      throw err;
+    }
+  }
+
+  private async applyBatch(trx: Db, jobId: string): Promise<number> {
+    const batch = await this.store.claimBatch(trx, jobId);
+    if (!batch) return 0;
+    const job = await this.store.findById(trx, jobId);
+    if (!job || !ACTIVE.includes(job.status)) return 0;
+    const rows = await this.store.rows(trx, jobId, batch.first_row, batch.row_count);
+    const results = await this.apply(trx, job, rows);
+    await this.store.insertResults(trx, jobId, results);
+    await this.store.markBatchDone(trx, batch, this.workerName);
+
+    // The job row last and briefly: workers sharing the job wait on each other only here.
+    const locked = (await this.store.findById(trx, jobId, true))!;
+    if (!ACTIVE.includes(locked.status)) throw new JobStopped();
+    const counts = { ...locked.counts };
+    for (const r of results) counts[r.outcome] = (counts[r.outcome] ?? 0) + 1;
+    const processed = locked.processed + results.length;
+    const now = this.clock.now();
+    const finished = processed >= locked.total;
+    const updated = await this.store.update(trx, jobId, {
+      counts,
+      processed,
+      status: finished ? 'completed' : 'running',
+      started_at: locked.started_at ?? now,
+      finished_at: finished ? now : null,
+    });
+    if (finished) await this.events.record(trx, { workspaceId: job.workspace_id, type: 'job.completed', data: { job: toJob(updated) } });
+    return results.length;
+  }
+
+  private async fail(jobId: string, message: string): Promise<void> {
+    await this.db.transaction(async (trx) => {
+      const row = await this.store.findById(trx, jobId, true);
+      if (!row || !ACTIVE.includes(row.status)) return;
+      const updated = await this.store.update(trx, jobId, { status: 'failed', error: message, finished_at: this.clock.now() });
+      await this.events.record(trx, { workspaceId: row.workspace_id, type: 'job.failed', data: { job: toJob(updated) } });
+    });
+    this.logger.warn({ jobId, error: message }, 'job failed');
+  }
+
+  private apply(trx: Db, job: JobRow, rows: InputRow[]): Promise<ResultRow[]> {
+    switch (job.type as JobType) {
+      case 'contactImport':
+        return this.importBatch(trx, job, rows);
+      case 'verify':
+        return this.verifyBatch(trx, rows);
+      case 'enrich':
+        return this.enrichBatch(trx, job, rows);
+    }
+  }
+
+  private async importBatch(trx: Db, job: JobRow, rows: InputRow[]): Promise<ResultRow[]> {
+    const options = job.options as ImportOptions;
+    const campaignId = job.campaign_id!;
+    const results = new Map<number, ResultRow>();
+    const skip = (row: InputRow, reason: string) => results.set(row.row_no, { row_no: row.row_no, outcome: 'skipped', reason, detail: null });
+
+    let open = rows.filter((row) => {
+      if (!row.email || !isValidEmail(row.email)) {
+        results.set(row.row_no, { row_no: row.row_no, outcome: 'invalid', reason: 'invalidEmail', detail: null });
+        return false;
+      }
+      const tooLong = this.tooLong(row.data as NewContact);
+      if (tooLong) results.set(row.row_no, { row_no: row.row_no, outcome: 'invalid', reason: 'fieldTooLong', detail: { field: tooLong } });
+      return !tooLong;
+    });
+    const firstRow = await this.store.firstRows(trx, job.id, [...new Set(open.map((r) => r.email!))]);
+    open = open.filter((row) => firstRow.get(row.email!) === row.row_no || !skip(row, 'duplicateInFile'));
+    const emails = () => open.map((r) => r.email!);
+
+    if (options.skipSuppressed) {
+      const suppressed = await this.suppression.filterSuppressed(trx, job.workspace_id, emails());
+      open = open.filter((row) => !suppressed.has(row.email!) || !skip(row, 'suppressed'));
+    }
+    if (options.skipInWorkspace) {
+      const held = await this.contacts.campaignsHolding(trx, job.workspace_id, emails());
+      open = open.filter((row) => {
+        const campaigns = held.get(row.email!);
+        return !campaigns || !skip(row, campaigns.includes(campaignId) ? 'alreadyInCampaign' : 'alreadyInWorkspace');
+      });
+    }
+    if (options.verify && open.length) {
+      const { results: verdicts } = await this.verification.verify(emails(), trx);
+      const status = new Map(verdicts.map((v) => [v.email, v.status]));
+      open = open.filter((row) => {
+        const s = status.get(row.email!);
+        return (s !== 'invalid' && s !== 'disposable') || !skip(row, s === 'invalid' ? 'verifiedInvalid' : 'verifiedDisposable');
+      });
+    }
+    if (open.length) {
+      const added = await this.contacts.addContacts(trx, job.workspace_id, campaignId, open.map((r) => r.data as NewContact));
+      const rowByEmail = new Map(open.map((r) => [r.email!, r]));
+      for (const contact of added.added) {
+        const row = rowByEmail.get(contact.email)!;
+        results.set(row.row_no, { row_no: row.row_no, outcome: 'created', reason: null, detail: { contactId: contact.id } });
+      }
+      for (const d of added.duplicates) skip(open[d.index], 'alreadyInCampaign');
+      for (const d of added.invalid) results.set(open[d.index].row_no, { row_no: open[d.index].row_no, outcome: 'invalid', reason: 'invalidEmail', detail: null });
+    }
+    return rows.map((r) => results.get(r.row_no)!);
+  }
+
+  /** The first field of a contact longer than the spec allows (CSV cells are not checked by the validator). */
+  private tooLong(contact: NewContact): string | null {
+    for (const [field, max] of Object.entries(this.limits.field)) {
+      const value = (contact as unknown as Record<string, unknown>)[field];
+      if (typeof value === 'string' && value.length > max) return field;
+    }
+    for (const [key, value] of Object.entries(contact.customVariables ?? {})) {
+      if (typeof value === 'string' && value.length > this.limits.variable) return `customVariables.${key}`;
+    }
+    return null;
+  }
+
+  private async verifyBatch(trx: Db, rows: InputRow[]): Promise<ResultRow[]> {
+    const { results } = await this.verification.verify(
+      rows.map((r) => String((r.data as { email: string }).email ?? '')),
+      trx,
+    );
+    return results.map((v, i) => ({
+      row_no: rows[i].row_no,
+      outcome: v.status,
+      reason: v.subStatus,
+      detail: { score: v.score, isRoleAccount: v.isRoleAccount, isFreeProvider: v.isFreeProvider, isDisposable: v.isDisposable, mxFound: v.mxFound },
+    }));
+  }
+
+  private async enrichBatch(trx: Db, job: JobRow, rows: InputRow[]): Promise<ResultRow[]> {
+    type Stored = { personId: string | null; matchedBy: string | null; reason: string | null };
+    const data = rows.map((r) => r.data as Stored);
+    const people = await this.leads.showPeople(trx, job.workspace_id, [...new Set(data.flatMap((d) => (d.personId ? [d.personId] : [])))]);
+    return rows.map((row, i) => {
+      const d = data[i];
+      const person = d.personId ? people.get(d.personId) : undefined;
+      if (!person) return { row_no: row.row_no, outcome: 'unmatched', reason: d.reason ?? 'noMatch', detail: null };
+      return {
+        row_no: row.row_no,
+        outcome: 'matched',
+        reason: d.matchedBy,
+        detail: {
+          personId: person.id,
+          workEmail: person.email ?? null,
+          mobilePhone: person.mobilePhone ?? null,
+          title: person.title ?? null,
+          linkedinUrl: person.linkedinUrl ?? null,
+          companyName: person.company?.name ?? null,
+          companyDomain: person.company?.domain ?? null,
+        },
+      };
+    });
+  }
+}
+
+export type ResultLine = InputRow & { outcome: string | null; reason: string | null; detail: Record<string, unknown> | null };
+
+async function* fromArray<T>(items: T[]): AsyncGenerator<T> {
+  yield* items;
+}
+
+/** CSV cells to a contact input: mapped fields, and every other non-empty cell as a custom variable. */
+async function* mapRows(rows: AsyncIterable<{ cells: string[] }>, columns: () => ColumnMap): AsyncGenerator<{ email: string | null; data: NewContact }> {
+  for await (const { cells } of rows) {
+    const map = columns();
+    const contact: Record<string, unknown> = {};
+    for (const { index, field } of map.fields) {
+      const value = cells[index].trim();
+      if (value) contact[field] = value;
+    }
+    const variables: Record<string, string> = {};
+    for (const { index, key } of map.variables) {
+      const value = cells[index].trim();
+      if (value) variables[key] = value;
+    }
+    if (Object.keys(variables).length) contact.customVariables = variables;
+    contact.email ??= '';
+    yield { email: normalEmail(contact.email), data: contact as NewContact };
+  }
+}

@@ -1,0 +1,161 @@
+/** Plain rows of jobs, their input rows, batches and results. Callers pass their transaction. */
+import type { Db, Executor } from '../../db';
+
+export type JobStatusValue = 'receiving' | 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+export const ACTIVE: JobStatusValue[] = ['queued', 'running'];
+
+export interface JobRow {
+  id: string;
+  workspace_id: string;
+  type: string;
+  status: JobStatusValue;
+  total: number;
+  processed: number;
+  counts: Record<string, number>;
+  campaign_id: string | null;
+  options: Record<string, boolean> | null;
+  data_options: string[] | null;
+  credits_charged: number;
+  error: string | null;
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+}
+
+export interface InputRow {
+  row_no: number;
+  email: string | null;
+  data: unknown;
+}
+
+export interface BatchRow {
+  job_id: string;
+  batch_no: number;
+  first_row: number;
+  row_count: number;
+}
+
+export interface ResultRow {
+  row_no: number;
+  outcome: string;
+  reason: string | null;
+  detail: Record<string, unknown> | null;
+}
+
+/** 4 columns x 2,500 rows: far below PostgreSQL's 65,535 bind parameters. */
+const ROWS_PER_INSERT = 2500;
+
+const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
+
+export class JobStore {
+  async insert(db: Executor, row: JobRow): Promise<void> {
+    await db('jobs').insert({ ...row, counts: json(row.counts), options: json(row.options), data_options: json(row.data_options) });
+  }
+
+  /** A visible job of the workspace (never one still receiving its upload). */
+  async find(db: Executor, workspaceId: string, id: string, forUpdate = false): Promise<JobRow | undefined> {
+    const q = db<JobRow>('jobs').where({ id, workspace_id: workspaceId }).whereNot('status', 'receiving').first();
+    return forUpdate ? q.forUpdate() : q;
+  }
+
+  async findById(db: Executor, id: string, forUpdate = false): Promise<JobRow | undefined> {
+    const q = db<JobRow>('jobs').where({ id }).first();
+    return forUpdate ? q.forUpdate() : q;
+  }
+
+  async page(db: Executor, workspaceId: string, filter: { type?: string; status?: string }, limit: number, skip: number): Promise<{ rows: JobRow[]; total: number }> {
+    const base = () => {
+      const q = db<JobRow>('jobs').where('workspace_id', workspaceId).whereNot('status', 'receiving');
+      if (filter.type) q.andWhere('type', filter.type);
+      if (filter.status) q.andWhere('status', filter.status);
+      return q;
+    };
+    const [rows, count] = await Promise.all([
+      base().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit).offset(skip),
+      base().count<{ n: string | number }[]>({ n: '*' }).first(),
+    ]);
+    return { rows, total: Number(count?.n ?? 0) };
+  }
+
+  async update(db: Executor, id: string, patch: Partial<JobRow>): Promise<JobRow> {
+    const values: Record<string, unknown> = { ...patch };
+    if (patch.counts) values.counts = json(patch.counts);
+    const [row] = await db('jobs').where({ id }).update(values).returning('*');
+    return row;
+  }
+
+  async delete(db: Executor, id: string): Promise<void> {
+    await db('jobs').where({ id }).delete();
+  }
+
+  /** Ids of jobs with work left, oldest first. */
+  async active(db: Executor, limit: number): Promise<string[]> {
+    const rows = await db('jobs').whereIn('status', ACTIVE).orderBy('created_at').limit(limit).select('id');
+    return rows.map((r: { id: string }) => r.id);
+  }
+
+  /** Uploads that never finished (their process died): deleted with their rows. */
+  async deleteStaleReceiving(db: Executor, before: Date): Promise<number> {
+    return db('jobs').where('status', 'receiving').andWhere('created_at', '<', before).delete();
+  }
+
+  /** Input rows and the batch that covers them (one batch per call). */
+  async insertBatch(db: Executor, jobId: string, batchNo: number, rows: InputRow[]): Promise<void> {
+    for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+      await db('job_rows').insert(rows.slice(i, i + ROWS_PER_INSERT).map((r) => ({ job_id: jobId, row_no: r.row_no, email: r.email, data: JSON.stringify(r.data) })));
+    }
+    await db('job_batches').insert({ job_id: jobId, batch_no: batchNo, first_row: rows[0].row_no, row_count: rows.length, done_by: null });
+  }
+
+  /** The next batch nobody holds, locked until the caller's transaction ends; a held one is skipped. */
+  async claimBatch(trx: Executor, jobId: string): Promise<BatchRow | undefined> {
+    return trx<BatchRow>('job_batches')
+      .where({ job_id: jobId })
+      .whereNull('done_by')
+      .orderBy('batch_no')
+      .first('job_id', 'batch_no', 'first_row', 'row_count')
+      .forUpdate()
+      .skipLocked();
+  }
+
+  async markBatchDone(trx: Executor, batch: BatchRow, doneBy: string): Promise<void> {
+    await trx('job_batches').where({ job_id: batch.job_id, batch_no: batch.batch_no }).update({ done_by: doneBy });
+  }
+
+  async rows(db: Executor, jobId: string, first: number, count: number): Promise<InputRow[]> {
+    return db('job_rows')
+      .where('job_id', jobId)
+      .andWhere('row_no', '>=', first)
+      .andWhere('row_no', '<', first + count)
+      .orderBy('row_no')
+      .select('row_no', 'email', 'data');
+  }
+
+  /** The first row of the job holding each of `emails`. */
+  async firstRows(db: Executor, jobId: string, emails: string[]): Promise<Map<string, number>> {
+    if (!emails.length) return new Map();
+    const rows: { email: string; first: number }[] = await db('job_rows')
+      .where('job_id', jobId)
+      .whereIn('email', emails)
+      .groupBy('email')
+      .select('email', db.raw('min(row_no)::int as first'));
+    return new Map(rows.map((r) => [r.email, r.first]));
+  }
+
+  async insertResults(db: Executor, jobId: string, results: ResultRow[]): Promise<void> {
+    for (let i = 0; i < results.length; i += ROWS_PER_INSERT) {
+      await db('job_results').insert(results.slice(i, i + ROWS_PER_INSERT).map((r) => ({ job_id: jobId, ...r, detail: json(r.detail) })));
+    }
+  }
+
+  /** Input rows from `after` on with their results (null when not processed), in input order. */
+  async resultPage(db: Db, jobId: string, after: number, limit: number): Promise<(InputRow & { outcome: string | null; reason: string | null; detail: Record<string, unknown> | null })[]> {
+    return db('job_rows as r')
+      .leftJoin('job_results as x', (j) => j.on('x.job_id', 'r.job_id').andOn('x.row_no', 'r.row_no'))
+      .where('r.job_id', jobId)
+      .andWhere('r.row_no', '>', after)
+      .orderBy('r.row_no')
+      .limit(limit)
+      .select('r.row_no', 'r.email', 'r.data', 'x.outcome', 'x.reason', 'x.detail');
+  }
+}

@@ -1,0 +1,214 @@
+/**
+ * `email_messages`: every message the accounts send and every inbound one matched to them. This is the only
+ * code that reads or writes the table; other modules go through MailService.
+ */
+import type { Executor } from '../../db';
+
+/**
+ * What a message is. `campaign`, `manual`, `warmup` and `placement` are outbound, `reply`, `autoReply` and
+ * `bounce` inbound. `warmup` and `placement` are the mail system's own traffic (HIDDEN_KINDS).
+ */
+export type MessageKind = 'campaign' | 'manual' | 'reply' | 'autoReply' | 'bounce' | 'warmup' | 'placement';
+
+/** Kinds no user conversation includes: never listed in the unibox, never matched as what a reply answers. */
+export const HIDDEN_KINDS: readonly MessageKind[] = ['warmup', 'placement'];
+
+export type MessageStatus = 'sending' | 'sent' | 'failed' | 'bounced' | 'unknown' | 'received';
+
+export interface MessageRow {
+  id: string;
+  workspace_id: string;
+  account_id: string | null;
+  campaign_id: string | null;
+  contact_id: string | null;
+  step_id: string | null;
+  variant_id: string | null;
+  step_number: number | null;
+  direction: 'outbound' | 'inbound';
+  kind: MessageKind;
+  message_id: string;
+  in_reply_to: string | null;
+  references: string[];
+  thread_id: string;
+  from_address: string;
+  to_address: string;
+  subject: string;
+  text_body: string;
+  html_body: string | null;
+  status: MessageStatus;
+  smtp_response: string | null;
+  sent_at: Date | null;
+  received_at: Date | null;
+  read_at: Date | null;
+  created_at: Date;
+}
+
+/** What a reply needs from the message it answers. */
+export type ThreadParent = Pick<MessageRow, 'id' | 'subject' | 'message_id' | 'references' | 'thread_id'>;
+
+export interface ListFilter {
+  workspaceId: string;
+  campaignId?: string;
+  contactId?: string;
+  accountId?: string;
+  direction?: 'outbound' | 'inbound';
+  unread?: boolean;
+  /** Keyset: rows strictly older than this (created_at, id). */
+  before?: { createdAt: Date; id: string };
+  limit: number;
+}
+
+/** The statuses that count toward a daily limit: the message went out, or may have. */
+const COUNTED = ['sending', 'sent', 'unknown', 'bounced'];
+const NEWEST_FIRST = [
+  { column: 'created_at', order: 'desc' as const },
+  { column: 'id', order: 'desc' as const },
+];
+
+const normalize = <T extends Pick<MessageRow, 'references'>>(row: T): T => ({ ...row, references: row.references ?? [] });
+
+export class MailStore {
+  async insert(db: Executor, row: Partial<MessageRow> & Pick<MessageRow, 'id' | 'workspace_id' | 'direction' | 'kind' | 'message_id' | 'thread_id'>): Promise<void> {
+    await db('email_messages').insert(row);
+  }
+
+  /** Stores an inbound message; false when the account already holds its Message-ID (a unique index backs this). */
+  async insertInbound(db: Executor, row: MessageRow): Promise<boolean> {
+    const inserted = await db('email_messages')
+      .insert(row)
+      .onConflict(db.raw(`(account_id, message_id) WHERE direction = 'inbound'`) as unknown as string)
+      .ignore()
+      .returning('id');
+    return inserted.length > 0;
+  }
+
+  /** The outcome of a send; only a message still `sending` changes (one expired to `unknown` stays so). */
+  async finish(db: Executor, id: string, patch: { status: 'sent' | 'failed' | 'bounced' | 'unknown'; smtp_response: string; sent_at?: Date | null }): Promise<boolean> {
+    const n = await db('email_messages').where({ id, status: 'sending' }).update(patch);
+    return n > 0;
+  }
+
+  /** Messages left `sending` since before `before` become `unknown`: their sender stopped before the outcome. */
+  async expireSending(db: Executor, before: Date, response: string): Promise<{ id: string; contact_id: string | null }[]> {
+    return db('email_messages').where({ status: 'sending' }).andWhere('created_at', '<', before).update({ status: 'unknown', smtp_response: response }).returning(['id', 'contact_id']);
+  }
+
+  /** A message SMTP accepted that bounced later (a DSN): `bounced`, once. */
+  async markLateBounce(db: Executor, id: string): Promise<Pick<MessageRow, 'account_id' | 'contact_id' | 'kind'> | undefined> {
+    const [row] = await db('email_messages').where({ id, direction: 'outbound' }).whereIn('status', ['sent', 'unknown']).update({ status: 'bounced' }).returning(['account_id', 'contact_id', 'kind']);
+    return row;
+  }
+
+  async markRead(db: Executor, workspaceId: string, ids: string[], readAt: Date | null): Promise<string[]> {
+    const rows = await db('email_messages').where('workspace_id', workspaceId).whereIn('id', ids).update({ read_at: readAt }).returning('id');
+    return rows.map((r: { id: string }) => r.id);
+  }
+
+  async threadParent(db: Executor, id: string): Promise<ThreadParent | undefined> {
+    const row = await db('email_messages').where({ id }).first('id', 'subject', 'message_id', 'references', 'thread_id');
+    return row && normalize(row);
+  }
+
+  /** A message of the workspace's conversations (never a hidden kind). */
+  async get(db: Executor, workspaceId: string, id: string): Promise<MessageRow | undefined> {
+    const row = await db<MessageRow>('email_messages').where({ workspace_id: workspaceId, id }).whereNotIn('kind', HIDDEN_KINDS).first();
+    return row && normalize(row);
+  }
+
+  async thread(db: Executor, workspaceId: string, threadId: string): Promise<MessageRow[]> {
+    const rows = await db<MessageRow>('email_messages')
+      .where({ workspace_id: workspaceId, thread_id: threadId })
+      .whereNotIn('kind', HIDDEN_KINDS)
+      .orderBy([{ column: 'created_at' }, { column: 'id' }])
+      .limit(500);
+    return rows.map(normalize);
+  }
+
+  async list(db: Executor, f: ListFilter): Promise<MessageRow[]> {
+    const q = db<MessageRow>('email_messages').where('workspace_id', f.workspaceId).whereNotIn('kind', HIDDEN_KINDS);
+    if (f.campaignId) q.andWhere('campaign_id', f.campaignId);
+    if (f.contactId) q.andWhere('contact_id', f.contactId);
+    if (f.accountId) q.andWhere('account_id', f.accountId);
+    if (f.direction) q.andWhere('direction', f.direction);
+    if (f.unread === true) q.andWhere('direction', 'inbound').whereNull('read_at');
+    if (f.unread === false) q.andWhere((w) => w.whereNotNull('read_at').orWhere('direction', 'outbound'));
+    if (f.before) q.andWhereRaw('(created_at, id) < (?, ?)', [f.before.createdAt, f.before.id]);
+    const rows = await q.orderBy(NEWEST_FIRST).limit(f.limit);
+    return rows.map(normalize);
+  }
+
+  /** Outbound conversation messages of the workspace with any of these RFC Message-IDs, newest first. */
+  async findOutboundByMessageIds(db: Executor, workspaceId: string, messageIds: string[]): Promise<MessageRow[]> {
+    if (messageIds.length === 0) return [];
+    const rows = await db<MessageRow>('email_messages')
+      .where({ workspace_id: workspaceId, direction: 'outbound' })
+      .whereNotIn('kind', HIDDEN_KINDS)
+      .whereIn('message_id', messageIds.slice(0, 100))
+      .orderBy(NEWEST_FIRST);
+    return rows.map(normalize);
+  }
+
+  /** The latest outbound conversation messages an account sent to an address, newest first. */
+  async findOutboundTo(db: Executor, accountId: string, address: string, limit: number): Promise<MessageRow[]> {
+    const rows = await db<MessageRow>('email_messages')
+      .where({ account_id: accountId, direction: 'outbound' })
+      .whereNotIn('kind', HIDDEN_KINDS)
+      .whereRaw('lower(to_address) = ?', [address.toLowerCase()])
+      .orderBy(NEWEST_FIRST)
+      .limit(limit);
+    return rows.map(normalize);
+  }
+
+  async hasInbound(db: Executor, accountId: string, messageId: string): Promise<boolean> {
+    return Boolean(await db('email_messages').where({ account_id: accountId, message_id: messageId, direction: 'inbound' }).first('id'));
+  }
+
+  // --- counts the sending engine paces and protects by ---
+
+  /** Outbound messages of a campaign since `since`: all, and first emails only. */
+  async campaignSentSince(db: Executor, campaignId: string, since: Date): Promise<{ all: number; first: number }> {
+    const row = await db('email_messages')
+      .where({ campaign_id: campaignId, direction: 'outbound' })
+      .andWhere('created_at', '>=', since)
+      .whereIn('status', COUNTED)
+      .first(db.raw('count(*)::int AS all'), db.raw('count(*) FILTER (WHERE step_number = 1)::int AS first'));
+    return { all: row?.all ?? 0, first: row?.first ?? 0 };
+  }
+
+  /** Messages of `kind` each account sent since `since` (accounts with none are absent). */
+  async sentSinceByAccount(db: Executor, accountIds: string[], kind: MessageKind, since: Date): Promise<Map<string, number>> {
+    if (accountIds.length === 0) return new Map();
+    const rows: { account_id: string; n: number }[] = await db('email_messages')
+      .whereIn('account_id', accountIds)
+      .andWhere({ direction: 'outbound', kind })
+      .andWhere('created_at', '>=', since)
+      .whereIn('status', COUNTED)
+      .groupBy('account_id')
+      .select('account_id', db.raw('count(*)::int AS n'));
+    return new Map(rows.map((r) => [r.account_id, r.n]));
+  }
+
+  /** The account's last `n` finished campaign sends: how many, and how many bounced hard. */
+  async recentOutcomes(db: Executor, accountId: string, n: number): Promise<{ total: number; bounced: number }> {
+    const row = await db
+      .from(
+        db('email_messages')
+          .where({ account_id: accountId, direction: 'outbound', kind: 'campaign' })
+          .whereIn('status', ['sent', 'bounced'])
+          .orderBy('created_at', 'desc')
+          .limit(n)
+          .select('status')
+          .as('recent'),
+      )
+      .first(db.raw('count(*)::int AS total'), db.raw("count(*) FILTER (WHERE status = 'bounced')::int AS bounced"));
+    return { total: row?.total ?? 0, bounced: row?.bounced ?? 0 };
+  }
+
+  async sentPerStep(db: Executor, campaignId: string): Promise<Map<string, number>> {
+    const rows: { step_id: string; n: number }[] = await db('email_messages')
+      .where({ campaign_id: campaignId, direction: 'outbound', kind: 'campaign', status: 'sent' })
+      .groupBy('step_id')
+      .select('step_id', db.raw('count(*)::int AS n'));
+    return new Map(rows.map((r) => [r.step_id, r.n]));
+  }
+}
