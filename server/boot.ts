@@ -1,6 +1,6 @@
 /** What the server and the worker process both start with: config, logger, migrated database, services. */
 import { systemClock } from './clock';
-import { loadConfig } from './config';
+import { deprecatedSettings, loadConfig } from './config';
 import { migrate, openDatabase, type Database } from './db';
 import { createLogger } from './logger';
 import { missingSecretKeyWarning } from './secrets';
@@ -10,6 +10,7 @@ import { startWorker, type Worker } from './worker';
 export async function boot(): Promise<{ deps: Deps; services: Services; database: Database }> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
+  for (const line of deprecatedSettings()) logger.warn(line);
   const noKey = missingSecretKeyWarning(config);
   if (noKey) logger.warn(noKey);
   const database = await openDatabase(config);
@@ -21,7 +22,7 @@ export async function boot(): Promise<{ deps: Deps; services: Services; database
 
 /** The background jobs: campaign sending, mailbox reading, webhook delivery, expired idempotency keys and bulk jobs (import, verify, enrich). */
 export function startJobs({ deps, services }: { deps: Deps; services: Services }): Worker {
-  return startWorker({ sending: services.sending, inbox: services.inbox, webhooks: services.webhooks, idempotencyKeys: services.idempotency, jobs: services.jobs }, { tickSeconds: deps.config.sendingTickSeconds, logger: deps.logger });
+  return startWorker({ sending: services.sending, inbox: services.inbox, webhooks: services.webhooks, idempotencyKeys: services.idempotency, jobs: services.jobs }, { tickSeconds: deps.config.workerTickSeconds, logger: deps.logger });
 }
 
 /** Stops the worker, closes SMTP pools and the database. */
