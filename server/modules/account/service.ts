@@ -9,6 +9,7 @@ import type { Clock } from '../../clock';
 import type { Config } from '../../config';
 import type { DnsLookup } from '../../dns';
 import { newId } from '../../ids';
+import { domainOf } from '../../email-address';
 import { ApiError, conflict, detail, forbidden, badRequest, notFound } from '../../http/errors';
 import { pageOf, paginated } from '../../http/pagination';
 import { dayIn } from '../events/days';
@@ -280,9 +281,9 @@ export class AccountService {
     const selectors = body.dkimSelectors ?? this.config.dkimSelectors;
     // One look-up set per domain, however many accounts share it.
     const domains = new Map<string, Promise<DomainVitals>>();
-    const domainOf = (row: AccountRow) => row.email.slice(row.email.lastIndexOf('@') + 1).toLowerCase();
+    const domainOfRow = (row: AccountRow) => domainOf(row.email).toLowerCase();
     for (const row of rows) {
-      const domain = domainOf(row);
+      const domain = domainOfRow(row);
       if (!domains.has(domain)) domains.set(domain, checkDomain(this.dns, domain, selectors));
     }
     const since = new Date(this.clock.now().getTime() - REPUTATION_DAYS * 86_400_000);
@@ -291,7 +292,7 @@ export class AccountService {
     return Promise.all(
       body.accountIds.map(async (id) => {
         const row = byId.get(id)!;
-        const domain = domainOf(row);
+        const domain = domainOfRow(row);
         const smtpHost = row.smtp_host ?? PROVIDER_SERVERS[row.provider].smtp?.[0] ?? domain;
         const [checks, blocklists, { totals }] = await Promise.all([
           domains.get(domain)!,

@@ -1,6 +1,7 @@
 /** Plain rows for campaigns, their steps, variants and linked accounts. Every query is scoped by workspace. */
 import type { Knex } from 'knex';
 import type { Db } from '../../db';
+import { UNFINISHED_STATUSES } from '../contact/statuses';
 
 export interface ScheduleJson {
   timezone: string;
@@ -62,9 +63,6 @@ export interface VariantRow {
   created_at: Date;
 }
 
-/** Contact statuses that mean "this contact has finished the sequence". */
-export const FINISHED_CONTACT_STATUSES = ['completed', 'bounced', 'unsubscribed'];
-
 /**
  * The status a campaign reads as, in SQL over `campaigns as c`: `completed` is derived, never stored,
  * so contacts changing status (another module) need no hook here. It reads the contacts table inside
@@ -73,7 +71,7 @@ export const FINISHED_CONTACT_STATUSES = ['completed', 'bounced', 'unsubscribed'
  */
 export const EFFECTIVE_STATUS_SQL = `CASE WHEN c.status = 'active'
   AND EXISTS (SELECT 1 FROM contacts ct WHERE ct.campaign_id = c.id)
-  AND NOT EXISTS (SELECT 1 FROM contacts ct WHERE ct.campaign_id = c.id AND ct.status NOT IN (${FINISHED_CONTACT_STATUSES.map((s) => `'${s}'`).join(', ')}))
+  AND NOT EXISTS (SELECT 1 FROM contacts ct WHERE ct.campaign_id = c.id AND ct.status IN (${UNFINISHED_STATUSES.map((s) => `'${s}'`).join(', ')}))
   THEN 'completed' ELSE c.status END`;
 
 export class CampaignStore {

@@ -8,8 +8,10 @@ import type { Db } from '../../db';
 import type { Clock } from '../../clock';
 import type { EventService } from '../events/service';
 import { newId } from '../../ids';
+import { isValidEmail } from '../../email-address';
 import { badRequest, detail, forbidden, notFound, type ErrorDetail } from '../../http/errors';
 import type { ContactRow, ContactStore, CustomValue } from './store';
+import { UNFINISHED_STATUSES } from './statuses';
 import type { WorkspaceService } from '../workspace/service';
 import type { CampaignService } from '../campaign/service';
 import { plural } from '../../http/route';
@@ -36,18 +38,6 @@ export const MAX_CUSTOM_VARIABLES = 50;
 /** Built-in template variables: a custom variable of the same name would be ambiguous in `{{...}}`. */
 const RESERVED_KEYS = new Set(['email', 'firstName', 'lastName', 'companyName', 'jobTitle', 'phone', 'website', 'linkedinUrl']);
 
-/**
- * The `format: email` check of the request validator (ajv-formats, full mode), with RFC 5321's
- * lengths: an address this accepts is also accepted wherever the API takes `format: email`.
- */
-const EMAIL =
-  /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
-
-export function isValidEmail(email: string): boolean {
-  if (email.length > 254 || !EMAIL.test(email)) return false;
-  const [local, domain] = email.split('@');
-  return local.length <= 64 && domain.split('.').every((label) => label.length <= 63);
-}
 
 
 /** Trimmed text, or null when nothing is left. */
@@ -331,7 +321,7 @@ export class ContactService {
    * is still active or paused; a contact already finished keeps its status. Returns whether it changed.
    */
   async finishForMail(db: Db, workspaceId: string, contactId: string, status: 'completed' | 'bounced'): Promise<boolean> {
-    const changed = await this.store.setStatusIf(db, workspaceId, [contactId], status, status === 'bounced' ? ['active', 'paused', 'completed'] : ['active', 'paused'], this.clock.now());
+    const changed = await this.store.setStatusIf(db, workspaceId, [contactId], status, status === 'bounced' ? [...UNFINISHED_STATUSES, 'completed'] : [...UNFINISHED_STATUSES], this.clock.now());
     return changed.length > 0;
   }
 

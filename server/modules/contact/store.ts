@@ -1,5 +1,6 @@
 /** Plain rows for contacts. Every query is scoped to a workspace; callers pass their transaction. */
 import type { Db } from '../../db';
+import { UNFINISHED_STATUSES } from './statuses';
 
 export type CustomValue = string | number | boolean | null;
 
@@ -113,7 +114,7 @@ export class ContactStore {
   async finishDomain(db: Db, workspaceId: string, campaignId: string, domain: string, at: Date): Promise<string[]> {
     const rows = await db('contacts')
       .where({ workspace_id: workspaceId, campaign_id: campaignId })
-      .whereIn('status', ['active', 'paused'])
+      .whereIn('status', UNFINISHED_STATUSES)
       .whereRaw("lower(split_part(email, '@', 2)) = ?", [domain])
       .update({ status: 'completed', updated_at: at })
       .returning('id');

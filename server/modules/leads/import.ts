@@ -12,6 +12,7 @@ import { createReadStream, statSync } from 'node:fs';
 import { parse } from 'csv-parse';
 import type { Db } from '../../db';
 import { newId } from '../../ids';
+import { isValidEmail } from '../../email-address';
 import {
   DEPARTMENTS, EMAIL_STATUSES, SENIORITIES, companyCopy, companyScore, normalizeDomain, personScore,
   type CompanyRow, type Department, type EmailStatus, type PersonRow, type Seniority,
@@ -85,7 +86,6 @@ export const PEOPLE_HEADERS: Record<string, string[]> = {
 const REQUIRED: Record<ImportKind, string[]> = { companies: ['name'], people: ['first_name', 'last_name'] };
 
 const key = (s: string) => s.toLowerCase().replace(/[\s_\-.]/g, '');
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const SENIORITY_ALIASES: Record<string, Seniority> = { csuite: 'cSuite', clevel: 'cSuite', executive: 'cSuite', vicepresident: 'vp', junior: 'entry' };
 const DEPARTMENT_ALIASES: Record<string, Department> = { hr: 'humanResources', people: 'humanResources', it: 'informationTechnology', cs: 'customerSuccess', support: 'customerSuccess' };
 
@@ -121,7 +121,7 @@ function companyFromCsv(r: Raw, now: Date): CompanyRow | string {
 function personFromCsv(r: Raw, now: Date): (PersonRow & { domain: string | null }) | string {
   if (!r.first_name || !r.last_name) return 'first_name and last_name are required';
   const email = r.work_email?.toLowerCase() ?? null;
-  if (email && !EMAIL.test(email)) return `"${r.work_email}" is not an email address`;
+  if (email && !isValidEmail(email)) return `"${r.work_email}" is not an email address`;
   const seniority = r.seniority ? enumValue(r.seniority, SENIORITIES, SENIORITY_ALIASES) : null;
   if (seniority === undefined) return `seniority "${r.seniority}" is not one of ${SENIORITIES.join(', ')}`;
   const department = r.department ? enumValue(r.department, DEPARTMENTS, DEPARTMENT_ALIASES) : null;
