@@ -84,16 +84,16 @@ export class AccountService {
   }
 
   /** Campaign sends today per account. */
-  private async sentToday(db: Db, auth: Auth, ids: string[]): Promise<Map<string, number>> {
+  private async sentToday(db: Executor, auth: Auth, ids: string[]): Promise<Map<string, number>> {
     const sent = await this.events.sentOnDay(db, auth.workspaceId, ids, this.today(auth), auth.timezone);
     return new Map(ids.map((id) => [id, sent.get(id)?.campaign ?? 0]));
   }
 
-  private async view(db: Db, auth: Auth, row: AccountRow): Promise<Schemas['EmailAccount']> {
+  private async view(db: Executor, auth: Auth, row: AccountRow): Promise<Schemas['EmailAccount']> {
     return toAccount(row, (await this.sentToday(db, auth, [row.id])).get(row.id)!);
   }
 
-  private async require(db: Db, auth: Auth, id: string, forUpdate = false): Promise<AccountRow> {
+  private async require(db: Executor, auth: Auth, id: string, forUpdate = false): Promise<AccountRow> {
     const row = await this.store.find(db, auth.workspaceId, id, { forUpdate });
     if (!row) throw accountNotFound();
     return row;

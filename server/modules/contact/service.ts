@@ -4,7 +4,7 @@
  * case; a campaign holds an address at most once (a unique index on lower(email) backs this).
  */
 import type { components } from '../../../generated/api';
-import type { Db } from '../../db';
+import type { Db, Executor } from '../../db';
 import type { Clock } from '../../clock';
 import type { EventService } from '../events/service';
 import { newId } from '../../ids';
@@ -106,7 +106,7 @@ export class ContactService {
    * reserved custom variable name, and 403 when the plan's contact cap would be exceeded; then
    * nothing is added.
    */
-  async addContacts(trx: Db, workspaceId: string, campaignId: string, inputs: NewContact[]): Promise<AddContactsResult> {
+  async addContacts(trx: Executor, workspaceId: string, campaignId: string, inputs: NewContact[]): Promise<AddContactsResult> {
     await this.campaigns.assertExists(trx, workspaceId, campaignId);
     assertNoReservedKeys(inputs.flatMap((input, i) => reservedKeys(input.customVariables ?? {}, `contacts.${i}.customVariables`)));
 
@@ -188,7 +188,7 @@ export class ContactService {
   }
 
   /** For each of these (lower-case) addresses that a campaign of the workspace holds, the campaigns holding it. */
-  async campaignsHolding(db: Db, workspaceId: string, emails: string[]): Promise<Map<string, string[]>> {
+  async campaignsHolding(db: Executor, workspaceId: string, emails: string[]): Promise<Map<string, string[]>> {
     const held = new Map<string, string[]>();
     for (const { email, campaign_id } of await this.store.campaignsHolding(db, workspaceId, emails)) held.set(email, [...(held.get(email) ?? []), campaign_id]);
     return held;
@@ -266,7 +266,7 @@ export class ContactService {
    * Finds the contact named by `contactId`, or by `campaignId` and `email`, in the workspace (locked
    * for update when `forUpdate`). Another workspace's contact or campaign is a 404 like a missing one.
    */
-  private async locate(db: Db, workspaceId: string, locator: ContactLocator, location: ErrorDetail['location'], forUpdate: boolean): Promise<ContactRow> {
+  private async locate(db: Executor, workspaceId: string, locator: ContactLocator, location: ErrorDetail['location'], forUpdate: boolean): Promise<ContactRow> {
     const { contactId, campaignId, email } = locator;
     if (contactId !== undefined) {
       if (campaignId !== undefined || email !== undefined) {
@@ -292,7 +292,7 @@ export class ContactService {
     return row;
   }
 
-  private async enforceContactCap(trx: Db, workspaceId: string, adding: number): Promise<void> {
+  private async enforceContactCap(trx: Executor, workspaceId: string, adding: number): Promise<void> {
     if (!adding) return;
     const { maxContacts: cap } = await this.workspaces.planCaps(trx, workspaceId);
     if (cap === null) return;
@@ -305,14 +305,14 @@ export class ContactService {
   }
 
   /** Contacts per status (of one campaign). */
-  async countByStatus(db: Db, workspaceId: string, campaignId?: string): Promise<Record<string, number>> {
+  async countByStatus(db: Executor, workspaceId: string, campaignId?: string): Promise<Record<string, number>> {
     return this.store.countByStatus(db, workspaceId, campaignId);
   }
 
   // --- what mail does to contacts (inbox reader; each in the caller's transaction) ---
 
   /** The contact row, locked (null when gone). */
-  async lockForMail(db: Db, workspaceId: string, contactId: string): Promise<ContactRow | null> {
+  async lockForMail(db: Executor, workspaceId: string, contactId: string): Promise<ContactRow | null> {
     return (await this.store.findById(db, workspaceId, contactId, true)) ?? null;
   }
 
@@ -320,13 +320,13 @@ export class ContactService {
    * Ends the contact's sequence with `status` (completed after a reply, bounced after a hard bounce) when it
    * is still active or paused; a contact already finished keeps its status. Returns whether it changed.
    */
-  async finishForMail(db: Db, workspaceId: string, contactId: string, status: 'completed' | 'bounced'): Promise<boolean> {
+  async finishForMail(db: Executor, workspaceId: string, contactId: string, status: 'completed' | 'bounced'): Promise<boolean> {
     const changed = await this.store.setStatusIf(db, workspaceId, [contactId], status, status === 'bounced' ? [...UNFINISHED_STATUSES, 'completed'] : [...UNFINISHED_STATUSES], this.clock.now());
     return changed.length > 0;
   }
 
   /** Unsubscribes the contact (from any status but unsubscribed); the row before, or null when nothing changed. */
-  async unsubscribeForMail(db: Db, workspaceId: string, contactId: string): Promise<ContactRow | null> {
+  async unsubscribeForMail(db: Executor, workspaceId: string, contactId: string): Promise<ContactRow | null> {
     const row = await this.store.findById(db, workspaceId, contactId, true);
     if (!row || row.status === 'unsubscribed') return null;
     await this.store.setStatusIf(db, workspaceId, [contactId], 'unsubscribed', [row.status], this.clock.now());
@@ -334,12 +334,12 @@ export class ContactService {
   }
 
   /** Stops (completed) every active or paused contact of the campaign at `domain`; returns their ids. */
-  async finishCompany(db: Db, workspaceId: string, campaignId: string, domain: string): Promise<string[]> {
+  async finishCompany(db: Executor, workspaceId: string, campaignId: string, domain: string): Promise<string[]> {
     return this.store.finishDomain(db, workspaceId, campaignId, domain.toLowerCase(), this.clock.now());
   }
 
   /** Sets the lead status when the contact has none; returns the change, or null. */
-  async setLeadStatusIfNone(db: Db, workspaceId: string, contactId: string, leadStatus: NonNullable<LeadStatus>): Promise<{ previous: null; leadStatus: NonNullable<LeadStatus> } | null> {
+  async setLeadStatusIfNone(db: Executor, workspaceId: string, contactId: string, leadStatus: NonNullable<LeadStatus>): Promise<{ previous: null; leadStatus: NonNullable<LeadStatus> } | null> {
     const row = await this.store.findById(db, workspaceId, contactId, true);
     if (!row || row.lead_status !== null) return null;
     await this.store.update(db, workspaceId, contactId, { lead_status: leadStatus, updated_at: this.clock.now() });

@@ -284,7 +284,7 @@ export class JobService {
     }
   }
 
-  private async applyBatch(trx: Db, jobId: string): Promise<number> {
+  private async applyBatch(trx: Executor, jobId: string): Promise<number> {
     const batch = await this.store.claimBatch(trx, jobId);
     if (!batch) return 0;
     const job = await this.store.findById(trx, jobId);
@@ -323,7 +323,7 @@ export class JobService {
     this.logger.warn({ jobId, error: message }, 'job failed');
   }
 
-  private apply(trx: Db, job: JobRow, rows: InputRow[]): Promise<ResultRow[]> {
+  private apply(trx: Executor, job: JobRow, rows: InputRow[]): Promise<ResultRow[]> {
     switch (job.type as JobType) {
       case 'contactImport':
         return this.importBatch(trx, job, rows);
@@ -334,7 +334,7 @@ export class JobService {
     }
   }
 
-  private async importBatch(trx: Db, job: JobRow, rows: InputRow[]): Promise<ResultRow[]> {
+  private async importBatch(trx: Executor, job: JobRow, rows: InputRow[]): Promise<ResultRow[]> {
     const options = job.options as ImportOptions;
     const campaignId = job.campaign_id!;
     const results = new Map<number, ResultRow>();
@@ -397,7 +397,7 @@ export class JobService {
     return null;
   }
 
-  private async verifyBatch(trx: Db, rows: InputRow[]): Promise<ResultRow[]> {
+  private async verifyBatch(trx: Executor, rows: InputRow[]): Promise<ResultRow[]> {
     const { results } = await this.verification.verify(
       rows.map((r) => String((r.data as { email: string }).email ?? '')),
       trx,
@@ -410,7 +410,7 @@ export class JobService {
     }));
   }
 
-  private async enrichBatch(trx: Db, job: JobRow, rows: InputRow[]): Promise<ResultRow[]> {
+  private async enrichBatch(trx: Executor, job: JobRow, rows: InputRow[]): Promise<ResultRow[]> {
     type Stored = { personId: string | null; matchedBy: string | null; reason: string | null };
     const data = rows.map((r) => r.data as Stored);
     const people = await this.leads.showPeople(trx, job.workspace_id, [...new Set(data.flatMap((d) => (d.personId ? [d.personId] : [])))]);

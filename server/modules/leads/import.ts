@@ -10,7 +10,7 @@
  */
 import { createReadStream, statSync } from 'node:fs';
 import { parse } from 'csv-parse';
-import type { Db } from '../../db';
+import type { Executor } from '../../db';
 import { newId } from '../../ids';
 import { isValidEmail } from '../../email-address';
 import {
@@ -151,7 +151,7 @@ export function mapHeader(kind: ImportKind, header: string[]): { columns: (strin
   };
 }
 
-export async function importLeadsCsv(db: Db, options: ImportOptions, onProgress: (bytes: number, total: number) => void = () => {}): Promise<ImportReport> {
+export async function importLeadsCsv(db: Executor, options: ImportOptions, onProgress: (bytes: number, total: number) => void = () => {}): Promise<ImportReport> {
   const { kind, file, skipInvalid = false, now = new Date() } = options;
   const total = statSync(file).size;
   const report: ImportReport = { inserted: 0, updated: 0, companiesCreated: 0, errors: [], unknownColumns: [] };
@@ -212,7 +212,7 @@ export async function importLeadsCsv(db: Db, options: ImportOptions, onProgress:
 
 const CHUNK = 1000;
 
-async function writeCompanies(trx: Db, rows: CompanyRow[], report: ImportReport, now: Date) {
+async function writeCompanies(trx: Executor, rows: CompanyRow[], report: ImportReport, now: Date) {
   for (let i = 0; i < rows.length; i += CHUNK) {
     const chunk = rows.slice(i, i + CHUNK);
     const domains = chunk.flatMap((c) => (c.domain ? [c.domain] : []));
@@ -232,7 +232,7 @@ async function writeCompanies(trx: Db, rows: CompanyRow[], report: ImportReport,
   }
 }
 
-async function writePeople(trx: Db, rows: (PersonRow & { domain: string | null })[], report: ImportReport, now: Date) {
+async function writePeople(trx: Executor, rows: (PersonRow & { domain: string | null })[], report: ImportReport, now: Date) {
   for (let i = 0; i < rows.length; i += CHUNK) {
     const chunk = rows.slice(i, i + CHUNK);
     const companies = await companiesFor(trx, chunk, report, now);
@@ -257,7 +257,7 @@ async function writePeople(trx: Db, rows: (PersonRow & { domain: string | null }
 }
 
 /** The companies of a chunk of people, by domain or `name:<lower name>`, created when unknown. */
-async function companiesFor(trx: Db, people: (PersonRow & { domain: string | null })[], report: ImportReport, now: Date): Promise<Map<string, CompanyRow>> {
+async function companiesFor(trx: Executor, people: (PersonRow & { domain: string | null })[], report: ImportReport, now: Date): Promise<Map<string, CompanyRow>> {
   const out = new Map<string, CompanyRow>();
   const domains = [...new Set(people.flatMap((p) => (p.domain ? [p.domain] : [])))];
   const names = [...new Set(people.flatMap((p) => (!p.domain && p.company_name ? [p.company_name.toLowerCase()] : [])))];
