@@ -2033,6 +2033,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/email/set-intent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Correct a reply's intent
+         * @description Sets the intent of one reply (`kind: reply`) and keeps it: `intentSource` becomes `user`, and nothing
+         *     the reader does later changes it. The correction counts in `GET /v2/analytics/campaign/steps` at once.
+         *     It acts as a decided intent does: with the campaign's `intentSetsLeadStatus` (on by default) a clear intent
+         *     sets the contact's lead status (`contact.leadStatusChanged`), and `unsubscribeRequest` unsubscribes the
+         *     contact, suppresses the address and records `contact.unsubscribed` (`source: reply`), as the unsubscribe
+         *     link does. A correction away from `unsubscribeRequest` does not undo an unsubscribe (remove the address
+         *     from the suppression list by hand if the person asked for nothing). Costs no credits.
+         *     Errors: `400` invalid body, or `referral` with an intent other than `wrongPerson`; `404` no such message in
+         *     this workspace; `409` the message is not a reply (outbound mail, automatic replies and bounces have no intent).
+         */
+        post: operations["setEmailIntent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/enrich/by-details": {
         parameters: {
             query?: never;
@@ -3805,6 +3833,13 @@ export interface components {
              */
             emailGapMinutes: number;
             /**
+             * @description When a reply's intent is clear, set the contact's lead status from it (default `true`): `interested` and
+             *     `meetingRequest` set `interested`, `notInterested` sets `notInterested`, `wrongPerson` sets `wrongPerson`.
+             *     A lead status a person set further along (`meetingBooked`, `meetingCompleted`, `closed`, `lost`) is never
+             *     changed by a reply. Removal requests are honoured whatever this says.
+             */
+            intentSetsLeadStatus: boolean;
+            /**
              * @description Up to this many more minutes, chosen at random per send, on top of `emailGapMinutes` so sends do not look machine-timed (default `5`).
              * @example 5
              */
@@ -3850,6 +3885,13 @@ export interface components {
              * @example 10
              */
             emailGapMinutes?: number;
+            /**
+             * @description When a reply's intent is clear, set the contact's lead status from it (default `true`): `interested` and
+             *     `meetingRequest` set `interested`, `notInterested` sets `notInterested`, `wrongPerson` sets `wrongPerson`.
+             *     A lead status a person set further along (`meetingBooked`, `meetingCompleted`, `closed`, `lost`) is never
+             *     changed by a reply. Removal requests are honoured whatever this says.
+             */
+            intentSetsLeadStatus?: boolean;
             /**
              * @description Up to this many more minutes, chosen at random per send, on top of `emailGapMinutes` so sends do not look machine-timed (default `5`).
              * @example 5
@@ -4413,10 +4455,15 @@ export interface components {
             contactId: string;
             email: string;
             /**
-             * @description The unsubscribe page's button, or the mail client's one-click (RFC 8058).
+             * Format: uuid
+             * @description With `source: reply`: the reply that asked.
+             */
+            inboundMessageId?: string;
+            /**
+             * @description The unsubscribe page's button, the mail client's one-click (RFC 8058), or a reply asking to be removed (intent `unsubscribeRequest`, decided or set by a user).
              * @enum {string}
              */
-            source: "link" | "oneClick";
+            source: "link" | "oneClick" | "reply";
         };
         /**
          * @description The DKIM check: a DKIM key (a TXT record with a non-empty public key `p=`; an empty `p=` means revoked) is looked for at
@@ -4865,6 +4912,13 @@ export interface components {
             /** Format: uuid */
             id: string;
             inReplyTo: string | null;
+            /** @description The intent of a reply (`kind` reply only); `null` for every other message. */
+            intent: components["schemas"]["ReplyIntent"] | null;
+            /**
+             * @description Either `rules` (decided when the reply was read) or `user` (set by `POST /v2/email/set-intent`, and kept from then on).
+             * @enum {string|null}
+             */
+            intentSource: "rules" | "user" | null;
             /**
              * @description `campaign`: a sequence step; `manual`: written through `POST /v2/email/reply` (never a campaign step);
              *     `reply`: a person's answer; `autoReply`: an out-of-office or autoresponder answer; `bounce`: a delivery
@@ -4886,6 +4940,8 @@ export interface components {
              * @description When the reader stored an inbound message.
              */
             receivedAt: string | null;
+            /** @description Who a `wrongPerson` reply points to; `null` otherwise. */
+            referral: components["schemas"]["ReplyReferral"] | null;
             /** Format: date-time */
             sentAt: string | null;
             /** @description The SMTP server's last answer for an outbound message, or the remote diagnostic of a bounce. */
@@ -4923,6 +4979,19 @@ export interface components {
             id: string;
             /** @description The plain-text body of the answer. */
             text: string;
+        };
+        /**
+         * @description Corrects the intent of one reply. `referral` may only come with `wrongPerson` (it replaces what the rules
+         *     found; omitted, the rules' referral is kept for `wrongPerson` and cleared otherwise).
+         */
+        EmailSetIntentRequest: {
+            /**
+             * Format: uuid
+             * @description The id of an inbound reply (`kind` reply).
+             */
+            id: string;
+            intent: components["schemas"]["ReplyIntent"];
+            referral?: components["schemas"]["ReplyReferral"];
         };
         /**
          * @description A company size bracket, by number of employees (both ends included).
@@ -5540,7 +5609,7 @@ export interface components {
             /** @description How many items match in all. */
             total: number;
         };
-        /** @description The mail an `email.*` event is about. Opens and clicks add `flagged` (machine-made) and clicks `url`; bounces add `bounceType` and `smtpResponse`; replies add `inboundMessageId` and `subject`. */
+        /** @description The mail an `email.*` event is about. Opens and clicks add `flagged` (machine-made) and clicks `url`; bounces add `bounceType` and `smtpResponse`; replies add `inboundMessageId`, `subject`, `intent` and `referral` (see `ReplyIntent`). */
         MailEventData: {
             /** Format: uuid */
             accountId?: string | null;
@@ -5553,8 +5622,10 @@ export interface components {
             email: string;
             flagged?: boolean;
             inboundMessageId?: string;
+            intent?: components["schemas"]["ReplyIntent"];
             /** Format: uuid */
             messageId: string | null;
+            referral?: components["schemas"]["ReplyReferral"];
             smtpResponse?: string;
             /** Format: uuid */
             stepId?: string | null;
@@ -5686,6 +5757,7 @@ export interface components {
          *     `sent` emails and `contactsSent` distinct contacts sent to; `replies` (a person's answers, matched to what
          *     was sent) and `uniqueReplies` (distinct contacts who replied); `autoReplies` (out of office,
          *     autoresponders: not replies); `bounces` (hard bounces: SMTP 5xx answers and 5.x.x delivery reports).
+         *     `repliesByIntent` splits `replies` by their intent as it stands now (a user's correction counts).
          *     A reply or bounce counts for the step and variant of the email it answers. Rates are in percent of
          *     `contactsSent`, two decimals, 0 when nobody was sent to.
          */
@@ -5696,10 +5768,40 @@ export interface components {
             bounces: number;
             contactsSent: number;
             replies: number;
+            repliesByIntent: {
+                interested: number;
+                meetingRequest: number;
+                notInterested: number;
+                other: number;
+                question: number;
+                unsubscribeRequest: number;
+                wrongPerson: number;
+            };
             /** @description uniqueReplies / contactsSent, in percent. */
             replyRate: number;
             sent: number;
             uniqueReplies: number;
+        };
+        /**
+         * @description What a person's reply asks for, decided from the reply's own text (the quoted thread and the signature are
+         *     left out) by rules in English, German, French and Spanish, or set by a user with `POST /v2/email/set-intent`:
+         *     `interested` (positive, wants to hear more), `meetingRequest` (asks for or proposes a call or a meeting),
+         *     `notInterested` (declines), `wrongPerson` (not the right contact; `referral` names who is, when the reply
+         *     does), `unsubscribeRequest` (asks to be removed or not to be written to again: the contact is unsubscribed
+         *     and the address suppressed, as with the unsubscribe link), `question` (asks something without saying yes or
+         *     no) and `other`. When a reply says several things, the first of this order wins: unsubscribeRequest,
+         *     wrongPerson, notInterested, meetingRequest, interested, question, other (so "not interested, take me off
+         *     your list" is a removal request and is never missed).
+         * @example interested
+         * @enum {string}
+         */
+        ReplyIntent: "interested" | "meetingRequest" | "notInterested" | "wrongPerson" | "unsubscribeRequest" | "question" | "other";
+        /** @description Who a `wrongPerson` reply points to, as far as the reply says (either may be `null`). */
+        ReplyReferral: {
+            /** @example maria.lopez@globex.com */
+            email: string | null;
+            /** @example Maria Lopez */
+            name: string | null;
         };
         /**
          * @description One reason the deliverability score is below 100, with the points it takes off:
@@ -10089,6 +10191,46 @@ export interface operations {
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
             422: components["responses"]["IdempotencyKeyReusedV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    setEmailIntent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailSetIntentRequest"];
+            };
+        };
+        responses: {
+            /** @description The intent was set. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            message: components["schemas"]["EmailMessage"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["ConflictV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];

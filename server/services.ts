@@ -60,6 +60,8 @@ import { TokenSigner } from './modules/tracking/tokens';
 import { WebhookService } from './modules/webhooks/service';
 import { WebhookStore } from './modules/webhooks/store';
 import { InboxStore } from './modules/inbox/store';
+import { ReplyIntentService } from './modules/inbox/reply-intents';
+import { IntentStore } from './modules/inbox/intent-store';
 
 export interface Deps {
   config: Config;
@@ -95,7 +97,6 @@ export function createServices(deps: Deps) {
   const accounts = new AccountService(db, accountStore, events, linkedCampaigns, workspaces, secrets, dns, config, clock, config.verifyMailLogins ? loginCheck : null);
   const campaigns = new CampaignService(db, new CampaignStore(), events, accounts, clock);
   const contacts = new ContactService(db, new ContactStore(), events, workspaces, campaigns, clock);
-  const analytics = new AnalyticsService(db, events, campaigns, contacts, accounts, clock);
   const leadStore = new LeadStore(clock, config.searchCountCacheSeconds);
   const leads = new LeadService(db, leadStore, clock, credits, config.creditCosts);
   const verification = new VerificationService(db, new VerificationStore(), dns, clock, config);
@@ -105,13 +106,15 @@ export function createServices(deps: Deps) {
   const suppression = new SuppressionService(db, new SuppressionStore(), clock);
   const tracking = new TrackingService(db, new TokenSigner(() => secrets.deriveKey('link-signing', 'emailLinks')), config.publicUrl, contacts, suppression, events, clock);
   const sending = new SendingService(db, new SendingStore(), mailAccess, contacts, events, suppression, tracking, mail, clock);
-  const inboxCollaborators = { mail, accounts: mailAccess, campaigns, contacts, events, suppression, bounces: sending };
+  const replyIntents = new ReplyIntentService(db, new IntentStore(), mail, campaigns, contacts, tracking, events, clock);
+  const inboxCollaborators = { mail, accounts: mailAccess, campaigns, contacts, events, suppression, bounces: sending, intents: replyIntents };
   const inbox = new InboxService(db, new InboxStore(), inboxCollaborators, clock, deps.logger, {
     ...DEFAULT_INBOX_SETTINGS,
     messagesPerRun: config.inboxMessagesPerRun,
     accountsPerRun: config.inboxAccountsPerRun,
     concurrency: config.inboxConcurrency,
   });
+  const analytics = new AnalyticsService(db, events, campaigns, contacts, accounts, replyIntents, clock);
   const webhooks = new WebhookService(db, new WebhookStore(), secrets, campaigns, config, clock);
   events.onRecorded(webhooks.enqueue);
   const jobs = new JobService(db, new JobStore(), contacts, campaigns, suppression, verification, enrichment, leads, events, clock, deps.logger, config.jobBatchSize);

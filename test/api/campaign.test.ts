@@ -24,7 +24,7 @@ describe('POST /v2/campaign/create', () => {
           name: 'Q4 SaaS founders',
           status: 'draft',
           schedule: null,
-          options: { dailyLimit: null, stopOnReply: true, stopForCompany: false, stopOnAutoReply: false, trackOpens: true, trackClicks: true, textOnly: false, emailGapMinutes: 10, randomWaitMaxMinutes: 5, dailyNewContacts: null },
+          options: { dailyLimit: null, stopOnReply: true, stopForCompany: false, stopOnAutoReply: false, intentSetsLeadStatus: true, trackOpens: true, trackClicks: true, textOnly: false, emailGapMinutes: 10, randomWaitMaxMinutes: 5, dailyNewContacts: null },
           counts: { steps: 0, accounts: 0, contacts: 0 },
           launchedAt: null,
           createdAt: now,
@@ -42,7 +42,7 @@ describe('POST /v2/campaign/create', () => {
       schedule: { timezone: 'utc', days: [5, 1], from: '08:30', to: '18:00', startDate: '2026-12-01' },
       accountIds: [accountId],
     });
-    expect(campaign.options).toEqual({ dailyLimit: 200, stopOnReply: true, stopForCompany: false, stopOnAutoReply: false, trackOpens: true, trackClicks: false, textOnly: false, emailGapMinutes: 10, randomWaitMaxMinutes: 5, dailyNewContacts: null });
+    expect(campaign.options).toEqual({ dailyLimit: 200, stopOnReply: true, stopForCompany: false, stopOnAutoReply: false, intentSetsLeadStatus: true, trackOpens: true, trackClicks: false, textOnly: false, emailGapMinutes: 10, randomWaitMaxMinutes: 5, dailyNewContacts: null });
     // The zone is stored under its canonical name and the days in order.
     expect(campaign.schedule).toEqual({ timezone: 'UTC', days: [1, 5], from: '08:30', to: '18:00', startDate: '2026-12-01', endDate: null });
     expect(campaign.counts).toEqual({ steps: 0, accounts: 1, contacts: 0 });
@@ -100,7 +100,7 @@ describe('schedules', () => {
     expect(response.status).toBe(200);
     expect(data!.message).toBe('Campaign schedule updated');
     expect(data!.data.campaign.schedule).toEqual({ ...schedule, startDate: '2026-12-01', endDate: '2026-12-31' });
-    expect(data!.data.campaign.options).toEqual({ dailyLimit: null, stopOnReply: false, stopForCompany: false, stopOnAutoReply: false, trackOpens: true, trackClicks: true, textOnly: true, emailGapMinutes: 10, randomWaitMaxMinutes: 5, dailyNewContacts: null });
+    expect(data!.data.campaign.options).toEqual({ dailyLimit: null, stopOnReply: false, stopForCompany: false, stopOnAutoReply: false, intentSetsLeadStatus: true, trackOpens: true, trackClicks: true, textOnly: true, emailGapMinutes: 10, randomWaitMaxMinutes: 5, dailyNewContacts: null });
     expect(data!.data.campaign.updatedAt).toBe(t.clock.now().toISOString());
   });
 

@@ -209,12 +209,17 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
     expect(types.filter((x) => x === 'email.replied')).toHaveLength(2);
     expect(types.filter((x) => x === 'email.autoReplied')).toHaveLength(1);
     expect(types.filter((x) => x === 'email.bounced')).toHaveLength(1);
-    expect(types.filter((x) => x === 'contact.leadStatusChanged')).toHaveLength(1);
+    // Bob's out-of-office, and the intents of Tom's ("call me": meetingRequest) and Sam's ("Not interested.") replies.
+    expect(recorded.filter((e) => e.type === 'contact.leadStatusChanged').map((e) => [e.data.email, e.data.leadStatus])).toEqual([
+      ['tom@globex.com', 'interested'],
+      ['bob@initech.com', 'outOfOffice'],
+      ['sam@umbrella.com', 'notInterested'],
+    ]);
     const replied = recorded.find((e) => e.type === 'email.replied')!;
-    expect(replied.data).toMatchObject({ messageId: sentIds['tom@globex.com'], campaignId, contactId: contacts['tom@globex.com'], accountId, stepId, variantId, email: 'tom@globex.com', inboundMessageId: rows[0].id, subject: 'Re: Quick question' });
+    expect(replied.data).toMatchObject({ messageId: sentIds['tom@globex.com'], campaignId, contactId: contacts['tom@globex.com'], accountId, stepId, variantId, email: 'tom@globex.com', inboundMessageId: rows[0].id, subject: 'Re: Quick question', intent: 'meetingRequest' });
     const bounced = recorded.find((e) => e.type === 'email.bounced')!;
     expect(bounced.data).toMatchObject({ bounceType: 'hard', email: 'eve@hooli.com', smtpResponse: '550 5.1.1 mailbox unavailable' });
-    expect(recorded.find((e) => e.type === 'contact.leadStatusChanged')!.data).toMatchObject({ contactId: contacts['bob@initech.com'], previous: null, leadStatus: 'outOfOffice' });
+    expect(recorded.find((e) => e.type === 'contact.leadStatusChanged' && e.data.leadStatus === 'outOfOffice')!.data).toMatchObject({ contactId: contacts['bob@initech.com'], previous: null, leadStatus: 'outOfOffice' });
 
     const analytics = await t.db('email_events').where({ workspace_id: ws.workspaceId }).select('type', 'contact_id', 'message_id', 'step_id', 'variant_id');
     expect(analytics.map((e) => e.type).sort()).toEqual(['autoReplied', 'bounced', 'replied', 'replied', 'sent', 'sent', 'sent', 'sent', 'sent']);
@@ -249,7 +254,8 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
     expect(Number(now.last_uid)).toBe(8);
     const rows = await inbound();
     expect(rows.length).toBe(6);
-    expect(recorded.slice(before).map((e) => e.type)).toEqual(['email.sent', 'email.replied']);
+    // Kim's "Yes please" is interested, which sets her lead status.
+    expect(recorded.slice(before).map((e) => e.type)).toEqual(['email.sent', 'email.replied', 'contact.leadStatusChanged']);
     // gmail.com is no company: stopForCompany stops Kim only.
     expect((await contactRow('kim@gmail.com')).status).toBe('completed');
   });
@@ -258,12 +264,12 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
     const res = await ws.client.GET('/v2/analytics/campaign/steps', { params: { query: { campaignId } } });
     expect(res.response.status).toBe(200);
     const data = res.data!.data;
-    expect(data.campaign).toEqual({ sent: 6, contactsSent: 6, replies: 3, uniqueReplies: 3, replyRate: 50, autoReplies: 1, bounces: 1, bounceRate: 16.67 });
+    expect(data.campaign).toEqual({ sent: 6, contactsSent: 6, replies: 3, uniqueReplies: 3, replyRate: 50, repliesByIntent: { interested: 1, meetingRequest: 1, notInterested: 1, wrongPerson: 0, unsubscribeRequest: 0, question: 0, other: 0 }, autoReplies: 1, bounces: 1, bounceRate: 16.67 });
     expect(data.steps).toHaveLength(1);
     expect(data.steps[0].counts).toEqual(data.campaign);
     const [a, b] = data.steps[0].variants;
-    expect(a).toMatchObject({ variantId, label: 'A', counts: { sent: 3, contactsSent: 3, replies: 2, uniqueReplies: 2, replyRate: 66.67, autoReplies: 0, bounces: 0, bounceRate: 0 } });
-    expect(b).toMatchObject({ variantId: variantB, label: 'B', counts: { sent: 3, contactsSent: 3, replies: 1, uniqueReplies: 1, replyRate: 33.33, autoReplies: 1, bounces: 1, bounceRate: 33.33 } });
+    expect(a).toMatchObject({ variantId, label: 'A', counts: { sent: 3, contactsSent: 3, replies: 2, uniqueReplies: 2, replyRate: 66.67, repliesByIntent: { interested: 0, meetingRequest: 1, notInterested: 1, wrongPerson: 0, unsubscribeRequest: 0, question: 0, other: 0 }, autoReplies: 0, bounces: 0, bounceRate: 0 } });
+    expect(b).toMatchObject({ variantId: variantB, label: 'B', counts: { sent: 3, contactsSent: 3, replies: 1, uniqueReplies: 1, replyRate: 33.33, repliesByIntent: { interested: 1, meetingRequest: 0, notInterested: 0, wrongPerson: 0, unsubscribeRequest: 0, question: 0, other: 0 }, autoReplies: 1, bounces: 1, bounceRate: 33.33 } });
     // The campaign summary counts the same replies and bounces.
     const summary = await ws.client.GET('/v1/analytics/campaign/summary', { params: { query: { campaignId } } });
     expect(summary.data!.data.unique).toMatchObject({ sent: 6, replied: 3, bounced: 1 });

@@ -594,6 +594,14 @@ export const entries: Record<string, Entry> = {
       409: async (f) => f.c.POST('/v2/email/reply', { body: { id: (await thread(f, { accountless: true })).inboundId, text: 'Hello' } }),
     },
   },
+  'POST /v2/email/set-intent': {
+    ok: async (f) => f.c.POST('/v2/email/set-intent', { body: { id: (await thread(f)).inboundId, intent: 'wrongPerson', referral: { name: 'Maria Lopez', email: 'maria@globex.com' } } }),
+    errors: {
+      400: (f) => f.c.POST('/v2/email/set-intent', { body: { id: MISSING, intent: 'interested', referral: { name: 'Maria Lopez', email: null } } }),
+      404: (f) => f.c.POST('/v2/email/set-intent', { body: { id: MISSING, intent: 'interested' } }),
+      409: async (f) => f.c.POST('/v2/email/set-intent', { body: { id: (await thread(f)).outboundId, intent: 'interested' } }),
+    },
+  },
 
   // Jobs
   'POST /v2/job/contact-import': {

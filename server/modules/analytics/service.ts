@@ -11,6 +11,7 @@ import { pageOf, paginated } from '../../http/pagination';
 import { accountNotFound, type AccountService } from '../account/service';
 import type { CampaignService } from '../campaign/service';
 import type { ContactService } from '../contact/service';
+import { zeroIntents, type IntentCounts, type ReplyIntentService } from '../inbox/reply-intents';
 import { dayIn, resolveRange, type DayRange } from '../events/days';
 import { percent, zeroCounts, type EmailEventScope, type EventCounts, type EventService, type ReplyCountRow } from '../events/service';
 
@@ -44,6 +45,7 @@ export class AnalyticsService {
     private readonly campaigns: CampaignService,
     private readonly contacts: ContactService,
     private readonly accounts: AccountService,
+    private readonly intents: ReplyIntentService,
     private readonly clock: Clock,
   ) {}
 
@@ -77,11 +79,12 @@ export class AnalyticsService {
   async campaignSteps(auth: Auth, query: { campaignId: string; startDate?: string; endDate?: string }): Promise<Schemas['CampaignStepAnalytics']> {
     const range = this.range(auth, query);
     await this.campaigns.assertExists(this.db, auth.workspaceId, query.campaignId);
-    const [rows, layout] = await Promise.all([
+    const [rows, layout, intents] = await Promise.all([
       this.events.replyCountsByVariant(this.db, { workspaceId: auth.workspaceId, warmup: false, campaignId: query.campaignId, days: range }),
       this.campaigns.stepsAndVariants(this.db, query.campaignId),
+      this.intents.countsByVariant(this.db, { workspaceId: auth.workspaceId, campaignId: query.campaignId, days: range }),
     ]);
-    const counts = (row: ReplyCountRow | undefined): Schemas['ReplyAnalyticsCounts'] => {
+    const counts = (row: ReplyCountRow | undefined, byIntent: IntentCounts = zeroIntents()): Schemas['ReplyAnalyticsCounts'] => {
       const r = row ?? { sent: 0, contacts_sent: 0, replies: 0, unique_replies: 0, auto_replies: 0, bounces: 0, unique_bounces: 0 };
       return {
         sent: r.sent,
@@ -89,6 +92,7 @@ export class AnalyticsService {
         replies: r.replies,
         uniqueReplies: r.unique_replies,
         replyRate: percent(r.unique_replies, r.contacts_sent),
+        repliesByIntent: byIntent,
         autoReplies: r.auto_replies,
         bounces: r.bounces,
         bounceRate: percent(r.unique_bounces, r.contacts_sent),
@@ -101,12 +105,12 @@ export class AnalyticsService {
     for (const item of layout) {
       let step = steps[steps.length - 1];
       if (!step || step.stepId !== item.step_id) {
-        step = { stepId: item.step_id, order: item.step_order, counts: counts(byStep.get(item.step_id)), variants: [] };
+        step = { stepId: item.step_id, order: item.step_order, counts: counts(byStep.get(item.step_id), intents.byStep.get(item.step_id)), variants: [] };
         steps.push(step);
       }
-      if (item.variant_id) step.variants.push({ variantId: item.variant_id, label: item.label!, counts: counts(byVariant.get(item.variant_id)) });
+      if (item.variant_id) step.variants.push({ variantId: item.variant_id, label: item.label!, counts: counts(byVariant.get(item.variant_id), intents.byVariant.get(item.variant_id)) });
     }
-    return { campaignId: query.campaignId, startDate: range.startDate, endDate: range.endDate, timezone: range.timezone, campaign: counts(total), steps };
+    return { campaignId: query.campaignId, startDate: range.startDate, endDate: range.endDate, timezone: range.timezone, campaign: counts(total, intents.total), steps };
   }
 
   async campaignCounts(auth: Auth, query: { campaignId?: string }): Promise<Schemas['CampaignAnalyticsCounts']> {

@@ -91,6 +91,7 @@ export function toCampaign(v: CampaignView): Campaign {
       stopOnReply: v.stop_on_reply,
       stopForCompany: v.stop_for_company,
       stopOnAutoReply: v.stop_on_auto_reply,
+      intentSetsLeadStatus: v.intent_sets_lead_status,
       trackOpens: v.track_opens,
       trackClicks: v.track_clicks,
       textOnly: v.text_only,
@@ -112,6 +113,7 @@ function optionsToRow(options: OptionsInput | undefined): Partial<CampaignRow> {
   if (options.stopOnReply !== undefined) row.stop_on_reply = options.stopOnReply;
   if (options.stopForCompany !== undefined) row.stop_for_company = options.stopForCompany;
   if (options.stopOnAutoReply !== undefined) row.stop_on_auto_reply = options.stopOnAutoReply;
+  if (options.intentSetsLeadStatus !== undefined) row.intent_sets_lead_status = options.intentSetsLeadStatus;
   if (options.trackOpens !== undefined) row.track_opens = options.trackOpens;
   if (options.trackClicks !== undefined) row.track_clicks = options.trackClicks;
   if (options.textOnly !== undefined) row.text_only = options.textOnly;
@@ -244,6 +246,7 @@ export class CampaignService {
         stop_on_reply: true,
         stop_for_company: false,
         stop_on_auto_reply: false,
+        intent_sets_lead_status: true,
         email_gap_minutes: 10,
         random_wait_max_minutes: 5,
         daily_new_contacts: null,

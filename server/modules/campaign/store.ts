@@ -23,6 +23,7 @@ export interface CampaignRow {
   stop_on_reply: boolean;
   stop_for_company: boolean;
   stop_on_auto_reply: boolean;
+  intent_sets_lead_status: boolean;
   email_gap_minutes: number;
   random_wait_max_minutes: number;
   daily_new_contacts: number | null;

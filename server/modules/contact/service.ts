@@ -35,6 +35,9 @@ export interface ContactLocator {
 
 export const MAX_CUSTOM_VARIABLES = 50;
 
+/** Lead statuses a reply may replace: none, an automatic guess, or what an earlier reply said. */
+const REPLY_SETTABLE = new Set<string | null>([null, 'outOfOffice', 'interested', 'notInterested', 'wrongPerson']);
+
 /** Built-in template variables: a custom variable of the same name would be ambiguous in `{{...}}`. */
 const RESERVED_KEYS = new Set(['email', 'firstName', 'lastName', 'companyName', 'jobTitle', 'phone', 'website', 'linkedinUrl']);
 
@@ -336,6 +339,17 @@ export class ContactService {
   /** Stops (completed) every active or paused contact of the campaign at `domain`; returns their ids. */
   async finishCompany(db: Executor, workspaceId: string, campaignId: string, domain: string): Promise<string[]> {
     return this.store.finishDomain(db, workspaceId, campaignId, domain.toLowerCase(), this.clock.now());
+  }
+
+  /**
+   * Sets the lead status a reply's intent implies, unless a person already moved the lead further
+   * (meetingBooked, meetingCompleted, closed, lost); returns the change, or null when nothing changed.
+   */
+  async setLeadStatusFromReply(db: Db, workspaceId: string, contactId: string, leadStatus: 'interested' | 'notInterested' | 'wrongPerson'): Promise<{ row: ContactRow; previous: LeadStatus; leadStatus: NonNullable<LeadStatus> } | null> {
+    const row = await this.store.findById(db, workspaceId, contactId, true);
+    if (!row || row.lead_status === leadStatus || !REPLY_SETTABLE.has(row.lead_status)) return null;
+    await this.store.update(db, workspaceId, contactId, { lead_status: leadStatus, updated_at: this.clock.now() });
+    return { row, previous: row.lead_status as LeadStatus, leadStatus };
   }
 
   /** Sets the lead status when the contact has none; returns the change, or null. */

@@ -13,4 +13,5 @@ export const inboxRoutes = ({ inbox }: { inbox: InboxService }) => [
     const result = await inbox.reply(auth.workspaceId, body);
     return ok(result.message.status === 'sent' ? 'Reply sent' : 'Reply not accepted by the SMTP server', result);
   }, { status: 201 }),
+  route('post', '/v2/email/set-intent', async ({ auth, body }) => ok('Intent set', await inbox.setIntent(auth.workspaceId, body))),
 ];

@@ -25,6 +25,7 @@ import { MailboxError, readMailbox, type MailLogin, type MailService, type Messa
 import { classify, threadSubject, toIncoming, type Classification, type IncomingMessage } from './classify';
 import type { CheckpointRow, InboxStore } from './store';
 import { defaulted } from '../../http/pagination';
+import { viewOf, type IntentView, type ReplyIntentService } from './reply-intents';
 
 type Schemas = components['schemas'];
 export type EmailMessage = Schemas['EmailMessage'];
@@ -76,7 +77,7 @@ export interface ProcessOutcome {
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
-export function toEmailMessage(row: MessageRow): EmailMessage {
+export function toEmailMessage(row: MessageRow, intent: IntentView = viewOf(undefined)): EmailMessage {
   return {
     id: row.id,
     threadId: row.thread_id,
@@ -101,6 +102,7 @@ export function toEmailMessage(row: MessageRow): EmailMessage {
     receivedAt: iso(row.received_at),
     read: row.direction === 'outbound' || row.read_at !== null,
     readAt: iso(row.read_at),
+    ...intent,
     createdAt: new Date(row.created_at).toISOString(),
   };
 }
@@ -132,6 +134,7 @@ export interface InboxCollaborators {
   events: EventService;
   suppression: SuppressionPort;
   bounces: LateBouncePort;
+  intents: ReplyIntentService;
 }
 
 export class InboxService {
@@ -143,6 +146,7 @@ export class InboxService {
   private readonly events: EventService;
   private readonly suppression: SuppressionPort;
   private readonly bounces: LateBouncePort;
+  private readonly intents: ReplyIntentService;
 
   constructor(
     private readonly db: Db,
@@ -160,6 +164,7 @@ export class InboxService {
       events: this.events,
       suppression: this.suppression,
       bounces: this.bounces,
+      intents: this.intents,
     } = collaborators);
   }
 
@@ -345,12 +350,14 @@ export class InboxService {
     const occurredAt = inbound.created_at;
 
     if (kind.kind === 'reply') {
-      await this.events.record(trx, { workspaceId, type: 'email.replied', occurredAt, mail, data: { ...base, inboundMessageId: inbound.id, subject: inbound.subject } });
+      const { intent, referral } = await this.intents.decide(trx, inbound, original);
+      await this.events.record(trx, { workspaceId, type: 'email.replied', occurredAt, mail, data: { ...base, inboundMessageId: inbound.id, subject: inbound.subject, intent, ...(referral ? { referral } : {}) } });
       if (contact && campaign?.stop_on_reply) {
         await this.contacts.finishForMail(trx, workspaceId, contact.id, 'completed');
         const domain = domainOf(contact.email).toLowerCase();
         if (campaign.stop_for_company && !FREE_PROVIDERS.has(domain)) await this.contacts.finishCompany(trx, workspaceId, campaign.id, domain);
       }
+      await this.intents.apply(trx, workspaceId, { ...inbound, contact_id: contact?.id ?? null }, mail, intent);
       return;
     }
     if (kind.kind === 'autoReply') {
@@ -400,8 +407,9 @@ export class InboxService {
     });
     const page = rows.slice(0, limit);
     const hasMore = rows.length > limit;
+    const intents = await this.intents.viewsOf(workspaceId, page.map((r) => r.id));
     return {
-      items: page.map(toEmailMessage),
+      items: page.map((r) => toEmailMessage(r, intents.get(r.id))),
       pagination: { limit, nextCursor: hasMore ? encodeCursor(page[page.length - 1]) : null, hasMore },
     };
   }
@@ -415,7 +423,8 @@ export class InboxService {
   async get(workspaceId: string, id: string) {
     const row = await this.require(this.db, workspaceId, id);
     const thread = await this.mail.thread(this.db, workspaceId, row.thread_id);
-    return { message: toEmailMessage(row), thread: thread.map(toEmailMessage) };
+    const intents = await this.intents.viewsOf(workspaceId, [row.id, ...thread.map((m) => m.id)]);
+    return { message: toEmailMessage(row, intents.get(row.id)), thread: thread.map((m) => toEmailMessage(m, intents.get(m.id))) };
   }
 
   async markRead(workspaceId: string, ids: string[], read: boolean) {
@@ -443,6 +452,13 @@ export class InboxService {
       record: { workspaceId, accountId: login.accountId, kind: 'manual', campaignId: target.campaign_id, contactId: target.contact_id },
       appendToSent: await this.accounts.imapLogin(this.db, login.accountId),
     });
-    return { message: toEmailMessage(sent.row!), appendedToSent: sent.appendedToSent };
+    return { message: toEmailMessage(sent.row), appendedToSent: sent.appendedToSent };
+  }
+
+  /** POST /v2/email/set-intent */
+  async setIntent(workspaceId: string, body: Parameters<ReplyIntentService['set']>[1]) {
+    const row = await this.intents.set(workspaceId, body);
+    const views = await this.intents.viewsOf(workspaceId, [row.id]);
+    return { message: toEmailMessage(row, views.get(row.id)) };
   }
 }

@@ -8,7 +8,7 @@
  * flagged, and analytics leave flagged events out of unique rates.
  */
 import type { Clock } from '../../clock';
-import type { Db } from '../../db';
+import type { Db, Executor } from '../../db';
 import type { ContactService } from '../contact/service';
 import type { EventService } from '../events/service';
 import type { MessageLinks, MessageRef } from '../sending/service';
@@ -18,6 +18,17 @@ import type { TokenSigner } from './tokens';
 /** Seconds after a send within which an open or click is taken as a prefetch. */
 export const PREFETCH_SECONDS = 10;
 const MACHINE_AGENTS = /GoogleImageProxy|YahooMailProxy|Outlook-iOS-Android|Barracuda|Mimecast|Proofpoint|ms-office|Microsoft Office Protocol|python-requests|curl\/|bot\b|crawler|spider|scanner/i;
+
+/** The mail a removal is about (the message whose link was used, or that the reply answered). */
+export interface RemovalRef {
+  workspaceId: string;
+  contactId: string;
+  campaignId: string | null;
+  stepId: string | null;
+  variantId: string | null;
+  accountId: string | null;
+  messageId: string | null;
+}
 
 /** The compact signed form of a MessageRef (plus a click target). */
 interface LinkToken {
@@ -79,16 +90,26 @@ export class TrackingService implements MessageLinks {
   async unsubscribe(token: string, source: 'link' | 'oneClick'): Promise<boolean> {
     const t = this.read(token);
     if (!t) return false;
-    await this.db.transaction(async (trx) => {
-      const contact = await this.contacts.unsubscribeForMail(trx, t.w, t.c);
-      if (!contact) return;
-      await this.suppression.suppress(trx, t.w, [{ value: contact.email, reason: 'unsubscribed' }]);
-      await this.events.record(trx, {
-        workspaceId: t.w,
-        type: 'contact.unsubscribed',
-        data: { campaignId: t.k, contactId: t.c, email: contact.email, source },
-        mail: { campaignId: t.k, stepId: t.s, variantId: t.v, accountId: t.a, contactId: t.c, messageId: t.m },
-      });
+    await this.db.transaction((trx) =>
+      this.unsubscribeIn(trx, { workspaceId: t.w, campaignId: t.k, stepId: t.s, variantId: t.v, accountId: t.a, contactId: t.c, messageId: t.m }, source),
+    );
+    return true;
+  }
+
+  /**
+   * The one removal path, in the caller's transaction: the link, one-click and a reply asking to be removed
+   * (`source: reply`, with the reply's id) all unsubscribe, suppress and record alike. False when the
+   * contact was already unsubscribed (or is gone): a repeat changes nothing.
+   */
+  async unsubscribeIn(trx: Executor, ref: RemovalRef, source: 'link' | 'oneClick' | 'reply', inboundMessageId?: string): Promise<boolean> {
+    const contact = await this.contacts.unsubscribeForMail(trx, ref.workspaceId, ref.contactId);
+    if (!contact) return false;
+    await this.suppression.suppress(trx, ref.workspaceId, [{ value: contact.email, reason: 'unsubscribed' }]);
+    await this.events.record(trx, {
+      workspaceId: ref.workspaceId,
+      type: 'contact.unsubscribed',
+      data: { campaignId: ref.campaignId ?? contact.campaign_id, contactId: ref.contactId, email: contact.email, source, ...(inboundMessageId ? { inboundMessageId } : {}) },
+      mail: { campaignId: ref.campaignId, stepId: ref.stepId, variantId: ref.variantId, accountId: ref.accountId, contactId: ref.contactId, messageId: ref.messageId },
     });
     return true;
   }
