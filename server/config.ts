@@ -56,6 +56,8 @@ export interface Config {
   workerTickSeconds: number;
   /** Rows per batch of a background job (one transaction each). */
   jobBatchSize: number;
+  /** Batches one worker applies at once (each in its own transaction). */
+  jobConcurrency: number;
   /** Largest JSON body of the job operations (`/v2/job/...`); CSV uploads have their own 50 MB limit. */
   jobBodyLimitBytes: number;
   /** The public base URL of this service, for unsubscribe, open and click links in emails. */
@@ -150,6 +152,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     workerEnabled: bool(renamed('WORKER_ENABLED', env), true, env),
     workerTickSeconds: int(renamed('WORKER_TICK_SECONDS', env), 5, env),
     jobBatchSize: Math.min(5000, Math.max(1, int('JOB_BATCH_SIZE', 1000, env))),
+    jobConcurrency: Math.min(8, Math.max(1, int('JOB_CONCURRENCY', 2, env))),
     jobBodyLimitBytes: int('JOB_BODY_LIMIT_BYTES', 50 * 1024 * 1024, env),
     publicUrl: (env.PUBLIC_URL || `http://localhost:${int('PORT', 3000, env)}`).replace(/\/+$/, ''),
     verifyMailLogins: bool('VERIFY_MAIL_LOGINS', true, env),

@@ -110,6 +110,7 @@ export class JobService {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly batchSize: number,
+    private readonly concurrency: number,
   ) {}
 
   // --- accepting jobs ---
@@ -263,8 +264,13 @@ export class JobService {
     // Uploads whose process died before they finished are removed after an hour.
     await this.store.deleteStaleReceiving(this.db, new Date(this.clock.now().getTime() - 3600_000));
     for (const jobId of await this.store.active(this.db, 10)) {
-      const done = await this.runBatch(jobId);
-      if (done) return done;
+      // Several batches at once (each its own transaction and connection): the database works on one
+      // while this process prepares the next.
+      const done = await Promise.allSettled(Array.from({ length: this.concurrency }, () => this.runBatch(jobId)));
+      const failed = done.find((d) => d.status === 'rejected');
+      if (failed) throw failed.reason;
+      const rows = done.reduce((sum, d) => sum + (d.status === 'fulfilled' ? d.value : 0), 0);
+      if (rows) return rows;
     }
     return 0;
   }
