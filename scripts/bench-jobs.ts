@@ -72,7 +72,8 @@ function* csvChunks(header: string, rows: number, line: (i: number) => string): 
 
 function post(url: string, apiKey: string, body: Readable, contentType: string): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: { 'X-API-Key': apiKey, 'Content-Type': contentType } }, (res) => {
+    // A fresh connection each time: a kept-alive one may be closed by the server as it is reused.
+    const req = request(url, { method: 'POST', agent: false, headers: { 'X-API-Key': apiKey, 'Content-Type': contentType } }, (res) => {
       let text = '';
       res.on('data', (c) => (text += c));
       res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));

@@ -27,6 +27,7 @@ const WITHOUT_KEY = {
   emailAccounts: 'Email accounts cannot be connected: the server has no encryption key for their passwords.',
   webhooks: 'Webhooks cannot be created: the server has no encryption key for their signing secrets.',
   emailLinks: 'Unsubscribe, open and click links cannot be signed or checked: the server has no key to sign them.',
+  warmup: 'Warm-up cannot run: the server has no key to sign its marker or encrypt pool mailbox passwords.',
 } as const;
 export type KeyedFeature = keyof typeof WITHOUT_KEY;
 
@@ -38,7 +39,7 @@ export function missingSecretKeyWarning(config: Pick<Config, 'secretKey' | 'data
   if (hasSecretKey(config)) return null;
   return (
     'SECRET_KEY is not set: email accounts cannot be connected, webhooks cannot be created, unsubscribe, open and ' +
-    'click links cannot be signed, and idempotent answers are stored unencrypted. ' +
+    'click links cannot be signed, warm-up cannot run, and idempotent answers are stored unencrypted. ' +
     SET_IT
   );
 }

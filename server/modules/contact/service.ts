@@ -345,7 +345,7 @@ export class ContactService {
    * Sets the lead status a reply's intent implies, unless a person already moved the lead further
    * (meetingBooked, meetingCompleted, closed, lost); returns the change, or null when nothing changed.
    */
-  async setLeadStatusFromReply(db: Db, workspaceId: string, contactId: string, leadStatus: 'interested' | 'notInterested' | 'wrongPerson'): Promise<{ row: ContactRow; previous: LeadStatus; leadStatus: NonNullable<LeadStatus> } | null> {
+  async setLeadStatusFromReply(db: Executor, workspaceId: string, contactId: string, leadStatus: 'interested' | 'notInterested' | 'wrongPerson'): Promise<{ row: ContactRow; previous: LeadStatus; leadStatus: NonNullable<LeadStatus> } | null> {
     const row = await this.store.findById(db, workspaceId, contactId, true);
     if (!row || row.lead_status === leadStatus || !REPLY_SETTABLE.has(row.lead_status)) return null;
     await this.store.update(db, workspaceId, contactId, { lead_status: leadStatus, updated_at: this.clock.now() });
