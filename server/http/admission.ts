@@ -16,7 +16,7 @@ export interface AuthContext {
 export interface QuotaDecision {
   admitted: boolean;
   /** The longest full window, when not admitted. */
-  exceeded?: { message: string };
+  exceeded?: { name: 'second' | 'minute' | 'hour' | 'day'; message: string };
   retryAfterSeconds?: number;
   headers: Record<string, string>;
 }

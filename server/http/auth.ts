@@ -8,18 +8,20 @@ import type { NextFunction, Request, Response } from 'express';
 import type { AuthFailureLimiter } from './auth-failures';
 import type { KeyAdmission } from './admission';
 import { ApiError, unauthorized } from './errors';
+import type { Telemetry } from '../telemetry';
 
 /** Keys are stored as SHA-256 hashes: a look-up by hash does not depend on how much of a guessed key is right. */
 export const hashKey = (key: string): string => createHash('sha256').update(key).digest('hex');
 
 /** Resolves the key and counts the request; 401 for a missing, unknown or revoked key, 429 over a quota window. */
-export function authenticate(quota: KeyAdmission, failures: AuthFailureLimiter) {
+export function authenticate(quota: KeyAdmission, failures: AuthFailureLimiter, telemetry: Telemetry) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const apiKey = req.get('x-api-key');
     const admission = apiKey ? await quota.admit(hashKey(apiKey)) : undefined;
     if (admission?.key !== 'valid') {
       // req.ip honours TRUST_PROXY: forwarded addresses count only from the proxies it names.
       const retryAfter = await failures.recordFailure(req.ip ?? 'unknown');
+      telemetry.authFailed(retryAfter > 0 ? 'throttled' : !admission ? 'missing' : admission.key);
       if (retryAfter > 0) {
         throw new ApiError(429, 'rate_limited', 'Too many failed authentication attempts. Please try again in a minute.', [], {
           'Retry-After': String(retryAfter),
@@ -32,6 +34,7 @@ export function authenticate(quota: KeyAdmission, failures: AuthFailureLimiter) 
     const { decision } = admission;
     res.set(decision.headers);
     if (!decision.admitted) {
+      telemetry.quotaRefused(decision.exceeded!.name);
       throw new ApiError(429, 'rate_limited', decision.exceeded!.message, [], { 'Retry-After': String(decision.retryAfterSeconds) });
     }
     next();
