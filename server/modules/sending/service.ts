@@ -13,6 +13,7 @@
 import { randomInt } from 'node:crypto';
 import type { components } from '../../../generated/api';
 import type { Clock } from '../../clock';
+import type { Backlog } from '../../telemetry';
 import type { Db, Executor } from '../../db';
 import { newId } from '../../ids';
 import type { AccountMailAccess } from '../account/service';
@@ -30,6 +31,9 @@ type SendingReason = components['schemas']['SendingReason'];
 export interface SendingContacts {
   finishForMail(db: Executor, workspaceId: string, contactId: string, status: 'completed' | 'bounced'): Promise<boolean>;
 }
+
+/** A send's outcome: `deferred` is a failure retried later. */
+export type MessageOutcome = 'sent' | 'bounced' | 'unknown' | 'deferred';
 
 /** What the tracking module adds to every campaign message (unsubscribe, pixel, click links). */
 export interface MessageLinks {
@@ -123,6 +127,18 @@ export class SendingService {
     options: Partial<EngineOptions> = {},
   ) {
     this.options = { ...DEFAULT_ENGINE_OPTIONS, ...options };
+  }
+
+  private readonly outcomeListeners: ((outcome: MessageOutcome) => void)[] = [];
+
+  /** Called once per message handed to SMTP, with its outcome, after it is recorded (the composition root counts them for metrics). */
+  onOutcome(listener: (outcome: MessageOutcome) => void): void {
+    this.outcomeListeners.push(listener);
+  }
+
+  /** Worker backlog for metrics: contacts due now. */
+  backlog(): Promise<Backlog> {
+    return this.store.backlog(this.db, this.clock.now());
   }
 
   /** One pass of the engine; returns how many messages it handed to SMTP. */
@@ -282,6 +298,8 @@ export class SendingService {
         const outcome: SendOutcome = login ? await this.mail.transmit(login, item.composed.message) : { kind: 'accountFailure', response: 'no_smtp_login: the account has no SMTP login' };
         await this.db.transaction((trx) => this.record(trx, item, outcome));
         if (outcome.kind === 'sent') sent += 1;
+        const reported: MessageOutcome = outcome.kind === 'sent' || outcome.kind === 'bounced' || outcome.kind === 'unknown' ? outcome.kind : 'deferred';
+        for (const listener of this.outcomeListeners) listener(reported);
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.options.concurrency, claimed.length) }, lane));
