@@ -57,6 +57,8 @@ async function main(): Promise<void> {
     // /readyz answers 503 from now on, to the balancer's checks on connections still open.
     readiness.draining = true;
     logger.info({ signal }, 'shutting down: finishing requests in flight');
+    // The jobs start stopping now, beside the requests, so both end within the grace.
+    void worker?.stop();
     server.close(async () => {
       await shutdownJobs(worker, services, database);
       logger.info('stopped');
