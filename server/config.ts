@@ -48,6 +48,8 @@ export interface Config {
   smtpProbeFrom: string;
   /** Create a demo workspace on the first start (npm start). */
   seedDemo: boolean;
+  /** Serve the browser example page (dist/examples, `npm run build:examples`) at /examples/ (SERVE_EXAMPLES). */
+  serveExamples: boolean;
   /** Browser origins allowed to call the API (CORS_ORIGINS, comma-separated; none by default). */
   corsOrigins: string[];
   /** After SIGTERM, requests still open after this many seconds are cut (SHUTDOWN_GRACE_SECONDS). */
@@ -152,6 +154,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     smtpProbeHelo: env.SMTP_PROBE_HELO || 'verify.leadreach.io',
     smtpProbeFrom: env.SMTP_PROBE_FROM || 'verify@leadreach.io',
     seedDemo: bool('SEED_DEMO', true, env),
+    serveExamples: bool('SERVE_EXAMPLES', false, env),
     corsOrigins: (env.CORS_ORIGINS || '').split(',').map((s) => s.trim()).filter(Boolean),
     shutdownGraceSeconds: int('SHUTDOWN_GRACE_SECONDS', 10, env),
     workerEnabled: bool(renamed('WORKER_ENABLED', env), true, env),
