@@ -18,7 +18,7 @@ export async function boot(): Promise<{ deps: Deps; services: Services; database
 
 /** The background jobs: campaign sending, mailbox reading, webhook delivery, expired idempotency keys and bulk jobs (import, verify, enrich). */
 export function startJobs({ deps, services }: { deps: Deps; services: Services }): Worker {
-  return startWorker({ sending: services.sending, inbox: services.inbox, webhooks: services.webhooks, idempotencyKeys: services.idempotency, jobs: services.jobs }, { tickSeconds: deps.config.sendingTickSeconds, logger: deps.logger });
+  return startWorker({ sending: services.sending, inbox: services.inbox, webhooks: services.webhooks, idempotencyKeys: services.idempotency, jobs: services.jobs, eventRetention: services.events.retention }, { tickSeconds: deps.config.sendingTickSeconds, logger: deps.logger });
 }
 
 /** Stops the worker, closes SMTP pools and the database. */
