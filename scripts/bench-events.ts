@@ -4,7 +4,8 @@
  * 10,000 transactions, into one workspace (every transaction takes the same stream row) and spread over 8:
  *   - baseline: the analytics row alone (what recording an event wrote before the feed);
  *   - feed row: plus the feed row, without a position (the cost of storing the payload);
- *   - feed (shipped): EventService.record, the feed row positioned by the trigger deferred to commit;
+ *   - feed (shipped): plus the feed row as EventService.record writes it (EventStore.insertFeedEvent),
+ *     positioned by the trigger deferred to commit;
  *   - immediate lock: the position taken at insert under the same row lock, held to commit (the
  *     alternative the deferred trigger avoids).
  * Then the same at 1,000 transactions with BENCH_WORK_MS (2) of other work after the event, where holding
@@ -17,6 +18,7 @@ import { freshBenchDatabase } from './bench-database';
 import { migrate, openDatabase, type Db } from '../server/db';
 import { newId } from '../server/ids';
 import { createServices, type Deps } from '../server/services';
+import { EventStore } from '../server/modules/events/store';
 
 const SIZES = (process.env.BENCH_SIZES ?? '100,1000,10000').split(',').map(Number);
 const CONCURRENCY = 8;
@@ -32,6 +34,7 @@ async function main(): Promise<void> {
   const db = database.db;
   const deps: Deps = { config, db, clock: { now: () => new Date() }, logger: pino({ level: 'silent' }) };
   const services = createServices(deps);
+  const store = new EventStore();
   // The same columns as `events`, without the trigger.
   await db.raw('CREATE TABLE events_plain (LIKE events INCLUDING DEFAULTS)');
   await db.raw('CREATE UNIQUE INDEX ON events_plain (workspace_id, position)');
@@ -42,18 +45,17 @@ async function main(): Promise<void> {
     const now = new Date();
     const id = newId();
     const data = { email: 'a@b.test', campaignId: null };
-    const analytics = { id, workspace_id: workspaceId, type: 'sent', is_warmup: false, flagged: false, occurred_at: now };
+    const analytics = { id, workspace_id: workspaceId, campaign_id: null, step_id: null, variant_id: null, account_id: null, contact_id: null, message_id: null, type: 'sent', is_warmup: false, flagged: false, occurred_at: now };
     const feedRow = { id, workspace_id: workspaceId, type: 'email.sent', campaign_id: null, occurred_at: now, recorded_at: now, payload: JSON.stringify({ id, type: 'email.sent', occurredAt: now.toISOString(), workspaceId, data }) };
-    if (variant === 'feed (shipped)') {
-      await services.events.record(trx, { workspaceId, type: 'email.sent', occurredAt: now, data, mail: {} });
-    } else {
-      await trx('email_events').insert(analytics);
-      if (variant === 'feed row') await trx('events_plain').insert(feedRow);
-      if (variant === 'immediate lock') {
-        await trx.raw('INSERT INTO event_streams (workspace_id) VALUES (?) ON CONFLICT DO NOTHING', [workspaceId]);
-        const [row] = await trx('event_streams').where({ workspace_id: workspaceId }).increment('last_position', 1).returning('last_position');
-        await trx('events_plain').insert({ ...feedRow, position: row.last_position });
-      }
+    await store.insertEmailEvent(trx, analytics);
+    if (variant === 'feed (shipped)') await store.insertFeedEvent(trx, feedRow);
+    if (variant === 'feed row') await trx('events_plain').insert(feedRow);
+    if (variant === 'immediate lock') {
+      const [row] = await trx.raw(
+        'INSERT INTO event_streams AS s (workspace_id, last_position) VALUES (?, 1) ON CONFLICT (workspace_id) DO UPDATE SET last_position = s.last_position + 1 RETURNING last_position',
+        [workspaceId],
+      ).then((r: { rows: { last_position: string }[] }) => r.rows);
+      await trx('events_plain').insert({ ...feedRow, position: row.last_position });
     }
     if (workMs > 0) await trx.raw('SELECT pg_sleep(?)', [workMs / 1000]);
   };
