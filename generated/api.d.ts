@@ -6206,7 +6206,7 @@ export interface components {
             attempt: number;
             /** Format: date-time */
             attemptedAt: string;
-            /** Format: uuid" */
+            /** Format: uuid */
             deliveryId: string;
             /**
              * @description Where the delivery stands now; `failed` after the last retry or a `410`.
@@ -6221,7 +6221,7 @@ export interface components {
              */
             eventId: string;
             eventType: components["schemas"]["EventType"];
-            /** Format: date-time" */
+            /** Format: date-time */
             nextAttemptAt: string | null;
             responseExcerpt: string | null;
             /** @description The HTTP status answered, null when none came (timeout, refused). */

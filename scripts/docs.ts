@@ -36,12 +36,19 @@ const INLINE_LOGO =
 export function buildDocs(): string {
   const spec = JSON.parse(readFileSync(join(root, 'generated', 'openapi.json'), 'utf8'));
   mkdirSync(join(root, 'dist', 'docs'), { recursive: true });
-  execFileSync(
-    join(root, 'node_modules', '.bin', 'redocly'),
-    ['build-docs', 'generated/openapi.json', '--inlineBundle', '--title', spec.info.title, '-o', DOCS_FILE],
-    // Telemetry off: the CLI would report the build, and the page would send traces to Redocly.
-    { cwd: root, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, REDOCLY_TELEMETRY: 'off' } },
-  );
+  try {
+    execFileSync(
+      join(root, 'node_modules', '.bin', 'redocly'),
+      ['build-docs', 'generated/openapi.json', '--inlineBundle', '--title', spec.info.title, '-o', DOCS_FILE],
+      // Telemetry off: the CLI would report the build, and the page would send traces to Redocly. Its notices
+      // (boxed Node 20 and Redoc 3 banners, progress) go to stderr, which has no quiet option: it is kept and
+      // shown only when the build fails, so `npm start` prints nothing of it before the API key.
+      { cwd: root, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', env: { ...process.env, REDOCLY_TELEMETRY: 'off' } },
+    );
+  } catch (err) {
+    const output = (err as { stderr?: string }).stderr;
+    throw new Error(`redocly build-docs failed${output ? `:\n${output}` : ''}`);
+  }
   let html = readFileSync(DOCS_FILE, 'utf8');
   for (const logo of ATTRIBUTION_LOGOS) html = html.replaceAll(logo, INLINE_LOGO);
   writeFileSync(DOCS_FILE, html);

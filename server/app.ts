@@ -12,6 +12,7 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import { BUNDLED_SPEC, DOCS_DIR } from './project-root';
 import { requestContext } from './http/request-context';
 import { requestLog } from './http/request-log';
+import { healthRoutes, type Readiness } from './http/health';
 import { authenticate } from './http/auth';
 import { AuthFailureLimiter } from './http/auth-failures';
 import { idempotency } from './http/idempotency';
@@ -23,7 +24,12 @@ import { ApiError } from './http/errors';
 import { trackingRouter } from './modules/tracking/routes';
 import { createRoutes, createServices, type Deps, type Services } from './services';
 
-export function createApp(deps: Deps, services: Services = createServices(deps)) {
+export interface AppOptions {
+  /** The process's shutdown state, which /readyz reports (main.ts); tests may pass their own. */
+  readiness?: Readiness;
+}
+
+export function createApp(deps: Deps, services: Services = createServices(deps), options: AppOptions = {}) {
   const { config, logger, clock, db } = deps;
   const spec = JSON.parse(readFileSync(BUNDLED_SPEC, 'utf8'));
   const app = express();
@@ -45,17 +51,7 @@ export function createApp(deps: Deps, services: Services = createServices(deps))
   }
   app.use(requestLog(logger));
 
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  app.get('/readyz', async (_req, res) => {
-    try {
-      await db.raw('select 1');
-      res.json({ status: 'ok' });
-    } catch {
-      res.status(503).json({ status: 'unavailable' });
-    }
-  });
+  app.use(healthRoutes(db, options.readiness ?? { draining: false }));
   app.get('/openapi.json', (_req, res) => {
     res.json(spec);
   });

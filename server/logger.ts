@@ -2,10 +2,19 @@ import pino, { Logger } from 'pino';
 
 export type { Logger };
 
-/** Structured JSON lines. API keys never reach the log: the auth header is redacted. */
-export function createLogger(level: string): Logger {
-  return pino({
+/**
+ * Structured JSON lines, or readable lines when stdout is a terminal (pino-pretty, written in this thread so
+ * they keep their order with the first start's console lines). API keys never reach the log: the auth header
+ * is redacted.
+ */
+export function createLogger(level: string, pretty: boolean = process.stdout.isTTY === true): Logger {
+  const options = {
     level,
     redact: { paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'apiKey', 'password'], censor: '[redacted]' },
-  });
+  };
+  if (!pretty) return pino(options);
+  // Loaded only for a terminal: a service writing JSON to a collector never needs it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const prettyStream = require('pino-pretty') as typeof import('pino-pretty');
+  return pino(options, prettyStream({ sync: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' }));
 }

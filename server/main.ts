@@ -37,7 +37,8 @@ async function main(): Promise<void> {
   const { config, logger } = deps;
   if (config.seedDemo) await seedDemo(deps, services, config.port);
 
-  const server = createApp(deps, services).listen(config.port, () => {
+  const readiness = { draining: false };
+  const server = createApp(deps, services, { readiness }).listen(config.port, () => {
     const { port } = server.address() as AddressInfo;
     logger.info({ port, database: database.kind }, `listening on http://localhost:${port}`);
   });
@@ -51,6 +52,8 @@ async function main(): Promise<void> {
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
+    // /readyz answers 503 from now on, to the balancer's checks on connections still open.
+    readiness.draining = true;
     logger.info({ signal }, 'shutting down: finishing requests in flight');
     server.close(async () => {
       await shutdownJobs(worker, services, database);

@@ -111,5 +111,12 @@ export async function migrate(db: Db): Promise<string[]> {
   return applied as string[];
 }
 
+/** Migrations of this build not yet applied to the database (a query of knex's table; the list is read from disk). */
+export async function pendingMigrations(db: Db): Promise<string[]> {
+  // The migration source above names migrations by string, so knex lists the pending ones as those names.
+  const [, pending] = (await db.migrate.list()) as [unknown[], string[]];
+  return pending;
+}
+
 /** A write refused by a unique index (PostgreSQL and PGlite both report SQLSTATE 23505). */
 export const isUniqueViolation = (err: unknown): boolean => (err as { code?: string } | null)?.code === '23505';

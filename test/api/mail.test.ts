@@ -54,7 +54,7 @@ describeWithDovecot('mail module', () => {
       record: { workspaceId: ws.workspaceId, accountId: smtpA.accountId, kind: 'warmup' },
     });
     expect(first.outcome.kind).toBe('sent');
-    expect(first.row).toMatchObject({ kind: 'warmup', status: 'sent', direction: 'outbound', subject: 'Checking in', message_id: first.composed.messageId, thread_id: first.row!.id });
+    expect(first.row).toMatchObject({ kind: 'warmup', status: 'sent', direction: 'outbound', subject: 'Checking in', message_id: first.composed.messageId, thread_id: first.row.id });
     expect(first.composed.messageId).toMatch(/^<[0-9a-f-]{36}@acme-mail\.io>$/);
     const got = sink.received.at(-1)!;
     expect(got.envelope).toEqual({ from: A, to: [B] });
@@ -65,7 +65,7 @@ describeWithDovecot('mail module', () => {
     const listed = await ws.client.GET('/v2/email/list', { params: { query: {} } });
     expect(listed.data!.data.items).toEqual([]);
 
-    const parent = await mail.threadParent(t.db, first.row!.id);
+    const parent = await mail.threadParent(t.db, first.row.id);
     const answer = await mail.send({
       login: smtpA,
       draft: { to: B, text: 'Any news?', parent },
@@ -73,7 +73,7 @@ describeWithDovecot('mail module', () => {
       appendToSent: imapA,
     });
     expect(answer.appendedToSent).toBe(true);
-    expect(answer.row).toMatchObject({ subject: 'Re: Checking in', in_reply_to: first.composed.messageId, references: [first.composed.messageId], thread_id: first.row!.thread_id });
+    expect(answer.row).toMatchObject({ subject: 'Re: Checking in', in_reply_to: first.composed.messageId, references: [first.composed.messageId], thread_id: first.row.thread_id });
     const threaded = sink.received.at(-1)!.parsed;
     expect(threaded.subject).toBe('Re: Checking in');
     expect(threaded.inReplyTo).toBe(first.composed.messageId);

@@ -3,7 +3,7 @@
  * workspace and prints its key once, the key works, the demo lead data answers a search, and
  * SIGTERM stops the process cleanly (the database is released for the next process).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -53,6 +53,11 @@ it('starts with a demo workspace, serves its key, and stops cleanly on SIGTERM',
   const apiKey = /API key \(shown once, keep it\): (lr_\S+)/.exec(first.output())?.[1];
   expect(apiKey).toBeDefined();
   expect(first.output()).toContain(`curl -H 'X-API-Key: ${apiKey}'`);
+  // A quiet first start: up to "listening", only our JSON log lines and the first-start box, no library's notice.
+  const out = first.output();
+  const startLines = out.slice(0, out.indexOf('"msg":"listening')).split('\n').slice(0, -1).filter(Boolean);
+  const foreign = startLines.filter((line) => !/^\{"level":\d+,.*"msg":/.test(line) && !/^-{72}$|^First start: |^and a demo lead database |^API key \(shown once|^Try it: |^Docs: /.test(line));
+  expect(foreign).toEqual([]);
 
   const auth = await fetch(`${base}/v1/authenticate`, { headers: { 'X-API-Key': apiKey! } });
   expect(auth.status).toBe(200);
@@ -79,6 +84,12 @@ it('starts with a demo workspace, serves its key, and stops cleanly on SIGTERM',
   const exited2 = exitCode(second.child);
   second.child.kill('SIGTERM');
   expect(await exited2).toBe(0);
+});
+
+it('builds the docs portal printing only its own line (the docs tool\'s notices are kept unless it fails)', () => {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', join(__dirname, '../../scripts/docs.ts')], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+  expect(result.status).toBe(0);
+  expect(`${result.stdout}${result.stderr}`.trim()).toMatch(/^documentation portal: \S+index\.html$/);
 });
 
 it('takes over the embedded database at once after its owner was killed, and still refuses a live owner', async () => {

@@ -15,7 +15,7 @@ import knex from 'knex';
 import createClient from 'openapi-fetch';
 import pino from 'pino';
 import type { paths } from '../../generated/api';
-import { createApp } from '../../server/app';
+import { createApp, type AppOptions } from '../../server/app';
 import { loadConfig, type Config } from '../../server/config';
 import { migrate, openDatabase, type Database } from '../../server/db';
 import { createServices, type Deps, type Services } from '../../server/services';
@@ -92,7 +92,7 @@ async function openTestDatabase(): Promise<Database & { url?: string }> {
 }
 
 export async function startTestServer(
-  options: { config?: Partial<Config>; clock?: TestClock; logger?: Deps['logger'] } = {},
+  options: { config?: Partial<Config>; clock?: TestClock; logger?: Deps['logger']; app?: AppOptions } = {},
 ): Promise<TestServer> {
   const database = await openTestDatabase();
   const clock = options.clock ?? new TestClock();
@@ -101,7 +101,7 @@ export async function startTestServer(
   const logger = options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const deps: Deps = { config, db: database.db, clock, logger };
   const services = createServices(deps);
-  const app = createApp(deps, services);
+  const app = createApp(deps, services, options.app);
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });

@@ -451,7 +451,7 @@ export class InboxService {
       record: { workspaceId, accountId: login.accountId, kind: 'manual', campaignId: target.campaign_id, contactId: target.contact_id },
       appendToSent: await this.accounts.imapLogin(this.db, login.accountId),
     });
-    return { message: toEmailMessage(sent.row!), appendedToSent: sent.appendedToSent };
+    return { message: toEmailMessage(sent.row), appendedToSent: sent.appendedToSent };
   }
 
   /** POST /v2/email/set-intent */

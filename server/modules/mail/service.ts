@@ -140,6 +140,8 @@ export class MailService {
   }
 
   /** Composes, sends and (as asked) records one message and appends it to Sent. */
+  send(request: SendRequest & { record: RecordAs }): Promise<SendResult & { row: MessageRow }>;
+  send(request: SendRequest): Promise<SendResult>;
   async send(request: SendRequest): Promise<SendResult> {
     const { login } = request;
     const composed = compose({ ...request.draft, from: login.email, date: request.draft.date ?? this.clock.now() });

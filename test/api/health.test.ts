@@ -1,0 +1,45 @@
+/**
+ * Health for a load balancer: /healthz while the process runs; /readyz only when the database answers and
+ * every migration is applied, and 503 once a shutdown has started. Neither needs a key or counts to a quota.
+ */
+import { startTestServer, type TestServer } from '../helpers/server';
+
+let t: TestServer;
+const readiness = { draining: false };
+beforeAll(async () => {
+  t = await startTestServer({ app: { readiness } });
+});
+afterAll(() => t.close());
+
+it('answers ready with the database reachable and every migration applied, without a key', async () => {
+  expect(await (await t.fetch('/healthz')).json()).toEqual({ status: 'ok' });
+  const ready = await t.fetch('/readyz');
+  expect(ready.status).toBe(200);
+  expect(await ready.json()).toEqual({ status: 'ok' });
+});
+
+it('answers 503 naming the migration this build has and the database lacks', async () => {
+  const last = await t.db('knex_migrations').orderBy('id', 'desc').first();
+  await t.db('knex_migrations').where({ id: last.id }).delete();
+  try {
+    const ready = await t.fetch('/readyz');
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toEqual({ status: 'migrationsPending', pending: [last.name] });
+  } finally {
+    await t.db('knex_migrations').insert(last);
+  }
+  expect((await t.fetch('/readyz')).status).toBe(200);
+});
+
+it('answers 503 and closes the connection once shutdown has started, while /healthz stays up', async () => {
+  readiness.draining = true;
+  try {
+    const ready = await t.fetch('/readyz');
+    expect(ready.status).toBe(503);
+    expect(ready.headers.get('connection')).toBe('close');
+    expect(await ready.json()).toEqual({ status: 'draining' });
+    expect((await t.fetch('/healthz')).status).toBe(200);
+  } finally {
+    readiness.draining = false;
+  }
+});
