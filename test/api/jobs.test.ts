@@ -17,8 +17,8 @@ let receiver: WebhookReceiver;
 beforeAll(async () => {
   dns = await startDnsServer({ 'acme.com': { MX: [{ exchange: 'mx.acme.com', priority: 10 }] }, 'mailinator.com': { MX: [{ exchange: 'mx.mailinator.com', priority: 10 }] } });
   receiver = await startWebhookReceiver();
-  // Batches of 2 rows, so a few rows make several batches.
-  t = await startTestServer({ config: { jobBatchSize: 2, dnsServers: [dns.address], dnsTimeoutMs: 300, secretKey: '88'.repeat(32), allowPrivateWebhooks: true } });
+  // Batches of 2 rows, one at a time, so a few rows make several runs of the worker.
+  t = await startTestServer({ config: { jobBatchSize: 2, jobConcurrency: 1, dnsServers: [dns.address], dnsTimeoutMs: 300, secretKey: '88'.repeat(32), allowPrivateWebhooks: true } });
   ws = await t.createWorkspace();
   await insertFixtures(t.db);
 });

@@ -29,6 +29,31 @@ export function startServerProcess(databaseUrl: string): Promise<string> {
   });
 }
 
+/**
+ * Starts `npm run worker`'s entry (server/worker-main.ts) on the database with extra settings, and answers
+ * the process once its worker runs (kill it with SIGKILL to play a crash).
+ */
+export function startWorkerProcess(databaseUrl: string, env: Record<string, string> = {}): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '../../server/worker-main.ts')], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'info', NODE_OPTIONS: '', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('worker process did not start in 60 s')), 60_000);
+    let buffer = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString();
+      if (buffer.includes('"msg":"worker started"')) {
+        clearTimeout(timer);
+        buffer = '';
+        resolve(child);
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`worker process exited with ${code}`)));
+  });
+}
+
 export function stopServerProcesses(): void {
   for (const child of children.splice(0)) child.kill('SIGTERM');
 }

@@ -52,15 +52,20 @@ export class JobStore {
     await db('jobs').insert({ ...row, counts: json(row.counts), options: json(row.options), data_options: json(row.data_options) });
   }
 
+  /*
+   * Jobs are locked FOR NO KEY UPDATE: the batch's inserts of rows referencing the job hold FOR KEY SHARE on
+   * it, and two batches upgrading that to FOR UPDATE would deadlock each other.
+   */
+
   /** A visible job of the workspace (never one still receiving its upload). */
   async find(db: Executor, workspaceId: string, id: string, forUpdate = false): Promise<JobRow | undefined> {
     const q = db<JobRow>('jobs').where({ id, workspace_id: workspaceId }).whereNot('status', 'receiving').first();
-    return forUpdate ? q.forUpdate() : q;
+    return forUpdate ? q.forNoKeyUpdate() : q;
   }
 
   async findById(db: Executor, id: string, forUpdate = false): Promise<JobRow | undefined> {
     const q = db<JobRow>('jobs').where({ id }).first();
-    return forUpdate ? q.forUpdate() : q;
+    return forUpdate ? q.forNoKeyUpdate() : q;
   }
 
   async page(db: Executor, workspaceId: string, filter: { type?: string; status?: string }, limit: number, skip: number): Promise<{ rows: JobRow[]; total: number }> {
