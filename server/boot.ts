@@ -16,9 +16,12 @@ export async function boot(): Promise<{ deps: Deps; services: Services; database
   return { deps, services: createServices(deps), database };
 }
 
-/** The background jobs: campaign sending, mailbox reading, webhook delivery, expired idempotency keys and bulk jobs (import, verify, enrich). */
+/** The background jobs: campaign sending, mailbox reading, webhook delivery, expired idempotency keys and bulk jobs (import, verify, enrich), warm-up sending and reading, and the event feed's retention. */
 export function startJobs({ deps, services }: { deps: Deps; services: Services }): Worker {
-  return startWorker({ sending: services.sending, inbox: services.inbox, webhooks: services.webhooks, idempotencyKeys: services.idempotency, jobs: services.jobs, eventRetention: services.events.retention }, { tickSeconds: deps.config.sendingTickSeconds, logger: deps.logger });
+  return startWorker(
+    { sending: services.sending, inbox: services.inbox, webhooks: services.webhooks, idempotencyKeys: services.idempotency, jobs: services.jobs, warmupSend: services.warmup.sender, warmupRead: services.warmup.reader, eventRetention: services.events.retention },
+    { tickSeconds: deps.config.sendingTickSeconds, logger: deps.logger },
+  );
 }
 
 /** Stops the worker, closes SMTP pools and the database. */

@@ -74,6 +74,8 @@ export interface Config {
   inboxMessagesPerRun: number;
   inboxAccountsPerRun: number;
   inboxConcurrency: number;
+  /** How often the warm-up reader reads each pool mailbox. */
+  warmupReadIntervalSeconds: number;
   imapTimeoutMs: number;
   /** Allow webhook URLs on loopback, private or link-local addresses, and plain http. */
   allowPrivateWebhooks: boolean;
@@ -149,6 +151,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     inboxMessagesPerRun: Math.max(1, int('INBOX_MESSAGES_PER_RUN', 200, env)),
     inboxAccountsPerRun: Math.max(1, int('INBOX_ACCOUNTS_PER_RUN', 50, env)),
     inboxConcurrency: Math.max(1, int('INBOX_CONCURRENCY', 8, env)),
+    warmupReadIntervalSeconds: Math.max(1, int('WARMUP_READ_INTERVAL_SECONDS', 60, env)),
     imapTimeoutMs: Math.max(1000, int('IMAP_TIMEOUT_MS', 15000, env)),
     creditCosts: {
       workEmailReveal: int('CREDIT_COST_WORK_EMAIL', 1, env),

@@ -10,6 +10,9 @@ import { QuotaService } from './http/quota';
 import type { Route } from './http/route';
 import { accountRoutes } from './modules/account/routes';
 import { analyticsRoutes } from './modules/analytics/routes';
+import { warmupRoutes } from './modules/warmup/routes';
+import { DEFAULT_WARMUP_SETTINGS, WarmupService } from './modules/warmup/service';
+import { WarmupStore } from './modules/warmup/store';
 import { campaignRoutes } from './modules/campaign/routes';
 import { contactRoutes } from './modules/contact/routes';
 import { inboxRoutes } from './modules/inbox/routes';
@@ -27,7 +30,7 @@ import { JobService } from './modules/job/service';
 import { JobStore } from './modules/job/store';
 import { IdempotencyStore } from './http/idempotency';
 import { createDnsLookup } from './dns';
-import { AccountMailAccess, AccountService, type LinkedCampaigns, type MailLoginCheck } from './modules/account/service';
+import { AccountMailAccess, AccountService, type WarmupSentToday, type LinkedCampaigns, type MailLoginCheck } from './modules/account/service';
 import { AccountStore } from './modules/account/store';
 import { SecretBox } from './modules/account/secrets';
 import { AnalyticsService } from './modules/analytics/service';
@@ -96,7 +99,9 @@ export function createServices(deps: Deps) {
     lockLinkedTo: (...args) => campaigns.lockLinkedTo(...args),
     pauseWithoutAccounts: (...args) => campaigns.pauseWithoutAccounts(...args),
   };
-  const accounts = new AccountService(db, accountStore, events, linkedCampaigns, workspaces, secrets, dns, config, clock, config.verifyMailLogins ? loginCheck : null);
+  // The account view shows today's warm-up sends, which the warm-up pool counts (built below).
+  const warmupSentToday: WarmupSentToday = (...args) => warmup.sentToday(...args);
+  const accounts = new AccountService(db, accountStore, events, linkedCampaigns, workspaces, secrets, dns, config, clock, warmupSentToday, config.verifyMailLogins ? loginCheck : null);
   const campaigns = new CampaignService(db, new CampaignStore(), events, accounts, clock);
   const contacts = new ContactService(db, new ContactStore(), events, workspaces, campaigns, clock);
   const leadStore = new LeadStore(clock, config.searchCountCacheSeconds);
@@ -119,8 +124,12 @@ export function createServices(deps: Deps) {
   const analytics = new AnalyticsService(db, events, campaigns, contacts, accounts, replyIntents, clock);
   const webhooks = new WebhookService(db, new WebhookStore(), secrets, campaigns, config, clock);
   events.onRecorded(webhooks.enqueue);
+  const warmup = new WarmupService(db, new WarmupStore(), accounts, mailAccess, mail, workspaces, events, secrets, clock, deps.logger, {
+    ...DEFAULT_WARMUP_SETTINGS,
+    readIntervalMs: config.warmupReadIntervalSeconds * 1000,
+  });
   const jobs = new JobService(db, new JobStore(), contacts, campaigns, suppression, verification, enrichment, leads, events, clock, deps.logger, config.jobBatchSize, config.jobConcurrency);
-  return { jobs, webhooks, sending, tracking, suppression, mail, inbox, events, credits, workspaces, quota, idempotency, whitelabel, campaigns, contacts, accounts, analytics, leads, verification, enrichment, lists };
+  return { warmup, jobs, webhooks, sending, tracking, suppression, mail, inbox, events, credits, workspaces, quota, idempotency, whitelabel, campaigns, contacts, accounts, analytics, leads, verification, enrichment, lists };
 }
 
 export type Services = ReturnType<typeof createServices>;
@@ -132,6 +141,7 @@ export function createRoutes(services: Services): Route[] {
     ...campaignRoutes(services),
     ...accountRoutes(services),
     ...analyticsRoutes(services),
+    ...warmupRoutes(services),
     ...contactRoutes(services),
     ...leadRoutes(services),
     ...verificationRoutes(services),

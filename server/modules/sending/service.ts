@@ -157,8 +157,11 @@ export class SendingService {
     let newLeft = campaign.daily_new_contacts === null ? Infinity : campaign.daily_new_contacts - campaignDay.first;
     const locked = await this.store.lockSendingAccounts(trx, campaignId, now);
     if (campaignLeft <= 0 || locked.length === 0) return [];
-    const sentToday = await this.mail.sentSinceByAccount(trx, locked.map((a) => a.id), 'campaign', startOfLocalDay(campaign.workspace_timezone, now));
-    const accounts: SendingAccount[] = locked.map((a) => ({ ...a, sent_today: sentToday.get(a.id) ?? 0 }));
+    const dayStart = startOfLocalDay(campaign.workspace_timezone, now);
+    const sentToday = await this.mail.sentSinceByAccount(trx, locked.map((a) => a.id), 'campaign', dayStart);
+    // Warm-up mail shares the account's daily limit with campaigns.
+    const warmupToday = await this.mail.sentSinceByAccount(trx, locked.map((a) => a.id), 'warmup', dayStart);
+    const accounts: SendingAccount[] = locked.map((a) => ({ ...a, sent_today: (sentToday.get(a.id) ?? 0) + (warmupToday.get(a.id) ?? 0) }));
     const claimed: Claimed[] = [];
     const due = await this.store.dueContacts(trx, campaignId, now, this.options.batchSize);
     const suppressed = await this.suppression.filterSuppressed(trx, campaign.workspace_id, due.map((c) => c.email));
