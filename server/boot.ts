@@ -1,5 +1,10 @@
 /** What the server and the worker process both start with: config, logger, migrated database, services. */
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { systemClock } from './clock';
+import { tracing } from './observability/preload';
+import { noTelemetry } from './telemetry';
+import { BUNDLED_SPEC } from './project-root';
 import { loadConfig } from './config';
 import { migrate, openDatabase, type Database } from './db';
 import { createLogger } from './logger';
@@ -13,6 +18,20 @@ export async function boot(): Promise<{ deps: Deps; services: Services; database
   const applied = await migrate(database.db);
   if (applied.length) logger.info({ applied }, 'migrations applied');
   const deps: Deps = { config, db: database.db, clock: systemClock, logger };
+  if (config.metricsPort !== undefined) {
+    // Loaded only when asked for: without METRICS_PORT, prom-client never loads.
+    const { createMetrics } = await import('./observability/metrics');
+    const metrics = createMetrics({ spec: JSON.parse(readFileSync(BUNDLED_SPEC, 'utf8')), clock: systemClock, db: database.db });
+    const server = await metrics.serve(config.metricsPort);
+    server.unref();
+    logger.info({ metricsPort: (server.address() as AddressInfo).port }, 'metrics at /metrics');
+    deps.telemetry = metrics;
+  }
+  if (tracing) {
+    // Each worker run in a trace of its own, counted in metrics too when they are on.
+    const base = deps.telemetry ?? noTelemetry;
+    deps.telemetry = { ...base, jobRun: (job, run) => tracing!.jobRun(job, () => base.jobRun(job, run)) };
+  }
   return { deps, services: createServices(deps), database };
 }
 
@@ -20,13 +39,15 @@ export async function boot(): Promise<{ deps: Deps; services: Services; database
 export function startJobs({ deps, services }: { deps: Deps; services: Services }): Worker {
   return startWorker(
     { sending: services.sending, inbox: services.inbox, webhooks: services.webhooks, idempotencyKeys: services.idempotency, jobs: services.jobs, warmupSend: services.warmup.sender, warmupRead: services.warmup.reader, eventRetention: services.events.retention },
-    { tickSeconds: deps.config.sendingTickSeconds, logger: deps.logger },
+    { tickSeconds: deps.config.sendingTickSeconds, logger: deps.logger, telemetry: deps.telemetry },
   );
 }
 
 /** Stops the worker, closes SMTP pools and the database. */
 export async function shutdownJobs(worker: Worker | null, services: Services, database: Database): Promise<void> {
   await worker?.stop();
+  // The last spans are sent before the process ends.
+  await tracing?.shutdown();
   services.mail.close();
   await database.close();
 }

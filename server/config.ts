@@ -6,6 +6,8 @@ import { resolve } from 'node:path';
 
 export interface Config {
   port: number;
+  /** Serve Prometheus metrics at /metrics on this port (METRICS_PORT; unset: no metrics, prom-client not loaded). */
+  metricsPort: number | undefined;
   /** PostgreSQL connection string; without it the embedded PGlite database in `dataDir` is used. */
   databaseUrl: string | undefined;
   dataDir: string;
@@ -112,6 +114,7 @@ function parseTrustProxy(raw: string | undefined): boolean | number | string {
 export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port: int('PORT', 3000, env),
+    metricsPort: env.METRICS_PORT ? int('METRICS_PORT', 0, env) : undefined,
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: resolve(env.DATA_DIR || './data'),
     logLevel: env.LOG_LEVEL || 'info',

@@ -6,6 +6,7 @@ import type { Config } from './config';
 import type { Db } from './db';
 import type { Clock } from './clock';
 import type { Logger } from './logger';
+import { noTelemetry, type Telemetry } from './telemetry';
 import { QuotaService } from './http/quota';
 import type { Route } from './http/route';
 import { accountRoutes } from './modules/account/routes';
@@ -72,6 +73,8 @@ export interface Deps {
   db: Db;
   clock: Clock;
   logger: Logger;
+  /** Metrics (and traces' job runs) when METRICS_PORT is set; nothing is reported without it. */
+  telemetry?: Telemetry;
 }
 
 export function createServices(deps: Deps) {
@@ -124,6 +127,11 @@ export function createServices(deps: Deps) {
   const analytics = new AnalyticsService(db, events, campaigns, contacts, accounts, replyIntents, clock);
   const webhooks = new WebhookService(db, new WebhookStore(), secrets, campaigns, config, clock);
   events.onRecorded(webhooks.enqueue);
+  const telemetry = deps.telemetry ?? noTelemetry;
+  const messages = telemetry.tally('messages_total', 'Campaign messages handed to SMTP, by outcome (deferred: retried later).', 'outcome');
+  sending.onOutcome((outcome) => messages.add(outcome));
+  const deliveries = telemetry.tally('webhook_deliveries_total', 'Webhook delivery attempts by outcome.', 'outcome');
+  webhooks.onAttempt((outcome) => deliveries.add(outcome));
   const warmup = new WarmupService(db, new WarmupStore(), accounts, mailAccess, mail, workspaces, events, secrets, clock, deps.logger, {
     ...DEFAULT_WARMUP_SETTINGS,
     readIntervalMs: config.warmupReadIntervalSeconds * 1000,

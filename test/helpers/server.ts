@@ -15,7 +15,10 @@ import knex from 'knex';
 import createClient from 'openapi-fetch';
 import pino from 'pino';
 import type { paths } from '../../generated/api';
+import { readFileSync } from 'node:fs';
 import { createApp, type AppOptions } from '../../server/app';
+import { createMetrics, type Metrics } from '../../server/observability/metrics';
+import { BUNDLED_SPEC } from '../../server/project-root';
 import { loadConfig, type Config } from '../../server/config';
 import { migrate, openDatabase, type Database } from '../../server/db';
 import { createServices, type Deps, type Services } from '../../server/services';
@@ -47,6 +50,8 @@ export interface TestServer {
   db: Database['db'];
   clock: TestClock;
   deps: Deps;
+  /** The metrics, when the server was started with `metrics: true`. */
+  metrics: Metrics | undefined;
   services: Services;
   createWorkspace(options?: WorkspaceOptions): Promise<TestWorkspace>;
   /** A typed client with this key (or none). */
@@ -58,7 +63,12 @@ export interface TestServer {
 
 const TEST_PLAN_ID = '00000000-0000-7000-8000-00000000feed';
 
-async function openTestDatabase(): Promise<Database & { url?: string }> {
+async function openTestDatabase(own?: string): Promise<Database & { url?: string }> {
+  if (own) {
+    const database = await openDatabase({ databaseUrl: own, dataDir: '' });
+    await migrate(database.db);
+    return { ...database, url: own };
+  }
   const url = process.env.TEST_DATABASE_URL;
   const runId = process.env.TEST_RUN_ID;
   if (!url || !runId) {
@@ -92,14 +102,18 @@ async function openTestDatabase(): Promise<Database & { url?: string }> {
 }
 
 export async function startTestServer(
-  options: { config?: Partial<Config>; clock?: TestClock; logger?: Deps['logger']; app?: AppOptions } = {},
+  /** `databaseUrl`: a PostgreSQL database of the test's own (test/helpers/own-postgres.ts) instead of the file's. */
+  options: { config?: Partial<Config>; clock?: TestClock; logger?: Deps['logger']; app?: AppOptions; metrics?: boolean; databaseUrl?: string } = {},
 ): Promise<TestServer> {
-  const database = await openTestDatabase();
+  const database = await openTestDatabase(options.databaseUrl);
   const clock = options.clock ?? new TestClock();
   // Account connect logs in to SMTP/IMAP only where a test asks (VERIFY_MAIL_LOGINS is on in production).
   const config = loadConfig({ validateResponses: true, seedDemo: false, verifyMailLogins: false, ...options.config });
   const logger = options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const deps: Deps = { config, db: database.db, clock, logger };
+  // Metrics on the test clock (backlog ages move with it).
+  const metrics = options.metrics ? createMetrics({ spec: JSON.parse(readFileSync(BUNDLED_SPEC, 'utf8')), clock, db: database.db }) : undefined;
+  deps.telemetry = metrics;
   const services = createServices(deps);
   const app = createApp(deps, services, options.app);
   const server: Server = await new Promise((resolve) => {
@@ -121,6 +135,7 @@ export async function startTestServer(
     db: database.db,
     clock,
     deps,
+    metrics,
     services,
     client,
     async createWorkspace(opts: WorkspaceOptions = {}) {
