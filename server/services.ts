@@ -33,7 +33,7 @@ import { IdempotencyStore } from './http/idempotency';
 import { createDnsLookup } from './dns';
 import { AccountMailAccess, AccountService, type WarmupSentToday, type LinkedCampaigns, type MailLoginCheck } from './modules/account/service';
 import { AccountStore } from './modules/account/store';
-import { SecretBox } from './modules/account/secrets';
+import { SecretBox } from './secrets';
 import { AnalyticsService } from './modules/analytics/service';
 import { VerificationService } from './modules/verification/service';
 import { VerificationStore } from './modules/verification/store';
@@ -88,8 +88,7 @@ export function createServices(deps: Deps) {
   const quota = new QuotaService(db, clock);
   const whitelabel = new WhitelabelService(db, workspaces, credits, clock);
   const secrets = new SecretBox(config);
-  // SecretBox has a key when SECRET_KEY is set, and always on the embedded database.
-  const idempotency = new IdempotencyStore(db, clock, config.idempotencyLeaseSeconds, config.secretKey || !config.databaseUrl ? secrets : null);
+  const idempotency = new IdempotencyStore(db, clock, config.idempotencyLeaseSeconds, secrets.available ? secrets : null);
   const mail = new MailService(db, new MailStore(), clock, deps.logger, {
     allowPrivate: config.allowPrivateMailHosts,
     smtpTimeoutMs: config.smtpTimeoutMs,
@@ -114,7 +113,7 @@ export function createServices(deps: Deps) {
   const lists = new ListService(db, new ListStore(), leads, contacts, campaigns, credits, clock);
   const mailAccess = new AccountMailAccess(accountStore, secrets, clock);
   const suppression = new SuppressionService(db, new SuppressionStore(), clock);
-  const tracking = new TrackingService(db, new TokenSigner(() => secrets.deriveKey('link-signing')), config.publicUrl, contacts, suppression, events, clock);
+  const tracking = new TrackingService(db, new TokenSigner(() => secrets.deriveKey('link-signing', 'emailLinks')), config.publicUrl, contacts, suppression, events, clock);
   const sending = new SendingService(db, new SendingStore(), mailAccess, contacts, events, suppression, tracking, mail, clock);
   const replyIntents = new ReplyIntentService(db, new IntentStore(), mail, campaigns, contacts, tracking, events, clock);
   const inboxCollaborators = { mail, accounts: mailAccess, campaigns, contacts, events, suppression, bounces: sending, intents: replyIntents };

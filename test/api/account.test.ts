@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import { newId } from '../../server/ids';
-import { SecretBox } from '../../server/modules/account/secrets';
+import { SecretBox } from '../../server/secrets';
 import { AccountService } from '../../server/modules/account/service';
 import { AccountStore } from '../../server/modules/account/store';
 import { createDnsLookup } from '../../server/dns';

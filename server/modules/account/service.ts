@@ -1,6 +1,6 @@
 /**
  * Email accounts: connect (v2), list, status, vitals, warm-up enable/pause and removal. Passwords are
- * encrypted before they reach the database (secrets.ts); numbers such as sentToday come from the
+ * encrypted before they reach the database (server/secrets.ts); numbers such as sentToday come from the
  * stored email events (the events module), in the workspace's time zone.
  */
 import type { components } from '../../../generated/api';
@@ -9,12 +9,13 @@ import type { Clock } from '../../clock';
 import type { Config } from '../../config';
 import type { DnsLookup } from '../../dns';
 import { newId } from '../../ids';
+import { domainOf } from '../../email-address';
 import { ApiError, conflict, detail, forbidden, badRequest, notFound } from '../../http/errors';
 import { pageOf, paginated } from '../../http/pagination';
 import { dayIn } from '../events/days';
 import { percent, type EventService } from '../events/service';
 import { inWarmupPool, toAccount, warmupReason } from './mapping';
-import type { SecretBox } from './secrets';
+import type { SecretBox } from '../../secrets';
 import type { AccountRow, AccountStore, WarmupColumns } from './store';
 import { checkBlocklists, checkDomain, memoizedA, scoreOf, type DomainVitals } from './vitals';
 import type { WorkspaceService } from '../workspace/service';
@@ -111,11 +112,11 @@ export class AccountService {
     return new Map(ids.map((id) => [id, { campaign: campaign.get(id)?.campaign ?? 0, warmup: warmup.get(id) ?? 0 }]));
   }
 
-  private async view(db: Db, auth: Auth, row: AccountRow): Promise<Schemas['EmailAccount']> {
+  private async view(db: Executor, auth: Auth, row: AccountRow): Promise<Schemas['EmailAccount']> {
     return toAccount(row, (await this.sentToday(db, auth, [row.id])).get(row.id)!);
   }
 
-  private async require(db: Db, auth: Auth, id: string, forUpdate = false): Promise<AccountRow> {
+  private async require(db: Executor, auth: Auth, id: string, forUpdate = false): Promise<AccountRow> {
     const row = await this.store.find(db, auth.workspaceId, id, { forUpdate });
     if (!row) throw accountNotFound();
     return row;
@@ -123,7 +124,7 @@ export class AccountService {
 
   async connect(auth: Auth, body: ConnectRequest): Promise<Schemas['EmailAccount']> {
     // No key, no account: answer 409 before touching anything.
-    this.secrets.ensureKey();
+    this.secrets.ensureKey('emailAccounts');
     const defaults = PROVIDER_SERVERS[body.provider];
     const smtpHost = body.smtp.host ?? defaults.smtp?.[0];
     const smtpPort = body.smtp.port ?? defaults.smtp?.[1];
@@ -365,9 +366,9 @@ export class AccountService {
     const selectors = body.dkimSelectors ?? this.config.dkimSelectors;
     // One look-up set per domain, however many accounts share it.
     const domains = new Map<string, Promise<DomainVitals>>();
-    const domainOf = (row: AccountRow) => row.email.slice(row.email.lastIndexOf('@') + 1).toLowerCase();
+    const domainOfRow = (row: AccountRow) => domainOf(row.email).toLowerCase();
     for (const row of rows) {
-      const domain = domainOf(row);
+      const domain = domainOfRow(row);
       if (!domains.has(domain)) domains.set(domain, checkDomain(this.dns, domain, selectors));
     }
     const since = new Date(this.clock.now().getTime() - REPUTATION_DAYS * 86_400_000);
@@ -376,7 +377,7 @@ export class AccountService {
     return Promise.all(
       body.accountIds.map(async (id) => {
         const row = byId.get(id)!;
-        const domain = domainOf(row);
+        const domain = domainOfRow(row);
         const smtpHost = row.smtp_host ?? PROVIDER_SERVERS[row.provider].smtp?.[0] ?? domain;
         const [checks, blocklists, { totals }] = await Promise.all([
           domains.get(domain)!,

@@ -1,9 +1,14 @@
 import { ok, route } from '../../http/route';
+import type { components } from '../../../generated/api';
 import type { ContactService } from './service';
-import type { SendingService } from '../sending/service';
 import { addedMessage } from './service';
 
-export const contactRoutes = ({ contacts, sending }: { contacts: ContactService; sending: SendingService }) => [
+/** A contact's progress through its campaign's steps: the sending module answers it (declared here so contact does not import sending). */
+export interface ContactProgressSource {
+  contactProgress(contactId: string): Promise<components['schemas']['ContactProgress'] | null>;
+}
+
+export const contactRoutes = ({ contacts, sending }: { contacts: ContactService; sending: ContactProgressSource }) => [
   route('post', '/v1/contact/add', async ({ auth, body }) => {
     const result = await contacts.add(auth.workspaceId, body.campaignId, body.contacts);
     return ok(addedMessage(result), result);

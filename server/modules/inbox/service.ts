@@ -15,6 +15,7 @@ import type { Clock } from '../../clock';
 import type { Db, Executor } from '../../db';
 import type { Backlog } from '../../telemetry';
 import { newId } from '../../ids';
+import { domainOf } from '../../email-address';
 import type { Logger } from '../../logger';
 import { badRequest, conflict, detail, notFound } from '../../http/errors';
 import type { AccountMailAccess } from '../account/service';
@@ -372,7 +373,7 @@ export class InboxService {
       await this.events.record(trx, { workspaceId, type: 'email.replied', occurredAt, mail, data: { ...base, inboundMessageId: inbound.id, subject: inbound.subject, intent, ...(referral ? { referral } : {}) } });
       if (contact && campaign?.stop_on_reply) {
         await this.contacts.finishForMail(trx, workspaceId, contact.id, 'completed');
-        const domain = contact.email.slice(contact.email.lastIndexOf('@') + 1).toLowerCase();
+        const domain = domainOf(contact.email).toLowerCase();
         if (campaign.stop_for_company && !FREE_PROVIDERS.has(domain)) await this.contacts.finishCompany(trx, workspaceId, campaign.id, domain);
       }
       await this.intents.apply(trx, workspaceId, { ...inbound, contact_id: contact?.id ?? null }, mail, intent);
