@@ -21,9 +21,9 @@ export type Contact = Schemas['Contact'];
 export type LeadStatus = Schemas['ContactLeadStatus'];
 export type CustomVariables = Schemas['ContactCustomVariables'];
 export type AddContactsResult = Schemas['ContactAddResult'];
-/** A row to add; `personId` links it to the lead-database person it came from (lists' send-to-campaign). */
 /** A contact as stored, which the mail modules read. */
 export type { ContactRow } from './store';
+/** A row to add; `personId` links it to the lead-database person it came from (lists' send-to-campaign). */
 export type NewContact = Schemas['ContactInput'] & { personId?: string | null };
 
 /** How a request names one contact: by id, or by campaign and address. */
@@ -40,8 +40,6 @@ const REPLY_SETTABLE = new Set<string | null>([null, 'outOfOffice', 'interested'
 
 /** Built-in template variables: a custom variable of the same name would be ambiguous in `{{...}}`. */
 const RESERVED_KEYS = new Set(['email', 'firstName', 'lastName', 'companyName', 'jobTitle', 'phone', 'website', 'linkedinUrl']);
-
-
 
 /** Trimmed text, or null when nothing is left. */
 function text(value: string | null | undefined): string | null {

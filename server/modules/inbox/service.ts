@@ -53,6 +53,8 @@ export interface InboxSettings {
   claimSeconds: number;
   /** Consecutive network failures before the account goes to connectionError (authentication: at once). */
   failuresBeforeError: number;
+  /** Bytes of a message read at most: its headers and the start of its body (what matching and classification read). */
+  maxMessageBytes: number;
 }
 
 export const DEFAULT_INBOX_SETTINGS: InboxSettings = {
@@ -61,6 +63,7 @@ export const DEFAULT_INBOX_SETTINGS: InboxSettings = {
   concurrency: 8,
   claimSeconds: 300,
   failuresBeforeError: 3,
+  maxMessageBytes: 1024 * 1024,
 };
 
 const MAILBOX = 'INBOX';
@@ -220,7 +223,12 @@ export class InboxService {
         mailbox: MAILBOX,
         checkpoint: { uidValidity: checkpoint.uid_validity, lastUid: checkpoint.last_uid },
         limit: this.settings.messagesPerRun,
-        onMessage: async (uid, uidValidity, source) => {
+        maxBytes: this.settings.maxMessageBytes,
+        onMessage: async (uid, uidValidity, source, size) => {
+          if (size > source.length) {
+            // Matched and classified on its headers and first part; the rest (attachments) is never fetched.
+            this.logger.info({ accountId, uid, size, read: source.length, reason: 'message_over_size_limit' }, 'inbox: a large message is read up to the size limit');
+          }
           try {
             await this.db.transaction(async (trx) => {
               await this.processMessage(trx, login, source);

@@ -22,7 +22,7 @@ export type CompanySearchRequest = components['schemas']['CompanySearchRequest']
 export type CreditCosts = Config['creditCosts'];
 
 export const DEFAULT_PEOPLE_DATA_OPTIONS: PeopleDataOption[] = ['workEmailReveal'];
-/** The deepest page a search serves (DESIGN.md). */
+/** The deepest page a search serves: at most 500 pages, as the spec's search operations say. */
 export const MAX_PAGE = 500;
 
 /** Whether a person has the data an option reveals (no data, no charge). */

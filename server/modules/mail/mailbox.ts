@@ -210,9 +210,17 @@ export interface ReadOptions {
   mailbox: string;
   checkpoint: { uidValidity: string | null; lastUid: number };
   limit: number;
-  /** Processes one message and moves the checkpoint (one transaction). */
-  onMessage(uid: number, uidValidity: string, source: Buffer): Promise<void>;
+  /**
+   * At most this many bytes of each message are fetched (its headers and the start of its body), and the
+   * messages fetched at once hold at most READ_BUDGET bytes: memory stays bounded whatever the mail's size.
+   */
+  maxBytes?: number;
+  /** Processes one message and moves the checkpoint (one transaction); `size` is the whole message's, larger than `source` when cut. */
+  onMessage(uid: number, uidValidity: string, source: Buffer, size: number): Promise<void>;
 }
+
+/** Bytes of messages one fetch round trip may hold when `maxBytes` bounds each. */
+const READ_BUDGET = 8 * 1024 * 1024;
 
 /**
  * Hands the messages of one folder after the checkpoint to `onMessage` in UID order, at most `limit` per call,
@@ -226,10 +234,11 @@ export async function readMailbox(session: MailboxSession, options: ReadOptions)
   const uids = (await session.search({ uid: `${lastUid + 1}:*` })).filter((u) => u > lastUid);
   const todo = uids.slice(0, options.limit);
   let processed = 0;
-  for (let i = 0; i < todo.length; i += FETCH_CHUNK) {
-    for (const m of await session.fetch(todo.slice(i, i + FETCH_CHUNK))) {
+  const chunk = options.maxBytes ? Math.max(1, Math.min(FETCH_CHUNK, Math.floor(READ_BUDGET / options.maxBytes))) : FETCH_CHUNK;
+  for (let i = 0; i < todo.length; i += chunk) {
+    for (const m of await session.fetch(todo.slice(i, i + chunk), { maxBytes: options.maxBytes })) {
       if (m.uid <= lastUid) continue;
-      await options.onMessage(m.uid, box.uidValidity, m.source);
+      await options.onMessage(m.uid, box.uidValidity, m.source, m.size);
       lastUid = m.uid;
       processed += 1;
     }
