@@ -2117,6 +2117,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/event/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the event feed
+         * @description The workspace's events in the order they were recorded, for integrations that poll instead of (or as
+         *     well as) receiving webhooks: the same event list (`EventType`), the same `id` and the same JSON as a
+         *     webhook delivery of the event.
+         *
+         *     Start without `after` (from the oldest event kept), then pass each answer's `pagination.nextCursor` as
+         *     `after`. The feed **never skips nor repeats an event**, even while events are being written: every
+         *     event gets a position in its workspace when its transaction commits, positions commit in increasing
+         *     order (a per-workspace lock taken at commit), and a page only ends at a point below which every event
+         *     has committed. `types` and `campaignId` filter what is returned without changing that: the cursor moves
+         *     past the events they leave out. Events are kept for 30 days (`EVENT_RETENTION_DAYS`); a cursor older
+         *     than that continues with the oldest event kept.
+         *
+         *     Costs no credits and changes nothing. Errors: `400` invalid filter or a cursor this API did not give.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/job/cancel": {
         parameters: {
             query?: never;
@@ -5385,6 +5417,18 @@ export interface components {
              * @example 01936f3e-0000-7000-8000-000000000001
              */
             workspaceId: string;
+        };
+        /**
+         * @description Where the next read starts. `nextCursor` is always given: pass it as `after` next time, now or later,
+         *     and the feed continues exactly after what this page returned. When `hasMore` is false the page reached
+         *     the newest event, and `nextCursor` names that point, so polling with it returns only what happens next.
+         */
+        EventFeedPagination: {
+            /** @description More events were already there after this page; read again at once with `nextCursor`. */
+            hasMore: boolean;
+            limit: number;
+            /** @example ev1.1042 */
+            nextCursor: string;
         };
         /**
          * @description The one list of event names. Analytics count the `email.*` events and `contact.unsubscribed`, the
@@ -10785,6 +10829,60 @@ export interface operations {
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
             422: components["responses"]["IdempotencyKeyReusedV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The `nextCursor` of the previous answer.
+                 * @example ev1.1042
+                 */
+                after?: string;
+                /** @description Only events about this campaign (`data.campaignId`). */
+                campaignId?: string;
+                /**
+                 * @description How many items to return (1-100).
+                 * @example 20
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Only these event types (comma-separated).
+                 * @example [
+                 *       "email.replied",
+                 *       "contact.unsubscribed"
+                 *     ]
+                 */
+                types?: components["schemas"]["EventType"][];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The next events after the cursor, oldest first. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            items: components["schemas"]["Event"][];
+                            pagination: components["schemas"]["EventFeedPagination"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];

@@ -20,6 +20,7 @@ import { WarmupStore } from './modules/warmup/store';
 import { campaignRoutes } from './modules/campaign/routes';
 import { contactRoutes } from './modules/contact/routes';
 import { inboxRoutes } from './modules/inbox/routes';
+import { eventRoutes } from './modules/events/routes';
 import { leadRoutes } from './modules/leads/routes';
 import { listRoutes } from './modules/list/routes';
 import { sendingRoutes } from './modules/sending/routes';
@@ -84,7 +85,7 @@ export function createServices(deps: Deps) {
   const dns = createDnsLookup(config);
   const accountStore = new AccountStore();
 
-  const events = new EventService(new EventStore(), clock);
+  const events = new EventService(db, new EventStore(), clock, config.eventRetentionDays);
   const credits = new CreditService(new CreditStore(), clock);
   const workspaces = new WorkspaceService(db, new WorkspaceStore(), credits, clock);
   const quota = new QuotaService(db, clock);
@@ -160,6 +161,7 @@ export function createRoutes(services: Services): Route[] {
     ...listRoutes(services),
     ...whitelabelRoutes(services),
     ...inboxRoutes(services),
+    ...eventRoutes(services),
     ...sendingRoutes(services),
     ...suppressionRoutes(services),
     ...webhookRoutes(services),

@@ -606,6 +606,16 @@ export const entries: Record<string, Entry> = {
       409: async (f) => f.c.POST('/v2/email/reply', { body: { id: (await thread(f, { accountless: true })).inboundId, text: 'Hello' } }),
     },
   },
+  'GET /v2/event/list': {
+    ok: async (f) => {
+      await thread(f);
+      return f.c.GET('/v2/event/list', { params: { query: { types: ['account.statusChanged', 'email.replied'], limit: 10 } } });
+    },
+    errors: {
+      400: (f) => f.c.GET('/v2/event/list', { params: { query: { after: 'not-a-cursor' } } }),
+      401: (f) => f.bad.GET('/v2/event/list'),
+    },
+  },
   'POST /v2/email/set-intent': {
     ok: async (f) => f.c.POST('/v2/email/set-intent', { body: { id: (await thread(f)).inboundId, intent: 'wrongPerson', referral: { name: 'Maria Lopez', email: 'maria@globex.com' } } }),
     errors: {
