@@ -39,10 +39,20 @@ export async function boot(): Promise<{ deps: Deps; services: Services; database
   return { deps, services: createServices(deps), database };
 }
 
-/** The background jobs: campaign sending, mailbox reading, webhook delivery, expired idempotency keys and bulk jobs (import, verify, enrich), warm-up sending and reading, and the event feed's retention. */
+/** The background jobs: campaign sending, mailbox reading, webhook delivery, expired idempotency keys and bulk jobs (import, verify, enrich), warm-up sending and reading, placement tests, and the event feed's retention. */
 export function startJobs({ deps, services }: { deps: Deps; services: Services }): Worker {
   return startWorker(
-    { sending: services.sending, inbox: services.inbox, webhooks: services.webhooks, idempotencyKeys: services.idempotency, jobs: services.jobs, warmupSend: services.warmup.sender, warmupRead: services.warmup.reader, eventRetention: services.events.retention },
+    {
+      sending: services.sending,
+      inbox: services.inbox,
+      webhooks: services.webhooks,
+      idempotencyKeys: services.idempotency,
+      jobs: services.jobs,
+      warmupSend: services.warmup.sender,
+      warmupRead: services.warmup.reader,
+      placement: services.placement,
+      eventRetention: services.events.retention,
+    },
     { tickSeconds: deps.config.workerTickSeconds, logger: deps.logger, telemetry: deps.telemetry },
   );
 }

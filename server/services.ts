@@ -11,6 +11,9 @@ import { QuotaService } from './http/quota';
 import type { Route } from './http/route';
 import { accountRoutes } from './modules/account/routes';
 import { analyticsRoutes } from './modules/analytics/routes';
+import { placementRoutes } from './modules/placement/routes';
+import { PlacementService } from './modules/placement/service';
+import { PlacementStore } from './modules/placement/store';
 import { warmupRoutes } from './modules/warmup/routes';
 import { DEFAULT_WARMUP_SETTINGS, WarmupService } from './modules/warmup/service';
 import { WarmupStore } from './modules/warmup/store';
@@ -31,7 +34,7 @@ import { JobService } from './modules/job/service';
 import { JobStore } from './modules/job/store';
 import { IdempotencyStore } from './http/idempotency';
 import { createDnsLookup } from './dns';
-import { AccountMailAccess, AccountService, type WarmupSentToday, type LinkedCampaigns, type MailLoginCheck } from './modules/account/service';
+import { AccountMailAccess, AccountService, type WarmupSentToday, type WarmupHealthOf, type LinkedCampaigns, type MailLoginCheck } from './modules/account/service';
 import { AccountStore } from './modules/account/store';
 import { SecretBox } from './secrets';
 import { AnalyticsService } from './modules/analytics/service';
@@ -102,9 +105,10 @@ export function createServices(deps: Deps) {
     lockLinkedTo: (...args) => campaigns.lockLinkedTo(...args),
     pauseWithoutAccounts: (...args) => campaigns.pauseWithoutAccounts(...args),
   };
-  // The account view shows today's warm-up sends, which the warm-up pool counts (built below).
+  // The account view shows today's warm-up sends and vitals the warm-up health, which the warm-up pool counts (built below).
   const warmupSentToday: WarmupSentToday = (...args) => warmup.sentToday(...args);
-  const accounts = new AccountService(db, accountStore, events, linkedCampaigns, workspaces, secrets, dns, config, clock, warmupSentToday, config.verifyMailLogins ? loginCheck : null);
+  const warmupHealth: WarmupHealthOf = (...args) => warmup.healthScores(...args);
+  const accounts = new AccountService(db, accountStore, events, linkedCampaigns, workspaces, secrets, dns, config, clock, warmupSentToday, warmupHealth, config.verifyMailLogins ? loginCheck : null);
   const campaigns = new CampaignService(db, new CampaignStore(), events, accounts, clock);
   const contacts = new ContactService(db, new ContactStore(), events, workspaces, campaigns, clock);
   const leadStore = new LeadStore(clock, config.searchCountCacheSeconds);
@@ -138,8 +142,9 @@ export function createServices(deps: Deps) {
     ...DEFAULT_WARMUP_SETTINGS,
     readIntervalMs: config.warmupReadIntervalSeconds * 1000,
   });
+  const placement = new PlacementService(db, new PlacementStore(), accounts, mailAccess, mail, warmup, events, clock, deps.logger);
   const jobs = new JobService(db, new JobStore(), contacts, campaigns, suppression, verification, enrichment, leads, events, clock, deps.logger, config.jobBatchSize, config.jobConcurrency);
-  return { contactLifecycle, warmup, jobs, webhooks, sending, tracking, suppression, mail, inbox, events, credits, workspaces, quota, idempotency, whitelabel, campaigns, contacts, accounts, analytics, leads, verification, enrichment, lists };
+  return { contactLifecycle, placement, warmup, jobs, webhooks, sending, tracking, suppression, mail, inbox, events, credits, workspaces, quota, idempotency, whitelabel, campaigns, contacts, accounts, analytics, leads, verification, enrichment, lists };
 }
 
 export type Services = ReturnType<typeof createServices>;
@@ -152,6 +157,7 @@ export function createRoutes(services: Services): Route[] {
     ...accountRoutes(services),
     ...analyticsRoutes(services),
     ...warmupRoutes(services),
+    ...placementRoutes(services),
     ...contactRoutes(services),
     ...leadRoutes(services),
     ...verificationRoutes(services),

@@ -52,6 +52,18 @@ async function thread(f: Fixture, options: { accountless?: boolean } = {}): Prom
   return { outboundId, inboundId };
 }
 
+/** A pool-only mailbox in the warm-up pool (never reached: no worker runs here), so a placement test has a recipient. */
+async function poolMailbox(f: Fixture): Promise<void> {
+  await f.t.services.warmup.addMailbox({ email: `seed${newId().slice(-12)}@pool-mail.io`, password: 'pw', smtpHost: 'smtp.pool-mail.io', smtpPort: 587, imapHost: 'imap.pool-mail.io', imapPort: 993 });
+}
+
+/** A running placement test of the main workspace. */
+async function placementTest(f: Fixture): Promise<string> {
+  await poolMailbox(f);
+  const res = await f.c.POST('/v2/placement/create', { body: { accountIds: [await f.account()], subject: 'Hi', text: 'Hello', recipientCount: 1 } });
+  return res.data!.data.test.id;
+}
+
 /** A queued verification job of the main workspace. */
 async function job(f: Fixture): Promise<string> {
   const res = await f.c.POST('/v2/job/verify', { body: { emails: ['jane.doe@acme.com'] } });
@@ -670,6 +682,32 @@ export const entries: Record<string, Entry> = {
         return f.clientFor(poor.apiKey).POST('/v2/job/enrich', { body: { people: [{ email: person.work_email }] } });
       },
     },
+  },
+  'POST /v2/placement/create': {
+    ok: async (f) => {
+      await poolMailbox(f);
+      return f.c.POST('/v2/placement/create', { body: { accountIds: [await f.account()], subject: 'Hi', text: 'Hello', recipientCount: 1 } });
+    },
+    errors: {
+      400: (f) => f.c.POST('/v2/placement/create', { body: { accountIds: [], subject: 'Hi', text: 'Hello' } }),
+      404: async (f) => f.c.POST('/v2/placement/create', { body: { accountIds: [await f.account(f.otherC)], subject: 'Hi', text: 'Hello' } }),
+      409: async (f) => {
+        const accountId = await f.account();
+        await f.t.db('email_accounts').where({ id: accountId }).update({ status: 'paused' });
+        return f.c.POST('/v2/placement/create', { body: { accountIds: [accountId], subject: 'Hi', text: 'Hello' } });
+      },
+    },
+  },
+  'GET /v2/placement/get': {
+    ok: async (f) => f.c.GET('/v2/placement/get', { params: { query: { id: await placementTest(f) } } }),
+    errors: {
+      400: (f) => f.c.GET('/v2/placement/get', { params: { query: { id: 'nope' } } }),
+      404: async (f) => f.otherC.GET('/v2/placement/get', { params: { query: { id: await placementTest(f) } } }),
+    },
+  },
+  'GET /v2/placement/list': {
+    ok: (f) => f.c.GET('/v2/placement/list', { params: { query: { status: 'running' } } }),
+    errors: { 400: (f) => f.c.GET('/v2/placement/list', { params: { query: { status: 'paused' as never } } }) },
   },
   'GET /v2/job/get': {
     ok: async (f) => f.c.GET('/v2/job/get', { params: { query: { jobId: await job(f) } } }),

@@ -46,6 +46,9 @@ export interface LinkedCampaigns {
 /** Warm-up emails each of `accountIds` sent today (local day in `timezone`). */
 export type WarmupSentToday = (db: Executor, accountIds: string[], timezone: string) => Promise<Map<string, number>>;
 
+/** The warm-up health (inbox share of the last 7 days) of each of `accountIds`. */
+export type WarmupHealthOf = (db: Executor, accountIds: string[]) => Promise<Map<string, Schemas['WarmupHealth']>>;
+
 /** An account as a campaign's account list shows it. */
 export type AccountSummary = Pick<Schemas['EmailAccount'], 'id' | 'email' | 'provider' | 'status' | 'dailyLimit'>;
 
@@ -95,6 +98,8 @@ export class AccountService {
     private readonly clock: Clock,
     /** Warm-up sends today per account (the warmup module's count, wired by the composition root). */
     private readonly warmupSentToday: WarmupSentToday,
+    /** Warm-up health per account for vitals (the warmup module's, wired by the composition root). */
+    private readonly warmupHealth: WarmupHealthOf,
     /** Tries the logins before an account is stored; null skips it (VERIFY_MAIL_LOGINS=0). */
     private readonly loginCheck: MailLoginCheck | null = null,
   ) {}
@@ -374,6 +379,7 @@ export class AccountService {
     const since = new Date(this.clock.now().getTime() - REPUTATION_DAYS * 86_400_000);
     const a = memoizedA(this.dns);
     const zones = { ip: this.config.dnsblIpZones, domain: this.config.dnsblDomainZones };
+    const health = await this.warmupHealth(this.db, body.accountIds);
     return Promise.all(
       body.accountIds.map(async (id) => {
         const row = byId.get(id)!;
@@ -401,7 +407,15 @@ export class AccountService {
           ...checks,
           blocklists,
           reputation,
-          ...scoreOf({ domain, checks, blocklists, bounceRatePercent: reputation.bounceRatePercent, unsubscribeRatePercent: reputation.unsubscribeRatePercent }),
+          warmupHealth: health.get(id)!,
+          ...scoreOf({
+            domain,
+            checks,
+            blocklists,
+            bounceRatePercent: reputation.bounceRatePercent,
+            unsubscribeRatePercent: reputation.unsubscribeRatePercent,
+            warmupHealth: health.get(id)!,
+          }),
         };
       }),
     );

@@ -52,6 +52,9 @@ export interface FetchOptions {
   maxBytes?: number;
 }
 
+/** What providers call the spam folder when it has no `\Junk` attribute. */
+const SPAM_NAMES = ['Junk', 'Spam', 'Junk E-mail', 'Junk Email', '[Gmail]/Spam', 'Bulk Mail', 'INBOX.Junk', 'INBOX.Spam'];
+
 /** Messages fetched per round trip. */
 const FETCH_CHUNK = 50;
 
@@ -127,6 +130,15 @@ export class MailboxSession {
   /** The folder with this special use (`\Junk`, `\Sent`, ...), or null when the server names none. */
   async specialUse(use: SpecialUse): Promise<string | null> {
     return (await this.folders()).find((f) => f.specialUse === use)?.path ?? null;
+  }
+
+  /** The spam folder: the `\Junk` special-use one, else the first with a name providers use; null when none. */
+  async spamFolder(): Promise<string | null> {
+    const folders = await this.folders();
+    const junk = folders.find((f) => f.specialUse === '\\Junk');
+    if (junk) return junk.path;
+    const byName = new Map(folders.map((f) => [f.path.toLowerCase(), f.path]));
+    return SPAM_NAMES.map((name) => byName.get(name.toLowerCase())).find((path) => path !== undefined) ?? null;
   }
 
   /** Creates the folder unless it exists. */
