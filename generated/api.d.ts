@@ -1916,6 +1916,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/contact/move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move contacts to another campaign
+         * @description Moves contacts (with their ids, fields, status and lead status) to another campaign of the workspace.
+         *     Their emails, replies and events stay attributed to the campaign, step and variant where they happened,
+         *     so the old campaign's analytics do not change. `keepProgress: false` (default) starts the target's
+         *     sequence at step 1 (a contact that had completed becomes active again); `true` keeps its place: the next
+         *     step number, its due time, its account and thread. Unsubscribed and bounced contacts move but are never
+         *     mailed; paused ones stay paused. A contact whose address the target already holds (or that is in the
+         *     target already) is listed in `alreadyInTarget` and not moved: never duplicated. All or nothing for the
+         *     rest.
+         *
+         *     Errors: `400` invalid body; `404` `Campaign not found.` when `toCampaignId` is not a campaign of this
+         *     workspace, or `Contact not found.` with one detail per unknown id (then nothing moves).
+         */
+        post: operations["moveContacts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/contact/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause contacts (in one campaign or everywhere)
+         * @description Pauses contacts: the engine sends them nothing until they are resumed, and they keep their place in the
+         *     sequence (the step they are at, its due time, their account and thread). Name them by `contactIds`, or by
+         *     `emails` (every contact with one of these addresses), in one campaign (`campaignId`) or, without it, in
+         *     every campaign of the workspace: "pause this person everywhere". A message already handed to SMTP when
+         *     the pause arrives still gets its outcome recorded. Contacts already paused are listed in `unchanged`.
+         *     All or nothing: if any contact cannot be paused, nothing is.
+         *
+         *     Errors: `400` neither or both of `contactIds` and `emails`; `404` `Contact not found.` with one detail per
+         *     id (or address) that names no contact of this workspace (of `campaignId` when given), or
+         *     `Campaign not found.`; `409` a contact is `unsubscribed`, `bounced` or `completed` (one detail per contact,
+         *     naming its state): it cannot be paused.
+         */
+        post: operations["pauseContacts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/contact/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume paused contacts where they stopped
+         * @description Resumes paused contacts: each continues from the step where it stopped. Its next step is due when it was
+         *     due before the pause (the step's `delayDays` after the previous send), or at once when that moment passed
+         *     during the pause, and it is sent inside the campaign's schedule, daily limits and gaps between sends like
+         *     any other. A contact that was paused before its first email starts at step 1. Name contacts as for
+         *     pause; contacts already active are listed in `unchanged`. All or nothing.
+         *
+         *     Errors: `400` neither or both of `contactIds` and `emails`; `404` unknown contacts (one detail each) or
+         *     campaign; `409` a contact is `unsubscribed`, `bounced` or `completed` (one detail per contact, naming its
+         *     state): only paused contacts can resume.
+         */
+        post: operations["resumeContacts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/contact/update/status": {
         parameters: {
             query?: never;
@@ -4633,6 +4721,60 @@ export interface components {
             leadStatus: components["schemas"]["ContactLeadStatus"];
         };
         /**
+         * @description `changed`: the contacts whose status changed, as they are now. `unchanged`: contacts that were already in
+         *     the asked state (paused for a pause, active for a resume), with that status.
+         */
+        ContactLifecycleResult: {
+            changed: components["schemas"]["Contact"][];
+            unchanged: {
+                /** Format: uuid */
+                campaignId: string;
+                /** Format: uuid */
+                contactId: string;
+                email: string;
+                /** @enum {string} */
+                status: "active" | "paused" | "completed" | "bounced" | "unsubscribed";
+            }[];
+        };
+        /** @description Contacts to move to another campaign of the workspace. */
+        ContactMoveRequest: {
+            /**
+             * @example [
+             *       "0192f0c5-2b7a-7d10-8c3e-6f4a1b2c3d4e"
+             *     ]
+             */
+            contactIds: string[];
+            /**
+             * @description `false` (default): the contact starts the target's sequence at step 1 (a contact that had finished
+             *     becomes active again). `true`: it keeps its place, continuing at the step number it had reached, after
+             *     the same gap and in the same thread; a contact past the target's last step is `completed`.
+             * @default false
+             */
+            keepProgress?: boolean;
+            /**
+             * Format: uuid
+             * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a11
+             */
+            toCampaignId: string;
+        };
+        ContactMoveResult: {
+            /** @description Contacts not moved because the target campaign already holds their address (or they are in it). */
+            alreadyInTarget: {
+                /** Format: uuid */
+                contactId: string;
+                email: string;
+                /**
+                 * Format: uuid
+                 * @description The contact of the target campaign with this address.
+                 */
+                existingContactId: string;
+            }[];
+            /** @description The moved contacts, as they are now (same ids). */
+            moved: components["schemas"]["Contact"][];
+            /** Format: uuid */
+            toCampaignId: string;
+        };
+        /**
          * @description Where a contact stands in its campaign's sequence. `state`: `waiting` (the next step is due at `nextDueAt`),
          *     `sending` (handed to SMTP now), `held` (the next step needs a template variable the contact lacks: `reason`
          *     says which, e.g. `missing_variable:firstName`; set the variable and the contact is sent again at once),
@@ -4662,6 +4804,32 @@ export interface components {
             /** @enum {string} */
             state: "waiting" | "sending" | "held" | "done" | "unknown";
             stepsSent: number;
+        };
+        /**
+         * @description Which contacts: by `contactIds`, or by `emails` (every contact with one of these addresses), in one
+         *     campaign (`campaignId`) or, without it, in every campaign of the workspace. Send `contactIds` or
+         *     `emails`, not both.
+         */
+        ContactSelection: {
+            /**
+             * Format: uuid
+             * @description Only in this campaign; without it, in every campaign of the workspace.
+             * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+             */
+            campaignId?: string;
+            /**
+             * @example [
+             *       "0192f0c5-2b7a-7d10-8c3e-6f4a1b2c3d4e"
+             *     ]
+             */
+            contactIds?: string[];
+            /**
+             * @description Addresses, compared case-insensitively.
+             * @example [
+             *       "jane.doe@acme.com"
+             *     ]
+             */
+            emails?: string[];
         };
         ContactUnsubscribedData: {
             /** Format: uuid */
@@ -10484,6 +10652,119 @@ export interface operations {
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             404: components["responses"]["NotFoundV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    moveContacts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactMoveRequest"];
+            };
+        };
+        responses: {
+            /** @description The contacts were moved (or reported). */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["ContactMoveResult"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    pauseContacts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactSelection"];
+            };
+        };
+        responses: {
+            /** @description The contacts are paused. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["ContactLifecycleResult"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["ConflictV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    resumeContacts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactSelection"];
+            };
+        };
+        responses: {
+            /** @description The contacts are active. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["ContactLifecycleResult"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["ConflictV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];

@@ -46,6 +46,7 @@ import { CampaignService } from './modules/campaign/service';
 import { CampaignStore } from './modules/campaign/store';
 import { ContactService } from './modules/contact/service';
 import { ContactStore } from './modules/contact/store';
+import { ContactLifecycle } from './modules/contact/lifecycle';
 import { CreditService } from './modules/credits/service';
 import { CreditStore } from './modules/credits/store';
 import { LeadService } from './modules/leads/service';
@@ -119,6 +120,8 @@ export function createServices(deps: Deps) {
   const suppression = new SuppressionService(db, new SuppressionStore(), clock);
   const tracking = new TrackingService(db, new TokenSigner(() => secrets.deriveKey('link-signing', 'emailLinks')), config.publicUrl, contacts, suppression, events, clock);
   const sending = new SendingService(db, new SendingStore(), mailAccess, contacts, events, suppression, tracking, mail, clock);
+  // Moves change the engine's progress rows: the contact module reaches them through this interface.
+  const contactLifecycle = new ContactLifecycle(db, new ContactStore(), campaigns, { moveProgress: (...args) => sending.moveProgress(...args) }, clock);
   const replyIntents = new ReplyIntentService(db, new IntentStore(), mail, campaigns, contacts, tracking, events, clock);
   const inboxCollaborators = { mail, accounts: mailAccess, campaigns, contacts, events, suppression, bounces: sending, intents: replyIntents };
   const inbox = new InboxService(db, new InboxStore(), inboxCollaborators, clock, deps.logger, {
@@ -141,7 +144,7 @@ export function createServices(deps: Deps) {
   });
   const placement = new PlacementService(db, new PlacementStore(), accounts, mailAccess, mail, warmup, events, clock, deps.logger);
   const jobs = new JobService(db, new JobStore(), contacts, campaigns, suppression, verification, enrichment, leads, events, clock, deps.logger, config.jobBatchSize, config.jobConcurrency);
-  return { placement, warmup, jobs, webhooks, sending, tracking, suppression, mail, inbox, events, credits, workspaces, quota, idempotency, whitelabel, campaigns, contacts, accounts, analytics, leads, verification, enrichment, lists };
+  return { contactLifecycle, placement, warmup, jobs, webhooks, sending, tracking, suppression, mail, inbox, events, credits, workspaces, quota, idempotency, whitelabel, campaigns, contacts, accounts, analytics, leads, verification, enrichment, lists };
 }
 
 export type Services = ReturnType<typeof createServices>;

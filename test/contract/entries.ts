@@ -239,6 +239,41 @@ export const entries: Record<string, Entry> = {
     ok: async (f, v) => f.c.POST(at(v, '/v1/contact/delete'), { body: { contactId: (await f.contact()).contactId } }),
     errors: { 404: (f, v) => f.c.POST(at(v, '/v1/contact/delete'), { body: { contactId: MISSING } }) },
   },
+  'POST /v2/contact/pause': {
+    ok: async (f) => f.c.POST('/v2/contact/pause', { body: { contactIds: [(await f.contact()).contactId] } }),
+    errors: {
+      400: (f) => f.c.POST('/v2/contact/pause', { body: {} }),
+      404: (f) => f.c.POST('/v2/contact/pause', { body: { contactIds: [MISSING] } }),
+      409: async (f) => {
+        const { contactId, email } = await f.contact();
+        await f.t.db('contacts').where({ id: contactId }).update({ status: 'bounced' });
+        return f.c.POST('/v2/contact/pause', { body: { emails: [email] } });
+      },
+    },
+  },
+  'POST /v2/contact/resume': {
+    ok: async (f) => {
+      const { contactId } = await f.contact();
+      await f.c.POST('/v2/contact/pause', { body: { contactIds: [contactId] } });
+      return f.c.POST('/v2/contact/resume', { body: { contactIds: [contactId] } });
+    },
+    errors: {
+      400: (f) => f.c.POST('/v2/contact/resume', { body: { contactIds: [MISSING], emails: ['a@b.io'] } }),
+      404: (f) => f.c.POST('/v2/contact/resume', { body: { emails: ['nobody@globex.io'] } }),
+      409: async (f) => {
+        const { contactId } = await f.contact();
+        await f.t.db('contacts').where({ id: contactId }).update({ status: 'unsubscribed' });
+        return f.c.POST('/v2/contact/resume', { body: { contactIds: [contactId] } });
+      },
+    },
+  },
+  'POST /v2/contact/move': {
+    ok: async (f) => f.c.POST('/v2/contact/move', { body: { contactIds: [(await f.contact()).contactId], toCampaignId: await f.campaign(), keepProgress: true } }),
+    errors: {
+      400: (f) => f.c.POST('/v2/contact/move', { body: { contactIds: [], toCampaignId: MISSING } }),
+      404: async (f) => f.c.POST('/v2/contact/move', { body: { contactIds: [(await f.contact()).contactId], toCampaignId: MISSING } }),
+    },
+  },
   'POST /v1/contact/update/status': {
     ok: async (f, v) => f.c.POST(at(v, '/v1/contact/update/status'), { body: { contactId: (await f.contact()).contactId, leadStatus: 'interested' } }),
     errors: {

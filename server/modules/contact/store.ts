@@ -110,6 +110,37 @@ export class ContactStore {
     return rows.map((r: { id: string }) => r.id);
   }
 
+  /** The workspace's contacts among `ids` (of `campaignId` when given), locked in id order. */
+  async lockByIds(db: Executor, workspaceId: string, ids: string[], campaignId?: string): Promise<ContactRow[]> {
+    const q = db<ContactRow>('contacts').where('workspace_id', workspaceId).whereIn('id', ids);
+    if (campaignId) q.andWhere('campaign_id', campaignId);
+    return q.orderBy('id').forUpdate();
+  }
+
+  /** The workspace's contacts with any of these (lower-case) addresses (in `campaignId` when given), locked in id order. */
+  async lockByEmails(db: Executor, workspaceId: string, emails: string[], campaignId?: string): Promise<ContactRow[]> {
+    const q = db<ContactRow>('contacts').where('workspace_id', workspaceId).whereRaw(`lower(email) in (${emails.map(() => '?').join(', ')})`, emails);
+    if (campaignId) q.andWhere('campaign_id', campaignId);
+    return q.orderBy('id').forUpdate();
+  }
+
+  /** Sets `status` on those of `ids` whose status is `from`; returns the rows changed. */
+  async changeStatus(db: Executor, workspaceId: string, ids: string[], from: string, status: string, at: Date): Promise<ContactRow[]> {
+    if (ids.length === 0) return [];
+    return db('contacts').where({ workspace_id: workspaceId, status: from }).whereIn('id', ids).update({ status, updated_at: at }).returning('*');
+  }
+
+  /** Moves the contacts to `campaignId` with the status each should have there; returns them in id order. */
+  async moveTo(db: Executor, workspaceId: string, moves: { id: string; status: string }[], campaignId: string, at: Date): Promise<ContactRow[]> {
+    const byStatus = new Map<string, string[]>();
+    for (const m of moves) byStatus.set(m.status, [...(byStatus.get(m.status) ?? []), m.id]);
+    const out: ContactRow[] = [];
+    for (const [status, ids] of byStatus) {
+      out.push(...(await db('contacts').where('workspace_id', workspaceId).whereIn('id', ids).update({ campaign_id: campaignId, status, updated_at: at }).returning('*')));
+    }
+    return out.sort((a, b) => (a.id < b.id ? -1 : 1));
+  }
+
   /** Completes the active or paused contacts of a campaign whose address is at `domain`. */
   async finishDomain(db: Executor, workspaceId: string, campaignId: string, domain: string, at: Date): Promise<string[]> {
     const rows = await db('contacts')

@@ -244,4 +244,14 @@ export class SendingStore {
   async progressOf(db: Executor, contactId: string): Promise<ProgressRow | undefined> {
     return db('sending_progress').where({ contact_id: contactId }).first();
   }
+
+  /** The progress rows of these contacts, locked. */
+  async lockProgress(db: Executor, contactIds: string[]): Promise<ProgressRow[]> {
+    if (contactIds.length === 0) return [];
+    return db('sending_progress').whereIn('contact_id', contactIds).orderBy('contact_id').forUpdate();
+  }
+
+  async deleteProgress(db: Executor, contactIds: string[]): Promise<void> {
+    if (contactIds.length) await db('sending_progress').whereIn('contact_id', contactIds).delete();
+  }
 }
