@@ -124,11 +124,14 @@ export interface paths {
         put?: never;
         /**
          * Enable warm-up for an email account
-         * @description Starts the account's warm-up (`warmup.enabled` true, `warmup.status` `active`), optionally with new
-         *     settings (daily limit, daily increase, reply rate; fields left out keep their values). Idempotent: enabling
-         *     a running warm-up with the same settings changes nothing and answers `changed: false`. Costs no credits.
-         *     Errors: `400` invalid body; `404` no such account in this workspace; `409` the warm-up network has banned
-         *     the account (`warmup.status` `banned`).
+         * @description Puts the account in the deployment's warm-up pool (`warmup.enabled` true, `warmup.status` `active`),
+         *     optionally with new settings (daily limit, daily increase, reply rate, window hours, weekdays only; fields
+         *     left out keep their values). Enabling from paused restarts the ramp at day 1 and records
+         *     `account.warmupEnabled`; inside its window the account sends its first warm-up email within a minute.
+         *     Idempotent: enabling a running warm-up with the same settings changes nothing and answers `changed: false`.
+         *     Costs no credits. Errors: `400` a setting out of range, or `windowFrom` not before `windowTo` (`details`
+         *     name the field); `404` no such account in this workspace; `409` the account has no IMAP login (warm-up
+         *     needs to read the mailbox: connect it with `imap`), or the pool has banned it (`warmup.status` `banned`).
          */
         post: operations["enableWarmup"];
         delete?: never;
@@ -148,8 +151,9 @@ export interface paths {
         put?: never;
         /**
          * Pause warm-up for an email account
-         * @description Stops the account's warm-up (`warmup.enabled` false, `warmup.status` `paused`; a `banned` status stays
-         *     `banned`). Settings are kept for the next enable. Idempotent: pausing a paused warm-up answers
+         * @description Takes the account out of the warm-up pool (`warmup.enabled` false, `warmup.status` `paused`, reason
+         *     `paused_by_user`, event `account.warmupPaused`; a `banned` status stays `banned`). Warm-up emails already
+         *     written are still read and answered by partners. Settings are kept for the next enable. Idempotent: pausing a paused warm-up answers
          *     `changed: false`. Campaign sending is not affected. Costs no credits. Errors: `400` invalid body; `404` no
          *     such account in this workspace.
          */
@@ -193,13 +197,15 @@ export interface paths {
         };
         /**
          * Account warm-up summary
-         * @description Warm-up analytics of one email account over a range of calendar days in the workspace's time zone
-         *     (default the 30 days ending today; at most 366 days), from the stored email events marked as warm-up:
-         *     events by type, rates (opened, clicked, replied, bounced, unsubscribed divided by warm-up emails sent, in
-         *     percent), a daily series with zeros on quiet days, today's warm-up sends and the current warm-up settings.
-         *     Inbox-versus-spam placement is not among the stored events and is not reported. Costs no credits and
-         *     changes nothing. Errors: `400` missing `accountId`, malformed dates, `startDate` after `endDate`, or a
-         *     range longer than 366 days; `404` no such account in this workspace.
+         * @description Warm-up of one email account over a range of calendar days in the workspace's time zone (default the 30
+         *     days ending today; at most 366 days), from the pool's record of every warm-up email (campaign mail never
+         *     counts): per day and in total, warm-up emails sent (replies included), received from partners, where
+         *     partners' readers found this account's mail (`landedInbox`, `landedSpam`), how many were moved from spam
+         *     to the inbox (`rescued`), answered (`replied`) and bounced; today's warm-up sends; the current settings
+         *     with the reason when it is not running; and the health score, inbox / (inbox + spam) over the last 7
+         *     days, with its label. Costs no credits and changes nothing. Errors: `400` missing `accountId`, malformed
+         *     dates, `startDate` after `endDate`, or a range longer than 366 days; `404` no such account in this
+         *     workspace.
          */
         get: operations["getWarmupSummary"];
         put?: never;
@@ -1033,11 +1039,14 @@ export interface paths {
         put?: never;
         /**
          * Enable warm-up for an email account
-         * @description Starts the account's warm-up (`warmup.enabled` true, `warmup.status` `active`), optionally with new
-         *     settings (daily limit, daily increase, reply rate; fields left out keep their values). Idempotent: enabling
-         *     a running warm-up with the same settings changes nothing and answers `changed: false`. Costs no credits.
-         *     Errors: `400` invalid body; `404` no such account in this workspace; `409` the warm-up network has banned
-         *     the account (`warmup.status` `banned`).
+         * @description Puts the account in the deployment's warm-up pool (`warmup.enabled` true, `warmup.status` `active`),
+         *     optionally with new settings (daily limit, daily increase, reply rate, window hours, weekdays only; fields
+         *     left out keep their values). Enabling from paused restarts the ramp at day 1 and records
+         *     `account.warmupEnabled`; inside its window the account sends its first warm-up email within a minute.
+         *     Idempotent: enabling a running warm-up with the same settings changes nothing and answers `changed: false`.
+         *     Costs no credits. Errors: `400` a setting out of range, or `windowFrom` not before `windowTo` (`details`
+         *     name the field); `404` no such account in this workspace; `409` the account has no IMAP login (warm-up
+         *     needs to read the mailbox: connect it with `imap`), or the pool has banned it (`warmup.status` `banned`).
          */
         post: operations["enableWarmupV2"];
         delete?: never;
@@ -1057,8 +1066,9 @@ export interface paths {
         put?: never;
         /**
          * Pause warm-up for an email account
-         * @description Stops the account's warm-up (`warmup.enabled` false, `warmup.status` `paused`; a `banned` status stays
-         *     `banned`). Settings are kept for the next enable. Idempotent: pausing a paused warm-up answers
+         * @description Takes the account out of the warm-up pool (`warmup.enabled` false, `warmup.status` `paused`, reason
+         *     `paused_by_user`, event `account.warmupPaused`; a `banned` status stays `banned`). Warm-up emails already
+         *     written are still read and answered by partners. Settings are kept for the next enable. Idempotent: pausing a paused warm-up answers
          *     `changed: false`. Campaign sending is not affected. Costs no credits. Errors: `400` invalid body; `404` no
          *     such account in this workspace.
          */
@@ -1102,13 +1112,15 @@ export interface paths {
         };
         /**
          * Account warm-up summary
-         * @description Warm-up analytics of one email account over a range of calendar days in the workspace's time zone
-         *     (default the 30 days ending today; at most 366 days), from the stored email events marked as warm-up:
-         *     events by type, rates (opened, clicked, replied, bounced, unsubscribed divided by warm-up emails sent, in
-         *     percent), a daily series with zeros on quiet days, today's warm-up sends and the current warm-up settings.
-         *     Inbox-versus-spam placement is not among the stored events and is not reported. Costs no credits and
-         *     changes nothing. Errors: `400` missing `accountId`, malformed dates, `startDate` after `endDate`, or a
-         *     range longer than 366 days; `404` no such account in this workspace.
+         * @description Warm-up of one email account over a range of calendar days in the workspace's time zone (default the 30
+         *     days ending today; at most 366 days), from the pool's record of every warm-up email (campaign mail never
+         *     counts): per day and in total, warm-up emails sent (replies included), received from partners, where
+         *     partners' readers found this account's mail (`landedInbox`, `landedSpam`), how many were moved from spam
+         *     to the inbox (`rescued`), answered (`replied`) and bounced; today's warm-up sends; the current settings
+         *     with the reason when it is not running; and the health score, inbox / (inbox + spam) over the last 7
+         *     days, with its label. Costs no credits and changes nothing. Errors: `400` missing `accountId`, malformed
+         *     dates, `startDate` after `endDate`, or a range longer than 366 days; `404` no such account in this
+         *     workspace.
          */
         get: operations["getWarmupSummaryV2"];
         put?: never;
@@ -3272,6 +3284,66 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "account.warmupBanned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * account.warmupBanned
+         * @description What a subscription to `account.warmupBanned` receives (headers webhook-id, webhook-timestamp, webhook-signature).
+         */
+        post: operations["eventAccountWarmupBanned"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "account.warmupEnabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * account.warmupEnabled
+         * @description What a subscription to `account.warmupEnabled` receives (headers webhook-id, webhook-timestamp, webhook-signature).
+         */
+        post: operations["eventAccountWarmupEnabled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "account.warmupPaused": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * account.warmupPaused
+         * @description What a subscription to `account.warmupPaused` receives (headers webhook-id, webhook-timestamp, webhook-signature).
+         */
+        post: operations["eventAccountWarmupPaused"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "campaign.completed": {
         parameters: {
             query?: never;
@@ -3535,7 +3607,7 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
-        /** @description One account's sending today (workspace time zone), from the stored `sent` events. */
+        /** @description One account's sending today (workspace time zone): campaign emails from the stored sent events, warm-up emails from the pool's record. */
         AccountSentToday: {
             /**
              * Format: uuid
@@ -3550,7 +3622,7 @@ export interface components {
              */
             email: string;
             /**
-             * @description dailyLimit - sentToday, never below 0.
+             * @description dailyLimit - sentToday - warmupSentToday (warm-up and campaign mail share the limit), never below 0.
              * @example 38
              */
             remainingToday: number;
@@ -3561,7 +3633,7 @@ export interface components {
             sentToday: number;
             status: components["schemas"]["EmailAccountStatus"];
             /**
-             * @description Warm-up emails sent today (not counted against dailyLimit).
+             * @description Warm-up emails sent today (they count against dailyLimit too).
              * @example 14
              */
             warmupSentToday: number;
@@ -3573,6 +3645,16 @@ export interface components {
             previous: components["schemas"]["EmailAccountStatus"];
             reason: string | null;
             status: components["schemas"]["EmailAccountStatus"];
+        };
+        /** @description An account's warm-up changed state (`account.warmupEnabled`, `account.warmupPaused`, `account.warmupBanned`). */
+        AccountWarmupData: {
+            /** Format: uuid */
+            accountId: string;
+            email: string;
+            enabled: boolean;
+            reason: components["schemas"]["WarmupReason"] | null;
+            /** @enum {string} */
+            status: "active" | "paused" | "banned";
         };
         /** @description One day of a daily series (a calendar day in the workspace's time zone) with its event counts. */
         AnalyticsDay: {
@@ -4518,14 +4600,15 @@ export interface components {
         };
         /**
          * @description A connected sending account. Its SMTP and IMAP passwords are stored encrypted (AES-256-GCM) and never
-         *     returned. `sentToday` counts the campaign emails (not warm-up) it sent today, in the workspace's time zone,
-         *     from the stored email events.
+         *     returned. `sentToday` counts the campaign emails and `warmupSentToday` the warm-up emails it sent today, in
+         *     the workspace's time zone; both share `dailyLimit` (warm-up never takes the last of it from campaigns: it
+         *     stops when the two together reach the limit).
          */
         EmailAccount: {
             /** Format: date-time */
             createdAt: string;
             /**
-             * @description Most campaign emails the account sends a day.
+             * @description Most emails the account sends a day, campaign and warm-up together.
              * @example 50
              */
             dailyLimit: number;
@@ -4554,6 +4637,11 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
             warmup: components["schemas"]["EmailAccountWarmup"];
+            /**
+             * @description Warm-up emails sent today (workspace time zone), replies to partners included.
+             * @example 4
+             */
+            warmupSentToday: number;
         };
         /**
          * @description Whether an account can send now. `canSend` is true when its status is `active` and it has not reached its
@@ -4798,10 +4886,13 @@ export interface components {
             dkimSelectors?: string[];
         };
         /**
-         * @description The account's warm-up: while `enabled`, the warm-up network sends it up to `dailyLimit` warm-up emails a
-         *     day, raising the volume by `increasePerDay`, and replies to `replyRatePercent` of them. `status` is
-         *     `active` (running), `paused` (not running) or `banned` (excluded by the warm-up network; it cannot be
-         *     enabled again).
+         * @description The account's warm-up. While `enabled` and `active`, the account is in the deployment's warm-up pool: it
+         *     sends warm-up emails to other pool mailboxes (day 1 `increasePerDay`, then `increasePerDay` more each day up
+         *     to `dailyLimit`), inside its window (`windowFrom`-`windowTo` in the workspace's time zone, Monday to Friday
+         *     with `weekdaysOnly`), at random gaps; partners open, rescue from spam and reply to `replyRatePercent` of
+         *     them. `status` is `active` (running), `paused` (not running: by the user or by protection, `reason` says
+         *     which) or `banned` (the pool refused it; it cannot be enabled again). `inPool` is false while the account
+         *     takes no part although `active` (its login fails, its sending is stopped); `reason` then says why.
          */
         EmailAccountWarmup: {
             /**
@@ -4812,12 +4903,19 @@ export interface components {
             /** @example true */
             enabled: boolean;
             /**
-             * @description How many more warm-up emails each day, up to `dailyLimit`.
+             * @description Warm-up emails on day 1, and how many more each day after, up to `dailyLimit`.
              * @example 2
              */
             increasePerDay: number;
             /**
-             * @description Share of warm-up emails that get a reply, in percent.
+             * @description The account sends and receives warm-up mail now (enabled, active, its logins work).
+             * @example true
+             */
+            inPool: boolean;
+            /** @description Why the warm-up is paused, banned, out of the pool or sending nothing; `null` when it runs. */
+            reason: components["schemas"]["WarmupReason"] | null;
+            /**
+             * @description Share of its warm-up emails that partners answer, in percent.
              * @example 30
              */
             replyRatePercent: number;
@@ -4826,6 +4924,21 @@ export interface components {
              * @enum {string}
              */
             status: "active" | "paused" | "banned";
+            /**
+             * @description Send warm-up mail Monday to Friday only.
+             * @example false
+             */
+            weekdaysOnly: boolean;
+            /**
+             * @description Start of the daily warm-up window (workspace time zone).
+             * @example 00:00
+             */
+            windowFrom: string;
+            /**
+             * @description End of the daily warm-up window (`24:00` is midnight at the end of the day).
+             * @example 24:00
+             */
+            windowTo: string;
         };
         /** @description The account after a warm-up change; `changed` is false when it already was in the asked state with the same settings. */
         EmailAccountWarmupChange: {
@@ -4842,7 +4955,10 @@ export interface components {
             accountId: string;
             warmup?: components["schemas"]["EmailAccountWarmupInput"];
         };
-        /** @description Warm-up settings; a field left out keeps its current value (new accounts start with 10 a day, +1 a day, 30% replies). */
+        /**
+         * @description Warm-up settings; a field left out keeps its current value (new accounts start with 10 a day, +1 a day, 30%
+         *     replies, all day every day). `windowFrom` must be before `windowTo`.
+         */
         EmailAccountWarmupInput: {
             /**
              * @description Most warm-up emails a day.
@@ -4850,15 +4966,30 @@ export interface components {
              */
             dailyLimit?: number;
             /**
-             * @description How many more warm-up emails each day, up to `dailyLimit`.
+             * @description Warm-up emails on day 1, and how many more each day after, up to `dailyLimit`.
              * @example 2
              */
             increasePerDay?: number;
             /**
-             * @description Share of warm-up emails that get a reply, in percent.
+             * @description Share of its warm-up emails that partners answer, in percent.
              * @example 30
              */
             replyRatePercent?: number;
+            /**
+             * @description Send warm-up mail Monday to Friday only.
+             * @example true
+             */
+            weekdaysOnly?: boolean;
+            /**
+             * @description Start of the daily warm-up window, `HH:MM` in the workspace's time zone.
+             * @example 08:00
+             */
+            windowFrom?: string;
+            /**
+             * @description End of the daily warm-up window, `HH:MM` (`24:00` for the end of the day).
+             * @example 18:00
+             */
+            windowTo?: string;
         };
         /** @description The account whose warm-up to pause. */
         EmailAccountWarmupPauseRequest: {
@@ -5158,7 +5289,7 @@ export interface components {
          * @example email.sent
          * @enum {string}
          */
-        EventType: "email.sent" | "email.opened" | "email.clicked" | "email.replied" | "email.autoReplied" | "email.bounced" | "contact.unsubscribed" | "contact.leadStatusChanged" | "campaign.launched" | "campaign.paused" | "campaign.completed" | "account.statusChanged" | "job.completed" | "job.failed";
+        EventType: "email.sent" | "email.opened" | "email.clicked" | "email.replied" | "email.autoReplied" | "email.bounced" | "contact.unsubscribed" | "contact.leadStatusChanged" | "campaign.launched" | "campaign.paused" | "campaign.completed" | "account.statusChanged" | "account.warmupEnabled" | "account.warmupPaused" | "account.warmupBanned" | "job.completed" | "job.failed";
         /**
          * @description A background job. Its rows are processed by the worker in batches; `progress` and `counts` move batch by
          *     batch, so polling `GET /v2/job/get` shows it advance, and `job.completed` / `job.failed` events announce
@@ -6134,10 +6265,9 @@ export interface components {
             valid: number;
         };
         /**
-         * @description Warm-up traffic of one account over a range of days: only email events marked as warm-up. `totals` counts
-         *     them, `rates` divide by the warm-up emails sent, `graph` has one entry per day (zeros included) and
-         *     `sentToday` counts today's warm-up sends. Inbox placement (inbox vs spam) is not among the stored events,
-         *     so it is not reported.
+         * @description Warm-up traffic of one account over a range of days, from the pool's records of each warm-up email (never
+         *     campaign mail): `totals` over the range, `graph` one entry per day (zeros included), `sentToday` today's
+         *     warm-up sends, and `health`, the measured inbox placement of the last 7 days.
          */
         WarmupAnalyticsSummary: components["schemas"]["AnalyticsRange"] & {
             /**
@@ -6150,12 +6280,82 @@ export interface components {
              * @example jane@acme-mail.io
              */
             email: string;
-            graph: components["schemas"]["AnalyticsDay"][];
-            rates: components["schemas"]["AnalyticsRates"];
+            graph: components["schemas"]["WarmupDay"][];
+            health: components["schemas"]["WarmupHealth"];
             /** @example 14 */
             sentToday: number;
-            totals: components["schemas"]["AnalyticsEventCounts"];
+            totals: components["schemas"]["WarmupCounts"];
             warmup: components["schemas"]["EmailAccountWarmup"];
+        };
+        /**
+         * @description Warm-up mail counted from the pool's records: `sent` by this account (replies included), `received` from
+         *     partners (seen by this account's reader), and of the mail it sent, where partners' readers found it
+         *     (`landedInbox`, `landedSpam`), how much they moved from spam to the inbox (`rescued`), answered (`replied`)
+         *     and how much bounced (`bounced`).
+         */
+        WarmupCounts: {
+            /** @example 0 */
+            bounced: number;
+            /** @example 12 */
+            landedInbox: number;
+            /** @example 1 */
+            landedSpam: number;
+            /** @example 12 */
+            received: number;
+            /** @example 4 */
+            replied: number;
+            /** @example 1 */
+            rescued: number;
+            /** @example 14 */
+            sent: number;
+        };
+        /** @description One calendar day (workspace time zone) of warm-up counts. */
+        WarmupDay: {
+            /**
+             * Format: date
+             * @example 2026-11-23
+             */
+            date: string;
+        } & components["schemas"]["WarmupCounts"];
+        /**
+         * @description Measured placement over the last 7 days (rolling, up to now): `score` = inbox / (inbox + spam) in percent,
+         *     from where partners' readers found this account's warm-up mail; `null` before any was seen. `label`:
+         *     `excellent` (95 or more), `good` (85 or more), `fair` (70 or more), `poor` (below 70), `unknown` (no data).
+         */
+        WarmupHealth: {
+            /**
+             * @example 7
+             * @constant
+             */
+            days: 7;
+            /**
+             * @example excellent
+             * @enum {string}
+             */
+            label: "excellent" | "good" | "fair" | "poor" | "unknown";
+            /** @example 58 */
+            landedInbox: number;
+            /** @example 2 */
+            landedSpam: number;
+            /** @example 96.67 */
+            score: number | null;
+        };
+        /**
+         * @description Why a warm-up is not running, with a code a program can act on:
+         *     `paused_by_user` (pause was called), `hard_bounce` (a warm-up email bounced for good), `spam_placement`
+         *     (most of the last 7 days' warm-up mail landed in spam), `login_failed` (its SMTP or IMAP login fails: out of
+         *     the pool until it works again), `account_not_active` (the account itself is paused or in error),
+         *     `pool_too_small` (no other mailbox in the pool to write to: it sends nothing until one joins),
+         *     `banned_by_operator` (an operator excluded it from the pool).
+         */
+        WarmupReason: {
+            /**
+             * @example hard_bounce
+             * @enum {string}
+             */
+            code: "paused_by_user" | "hard_bounce" | "spam_placement" | "login_failed" | "account_not_active" | "pool_too_small" | "banned_by_operator";
+            /** @example A warm-up email to partner@pool.example bounced: 550 5.1.1 mailbox unavailable */
+            message: string;
         };
         /** @description One attempt to deliver one event. `responseExcerpt` holds at most the first 1,000 characters of the answer. */
         WebhookAttempt: {
@@ -12426,6 +12626,105 @@ export interface operations {
                     data?: components["schemas"]["AccountStatusChangedData"];
                     /** @constant */
                     type?: "account.statusChanged";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is retried; 410 disables the subscription. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventAccountWarmupBanned: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["AccountWarmupData"];
+                    /** @constant */
+                    type?: "account.warmupBanned";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is retried; 410 disables the subscription. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventAccountWarmupEnabled: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["AccountWarmupData"];
+                    /** @constant */
+                    type?: "account.warmupEnabled";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is retried; 410 disables the subscription. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventAccountWarmupPaused: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["AccountWarmupData"];
+                    /** @constant */
+                    type?: "account.warmupPaused";
                 };
             };
         };

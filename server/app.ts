@@ -21,6 +21,7 @@ import { rejectUnsafeText } from './http/text-safety';
 import { headAsGet } from './http/head';
 import { rejectUnsafeNumbers } from './http/json-numbers';
 import { ApiError } from './http/errors';
+import { noTelemetry } from './telemetry';
 import { trackingRouter } from './modules/tracking/routes';
 import { createRoutes, createServices, type Deps, type Services } from './services';
 
@@ -38,6 +39,9 @@ export function createApp(deps: Deps, services: Services = createServices(deps),
   app.set('trust proxy', config.trustProxy);
 
   app.use(requestContext);
+  const telemetry = deps.telemetry ?? noTelemetry;
+  const observe = telemetry.requests();
+  if (observe) app.use(observe);
   // Browser clients from the configured origins; a preflight is answered here, before the key and the quota.
   if (config.corsOrigins.length) {
     app.use(
@@ -63,7 +67,7 @@ export function createApp(deps: Deps, services: Services = createServices(deps),
   // Bulk jobs take larger JSON bodies (up to 100,000 contacts); their CSV bodies are streamed by the handler.
   app.use('/v2/job', express.json({ limit: config.jobBodyLimitBytes, verify: rejectUnsafeNumbers }));
   app.use(express.json({ limit: config.bodyLimitBytes, verify: rejectUnsafeNumbers }));
-  app.use(['/v1', '/v2'], authenticate(services.quota, new AuthFailureLimiter(db, clock, config.authFailuresPerMinute)), rejectUnsafeText, headAsGet);
+  app.use(['/v1', '/v2'], authenticate(services.quota, new AuthFailureLimiter(db, clock, config.authFailuresPerMinute), telemetry), rejectUnsafeText, headAsGet);
   app.use(
     OpenApiValidator.middleware({
       apiSpec: spec,
@@ -75,7 +79,7 @@ export function createApp(deps: Deps, services: Services = createServices(deps),
     }),
   );
 
-  app.use(['/v1', '/v2'], idempotency(services.idempotency, spec, logger));
+  app.use(['/v1', '/v2'], idempotency(services.idempotency, spec, logger, telemetry));
 
   const both = Router();
   const v2Only = Router();

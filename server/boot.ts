@@ -1,5 +1,8 @@
 /** What the server and the worker process both start with: config, logger, migrated database, services. */
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { systemClock } from './clock';
+import { BUNDLED_SPEC } from './project-root';
 import { loadConfig } from './config';
 import { migrate, openDatabase, type Database } from './db';
 import { createLogger } from './logger';
@@ -13,12 +16,21 @@ export async function boot(): Promise<{ deps: Deps; services: Services; database
   const applied = await migrate(database.db);
   if (applied.length) logger.info({ applied }, 'migrations applied');
   const deps: Deps = { config, db: database.db, clock: systemClock, logger };
+  if (config.metricsPort !== undefined) {
+    // Loaded only when asked for: without METRICS_PORT, prom-client never loads.
+    const { createMetrics } = await import('./observability/metrics');
+    const metrics = createMetrics({ spec: JSON.parse(readFileSync(BUNDLED_SPEC, 'utf8')), clock: systemClock, db: database.db });
+    const server = await metrics.serve(config.metricsPort);
+    server.unref();
+    logger.info({ metricsPort: (server.address() as AddressInfo).port }, 'metrics at /metrics');
+    deps.telemetry = metrics;
+  }
   return { deps, services: createServices(deps), database };
 }
 
-/** The background jobs: campaign sending, mailbox reading, webhook delivery, expired idempotency keys and bulk jobs (import, verify, enrich). */
+/** The background jobs: campaign sending, mailbox reading, webhook delivery, expired idempotency keys and bulk jobs (import, verify, enrich), warm-up sending and reading. */
 export function startJobs({ deps, services }: { deps: Deps; services: Services }): Worker {
-  return startWorker({ sending: services.sending, inbox: services.inbox, webhooks: services.webhooks, idempotencyKeys: services.idempotency, jobs: services.jobs }, { tickSeconds: deps.config.sendingTickSeconds, logger: deps.logger });
+  return startWorker({ sending: services.sending, inbox: services.inbox, webhooks: services.webhooks, idempotencyKeys: services.idempotency, jobs: services.jobs, warmupSend: services.warmup.sender, warmupRead: services.warmup.reader }, { tickSeconds: deps.config.sendingTickSeconds, logger: deps.logger, telemetry: deps.telemetry });
 }
 
 /** Stops the worker, closes SMTP pools and the database. */

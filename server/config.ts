@@ -6,6 +6,8 @@ import { resolve } from 'node:path';
 
 export interface Config {
   port: number;
+  /** Serve Prometheus metrics at /metrics on this port (METRICS_PORT; unset: no metrics, prom-client not loaded). */
+  metricsPort: number | undefined;
   /** PostgreSQL connection string; without it the embedded PGlite database in `dataDir` is used. */
   databaseUrl: string | undefined;
   dataDir: string;
@@ -72,6 +74,8 @@ export interface Config {
   inboxMessagesPerRun: number;
   inboxAccountsPerRun: number;
   inboxConcurrency: number;
+  /** How often the warm-up reader reads each pool mailbox. */
+  warmupReadIntervalSeconds: number;
   imapTimeoutMs: number;
   /** Allow webhook URLs on loopback, private or link-local addresses, and plain http. */
   allowPrivateWebhooks: boolean;
@@ -108,6 +112,7 @@ function parseTrustProxy(raw: string | undefined): boolean | number | string {
 export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port: int('PORT', 3000, env),
+    metricsPort: env.METRICS_PORT ? int('METRICS_PORT', 0, env) : undefined,
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: resolve(env.DATA_DIR || './data'),
     logLevel: env.LOG_LEVEL || 'info',
@@ -146,6 +151,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     inboxMessagesPerRun: Math.max(1, int('INBOX_MESSAGES_PER_RUN', 200, env)),
     inboxAccountsPerRun: Math.max(1, int('INBOX_ACCOUNTS_PER_RUN', 50, env)),
     inboxConcurrency: Math.max(1, int('INBOX_CONCURRENCY', 8, env)),
+    warmupReadIntervalSeconds: Math.max(1, int('WARMUP_READ_INTERVAL_SECONDS', 60, env)),
     imapTimeoutMs: Math.max(1000, int('IMAP_TIMEOUT_MS', 15000, env)),
     creditCosts: {
       workEmailReveal: int('CREDIT_COST_WORK_EMAIL', 1, env),

@@ -6,10 +6,14 @@ import type { Config } from './config';
 import type { Db } from './db';
 import type { Clock } from './clock';
 import type { Logger } from './logger';
+import { noTelemetry, type Telemetry } from './telemetry';
 import { QuotaService } from './http/quota';
 import type { Route } from './http/route';
 import { accountRoutes } from './modules/account/routes';
 import { analyticsRoutes } from './modules/analytics/routes';
+import { warmupRoutes } from './modules/warmup/routes';
+import { DEFAULT_WARMUP_SETTINGS, WarmupService } from './modules/warmup/service';
+import { WarmupStore } from './modules/warmup/store';
 import { campaignRoutes } from './modules/campaign/routes';
 import { contactRoutes } from './modules/contact/routes';
 import { inboxRoutes } from './modules/inbox/routes';
@@ -26,7 +30,7 @@ import { JobService } from './modules/job/service';
 import { JobStore } from './modules/job/store';
 import { IdempotencyStore } from './http/idempotency';
 import { createDnsLookup } from './dns';
-import { AccountMailAccess, AccountService, type LinkedCampaigns, type MailLoginCheck } from './modules/account/service';
+import { AccountMailAccess, AccountService, type WarmupSentToday, type LinkedCampaigns, type MailLoginCheck } from './modules/account/service';
 import { AccountStore } from './modules/account/store';
 import { SecretBox } from './modules/account/secrets';
 import { AnalyticsService } from './modules/analytics/service';
@@ -68,6 +72,8 @@ export interface Deps {
   db: Db;
   clock: Clock;
   logger: Logger;
+  /** Metrics (and traces' job runs) when METRICS_PORT is set; nothing is reported without it. */
+  telemetry?: Telemetry;
 }
 
 export function createServices(deps: Deps) {
@@ -95,7 +101,9 @@ export function createServices(deps: Deps) {
     lockLinkedTo: (...args) => campaigns.lockLinkedTo(...args),
     pauseWithoutAccounts: (...args) => campaigns.pauseWithoutAccounts(...args),
   };
-  const accounts = new AccountService(db, accountStore, events, linkedCampaigns, workspaces, secrets, dns, config, clock, config.verifyMailLogins ? loginCheck : null);
+  // The account view shows today's warm-up sends, which the warm-up pool counts (built below).
+  const warmupSentToday: WarmupSentToday = (...args) => warmup.sentToday(...args);
+  const accounts = new AccountService(db, accountStore, events, linkedCampaigns, workspaces, secrets, dns, config, clock, warmupSentToday, config.verifyMailLogins ? loginCheck : null);
   const campaigns = new CampaignService(db, new CampaignStore(), events, accounts, clock);
   const contacts = new ContactService(db, new ContactStore(), events, workspaces, campaigns, clock);
   const leadStore = new LeadStore(clock, config.searchCountCacheSeconds);
@@ -118,8 +126,17 @@ export function createServices(deps: Deps) {
   const analytics = new AnalyticsService(db, events, campaigns, contacts, accounts, replyIntents, clock);
   const webhooks = new WebhookService(db, new WebhookStore(), secrets, campaigns, config, clock);
   events.onRecorded(webhooks.enqueue);
+  const telemetry = deps.telemetry ?? noTelemetry;
+  const messages = telemetry.tally('messages_total', 'Campaign messages handed to SMTP, by outcome (deferred: retried later).', 'outcome');
+  sending.onOutcome((outcome) => messages.add(outcome));
+  const deliveries = telemetry.tally('webhook_deliveries_total', 'Webhook delivery attempts by outcome.', 'outcome');
+  webhooks.onAttempt((outcome) => deliveries.add(outcome));
+  const warmup = new WarmupService(db, new WarmupStore(), accounts, mailAccess, mail, workspaces, events, secrets, clock, deps.logger, {
+    ...DEFAULT_WARMUP_SETTINGS,
+    readIntervalMs: config.warmupReadIntervalSeconds * 1000,
+  });
   const jobs = new JobService(db, new JobStore(), contacts, campaigns, suppression, verification, enrichment, leads, events, clock, deps.logger, config.jobBatchSize, config.jobConcurrency);
-  return { jobs, webhooks, sending, tracking, suppression, mail, inbox, events, credits, workspaces, quota, idempotency, whitelabel, campaigns, contacts, accounts, analytics, leads, verification, enrichment, lists };
+  return { warmup, jobs, webhooks, sending, tracking, suppression, mail, inbox, events, credits, workspaces, quota, idempotency, whitelabel, campaigns, contacts, accounts, analytics, leads, verification, enrichment, lists };
 }
 
 export type Services = ReturnType<typeof createServices>;
@@ -131,6 +148,7 @@ export function createRoutes(services: Services): Route[] {
     ...campaignRoutes(services),
     ...accountRoutes(services),
     ...analyticsRoutes(services),
+    ...warmupRoutes(services),
     ...contactRoutes(services),
     ...leadRoutes(services),
     ...verificationRoutes(services),

@@ -4,10 +4,13 @@
  * database (FOR UPDATE SKIP LOCKED), so any number of workers on one PostgreSQL share the work.
  */
 import type { Logger } from './logger';
+import { noTelemetry, type Backlog, type Telemetry } from './telemetry';
 
 export interface Job {
   /** One pass; returns how much it did (0 when idle). */
   runOnce(): Promise<number>;
+  /** How much is due now and since when, for metrics (read at each scrape; /work/coord/OPS.md, README "Metrics"). */
+  backlog?(): Promise<Backlog>;
 }
 
 export interface Worker {
@@ -15,7 +18,9 @@ export interface Worker {
   stop(): Promise<void>;
 }
 
-export function startWorker(jobs: Record<string, Job>, options: { tickSeconds: number; logger: Logger }): Worker {
+export function startWorker(jobs: Record<string, Job>, options: { tickSeconds: number; logger: Logger; telemetry?: Telemetry }): Worker {
+  const telemetry = options.telemetry ?? noTelemetry;
+  telemetry.watchJobs(jobs);
   let stopping = false;
   const wakers = new Set<() => void>();
   const pause = (ms: number) =>
@@ -33,7 +38,7 @@ export function startWorker(jobs: Record<string, Job>, options: { tickSeconds: n
     while (!stopping) {
       let did = 0;
       try {
-        did = await job.runOnce();
+        did = await telemetry.jobRun(name, () => job.runOnce());
       } catch (err) {
         options.logger.error({ err, job: name }, 'worker job failed; retrying at the next tick');
       }

@@ -6,6 +6,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { openCliContext, type CliContext } from './context';
 import { migrate } from '../db';
 import { registerLeadCommands } from './leads';
+import { registerWarmupCommands } from './warmup';
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -111,6 +112,7 @@ export function buildProgram(): Command {
     );
 
   registerLeadCommands(program, openCliContext);
+  registerWarmupCommands(program, withContext);
 
   program
     .command('migrate')

@@ -8,6 +8,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { AuthFailureLimiter } from './auth-failures';
 import type { Admission } from './quota';
 import { ApiError, unauthorized } from './errors';
+import type { Telemetry } from '../telemetry';
 
 export interface AuthContext {
   keyId: string;
@@ -27,13 +28,14 @@ export interface KeyAdmission {
 }
 
 /** Resolves the key and counts the request; 401 for a missing, unknown or revoked key, 429 over a quota window. */
-export function authenticate(quota: KeyAdmission, failures: AuthFailureLimiter) {
+export function authenticate(quota: KeyAdmission, failures: AuthFailureLimiter, telemetry: Telemetry) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const apiKey = req.get('x-api-key');
     const admission = apiKey ? await quota.admit(hashKey(apiKey)) : undefined;
     if (admission?.key !== 'valid') {
       // req.ip honours TRUST_PROXY: forwarded addresses count only from the proxies it names.
       const retryAfter = await failures.recordFailure(req.ip ?? 'unknown');
+      telemetry.authFailed(retryAfter > 0 ? 'throttled' : !admission ? 'missing' : admission.key);
       if (retryAfter > 0) {
         throw new ApiError(429, 'rate_limited', 'Too many failed authentication attempts. Please try again in a minute.', [], {
           'Retry-After': String(retryAfter),
@@ -46,6 +48,7 @@ export function authenticate(quota: KeyAdmission, failures: AuthFailureLimiter) 
     const { decision } = admission;
     res.set(decision.headers);
     if (!decision.admitted) {
+      telemetry.quotaRefused(decision.exceeded!.name);
       throw new ApiError(429, 'rate_limited', decision.exceeded!.message, [], { 'Retry-After': String(decision.retryAfterSeconds) });
     }
     next();

@@ -17,6 +17,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Clock } from '../clock';
 import type { Db } from '../db';
 import type { Logger } from '../logger';
+import { backlogOf, type Backlog, type Telemetry } from '../telemetry';
 import { newId } from '../ids';
 import type { AuthContext } from './auth';
 import { ApiError, detail } from './errors';
@@ -109,6 +110,12 @@ export class IdempotencyStore {
     await this.db('idempotency_keys').where({ workspace_id: workspaceId, key, claim_id: claimId }).delete();
   }
 
+  /** Worker backlog for metrics: keys past their 24 hours, not yet deleted. */
+  backlog(): Promise<Backlog> {
+    const now = this.clock.now();
+    return backlogOf(this.db('idempotency_keys').where('expires_at', '<=', now), 'expires_at');
+  }
+
   /** Worker job: deletes keys past their 24 hours. */
   async runOnce(): Promise<number> {
     const expired = this.db('idempotency_keys').where('expires_at', '<=', this.clock.now()).limit(SWEEP_BATCH).select('workspace_id', 'key');
@@ -139,7 +146,7 @@ function declaresIdempotencyKey(req: Request, spec: { components?: { parameters?
   });
 }
 
-export function idempotency(store: IdempotencyStore, spec: object, logger: Logger) {
+export function idempotency(store: IdempotencyStore, spec: object, logger: Logger, telemetry: Telemetry) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const key = req.get('Idempotency-Key');
     // Without the header, or on an operation that does not take one, every request runs.
@@ -159,6 +166,7 @@ export function idempotency(store: IdempotencyStore, spec: object, logger: Logge
       throw new ApiError(409, 'idempotency_in_progress', 'A request with this Idempotency-Key is still in progress. Retry later with the same key.');
     }
     if (claim.outcome === 'replay') {
+      telemetry.idempotentReplay();
       res.status(claim.status).set({ 'Idempotent-Replayed': 'true', 'Content-Type': 'application/json; charset=utf-8' }).send(claim.body);
       return;
     }

@@ -25,6 +25,15 @@ async function connect(ws: TestWorkspace, email: string) {
   return data!.data.account;
 }
 
+/** Warm-up needs to read the mailbox: an account with an IMAP login. */
+async function connectReadable(ws: TestWorkspace, email: string) {
+  const { data, response } = await ws.client.POST('/v2/account/connect', { body: { ...googleAccount(email), imap: { password: 'imap-1' } } });
+  expect(response.status).toBe(201);
+  return data!.data.account;
+}
+
+const ALL_DAY = { windowFrom: '00:00', windowTo: '24:00', weekdaysOnly: false };
+
 async function insertSent(ws: TestWorkspace, accountId: string, at: string, warmup = false) {
   await t.db('email_events').insert({ id: newId(), workspace_id: ws.workspaceId, account_id: accountId, type: 'sent', is_warmup: warmup, occurred_at: new Date(at) });
 }
@@ -56,7 +65,8 @@ describe('POST /v2/account/connect', () => {
       status: 'active',
       dailyLimit: 40,
       sentToday: 0,
-      warmup: { enabled: true, status: 'active', dailyLimit: 20, increasePerDay: 2, replyRatePercent: 30 },
+      warmupSentToday: 0,
+      warmup: { enabled: true, status: 'active', reason: null, inPool: true, dailyLimit: 20, increasePerDay: 2, replyRatePercent: 30, ...ALL_DAY },
       smtp: { host: 'smtp.gmail.com', port: 587, username: 'jane@acme-mail.io' },
       imap: { host: 'imap.gmail.com', port: 993, username: 'jane@acme-mail.io' },
       createdAt: '2026-11-23T10:00:00.000Z',
@@ -180,7 +190,7 @@ describe('the encryption key', () => {
     const ws = await t.createWorkspace();
     const { db, clock, config } = t.deps;
     const noKey = new SecretBox({ secretKey: undefined, databaseUrl: 'postgres://db.internal/outreach', dataDir: '' });
-    const accounts = new AccountService(db, new AccountStore(), t.services.events, t.services.campaigns, t.services.workspaces, noKey, createDnsLookup(config), config, clock);
+    const accounts = new AccountService(db, new AccountStore(), t.services.events, t.services.campaigns, t.services.workspaces, noKey, createDnsLookup(config), config, clock, t.services.warmup.sentToday);
     await expect(accounts.connect({ workspaceId: ws.workspaceId, timezone: 'UTC' }, googleAccount('a@b.io'))).rejects.toMatchObject({
       status: 409,
       message: expect.stringMatching(/^Email accounts cannot be connected: the server has no encryption key/),
@@ -274,12 +284,12 @@ describe('GET /v1/account/status', () => {
 describe('POST /v1/account/warmup/enable and /pause', () => {
   it('enables with new settings, is idempotent, pauses keeping settings', async () => {
     const ws = await t.createWorkspace();
-    const account = await connect(ws, 'warm@acme.io');
+    const account = await connectReadable(ws, 'warm@acme.io');
     t.clock.advance(60_000);
     const enabled = await ws.client.POST('/v1/account/warmup/enable', { body: { accountId: account.id, warmup: { dailyLimit: 30, increasePerDay: 3 } } });
     expect(enabled.data!.message).toBe('Warm-up enabled');
     expect(enabled.data!.data.changed).toBe(true);
-    expect(enabled.data!.data.account.warmup).toEqual({ enabled: true, status: 'active', dailyLimit: 30, increasePerDay: 3, replyRatePercent: 30 });
+    expect(enabled.data!.data.account.warmup).toEqual({ enabled: true, status: 'active', reason: null, inPool: true, dailyLimit: 30, increasePerDay: 3, replyRatePercent: 30, ...ALL_DAY });
     expect(enabled.data!.data.account.updatedAt).toBe('2026-11-23T10:01:00.000Z');
 
     t.clock.advance(60_000);
@@ -290,15 +300,46 @@ describe('POST /v1/account/warmup/enable and /pause', () => {
 
     const paused = await ws.client.POST('/v1/account/warmup/pause', { body: { accountId: account.id } });
     expect(paused.data!.data.changed).toBe(true);
-    expect(paused.data!.data.account.warmup).toEqual({ enabled: false, status: 'paused', dailyLimit: 30, increasePerDay: 3, replyRatePercent: 30 });
+    expect(paused.data!.data.account.warmup).toEqual({
+      enabled: false,
+      status: 'paused',
+      reason: { code: 'paused_by_user', message: 'Warm-up was paused through the API.' },
+      inPool: false,
+      dailyLimit: 30,
+      increasePerDay: 3,
+      replyRatePercent: 30,
+      ...ALL_DAY,
+    });
     const pausedAgain = await ws.client.POST('/v1/account/warmup/pause', { body: { accountId: account.id } });
     expect(pausedAgain.data!.message).toBe('Warm-up already paused');
     expect(pausedAgain.data!.data.changed).toBe(false);
   });
 
+  it('refuses warm-up without IMAP (409) and bad windows or a zero ramp (400 naming the field)', async () => {
+    const ws = await t.createWorkspace();
+    const noImap = await connect(ws, 'noimap@acme.io');
+    const refused = await v2Error('/v2/account/warmup/enable', ws, { method: 'POST', body: JSON.stringify({ accountId: noImap.id }) });
+    expect(refused).toMatchObject({ status: 409, body: { error: 'Warm-up needs to read the mailbox: connect the account with an IMAP login first.', details: [{ field: 'body.accountId', code: 'imap_required' }] } });
+    const atConnect = await v2Error('/v2/account/connect', ws, { method: 'POST', body: JSON.stringify({ ...googleAccount('warm-noimap@acme.io'), warmup: {} }) });
+    expect(atConnect.status).toBe(409);
+
+    const ok = await connectReadable(ws, 'window@acme.io');
+    const reversed = await v2Error('/v2/account/warmup/enable', ws, { method: 'POST', body: JSON.stringify({ accountId: ok.id, warmup: { windowFrom: '18:00', windowTo: '09:00' } }) });
+    expect(reversed).toMatchObject({ status: 400, body: { error: 'The warm-up window must open before it closes.', details: [{ field: 'body.warmup.windowTo', code: 'window_order' }] } });
+    const badHour = await v2Error('/v2/account/warmup/enable', ws, { method: 'POST', body: JSON.stringify({ accountId: ok.id, warmup: { windowFrom: '25:00' } }) });
+    expect(badHour.status).toBe(400);
+    expect(badHour.body.details[0]).toMatchObject({ field: 'body.warmup.windowFrom' });
+    const zero = await v2Error('/v2/account/warmup/enable', ws, { method: 'POST', body: JSON.stringify({ accountId: ok.id, warmup: { increasePerDay: 0 } }) });
+    expect(zero.body.details[0]).toMatchObject({ field: 'body.warmup.increasePerDay', code: 'minimum' });
+    expect((await t.db('email_accounts').where({ id: ok.id }).first()).warmup_enabled).toBe(false);
+
+    const windowed = await ws.client.POST('/v1/account/warmup/enable', { body: { accountId: ok.id, warmup: { windowFrom: '08:00', windowTo: '17:30', weekdaysOnly: true } } });
+    expect(windowed.data!.data.account.warmup).toMatchObject({ windowFrom: '08:00', windowTo: '17:30', weekdaysOnly: true, inPool: true });
+  });
+
   it('refuses to enable a banned warm-up (409) and keeps the ban on pause', async () => {
     const ws = await t.createWorkspace();
-    const account = await connect(ws, 'banned@acme.io');
+    const account = await connectReadable(ws, 'banned@acme.io');
     await t.db('email_accounts').where({ id: account.id }).update({ warmup_status: 'banned' });
     const res = await t.fetch('/v1/account/warmup/enable', { apiKey: ws.apiKey, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ accountId: account.id }) });
     expect(res.status).toBe(409);

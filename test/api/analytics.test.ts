@@ -234,51 +234,6 @@ describe('GET /v1/analytics/campaign/count', () => {
   });
 });
 
-describe('GET /v1/analytics/account/warmup/summary', () => {
-  it('summarises warm-up events only, with a daily series and today', async () => {
-    const ws = await t.createWorkspace();
-    const id = await account(ws, 'warm@acme.io');
-    await ws.client.POST('/v1/account/warmup/enable', { body: { accountId: id, warmup: { dailyLimit: 25 } } });
-    const other = await account(ws, 'other@acme.io');
-    await events(ws, [
-      { type: 'sent', accountId: id, warmup: true, at: '2026-11-22T08:00:00Z' },
-      { type: 'sent', accountId: id, warmup: true, at: '2026-11-22T09:00:00Z' },
-      { type: 'opened', accountId: id, warmup: true, at: '2026-11-22T10:00:00Z' },
-      { type: 'replied', accountId: id, warmup: true, at: '2026-11-22T11:00:00Z' },
-      { type: 'sent', accountId: id, warmup: true, at: '2026-11-23T07:00:00Z' },
-      { type: 'opened', accountId: id, warmup: true, at: '2026-11-23T07:30:00Z' },
-      { type: 'sent', accountId: id, warmup: false, at: '2026-11-23T07:00:00Z' }, // campaign traffic
-      { type: 'sent', accountId: other, warmup: true, at: '2026-11-23T07:00:00Z' }, // another account
-    ]);
-    const { data } = await ws.client.GET('/v1/analytics/account/warmup/summary', { params: { query: { accountId: id, startDate: '2026-11-21' } } });
-    expect(data!.data).toEqual({
-      accountId: id,
-      email: 'warm@acme.io',
-      startDate: '2026-11-21',
-      endDate: '2026-11-23',
-      timezone: 'UTC',
-      warmup: { enabled: true, status: 'active', dailyLimit: 25, increasePerDay: 1, replyRatePercent: 30 },
-      sentToday: 1,
-      totals: { ...ZERO, sent: 3, opened: 2, replied: 1 },
-      rates: { openRate: 66.67, clickRate: 0, replyRate: 33.33, bounceRate: 0, unsubscribeRate: 0 },
-      graph: [
-        { date: '2026-11-21', ...ZERO },
-        { date: '2026-11-22', ...ZERO, sent: 2, opened: 1, replied: 1 },
-        { date: '2026-11-23', ...ZERO, sent: 1, opened: 1 },
-      ],
-    });
-  });
-
-  it("answers 404 for another workspace's account and 400 without accountId", async () => {
-    const ws = await t.createWorkspace();
-    const theirs = await account(await t.createWorkspace(), 'x@acme.io');
-    expect(await raw(ws, `/v1/analytics/account/warmup/summary?accountId=${theirs}`)).toEqual({ status: 404, body: { error: 'Email account not found.' } });
-    const missing = await raw(ws, '/v2/analytics/account/warmup/summary');
-    expect(missing.status).toBe(400);
-    expect(missing.body.details[0]).toMatchObject({ field: 'query.accountId', code: 'required' });
-  });
-});
-
 describe('GET /v1/analytics/account/campaign/count', () => {
   it("counts today's campaign and warm-up sends per account in the workspace time zone", async () => {
     const ws = await t.createWorkspace();
@@ -290,17 +245,23 @@ describe('GET /v1/analytics/account/campaign/count', () => {
       { type: 'sent', accountId: a, at: '2026-11-22T14:59:59Z' }, // 23:59:59 on the 22nd in Tokyo
       { type: 'sent', accountId: a, at: '2026-11-22T15:00:00Z' },
       { type: 'sent', accountId: a, at: '2026-11-23T09:00:00Z' },
-      { type: 'sent', accountId: a, at: '2026-11-23T09:30:00Z', warmup: true },
       { type: 'opened', accountId: a, at: '2026-11-23T09:40:00Z' },
       { type: 'sent', accountId: b, at: '2026-11-22T12:00:00Z' },
     ]);
-    await t.db('email_accounts').where({ id: a }).update({ daily_limit: 2 });
+    // A warm-up email of the pool's record (the warm-up tests send real ones).
+    const warm = newId();
+    await t.db('warmup_messages').insert({
+      id: warm, message_id: `${warm}@acme.io`, kind: 'first', sender_id: a, recipient_id: b, sender_email: 'a@acme.io', recipient_email: 'b@acme.io',
+      subject: 'Hello', text: 'Hi', status: 'sent', send_at: new Date('2026-11-23T09:30:00Z'), sent_at: new Date('2026-11-23T09:30:00Z'), created_at: new Date('2026-11-23T09:30:00Z'),
+    });
+    await t.db('email_accounts').where({ id: a }).update({ daily_limit: 3 });
     const { data } = await ws.client.GET('/v1/analytics/account/campaign/count');
     expect(data!.data).toEqual({
       date: '2026-11-23',
       timezone: 'Asia/Tokyo',
       items: [
-        { accountId: a, email: 'a@acme.io', status: 'active', dailyLimit: 2, sentToday: 2, remainingToday: 0, warmupSentToday: 1 },
+        // Warm-up and campaign mail share the daily limit.
+        { accountId: a, email: 'a@acme.io', status: 'active', dailyLimit: 3, sentToday: 2, remainingToday: 0, warmupSentToday: 1 },
         { accountId: b, email: 'b@acme.io', status: 'active', dailyLimit: 10, sentToday: 0, remainingToday: 10, warmupSentToday: 0 },
       ],
       pagination: { limit: 20, skip: 0, total: 2, hasMore: false },
@@ -316,7 +277,7 @@ describe('GET /v1/analytics/account/campaign/count', () => {
     t.clock.set('2026-11-23T15:00:00Z');
     const tomorrow = await ws.client.GET('/v1/analytics/account/campaign/count', { params: { query: { accountId: a } } });
     expect(tomorrow.data!.data.date).toBe('2026-11-24');
-    expect(tomorrow.data!.data.items[0]).toMatchObject({ sentToday: 0, warmupSentToday: 0, remainingToday: 2 });
+    expect(tomorrow.data!.data.items[0]).toMatchObject({ sentToday: 0, warmupSentToday: 0, remainingToday: 3 });
   });
 
   it("answers 404 for another workspace's account and 400 for a bad limit", async () => {

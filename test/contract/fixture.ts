@@ -69,7 +69,7 @@ export async function startFixture(): Promise<Fixture> {
     bad: clientFor('lr_not_a_key'),
     clientFor,
     async account(client = c) {
-      const r = await client.POST('/v2/account/connect', { body: { email: `sender${next()}@${MAIL_DOMAIN}`, provider: 'google', smtp: { password: 'app-password' }, dailyLimit: 50 } });
+      const r = await client.POST('/v2/account/connect', { body: { email: `sender${next()}@${MAIL_DOMAIN}`, provider: 'google', smtp: { password: 'app-password' }, imap: { password: 'app-password' }, dailyLimit: 50 } });
       return must('connect', r).data.account.id;
     },
     async campaign(client = c, body = {}) {

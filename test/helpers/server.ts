@@ -15,7 +15,10 @@ import knex from 'knex';
 import createClient from 'openapi-fetch';
 import pino from 'pino';
 import type { paths } from '../../generated/api';
+import { readFileSync } from 'node:fs';
 import { createApp, type AppOptions } from '../../server/app';
+import { createMetrics, type Metrics } from '../../server/observability/metrics';
+import { BUNDLED_SPEC } from '../../server/project-root';
 import { loadConfig, type Config } from '../../server/config';
 import { migrate, openDatabase, type Database } from '../../server/db';
 import { createServices, type Deps, type Services } from '../../server/services';
@@ -47,6 +50,8 @@ export interface TestServer {
   db: Database['db'];
   clock: TestClock;
   deps: Deps;
+  /** The metrics, when the server was started with `metrics: true`. */
+  metrics: Metrics | undefined;
   services: Services;
   createWorkspace(options?: WorkspaceOptions): Promise<TestWorkspace>;
   /** A typed client with this key (or none). */
@@ -92,7 +97,7 @@ async function openTestDatabase(): Promise<Database & { url?: string }> {
 }
 
 export async function startTestServer(
-  options: { config?: Partial<Config>; clock?: TestClock; logger?: Deps['logger']; app?: AppOptions } = {},
+  options: { config?: Partial<Config>; clock?: TestClock; logger?: Deps['logger']; app?: AppOptions; metrics?: boolean } = {},
 ): Promise<TestServer> {
   const database = await openTestDatabase();
   const clock = options.clock ?? new TestClock();
@@ -100,6 +105,9 @@ export async function startTestServer(
   const config = loadConfig({ validateResponses: true, seedDemo: false, verifyMailLogins: false, ...options.config });
   const logger = options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const deps: Deps = { config, db: database.db, clock, logger };
+  // Metrics on the test clock (backlog ages move with it).
+  const metrics = options.metrics ? createMetrics({ spec: JSON.parse(readFileSync(BUNDLED_SPEC, 'utf8')), clock, db: database.db }) : undefined;
+  deps.telemetry = metrics;
   const services = createServices(deps);
   const app = createApp(deps, services, options.app);
   const server: Server = await new Promise((resolve) => {
@@ -121,6 +129,7 @@ export async function startTestServer(
     db: database.db,
     clock,
     deps,
+    metrics,
     services,
     client,
     async createWorkspace(opts: WorkspaceOptions = {}) {

@@ -3,14 +3,37 @@ import type { components } from '../../../generated/api';
 import type { AccountRow } from './store';
 
 type Schemas = components['schemas'];
+type WarmupReason = Schemas['WarmupReason'];
+
+/**
+ * Why a warm-up is not running, or null. A stored reason (a pause, a ban, a pool too small) comes first;
+ * otherwise the account's own state: a refused login takes it out of the pool until the login works again.
+ */
+export function warmupReason(row: AccountRow): WarmupReason | null {
+  if (row.warmup_reason_code) return { code: row.warmup_reason_code as WarmupReason['code'], message: row.warmup_reason_message ?? '' };
+  if (!row.warmup_enabled || row.warmup_status !== 'active') return null;
+  if (row.status === 'connectionError') return { code: 'login_failed', message: `Out of the warm-up pool until the login works again: ${row.status_reason ?? 'the mail server refused the login'}.` };
+  if (row.status !== 'active') return { code: 'account_not_active', message: `Out of the warm-up pool while the account is ${row.status}.` };
+  return null;
+}
+
+/** In the pool: enabled, running, the account active and readable (warm-up needs IMAP). */
+export function inWarmupPool(row: AccountRow): boolean {
+  return row.warmup_enabled && row.warmup_status === 'active' && row.status === 'active' && row.imap_host !== null && row.imap_password_enc !== null;
+}
 
 export function toWarmup(row: AccountRow): Schemas['EmailAccountWarmup'] {
   return {
     enabled: row.warmup_enabled,
     status: row.warmup_status,
+    reason: warmupReason(row),
+    inPool: inWarmupPool(row),
     dailyLimit: row.warmup_daily_limit,
     increasePerDay: row.warmup_increase_per_day,
     replyRatePercent: row.warmup_reply_rate_percent,
+    windowFrom: row.warmup_window_from,
+    windowTo: row.warmup_window_to,
+    weekdaysOnly: row.warmup_weekdays_only,
   };
 }
 
@@ -18,15 +41,16 @@ function server(host: string | null, port: number | null, username: string | nul
   return host && port && username ? { host, port, username } : null;
 }
 
-/** `sentToday`: campaign sends today in the workspace's time zone (AnalyticsStore.sentOnDay). */
-export function toAccount(row: AccountRow, sentToday: number): Schemas['EmailAccount'] {
+/** `sent`: campaign and warm-up sends today in the workspace's time zone. */
+export function toAccount(row: AccountRow, sent: { campaign: number; warmup: number }): Schemas['EmailAccount'] {
   return {
     id: row.id,
     email: row.email,
     provider: row.provider,
     status: row.status,
     dailyLimit: row.daily_limit,
-    sentToday,
+    sentToday: sent.campaign,
+    warmupSentToday: sent.warmup,
     warmup: toWarmup(row),
     smtp: server(row.smtp_host, row.smtp_port, row.smtp_user),
     imap: server(row.imap_host, row.imap_port, row.imap_user),

@@ -13,7 +13,7 @@ import { ApiError, conflict, detail, forbidden, badRequest, notFound } from '../
 import { pageOf, paginated } from '../../http/pagination';
 import { dayIn } from '../events/days';
 import { percent, type EventService } from '../events/service';
-import { toAccount } from './mapping';
+import { inWarmupPool, toAccount, warmupReason } from './mapping';
 import type { SecretBox } from './secrets';
 import type { AccountRow, AccountStore, WarmupColumns } from './store';
 import { checkBlocklists, checkDomain, memoizedA, scoreOf, type DomainVitals } from './vitals';
@@ -42,6 +42,9 @@ export interface LinkedCampaigns {
   pauseWithoutAccounts(trx: Executor, campaignIds: string[]): Promise<string[]>;
 }
 
+/** Warm-up emails each of `accountIds` sent today (local day in `timezone`). */
+export type WarmupSentToday = (db: Executor, accountIds: string[], timezone: string) => Promise<Map<string, number>>;
+
 /** An account as a campaign's account list shows it. */
 export type AccountSummary = Pick<Schemas['EmailAccount'], 'id' | 'email' | 'provider' | 'status' | 'dailyLimit'>;
 
@@ -52,7 +55,19 @@ const PROVIDER_SERVERS: Record<ConnectRequest['provider'], { smtp?: [string, num
   smtp: {},
 };
 
-const WARMUP_DEFAULTS = { dailyLimit: 10, increasePerDay: 1, replyRatePercent: 30 };
+const WARMUP_DEFAULTS = { dailyLimit: 10, increasePerDay: 1, replyRatePercent: 30, windowFrom: '00:00', windowTo: '24:00', weekdaysOnly: false };
+
+export type WarmupReasonValue = Schemas['WarmupReason'];
+
+const warmupNeedsImap = () =>
+  conflict('Warm-up needs to read the mailbox: connect the account with an IMAP login first.', [detail('accountId', 'has no IMAP login: warm-up needs to read the mailbox', 'imap_required')]);
+
+/** The window must open before it closes (the schema bounds each end). */
+function checkWindow(row: Pick<AccountRow, 'warmup_window_from' | 'warmup_window_to'>): void {
+  if (row.warmup_window_from >= row.warmup_window_to) {
+    throw badRequest('The warm-up window must open before it closes.', [detail('warmup.windowTo', `must be after windowFrom (${row.warmup_window_from})`, 'window_order')]);
+  }
+}
 const REPUTATION_DAYS = 30;
 
 function warmupColumns(input: WarmupInput): WarmupColumns {
@@ -60,6 +75,9 @@ function warmupColumns(input: WarmupInput): WarmupColumns {
   if (input.dailyLimit !== undefined) columns.warmup_daily_limit = input.dailyLimit;
   if (input.increasePerDay !== undefined) columns.warmup_increase_per_day = input.increasePerDay;
   if (input.replyRatePercent !== undefined) columns.warmup_reply_rate_percent = input.replyRatePercent;
+  if (input.windowFrom !== undefined) columns.warmup_window_from = input.windowFrom;
+  if (input.windowTo !== undefined) columns.warmup_window_to = input.windowTo;
+  if (input.weekdaysOnly !== undefined) columns.warmup_weekdays_only = input.weekdaysOnly;
   return columns;
 }
 
@@ -74,6 +92,8 @@ export class AccountService {
     private readonly dns: DnsLookup,
     private readonly config: Pick<Config, 'dkimSelectors' | 'dnsblIpZones' | 'dnsblDomainZones'>,
     private readonly clock: Clock,
+    /** Warm-up sends today per account (the warmup module's count, wired by the composition root). */
+    private readonly warmupSentToday: WarmupSentToday,
     /** Tries the logins before an account is stored; null skips it (VERIFY_MAIL_LOGINS=0). */
     private readonly loginCheck: MailLoginCheck | null = null,
   ) {}
@@ -82,10 +102,13 @@ export class AccountService {
     return dayIn(auth.timezone, this.clock.now());
   }
 
-  /** Campaign sends today per account. */
-  private async sentToday(db: Db, auth: Auth, ids: string[]): Promise<Map<string, number>> {
-    const sent = await this.events.sentOnDay(db, auth.workspaceId, ids, this.today(auth), auth.timezone);
-    return new Map(ids.map((id) => [id, sent.get(id)?.campaign ?? 0]));
+  /** Campaign sends (stored events) and warm-up sends (the mail record) today per account. */
+  private async sentToday(db: Executor, auth: Auth, ids: string[]): Promise<Map<string, { campaign: number; warmup: number }>> {
+    const [campaign, warmup] = await Promise.all([
+      this.events.sentOnDay(db, auth.workspaceId, ids, this.today(auth), auth.timezone),
+      this.warmupSentToday(db, ids, auth.timezone),
+    ]);
+    return new Map(ids.map((id) => [id, { campaign: campaign.get(id)?.campaign ?? 0, warmup: warmup.get(id) ?? 0 }]));
   }
 
   private async view(db: Db, auth: Auth, row: AccountRow): Promise<Schemas['EmailAccount']> {
@@ -137,9 +160,19 @@ export class AccountService {
       warmup_daily_limit: body.warmup?.dailyLimit ?? WARMUP_DEFAULTS.dailyLimit,
       warmup_increase_per_day: body.warmup?.increasePerDay ?? WARMUP_DEFAULTS.increasePerDay,
       warmup_reply_rate_percent: body.warmup?.replyRatePercent ?? WARMUP_DEFAULTS.replyRatePercent,
+      warmup_window_from: body.warmup?.windowFrom ?? WARMUP_DEFAULTS.windowFrom,
+      warmup_window_to: body.warmup?.windowTo ?? WARMUP_DEFAULTS.windowTo,
+      warmup_weekdays_only: body.warmup?.weekdaysOnly ?? WARMUP_DEFAULTS.weekdaysOnly,
+      warmup_reason_code: null,
+      warmup_reason_message: null,
+      warmup_started_at: body.warmup !== undefined ? now : null,
       created_at: now,
       updated_at: now,
     };
+    if (body.warmup !== undefined) {
+      if (!body.imap) throw warmupNeedsImap();
+      checkWindow(row);
+    }
     await this.checkLogins(row, body);
     await this.db.transaction(async (trx) => {
       await this.workspaces.lock(trx, auth.workspaceId);
@@ -156,7 +189,7 @@ export class AccountService {
         throw err;
       }
     });
-    return toAccount(row, 0);
+    return toAccount(row, { campaign: 0, warmup: 0 });
   }
 
   /** Logs in to SMTP (and IMAP when given) before anything is stored; a failure names which and why. */
@@ -207,8 +240,10 @@ export class AccountService {
 
   async status(auth: Auth, accountId: string): Promise<Schemas['EmailAccountConnection']> {
     const row = await this.require(this.db, auth, accountId);
-    const sentToday = (await this.sentToday(this.db, auth, [row.id])).get(row.id)!;
-    const remainingToday = Math.max(0, row.daily_limit - sentToday);
+    const sent = (await this.sentToday(this.db, auth, [row.id])).get(row.id)!;
+    const sentToday = sent.campaign;
+    // Warm-up and campaign mail share the daily limit.
+    const remainingToday = Math.max(0, row.daily_limit - sent.campaign - sent.warmup);
     const reason = row.status !== 'active' ? row.status : remainingToday === 0 ? 'dailyLimitReached' : null;
     return {
       accountId: row.id,
@@ -227,29 +262,79 @@ export class AccountService {
   async enableWarmup(auth: Auth, accountId: string, input: WarmupInput = {}) {
     return this.changeWarmup(auth, accountId, (row) => {
       if (row.warmup_status === 'banned') {
-        throw conflict('Warm-up cannot be enabled: the warm-up network has banned this account.');
+        throw conflict('Warm-up cannot be enabled: the warm-up network has banned this account.', [detail('accountId', row.warmup_reason_message ?? 'banned', 'warmup_banned')]);
       }
-      return { warmup_enabled: true, warmup_status: 'active', ...warmupColumns(input) };
+      if (!row.imap_host || !row.imap_password_enc) throw warmupNeedsImap();
+      const columns: WarmupColumns = { warmup_enabled: true, warmup_status: 'active', warmup_reason_code: null, warmup_reason_message: null, ...warmupColumns(input) };
+      checkWindow({ ...row, ...columns });
+      // From paused the ramp starts again at day 1: a mailbox that stopped is treated as new.
+      if (!row.warmup_enabled || row.warmup_status !== 'active') columns.warmup_started_at = this.clock.now();
+      return columns;
     });
   }
 
   async pauseWarmup(auth: Auth, accountId: string) {
-    return this.changeWarmup(auth, accountId, (row) => ({
-      warmup_enabled: false,
+    return this.changeWarmup(auth, accountId, (row) =>
       // A ban is the network's decision: pausing does not lift it.
-      warmup_status: row.warmup_status === 'banned' ? 'banned' : 'paused',
-    }));
+      row.warmup_status === 'banned'
+        ? { warmup_enabled: false }
+        : { warmup_enabled: false, warmup_status: 'paused', warmup_reason_code: 'paused_by_user', warmup_reason_message: 'Warm-up was paused through the API.' },
+    );
   }
 
   /** Applies `change` under a row lock; `changed` is false when it would change nothing (idempotent calls). */
   private async changeWarmup(auth: Auth, accountId: string, change: (row: AccountRow) => WarmupColumns) {
     return this.db.transaction(async (trx) => {
-      let row = await this.require(trx, auth, accountId, true);
+      const before = await this.require(trx, auth, accountId, true);
+      let row = before;
       const columns = change(row);
-      const changed = (Object.keys(columns) as (keyof WarmupColumns)[]).some((k) => row[k] !== columns[k]);
-      if (changed) row = await this.store.update(trx, auth.workspaceId, row.id, { ...columns, updated_at: this.clock.now() });
+      const changed = (Object.keys(columns) as (keyof WarmupColumns)[]).some((k) => k !== 'warmup_started_at' && row[k] !== columns[k]);
+      if (changed) {
+        row = await this.store.update(trx, auth.workspaceId, row.id, { ...columns, updated_at: this.clock.now() });
+        await this.recordWarmupChange(trx, before, row);
+      }
       return { changed, account: await this.view(trx, auth, row) };
     });
+  }
+
+  /** Records account.warmupEnabled / warmupPaused / warmupBanned when the state (not only a setting) changed. */
+  private async recordWarmupChange(trx: Executor, before: AccountRow, after: AccountRow): Promise<void> {
+    if (before.warmup_enabled === after.warmup_enabled && before.warmup_status === after.warmup_status) return;
+    const type = after.warmup_status === 'banned' ? 'account.warmupBanned' : after.warmup_enabled && after.warmup_status === 'active' ? 'account.warmupEnabled' : 'account.warmupPaused';
+    await this.events.record(trx, {
+      workspaceId: after.workspace_id,
+      type,
+      data: { accountId: after.id, email: after.email, status: after.warmup_status, enabled: after.warmup_enabled, reason: warmupReason(after) },
+    });
+  }
+
+  // --- the warm-up pool's side (the warmup module calls these; any workspace's account) ---
+
+  /** Accounts of every workspace with warm-up enabled and running, and whether each is in the pool now. */
+  async warmupAccounts(db: Executor): Promise<(AccountRow & { in_pool: boolean })[]> {
+    return (await this.store.warmupEnabled(db)).map((row) => ({ ...row, in_pool: inWarmupPool(row) }));
+  }
+
+  async findAnyAccount(db: Executor, accountId: string): Promise<AccountRow | undefined> {
+    return this.store.findAny(db, accountId);
+  }
+
+  /**
+   * Protection: pauses or bans the account's warm-up with a reason code, in the caller's transaction, and
+   * records the event; false when it was no longer running.
+   */
+  async stopWarmup(trx: Executor, accountId: string, status: 'paused' | 'banned', reason: WarmupReasonValue): Promise<boolean> {
+    const before = await this.store.findAny(trx, accountId, { forUpdate: true });
+    if (!before || (before.warmup_status === status && !before.warmup_enabled)) return false;
+    const columns: WarmupColumns = { warmup_enabled: false, warmup_status: status, warmup_reason_code: reason.code, warmup_reason_message: reason.message.slice(0, 500) };
+    await this.store.updateWarmup(trx, accountId, { ...columns, updated_at: this.clock.now() });
+    await this.recordWarmupChange(trx, before, { ...before, ...columns });
+    return true;
+  }
+
+  /** A note on a running warm-up (`pool_too_small`), or null to clear it; no event (the state did not change). */
+  async noteWarmup(db: Executor, accountId: string, reason: WarmupReasonValue | null): Promise<void> {
+    await this.store.updateWarmup(db, accountId, { warmup_reason_code: reason?.code ?? null, warmup_reason_message: reason?.message ?? null, updated_at: this.clock.now() });
   }
 
   async remove(auth: Auth, accountId: string): Promise<Schemas['EmailAccountDeletion']> {

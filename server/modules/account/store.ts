@@ -23,11 +23,34 @@ export interface AccountRow {
   warmup_daily_limit: number;
   warmup_increase_per_day: number;
   warmup_reply_rate_percent: number;
+  warmup_window_from: string;
+  warmup_window_to: string;
+  warmup_weekdays_only: boolean;
+  /** Why the warm-up is paused, banned or sends nothing (WarmupReason.code), and the words. */
+  warmup_reason_code: string | null;
+  warmup_reason_message: string | null;
+  /** Day 1 of the ramp. */
+  warmup_started_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
 
-export type WarmupColumns = Partial<Pick<AccountRow, 'warmup_enabled' | 'warmup_status' | 'warmup_daily_limit' | 'warmup_increase_per_day' | 'warmup_reply_rate_percent'>>;
+export type WarmupColumns = Partial<
+  Pick<
+    AccountRow,
+    | 'warmup_enabled'
+    | 'warmup_status'
+    | 'warmup_daily_limit'
+    | 'warmup_increase_per_day'
+    | 'warmup_reply_rate_percent'
+    | 'warmup_window_from'
+    | 'warmup_window_to'
+    | 'warmup_weekdays_only'
+    | 'warmup_reason_code'
+    | 'warmup_reason_message'
+    | 'warmup_started_at'
+  >
+>;
 
 export class AccountStore {
   async find(db: Db, workspaceId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<AccountRow | undefined> {
@@ -92,6 +115,16 @@ export class AccountStore {
 
   async setStatus(db: Executor, id: string, status: AccountRow['status'], reason: string | null, at: Date): Promise<void> {
     await db('email_accounts').where({ id }).update({ status, status_reason: reason, updated_at: at });
+  }
+
+  /** Accounts with warm-up enabled and running (any workspace): the accounts of the warm-up pool. */
+  async warmupEnabled(db: Executor): Promise<AccountRow[]> {
+    return db('email_accounts').where({ warmup_enabled: true, warmup_status: 'active' }).orderBy('id');
+  }
+
+  /** Sets warm-up columns of any workspace's account (the warm-up worker's protection and notes). */
+  async updateWarmup(db: Executor, id: string, changes: WarmupColumns & { updated_at: Date }): Promise<void> {
+    await db('email_accounts').where({ id }).update(changes);
   }
 
   /** How many of `ids` are the workspace's accounts in status active. */

@@ -5,6 +5,5 @@ export const analyticsRoutes = ({ analytics }: { analytics: AnalyticsService }) 
   route('get', '/v1/analytics/campaign/summary', async ({ auth, query }) => ok('Campaign analytics retrieved', await analytics.campaignSummary(auth, query))),
   route('get', '/v2/analytics/campaign/steps', async ({ auth, query }) => ok('Step analytics retrieved', await analytics.campaignSteps(auth, query))),
   route('get', '/v1/analytics/campaign/count', async ({ auth, query }) => ok('Campaign counts retrieved', await analytics.campaignCounts(auth, query))),
-  route('get', '/v1/analytics/account/warmup/summary', async ({ auth, query }) => ok('Warm-up summary retrieved', await analytics.warmupSummary(auth, query))),
   route('get', '/v1/analytics/account/campaign/count', async ({ auth, query }) => ok('Emails sent today retrieved', await analytics.sentToday(auth, query))),
 ];

@@ -131,41 +131,20 @@ export class AnalyticsService {
     };
   }
 
-  async warmupSummary(auth: Auth, query: { accountId: string; startDate?: string; endDate?: string }): Promise<Schemas['WarmupAnalyticsSummary']> {
-    const range = this.range(auth, query);
-    const account = await this.accounts.get(auth, query.accountId);
-    const scope: EmailEventScope = { workspaceId: auth.workspaceId, warmup: true, accountId: account.id, days: range };
-    const { totals } = await this.events.countsByType(this.db, scope);
-    const today = await this.events.sentOnDay(this.db, auth.workspaceId, [account.id], dayIn(auth.timezone, this.clock.now()), auth.timezone);
-    return {
-      accountId: account.id,
-      email: account.email,
-      startDate: range.startDate,
-      endDate: range.endDate,
-      timezone: range.timezone,
-      warmup: account.warmup,
-      sentToday: today.get(account.id)?.warmup ?? 0,
-      totals,
-      rates: rates(totals, totals.sent),
-      graph: await this.series(scope, range),
-    };
-  }
-
   async sentToday(auth: Auth, query: { limit?: number; skip?: number; accountId?: string }) {
     const { items: accounts, pagination } = await this.accounts.list(auth, { ...pageOf(query), id: query.accountId });
     if (query.accountId && pagination.total === 0) throw accountNotFound();
     const date = dayIn(auth.timezone, this.clock.now());
-    const sent = await this.events.sentOnDay(this.db, auth.workspaceId, accounts.map((a) => a.id), date, auth.timezone);
     const items: Schemas['AccountSentToday'][] = accounts.map((account) => {
-      const today = sent.get(account.id) ?? { campaign: 0, warmup: 0 };
       return {
         accountId: account.id,
         email: account.email,
         status: account.status,
         dailyLimit: account.dailyLimit,
-        sentToday: today.campaign,
-        remainingToday: Math.max(0, account.dailyLimit - today.campaign),
-        warmupSentToday: today.warmup,
+        sentToday: account.sentToday,
+        // Warm-up mail shares the daily limit.
+        remainingToday: Math.max(0, account.dailyLimit - account.sentToday - account.warmupSentToday),
+        warmupSentToday: account.warmupSentToday,
       };
     });
     return { date, timezone: auth.timezone, items, pagination };

@@ -13,6 +13,7 @@ import freeProviders from 'email-providers/common.json';
 import type { components } from '../../../generated/api';
 import type { Clock } from '../../clock';
 import type { Db, Executor } from '../../db';
+import type { Backlog } from '../../telemetry';
 import { newId } from '../../ids';
 import type { Logger } from '../../logger';
 import { badRequest, conflict, detail, notFound } from '../../http/errors';
@@ -168,6 +169,11 @@ export class InboxService {
   }
 
   /** The worker job: read the claimed mailboxes once. Returns the messages processed. */
+  /** Worker backlog for metrics: mailboxes waiting for a read, and the least recently read one. */
+  backlog(): Promise<Backlog> {
+    return this.store.backlog(this.db, MAILBOX, this.clock.now());
+  }
+
   async runOnce(): Promise<number> {
     const now = this.clock.now();
     const readable = await this.accounts.readableImapAccounts(this.db);

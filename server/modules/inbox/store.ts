@@ -1,5 +1,6 @@
 /** mailbox_checkpoints: where the reader is in each account's mailbox, and who is reading it now. */
 import type { Executor } from '../../db';
+import { backlogOf, type Backlog } from '../../telemetry';
 
 export interface CheckpointRow {
   account_id: string;
@@ -29,6 +30,15 @@ export class InboxStore {
         .onConflict(['account_id', 'mailbox'])
         .ignore();
     }
+  }
+
+  /**
+   * Mailboxes no worker holds, and the oldest last read (the worker's backlog: every mailbox is read over and
+   * over, so its age is how far behind the reader is).
+   */
+  backlog(db: Executor, mailbox: string, now: Date): Promise<Backlog> {
+    const due = db('mailbox_checkpoints').where('mailbox', mailbox).andWhere((w) => w.whereNull('claimed_until').orWhere('claimed_until', '<', now));
+    return backlogOf(due, db.raw('coalesce(last_read_at, updated_at)'));
   }
 
   /**

@@ -18,6 +18,7 @@ import { finished } from 'node:stream/promises';
 import type { components } from '../../../generated/api';
 import type { Clock } from '../../clock';
 import type { Db, Executor } from '../../db';
+import type { Backlog } from '../../telemetry';
 import type { Logger } from '../../logger';
 import { newId } from '../../ids';
 import { ApiError, badRequest, conflict, detail, notFound } from '../../http/errors';
@@ -295,6 +296,11 @@ export class JobService {
   // --- the worker ---
 
   /** One batch of the oldest job with work left; returns the rows it processed (0 when idle). */
+  /** Worker backlog for metrics: input rows waiting to be applied. */
+  backlog(): Promise<Backlog> {
+    return this.store.backlog(this.db);
+  }
+
   async runOnce(): Promise<number> {
     // Uploads whose process died before they finished are removed after an hour.
     await this.store.deleteStaleReceiving(this.db, new Date(this.clock.now().getTime() - 3600_000));

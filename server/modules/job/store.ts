@@ -1,5 +1,6 @@
 /** Plain rows of jobs, their input rows, batches and results. Callers pass their transaction. */
 import type { Db, Executor } from '../../db';
+import type { Backlog } from '../../telemetry';
 
 export type JobStatusValue = 'receiving' | 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
 export const ACTIVE: JobStatusValue[] = ['queued', 'running'];
@@ -94,6 +95,13 @@ export class JobStore {
   }
 
   /** Ids of jobs with work left, oldest first. */
+  /** Input rows of queued and running jobs not yet applied, and the oldest such job's creation (the worker's backlog). */
+  async backlog(db: Executor): Promise<Backlog> {
+    const row = await db('job_batches as b').join('jobs as j', 'j.id', 'b.job_id').whereIn('j.status', ACTIVE).whereNull('b.done_by')
+      .first(db.raw('coalesce(sum(b.row_count), 0)::int as due'), db.raw('min(j.created_at) as oldest'));
+    return { due: row?.due ?? 0, oldestDueAt: row?.oldest ? new Date(row.oldest) : null };
+  }
+
   async active(db: Executor, limit: number): Promise<string[]> {
     const rows = await db('jobs').whereIn('status', ACTIVE).orderBy('created_at').limit(limit).select('id');
     return rows.map((r: { id: string }) => r.id);

@@ -13,6 +13,7 @@
 import { randomInt } from 'node:crypto';
 import type { components } from '../../../generated/api';
 import type { Clock } from '../../clock';
+import type { Backlog } from '../../telemetry';
 import type { Db, Executor } from '../../db';
 import { newId } from '../../ids';
 import type { AccountMailAccess } from '../account/service';
@@ -30,6 +31,9 @@ type SendingReason = components['schemas']['SendingReason'];
 export interface SendingContacts {
   finishForMail(db: Executor, workspaceId: string, contactId: string, status: 'completed' | 'bounced'): Promise<boolean>;
 }
+
+/** A send's outcome: `deferred` is a failure retried later. */
+export type MessageOutcome = 'sent' | 'bounced' | 'unknown' | 'deferred';
 
 /** What the tracking module adds to every campaign message (unsubscribe, pixel, click links). */
 export interface MessageLinks {
@@ -125,6 +129,18 @@ export class SendingService {
     this.options = { ...DEFAULT_ENGINE_OPTIONS, ...options };
   }
 
+  private readonly outcomeListeners: ((outcome: MessageOutcome) => void)[] = [];
+
+  /** Called once per message handed to SMTP, with its outcome, after it is recorded (the composition root counts them for metrics). */
+  onOutcome(listener: (outcome: MessageOutcome) => void): void {
+    this.outcomeListeners.push(listener);
+  }
+
+  /** Worker backlog for metrics: contacts due now. */
+  backlog(): Promise<Backlog> {
+    return this.store.backlog(this.db, this.clock.now());
+  }
+
   /** One pass of the engine; returns how many messages it handed to SMTP. */
   async runOnce(): Promise<number> {
     const now = this.clock.now();
@@ -157,8 +173,11 @@ export class SendingService {
     let newLeft = campaign.daily_new_contacts === null ? Infinity : campaign.daily_new_contacts - campaignDay.first;
     const locked = await this.store.lockSendingAccounts(trx, campaignId, now);
     if (campaignLeft <= 0 || locked.length === 0) return [];
-    const sentToday = await this.mail.sentSinceByAccount(trx, locked.map((a) => a.id), 'campaign', startOfLocalDay(campaign.workspace_timezone, now));
-    const accounts: SendingAccount[] = locked.map((a) => ({ ...a, sent_today: sentToday.get(a.id) ?? 0 }));
+    const dayStart = startOfLocalDay(campaign.workspace_timezone, now);
+    const sentToday = await this.mail.sentSinceByAccount(trx, locked.map((a) => a.id), 'campaign', dayStart);
+    // Warm-up mail shares the account's daily limit with campaigns.
+    const warmupToday = await this.mail.sentSinceByAccount(trx, locked.map((a) => a.id), 'warmup', dayStart);
+    const accounts: SendingAccount[] = locked.map((a) => ({ ...a, sent_today: (sentToday.get(a.id) ?? 0) + (warmupToday.get(a.id) ?? 0) }));
     const claimed: Claimed[] = [];
     const due = await this.store.dueContacts(trx, campaignId, now, this.options.batchSize);
     const suppressed = await this.suppression.filterSuppressed(trx, campaign.workspace_id, due.map((c) => c.email));
@@ -279,6 +298,8 @@ export class SendingService {
         const outcome: SendOutcome = login ? await this.mail.transmit(login, item.composed.message) : { kind: 'accountFailure', response: 'no_smtp_login: the account has no SMTP login' };
         await this.db.transaction((trx) => this.record(trx, item, outcome));
         if (outcome.kind === 'sent') sent += 1;
+        const reported: MessageOutcome = outcome.kind === 'sent' || outcome.kind === 'bounced' || outcome.kind === 'unknown' ? outcome.kind : 'deferred';
+        for (const listener of this.outcomeListeners) listener(reported);
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.options.concurrency, claimed.length) }, lane));

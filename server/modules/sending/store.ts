@@ -5,6 +5,7 @@
  * module's table goes through that module's service (messages: the mail module).
  */
 import type { Executor } from '../../db';
+import { backlogOf, type Backlog } from '../../telemetry';
 import type { ScheduleJson } from '../campaign/service';
 
 export type ProgressState = 'waiting' | 'sending' | 'held' | 'done' | 'unknown';
@@ -93,6 +94,12 @@ export class SendingStore {
   /** The progress of contacts whose last message's outcome is unknown (its claim expired). */
   async markUnknown(db: Executor, messageIds: string[]): Promise<void> {
     if (messageIds.length) await db('sending_progress').whereIn('last_message_id', messageIds).update({ state: 'unknown', reason: 'unknown_outcome' });
+  }
+
+  /** Contacts of active campaigns due for their next message, and the earliest due time (the worker's backlog). */
+  async backlog(db: Executor, now: Date): Promise<Backlog> {
+    const due = db('sending_progress as p').join('campaigns as k', 'k.id', 'p.campaign_id').where({ 'p.state': 'waiting', 'k.status': 'active' }).andWhere('p.due_at', '<=', now);
+    return backlogOf(due, 'p.due_at');
   }
 
   async campaignsWithDueWork(db: Executor, now: Date, limit: number): Promise<string[]> {

@@ -12,6 +12,7 @@ import type { components } from '../../../generated/api';
 import type { Clock } from '../../clock';
 import type { Config } from '../../config';
 import type { Db, Executor } from '../../db';
+import type { Backlog } from '../../telemetry';
 import { badRequest, detail, notFound } from '../../http/errors';
 import { newId } from '../../ids';
 import { OutboundRefusedError, resolveAllowedAddress } from '../../net/outbound';
@@ -46,6 +47,9 @@ export interface WebhookOptions {
   /** Jitter factor in [0.9, 1.1]; injectable so tests are exact. */
   jitter: () => number;
 }
+
+/** One delivery attempt's outcome: `retrying` waits for the next attempt; `failed` and `gone` disable the subscription. */
+export type DeliveryOutcome = 'delivered' | 'retrying' | 'failed' | 'gone';
 
 export class WebhookService {
   private readonly options: WebhookOptions;
@@ -90,6 +94,18 @@ export class WebhookService {
     );
   };
 
+  private readonly attemptListeners: ((outcome: DeliveryOutcome) => void)[] = [];
+
+  /** Called once per delivery attempt with its outcome, after it is recorded (the composition root counts them for metrics). */
+  onAttempt(listener: (outcome: DeliveryOutcome) => void): void {
+    this.attemptListeners.push(listener);
+  }
+
+  /** Worker backlog for metrics: deliveries due now. */
+  backlog(): Promise<Backlog> {
+    return this.store.backlog(this.db, this.clock.now());
+  }
+
   /** One pass of the worker job; returns how many attempts it made. */
   async runOnce(): Promise<number> {
     const now = this.clock.now();
@@ -101,14 +117,15 @@ export class WebhookService {
         const delivery = claimed[next++];
         const secret = this.secrets.decrypt(delivery.secret_enc, `${delivery.subscription_id}:webhook`);
         const result = await postSigned(delivery.url, secret, delivery.event_id, this.clock.now(), delivery.payload, this.config.allowPrivateWebhooks);
-        await this.db.transaction((trx) => this.recordAttempt(trx, delivery, result));
+        const outcome = await this.db.transaction((trx) => this.recordAttempt(trx, delivery, result));
+        for (const listener of this.attemptListeners) listener(outcome);
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.options.concurrency, claimed.length) }, lane));
     return claimed.length;
   }
 
-  private async recordAttempt(trx: Executor, delivery: DeliveryRow, result: PostResult): Promise<void> {
+  private async recordAttempt(trx: Executor, delivery: DeliveryRow, result: PostResult): Promise<DeliveryOutcome> {
     const now = this.clock.now();
     await this.store.insertAttempt(trx, {
       id: newId(),
@@ -122,22 +139,28 @@ export class WebhookService {
       response_excerpt: result.excerpt,
     });
     const code = result.statusCode ?? 0;
-    if (code >= 200 && code < 300) return this.store.finishDelivery(trx, delivery.id, { status: 'delivered' });
+    if (code >= 200 && code < 300) {
+      await this.store.finishDelivery(trx, delivery.id, { status: 'delivered' });
+      return 'delivered';
+    }
     if (code === 410) {
       await this.store.finishDelivery(trx, delivery.id, { status: 'failed' });
-      return this.store.update(trx, delivery.subscription_id, { status: 'disabled', disabled_reason: 'The endpoint answered 410 Gone.', updated_at: now });
+      await this.store.update(trx, delivery.subscription_id, { status: 'disabled', disabled_reason: 'The endpoint answered 410 Gone.', updated_at: now });
+      return 'gone';
     }
     const wait = RETRY_DELAYS_MS[delivery.attempts - 1];
     if (wait === undefined) {
       await this.store.finishDelivery(trx, delivery.id, { status: 'failed' });
       const why = result.statusCode ? `HTTP ${result.statusCode}` : result.error;
-      return this.store.update(trx, delivery.subscription_id, {
+      await this.store.update(trx, delivery.subscription_id, {
         status: 'disabled',
         disabled_reason: `Every attempt of a delivery failed for about three days (last: ${why}).`,
         updated_at: now,
       });
+      return 'failed';
     }
     await this.store.finishDelivery(trx, delivery.id, { status: 'pending', next_attempt_at: new Date(now.getTime() + Math.round(wait * this.options.jitter())) });
+    return 'retrying';
   }
 
   // --- subscriptions ---

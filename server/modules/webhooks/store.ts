@@ -1,5 +1,6 @@
 /** webhook_subscriptions, webhook_deliveries (the outbox) and webhook_attempts (the log). */
 import type { Executor } from '../../db';
+import { backlogOf, type Backlog } from '../../telemetry';
 
 export interface SubscriptionRow {
   id: string;
@@ -80,6 +81,12 @@ export class WebhookStore {
   }
 
   /** Claims due deliveries of active subscriptions (SKIP LOCKED), marking them before any request goes out. */
+  /** Deliveries due now to active subscriptions, and the earliest due time (the worker's backlog). */
+  backlog(db: Executor, now: Date): Promise<Backlog> {
+    const due = db('webhook_deliveries as d').join('webhook_subscriptions as s', 's.id', 'd.subscription_id').where({ 'd.status': 'pending', 's.status': 'active' }).andWhere('d.next_attempt_at', '<=', now);
+    return backlogOf(due, 'd.next_attempt_at');
+  }
+
   async claimDue(db: Executor, now: Date, limit: number): Promise<(DeliveryRow & { url: string; secret_enc: string })[]> {
     const claimed: DeliveryRow[] = await db('webhook_deliveries')
       .whereIn(

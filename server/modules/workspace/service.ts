@@ -104,6 +104,11 @@ export class WorkspaceService {
     return { maxContacts: caps.max_contacts, maxEmailAccounts: caps.max_email_accounts };
   }
 
+  /** Each workspace's IANA time zone (the day its limits count in). */
+  timezones(db: Executor, workspaceIds: string[]): Promise<Map<string, string>> {
+    return this.store.timezones(db, workspaceIds);
+  }
+
   /** Locks the workspace row: orders concurrent changes that must see each other (sub-user registration, capped additions). */
   lock(trx: Executor, workspaceId: string): Promise<void> {
     return this.store.lockWorkspace(trx, workspaceId);

@@ -116,6 +116,12 @@ export class WorkspaceStore {
    * workspace (quota buckets, contacts) can still be inserted meanwhile, since their foreign-key checks take
    * KEY SHARE, which only FOR UPDATE blocks.
    */
+  async timezones(db: Executor, ids: string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    const rows: { id: string; timezone: string }[] = await db('workspaces').whereIn('id', ids).select('id', 'timezone');
+    return new Map(rows.map((r) => [r.id, r.timezone]));
+  }
+
   async lockWorkspace(db: Executor, workspaceId: string): Promise<void> {
     await db('workspaces').where({ id: workspaceId }).forNoKeyUpdate().first('id');
   }

@@ -1,0 +1,606 @@
+/**
+ * The warm-up pool: every account of the deployment with warm-up enabled (any workspace) plus the pool-only
+ * mailboxes an operator adds, writing to each other.
+ *
+ * Two worker jobs share the work across any number of processes:
+ *   - `sender` (runOnce): members due to send are locked (FOR UPDATE SKIP LOCKED) and, inside their window and
+ *     under today's ramp and the account's daily limit (campaign and warm-up together), each gets one new
+ *     warm-up email to a partner stored as `sending` in the same transaction; answers the readers scheduled are
+ *     claimed the same way. Only then does SMTP start (through the mail module), so two workers never send one
+ *     warm-up email twice; one left `sending` by a worker that died becomes `unknown`, never re-sent.
+ *   - `reader` (runOnce): mailboxes are claimed for a lease, then read over IMAP: warm-up mail (recognised by
+ *     its Message-ID in the pool's record) found in the spam folder is recorded as spam, marked read and moved
+ *     to INBOX (the rescue); in INBOX it is recorded (inbox unless rescued), marked read, some flagged, answered
+ *     to the sender's reply rate after a human delay, and archived into the `Warmup` folder.
+ *
+ * Protection: a hard bounce pauses the sender (`hard_bounce`); spam for most of the last 7 days' placement
+ * pauses it (`spam_placement`); a refused login puts the account in connectionError (out of the pool until it
+ * works again); a partner that refuses (mailbox full, 4xx) is skipped for a day with the reason.
+ */
+import { randomInt } from 'node:crypto';
+import type { components } from '../../../generated/api';
+import type { Clock } from '../../clock';
+import type { Db, Executor } from '../../db';
+import type { Logger } from '../../logger';
+import { newId } from '../../ids';
+import { detail, conflict, notFound } from '../../http/errors';
+import type { AccountMailAccess, AccountService } from '../account/service';
+import type { AccountRow } from '../account/store';
+import type { SecretBox } from '../account/secrets';
+import { addDays, resolveRange } from '../events/days';
+import type { EventService } from '../events/service';
+import { MailboxError, replySubject, type MailboxSession, type MailLogin, type MailService, type SendOutcome } from '../mail/service';
+import { startOfLocalDay } from '../sending/schedule';
+import type { WorkspaceService } from '../workspace/service';
+import { firstMessage, replyMessage } from './content';
+import { healthOf, nextGapMs, nextLocalDay, rampTarget, windowOpensAt, type WarmupPlanSettings } from './plan';
+import type { DayCount, MemberRow, PoolMailboxRow, WarmupMessageRow, WarmupStore } from './store';
+
+type Schemas = components['schemas'];
+type Counts = Schemas['WarmupCounts'];
+
+/** One pool member: an account (with its workspace) or a pool-only mailbox (no workspace, never a sender of first emails). */
+export interface PoolMember {
+  id: string;
+  kind: 'account' | 'mailbox';
+  email: string;
+  domain: string;
+  workspaceId: string | null;
+  /** Sends and reads warm-up mail now (running, logins working). */
+  inPool: boolean;
+}
+
+export interface WarmupSettings {
+  /** Members one run locks to send (and answers it claims). */
+  sendBatch: number;
+  /** Mailboxes one run reads, and how many at once. */
+  readBatch: number;
+  readConcurrency: number;
+  /** How often a mailbox is read. */
+  readIntervalMs: number;
+  /** Messages of one folder looked at per read. */
+  messagesPerRead: number;
+  /** Bytes of each message fetched to recognise it (a 20 MB message costs this much). */
+  headBytes: number;
+  /** Answers go out between these many minutes after the reader saw the email. */
+  replyDelayMinutes: [number, number];
+  /** Share of read warm-up emails also flagged important, in percent. */
+  flagPercent: number;
+  /** Spam protection: at least this many placements seen in 7 days before it may pause. */
+  spamMinSeen: number;
+}
+
+export const DEFAULT_WARMUP_SETTINGS: WarmupSettings = {
+  sendBatch: 50,
+  readBatch: 50,
+  readConcurrency: 8,
+  readIntervalMs: 60_000,
+  messagesPerRead: 200,
+  headBytes: 16 * 1024,
+  replyDelayMinutes: [5, 45],
+  flagPercent: 30,
+  spamMinSeen: 10,
+};
+
+const ARCHIVE_FOLDER = 'Warmup';
+const SPAM_NAMES = ['Junk', 'Spam', 'Junk E-mail', 'Junk Email', '[Gmail]/Spam', 'Bulk Mail', 'INBOX.Junk', 'INBOX.Spam'];
+const SENDING_LEASE_MS = 10 * 60_000;
+const READ_LEASE_MS = 5 * 60_000;
+const PARTNER_SKIP_MS = 24 * 3_600_000;
+const HEALTH_DAYS = 7;
+const DAY_MS = 86_400_000;
+
+const domainOf = (email: string) => email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+const bare = (messageId: string) => messageId.replace(/^<|>$/g, '');
+
+/** The Message-ID of a raw message's header block, without angle brackets; null when it has none. */
+export function headerMessageId(source: Buffer): string | null {
+  const text = source.toString('latin1');
+  const end = text.search(/\r?\n\r?\n/);
+  const head = (end >= 0 ? text.slice(0, end) : text).replace(/\r?\n[ \t]+/g, ' ');
+  const match = /^message-id:\s*<([^>\s]+)>/im.exec(head);
+  return match ? match[1] : null;
+}
+
+interface AccountMember extends PoolMember {
+  kind: 'account';
+  row: AccountRow;
+  timezone: string;
+}
+
+type Member = AccountMember | (PoolMember & { kind: 'mailbox'; row: PoolMailboxRow });
+
+export class WarmupService {
+  private markerKey: Buffer | null = null;
+
+  constructor(
+    private readonly db: Db,
+    private readonly store: WarmupStore,
+    private readonly accounts: AccountService,
+    private readonly mailAccess: AccountMailAccess,
+    private readonly mail: MailService,
+    private readonly workspaces: WorkspaceService,
+    private readonly events: EventService,
+    private readonly secrets: SecretBox,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly settings: WarmupSettings = DEFAULT_WARMUP_SETTINGS,
+  ) {}
+
+  /** The per-deployment key of the marker (derived from the server's secret key). */
+  private key(): Buffer {
+    this.markerKey ??= this.secrets.deriveKey('warmup-marker');
+    return this.markerKey;
+  }
+
+  // --- the pool ---
+
+  private async poolMembers(db: Executor): Promise<Member[]> {
+    const [accounts, mailboxes] = await Promise.all([this.accounts.warmupAccounts(db), this.store.mailboxes(db)]);
+    const timezones = await this.workspaces.timezones(db, [...new Set(accounts.map((a) => a.workspace_id))]);
+    return [
+      ...accounts.map((row): Member => ({ id: row.id, kind: 'account', email: row.email, domain: domainOf(row.email), workspaceId: row.workspace_id, inPool: row.in_pool, row, timezone: timezones.get(row.workspace_id) ?? 'UTC' })),
+      ...mailboxes.map((row): Member => ({ id: row.id, kind: 'mailbox', email: row.email, domain: domainOf(row.email), workspaceId: null, inPool: row.status === 'active', row })),
+    ];
+  }
+
+  /** Every member of the pool (warm-up-enabled accounts of every workspace and pool-only mailboxes), with whether it takes part now. */
+  async listPool(db: Executor = this.db): Promise<PoolMember[]> {
+    return (await this.poolMembers(db)).map(({ id, kind, email, domain, workspaceId, inPool }) => ({ id, kind, email, domain, workspaceId, inPool }));
+  }
+
+  /** A member's SMTP or IMAP login (accounts through the account module, pool-only mailboxes decrypted here). */
+  async loginOf(db: Executor, memberId: string, kind: 'smtp' | 'imap'): Promise<MailLogin | null> {
+    const mailbox = await this.store.mailbox(db, memberId);
+    if (mailbox) {
+      const host = kind === 'smtp' ? mailbox.smtp_host : mailbox.imap_host;
+      const port = kind === 'smtp' ? mailbox.smtp_port : mailbox.imap_port;
+      const username = kind === 'smtp' ? mailbox.smtp_user : mailbox.imap_user;
+      const enc = kind === 'smtp' ? mailbox.smtp_password_enc : mailbox.imap_password_enc;
+      return { accountId: mailbox.id, workspaceId: '', email: mailbox.email, host, port, username, password: this.secrets.decrypt(enc, `${mailbox.id}:${kind}`) };
+    }
+    const account = await this.accounts.findAnyAccount(db, memberId);
+    if (!account) return null;
+    return kind === 'smtp' ? this.mailAccess.smtpLogin(db, account.workspace_id, account.id) : this.mailAccess.imapLogin(db, account.id);
+  }
+
+  /** Warm-up emails each account sent today (local day in `timezone`): the account view's `warmupSentToday`. */
+  sentToday = (db: Executor, accountIds: string[], timezone: string): Promise<Map<string, number>> =>
+    this.store.sentSince(db, accountIds, startOfLocalDay(timezone, this.clock.now()));
+
+  /** inbox / (inbox + spam) of each member's warm-up mail over the last 7 days, with its label. */
+  async healthScores(db: Executor, memberIds: string[]): Promise<Map<string, Schemas['WarmupHealth']>> {
+    const since = new Date(this.clock.now().getTime() - HEALTH_DAYS * DAY_MS);
+    const placed = await this.store.placement(db, memberIds, since);
+    return new Map(
+      memberIds.map((id) => {
+        const { inbox, spam } = placed.get(id) ?? { inbox: 0, spam: 0 };
+        return [id, { days: HEALTH_DAYS as 7, landedInbox: inbox, landedSpam: spam, ...healthOf(inbox, spam) }];
+      }),
+    );
+  }
+
+  // --- pool-only mailboxes (admin CLI) ---
+
+  async addMailbox(input: { email: string; password: string; smtpHost: string; smtpPort: number; imapHost: string; imapPort: number; username?: string; imapPassword?: string }): Promise<PoolMailboxRow> {
+    this.secrets.ensureKey();
+    const id = newId();
+    const email = input.email.trim().toLowerCase();
+    const now = this.clock.now();
+    const row: PoolMailboxRow = {
+      id,
+      email,
+      smtp_host: input.smtpHost,
+      smtp_port: input.smtpPort,
+      smtp_user: input.username ?? email,
+      smtp_password_enc: this.secrets.encrypt(input.password, `${id}:smtp`),
+      imap_host: input.imapHost,
+      imap_port: input.imapPort,
+      imap_user: input.username ?? email,
+      imap_password_enc: this.secrets.encrypt(input.imapPassword ?? input.password, `${id}:imap`),
+      status: 'active',
+      status_reason: null,
+      created_at: now,
+      updated_at: now,
+    };
+    if ((await this.store.mailboxes(this.db)).some((m) => m.email === email)) throw conflict(`The pool already has a mailbox ${email}.`, [detail('email', 'already in the pool', 'duplicate')]);
+    await this.store.insertMailbox(this.db, row);
+    return row;
+  }
+
+  mailboxes(): Promise<PoolMailboxRow[]> {
+    return this.store.mailboxes(this.db);
+  }
+
+  async removeMailbox(idOrEmail: string): Promise<void> {
+    if ((await this.store.deleteMailbox(this.db, idOrEmail)) === 0) throw notFound(`No pool mailbox ${idOrEmail}.`);
+  }
+
+  /** An operator excludes an account from the pool for good (`banned`, reason `banned_by_operator`). */
+  async ban(accountId: string, why: string): Promise<void> {
+    await this.db.transaction(async (trx) => {
+      if (!(await this.accounts.findAnyAccount(trx, accountId))) throw notFound(`No email account ${accountId}.`);
+      await this.accounts.stopWarmup(trx, accountId, 'banned', { code: 'banned_by_operator', message: why });
+    });
+  }
+
+  // --- the summary ---
+
+  async summary(auth: { workspaceId: string; timezone: string }, query: { accountId: string; startDate?: string; endDate?: string }): Promise<Schemas['WarmupAnalyticsSummary']> {
+    const range = resolveRange(query, auth.timezone, this.clock.now());
+    const account = await this.accounts.get(auth, query.accountId);
+    const from = startOfLocalDay(auth.timezone, new Date(`${range.startDate}T12:00:00Z`));
+    const to = startOfLocalDay(auth.timezone, new Date(`${addDays(range.endDate, 1)}T12:00:00Z`));
+    const [rows, health] = await Promise.all([this.store.dailyCounts(this.db, account.id, from, to, auth.timezone), this.healthScores(this.db, [account.id])]);
+    const zero = (): Counts => ({ sent: 0, received: 0, landedInbox: 0, landedSpam: 0, rescued: 0, replied: 0, bounced: 0 });
+    const byDay = new Map<string, Counts>();
+    const totals = zero();
+    for (const r of rows as DayCount[]) {
+      const counts = byDay.get(r.day) ?? zero();
+      counts[r.metric] += r.n;
+      totals[r.metric] += r.n;
+      byDay.set(r.day, counts);
+    }
+    return {
+      accountId: account.id,
+      email: account.email,
+      startDate: range.startDate,
+      endDate: range.endDate,
+      timezone: range.timezone,
+      warmup: account.warmup,
+      sentToday: account.warmupSentToday,
+      totals,
+      graph: range.days.map((date) => ({ date, ...(byDay.get(date) ?? zero()) })),
+      health: health.get(account.id)!,
+    };
+  }
+
+  // --- sending ---
+
+  /** The sender job: one pass; how many warm-up emails it sent. */
+  readonly sender = { runOnce: () => this.runSend() };
+  /** The reader job: one pass; how many mailboxes it read. */
+  readonly reader = { runOnce: () => this.runRead() };
+
+  private plan(member: AccountMember): WarmupPlanSettings {
+    const r = member.row;
+    return {
+      dailyLimit: r.warmup_daily_limit,
+      increasePerDay: r.warmup_increase_per_day,
+      windowFrom: r.warmup_window_from,
+      windowTo: r.warmup_window_to,
+      weekdaysOnly: r.warmup_weekdays_only,
+      timezone: member.timezone,
+      startedAt: r.warmup_started_at,
+    };
+  }
+
+  async runSend(): Promise<number> {
+    const now = this.clock.now();
+    await this.store.expireSending(this.db, new Date(now.getTime() - SENDING_LEASE_MS));
+    const members = (await this.poolMembers(this.db)).filter((m) => m.inPool);
+    // A member that just joined sends within the next half minute (when inside its window).
+    await this.store.ensureMembers(this.db, members.map((m) => ({ member_id: m.id, next_send_at: new Date(now.getTime() + randomInt(0, 30_000)), next_read_at: now })));
+    const planned = await this.planFirstEmails(members, now);
+    const replies = await this.db.transaction((trx) => this.store.claimDueReplies(trx, now, this.settings.sendBatch));
+    const all = [...planned, ...replies];
+    await Promise.all(all.map((m) => this.deliver(m)));
+    return all.length;
+  }
+
+  /** Locks due senders and writes one warm-up email for each that may send now (one transaction). */
+  private async planFirstEmails(members: Member[], now: Date): Promise<WarmupMessageRow[]> {
+    const senders = members.filter((m): m is AccountMember => m.kind === 'account');
+    if (senders.length === 0) return [];
+    const byId = new Map(members.map((m) => [m.id, m]));
+    return this.db.transaction(async (trx) => {
+      const due = await this.store.claimDueSenders(trx, senders.map((s) => s.id), now, this.settings.sendBatch);
+      if (due.length === 0) return [];
+      const partnerRows = new Map((await this.store.members(trx, members.map((m) => m.id))).map((r) => [r.member_id, r]));
+      const dueIds = due.map((d) => d.member_id);
+      const sentToday = new Map<string, number>();
+      const allToday = new Map<string, number>();
+      const campaignToday = new Map<string, number>();
+      // Counts per time zone (a workspace's day).
+      for (const tz of new Set(dueIds.map((id) => (byId.get(id) as AccountMember).timezone))) {
+        const ids = dueIds.filter((id) => (byId.get(id) as AccountMember).timezone === tz);
+        const since = startOfLocalDay(tz, now);
+        for (const [id, n] of await this.store.sentSince(trx, ids, since, 'first')) sentToday.set(id, n);
+        for (const [id, n] of await this.store.sentSince(trx, ids, since)) allToday.set(id, n);
+        for (const [id, n] of await this.mail.sentSinceByAccount(trx, ids, 'campaign', since)) campaignToday.set(id, n);
+      }
+      const out: WarmupMessageRow[] = [];
+      for (const row of due) {
+        const sender = byId.get(row.member_id) as AccountMember;
+        const plan = this.plan(sender);
+        const opens = windowOpensAt(plan, now);
+        if (opens > now) {
+          await this.store.updateMember(trx, sender.id, { next_send_at: new Date(opens.getTime() + randomInt(0, 5 * 60_000)) });
+          continue;
+        }
+        const target = rampTarget(plan, now);
+        const sent = sentToday.get(sender.id) ?? 0;
+        // Warm-up and campaign mail share the account's daily limit.
+        const capacity = sender.row.daily_limit - (campaignToday.get(sender.id) ?? 0) - (allToday.get(sender.id) ?? 0);
+        if (sent >= target || capacity <= 0) {
+          await this.store.updateMember(trx, sender.id, { next_send_at: windowOpensAt(plan, nextLocalDay(plan.timezone, now)) });
+          continue;
+        }
+        const partner = await this.pickPartner(trx, sender, members, partnerRows, now);
+        if (!partner) {
+          await this.accounts.noteWarmup(trx, sender.id, { code: 'pool_too_small', message: 'No other mailbox in the warm-up pool can take mail now: it sends nothing until one joins.' });
+          await this.store.updateMember(trx, sender.id, { next_send_at: new Date(now.getTime() + 5 * 60_000) });
+          continue;
+        }
+        if (sender.row.warmup_reason_code === 'pool_too_small') await this.accounts.noteWarmup(trx, sender.id, null);
+        const id = newId();
+        const messageId = `${id}@${sender.domain}`;
+        const content = firstMessage(this.key(), messageId, row.last_subject);
+        const message: WarmupMessageRow = {
+          id,
+          message_id: messageId,
+          kind: 'first',
+          parent_id: null,
+          sender_id: sender.id,
+          recipient_id: partner.id,
+          sender_email: sender.email,
+          recipient_email: partner.email,
+          subject: content.subject,
+          text: content.text,
+          html: content.html,
+          in_reply_to: null,
+          references: null,
+          status: 'sending',
+          status_reason: null,
+          send_at: now,
+          sent_at: now,
+          landed: null,
+          seen_at: null,
+          rescued_at: null,
+          replied_at: null,
+          created_at: now,
+        };
+        await this.store.insertMessage(trx, message);
+        await this.store.updateMember(trx, sender.id, {
+          last_subject: content.subject,
+          next_send_at: new Date(now.getTime() + nextGapMs(plan, now, Math.min(target - sent - 1, capacity - 1))),
+        });
+        out.push(message);
+      }
+      return out;
+    });
+  }
+
+  /**
+   * A partner for the next email: another pool member taking mail (not skipped, not the sender's own address),
+   * preferring other domains and the partners this sender wrote to least in the last 7 days, at random among
+   * equals: mail spreads over many partners and domains, never fixed pairs.
+   */
+  private async pickPartner(trx: Executor, sender: AccountMember, members: Member[], rows: Map<string, MemberRow>, now: Date): Promise<Member | null> {
+    const candidates = members.filter((m) => m.id !== sender.id && m.email !== sender.email && m.inPool && !((rows.get(m.id)?.skip_until ?? new Date(0)) > now));
+    if (candidates.length === 0) return null;
+    const counts = await this.store.partnerCounts(trx, sender.id, new Date(now.getTime() - HEALTH_DAYS * DAY_MS));
+    const score = (m: Member) => (counts.get(m.id) ?? 0) * 2 + (m.domain === sender.domain ? 1 : 0);
+    const best = Math.min(...candidates.map(score));
+    const pool = candidates.filter((m) => score(m) === best);
+    return pool[randomInt(0, pool.length)];
+  }
+
+  /** Sends one claimed warm-up email and records what happened. */
+  private async deliver(message: WarmupMessageRow): Promise<void> {
+    const login = await this.loginOf(this.db, message.sender_id, 'smtp');
+    if (!login) {
+      await this.store.finishMessage(this.db, message.id, { status: 'failed', status_reason: 'The sender has no SMTP login.' });
+      return;
+    }
+    const account = await this.accounts.findAnyAccount(this.db, message.sender_id);
+    const parent = message.parent_id ? await this.store.message(this.db, message.parent_id) : undefined;
+    let outcome: SendOutcome;
+    try {
+      const result = await this.mail.send({
+        login,
+        draft: {
+          id: message.id,
+          to: message.recipient_email,
+          subject: message.subject,
+          text: message.text,
+          ...(message.html ? { html: message.html } : {}),
+          date: this.clock.now(),
+          ...(parent ? { parent: { id: parent.id, subject: parent.subject, message_id: `<${parent.message_id}>`, references: parent.references ? parent.references.split(' ') : [], thread_id: parent.parent_id ?? parent.id } } : {}),
+        },
+        // Accounts' warm-up mail is recorded as `warmup` (hidden from the unibox, counted against the daily limit).
+        ...(account ? { record: { workspaceId: account.workspace_id, accountId: account.id, kind: 'warmup' as const } } : {}),
+        appendToSent: await this.loginOf(this.db, message.sender_id, 'imap'),
+      });
+      outcome = result.outcome;
+    } catch (err) {
+      outcome = { kind: 'transient', response: (err as Error).message };
+    }
+    await this.db.transaction(async (trx) => {
+      if (outcome.kind === 'sent' || outcome.kind === 'unknown') {
+        await this.store.finishMessage(trx, message.id, { status: outcome.kind, status_reason: outcome.kind === 'unknown' ? outcome.response : null });
+        if (parent) await this.store.markReplied(trx, parent.id, this.clock.now());
+        return;
+      }
+      if (outcome.kind === 'accountFailure') {
+        await this.store.finishMessage(trx, message.id, { status: 'failed', status_reason: outcome.response });
+        await this.loginFailed(trx, message.sender_id, outcome.response);
+        return;
+      }
+      if (outcome.kind === 'bounced' && !partnerRefusal(outcome.response)) {
+        await this.store.finishMessage(trx, message.id, { status: 'bounced', status_reason: outcome.response });
+        if (account) await this.accounts.stopWarmup(trx, account.id, 'paused', { code: 'hard_bounce', message: `A warm-up email to ${message.recipient_email} bounced: ${outcome.response}` });
+        return;
+      }
+      if (outcome.kind === 'bounced' || partnerRefusal(outcome.response)) {
+        // The partner refused (mailbox full, try later): skipped for a day with the reason, the email not retried.
+        await this.store.finishMessage(trx, message.id, { status: 'failed', status_reason: `partner_refused: ${outcome.response}` });
+        await this.store.updateMember(trx, message.recipient_id, { skip_until: new Date(this.clock.now().getTime() + PARTNER_SKIP_MS), last_error: `Refused warm-up mail: ${outcome.response}`.slice(0, 1000) });
+        return;
+      }
+      // The sender's server did not answer: this email is dropped (warm-up mail is never queued up), the next one follows the plan.
+      await this.store.finishMessage(trx, message.id, { status: 'failed', status_reason: `transient: ${outcome.response}` });
+    });
+  }
+
+  /** A refused login: the account goes to connectionError (out of the pool until it works), a mailbox to loginFailed. */
+  private async loginFailed(trx: Executor, memberId: string, reason: string): Promise<void> {
+    const mailbox = await this.store.mailbox(trx, memberId);
+    if (mailbox) {
+      await this.store.setMailboxStatus(trx, memberId, 'loginFailed', reason.slice(0, 500), this.clock.now());
+      return;
+    }
+    const change = await this.mailAccess.markConnectionError(trx, memberId, reason);
+    if (change) {
+      await this.events.record(trx, {
+        workspaceId: change.workspaceId,
+        type: 'account.statusChanged',
+        data: { accountId: change.accountId, email: change.email, previous: change.previous, status: change.status, reason: change.reason },
+      });
+    }
+  }
+
+  // --- reading ---
+
+  async runRead(): Promise<number> {
+    const now = this.clock.now();
+    const members = (await this.poolMembers(this.db)).filter((m) => m.inPool);
+    if (members.length === 0) return 0;
+    const claimed = await this.db.transaction((trx) => this.store.claimDueReaders(trx, members.map((m) => m.id), now, this.settings.readBatch, READ_LEASE_MS));
+    const queue = [...claimed];
+    const senders = new Set<string>();
+    const work = async () => {
+      for (let next = queue.shift(); next; next = queue.shift()) await this.readMember(next, senders);
+    };
+    await Promise.all(Array.from({ length: Math.min(this.settings.readConcurrency, queue.length) }, work));
+    await this.protectFromSpam([...senders]);
+    return claimed.length;
+  }
+
+  private async readMember(member: MemberRow, senders: Set<string>): Promise<void> {
+    const patch: Partial<MemberRow> = { read_claimed_until: null, next_read_at: new Date(this.clock.now().getTime() + this.settings.readIntervalMs) };
+    try {
+      const login = await this.loginOf(this.db, member.member_id, 'imap');
+      if (!login) return;
+      await this.mail.withMailbox(login, async (session) => {
+        const junk = await spamFolder(session);
+        if (junk) {
+          const done = await this.readFolder(session, member.member_id, junk, 'spam', member.junk_uid_validity, Number(member.junk_last_uid), senders);
+          Object.assign(patch, { junk_uid_validity: done.uidValidity, junk_last_uid: done.lastUid });
+        }
+        const done = await this.readFolder(session, member.member_id, 'INBOX', 'inbox', member.inbox_uid_validity, Number(member.inbox_last_uid), senders);
+        Object.assign(patch, { inbox_uid_validity: done.uidValidity, inbox_last_uid: done.lastUid, read_failures: 0, last_error: null });
+      });
+    } catch (err) {
+      const message = err instanceof MailboxError ? err.message : `IMAP read failed: ${(err as Error).message}`;
+      this.logger.warn({ memberId: member.member_id, err: message }, 'warm-up: mailbox read failed');
+      Object.assign(patch, { read_failures: member.read_failures + 1, last_error: message.slice(0, 1000) });
+      if (err instanceof MailboxError && err.permanent) await this.db.transaction((trx) => this.loginFailed(trx, member.member_id, message));
+    } finally {
+      await this.store.updateMember(this.db, member.member_id, patch);
+    }
+  }
+
+  /**
+   * Looks at the folder's messages after the checkpoint (only their first bytes: a 20 MB or malformed message
+   * costs `headBytes` and is passed over), and handles the warm-up mail among them.
+   */
+  private async readFolder(session: MailboxSession, memberId: string, path: string, where: 'inbox' | 'spam', uidValidity: string | null, lastUid: number, senders: Set<string>) {
+    const box = await session.select(path);
+    let last = box.uidValidity === uidValidity ? lastUid : 0;
+    if (box.exists === 0) return { uidValidity: box.uidValidity, lastUid: last };
+    const uids = (await session.search({ uid: `${last + 1}:*` })).filter((u) => u > last).slice(0, this.settings.messagesPerRead);
+    if (uids.length === 0) return { uidValidity: box.uidValidity, lastUid: last };
+    const heads = await session.fetch(uids, { maxBytes: this.settings.headBytes });
+    const ids = new Map<string, number>();
+    for (const head of heads) {
+      const id = headerMessageId(head.source);
+      if (id) ids.set(id, head.uid);
+    }
+    const found = await this.store.byMessageIds(this.db, memberId, [...ids.keys()]);
+    const now = this.clock.now();
+    const read: number[] = [];
+    const flagged: number[] = [];
+    for (const m of found) {
+      const uid = ids.get(m.message_id)!;
+      read.push(uid);
+      if (randomInt(0, 100) < this.settings.flagPercent) flagged.push(uid);
+      senders.add(m.sender_id);
+      await this.db.transaction(async (trx) => {
+        await this.store.markSeen(trx, m.id, where, now);
+        if (where === 'inbox' && m.kind === 'first') await this.scheduleReply(trx, m, now);
+      });
+    }
+    await session.addFlags(read, ['\\Seen']);
+    await session.addFlags(flagged, ['\\Flagged']);
+    if (where === 'spam') {
+      // The rescue: out of spam into INBOX, where the INBOX pass of this read archives it.
+      await session.move(read, 'INBOX');
+      for (const m of found) await this.store.markRescued(this.db, m.id, now);
+    } else if (read.length) {
+      await session.ensureFolder(ARCHIVE_FOLDER);
+      await session.move(read, ARCHIVE_FOLDER);
+    }
+    last = Math.max(last, ...uids);
+    return { uidValidity: box.uidValidity, lastUid: last };
+  }
+
+  /** Answers the email to the sender's reply rate, after a human-like delay (the sender job sends it). */
+  private async scheduleReply(trx: Executor, m: WarmupMessageRow, now: Date): Promise<void> {
+    const sender = await this.accounts.findAnyAccount(trx, m.sender_id);
+    if (!sender || randomInt(0, 100) >= sender.warmup_reply_rate_percent) return;
+    const id = newId();
+    const messageId = `${id}@${domainOf(m.recipient_email)}`;
+    const content = replyMessage(this.key(), messageId);
+    const [lo, hi] = this.settings.replyDelayMinutes;
+    await this.store.insertReply(trx, {
+      id,
+      message_id: messageId,
+      kind: 'reply',
+      parent_id: m.id,
+      sender_id: m.recipient_id,
+      recipient_id: m.sender_id,
+      sender_email: m.recipient_email,
+      recipient_email: m.sender_email,
+      subject: replySubject(m.subject),
+      text: content.text,
+      html: content.html,
+      in_reply_to: m.message_id,
+      references: m.message_id,
+      status: 'scheduled',
+      status_reason: null,
+      send_at: new Date(now.getTime() + randomInt(lo * 60_000, hi * 60_000 + 1)),
+      sent_at: null,
+      landed: null,
+      seen_at: null,
+      rescued_at: null,
+      replied_at: null,
+      created_at: now,
+    });
+  }
+
+  /** Pauses senders whose mail landed in spam more often than in the inbox over the last 7 days. */
+  private async protectFromSpam(senderIds: string[]): Promise<void> {
+    if (senderIds.length === 0) return;
+    const health = await this.healthScores(this.db, senderIds);
+    for (const [id, h] of health) {
+      if (h.landedInbox + h.landedSpam < this.settings.spamMinSeen || h.landedSpam <= h.landedInbox) continue;
+      await this.db.transaction((trx) =>
+        this.accounts.stopWarmup(trx, id, 'paused', {
+          code: 'spam_placement',
+          message: `${h.landedSpam} of the last 7 days' ${h.landedInbox + h.landedSpam} warm-up emails landed in spam (health ${h.score}%).`,
+        }),
+      );
+    }
+  }
+}
+
+/** A refusal that is the partner's (a full mailbox, a temporary refusal), not a sign against the sender. */
+function partnerRefusal(response: string): boolean {
+  return /^\s*4\d\d\b|\b(452|552)\b|\b[45]\.2\.2\b|mailbox full|quota/i.test(response);
+}
+
+async function spamFolder(session: MailboxSession): Promise<string | null> {
+  const folders = await session.folders();
+  return folders.find((f) => f.specialUse === '\\Junk')?.path ?? folders.find((f) => SPAM_NAMES.some((n) => n.toLowerCase() === f.path.toLowerCase()))?.path ?? null;
+}
