@@ -2,6 +2,8 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { systemClock } from './clock';
+import { tracing } from './observability/preload';
+import { noTelemetry } from './telemetry';
 import { BUNDLED_SPEC } from './project-root';
 import { loadConfig } from './config';
 import { migrate, openDatabase, type Database } from './db';
@@ -25,6 +27,11 @@ export async function boot(): Promise<{ deps: Deps; services: Services; database
     logger.info({ metricsPort: (server.address() as AddressInfo).port }, 'metrics at /metrics');
     deps.telemetry = metrics;
   }
+  if (tracing) {
+    // Each worker run in a trace of its own, counted in metrics too when they are on.
+    const base = deps.telemetry ?? noTelemetry;
+    deps.telemetry = { ...base, jobRun: (job, run) => tracing!.jobRun(job, () => base.jobRun(job, run)) };
+  }
   return { deps, services: createServices(deps), database };
 }
 
@@ -36,6 +43,8 @@ export function startJobs({ deps, services }: { deps: Deps; services: Services }
 /** Stops the worker, closes SMTP pools and the database. */
 export async function shutdownJobs(worker: Worker | null, services: Services, database: Database): Promise<void> {
   await worker?.stop();
+  // The last spans are sent before the process ends.
+  await tracing?.shutdown();
   services.mail.close();
   await database.close();
 }

@@ -2,6 +2,8 @@
  * The server process: configuration, database, migrations, first-start demo data, listen, and a
  * graceful shutdown on SIGTERM/SIGINT (stop accepting, finish requests in flight, close the database).
  */
+// First: tracing, when configured, must be set up before express and pg are required.
+import './observability/preload';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app';
 import { boot, shutdownJobs, startJobs } from './boot';
@@ -55,6 +57,8 @@ async function main(): Promise<void> {
     // /readyz answers 503 from now on, to the balancer's checks on connections still open.
     readiness.draining = true;
     logger.info({ signal }, 'shutting down: finishing requests in flight');
+    // The jobs start stopping now, beside the requests, so both end within the grace.
+    void worker?.stop();
     server.close(async () => {
       await shutdownJobs(worker, services, database);
       logger.info('stopped');

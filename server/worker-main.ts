@@ -2,6 +2,8 @@
  * `npm run worker`: the sending and inbox jobs without the HTTP server, for running workers apart from
  * API processes (PostgreSQL; the embedded database allows one process, which `npm start` already is).
  */
+// First: tracing, when configured, must be set up before express and pg are required.
+import './observability/preload';
 import { boot, shutdownJobs, startJobs } from './boot';
 
 async function main(): Promise<void> {

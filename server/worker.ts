@@ -1,5 +1,5 @@
 /**
- * The background worker: runs each registered job over and over, one run at a time per job. A run that
+ * The background worker: runs each registered job over and over, one run at a time per lane of the job. A run that
  * did work is followed at once by the next; an idle one waits the tick. Jobs claim their rows in the
  * database (FOR UPDATE SKIP LOCKED), so any number of workers on one PostgreSQL share the work.
  */
@@ -9,6 +9,10 @@ import { noTelemetry, type Backlog, type Telemetry } from './telemetry';
 export interface Job {
   /** One pass; returns how much it did (0 when idle). */
   runOnce(): Promise<number>;
+  /** Told at shutdown, so a pass in progress starts no more work and ends within the shutdown grace. */
+  stop?(): void;
+  /** Passes of this job run side by side (default 1), so one long pass does not hold up the next. */
+  lanes?: number;
   /** How much is due now and since when, for metrics (read at each scrape; /work/coord/OPS.md, README "Metrics"). */
   backlog?(): Promise<Backlog>;
 }
@@ -45,11 +49,12 @@ export function startWorker(jobs: Record<string, Job>, options: { tickSeconds: n
       if (!stopping && did === 0) await pause(options.tickSeconds * 1000);
     }
   };
-  const running = Object.entries(jobs).map(loop);
+  const running = Object.entries(jobs).flatMap((entry) => Array.from({ length: entry[1].lanes ?? 1 }, () => loop(entry)));
   options.logger.info({ jobs: Object.keys(jobs), tickSeconds: options.tickSeconds }, 'worker started');
   return {
     async stop() {
       stopping = true;
+      for (const job of Object.values(jobs)) job.stop?.();
       for (const wake of [...wakers]) wake();
       await Promise.all(running);
     },

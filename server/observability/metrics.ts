@@ -13,28 +13,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { Clock } from '../clock';
 import type { Db } from '../db';
 import type { Backlog, Tally, Telemetry } from '../telemetry';
-
-type Spec = { paths: Record<string, Record<string, { operationId?: string }>> };
-
-/** operationId by method and path: exact paths in a map, templated ones (`{id}`) as patterns. */
-export function operationMatcher(spec: Spec): (method: string, path: string) => string | undefined {
-  const exact = new Map<string, string>();
-  const templated: { method: string; pattern: RegExp; operationId: string }[] = [];
-  for (const [path, item] of Object.entries(spec.paths)) {
-    for (const [method, op] of Object.entries(item)) {
-      if (!op?.operationId) continue;
-      if (!path.includes('{')) exact.set(`${method} ${path}`, op.operationId);
-      else {
-        const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+');
-        templated.push({ method, pattern: new RegExp(`^${source}$`), operationId: op.operationId });
-      }
-    }
-  }
-  return (method, path) => {
-    const m = method === 'head' ? 'get' : method;
-    return exact.get(`${m} ${path}`) ?? templated.find((t) => t.method === m && t.pattern.test(path))?.operationId;
-  };
-}
+import { operationMatcher, type Spec } from './operations';
 
 export interface Metrics extends Telemetry {
   registry: Registry;

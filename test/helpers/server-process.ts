@@ -8,9 +8,14 @@ import { join } from 'node:path';
 const children: ChildProcess[] = [];
 
 /** Starts a process and answers its base URL once it listens. */
-export function startServerProcess(databaseUrl: string): Promise<string> {
+export async function startServerProcess(databaseUrl: string): Promise<string> {
+  return (await startServerChild(databaseUrl)).url;
+}
+
+/** Starts a process (more settings in `env`) and answers it with its base URL once it listens. */
+export function startServerChild(databaseUrl: string, env: Record<string, string> = {}): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '../../server/main.ts')], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', SEED_DEMO: '0', LOG_LEVEL: 'info', NODE_OPTIONS: '' },
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', SEED_DEMO: '0', LOG_LEVEL: 'info', NODE_OPTIONS: '', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   children.push(child);
@@ -22,7 +27,7 @@ export function startServerProcess(databaseUrl: string): Promise<string> {
       const match = /"port":(\d+)/.exec(buffer);
       if (match) {
         clearTimeout(timer);
-        resolve(`http://127.0.0.1:${match[1]}`);
+        resolve({ url: `http://127.0.0.1:${match[1]}`, child });
       }
     });
     child.on('exit', (code) => reject(new Error(`server process exited with ${code}`)));

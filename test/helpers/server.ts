@@ -63,7 +63,12 @@ export interface TestServer {
 
 const TEST_PLAN_ID = '00000000-0000-7000-8000-00000000feed';
 
-async function openTestDatabase(): Promise<Database & { url?: string }> {
+async function openTestDatabase(own?: string): Promise<Database & { url?: string }> {
+  if (own) {
+    const database = await openDatabase({ databaseUrl: own, dataDir: '' });
+    await migrate(database.db);
+    return { ...database, url: own };
+  }
   const url = process.env.TEST_DATABASE_URL;
   const runId = process.env.TEST_RUN_ID;
   if (!url || !runId) {
@@ -97,9 +102,10 @@ async function openTestDatabase(): Promise<Database & { url?: string }> {
 }
 
 export async function startTestServer(
-  options: { config?: Partial<Config>; clock?: TestClock; logger?: Deps['logger']; app?: AppOptions; metrics?: boolean } = {},
+  /** `databaseUrl`: a PostgreSQL database of the test's own (test/helpers/own-postgres.ts) instead of the file's. */
+  options: { config?: Partial<Config>; clock?: TestClock; logger?: Deps['logger']; app?: AppOptions; metrics?: boolean; databaseUrl?: string } = {},
 ): Promise<TestServer> {
-  const database = await openTestDatabase();
+  const database = await openTestDatabase(options.databaseUrl);
   const clock = options.clock ?? new TestClock();
   // Account connect logs in to SMTP/IMAP only where a test asks (VERIFY_MAIL_LOGINS is on in production).
   const config = loadConfig({ validateResponses: true, seedDemo: false, verifyMailLogins: false, ...options.config });

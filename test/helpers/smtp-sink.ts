@@ -22,6 +22,8 @@ export interface SmtpSink {
   faults: Map<string, Fault>;
   /** Passwords the server accepts (any user); empty accepts every login. */
   passwords: Set<string>;
+  /** How long the server takes to accept each message (a slow receiver); 0 by default. */
+  delayMs: number;
   close(): Promise<void>;
 }
 
@@ -31,6 +33,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
   const received: SinkMessage[] = [];
   const faults = new Map<string, Fault>();
   const passwords = new Set<string>();
+  const state = { delayMs: 0 };
   const faultFor = (to: string) => faults.get(to.toLowerCase()) ?? faults.get('*');
   const server = new SMTPServer({
     authOptional: true,
@@ -56,7 +59,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
         const raw = Buffer.concat(chunks).toString('utf8');
         simpleParser(raw).then((parsed) => {
           received.push({ envelope: { from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', to }, parsed, raw });
-          cb();
+          setTimeout(cb, state.delayMs);
         }, cb);
       });
     },
@@ -67,6 +70,12 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     received,
     faults,
     passwords,
+    get delayMs() {
+      return state.delayMs;
+    },
+    set delayMs(ms: number) {
+      state.delayMs = ms;
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

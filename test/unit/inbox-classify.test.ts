@@ -75,7 +75,7 @@ describe('classify', () => {
     const parsed = await simpleParser(hard);
     expect(classify(parsed, hard, toIncoming(parsed, hard))).toEqual({
       kind: 'bounce',
-      dsn: { recipient: 'bob@acme.com', status: '5.1.1', action: null, diagnostic: '550-5.1.1 The email account does not exist', bounceType: 'hard' },
+      dsn: { recipient: 'bob@acme.com', recipients: ['bob@acme.com'], status: '5.1.1', action: null, diagnostic: '550-5.1.1 The email account does not exist', bounceType: 'hard' },
     });
     expect(parseDeliveryStatus(report('4.4.1')).bounceType).toBe('soft');
     expect(parseDeliveryStatus(report('')).bounceType).toBe('hard');

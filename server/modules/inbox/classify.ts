@@ -8,6 +8,8 @@ import type { ParsedMail } from 'mailparser';
 export interface DeliveryStatus {
   /** The recipient the report is about (Final-Recipient, else Original-Recipient), lower-case. */
   recipient: string | null;
+  /** Every recipient the report names (Final-Recipient and Original-Recipient), lower-case. */
+  recipients: string[];
   /** RFC 3463 status, e.g. `5.1.1`. */
   status: string | null;
   action: string | null;
@@ -163,7 +165,8 @@ export function parseDeliveryStatus(raw: Buffer): DeliveryStatus {
     const v = value.includes(';') ? value.slice(value.indexOf(';') + 1) : value;
     return v.trim().replace(/^<|>$/g, '').toLowerCase() || null;
   };
-  const recipient = address(field('Final-Recipient')) ?? address(field('Original-Recipient'));
+  const recipients = [address(field('Final-Recipient')), address(field('Original-Recipient'))].filter((r): r is string => r !== null);
+  const recipient = recipients[0] ?? null;
   const statusMatch = field('Status')?.match(/([245])\.\d{1,3}\.\d{1,3}/);
   const status = statusMatch ? statusMatch[0] : null;
   const action = field('Action')?.toLowerCase() ?? null;
@@ -174,7 +177,7 @@ export function parseDeliveryStatus(raw: Buffer): DeliveryStatus {
   else if (status?.startsWith('4')) bounceType = 'soft';
   else if (!status && action === 'failed') bounceType = 'hard';
   else if (!status && action === 'delayed') bounceType = 'soft';
-  return { recipient, status, action, diagnostic, bounceType };
+  return { recipient, recipients, status, action, diagnostic, bounceType };
 }
 
 export function isDeliveryReport(parsed: ParsedMail): boolean {

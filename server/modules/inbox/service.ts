@@ -73,6 +73,8 @@ const FREE_PROVIDERS = new Set<string>(freeProviders as string[]);
 export interface ProcessOutcome {
   outcome: 'ignored' | 'duplicate' | 'reply' | 'autoReply' | 'bounce' | 'malformed';
   messageId?: string;
+  /** Why a message could not be read (`malformed`): `parser_limit` (too many MIME parts, a header block too large) or `unparsable`. */
+  reason?: 'parser_limit' | 'unparsable';
 }
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
@@ -111,10 +113,18 @@ function encodeCursor(row: MessageRow): string {
   return Buffer.from(`${new Date(row.created_at).toISOString()}|${row.id}`).toString('base64url');
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Only what encodeCursor writes: an ISO time that reads back the same, in years the database stores
+ * (a date such as year -271821 is valid JavaScript but not a PostgreSQL timestamp), and a UUID.
+ */
 function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  const parts = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  const [at, id] = parts;
   const createdAt = new Date(at ?? '');
-  if (!id || Number.isNaN(createdAt.getTime()) || !/^[0-9a-f-]{36}$/i.test(id)) {
+  const year = createdAt.getUTCFullYear();
+  if (parts.length !== 2 || !UUID.test(id) || Number.isNaN(year) || year < 1970 || year > 9999 || createdAt.toISOString() !== at) {
     throw badRequest('The cursor is not one this API gave.', [detail('cursor', 'is not a cursor from a previous page', 'invalid', 'query')]);
   }
   return { createdAt, id };
@@ -271,8 +281,11 @@ export class InboxService {
     let parsed: ParsedMail;
     try {
       parsed = await simpleParser(raw, { skipImageLinks: true, skipTextToHtml: true, skipTextLinks: true });
-    } catch {
-      return { outcome: 'malformed' };
+    } catch (err) {
+      // mailsplit tags what passes its limits (1,000 MIME parts, a 1 MB header block) with EMAXLEN.
+      const reason = (err as { code?: string }).code === 'EMAXLEN' ? 'parser_limit' : 'unparsable';
+      this.logger.warn({ accountId: account.accountId, bytes: raw.length, reason, err: (err as Error).message }, 'inbox: a message could not be parsed and is not read');
+      return { outcome: 'malformed', reason };
     }
     const incoming = toIncoming(parsed, raw);
     const kind = classify(parsed, raw, incoming);
@@ -382,7 +395,16 @@ export class InboxService {
     }
     // A delivery status notification: only a permanent failure changes anything beyond the stored report.
     if (kind.dsn.bounceType !== 'hard') return;
-    const recipient = kind.dsn.recipient ?? original.to_address.toLowerCase();
+    // It applies only to the address the quoted message went to: a report naming anyone else (forged, or
+    // about another message) is stored and shown, and suppresses and bounces no one.
+    const recipient = original.to_address.toLowerCase();
+    if (!kind.dsn.recipients.includes(recipient)) {
+      this.logger.warn(
+        { workspaceId, accountId: account.accountId, inboundMessageId: inbound.id, quotedMessageId: original.id, named: kind.dsn.recipients.slice(0, 5) },
+        'bounce report not applied: the recipient it names is not the one the quoted message was sent to',
+      );
+      return;
+    }
     await this.suppression.suppress(trx, workspaceId, [{ value: recipient, reason: 'bounced' }]);
     if (contact) await this.contacts.finishForMail(trx, workspaceId, contact.id, 'bounced');
     await this.bounces.recordLateHardBounce(trx, workspaceId, original.id);

@@ -25,6 +25,7 @@ export type { ConnectionOptions, LoginFailure, MailLogin } from './login';
 export { MailboxError, MailboxSession, readMailbox, type FetchedMessage, type Folder, type MailboxQuery, type OpenFolder, type ReadResult, type SpecialUse } from './mailbox';
 export { probeMailbox, type ProbeOptions, type ProbeOutcome } from './smtp-probe';
 export { HIDDEN_KINDS, type ListFilter, type MessageKind, type MessageRow, type MessageStatus, type ThreadParent } from './store';
+export { CONNECTIONS_PER_ACCOUNT } from './transport';
 export type { RawMessage, SendOutcome } from './transport';
 
 export interface MailSettings {
@@ -216,9 +217,25 @@ export class MailService {
     return this.store.hasInbound(db, accountId, messageId);
   }
 
-  /** Messages left `sending` since before `before` become `unknown` (their sender stopped before the outcome). */
+  /**
+   * Messages left `sending` that may have gone out become `unknown` (their sender stopped before the outcome):
+   * a campaign claim handed to SMTP before `before`, any other kind recorded before it.
+   */
   expireSending(db: Executor, before: Date): Promise<{ id: string; contact_id: string | null }[]> {
     return this.store.expireSending(db, before, 'The worker stopped before the SMTP outcome was recorded.');
+  }
+
+  /**
+   * A batch engine's claim (recordOutbound) is handed to SMTP now: committed before transmit(), so a claim
+   * never handed over is known not to have gone out. False when the claim is gone (dropped meanwhile).
+   */
+  handOver(db: Executor, id: string): Promise<boolean> {
+    return this.store.handOver(db, id, this.clock.now());
+  }
+
+  /** Campaign claims never handed to SMTP (`ids`, or all recorded before `before`) are deleted; returns their contacts. */
+  dropUnhanded(db: Executor, which: { ids: string[] } | { before: Date }): Promise<string[]> {
+    return this.store.dropUnhanded(db, which);
   }
 
   /** A message SMTP accepted that bounced later (a DSN): `bounced`, once; undefined when it already was. */

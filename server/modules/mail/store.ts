@@ -88,9 +88,30 @@ export class MailStore {
     return n > 0;
   }
 
-  /** Messages left `sending` since before `before` become `unknown`: their sender stopped before the outcome. */
+  /**
+   * Messages left `sending` that may have gone out become `unknown`: a campaign claim handed to SMTP before
+   * `before`, any other kind (sent as soon as recorded) created before it.
+   */
   async expireSending(db: Executor, before: Date, response: string): Promise<{ id: string; contact_id: string | null }[]> {
-    return db('email_messages').where({ status: 'sending' }).andWhere('created_at', '<', before).update({ status: 'unknown', smtp_response: response }).returning(['id', 'contact_id']);
+    return db('email_messages')
+      .where({ status: 'sending' })
+      .andWhere((q) => q.where('handed_at', '<', before).orWhere((other) => other.whereNull('handed_at').whereNot('kind', 'campaign').andWhere('created_at', '<', before)))
+      .update({ status: 'unknown', smtp_response: response })
+      .returning(['id', 'contact_id']);
+  }
+
+  /** Campaign claims never handed to SMTP (those among `ids`, or all made before `before`) are deleted; returns their contacts. */
+  async dropUnhanded(db: Executor, which: { ids: string[] } | { before: Date }): Promise<string[]> {
+    const q = db('email_messages').where({ status: 'sending', kind: 'campaign' }).whereNull('handed_at');
+    if ('ids' in which) q.whereIn('id', which.ids);
+    else q.andWhere('created_at', '<', which.before);
+    const rows: { contact_id: string }[] = await q.delete().returning('contact_id');
+    return rows.map((r) => r.contact_id);
+  }
+
+  /** Marks a claim as handed to SMTP; false when it is no longer a claim never handed over. */
+  async handOver(db: Executor, id: string, now: Date): Promise<boolean> {
+    return (await db('email_messages').where({ id, status: 'sending' }).whereNull('handed_at').update({ handed_at: now })) > 0;
   }
 
   /** A message SMTP accepted that bounced later (a DSN): `bounced`, once. */

@@ -25,6 +25,9 @@ export interface RawMessage {
   raw: Buffer;
 }
 
+/** SMTP connections each account's pooled transport opens at most. */
+export const CONNECTIONS_PER_ACCOUNT = 2;
+
 export class TransportPool {
   private readonly pools = new Map<string, { key: string; transport: Transporter }>();
 
@@ -37,7 +40,7 @@ export class TransportPool {
     const existing = this.pools.get(login.accountId);
     if (existing?.key === key) return existing.transport;
     existing?.transport.close();
-    const transport = nodemailer.createTransport({ ...this.connection(login, address), pool: true, maxConnections: 2, maxMessages: 100 });
+    const transport = nodemailer.createTransport({ ...this.connection(login, address), pool: true, maxConnections: CONNECTIONS_PER_ACCOUNT, maxMessages: 100 });
     this.pools.set(login.accountId, { key, transport });
     return transport;
   }

@@ -4,6 +4,7 @@
  * A variable with no value and no fallback fails the render, so no email goes out with a hole in it.
  */
 import { convert } from 'html-to-text';
+import sanitizeHtml from 'sanitize-html';
 
 export type TemplateValues = Record<string, string | undefined>;
 
@@ -37,12 +38,26 @@ export interface RenderedBody {
   html: string;
 }
 
+/**
+ * Only http(s) and mailto URLs stay links: any other href (`javascript:`, `data:`, however it is spelled or
+ * encoded, from the template or a contact's value) is dropped, so its text shows as text. Everything else
+ * in the author's HTML is kept.
+ */
+const LINKS_ONLY: sanitizeHtml.IOptions = {
+  allowedTags: false,
+  allowedAttributes: false,
+  allowVulnerableTags: true,
+  allowedSchemes: ['http', 'https', 'mailto'],
+  allowedSchemesAppliedToAttributes: ['href'],
+};
+
 /** The text and HTML parts of a body template (values escaped in the HTML part). */
 export function renderBody(template: string, values: TemplateValues): { ok: true; body: RenderedBody } | { ok: false; missing: string } {
   if (looksLikeHtml(template)) {
-    const html = renderTemplate(template, values, escapeHtml);
-    if (!html.ok) return html;
-    return { ok: true, body: { html: html.text, text: convert(html.text, { wordwrap: 78 }) } };
+    const rendered = renderTemplate(template, values, escapeHtml);
+    if (!rendered.ok) return rendered;
+    const html = sanitizeHtml(rendered.text, LINKS_ONLY);
+    return { ok: true, body: { html, text: convert(html, { wordwrap: 78 }) } };
   }
   const text = renderTemplate(template, values);
   if (!text.ok) return text;

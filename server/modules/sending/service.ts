@@ -1,13 +1,17 @@
 /**
  * The sending engine. Each run of the worker job:
- *   1. turns claims that outlived their lease into `unknown` (a worker died between SMTP and commit:
- *      the message may have gone out, so it is reported, never sent again by itself);
+ *   0. records what this process could not while the database was away: SMTP outcomes it holds, and
+ *      claims it never handed to SMTP (their contacts are due again at once);
+ *   1. settles claims another worker lost (it died, or lost its database): one handed to SMTP without an
+ *      outcome turns `unknown` after its lease (it may have gone out, so it is reported, never sent again
+ *      by itself); one never handed over goes back to the queue after a short lease;
  *   2. gives every contact of an active campaign a progress row (step 1, due now);
  *   3. per campaign with due contacts, in one short transaction: locks the campaign (SKIP LOCKED, so
  *      another worker takes another campaign), checks the schedule, locks the linked accounts' pace rows,
  *      claims due contacts (SKIP LOCKED), picks variant and account, renders, and stores each message as
  *      `sending` before any network I/O;
- *   4. hands the claimed messages to SMTP and records each outcome in its own transaction with its event.
+ *   4. hands the claimed messages to SMTP, each after committing `handed_at` (a claim released meanwhile
+ *      is skipped), and records each outcome in its own transaction with its event.
  * A (contact, step) is claimed by one transaction only, so two workers never send it twice.
  */
 import { randomInt } from 'node:crypto';
@@ -18,7 +22,7 @@ import type { Db, Executor } from '../../db';
 import { newId } from '../../ids';
 import type { AccountMailAccess } from '../account/service';
 import type { EventService } from '../events/service';
-import type { Composed, MailService, MessageRow, SendOutcome } from '../mail/service';
+import { CONNECTIONS_PER_ACCOUNT, type Composed, type MailService, type MessageRow, type SendOutcome } from '../mail/service';
 import type { SuppressionService } from '../suppression/service';
 import { pickVariant, renderBody, renderTemplate, type TemplateValues } from './render';
 import { nextOpenMoment, startOfLocalDay } from './schedule';
@@ -60,8 +64,10 @@ export interface EngineOptions {
   campaignsPerRun: number;
   /** SMTP sends in flight at once. */
   concurrency: number;
-  /** A claim older than this without an outcome is `unknown`. */
+  /** A claim handed to SMTP this long ago without an outcome is `unknown`. */
   claimLeaseMs: number;
+  /** A claim never handed to SMTP this long after it was made goes back to the queue (its worker is gone). */
+  unhandedLeaseMs: number;
   /** Transient failures in a row that put an account in sendingError. */
   failuresForSendingError: number;
   /** Bounce protection: more than `bounceRatePercent` hard bounces among the last `bounceWindow` sends pauses the account. */
@@ -76,6 +82,7 @@ export const DEFAULT_ENGINE_OPTIONS: EngineOptions = {
   campaignsPerRun: 20,
   concurrency: 32,
   claimLeaseMs: 10 * 60_000,
+  unhandedLeaseMs: 60_000,
   failuresForSendingError: 5,
   bounceWindow: 40,
   bounceRatePercent: 5,
@@ -111,8 +118,17 @@ function templateValues(c: DueContact): TemplateValues {
   return values;
 }
 
+/** Sends in flight per account: the pooled transport's connections, so a message handed over is on the wire. */
+const SENDS_PER_ACCOUNT = CONNECTIONS_PER_ACCOUNT;
+
 export class SendingService {
   private readonly options: EngineOptions;
+  /** Claims this process never handed to SMTP because the database went away: released once it answers. */
+  private readonly unhanded = new Set<string>();
+  /** SMTP outcomes this process could not record (database away): recorded once it answers. */
+  private readonly unrecorded: { item: Claimed; outcome: SendOutcome }[] = [];
+  /** Runs in progress; stop() marks them: nothing more is handed to SMTP, and their remaining claims are released. */
+  private readonly running = new Set<{ stopped: boolean }>();
 
   constructor(
     private readonly db: Db,
@@ -129,6 +145,11 @@ export class SendingService {
     this.options = { ...DEFAULT_ENGINE_OPTIONS, ...options };
   }
 
+  /** The worker is stopping: the runs in progress hand nothing more to SMTP. */
+  stop(): void {
+    for (const run of this.running) run.stopped = true;
+  }
+
   private readonly outcomeListeners: ((outcome: MessageOutcome) => void)[] = [];
 
   /** Called once per message handed to SMTP, with its outcome, after it is recorded (the composition root counts them for metrics). */
@@ -143,19 +164,51 @@ export class SendingService {
 
   /** One pass of the engine; returns how many messages it handed to SMTP. */
   async runOnce(): Promise<number> {
+    const run = { stopped: false };
+    this.running.add(run);
+    try {
+      return await this.pass(run);
+    } finally {
+      this.running.delete(run);
+    }
+  }
+
+  private async pass(run: { stopped: boolean }): Promise<number> {
+    await this.settleOwnClaims();
     const now = this.clock.now();
     await this.db.transaction(async (trx) => {
-      const expired = await this.mail.expireSending(trx, new Date(now.getTime() - this.options.claimLeaseMs));
-      await this.store.markUnknown(trx, expired.map((m) => m.id));
+      await this.store.markUnknown(trx, await this.mail.expireSending(trx, new Date(now.getTime() - this.options.claimLeaseMs)), now);
+      await this.store.requeue(trx, await this.mail.dropUnhanded(trx, { before: new Date(now.getTime() - this.options.unhandedLeaseMs) }), now);
     });
     await this.store.seedProgress(this.db, now, 10_000);
     await this.store.releaseHeld(this.db, now);
     let sent = 0;
     for (const campaignId of await this.store.campaignsWithDueWork(this.db, now, this.options.campaignsPerRun)) {
+      if (run.stopped) break;
       const claimed = await this.db.transaction((trx) => this.claim(trx, campaignId, now));
-      sent += await this.deliver(claimed);
+      sent += await this.deliver(claimed, run);
     }
     return sent;
+  }
+
+  private reportOutcome(outcome: SendOutcome): void {
+    const reported: MessageOutcome = outcome.kind === 'sent' || outcome.kind === 'bounced' || outcome.kind === 'unknown' ? outcome.kind : 'deferred';
+    for (const listener of this.outcomeListeners) listener(reported);
+  }
+
+  /** Throws while the database is still away; the worker tries again at its next tick. */
+  private async settleOwnClaims(): Promise<void> {
+    while (this.unrecorded.length > 0) {
+      const { item, outcome } = this.unrecorded[0];
+      await this.db.transaction((trx) => this.record(trx, item, outcome));
+      this.unrecorded.shift();
+      this.reportOutcome(outcome);
+    }
+    if (this.unhanded.size > 0) {
+      const ids = [...this.unhanded];
+      await this.db.transaction(async (trx) => this.store.requeue(trx, await this.mail.dropUnhanded(trx, { ids }), this.clock.now()));
+      this.unhanded.clear();
+    }
   }
 
   private async claim(trx: Executor, campaignId: string, now: Date): Promise<Claimed[]> {
@@ -271,7 +324,8 @@ export class SendingService {
       variantId: variant.id,
       stepNumber: contact.step_number,
     });
-    await this.store.updateProgress(trx, contact.contact_id, { state: 'sending', account_id: account.id, last_message_id: id, reason: null, updated_at: now });
+    // last_message_id moves when the message is known to have gone (record): a released claim leaves the thread as it was.
+    await this.store.updateProgress(trx, contact.contact_id, { state: 'sending', account_id: account.id, reason: null, updated_at: now });
     const next = steps[contact.step_number];
     return {
       message: { ...message, campaign_id: campaign.id, contact_id: contact.contact_id, account_id: account.id, step_number: contact.step_number },
@@ -282,27 +336,64 @@ export class SendingService {
     };
   }
 
-  private async deliver(claimed: Claimed[]): Promise<number> {
-    let index = 0;
+  /**
+   * Sends each claim, at most SENDS_PER_ACCOUNT at once per account and `concurrency` in all. Once the
+   * database fails, nothing more is handed over in this run: unsent claims and unrecorded outcomes are
+   * kept for settleOwnClaims.
+   */
+  private async deliver(claimed: Claimed[], run: { stopped: boolean }): Promise<number> {
     let sent = 0;
+    let databaseLost = false;
     // One login look-up (and decryption) per account per run, not per message.
     const logins = new Map<string, ReturnType<AccountMailAccess['smtpLogin']>>();
     const loginFor = (m: Claimed['message']) => {
       if (!logins.has(m.account_id)) logins.set(m.account_id, this.accounts.smtpLogin(this.db, m.workspace_id, m.account_id));
       return logins.get(m.account_id)!;
     };
-    const lane = async () => {
-      while (index < claimed.length) {
-        const item = claimed[index++];
-        const login = await loginFor(item.message);
-        const outcome: SendOutcome = login ? await this.mail.transmit(login, item.composed.message) : { kind: 'accountFailure', response: 'no_smtp_login: the account has no SMTP login' };
+    const sendOne = async (item: Claimed) => {
+      let login: Awaited<ReturnType<AccountMailAccess['smtpLogin']>>;
+      try {
+        if (databaseLost || run.stopped) throw new Error('not handed over: the database failed earlier in this run, or the worker is stopping');
+        login = await loginFor(item.message);
+        if (!(await this.mail.handOver(this.db, item.message.id))) return;
+      } catch {
+        if (!run.stopped) databaseLost = true;
+        this.unhanded.add(item.message.id);
+        return;
+      }
+      const outcome: SendOutcome = login ? await this.mail.transmit(login, item.composed.message) : { kind: 'accountFailure', response: 'no_smtp_login: the account has no SMTP login' };
+      if (outcome.kind === 'sent') sent += 1;
+      try {
         await this.db.transaction((trx) => this.record(trx, item, outcome));
-        if (outcome.kind === 'sent') sent += 1;
-        const reported: MessageOutcome = outcome.kind === 'sent' || outcome.kind === 'bounced' || outcome.kind === 'unknown' ? outcome.kind : 'deferred';
-        for (const listener of this.outcomeListeners) listener(reported);
+        this.reportOutcome(outcome);
+      } catch {
+        databaseLost = true;
+        this.unrecorded.push({ item, outcome });
       }
     };
-    await Promise.all(Array.from({ length: Math.min(this.options.concurrency, claimed.length) }, lane));
+    const queues = new Map<string, Claimed[]>();
+    for (const item of claimed) queues.set(item.message.account_id, [...(queues.get(item.message.account_id) ?? []), item]);
+    const busy = new Map<string, number>();
+    const take = (): Claimed | undefined => {
+      for (const [accountId, queue] of queues) {
+        if (queue.length > 0 && (busy.get(accountId) ?? 0) < SENDS_PER_ACCOUNT) {
+          busy.set(accountId, (busy.get(accountId) ?? 0) + 1);
+          return queue.shift();
+        }
+      }
+      return undefined;
+    };
+    // A lane that finds every remaining account busy ends: each such account has a lane that drains it.
+    const lane = async () => {
+      for (let item = take(); item; item = take()) {
+        await sendOne(item);
+        busy.set(item.message.account_id, busy.get(item.message.account_id)! - 1);
+      }
+    };
+    const lanes = [...queues.values()].reduce((n, q) => n + Math.min(SENDS_PER_ACCOUNT, q.length), 0);
+    await Promise.all(Array.from({ length: Math.min(this.options.concurrency, lanes) }, lane));
+    if (!databaseLost && this.unhanded.size > 0) await this.settleOwnClaims();
+    if (this.unhanded.size + this.unrecorded.length > 0) throw new Error(`the database failed while sending: ${this.unhanded.size} claims kept to release, ${this.unrecorded.length} outcomes to record`);
     return sent;
   }
 
@@ -322,17 +413,17 @@ export class SendingService {
       await this.store.setAccountPace(trx, m.account_id, { failures: 0 });
       await this.events.record(trx, { workspaceId: m.workspace_id, type: 'email.sent', occurredAt: now, data, mail });
       if (item.lastStep) {
-        await this.store.updateProgress(trx, m.contact_id, { state: 'done', step_number: m.step_number + 1, last_sent_at: now, attempts: 0, updated_at: now });
+        await this.store.updateProgress(trx, m.contact_id, { state: 'done', step_number: m.step_number + 1, last_message_id: m.id, last_sent_at: now, attempts: 0, updated_at: now });
         await this.contacts.finishForMail(trx, m.workspace_id, m.contact_id, 'completed');
         await this.completeIfFinished(trx, m.workspace_id, m.campaign_id, campaign?.name ?? '', now);
       } else {
         const dueAt = new Date(now.getTime() + item.nextDelayDays * DAY);
-        await this.store.updateProgress(trx, m.contact_id, { state: 'waiting', step_number: m.step_number + 1, due_at: dueAt, last_sent_at: now, attempts: 0, updated_at: now });
+        await this.store.updateProgress(trx, m.contact_id, { state: 'waiting', step_number: m.step_number + 1, due_at: dueAt, last_message_id: m.id, last_sent_at: now, attempts: 0, updated_at: now });
       }
       return;
     }
     if (outcome.kind === 'bounced') {
-      await this.store.updateProgress(trx, m.contact_id, { state: 'done', reason: 'bounced', updated_at: now });
+      await this.store.updateProgress(trx, m.contact_id, { state: 'done', reason: 'bounced', last_message_id: m.id, updated_at: now });
       await this.contacts.finishForMail(trx, m.workspace_id, m.contact_id, 'bounced');
       await this.suppression.suppress(trx, m.workspace_id, [{ value: item.email, reason: 'bounced' }]);
       await this.events.record(trx, { workspaceId: m.workspace_id, type: 'email.bounced', occurredAt: now, data: { ...data, bounceType: 'hard', smtpResponse: outcome.response }, mail });
@@ -341,7 +432,7 @@ export class SendingService {
       return;
     }
     if (outcome.kind === 'unknown') {
-      await this.store.updateProgress(trx, m.contact_id, { state: 'unknown', reason: 'unknown_outcome', updated_at: now });
+      await this.store.updateProgress(trx, m.contact_id, { state: 'unknown', reason: 'unknown_outcome', last_message_id: m.id, updated_at: now });
       return;
     }
     // Not sent: the contact waits for a retry; an account failure also moves it off this account.

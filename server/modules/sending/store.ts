@@ -91,9 +91,16 @@ export class SendingStore {
     );
   }
 
-  /** The progress of contacts whose last message's outcome is unknown (its claim expired). */
-  async markUnknown(db: Executor, messageIds: string[]): Promise<void> {
-    if (messageIds.length) await db('sending_progress').whereIn('last_message_id', messageIds).update({ state: 'unknown', reason: 'unknown_outcome' });
+  /** Contacts whose claimed message may have gone out without a recorded outcome (its lease ran out). */
+  async markUnknown(db: Executor, messages: { id: string; contact_id: string | null }[], now: Date): Promise<void> {
+    for (const m of messages) {
+      if (m.contact_id) await db('sending_progress').where({ contact_id: m.contact_id, state: 'sending' }).update({ state: 'unknown', reason: 'unknown_outcome', last_message_id: m.id, updated_at: now });
+    }
+  }
+
+  /** Contacts whose claim never reached SMTP: due again now. */
+  async requeue(db: Executor, contactIds: string[], now: Date): Promise<void> {
+    if (contactIds.length) await db('sending_progress').whereIn('contact_id', contactIds).where({ state: 'sending' }).update({ state: 'waiting', due_at: now, reason: null, updated_at: now });
   }
 
   /** Contacts of active campaigns due for their next message, and the earliest due time (the worker's backlog). */

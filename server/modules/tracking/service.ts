@@ -30,8 +30,12 @@ export interface RemovalRef {
   messageId: string | null;
 }
 
-/** The compact signed form of a MessageRef (plus a click target). */
+/** What a token may be used for: unsubscribe, open pixel, click. */
+type Purpose = 'u' | 'o' | 'c';
+
+/** The compact signed form of a MessageRef (plus a click target), and what it is for. */
 interface LinkToken {
+  p?: Purpose;
   w: string;
   m: string;
   c: string;
@@ -43,7 +47,7 @@ interface LinkToken {
   u?: string;
 }
 
-const toToken = (r: MessageRef, url?: string): LinkToken => ({ w: r.workspaceId, m: r.messageId, c: r.contactId, k: r.campaignId, s: r.stepId, v: r.variantId, a: r.accountId, t: r.builtAt.getTime(), ...(url ? { u: url } : {}) });
+const toToken = (p: Purpose, r: MessageRef, url?: string): LinkToken => ({ p, w: r.workspaceId, m: r.messageId, c: r.contactId, k: r.campaignId, s: r.stepId, v: r.variantId, a: r.accountId, t: r.builtAt.getTime(), ...(url ? { u: url } : {}) });
 
 const HREF = /(<a\b[^>]*?\bhref\s*=\s*)(["'])(https?:\/\/[^"'<>\s]+)\2/gi;
 const unescapeAttr = (s: string) => s.replace(/&amp;/g, '&');
@@ -60,9 +64,8 @@ export class TrackingService implements MessageLinks {
   ) {}
 
   linksFor(ref: MessageRef) {
-    const token = this.signer.sign(toToken(ref));
-    const unsubscribeUrl = `${this.publicUrl}/u/${token}`;
-    return { unsubscribeUrl, listUnsubscribe: `<${unsubscribeUrl}>`, openPixelUrl: `${this.publicUrl}/o/${token}.gif` };
+    const unsubscribeUrl = `${this.publicUrl}/u/${this.signer.sign(toToken('u', ref))}`;
+    return { unsubscribeUrl, listUnsubscribe: `<${unsubscribeUrl}>`, openPixelUrl: `${this.publicUrl}/o/${this.signer.sign(toToken('o', ref))}.gif` };
   }
 
   rewriteLinks(html: string, ref: MessageRef): string {
@@ -70,17 +73,25 @@ export class TrackingService implements MessageLinks {
       const target = unescapeAttr(url);
       // The unsubscribe link stays as it is: it is ours already.
       if (target.startsWith(`${this.publicUrl}/u/`)) return `${start}${quote}${url}${quote}`;
-      return `${start}${quote}${this.publicUrl}/c/${this.signer.sign(toToken(ref, target))}${quote}`;
+      return `${start}${quote}${this.publicUrl}/c/${this.signer.sign(toToken('c', ref, target))}${quote}`;
     });
   }
 
-  private read(token: string): LinkToken | null {
-    return this.signer.verify<LinkToken>(token);
+  /**
+   * The token's payload when it was signed here for `purpose`. Tokens from before purposes were signed
+   * (mail already delivered) carry none: one with a click target is a click token, one without served as
+   * both the unsubscribe link and the pixel, so its unsubscribe link keeps working.
+   */
+  private read(token: string, purpose: Purpose): LinkToken | null {
+    const t = this.signer.verify<LinkToken>(token);
+    if (!t) return null;
+    const p = t.p ?? (t.u ? 'c' : purpose === 'c' ? undefined : purpose);
+    return p === purpose ? t : null;
   }
 
   /** Whether the token is a valid unsubscribe token (for the confirmation page). */
   isValid(token: string): boolean {
-    return this.read(token) !== null;
+    return this.read(token, 'u') !== null;
   }
 
   /**
@@ -88,7 +99,7 @@ export class TrackingService implements MessageLinks {
    * `contact.unsubscribed` recorded, in one transaction. False for a bad token; a repeat changes nothing.
    */
   async unsubscribe(token: string, source: 'link' | 'oneClick'): Promise<boolean> {
-    const t = this.read(token);
+    const t = this.read(token, 'u');
     if (!t) return false;
     await this.db.transaction((trx) =>
       this.unsubscribeIn(trx, { workspaceId: t.w, campaignId: t.k, stepId: t.s, variantId: t.v, accountId: t.a, contactId: t.c, messageId: t.m }, source),
@@ -116,12 +127,12 @@ export class TrackingService implements MessageLinks {
 
   /** Records an open; false for a bad token. */
   async open(token: string, userAgent: string | undefined): Promise<boolean> {
-    return this.recordView(this.read(token), 'email.opened', userAgent);
+    return this.recordView(this.read(token, 'o'), 'email.opened', userAgent);
   }
 
   /** Records a click and answers where to send the browser; null for a bad token or one with no target. */
   async click(token: string, userAgent: string | undefined): Promise<string | null> {
-    const t = this.read(token);
+    const t = this.read(token, 'c');
     if (!t?.u || !/^https?:\/\//i.test(t.u)) return null;
     await this.recordView(t, 'email.clicked', userAgent);
     return t.u;

@@ -258,9 +258,9 @@ export class WarmupService {
   // --- sending ---
 
   /** The sender job: one pass; how many warm-up emails it sent. */
-  readonly sender = { runOnce: () => this.runSend() };
+  readonly sender = { runOnce: () => this.runSend(), backlog: () => this.store.sendBacklog(this.db, this.clock.now()) };
   /** The reader job: one pass; how many mailboxes it read. */
-  readonly reader = { runOnce: () => this.runRead() };
+  readonly reader = { runOnce: () => this.runRead(), backlog: () => this.store.readBacklog(this.db, this.clock.now()) };
 
   private plan(member: AccountMember): WarmupPlanSettings {
     const r = member.row;

@@ -4,6 +4,7 @@
  * the ids never collide (both UUIDs), so a member id alone names either.
  */
 import type { Executor } from '../../db';
+import { backlogOf, type Backlog } from '../../telemetry';
 
 export interface PoolMailboxRow {
   id: string;
@@ -137,6 +138,16 @@ export class WarmupStore {
       .whereIn('member_id', due)
       .update({ read_claimed_until: new Date(now.getTime() + leaseMs) })
       .returning('*');
+  }
+
+  /** Answers due: the sender job's backlog (first emails follow each member's own pace). */
+  sendBacklog(db: Executor, now: Date): Promise<Backlog> {
+    return backlogOf(db('warmup_messages').where({ status: 'scheduled' }).andWhere('send_at', '<=', now), 'send_at');
+  }
+
+  /** Mailboxes due to be read: the reader job's backlog. */
+  readBacklog(db: Executor, now: Date): Promise<Backlog> {
+    return backlogOf(db('warmup_members').where('next_read_at', '<=', now).andWhere((q) => q.whereNull('read_claimed_until').orWhere('read_claimed_until', '<', now)), 'next_read_at');
   }
 
   // --- messages ---

@@ -3,9 +3,13 @@
  *
  * Every recorded event (events module) reaches `enqueue` inside the transaction that recorded it, which
  * writes one delivery per matching subscription: no delivery for a rolled-back change, none lost. The
- * worker job claims due deliveries of active subscriptions (SKIP LOCKED, claimed before the request),
- * posts them signed, and logs each attempt. 2xx delivers; 410 disables the subscription; anything else
- * is retried on RETRY_DELAYS with jitter, and after the last one the subscription is disabled.
+ * worker job claims due deliveries of active subscriptions (SKIP LOCKED, claimed before the request, at
+ * most `perSubscription` in flight per subscription), posts them signed within a total deadline, and logs
+ * each attempt. The job runs in `lanes` passes side by side: a pass waiting out a slow receiver's deadline
+ * holds at most `perSubscription` deliveries of it, so the other lanes keep delivering everyone else's. 2xx delivers; 410 disables the subscription;
+ * anything else is retried on RETRY_DELAYS with jitter, and after the last one the subscription is disabled.
+ * A claim is renewed as its request starts and is named by its attempt number, and the lease is six times
+ * the deadline, so no delivery is ever attempted twice at the same time.
  */
 import { randomBytes } from 'node:crypto';
 import type { components } from '../../../generated/api';
@@ -44,6 +48,8 @@ const toSubscription = (r: SubscriptionRow): Schemas['WebhookSubscription'] => (
 export interface WebhookOptions {
   batchSize: number;
   concurrency: number;
+  /** Deliveries of one subscription in flight at once. */
+  perSubscription: number;
   /** Jitter factor in [0.9, 1.1]; injectable so tests are exact. */
   jitter: () => number;
 }
@@ -52,7 +58,11 @@ export interface WebhookOptions {
 export type DeliveryOutcome = 'delivered' | 'retrying' | 'failed' | 'gone';
 
 export class WebhookService {
+  /** Worker passes side by side (see above): more than `perSubscription`, so one slow receiver leaves lanes free. */
+  readonly lanes = 8;
   private readonly options: WebhookOptions;
+  /** Runs in progress; stop() aborts them: no attempt starts after it, and those in flight end at once. */
+  private readonly running = new Set<AbortController>();
 
   constructor(
     private readonly db: Db,
@@ -63,7 +73,7 @@ export class WebhookService {
     private readonly clock: Clock,
     options: Partial<WebhookOptions> = {},
   ) {
-    this.options = { batchSize: 200, concurrency: 32, jitter: () => 0.9 + Math.random() * 0.2, ...options };
+    this.options = { batchSize: 200, concurrency: 16, perSubscription: 4, jitter: () => 0.9 + Math.random() * 0.2, ...options };
   }
 
   // --- the outbox ---
@@ -94,6 +104,11 @@ export class WebhookService {
     );
   };
 
+  /** The worker is stopping: attempts in flight end now and are retried at once by the next worker. */
+  stop(): void {
+    for (const run of this.running) run.abort();
+  }
+
   private readonly attemptListeners: ((outcome: DeliveryOutcome) => void)[] = [];
 
   /** Called once per delivery attempt with its outcome, after it is recorded (the composition root counts them for metrics). */
@@ -106,26 +121,39 @@ export class WebhookService {
     return this.store.backlog(this.db, this.clock.now());
   }
 
-  /** One pass of the worker job; returns how many attempts it made. */
+  /** One pass of the worker job; returns how many deliveries it claimed. */
   async runOnce(): Promise<number> {
+    const run = new AbortController();
+    this.running.add(run);
+    try {
+      return await this.pass(run.signal);
+    } finally {
+      this.running.delete(run);
+    }
+  }
+
+  private async pass(stopped: AbortSignal): Promise<number> {
     const now = this.clock.now();
     await this.store.releaseStale(this.db, new Date(now.getTime() - CLAIM_LEASE_MS));
-    const claimed = await this.db.transaction((trx) => this.store.claimDue(trx, now, this.options.batchSize));
+    const claimed = await this.db.transaction((trx) => this.store.claimDue(trx, now, this.options.batchSize, this.options.perSubscription));
     let next = 0;
     const lane = async () => {
-      while (next < claimed.length) {
+      while (next < claimed.length && !stopped.aborted) {
         const delivery = claimed[next++];
+        // A claim that waited past its lease for a lane may have been taken over: then it is not ours to send.
+        if (!(await this.store.startAttempt(this.db, delivery, this.clock.now()))) continue;
         const secret = this.secrets.decrypt(delivery.secret_enc, `${delivery.subscription_id}:webhook`);
-        const result = await postSigned(delivery.url, secret, delivery.event_id, this.clock.now(), delivery.payload, this.config.allowPrivateWebhooks);
-        const outcome = await this.db.transaction((trx) => this.recordAttempt(trx, delivery, result));
+        const result = await postSigned(delivery.url, secret, delivery.event_id, this.clock.now(), delivery.payload, this.config.allowPrivateWebhooks, stopped);
+        const outcome = await this.db.transaction((trx) => this.recordAttempt(trx, delivery, result, stopped.aborted));
         for (const listener of this.attemptListeners) listener(outcome);
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.options.concurrency, claimed.length) }, lane));
+    await this.store.unclaim(this.db, claimed.slice(next));
     return claimed.length;
   }
 
-  private async recordAttempt(trx: Executor, delivery: DeliveryRow, result: PostResult): Promise<DeliveryOutcome> {
+  private async recordAttempt(trx: Executor, delivery: DeliveryRow, result: PostResult, interrupted: boolean): Promise<DeliveryOutcome> {
     const now = this.clock.now();
     await this.store.insertAttempt(trx, {
       id: newId(),
@@ -140,26 +168,33 @@ export class WebhookService {
     });
     const code = result.statusCode ?? 0;
     if (code >= 200 && code < 300) {
-      await this.store.finishDelivery(trx, delivery.id, { status: 'delivered' });
+      await this.store.finishClaim(trx, delivery, { status: 'delivered' });
       return 'delivered';
     }
+    // Cut short by the shutdown: the next worker tries again at once.
+    if (interrupted && result.statusCode === null) {
+      await this.store.finishClaim(trx, delivery, { status: 'pending', next_attempt_at: now });
+      return 'retrying';
+    }
     if (code === 410) {
-      await this.store.finishDelivery(trx, delivery.id, { status: 'failed' });
-      await this.store.update(trx, delivery.subscription_id, { status: 'disabled', disabled_reason: 'The endpoint answered 410 Gone.', updated_at: now });
+      if (await this.store.finishClaim(trx, delivery, { status: 'failed' })) {
+        await this.store.update(trx, delivery.subscription_id, { status: 'disabled', disabled_reason: 'The endpoint answered 410 Gone.', updated_at: now });
+      }
       return 'gone';
     }
     const wait = RETRY_DELAYS_MS[delivery.attempts - 1];
     if (wait === undefined) {
-      await this.store.finishDelivery(trx, delivery.id, { status: 'failed' });
-      const why = result.statusCode ? `HTTP ${result.statusCode}` : result.error;
-      await this.store.update(trx, delivery.subscription_id, {
-        status: 'disabled',
-        disabled_reason: `Every attempt of a delivery failed for about three days (last: ${why}).`,
-        updated_at: now,
-      });
+      if (await this.store.finishClaim(trx, delivery, { status: 'failed' })) {
+        const why = result.statusCode ? `HTTP ${result.statusCode}` : result.error;
+        await this.store.update(trx, delivery.subscription_id, {
+          status: 'disabled',
+          disabled_reason: `Every attempt of a delivery failed for about three days (last: ${why}).`,
+          updated_at: now,
+        });
+      }
       return 'failed';
     }
-    await this.store.finishDelivery(trx, delivery.id, { status: 'pending', next_attempt_at: new Date(now.getTime() + Math.round(wait * this.options.jitter())) });
+    await this.store.finishClaim(trx, delivery, { status: 'pending', next_attempt_at: new Date(now.getTime() + Math.round(wait * this.options.jitter())) });
     return 'retrying';
   }
 

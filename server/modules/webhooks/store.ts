@@ -80,38 +80,71 @@ export class WebhookStore {
     if (rows.length) await db('webhook_deliveries').insert(rows).onConflict(['subscription_id', 'event_id']).ignore();
   }
 
-  /** Claims due deliveries of active subscriptions (SKIP LOCKED), marking them before any request goes out. */
   /** Deliveries due now to active subscriptions, and the earliest due time (the worker's backlog). */
   backlog(db: Executor, now: Date): Promise<Backlog> {
     const due = db('webhook_deliveries as d').join('webhook_subscriptions as s', 's.id', 'd.subscription_id').where({ 'd.status': 'pending', 's.status': 'active' }).andWhere('d.next_attempt_at', '<=', now);
     return backlogOf(due, 'd.next_attempt_at');
   }
 
-  async claimDue(db: Executor, now: Date, limit: number): Promise<(DeliveryRow & { url: string; secret_enc: string })[]> {
-    const claimed: DeliveryRow[] = await db('webhook_deliveries')
-      .whereIn(
-        'id',
-        db('webhook_deliveries as d')
-          .join('webhook_subscriptions as s', 's.id', 'd.subscription_id')
-          .where({ 'd.status': 'pending', 's.status': 'active' })
-          .andWhere('d.next_attempt_at', '<=', now)
-          .orderBy('d.next_attempt_at')
-          .limit(limit)
-          .forUpdate('d')
-          .skipLocked()
-          .select('d.id'),
-      )
-      .update({ status: 'delivering', claimed_at: now, attempts: db.raw('attempts + 1') })
-      .returning('*');
+  /**
+   * Claims due deliveries of active subscriptions (SKIP LOCKED), marking them before any request goes out,
+   * at most `perSubscription` in flight per subscription (counting other workers' claims), so a slow
+   * receiver cannot take the batch. The earliest-due rows are looked at first, up to a bounded number.
+   */
+  async claimDue(db: Executor, now: Date, limit: number, perSubscription: number): Promise<(DeliveryRow & { url: string; secret_enc: string })[]> {
+    const result = await db.raw(
+      `WITH due AS (
+         SELECT d.id, d.subscription_id, d.next_attempt_at
+           FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
+          WHERE d.status = 'pending' AND s.status = 'active' AND d.next_attempt_at <= ?
+          ORDER BY d.next_attempt_at LIMIT ?
+       ), busy AS (
+         SELECT subscription_id, count(*)::int AS n FROM webhook_deliveries WHERE status = 'delivering' GROUP BY subscription_id
+       ), ranked AS (
+         SELECT due.id, due.next_attempt_at,
+                row_number() OVER (PARTITION BY due.subscription_id ORDER BY due.next_attempt_at, due.id) + coalesce(busy.n, 0) AS place
+           FROM due LEFT JOIN busy ON busy.subscription_id = due.subscription_id
+       ), picked AS (
+         SELECT d.id FROM webhook_deliveries d JOIN ranked r ON r.id = d.id
+          WHERE r.place <= ? AND d.status = 'pending'
+          ORDER BY r.next_attempt_at LIMIT ?
+          FOR UPDATE OF d SKIP LOCKED
+       )
+       UPDATE webhook_deliveries SET status = 'delivering', claimed_at = ?, attempts = attempts + 1
+        WHERE id IN (SELECT id FROM picked)
+       RETURNING *`,
+      [now, limit * 20, perSubscription, limit, now],
+    );
+    const claimed: DeliveryRow[] = result.rows;
     if (claimed.length === 0) return [];
     const subs: { id: string; url: string; secret_enc: string }[] = await db('webhook_subscriptions').whereIn('id', [...new Set(claimed.map((d) => d.subscription_id))]).select('id', 'url', 'secret_enc');
     const byId = new Map(subs.map((s) => [s.id, s]));
     return claimed.map((d) => ({ ...d, url: byId.get(d.subscription_id)!.url, secret_enc: byId.get(d.subscription_id)!.secret_enc }));
   }
 
+  /**
+   * Renews this worker's claim as its request starts; false when the claim is no longer this worker's
+   * (it outlived its lease and another claim, which counted another attempt, took it).
+   */
+  async startAttempt(db: Executor, claim: Pick<DeliveryRow, 'id' | 'attempts'>, now: Date): Promise<boolean> {
+    return (await db('webhook_deliveries').where({ id: claim.id, status: 'delivering', attempts: claim.attempts }).update({ claimed_at: now })) > 0;
+  }
+
+  /** Claims never started (the worker is stopping) go back to the queue as they were. */
+  async unclaim(db: Executor, claims: Pick<DeliveryRow, 'id' | 'attempts'>[]): Promise<void> {
+    for (const claim of claims) {
+      await db('webhook_deliveries').where({ id: claim.id, status: 'delivering', attempts: claim.attempts }).update({ status: 'pending', attempts: claim.attempts - 1 });
+    }
+  }
+
   /** Deliveries whose worker died mid-request go back to the queue (at least once). */
   async releaseStale(db: Executor, before: Date): Promise<void> {
     await db('webhook_deliveries').where({ status: 'delivering' }).andWhere('claimed_at', '<', before).update({ status: 'pending' });
+  }
+
+  /** The outcome of this worker's claim (`attempts` names it); false when the claim was taken over meanwhile. */
+  async finishClaim(db: Executor, claim: Pick<DeliveryRow, 'id' | 'attempts'>, patch: Pick<DeliveryRow, 'status'> & Partial<Pick<DeliveryRow, 'next_attempt_at'>>): Promise<boolean> {
+    return (await db('webhook_deliveries').where({ id: claim.id, status: 'delivering', attempts: claim.attempts }).update(patch)) > 0;
   }
 
   async finishDelivery(db: Executor, id: string, patch: Pick<DeliveryRow, 'status'> & Partial<Pick<DeliveryRow, 'next_attempt_at'>>): Promise<void> {

@@ -1,0 +1,113 @@
+/**
+ * Traces: `npm start`'s process with OTEL_EXPORTER_OTLP_ENDPOINT set sends OTLP/HTTP JSON to a loopback
+ * receiver: a server span per request with the workspace id and the operation, pg spans inside it, and a
+ * trace per worker run. Without the variable, neither OpenTelemetry nor prom-client is loaded at all.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import knex from 'knex';
+
+jest.setTimeout(180_000);
+
+interface OtlpSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  attributes: { key: string; value: { stringValue?: string; intValue?: string | number } }[];
+}
+
+const spans: OtlpSpan[] = [];
+const paths: string[] = [];
+let receiver: Server;
+let child: ChildProcess | undefined;
+let dataDir: string;
+/** On PostgreSQL runs, the process uses a database of its own, so its pg calls show as spans. */
+const adminUrl = process.env.TEST_DATABASE_URL;
+const dbName = `tracing_${process.pid}_${Date.now()}`;
+let databaseUrl = '';
+
+beforeAll(async () => {
+  receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      paths.push(`${req.method} ${req.url} ${req.headers['content-type']}`);
+      const payload = JSON.parse(body) as { resourceSpans: { scopeSpans: { spans: OtlpSpan[] }[] }[] };
+      for (const r of payload.resourceSpans) for (const s of r.scopeSpans) spans.push(...s.spans);
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  dataDir = mkdtempSync(join(tmpdir(), 'tracing-'));
+  if (adminUrl) {
+    const admin = knex({ client: 'pg', connection: adminUrl });
+    await admin.raw(`CREATE DATABASE ${dbName}`).finally(() => admin.destroy());
+    const url = new URL(adminUrl);
+    url.pathname = `/${dbName}`;
+    databaseUrl = url.toString();
+  }
+});
+afterAll(async () => {
+  child?.kill('SIGKILL');
+  await new Promise((r) => receiver.close(r));
+  rmSync(dataDir, { recursive: true, force: true });
+  if (adminUrl) {
+    const admin = knex({ client: 'pg', connection: adminUrl });
+    await admin.raw(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).finally(() => admin.destroy());
+  }
+});
+
+const attr = (span: OtlpSpan, key: string) => {
+  const v = span.attributes.find((a) => a.key === key)?.value;
+  return v?.stringValue ?? (v?.intValue !== undefined ? Number(v.intValue) : undefined);
+};
+
+it('sends a trace per request with the workspace and operation, and a trace per worker run', async () => {
+  const endpoint = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '../../server/main.ts')], {
+    env: { ...process.env, NODE_OPTIONS: '', DATABASE_URL: databaseUrl, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info', OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_BSP_SCHEDULE_DELAY: '100' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+  for (let i = 0; i < 1200 && !/"port":(\d+)/.test(out); i += 1) await new Promise((r) => setTimeout(r, 100));
+  const base = `http://127.0.0.1:${/"port":(\d+)/.exec(out)![1]}`;
+  const apiKey = /API key \(shown once, keep it\): (lr_\S+)/.exec(out)![1];
+  const auth = await fetch(`${base}/v2/authenticate`, { headers: { 'X-API-Key': apiKey } });
+  const workspaceId = (await auth.json()).data.workspace.id as string;
+
+  const requestSpan = () => spans.find((s) => s.kind === 2 && attr(s, 'operation') === 'authenticateV2');
+  for (let i = 0; i < 100 && !(requestSpan() && spans.some((s) => s.name.startsWith('worker '))); i += 1) await new Promise((r) => setTimeout(r, 100));
+  expect(paths[0]).toBe('POST /v1/traces application/json');
+
+  const server = requestSpan()!;
+  expect(server).toBeDefined();
+  expect(attr(server, 'workspace.id')).toBe(workspaceId);
+  // Express's spans are in the request's trace; on PostgreSQL its database calls are too (PGlite has no driver to trace).
+  expect(spans.some((s) => s.traceId === server.traceId && attr(s, 'express.type') !== undefined)).toBe(true);
+  if (adminUrl) expect(spans.some((s) => s.traceId === server.traceId && s.name.startsWith('pg'))).toBe(true);
+
+  const runs = spans.filter((s) => s.name.startsWith('worker '));
+  expect(runs.map((s) => attr(s, 'worker.job'))).toEqual(expect.arrayContaining(['sending', 'inbox', 'webhooks']));
+  // Each run is the root of its own trace.
+  for (const run of runs) expect(run.parentSpanId ?? '').toBe('');
+  expect(new Set(runs.map((s) => s.traceId)).size).toBe(runs.length);
+});
+
+it('loads neither OpenTelemetry nor prom-client when neither is configured', () => {
+  const script = `require('./server/observability/preload'); require('./server/boot'); require('./server/app');
+    console.log(JSON.stringify(Object.keys(require.cache).filter((k) => k.includes('@opentelemetry') || k.includes('prom-client')).length));`;
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: '' };
+  delete env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  delete env.METRICS_PORT;
+  const result = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { cwd: join(__dirname, '../..'), encoding: 'utf8', env });
+  expect(result.stderr).toBe('');
+  expect(result.stdout.trim()).toBe('0');
+});

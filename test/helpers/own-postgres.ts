@@ -1,0 +1,60 @@
+/**
+ * A PostgreSQL server of the test's own (Debian's binaries, a temporary data directory, a free loopback
+ * port), which the test may stop and start: a database outage on demand. PostgreSQL refuses to run as
+ * root, so the commands run as the `postgres` OS user when the test runs as root.
+ */
+import { execFileSync } from 'node:child_process';
+import { chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const BIN = '/usr/lib/postgresql/15/bin';
+
+export interface OwnPostgres {
+  url: string;
+  /** Stops the server ('fast': open connections are terminated, as on a restart or failover). */
+  stop(): void;
+  start(): void;
+  destroy(): void;
+}
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+
+export async function startOwnPostgres(): Promise<OwnPostgres> {
+  const dir = mkdtempSync(join(tmpdir(), 'own-pg-'));
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) {
+    const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
+    const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
+    chownSync(dir, uid, gid);
+  }
+  const run = (command: string, args: string[]) =>
+    execFileSync(asRoot ? 'runuser' : join(BIN, command), asRoot ? ['-u', 'postgres', '--', join(BIN, command), ...args] : args, { stdio: 'pipe', timeout: 60_000 });
+  const data = join(dir, 'data');
+  run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
+  const port = await freePort();
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
+  const start = () => run('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start']);
+  const stop = () => run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
+  start();
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    stop,
+    start,
+    destroy() {
+      try {
+        stop();
+      } catch {
+        // already stopped
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
