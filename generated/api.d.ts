@@ -100,8 +100,10 @@ export interface paths {
          *     bl.spamcop.net, b.barracudacentral.org), through the same resolver; a list that refuses the query (Spamhaus
          *     does for public resolvers) or does not answer is reported as unknown (`listed: null`), never as listed.
          *     `reputation` adds the account's last 30 days of campaign sending from stored events (sent, bounced,
-         *     replied, unsubscribed, rates). `score` (0-100) sums it up: 100 less the points of each reason in
-         *     `scoreReasons` (failed DNS checks, listings, bounce and unsubscribe rates; see `ScoreReason`).
+         *     replied, unsubscribed, rates), `warmupHealth` the share of its warm-up mail that partners' readers found in
+         *     the inbox over the last 7 days (as the warm-up summary shows it). `score` (0-100) sums it up: 100 less the
+         *     points of each reason in `scoreReasons` (failed DNS checks, listings, bounce and unsubscribe rates, a fair
+         *     or poor warm-up health; see `ScoreReason`).
          *
          *     Costs no credits and changes nothing. Errors: `400` invalid body; `404` one or more accounts are not in
          *     this workspace (the v2 `details` name each one).
@@ -1015,8 +1017,10 @@ export interface paths {
          *     bl.spamcop.net, b.barracudacentral.org), through the same resolver; a list that refuses the query (Spamhaus
          *     does for public resolvers) or does not answer is reported as unknown (`listed: null`), never as listed.
          *     `reputation` adds the account's last 30 days of campaign sending from stored events (sent, bounced,
-         *     replied, unsubscribed, rates). `score` (0-100) sums it up: 100 less the points of each reason in
-         *     `scoreReasons` (failed DNS checks, listings, bounce and unsubscribe rates; see `ScoreReason`).
+         *     replied, unsubscribed, rates), `warmupHealth` the share of its warm-up mail that partners' readers found in
+         *     the inbox over the last 7 days (as the warm-up summary shows it). `score` (0-100) sums it up: 100 less the
+         *     points of each reason in `scoreReasons` (failed DNS checks, listings, bounce and unsubscribe rates, a fair
+         *     or poor warm-up health; see `ScoreReason`).
          *
          *     Costs no credits and changes nothing. Errors: `400` invalid body; `404` one or more accounts are not in
          *     this workspace (the v2 `details` name each one).
@@ -1912,6 +1916,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/contact/move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move contacts to another campaign
+         * @description Moves contacts (with their ids, fields, status and lead status) to another campaign of the workspace.
+         *     Their emails, replies and events stay attributed to the campaign, step and variant where they happened,
+         *     so the old campaign's analytics do not change. `keepProgress: false` (default) starts the target's
+         *     sequence at step 1 (a contact that had completed becomes active again); `true` keeps its place: the next
+         *     step number, its due time, its account and thread. Unsubscribed and bounced contacts move but are never
+         *     mailed; paused ones stay paused. A contact whose address the target already holds (or that is in the
+         *     target already) is listed in `alreadyInTarget` and not moved: never duplicated. All or nothing for the
+         *     rest.
+         *
+         *     Errors: `400` invalid body; `404` `Campaign not found.` when `toCampaignId` is not a campaign of this
+         *     workspace, or `Contact not found.` with one detail per unknown id (then nothing moves).
+         */
+        post: operations["moveContacts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/contact/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause contacts (in one campaign or everywhere)
+         * @description Pauses contacts: the engine sends them nothing until they are resumed, and they keep their place in the
+         *     sequence (the step they are at, its due time, their account and thread). Name them by `contactIds`, or by
+         *     `emails` (every contact with one of these addresses), in one campaign (`campaignId`) or, without it, in
+         *     every campaign of the workspace: "pause this person everywhere". A message already handed to SMTP when
+         *     the pause arrives still gets its outcome recorded. Contacts already paused are listed in `unchanged`.
+         *     All or nothing: if any contact cannot be paused, nothing is.
+         *
+         *     Errors: `400` neither or both of `contactIds` and `emails`; `404` `Contact not found.` with one detail per
+         *     id (or address) that names no contact of this workspace (of `campaignId` when given), or
+         *     `Campaign not found.`; `409` a contact is `unsubscribed`, `bounced` or `completed` (one detail per contact,
+         *     naming its state): it cannot be paused.
+         */
+        post: operations["pauseContacts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/contact/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume paused contacts where they stopped
+         * @description Resumes paused contacts: each continues from the step where it stopped. Its next step is due when it was
+         *     due before the pause (the step's `delayDays` after the previous send), or at once when that moment passed
+         *     during the pause, and it is sent inside the campaign's schedule, daily limits and gaps between sends like
+         *     any other. A contact that was paused before its first email starts at step 1. Name contacts as for
+         *     pause; contacts already active are listed in `unchanged`. All or nothing.
+         *
+         *     Errors: `400` neither or both of `contactIds` and `emails`; `404` unknown contacts (one detail each) or
+         *     campaign; `409` a contact is `unsubscribed`, `bounced` or `completed` (one detail per contact, naming its
+         *     state): only paused contacts can resume.
+         */
+        post: operations["resumeContacts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/contact/update/status": {
         parameters: {
             query?: never;
@@ -2107,6 +2199,38 @@ export interface paths {
          *     the balance cannot cover the matched people's reveals (nothing is charged or revealed).
          */
         post: operations["enrichByDetails"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/event/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the event feed
+         * @description The workspace's events in the order they were recorded, for integrations that poll instead of (or as
+         *     well as) receiving webhooks: the same event list (`EventType`), the same `id` and the same JSON as a
+         *     webhook delivery of the event.
+         *
+         *     Start without `after` (from the oldest event kept), then pass each answer's `pagination.nextCursor` as
+         *     `after`. The feed **never skips nor repeats an event**, even while events are being written: every
+         *     event gets a position in its workspace when its transaction commits, positions commit in increasing
+         *     order (a per-workspace lock taken at commit), and a page only ends at a point below which every event
+         *     has committed. `types` and `campaignId` filter what is returned without changing that: the cursor moves
+         *     past the events they leave out. Events are kept for 30 days (`EVENT_RETENTION_DAYS`); a cursor older
+         *     than that continues with the oldest event kept.
+         *
+         *     Costs no credits and changes nothing. Errors: `400` invalid filter or a cursor this API did not give.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2837,6 +2961,83 @@ export interface paths {
          *     `invalid`).
          */
         post: operations["verifyEmailsV2"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/placement/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start an inbox placement test
+         * @description Sends the given subject and body from each chosen account to pool mailboxes (the warm-up pool: warm-up
+         *     enabled accounts of every workspace and the operator's pool-only mailboxes, the senders themselves left
+         *     out), `recipientCount` of them (default 20) picked round-robin over their provider domains, so each
+         *     provider is represented. The worker sends the messages at once (placement mail never counts in campaign
+         *     analytics or the unibox) and reads each recipient's INBOX and spam folder (`\Junk`, else the usual names)
+         *     over IMAP about every minute, looking for the message by its Message-ID; the test completes when every
+         *     message is found or refused, or at `timeoutMinutes` (default 60), when the rest is `nowhere`. Poll
+         *     `GET /v2/placement/get`, or subscribe to `placement.completed`.
+         *
+         *     Costs no credits. Errors: `400` invalid body (the field is named); `404` an account not in this workspace;
+         *     `409` an account that cannot send now (paused or failing), or a pool with no mailbox besides the senders.
+         */
+        post: operations["placementCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/placement/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an inbox placement test
+         * @description One placement test of the workspace with its results: per message (sending account x pool mailbox), by
+         *     recipient provider domain and by sending account. Results fill in as the readers see the messages.
+         *
+         *     Errors: `400` id missing or not a UUID; `404` no such test in this workspace (another workspace's test
+         *     answers the same).
+         */
+        get: operations["placementGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/placement/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List inbox placement tests
+         * @description The workspace's placement tests, newest first, with their counts (the results are in
+         *     `GET /v2/placement/get`), optionally only running or completed ones.
+         *
+         *     Errors: `400` an unknown status, or limit/skip out of range.
+         */
+        get: operations["placementList"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3598,6 +3799,26 @@ export interface webhooks {
          * @description What a subscription to `job.failed` receives (headers webhook-id, webhook-timestamp, webhook-signature).
          */
         post: operations["eventJobFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "placement.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * placement.completed
+         * @description What a subscription to `placement.completed` receives (headers webhook-id, webhook-timestamp, webhook-signature).
+         */
+        post: operations["eventPlacementCompleted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4500,6 +4721,60 @@ export interface components {
             leadStatus: components["schemas"]["ContactLeadStatus"];
         };
         /**
+         * @description `changed`: the contacts whose status changed, as they are now. `unchanged`: contacts that were already in
+         *     the asked state (paused for a pause, active for a resume), with that status.
+         */
+        ContactLifecycleResult: {
+            changed: components["schemas"]["Contact"][];
+            unchanged: {
+                /** Format: uuid */
+                campaignId: string;
+                /** Format: uuid */
+                contactId: string;
+                email: string;
+                /** @enum {string} */
+                status: "active" | "paused" | "completed" | "bounced" | "unsubscribed";
+            }[];
+        };
+        /** @description Contacts to move to another campaign of the workspace. */
+        ContactMoveRequest: {
+            /**
+             * @example [
+             *       "0192f0c5-2b7a-7d10-8c3e-6f4a1b2c3d4e"
+             *     ]
+             */
+            contactIds: string[];
+            /**
+             * @description `false` (default): the contact starts the target's sequence at step 1 (a contact that had finished
+             *     becomes active again). `true`: it keeps its place, continuing at the step number it had reached, after
+             *     the same gap and in the same thread; a contact past the target's last step is `completed`.
+             * @default false
+             */
+            keepProgress?: boolean;
+            /**
+             * Format: uuid
+             * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a11
+             */
+            toCampaignId: string;
+        };
+        ContactMoveResult: {
+            /** @description Contacts not moved because the target campaign already holds their address (or they are in it). */
+            alreadyInTarget: {
+                /** Format: uuid */
+                contactId: string;
+                email: string;
+                /**
+                 * Format: uuid
+                 * @description The contact of the target campaign with this address.
+                 */
+                existingContactId: string;
+            }[];
+            /** @description The moved contacts, as they are now (same ids). */
+            moved: components["schemas"]["Contact"][];
+            /** Format: uuid */
+            toCampaignId: string;
+        };
+        /**
          * @description Where a contact stands in its campaign's sequence. `state`: `waiting` (the next step is due at `nextDueAt`),
          *     `sending` (handed to SMTP now), `held` (the next step needs a template variable the contact lacks: `reason`
          *     says which, e.g. `missing_variable:firstName`; set the variable and the contact is sent again at once),
@@ -4529,6 +4804,32 @@ export interface components {
             /** @enum {string} */
             state: "waiting" | "sending" | "held" | "done" | "unknown";
             stepsSent: number;
+        };
+        /**
+         * @description Which contacts: by `contactIds`, or by `emails` (every contact with one of these addresses), in one
+         *     campaign (`campaignId`) or, without it, in every campaign of the workspace. Send `contactIds` or
+         *     `emails`, not both.
+         */
+        ContactSelection: {
+            /**
+             * Format: uuid
+             * @description Only in this campaign; without it, in every campaign of the workspace.
+             * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+             */
+            campaignId?: string;
+            /**
+             * @example [
+             *       "0192f0c5-2b7a-7d10-8c3e-6f4a1b2c3d4e"
+             *     ]
+             */
+            contactIds?: string[];
+            /**
+             * @description Addresses, compared case-insensitively.
+             * @example [
+             *       "jane.doe@acme.com"
+             *     ]
+             */
+            emails?: string[];
         };
         ContactUnsubscribedData: {
             /** Format: uuid */
@@ -4796,7 +5097,8 @@ export interface components {
         /**
          * @description Deliverability vitals of one account: DNS checks of its domain (MX, SPF, DKIM, DMARC), `allPass` when
          *     all four pass, its listings on DNS blocklists, its sending reputation over the last 30 days from stored
-         *     email events, and one `score` from 0 to 100 with `scoreReasons`, each reason and the points it takes off.
+         *     email events, its warm-up health, and one `score` from 0 to 100 with `scoreReasons`, each reason and the
+         *     points it takes off.
          */
         EmailAccountVitals: {
             /**
@@ -4866,6 +5168,7 @@ export interface components {
             /** @description Why the score is not 100, largest first; empty at 100. */
             scoreReasons: components["schemas"]["ScoreReason"][];
             spf: components["schemas"]["DnsRecordCheck"];
+            warmupHealth: components["schemas"]["WarmupHealth"];
         };
         /** @description The accounts to check. */
         EmailAccountVitalsRequest: {
@@ -5284,12 +5587,24 @@ export interface components {
             workspaceId: string;
         };
         /**
+         * @description Where the next read starts. `nextCursor` is always given: pass it as `after` next time, now or later,
+         *     and the feed continues exactly after what this page returned. When `hasMore` is false the page reached
+         *     the newest event, and `nextCursor` names that point, so polling with it returns only what happens next.
+         */
+        EventFeedPagination: {
+            /** @description More events were already there after this page; read again at once with `nextCursor`. */
+            hasMore: boolean;
+            limit: number;
+            /** @example ev1.1042 */
+            nextCursor: string;
+        };
+        /**
          * @description The one list of event names. Analytics count the `email.*` events and `contact.unsubscribed`, the
          *     inbox shows the mail ones, and webhook subscriptions and payloads use exactly these names.
          * @example email.sent
          * @enum {string}
          */
-        EventType: "email.sent" | "email.opened" | "email.clicked" | "email.replied" | "email.autoReplied" | "email.bounced" | "contact.unsubscribed" | "contact.leadStatusChanged" | "campaign.launched" | "campaign.paused" | "campaign.completed" | "account.statusChanged" | "account.warmupEnabled" | "account.warmupPaused" | "account.warmupBanned" | "job.completed" | "job.failed";
+        EventType: "email.sent" | "email.opened" | "email.clicked" | "email.replied" | "email.autoReplied" | "email.bounced" | "contact.unsubscribed" | "contact.leadStatusChanged" | "campaign.launched" | "campaign.paused" | "campaign.completed" | "account.statusChanged" | "account.warmupEnabled" | "account.warmupPaused" | "account.warmupBanned" | "job.completed" | "job.failed" | "placement.completed";
         /**
          * @description A background job. Its rows are processed by the worker in batches; `progress` and `counts` move batch by
          *     batch, so polling `GET /v2/job/get` shows it advance, and `job.completed` / `job.failed` events announce
@@ -5860,6 +6175,190 @@ export interface components {
          * @enum {string}
          */
         PersonSeniority: "owner" | "founder" | "cSuite" | "partner" | "vp" | "head" | "director" | "manager" | "senior" | "entry" | "intern";
+        /** @description `placement.completed`: the test as `GET /v2/placement/get` shows it at its end. */
+        PlacementCompletedData: {
+            test: components["schemas"]["PlacementTest"];
+        };
+        /**
+         * @description Results by placement: `inbox`, `spam`, `nowhere` (not found in INBOX or spam by the deadline), `notSent` (the
+         *     send failed or the recipient's server refused it), `pending` (still looked for). `inboxPercent` = inbox /
+         *     (inbox + spam + nowhere) x 100, two decimals; `null` while none of those is known.
+         */
+        PlacementCounts: {
+            /** @example 17 */
+            inbox: number;
+            /** @example 85 */
+            inboxPercent: number | null;
+            /** @example 0 */
+            notSent: number;
+            /** @example 1 */
+            nowhere: number;
+            /** @example 0 */
+            pending: number;
+            /** @example 2 */
+            spam: number;
+            /** @example 20 */
+            total: number;
+        };
+        /**
+         * @description One message of the test: from one sending account to one pool mailbox, and where the recipient's reader
+         *     found it. `to` is the mailbox's address, except for another workspace's account, whose local part is masked
+         *     (`j***@gmail.com`). `folder` is the mailbox folder it was found in.
+         */
+        PlacementResult: {
+            /**
+             * Format: uuid
+             * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+             */
+            accountId: string;
+            /**
+             * @description The recipient's provider domain.
+             * @example gmail.com
+             */
+            domain: string;
+            /** @example INBOX */
+            folder: string | null;
+            /** @example jane@acme-mail.io */
+            from: string;
+            /**
+             * @description The Message-ID it was sent with (null before it is sent).
+             * @example <0193a1b2-7c4d-7e5f-8a9b-0c1d2e3f4a5b@acme-mail.io>
+             */
+            messageId: string | null;
+            /**
+             * @example inbox
+             * @enum {string}
+             */
+            placement: "pending" | "inbox" | "spam" | "nowhere" | "notSent";
+            /**
+             * @description For `notSent` the server's answer or why it was not sent; for `nowhere` what the readers did.
+             * @example null
+             */
+            reason: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T10:01:00Z
+             */
+            seenAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T10:00:05Z
+             */
+            sentAt: string | null;
+            /** @example s***@gmail.com */
+            to: string;
+        };
+        /** @description An inbox placement test with its results, by provider domain, by sending account and per message. */
+        PlacementTest: components["schemas"]["PlacementTestSummary"] & {
+            /** @description One entry per sending account, in the order asked. */
+            byAccount: {
+                /**
+                 * Format: uuid
+                 * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+                 */
+                accountId: string;
+                counts: components["schemas"]["PlacementCounts"];
+                /** @example jane@acme-mail.io */
+                email: string;
+            }[];
+            /** @description One entry per recipient provider domain, by name. */
+            byDomain: {
+                counts: components["schemas"]["PlacementCounts"];
+                /** @example gmail.com */
+                domain: string;
+            }[];
+            /** @description By sending account (in the order asked), then recipient domain and address. */
+            results: components["schemas"]["PlacementResult"][];
+        };
+        /** @description The envelope with one placement test. */
+        PlacementTestAnswer: components["schemas"]["SuccessEnvelope"] & {
+            data: {
+                test: components["schemas"]["PlacementTest"];
+            };
+        };
+        /** @description An inbox placement test to run. */
+        PlacementTestCreateRequest: {
+            /**
+             * @description The sending accounts, of this workspace; each sends the message to every recipient.
+             * @example [
+             *       "0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f"
+             *     ]
+             */
+            accountIds: string[];
+            /**
+             * @description An HTML body sent next to the text one (multipart/alternative).
+             * @example <p>Hi Sam,</p><p>Are you the right person to talk to about hiring for Q1?</p><p>Jane</p>
+             */
+            html?: string;
+            /**
+             * @description How many pool mailboxes receive it (default 20; fewer when the pool has fewer), spread over the pool's provider domains.
+             * @example 20
+             */
+            recipientCount?: number;
+            /** @example Quick question about your Q1 hiring plans */
+            subject: string;
+            /**
+             * @description The plain-text body.
+             * @example Hi Sam,
+             *
+             *     Are you the right person to talk to about hiring for Q1?
+             *
+             *     Jane
+             */
+            text: string;
+            /**
+             * @description How long readers look for the message (default 60); a recipient that has not seen it by then is `nowhere`.
+             * @example 60
+             */
+            timeoutMinutes?: number;
+        };
+        /**
+         * @description An inbox placement test: `running` while messages go out and readers look for them, `completed` when every
+         *     recipient has seen its message or the deadline (`deadlineAt`) passed, then the rest is `nowhere`.
+         */
+        PlacementTestSummary: {
+            /**
+             * @example [
+             *       "0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f"
+             *     ]
+             */
+            accountIds: string[];
+            /**
+             * Format: date-time
+             * @example 2026-11-23T10:03:00Z
+             */
+            completedAt: string | null;
+            counts: components["schemas"]["PlacementCounts"];
+            /**
+             * Format: date-time
+             * @example 2026-11-23T10:00:00Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T11:00:00Z
+             */
+            deadlineAt: string;
+            /**
+             * Format: uuid
+             * @example 0193a1b2-7c4d-7e5f-8a9b-0c1d2e3f4a5b
+             */
+            id: string;
+            /**
+             * @description Pool mailboxes the test sends to (each account sends to each).
+             * @example 20
+             */
+            recipientCount: number;
+            /**
+             * @example completed
+             * @enum {string}
+             */
+            status: "running" | "completed";
+            /** @example Quick question about your Q1 hiring plans */
+            subject: string;
+            /** @example 60 */
+            timeoutMinutes: number;
+        };
         /** @description A workspace's quota, in requests per rolling window. */
         QuotaLimits: {
             /**
@@ -10158,6 +10657,119 @@ export interface operations {
             503: components["responses"]["ServiceUnavailableV2"];
         };
     };
+    moveContacts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactMoveRequest"];
+            };
+        };
+        responses: {
+            /** @description The contacts were moved (or reported). */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["ContactMoveResult"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    pauseContacts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactSelection"];
+            };
+        };
+        responses: {
+            /** @description The contacts are paused. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["ContactLifecycleResult"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["ConflictV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    resumeContacts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactSelection"];
+            };
+        };
+        responses: {
+            /** @description The contacts are active. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["ContactLifecycleResult"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["ConflictV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
     updateContactStatusV2: {
         parameters: {
             query?: never;
@@ -10498,6 +11110,60 @@ export interface operations {
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
             422: components["responses"]["IdempotencyKeyReusedV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The `nextCursor` of the previous answer.
+                 * @example ev1.1042
+                 */
+                after?: string;
+                /** @description Only events about this campaign (`data.campaignId`). */
+                campaignId?: string;
+                /**
+                 * @description How many items to return (1-100).
+                 * @example 20
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Only these event types (comma-separated).
+                 * @example [
+                 *       "email.replied",
+                 *       "contact.unsubscribed"
+                 *     ]
+                 */
+                types?: components["schemas"]["EventType"][];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The next events after the cursor, oldest first. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            items: components["schemas"]["Event"][];
+                            pagination: components["schemas"]["EventFeedPagination"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -11738,6 +12404,150 @@ export interface operations {
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
             422: components["responses"]["IdempotencyKeyReusedV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    placementCreate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key you choose for this one logical request (a UUID v4 is a good choice), 1-255 printable ASCII
+                 *     characters. The first completed answer is kept for 24 hours per workspace and key; sending the same
+                 *     key with the same method, path and body again answers that stored status and body with
+                 *     `Idempotent-Replayed: true` and does nothing again (creates, charges and sends nothing). The same key
+                 *     with another body answers `422`; a retry while the first request is still running answers `409`.
+                 *     Optional: without the header every request runs.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlacementTestCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The test, running. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlacementTestAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorV2"];
+                };
+            };
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
+            422: components["responses"]["IdempotencyKeyReusedV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    placementGet: {
+        parameters: {
+            query: {
+                /**
+                 * @description The test's id.
+                 * @example 0193a1b2-7c4d-7e5f-8a9b-0c1d2e3f4a5b
+                 */
+                id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlacementTestAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            404: components["responses"]["NotFoundV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    placementList: {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many items to return (1-100).
+                 * @example 20
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description How many items to skip before the first returned.
+                 * @example 0
+                 */
+                skip?: components["parameters"]["Skip"];
+                /**
+                 * @description Only tests in this status.
+                 * @example completed
+                 */
+                status?: "running" | "completed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tests. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            items: components["schemas"]["PlacementTestSummary"][];
+                            pagination: components["schemas"]["ListPagination"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -13154,6 +13964,39 @@ export interface operations {
                     data?: components["schemas"]["JobEventData"];
                     /** @constant */
                     type?: "job.failed";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is retried; 410 disables the subscription. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventPlacementCompleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["PlacementCompletedData"];
+                    /** @constant */
+                    type?: "placement.completed";
                 };
             };
         };

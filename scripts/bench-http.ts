@@ -162,7 +162,7 @@ async function prepare(config: Config): Promise<{ mainKey: string; parallelKeys:
 }
 
 async function runTarget(target: string, hello: { url: string; pid: number }): Promise<Result[]> {
-  const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: '', SEED_DEMO: '0', LOG_LEVEL: 'info', VALIDATE_RESPONSES: '0', SENDING_ENABLED: '0' };
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: '', SEED_DEMO: '0', LOG_LEVEL: 'info', VALIDATE_RESPONSES: '0', WORKER_ENABLED: '0' };
   let cleanup: () => Promise<void>;
   let config: Config;
   if (target === 'postgres') {

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import cors from 'cors';
 import express, { Router } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import { BUNDLED_SPEC, DOCS_DIR } from './project-root';
+import { BUNDLED_SPEC, DOCS_DIR, EXAMPLES_DIR } from './project-root';
 import { requestContext } from './http/request-context';
 import { requestLog } from './http/request-log';
 import { healthRoutes, type Readiness } from './http/health';
@@ -60,6 +60,7 @@ export function createApp(deps: Deps, services: Services = createServices(deps),
     res.json(spec);
   });
   app.use('/docs', express.static(DOCS_DIR));
+  if (config.serveExamples) app.use('/examples', express.static(EXAMPLES_DIR));
 
   // Links in emails: no key, no quota (modules/tracking/routes.ts).
   app.use(trackingRouter(services.tracking));

@@ -5,15 +5,19 @@ import { systemClock } from './clock';
 import { tracing } from './observability/preload';
 import { noTelemetry } from './telemetry';
 import { BUNDLED_SPEC } from './project-root';
-import { loadConfig } from './config';
+import { deprecatedSettings, loadConfig } from './config';
 import { migrate, openDatabase, type Database } from './db';
 import { createLogger } from './logger';
+import { missingSecretKeyWarning } from './secrets';
 import { createServices, type Deps, type Services } from './services';
 import { startWorker, type Worker } from './worker';
 
 export async function boot(): Promise<{ deps: Deps; services: Services; database: Database }> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
+  for (const line of deprecatedSettings()) logger.warn(line);
+  const noKey = missingSecretKeyWarning(config);
+  if (noKey) logger.warn(noKey);
   const database = await openDatabase(config);
   const applied = await migrate(database.db);
   if (applied.length) logger.info({ applied }, 'migrations applied');
@@ -35,9 +39,22 @@ export async function boot(): Promise<{ deps: Deps; services: Services; database
   return { deps, services: createServices(deps), database };
 }
 
-/** The background jobs: campaign sending, mailbox reading, webhook delivery, expired idempotency keys and bulk jobs (import, verify, enrich), warm-up sending and reading. */
+/** The background jobs: campaign sending, mailbox reading, webhook delivery, expired idempotency keys and bulk jobs (import, verify, enrich), warm-up sending and reading, placement tests, and the event feed's retention. */
 export function startJobs({ deps, services }: { deps: Deps; services: Services }): Worker {
-  return startWorker({ sending: services.sending, inbox: services.inbox, webhooks: services.webhooks, idempotencyKeys: services.idempotency, jobs: services.jobs, warmupSend: services.warmup.sender, warmupRead: services.warmup.reader }, { tickSeconds: deps.config.sendingTickSeconds, logger: deps.logger, telemetry: deps.telemetry });
+  return startWorker(
+    {
+      sending: services.sending,
+      inbox: services.inbox,
+      webhooks: services.webhooks,
+      idempotencyKeys: services.idempotency,
+      jobs: services.jobs,
+      warmupSend: services.warmup.sender,
+      warmupRead: services.warmup.reader,
+      placement: services.placement,
+      eventRetention: services.events.retention,
+    },
+    { tickSeconds: deps.config.workerTickSeconds, logger: deps.logger, telemetry: deps.telemetry },
+  );
 }
 
 /** Stops the worker, closes SMTP pools and the database. */

@@ -48,18 +48,22 @@ export interface Config {
   smtpProbeFrom: string;
   /** Create a demo workspace on the first start (npm start). */
   seedDemo: boolean;
+  /** Serve the browser example page (dist/examples, `npm run build:examples`) at /examples/ (SERVE_EXAMPLES). */
+  serveExamples: boolean;
   /** Browser origins allowed to call the API (CORS_ORIGINS, comma-separated; none by default). */
   corsOrigins: string[];
   /** After SIGTERM, requests still open after this many seconds are cut (SHUTDOWN_GRACE_SECONDS). */
   shutdownGraceSeconds: number;
-  /** Run the sending, inbox and webhook worker inside this process (SENDING_ENABLED, default on). */
-  sendingEnabled: boolean;
+  /** Run the background worker (every job: sending, inbox, webhooks, bulk jobs, ...) inside this process (WORKER_ENABLED, default on). */
+  workerEnabled: boolean;
   /** How often the worker looks for due work, in seconds. */
-  sendingTickSeconds: number;
+  workerTickSeconds: number;
   /** Rows per batch of a background job (one transaction each). */
   jobBatchSize: number;
   /** Batches one worker applies at once (each in its own transaction). */
   jobConcurrency: number;
+  /** Days the event feed keeps an event (the worker deletes older ones). */
+  eventRetentionDays: number;
   /** Largest JSON body of the job operations (`/v2/job/...`); CSV uploads have their own 50 MB limit. */
   jobBodyLimitBytes: number;
   /** The public base URL of this service, for unsubscribe, open and click links in emails. */
@@ -86,6 +90,22 @@ export interface Config {
 /** A comma-separated list of names, lower-case; an empty value is an empty list. */
 function names(raw: string): string[] {
   return raw.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+}
+
+/** Settings renamed when they outgrew their first name: the new name, and the old one still read. */
+const RENAMED: Record<string, string> = { WORKER_ENABLED: 'SENDING_ENABLED', WORKER_TICK_SECONDS: 'SENDING_TICK_SECONDS' };
+
+/** The variable to read: the new name, or the old one when only that is set. */
+function renamed(name: string, env: NodeJS.ProcessEnv): string {
+  const old = RENAMED[name];
+  return env[name] === undefined && env[old] !== undefined ? old : name;
+}
+
+/** One log line per old setting name still in use (the server logs them at start-up). */
+export function deprecatedSettings(env: NodeJS.ProcessEnv = process.env): string[] {
+  return Object.entries(RENAMED)
+    .filter(([, old]) => env[old] !== undefined)
+    .map(([name, old]) => `${old} is deprecated: it governs every worker job, not sending alone; set ${name} instead${env[name] === undefined ? '' : ` (${name} is set and wins)`}.`);
 }
 
 function int(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
@@ -136,12 +156,14 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     smtpProbeHelo: env.SMTP_PROBE_HELO || 'verify.leadreach.io',
     smtpProbeFrom: env.SMTP_PROBE_FROM || 'verify@leadreach.io',
     seedDemo: bool('SEED_DEMO', true, env),
+    serveExamples: bool('SERVE_EXAMPLES', false, env),
     corsOrigins: (env.CORS_ORIGINS || '').split(',').map((s) => s.trim()).filter(Boolean),
     shutdownGraceSeconds: int('SHUTDOWN_GRACE_SECONDS', 10, env),
-    sendingEnabled: bool('SENDING_ENABLED', true, env),
-    sendingTickSeconds: int('SENDING_TICK_SECONDS', 5, env),
+    workerEnabled: bool(renamed('WORKER_ENABLED', env), true, env),
+    workerTickSeconds: int(renamed('WORKER_TICK_SECONDS', env), 5, env),
     jobBatchSize: Math.min(5000, Math.max(1, int('JOB_BATCH_SIZE', 1000, env))),
     jobConcurrency: Math.min(8, Math.max(1, int('JOB_CONCURRENCY', 2, env))),
+    eventRetentionDays: Math.max(1, int('EVENT_RETENTION_DAYS', 30, env)),
     jobBodyLimitBytes: int('JOB_BODY_LIMIT_BYTES', 50 * 1024 * 1024, env),
     publicUrl: (env.PUBLIC_URL || `http://localhost:${int('PORT', 3000, env)}`).replace(/\/+$/, ''),
     verifyMailLogins: bool('VERIFY_MAIL_LOGINS', true, env),

@@ -47,8 +47,8 @@ async function main(): Promise<void> {
   // A client that sends its headers or body slowly cannot hold a connection (or a shutdown) for long.
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
-  // The worker runs here unless SENDING_ENABLED=0 (then `npm run worker` runs it apart).
-  const worker = config.sendingEnabled ? startJobs({ deps, services }) : null;
+  // The worker runs here unless WORKER_ENABLED=0 (then `npm run worker` runs it apart).
+  const worker = config.workerEnabled ? startJobs({ deps, services }) : null;
 
   let stopping = false;
   const shutdown = (signal: string) => {

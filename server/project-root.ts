@@ -15,3 +15,4 @@ function findRoot(from: string): string {
 export const PROJECT_ROOT = findRoot(__dirname);
 export const BUNDLED_SPEC = join(PROJECT_ROOT, 'generated', 'openapi.json');
 export const DOCS_DIR = join(PROJECT_ROOT, 'dist', 'docs');
+export const EXAMPLES_DIR = join(PROJECT_ROOT, 'dist', 'examples');

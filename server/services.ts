@@ -11,12 +11,16 @@ import { QuotaService } from './http/quota';
 import type { Route } from './http/route';
 import { accountRoutes } from './modules/account/routes';
 import { analyticsRoutes } from './modules/analytics/routes';
+import { placementRoutes } from './modules/placement/routes';
+import { PlacementService } from './modules/placement/service';
+import { PlacementStore } from './modules/placement/store';
 import { warmupRoutes } from './modules/warmup/routes';
 import { DEFAULT_WARMUP_SETTINGS, WarmupService } from './modules/warmup/service';
 import { WarmupStore } from './modules/warmup/store';
 import { campaignRoutes } from './modules/campaign/routes';
 import { contactRoutes } from './modules/contact/routes';
 import { inboxRoutes } from './modules/inbox/routes';
+import { eventRoutes } from './modules/events/routes';
 import { leadRoutes } from './modules/leads/routes';
 import { listRoutes } from './modules/list/routes';
 import { sendingRoutes } from './modules/sending/routes';
@@ -30,9 +34,9 @@ import { JobService } from './modules/job/service';
 import { JobStore } from './modules/job/store';
 import { IdempotencyStore } from './http/idempotency';
 import { createDnsLookup } from './dns';
-import { AccountMailAccess, AccountService, type WarmupSentToday, type LinkedCampaigns, type MailLoginCheck } from './modules/account/service';
+import { AccountMailAccess, AccountService, type WarmupSentToday, type WarmupHealthOf, type LinkedCampaigns, type MailLoginCheck } from './modules/account/service';
 import { AccountStore } from './modules/account/store';
-import { SecretBox } from './modules/account/secrets';
+import { SecretBox } from './secrets';
 import { AnalyticsService } from './modules/analytics/service';
 import { VerificationService } from './modules/verification/service';
 import { VerificationStore } from './modules/verification/store';
@@ -42,6 +46,7 @@ import { CampaignService } from './modules/campaign/service';
 import { CampaignStore } from './modules/campaign/store';
 import { ContactService } from './modules/contact/service';
 import { ContactStore } from './modules/contact/store';
+import { ContactLifecycle } from './modules/contact/lifecycle';
 import { CreditService } from './modules/credits/service';
 import { CreditStore } from './modules/credits/store';
 import { LeadService } from './modules/leads/service';
@@ -81,14 +86,13 @@ export function createServices(deps: Deps) {
   const dns = createDnsLookup(config);
   const accountStore = new AccountStore();
 
-  const events = new EventService(new EventStore(), clock);
+  const events = new EventService(db, new EventStore(), clock, config.eventRetentionDays);
   const credits = new CreditService(new CreditStore(), clock);
   const workspaces = new WorkspaceService(db, new WorkspaceStore(), credits, clock);
   const quota = new QuotaService(db, clock);
   const whitelabel = new WhitelabelService(db, workspaces, credits, clock);
   const secrets = new SecretBox(config);
-  // SecretBox has a key when SECRET_KEY is set, and always on the embedded database.
-  const idempotency = new IdempotencyStore(db, clock, config.idempotencyLeaseSeconds, config.secretKey || !config.databaseUrl ? secrets : null);
+  const idempotency = new IdempotencyStore(db, clock, config.idempotencyLeaseSeconds, secrets.available ? secrets : null);
   const mail = new MailService(db, new MailStore(), clock, deps.logger, {
     allowPrivate: config.allowPrivateMailHosts,
     smtpTimeoutMs: config.smtpTimeoutMs,
@@ -101,9 +105,10 @@ export function createServices(deps: Deps) {
     lockLinkedTo: (...args) => campaigns.lockLinkedTo(...args),
     pauseWithoutAccounts: (...args) => campaigns.pauseWithoutAccounts(...args),
   };
-  // The account view shows today's warm-up sends, which the warm-up pool counts (built below).
+  // The account view shows today's warm-up sends and vitals the warm-up health, which the warm-up pool counts (built below).
   const warmupSentToday: WarmupSentToday = (...args) => warmup.sentToday(...args);
-  const accounts = new AccountService(db, accountStore, events, linkedCampaigns, workspaces, secrets, dns, config, clock, warmupSentToday, config.verifyMailLogins ? loginCheck : null);
+  const warmupHealth: WarmupHealthOf = (...args) => warmup.healthScores(...args);
+  const accounts = new AccountService(db, accountStore, events, linkedCampaigns, workspaces, secrets, dns, config, clock, warmupSentToday, warmupHealth, config.verifyMailLogins ? loginCheck : null);
   const campaigns = new CampaignService(db, new CampaignStore(), events, accounts, clock);
   const contacts = new ContactService(db, new ContactStore(), events, workspaces, campaigns, clock);
   const leadStore = new LeadStore(clock, config.searchCountCacheSeconds);
@@ -113,8 +118,10 @@ export function createServices(deps: Deps) {
   const lists = new ListService(db, new ListStore(), leads, contacts, campaigns, credits, clock);
   const mailAccess = new AccountMailAccess(accountStore, secrets, clock);
   const suppression = new SuppressionService(db, new SuppressionStore(), clock);
-  const tracking = new TrackingService(db, new TokenSigner(() => secrets.deriveKey('link-signing')), config.publicUrl, contacts, suppression, events, clock);
+  const tracking = new TrackingService(db, new TokenSigner(() => secrets.deriveKey('link-signing', 'emailLinks')), config.publicUrl, contacts, suppression, events, clock);
   const sending = new SendingService(db, new SendingStore(), mailAccess, contacts, events, suppression, tracking, mail, clock);
+  // Moves change the engine's progress rows: the contact module reaches them through this interface.
+  const contactLifecycle = new ContactLifecycle(db, new ContactStore(), campaigns, { moveProgress: (...args) => sending.moveProgress(...args) }, clock);
   const replyIntents = new ReplyIntentService(db, new IntentStore(), mail, campaigns, contacts, tracking, events, clock);
   const inboxCollaborators = { mail, accounts: mailAccess, campaigns, contacts, events, suppression, bounces: sending, intents: replyIntents };
   const inbox = new InboxService(db, new InboxStore(), inboxCollaborators, clock, deps.logger, {
@@ -135,8 +142,9 @@ export function createServices(deps: Deps) {
     ...DEFAULT_WARMUP_SETTINGS,
     readIntervalMs: config.warmupReadIntervalSeconds * 1000,
   });
+  const placement = new PlacementService(db, new PlacementStore(), accounts, mailAccess, mail, warmup, events, clock, deps.logger);
   const jobs = new JobService(db, new JobStore(), contacts, campaigns, suppression, verification, enrichment, leads, events, clock, deps.logger, config.jobBatchSize, config.jobConcurrency);
-  return { warmup, jobs, webhooks, sending, tracking, suppression, mail, inbox, events, credits, workspaces, quota, idempotency, whitelabel, campaigns, contacts, accounts, analytics, leads, verification, enrichment, lists };
+  return { contactLifecycle, placement, warmup, jobs, webhooks, sending, tracking, suppression, mail, inbox, events, credits, workspaces, quota, idempotency, whitelabel, campaigns, contacts, accounts, analytics, leads, verification, enrichment, lists };
 }
 
 export type Services = ReturnType<typeof createServices>;
@@ -149,12 +157,14 @@ export function createRoutes(services: Services): Route[] {
     ...accountRoutes(services),
     ...analyticsRoutes(services),
     ...warmupRoutes(services),
+    ...placementRoutes(services),
     ...contactRoutes(services),
     ...leadRoutes(services),
     ...verificationRoutes(services),
     ...listRoutes(services),
     ...whitelabelRoutes(services),
     ...inboxRoutes(services),
+    ...eventRoutes(services),
     ...sendingRoutes(services),
     ...suppressionRoutes(services),
     ...webhookRoutes(services),

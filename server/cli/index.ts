@@ -1,6 +1,7 @@
 /**
- * The admin CLI: `npm run admin -- <command>`. Commands call services, never raw SQL, and use the
- * same DATABASE_URL / DATA_DIR as the server.
+ * The admin CLI: `npm run admin -- <command>`. Commands call services, except the bulk lead commands
+ * (cli/leads.ts), which hand the database to the leads module's generator and CSV importer (they write in
+ * batches of their own transactions); all use the same DATABASE_URL / DATA_DIR as the server.
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { openCliContext, type CliContext } from './context';

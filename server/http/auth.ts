@@ -6,26 +6,12 @@
 import { createHash } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { AuthFailureLimiter } from './auth-failures';
-import type { Admission } from './quota';
+import type { KeyAdmission } from './admission';
 import { ApiError, unauthorized } from './errors';
 import type { Telemetry } from '../telemetry';
 
-export interface AuthContext {
-  keyId: string;
-  workspaceId: string;
-  workspaceName: string;
-  whitelabelEnabled: boolean;
-  timezone: string;
-  limits: { perSecond: number | null; perMin: number; perHour: number; perDay: number };
-}
-
 /** Keys are stored as SHA-256 hashes: a look-up by hash does not depend on how much of a guessed key is right. */
 export const hashKey = (key: string): string => createHash('sha256').update(key).digest('hex');
-
-/** What a presented key's hash comes to, with its request counted: the quota service, in one database call. */
-export interface KeyAdmission {
-  admit(keyHash: string): Promise<Admission>;
-}
 
 /** Resolves the key and counts the request; 401 for a missing, unknown or revoked key, 429 over a quota window. */
 export function authenticate(quota: KeyAdmission, failures: AuthFailureLimiter, telemetry: Telemetry) {

@@ -19,7 +19,7 @@ import type { Db } from '../db';
 import type { Logger } from '../logger';
 import { backlogOf, type Backlog, type Telemetry } from '../telemetry';
 import { newId } from '../ids';
-import type { AuthContext } from './auth';
+import type { AuthContext } from './admission';
 import { ApiError, detail } from './errors';
 
 const RETENTION_MS = 24 * 3600 * 1000;

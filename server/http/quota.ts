@@ -14,7 +14,7 @@
  */
 import type { Db } from '../db';
 import type { Clock } from '../clock';
-import type { AuthContext } from './auth';
+import type { Admission, AuthContext, QuotaDecision } from './admission';
 
 interface Window {
   name: 'second' | 'minute' | 'hour' | 'day';
@@ -35,14 +35,6 @@ const WINDOWS: Window[] = [
 
 const BUCKET_MS = { s: 1000, m: 60_000 } as const;
 
-export interface QuotaDecision {
-  admitted: boolean;
-  /** The longest full window, when not admitted. */
-  exceeded?: Window;
-  retryAfterSeconds?: number;
-  headers: Record<string, string>;
-}
-
 function limitOf(window: Window, limits: AuthContext['limits']): number | null {
   switch (window.name) {
     case 'second':
@@ -55,9 +47,6 @@ function limitOf(window: Window, limits: AuthContext['limits']): number | null {
       return limits.perDay;
   }
 }
-
-/** What a presented key's hash comes to: unknown, revoked, or its workspace with this request counted. */
-export type Admission = { key: 'unknown' } | { key: 'revoked' } | { key: 'valid'; auth: AuthContext; decision: QuotaDecision };
 
 interface HitRow {
   key_hash: string;

@@ -7,7 +7,7 @@
 import type { Request, Response, Router } from 'express';
 import type { HttpMethod, PathsWithMethod, RequestBodyJSON, SuccessResponseJSON } from 'openapi-typescript-helpers';
 import type { paths } from '../../generated/api';
-import type { AuthContext } from './auth';
+import type { AuthContext } from './admission';
 
 type Method = Extract<HttpMethod, 'get' | 'post' | 'put' | 'delete'>;
 type Operation<P extends keyof paths, M extends Method> = paths[P][M];

@@ -92,6 +92,7 @@ describe('POST /v1/account/vitals', () => {
           checks: [{ zone: 'dbl.spamhaus.org', kind: 'domain', target: 'acme.io', query: 'acme.io.dbl.spamhaus.org', listed: false, returnCodes: [], reason: null, message: null }],
         },
         reputation: { days: 30, sent: 4, bounced: 1, replied: 1, unsubscribed: 0, bounceRatePercent: 25, replyRatePercent: 25, unsubscribeRatePercent: 0 },
+        warmupHealth: { days: 7, landedInbox: 0, landedSpam: 0, score: null, label: 'unknown' },
         score: 75,
         scoreReasons: [{ code: 'highBounceRate', points: 25, message: 'Bounce rate of the last 30 days is 25%, over 5%.' }],
       },
@@ -181,6 +182,35 @@ describe('POST /v1/account/vitals', () => {
     ]);
     expect(v.blocklists.listedOn).toEqual([]);
     expect(v.scoreReasons.map((r) => r.code)).toEqual(['spfFailed', 'dkimFailed', 'mxFailed', 'dmarcFailed']);
+  });
+
+  it("takes the warm-up health of the last 7 days into the score: fair 10 points, poor 20", async () => {
+    const ws = await t.createWorkspace();
+    const id = await connect(ws, 'warm@acme.io');
+    // Where partners' readers found this account's warm-up mail (the warmup module's record).
+    const seen = async (landed: 'inbox' | 'spam', n: number, at: string) => {
+      for (let i = 0; i < n; i++) {
+        const messageId = newId();
+        await t.db('warmup_messages').insert({
+          id: messageId, message_id: `${messageId}@acme.io`, kind: 'first', sender_id: id, recipient_id: newId(), sender_email: 'warm@acme.io',
+          recipient_email: 'p@pool.io', subject: 's', text: 't', status: 'sent', send_at: new Date(at), sent_at: new Date(at), landed, seen_at: new Date(at), created_at: new Date(at),
+        });
+      }
+    };
+    const vitals = async () => (await ws.client.POST('/v1/account/vitals', { body: { accountIds: [id] } })).data!.data.items[0];
+    await seen('inbox', 8, '2026-11-20T10:00:00Z');
+    await seen('spam', 2, '2026-11-20T10:00:00Z');
+    await seen('spam', 30, '2026-11-15T10:00:00Z'); // 8 days ago: out of the window
+    let v = await vitals();
+    expect(v.warmupHealth).toEqual({ days: 7, landedInbox: 8, landedSpam: 2, score: 80, label: 'fair' });
+    expect([v.score, v.scoreReasons]).toEqual([
+      90,
+      [{ code: 'lowWarmupHealth', points: 10, message: 'Warm-up health is fair (80): 8 of 10 warm-up emails of the last 7 days landed in the inbox.' }],
+    ]);
+    await seen('spam', 3, '2026-11-22T10:00:00Z');
+    v = await vitals();
+    expect(v.warmupHealth).toMatchObject({ score: 61.54, label: 'poor' });
+    expect(v.scoreReasons.map((r) => [r.code, r.points])).toEqual([['lowWarmupHealth', 20]]);
   });
 
   it('scores 30-day bounce and unsubscribe rates at their thresholds', async () => {

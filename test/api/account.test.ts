@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import { newId } from '../../server/ids';
-import { SecretBox } from '../../server/modules/account/secrets';
+import { SecretBox } from '../../server/secrets';
 import { AccountService } from '../../server/modules/account/service';
 import { AccountStore } from '../../server/modules/account/store';
 import { createDnsLookup } from '../../server/dns';
@@ -190,7 +190,7 @@ describe('the encryption key', () => {
     const ws = await t.createWorkspace();
     const { db, clock, config } = t.deps;
     const noKey = new SecretBox({ secretKey: undefined, databaseUrl: 'postgres://db.internal/outreach', dataDir: '' });
-    const accounts = new AccountService(db, new AccountStore(), t.services.events, t.services.campaigns, t.services.workspaces, noKey, createDnsLookup(config), config, clock, t.services.warmup.sentToday);
+    const accounts = new AccountService(db, new AccountStore(), t.services.events, t.services.campaigns, t.services.workspaces, noKey, createDnsLookup(config), config, clock, t.services.warmup.sentToday, (...args) => t.services.warmup.healthScores(...args));
     await expect(accounts.connect({ workspaceId: ws.workspaceId, timezone: 'UTC' }, googleAccount('a@b.io'))).rejects.toMatchObject({
       status: 409,
       message: expect.stringMatching(/^Email accounts cannot be connected: the server has no encryption key/),

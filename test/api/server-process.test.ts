@@ -95,14 +95,14 @@ it('builds the docs portal printing only its own line (the docs tool\'s notices 
 it('takes over the embedded database at once after its owner was killed, and still refuses a live owner', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'server-kill-'));
   try {
-    const first = start(dir, { SEED_DEMO: '0', SENDING_ENABLED: '0' });
+    const first = start(dir, { SEED_DEMO: '0', WORKER_ENABLED: '0' });
     await first.ready;
     const killed = exitCode(first.child);
     first.child.kill('SIGKILL');
     await killed;
-    const second = start(dir, { SEED_DEMO: '0', SENDING_ENABLED: '0' });
+    const second = start(dir, { SEED_DEMO: '0', WORKER_ENABLED: '0' });
     await second.ready;
-    const third = start(dir, { SEED_DEMO: '0', SENDING_ENABLED: '0' });
+    const third = start(dir, { SEED_DEMO: '0', WORKER_ENABLED: '0' });
     await expect(third.ready).rejects.toThrow(/in use by another process/);
     const exited = exitCode(second.child);
     second.child.kill('SIGTERM');
@@ -115,7 +115,7 @@ it('takes over the embedded database at once after its owner was killed, and sti
 it('stops within the grace period although a client sends its body one byte a second', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'server-slow-'));
   try {
-    const server = start(dir, { SEED_DEMO: '0', SENDING_ENABLED: '0', SHUTDOWN_GRACE_SECONDS: '2' });
+    const server = start(dir, { SEED_DEMO: '0', WORKER_ENABLED: '0', SHUTDOWN_GRACE_SECONDS: '2' });
     const base = new URL(await server.ready);
     const socket = connect(Number(base.port), '127.0.0.1');
     await new Promise((resolve) => socket.once('connect', resolve));

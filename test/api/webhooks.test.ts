@@ -6,6 +6,9 @@
 import { createHmac } from 'node:crypto';
 import { verifyWebhook } from '../../client/webhooks';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
+import { SecretBox } from '../../server/secrets';
+import { WebhookService } from '../../server/modules/webhooks/service';
+import { WebhookStore } from '../../server/modules/webhooks/store';
 import { startWebhookReceiver, type ReceivedHook, type WebhookReceiver } from '../helpers/webhook-receiver';
 
 /** Standard Webhooks by hand: base64 HMAC-SHA256 of `id.timestamp.body` under the base64 secret after `whsec_`. */
@@ -193,5 +196,17 @@ describe('webhooks', () => {
     }
     expect((await intruder.client.GET('/v2/webhook/list', {})).data!.data.items).toEqual([]);
     await ws.client.POST('/v2/webhook/delete', { body: { id: subscription.id } });
+  });
+
+  it('answers a create on PostgreSQL without SECRET_KEY with a 409 that names webhooks, storing nothing', async () => {
+    const { db, clock, config } = t.deps;
+    const noKey = new SecretBox({ secretKey: undefined, databaseUrl: 'postgres://db.internal/outreach', dataDir: '' });
+    const webhooks = new WebhookService(db, new WebhookStore(), noKey, t.services.campaigns, config, clock);
+    const w = await t.createWorkspace();
+    await expect(webhooks.create(w.workspaceId, { url: 'https://hooks.example.com/x', eventTypes: ['email.sent'] })).rejects.toMatchObject({
+      status: 409,
+      message: expect.stringMatching(/^Webhooks cannot be created: the server has no encryption key/),
+    });
+    expect(await t.db('webhook_subscriptions').where({ workspace_id: w.workspaceId })).toEqual([]);
   });
 });

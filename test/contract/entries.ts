@@ -52,6 +52,18 @@ async function thread(f: Fixture, options: { accountless?: boolean } = {}): Prom
   return { outboundId, inboundId };
 }
 
+/** A pool-only mailbox in the warm-up pool (never reached: no worker runs here), so a placement test has a recipient. */
+async function poolMailbox(f: Fixture): Promise<void> {
+  await f.t.services.warmup.addMailbox({ email: `seed${newId().slice(-12)}@pool-mail.io`, password: 'pw', smtpHost: 'smtp.pool-mail.io', smtpPort: 587, imapHost: 'imap.pool-mail.io', imapPort: 993 });
+}
+
+/** A running placement test of the main workspace. */
+async function placementTest(f: Fixture): Promise<string> {
+  await poolMailbox(f);
+  const res = await f.c.POST('/v2/placement/create', { body: { accountIds: [await f.account()], subject: 'Hi', text: 'Hello', recipientCount: 1 } });
+  return res.data!.data.test.id;
+}
+
 /** A queued verification job of the main workspace. */
 async function job(f: Fixture): Promise<string> {
   const res = await f.c.POST('/v2/job/verify', { body: { emails: ['jane.doe@acme.com'] } });
@@ -226,6 +238,41 @@ export const entries: Record<string, Entry> = {
   'POST /v1/contact/delete': {
     ok: async (f, v) => f.c.POST(at(v, '/v1/contact/delete'), { body: { contactId: (await f.contact()).contactId } }),
     errors: { 404: (f, v) => f.c.POST(at(v, '/v1/contact/delete'), { body: { contactId: MISSING } }) },
+  },
+  'POST /v2/contact/pause': {
+    ok: async (f) => f.c.POST('/v2/contact/pause', { body: { contactIds: [(await f.contact()).contactId] } }),
+    errors: {
+      400: (f) => f.c.POST('/v2/contact/pause', { body: {} }),
+      404: (f) => f.c.POST('/v2/contact/pause', { body: { contactIds: [MISSING] } }),
+      409: async (f) => {
+        const { contactId, email } = await f.contact();
+        await f.t.db('contacts').where({ id: contactId }).update({ status: 'bounced' });
+        return f.c.POST('/v2/contact/pause', { body: { emails: [email] } });
+      },
+    },
+  },
+  'POST /v2/contact/resume': {
+    ok: async (f) => {
+      const { contactId } = await f.contact();
+      await f.c.POST('/v2/contact/pause', { body: { contactIds: [contactId] } });
+      return f.c.POST('/v2/contact/resume', { body: { contactIds: [contactId] } });
+    },
+    errors: {
+      400: (f) => f.c.POST('/v2/contact/resume', { body: { contactIds: [MISSING], emails: ['a@b.io'] } }),
+      404: (f) => f.c.POST('/v2/contact/resume', { body: { emails: ['nobody@globex.io'] } }),
+      409: async (f) => {
+        const { contactId } = await f.contact();
+        await f.t.db('contacts').where({ id: contactId }).update({ status: 'unsubscribed' });
+        return f.c.POST('/v2/contact/resume', { body: { contactIds: [contactId] } });
+      },
+    },
+  },
+  'POST /v2/contact/move': {
+    ok: async (f) => f.c.POST('/v2/contact/move', { body: { contactIds: [(await f.contact()).contactId], toCampaignId: await f.campaign(), keepProgress: true } }),
+    errors: {
+      400: (f) => f.c.POST('/v2/contact/move', { body: { contactIds: [], toCampaignId: MISSING } }),
+      404: async (f) => f.c.POST('/v2/contact/move', { body: { contactIds: [(await f.contact()).contactId], toCampaignId: MISSING } }),
+    },
   },
   'POST /v1/contact/update/status': {
     ok: async (f, v) => f.c.POST(at(v, '/v1/contact/update/status'), { body: { contactId: (await f.contact()).contactId, leadStatus: 'interested' } }),
@@ -594,6 +641,16 @@ export const entries: Record<string, Entry> = {
       409: async (f) => f.c.POST('/v2/email/reply', { body: { id: (await thread(f, { accountless: true })).inboundId, text: 'Hello' } }),
     },
   },
+  'GET /v2/event/list': {
+    ok: async (f) => {
+      await thread(f);
+      return f.c.GET('/v2/event/list', { params: { query: { types: ['account.statusChanged', 'email.replied'], limit: 10 } } });
+    },
+    errors: {
+      400: (f) => f.c.GET('/v2/event/list', { params: { query: { after: 'not-a-cursor' } } }),
+      401: (f) => f.bad.GET('/v2/event/list'),
+    },
+  },
   'POST /v2/email/set-intent': {
     ok: async (f) => f.c.POST('/v2/email/set-intent', { body: { id: (await thread(f)).inboundId, intent: 'wrongPerson', referral: { name: 'Maria Lopez', email: 'maria@globex.com' } } }),
     errors: {
@@ -625,6 +682,32 @@ export const entries: Record<string, Entry> = {
         return f.clientFor(poor.apiKey).POST('/v2/job/enrich', { body: { people: [{ email: person.work_email }] } });
       },
     },
+  },
+  'POST /v2/placement/create': {
+    ok: async (f) => {
+      await poolMailbox(f);
+      return f.c.POST('/v2/placement/create', { body: { accountIds: [await f.account()], subject: 'Hi', text: 'Hello', recipientCount: 1 } });
+    },
+    errors: {
+      400: (f) => f.c.POST('/v2/placement/create', { body: { accountIds: [], subject: 'Hi', text: 'Hello' } }),
+      404: async (f) => f.c.POST('/v2/placement/create', { body: { accountIds: [await f.account(f.otherC)], subject: 'Hi', text: 'Hello' } }),
+      409: async (f) => {
+        const accountId = await f.account();
+        await f.t.db('email_accounts').where({ id: accountId }).update({ status: 'paused' });
+        return f.c.POST('/v2/placement/create', { body: { accountIds: [accountId], subject: 'Hi', text: 'Hello' } });
+      },
+    },
+  },
+  'GET /v2/placement/get': {
+    ok: async (f) => f.c.GET('/v2/placement/get', { params: { query: { id: await placementTest(f) } } }),
+    errors: {
+      400: (f) => f.c.GET('/v2/placement/get', { params: { query: { id: 'nope' } } }),
+      404: async (f) => f.otherC.GET('/v2/placement/get', { params: { query: { id: await placementTest(f) } } }),
+    },
+  },
+  'GET /v2/placement/list': {
+    ok: (f) => f.c.GET('/v2/placement/list', { params: { query: { status: 'running' } } }),
+    errors: { 400: (f) => f.c.GET('/v2/placement/list', { params: { query: { status: 'paused' as never } } }) },
   },
   'GET /v2/job/get': {
     ok: async (f) => f.c.GET('/v2/job/get', { params: { query: { jobId: await job(f) } } }),

@@ -8,6 +8,7 @@
  *   await t.client.POST('/v1/account/connect', { body: provider.connectBody('ann@gmail.test') });
  *   provider.spamFrom('spammy.test');                 // mail from that domain (or an address) goes to Junk
  *   provider.refuse('bob@outlook.test', 'full');      // RCPT answers 552 5.2.2
+ *   provider.discard('cy@yahoo.test');                // accepted, filed nowhere
  *   await provider.locate('bob@outlook.test', '<id@x>'); // [{ mailbox: 'Junk', uid: 1, flags: [] }]
  *   await provider.close();
  *
@@ -45,7 +46,7 @@ export interface Delivery {
   to: string;
   subject: string;
   messageId: string | null;
-  /** Where it was filed; null when refused. */
+  /** Where it was filed; null when refused or discarded. */
   folder: Folder | null;
   /** The SMTP reply of a refusal. */
   refused: string | null;
@@ -77,6 +78,8 @@ export interface MailProvider {
   clearSpamRules(): void;
   /** Files a message in Junk when this returns true (besides `spamFrom`). */
   spamWhen(rule: ((message: Incoming) => boolean) | null): void;
+  /** Accepts mail for the mailbox (250) and files it nowhere, as a provider that silently drops it; false stops. */
+  discard(address: string, on?: boolean): void;
   /** Makes a mailbox refuse mail at RCPT; null accepts again. */
   refuse(address: string, refusal: Refusal | null): void;
   /** Every message per recipient, in arrival order. */
@@ -107,6 +110,7 @@ export async function startMailProvider(
   const imap = await startImapServer();
   const passwords = new Map<string, string>();
   const refusals = new Map<string, Refusal>();
+  const discarded = new Set<string>();
   const spamSenders = new Set<string>();
   let spamRule: ((message: Incoming) => boolean) | null = null;
   const deliveries: Delivery[] = [];
@@ -187,10 +191,10 @@ export async function startMailProvider(
             try {
               for (const rcpt of session.envelope.rcptTo) {
                 const to = rcpt.address.toLowerCase();
-                const folder: Folder = isSpam({ mailFrom, from, to, subject, messageId, raw }) ? 'Junk' : 'INBOX';
+                const folder: Folder | null = discarded.has(to) ? null : isSpam({ mailFrom, from, to, subject, messageId, raw }) ? 'Junk' : 'INBOX';
                 // What a delivery agent adds on top: the envelope sender and the recipient.
                 const stamped = Buffer.concat([Buffer.from(`Return-Path: <${mailFrom}>\r\nDelivered-To: ${to}\r\n`), raw]);
-                imap.deliverDirect(to, [stamped], { mailbox: folder, date: now() });
+                if (folder) imap.deliverDirect(to, [stamped], { mailbox: folder, date: now() });
                 deliveries.push({
                   mailFrom,
                   from,
@@ -244,6 +248,10 @@ export async function startMailProvider(
     },
     spamWhen(rule) {
       spamRule = rule;
+    },
+    discard(address, on = true) {
+      if (on) discarded.add(address.toLowerCase());
+      else discarded.delete(address.toLowerCase());
     },
     refuse(address, refusal) {
       if (refusal === null) refusals.delete(address.toLowerCase());

@@ -110,6 +110,15 @@ describeWithDovecot('loopback mail provider', () => {
     expect(await provider.locate(BOB, '<m7@gmail.test>')).toEqual([]);
   });
 
+  it('accepts and drops mail for a discarding mailbox', async () => {
+    provider.discard(CY);
+    await send(ANN, [CY, BOB], '<m13@gmail.test>');
+    provider.discard(CY, false);
+    expect(await provider.locate(CY, '<m13@gmail.test>')).toEqual([]);
+    expect(await provider.locate(BOB, '<m13@gmail.test>')).toHaveLength(1);
+    expect(provider.deliveries.filter((d) => d.messageId === '<m13@gmail.test>').map((d) => [d.to, d.folder])).toEqual([[CY, null], [BOB, 'INBOX']]);
+  });
+
   it('adds mailboxes later and gives the account connection body', async () => {
     provider.addMailbox('dee@yahoo.test', 'dee-pw');
     expect(provider.connectBody('Dee@yahoo.test')).toEqual({

@@ -1,6 +1,6 @@
 /**
  * Email accounts: connect (v2), list, status, vitals, warm-up enable/pause and removal. Passwords are
- * encrypted before they reach the database (secrets.ts); numbers such as sentToday come from the
+ * encrypted before they reach the database (server/secrets.ts); numbers such as sentToday come from the
  * stored email events (the events module), in the workspace's time zone.
  */
 import type { components } from '../../../generated/api';
@@ -9,12 +9,13 @@ import type { Clock } from '../../clock';
 import type { Config } from '../../config';
 import type { DnsLookup } from '../../dns';
 import { newId } from '../../ids';
+import { domainOf } from '../../email-address';
 import { ApiError, conflict, detail, forbidden, badRequest, notFound } from '../../http/errors';
 import { pageOf, paginated } from '../../http/pagination';
 import { dayIn } from '../events/days';
 import { percent, type EventService } from '../events/service';
 import { inWarmupPool, toAccount, warmupReason } from './mapping';
-import type { SecretBox } from './secrets';
+import type { SecretBox } from '../../secrets';
 import type { AccountRow, AccountStore, WarmupColumns } from './store';
 import { checkBlocklists, checkDomain, memoizedA, scoreOf, type DomainVitals } from './vitals';
 import type { WorkspaceService } from '../workspace/service';
@@ -44,6 +45,9 @@ export interface LinkedCampaigns {
 
 /** Warm-up emails each of `accountIds` sent today (local day in `timezone`). */
 export type WarmupSentToday = (db: Executor, accountIds: string[], timezone: string) => Promise<Map<string, number>>;
+
+/** The warm-up health (inbox share of the last 7 days) of each of `accountIds`. */
+export type WarmupHealthOf = (db: Executor, accountIds: string[]) => Promise<Map<string, Schemas['WarmupHealth']>>;
 
 /** An account as a campaign's account list shows it. */
 export type AccountSummary = Pick<Schemas['EmailAccount'], 'id' | 'email' | 'provider' | 'status' | 'dailyLimit'>;
@@ -94,6 +98,8 @@ export class AccountService {
     private readonly clock: Clock,
     /** Warm-up sends today per account (the warmup module's count, wired by the composition root). */
     private readonly warmupSentToday: WarmupSentToday,
+    /** Warm-up health per account for vitals (the warmup module's, wired by the composition root). */
+    private readonly warmupHealth: WarmupHealthOf,
     /** Tries the logins before an account is stored; null skips it (VERIFY_MAIL_LOGINS=0). */
     private readonly loginCheck: MailLoginCheck | null = null,
   ) {}
@@ -111,11 +117,11 @@ export class AccountService {
     return new Map(ids.map((id) => [id, { campaign: campaign.get(id)?.campaign ?? 0, warmup: warmup.get(id) ?? 0 }]));
   }
 
-  private async view(db: Db, auth: Auth, row: AccountRow): Promise<Schemas['EmailAccount']> {
+  private async view(db: Executor, auth: Auth, row: AccountRow): Promise<Schemas['EmailAccount']> {
     return toAccount(row, (await this.sentToday(db, auth, [row.id])).get(row.id)!);
   }
 
-  private async require(db: Db, auth: Auth, id: string, forUpdate = false): Promise<AccountRow> {
+  private async require(db: Executor, auth: Auth, id: string, forUpdate = false): Promise<AccountRow> {
     const row = await this.store.find(db, auth.workspaceId, id, { forUpdate });
     if (!row) throw accountNotFound();
     return row;
@@ -123,7 +129,7 @@ export class AccountService {
 
   async connect(auth: Auth, body: ConnectRequest): Promise<Schemas['EmailAccount']> {
     // No key, no account: answer 409 before touching anything.
-    this.secrets.ensureKey();
+    this.secrets.ensureKey('emailAccounts');
     const defaults = PROVIDER_SERVERS[body.provider];
     const smtpHost = body.smtp.host ?? defaults.smtp?.[0];
     const smtpPort = body.smtp.port ?? defaults.smtp?.[1];
@@ -365,18 +371,19 @@ export class AccountService {
     const selectors = body.dkimSelectors ?? this.config.dkimSelectors;
     // One look-up set per domain, however many accounts share it.
     const domains = new Map<string, Promise<DomainVitals>>();
-    const domainOf = (row: AccountRow) => row.email.slice(row.email.lastIndexOf('@') + 1).toLowerCase();
+    const domainOfRow = (row: AccountRow) => domainOf(row.email).toLowerCase();
     for (const row of rows) {
-      const domain = domainOf(row);
+      const domain = domainOfRow(row);
       if (!domains.has(domain)) domains.set(domain, checkDomain(this.dns, domain, selectors));
     }
     const since = new Date(this.clock.now().getTime() - REPUTATION_DAYS * 86_400_000);
     const a = memoizedA(this.dns);
     const zones = { ip: this.config.dnsblIpZones, domain: this.config.dnsblDomainZones };
+    const health = await this.warmupHealth(this.db, body.accountIds);
     return Promise.all(
       body.accountIds.map(async (id) => {
         const row = byId.get(id)!;
-        const domain = domainOf(row);
+        const domain = domainOfRow(row);
         const smtpHost = row.smtp_host ?? PROVIDER_SERVERS[row.provider].smtp?.[0] ?? domain;
         const [checks, blocklists, { totals }] = await Promise.all([
           domains.get(domain)!,
@@ -400,7 +407,15 @@ export class AccountService {
           ...checks,
           blocklists,
           reputation,
-          ...scoreOf({ domain, checks, blocklists, bounceRatePercent: reputation.bounceRatePercent, unsubscribeRatePercent: reputation.unsubscribeRatePercent }),
+          warmupHealth: health.get(id)!,
+          ...scoreOf({
+            domain,
+            checks,
+            blocklists,
+            bounceRatePercent: reputation.bounceRatePercent,
+            unsubscribeRatePercent: reputation.unsubscribeRatePercent,
+            warmupHealth: health.get(id)!,
+          }),
         };
       }),
     );

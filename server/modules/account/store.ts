@@ -1,5 +1,5 @@
 /** Plain rows for email accounts. Every query is scoped by workspace. */
-import type { Db, Executor } from '../../db';
+import type { Executor } from '../../db';
 
 export interface AccountRow {
   id: string;
@@ -53,17 +53,17 @@ export type WarmupColumns = Partial<
 >;
 
 export class AccountStore {
-  async find(db: Db, workspaceId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<AccountRow | undefined> {
+  async find(db: Executor, workspaceId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<AccountRow | undefined> {
     const query = db('email_accounts').where({ workspace_id: workspaceId, id }).first();
     if (options.forUpdate) query.forUpdate();
     return query;
   }
 
-  async findMany(db: Db, workspaceId: string, ids: string[]): Promise<AccountRow[]> {
+  async findMany(db: Executor, workspaceId: string, ids: string[]): Promise<AccountRow[]> {
     return db('email_accounts').where('workspace_id', workspaceId).whereIn('id', ids);
   }
 
-  async list(db: Db, workspaceId: string, page: { limit: number; skip: number; status?: string; id?: string }): Promise<{ rows: AccountRow[]; total: number }> {
+  async list(db: Executor, workspaceId: string, page: { limit: number; skip: number; status?: string; id?: string }): Promise<{ rows: AccountRow[]; total: number }> {
     const filtered = () => {
       const q = db('email_accounts').where('workspace_id', workspaceId);
       if (page.status) q.andWhere('status', page.status);
@@ -75,28 +75,28 @@ export class AccountStore {
     return { rows, total: Number(count) };
   }
 
-  async emailTaken(db: Db, workspaceId: string, email: string): Promise<boolean> {
+  async emailTaken(db: Executor, workspaceId: string, email: string): Promise<boolean> {
     const row = await db('email_accounts').where('workspace_id', workspaceId).whereRaw('lower(email) = lower(?)', [email]).first('id');
     return row !== undefined;
   }
 
-  async count(db: Db, workspaceId: string): Promise<number> {
+  async count(db: Executor, workspaceId: string): Promise<number> {
     const [{ count }] = await db('email_accounts').where('workspace_id', workspaceId).count<{ count: string | number }[]>({ count: '*' });
     return Number(count);
   }
 
   /** The plan's cap on email accounts, locking the workspace row so concurrent connects count in turn. */
-  async insert(db: Db, row: AccountRow): Promise<void> {
+  async insert(db: Executor, row: AccountRow): Promise<void> {
     await db('email_accounts').insert(row);
   }
 
-  async update(db: Db, workspaceId: string, id: string, changes: WarmupColumns & { updated_at: Date }): Promise<AccountRow> {
+  async update(db: Executor, workspaceId: string, id: string, changes: WarmupColumns & { updated_at: Date }): Promise<AccountRow> {
     const [row] = await db('email_accounts').where({ workspace_id: workspaceId, id }).update(changes).returning('*');
     return row;
   }
 
   /** Deletes the account; its campaign links go with it (ON DELETE CASCADE), its events keep a null account. */
-  async delete(db: Db, workspaceId: string, id: string): Promise<void> {
+  async delete(db: Executor, workspaceId: string, id: string): Promise<void> {
     await db('email_accounts').where({ workspace_id: workspaceId, id }).delete();
   }
 

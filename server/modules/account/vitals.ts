@@ -151,7 +151,11 @@ export interface ScoreInput {
   blocklists: Blocklists;
   bounceRatePercent: number;
   unsubscribeRatePercent: number;
+  warmupHealth: components['schemas']['WarmupHealth'];
 }
+
+/** Points a warm-up health label takes off (the labels below 85). */
+const HEALTH_POINTS: Partial<Record<components['schemas']['WarmupHealth']['label'], number>> = { fair: 10, poor: 20 };
 
 const DNS_POINTS = { mx: ['MX', 10], spf: ['SPF', 15], dkim: ['DKIM', 15], dmarc: ['DMARC', 10] } as const;
 
@@ -182,7 +186,15 @@ export function scoreOf(input: ScoreInput): { score: number; scoreReasons: Score
   if (input.unsubscribeRatePercent > 1) {
     reasons.push({ code: 'highUnsubscribeRate', points: 10, message: `Unsubscribe rate of the last 30 days is ${input.unsubscribeRatePercent}%, over 1%.` });
   }
-  // SEAM (warm-up health): the warmup module's 7-day health score joins here as `lowWarmupHealth` once it lands.
+  const health = input.warmupHealth;
+  const healthPoints = HEALTH_POINTS[health.label];
+  if (healthPoints) {
+    reasons.push({
+      code: 'lowWarmupHealth',
+      points: healthPoints,
+      message: `Warm-up health is ${health.label} (${health.score}): ${health.landedInbox} of ${health.landedInbox + health.landedSpam} warm-up emails of the last ${health.days} days landed in the inbox.`,
+    });
+  }
   reasons.sort((x, y) => y.points - x.points);
   return { score: Math.max(0, 100 - reasons.reduce((sum, r) => sum + r.points, 0)), scoreReasons: reasons };
 }

@@ -6,7 +6,7 @@
  */
 import type { components } from '../../../generated/api';
 import type { Clock } from '../../clock';
-import type { Db } from '../../db';
+import type { Db, Executor } from '../../db';
 import { badRequest, conflict, detail, notFound, type ErrorDetail } from '../../http/errors';
 import { newId } from '../../ids';
 import { parseTemplate, variantVariables } from './templates';
@@ -203,7 +203,7 @@ export class CampaignService {
    * The workspace's campaign, or 404 "Campaign not found." (also for another workspace's). Other
    * modules may use it; inside a transaction pass the transaction, and `forUpdate` to lock the row.
    */
-  async findInWorkspace(db: Db, workspaceId: string, campaignId: string, options: { forUpdate?: boolean } = {}): Promise<CampaignView> {
+  async findInWorkspace(db: Executor, workspaceId: string, campaignId: string, options: { forUpdate?: boolean } = {}): Promise<CampaignView> {
     const campaign = await this.store.find(db, workspaceId, campaignId, options);
     if (!campaign) throw notFound(CAMPAIGN_NOT_FOUND);
     return campaign;
@@ -215,7 +215,7 @@ export class CampaignService {
   }
 
   /** 404 "Campaign not found." unless the campaign is the workspace's: the cheap check for other modules. */
-  async assertExists(db: Db, workspaceId: string, campaignId: string): Promise<void> {
+  async assertExists(db: Executor, workspaceId: string, campaignId: string): Promise<void> {
     if (!(await this.store.exists(db, workspaceId, campaignId))) throw notFound(CAMPAIGN_NOT_FOUND);
   }
 
@@ -336,7 +336,7 @@ export class CampaignService {
   }
 
   /** How many of the campaign's linked accounts may send (status active). */
-  private async sendableAccounts(db: Db, workspaceId: string, campaignId: string): Promise<number> {
+  private async sendableAccounts(db: Executor, workspaceId: string, campaignId: string): Promise<number> {
     return this.accounts.countActive(db, workspaceId, await this.store.linkedAccountIds(db, campaignId));
   }
 
@@ -355,12 +355,12 @@ export class CampaignService {
 
   // Removing an account (LinkedCampaigns, injected into the account module) ---------------------------
 
-  lockLinkedTo(trx: Db, workspaceId: string, accountId: string): Promise<{ id: string; name: string }[]> {
+  lockLinkedTo(trx: Executor, workspaceId: string, accountId: string): Promise<{ id: string; name: string }[]> {
     return this.store.lockLinkedTo(trx, workspaceId, accountId);
   }
 
   /** An active campaign without any account has nothing to send from: it is paused, and the caller says so. */
-  async pauseWithoutAccounts(trx: Db, campaignIds: string[]): Promise<string[]> {
+  async pauseWithoutAccounts(trx: Executor, campaignIds: string[]): Promise<string[]> {
     const orphaned = await this.store.activeWithoutAccounts(trx, campaignIds);
     await this.store.pause(trx, orphaned, this.clock.now());
     return orphaned;
@@ -368,11 +368,11 @@ export class CampaignService {
 
   // Analytics ---------------------------------------------------------------------------------------
 
-  countByStatus(db: Db, workspaceId: string, campaignId?: string): Promise<Record<string, number>> {
+  countByStatus(db: Executor, workspaceId: string, campaignId?: string): Promise<Record<string, number>> {
     return this.store.countByStatus(db, workspaceId, campaignId);
   }
 
-  stepsAndVariants(db: Db, campaignId: string) {
+  stepsAndVariants(db: Executor, campaignId: string) {
     return this.store.stepsAndVariants(db, campaignId);
   }
 
@@ -401,7 +401,7 @@ export class CampaignService {
    * Checks that every id is one of the workspace's email accounts, or throws 404 naming each unknown
    * one (`field.<index>`, or `field` itself for a single id).
    */
-  private async assertAccounts(db: Db, workspaceId: string, ids: string[], field: string): Promise<void> {
+  private async assertAccounts(db: Executor, workspaceId: string, ids: string[], field: string): Promise<void> {
     const known = await this.accounts.existingIds(db, workspaceId, ids);
     const unknown = ids.map((id, index) => ({ id, index })).filter(({ id }) => !known.has(id));
     if (unknown.length === 0) return;
@@ -576,7 +576,7 @@ export class CampaignService {
   // Helpers ----------------------------------------------------------------------------------------
 
   /** Runs `apply` on the locked campaign in one transaction, bumps updated_at, returns the campaign. */
-  private async change(workspaceId: string, campaignId: string, apply: (trx: Db, campaign: CampaignView) => Promise<void>): Promise<Campaign> {
+  private async change(workspaceId: string, campaignId: string, apply: (trx: Executor, campaign: CampaignView) => Promise<void>): Promise<Campaign> {
     return this.db.transaction(async (trx) => {
       const campaign = await this.findInWorkspace(trx, workspaceId, campaignId, { forUpdate: true });
       await apply(trx, campaign);
@@ -585,7 +585,7 @@ export class CampaignService {
     });
   }
 
-  private async touch(trx: Db, workspaceId: string, campaignId: string): Promise<void> {
+  private async touch(trx: Executor, workspaceId: string, campaignId: string): Promise<void> {
     await this.store.update(trx, workspaceId, campaignId, { updated_at: this.clock.now() });
   }
 
@@ -599,7 +599,7 @@ export class CampaignService {
   }
 
   /** Finds the workspace's step, locks its campaign, re-reads the step under the lock, checks editability. */
-  private async lockStep(trx: Db, workspaceId: string, stepId: string): Promise<StepRow> {
+  private async lockStep(trx: Executor, workspaceId: string, stepId: string): Promise<StepRow> {
     const found = await this.store.findStep(trx, workspaceId, stepId);
     if (!found) throw notFound(STEP_NOT_FOUND);
     const campaign = await this.findInWorkspace(trx, workspaceId, found.campaign_id, { forUpdate: true });
@@ -623,7 +623,7 @@ export class CampaignService {
     };
   }
 
-  private async sequence(db: Db, campaignId: string): Promise<SequenceStep[]> {
+  private async sequence(db: Executor, campaignId: string): Promise<SequenceStep[]> {
     const steps = await this.store.steps(db, campaignId);
     const variants = await this.store.variants(db, steps.map((s) => s.id));
     return steps.map((s) => ({
@@ -637,7 +637,7 @@ export class CampaignService {
     }));
   }
 
-  private async oneStep(db: Db, step: StepRow): Promise<SequenceStep> {
+  private async oneStep(db: Executor, step: StepRow): Promise<SequenceStep> {
     return (await this.sequence(db, step.campaign_id)).find((s) => s.id === step.id)!;
   }
 }

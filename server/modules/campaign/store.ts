@@ -1,6 +1,7 @@
 /** Plain rows for campaigns, their steps, variants and linked accounts. Every query is scoped by workspace. */
 import type { Knex } from 'knex';
-import type { Db } from '../../db';
+import type { Executor } from '../../db';
+import { UNFINISHED_STATUSES } from '../contact/statuses';
 
 export interface ScheduleJson {
   timezone: string;
@@ -63,9 +64,6 @@ export interface VariantRow {
   created_at: Date;
 }
 
-/** Contact statuses that mean "this contact has finished the sequence". */
-export const FINISHED_CONTACT_STATUSES = ['completed', 'bounced', 'unsubscribed'];
-
 /**
  * The status a campaign reads as, in SQL over `campaigns as c`: `completed` is derived, never stored,
  * so contacts changing status (another module) need no hook here. It reads the contacts table inside
@@ -74,11 +72,11 @@ export const FINISHED_CONTACT_STATUSES = ['completed', 'bounced', 'unsubscribed'
  */
 export const EFFECTIVE_STATUS_SQL = `CASE WHEN c.status = 'active'
   AND EXISTS (SELECT 1 FROM contacts ct WHERE ct.campaign_id = c.id)
-  AND NOT EXISTS (SELECT 1 FROM contacts ct WHERE ct.campaign_id = c.id AND ct.status NOT IN (${FINISHED_CONTACT_STATUSES.map((s) => `'${s}'`).join(', ')}))
+  AND NOT EXISTS (SELECT 1 FROM contacts ct WHERE ct.campaign_id = c.id AND ct.status IN (${UNFINISHED_STATUSES.map((s) => `'${s}'`).join(', ')}))
   THEN 'completed' ELSE c.status END`;
 
 export class CampaignStore {
-  private views(db: Db, workspaceId: string) {
+  private views(db: Executor, workspaceId: string) {
     return db('campaigns as c')
       .where('c.workspace_id', workspaceId)
       .select(
@@ -90,18 +88,18 @@ export class CampaignStore {
       );
   }
 
-  async exists(db: Db, workspaceId: string, id: string): Promise<boolean> {
+  async exists(db: Executor, workspaceId: string, id: string): Promise<boolean> {
     return Boolean(await db('campaigns').where({ id, workspace_id: workspaceId }).first('id'));
   }
 
   /** One campaign of the workspace; `forUpdate` locks its row until the transaction ends. */
-  async find(db: Db, workspaceId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<CampaignView | undefined> {
+  async find(db: Executor, workspaceId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<CampaignView | undefined> {
     const query = this.views(db, workspaceId).where('c.id', id).first();
     if (options.forUpdate) query.forUpdate('c');
     return (await query) as CampaignView | undefined;
   }
 
-  async list(db: Db, workspaceId: string, page: { limit: number; skip: number; status?: string }): Promise<{ rows: CampaignView[]; total: number }> {
+  async list(db: Executor, workspaceId: string, page: { limit: number; skip: number; status?: string }): Promise<{ rows: CampaignView[]; total: number }> {
     const byStatus = (q: Knex.QueryBuilder) => (page.status ? q.whereRaw(`(${EFFECTIVE_STATUS_SQL}) = ?`, [page.status]) : q);
     const rows = await byStatus(this.views(db, workspaceId)).orderBy([
       { column: 'c.created_at', order: 'desc' },
@@ -111,11 +109,11 @@ export class CampaignStore {
     return { rows: rows as CampaignView[], total: Number(count) };
   }
 
-  async insert(db: Db, row: CampaignRow): Promise<void> {
+  async insert(db: Executor, row: CampaignRow): Promise<void> {
     await db('campaigns').insert({ ...row, schedule: row.schedule === null ? null : JSON.stringify(row.schedule) });
   }
 
-  async update(db: Db, workspaceId: string, id: string, changes: Partial<Omit<CampaignRow, 'id' | 'workspace_id'>>): Promise<void> {
+  async update(db: Executor, workspaceId: string, id: string, changes: Partial<Omit<CampaignRow, 'id' | 'workspace_id'>>): Promise<void> {
     const values: Record<string, unknown> = { ...changes };
     if (changes.schedule !== undefined) values.schedule = changes.schedule === null ? null : JSON.stringify(changes.schedule);
     await db('campaigns').where({ workspace_id: workspaceId, id }).update(values);
@@ -123,13 +121,13 @@ export class CampaignStore {
 
   // Linked accounts -------------------------------------------------------------------------------
 
-  async linkedAccountIds(db: Db, campaignId: string): Promise<string[]> {
+  async linkedAccountIds(db: Executor, campaignId: string): Promise<string[]> {
     const rows = await db('campaign_accounts').where('campaign_id', campaignId).orderBy([{ column: 'created_at' }, { column: 'account_id' }]).select('account_id');
     return rows.map((r: { account_id: string }) => r.account_id);
   }
 
   /** A page of the campaign's links, in link order. */
-  async links(db: Db, campaignId: string, page: { limit: number; skip: number }): Promise<{ account_id: string; created_at: Date }[]> {
+  async links(db: Executor, campaignId: string, page: { limit: number; skip: number }): Promise<{ account_id: string; created_at: Date }[]> {
     return db('campaign_accounts')
       .where('campaign_id', campaignId)
       .orderBy([{ column: 'created_at' }, { column: 'account_id' }])
@@ -139,7 +137,7 @@ export class CampaignStore {
   }
 
   /** The campaigns linked to an account, locked so no launch or link runs while it is removed. */
-  async lockLinkedTo(db: Db, workspaceId: string, accountId: string): Promise<{ id: string; name: string }[]> {
+  async lockLinkedTo(db: Executor, workspaceId: string, accountId: string): Promise<{ id: string; name: string }[]> {
     return db('campaigns as c')
       .join('campaign_accounts as ca', 'ca.campaign_id', 'c.id')
       .where({ 'c.workspace_id': workspaceId, 'ca.account_id': accountId })
@@ -149,7 +147,7 @@ export class CampaignStore {
   }
 
   /** Of `campaignIds`, the stored-active ones that have no linked account left. */
-  async activeWithoutAccounts(db: Db, campaignIds: string[]): Promise<string[]> {
+  async activeWithoutAccounts(db: Executor, campaignIds: string[]): Promise<string[]> {
     if (campaignIds.length === 0) return [];
     const rows = await db('campaigns as c')
       .whereIn('c.id', campaignIds)
@@ -159,12 +157,12 @@ export class CampaignStore {
     return rows.map((r: { id: string }) => r.id);
   }
 
-  async pause(db: Db, campaignIds: string[], at: Date): Promise<void> {
+  async pause(db: Executor, campaignIds: string[], at: Date): Promise<void> {
     if (campaignIds.length) await db('campaigns').whereIn('id', campaignIds).update({ status: 'paused', updated_at: at });
   }
 
   /** Campaigns per status as they read (`completed` derived). */
-  async countByStatus(db: Db, workspaceId: string, campaignId?: string): Promise<Record<string, number>> {
+  async countByStatus(db: Executor, workspaceId: string, campaignId?: string): Promise<Record<string, number>> {
     const q = db('campaigns as c').where('c.workspace_id', workspaceId);
     if (campaignId) q.andWhere('c.id', campaignId);
     const rows: { status: string; n: number }[] = await q.groupByRaw('1').select(db.raw(`${EFFECTIVE_STATUS_SQL} AS status`), db.raw('count(*)::int AS n'));
@@ -172,7 +170,7 @@ export class CampaignStore {
   }
 
   /** The campaign's steps and variants in sequence order. */
-  async stepsAndVariants(db: Db, campaignId: string): Promise<{ step_id: string; step_order: number; variant_id: string | null; label: string | null }[]> {
+  async stepsAndVariants(db: Executor, campaignId: string): Promise<{ step_id: string; step_order: number; variant_id: string | null; label: string | null }[]> {
     return db('campaign_steps as s')
       .leftJoin('step_variants as v', 'v.step_id', 's.id')
       .where('s.campaign_id', campaignId)
@@ -180,7 +178,7 @@ export class CampaignStore {
       .select('s.id as step_id', 's.step_order', 'v.id as variant_id', 'v.label');
   }
 
-  async link(db: Db, workspaceId: string, campaignId: string, accountIds: string[], at: Date): Promise<void> {
+  async link(db: Executor, workspaceId: string, campaignId: string, accountIds: string[], at: Date): Promise<void> {
     if (accountIds.length === 0) return;
     await db('campaign_accounts')
       .insert(accountIds.map((account_id) => ({ campaign_id: campaignId, account_id, workspace_id: workspaceId, created_at: at })))
@@ -188,52 +186,52 @@ export class CampaignStore {
       .ignore();
   }
 
-  async unlink(db: Db, campaignId: string, accountIds: string[]): Promise<void> {
+  async unlink(db: Executor, campaignId: string, accountIds: string[]): Promise<void> {
     if (accountIds.length === 0) return;
     await db('campaign_accounts').where('campaign_id', campaignId).whereIn('account_id', accountIds).delete();
   }
 
   // Steps and variants ----------------------------------------------------------------------------
 
-  async steps(db: Db, campaignId: string): Promise<StepRow[]> {
+  async steps(db: Executor, campaignId: string): Promise<StepRow[]> {
     return db('campaign_steps').where('campaign_id', campaignId).orderBy('step_order');
   }
 
-  async findStep(db: Db, workspaceId: string, stepId: string): Promise<StepRow | undefined> {
+  async findStep(db: Executor, workspaceId: string, stepId: string): Promise<StepRow | undefined> {
     return db('campaign_steps').where({ workspace_id: workspaceId, id: stepId }).first();
   }
 
-  async findVariant(db: Db, workspaceId: string, variantId: string): Promise<VariantRow | undefined> {
+  async findVariant(db: Executor, workspaceId: string, variantId: string): Promise<VariantRow | undefined> {
     return db('step_variants').where({ workspace_id: workspaceId, id: variantId }).first();
   }
 
   /** The variants of the given steps, by label. */
-  async variants(db: Db, stepIds: string[]): Promise<VariantRow[]> {
+  async variants(db: Executor, stepIds: string[]): Promise<VariantRow[]> {
     if (stepIds.length === 0) return [];
     return db('step_variants').whereIn('step_id', stepIds).orderBy([{ column: 'step_id' }, { column: 'label' }]);
   }
 
-  async insertSteps(db: Db, rows: StepRow[]): Promise<void> {
+  async insertSteps(db: Executor, rows: StepRow[]): Promise<void> {
     if (rows.length) await db('campaign_steps').insert(rows);
   }
 
-  async updateStep(db: Db, stepId: string, changes: Partial<Pick<StepRow, 'step_order' | 'delay_days'>>): Promise<void> {
+  async updateStep(db: Executor, stepId: string, changes: Partial<Pick<StepRow, 'step_order' | 'delay_days'>>): Promise<void> {
     await db('campaign_steps').where('id', stepId).update(changes);
   }
 
-  async deleteStep(db: Db, stepId: string): Promise<void> {
+  async deleteStep(db: Executor, stepId: string): Promise<void> {
     await db('campaign_steps').where('id', stepId).delete();
   }
 
-  async insertVariants(db: Db, rows: VariantRow[]): Promise<void> {
+  async insertVariants(db: Executor, rows: VariantRow[]): Promise<void> {
     if (rows.length) await db('step_variants').insert(rows);
   }
 
-  async updateVariant(db: Db, variantId: string, changes: Partial<Pick<VariantRow, 'label' | 'subject' | 'body' | 'weight'>>): Promise<void> {
+  async updateVariant(db: Executor, variantId: string, changes: Partial<Pick<VariantRow, 'label' | 'subject' | 'body' | 'weight'>>): Promise<void> {
     await db('step_variants').where('id', variantId).update(changes);
   }
 
-  async deleteVariant(db: Db, variantId: string): Promise<void> {
+  async deleteVariant(db: Executor, variantId: string): Promise<void> {
     await db('step_variants').where('id', variantId).delete();
   }
 }

@@ -1,9 +1,16 @@
 import { ok, route } from '../../http/route';
+import type { components } from '../../../generated/api';
 import type { ContactService } from './service';
-import type { SendingService } from '../sending/service';
 import { addedMessage } from './service';
+import type { ContactLifecycle } from './lifecycle';
+import { plural } from '../../http/route';
 
-export const contactRoutes = ({ contacts, sending }: { contacts: ContactService; sending: SendingService }) => [
+/** A contact's progress through its campaign's steps: the sending module answers it (declared here so contact does not import sending). */
+export interface ContactProgressSource {
+  contactProgress(contactId: string): Promise<components['schemas']['ContactProgress'] | null>;
+}
+
+export const contactRoutes = ({ contacts, sending, contactLifecycle }: { contacts: ContactService; sending: ContactProgressSource; contactLifecycle: ContactLifecycle }) => [
   route('post', '/v1/contact/add', async ({ auth, body }) => {
     const result = await contacts.add(auth.workspaceId, body.campaignId, body.contacts);
     return ok(addedMessage(result), result);
@@ -25,5 +32,17 @@ export const contactRoutes = ({ contacts, sending }: { contacts: ContactService;
   route('post', '/v1/contact/data/remove', async ({ auth, body }) => {
     const result = await contacts.removeVariables(auth.workspaceId, body, body.keys);
     return ok(`${result.removed.length} custom ${result.removed.length === 1 ? 'variable' : 'variables'} removed`, result);
+  }),
+  route('post', '/v2/contact/pause', async ({ auth, body }) => {
+    const result = await contactLifecycle.pause(auth.workspaceId, body);
+    return ok(`${plural(result.changed.length, 'contact', 'contacts')} paused`, result);
+  }),
+  route('post', '/v2/contact/resume', async ({ auth, body }) => {
+    const result = await contactLifecycle.resume(auth.workspaceId, body);
+    return ok(`${plural(result.changed.length, 'contact', 'contacts')} resumed`, result);
+  }),
+  route('post', '/v2/contact/move', async ({ auth, body }) => {
+    const result = await contactLifecycle.move(auth.workspaceId, body);
+    return ok(`${plural(result.moved.length, 'contact', 'contacts')} moved, ${result.alreadyInTarget.length} already in the target campaign`, result);
   }),
 ];

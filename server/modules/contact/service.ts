@@ -4,12 +4,14 @@
  * case; a campaign holds an address at most once (a unique index on lower(email) backs this).
  */
 import type { components } from '../../../generated/api';
-import type { Db } from '../../db';
+import type { Db, Executor } from '../../db';
 import type { Clock } from '../../clock';
 import type { EventService } from '../events/service';
 import { newId } from '../../ids';
+import { isValidEmail } from '../../email-address';
 import { badRequest, detail, forbidden, notFound, type ErrorDetail } from '../../http/errors';
 import type { ContactRow, ContactStore, CustomValue } from './store';
+import { UNFINISHED_STATUSES } from './statuses';
 import type { WorkspaceService } from '../workspace/service';
 import type { CampaignService } from '../campaign/service';
 import { plural } from '../../http/route';
@@ -19,9 +21,9 @@ export type Contact = Schemas['Contact'];
 export type LeadStatus = Schemas['ContactLeadStatus'];
 export type CustomVariables = Schemas['ContactCustomVariables'];
 export type AddContactsResult = Schemas['ContactAddResult'];
-/** A row to add; `personId` links it to the lead-database person it came from (lists' send-to-campaign). */
 /** A contact as stored, which the mail modules read. */
 export type { ContactRow } from './store';
+/** A row to add; `personId` links it to the lead-database person it came from (lists' send-to-campaign). */
 export type NewContact = Schemas['ContactInput'] & { personId?: string | null };
 
 /** How a request names one contact: by id, or by campaign and address. */
@@ -38,20 +40,6 @@ const REPLY_SETTABLE = new Set<string | null>([null, 'outOfOffice', 'interested'
 
 /** Built-in template variables: a custom variable of the same name would be ambiguous in `{{...}}`. */
 const RESERVED_KEYS = new Set(['email', 'firstName', 'lastName', 'companyName', 'jobTitle', 'phone', 'website', 'linkedinUrl']);
-
-/**
- * The `format: email` check of the request validator (ajv-formats, full mode), with RFC 5321's
- * lengths: an address this accepts is also accepted wherever the API takes `format: email`.
- */
-const EMAIL =
-  /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
-
-export function isValidEmail(email: string): boolean {
-  if (email.length > 254 || !EMAIL.test(email)) return false;
-  const [local, domain] = email.split('@');
-  return local.length <= 64 && domain.split('.').every((label) => label.length <= 63);
-}
-
 
 /** Trimmed text, or null when nothing is left. */
 function text(value: string | null | undefined): string | null {
@@ -119,7 +107,7 @@ export class ContactService {
    * reserved custom variable name, and 403 when the plan's contact cap would be exceeded; then
    * nothing is added.
    */
-  async addContacts(trx: Db, workspaceId: string, campaignId: string, inputs: NewContact[]): Promise<AddContactsResult> {
+  async addContacts(trx: Executor, workspaceId: string, campaignId: string, inputs: NewContact[]): Promise<AddContactsResult> {
     await this.campaigns.assertExists(trx, workspaceId, campaignId);
     this.checkVariables(inputs);
 
@@ -206,7 +194,7 @@ export class ContactService {
   }
 
   /** For each of these (lower-case) addresses that a campaign of the workspace holds, the campaigns holding it. */
-  async campaignsHolding(db: Db, workspaceId: string, emails: string[]): Promise<Map<string, string[]>> {
+  async campaignsHolding(db: Executor, workspaceId: string, emails: string[]): Promise<Map<string, string[]>> {
     const held = new Map<string, string[]>();
     for (const { email, campaign_id } of await this.store.campaignsHolding(db, workspaceId, emails)) held.set(email, [...(held.get(email) ?? []), campaign_id]);
     return held;
@@ -284,7 +272,7 @@ export class ContactService {
    * Finds the contact named by `contactId`, or by `campaignId` and `email`, in the workspace (locked
    * for update when `forUpdate`). Another workspace's contact or campaign is a 404 like a missing one.
    */
-  private async locate(db: Db, workspaceId: string, locator: ContactLocator, location: ErrorDetail['location'], forUpdate: boolean): Promise<ContactRow> {
+  private async locate(db: Executor, workspaceId: string, locator: ContactLocator, location: ErrorDetail['location'], forUpdate: boolean): Promise<ContactRow> {
     const { contactId, campaignId, email } = locator;
     if (contactId !== undefined) {
       if (campaignId !== undefined || email !== undefined) {
@@ -310,7 +298,7 @@ export class ContactService {
     return row;
   }
 
-  private async enforceContactCap(trx: Db, workspaceId: string, adding: number): Promise<void> {
+  private async enforceContactCap(trx: Executor, workspaceId: string, adding: number): Promise<void> {
     if (!adding) return;
     const { maxContacts: cap } = await this.workspaces.planCaps(trx, workspaceId);
     if (cap === null) return;
@@ -323,14 +311,14 @@ export class ContactService {
   }
 
   /** Contacts per status (of one campaign). */
-  async countByStatus(db: Db, workspaceId: string, campaignId?: string): Promise<Record<string, number>> {
+  async countByStatus(db: Executor, workspaceId: string, campaignId?: string): Promise<Record<string, number>> {
     return this.store.countByStatus(db, workspaceId, campaignId);
   }
 
   // --- what mail does to contacts (inbox reader; each in the caller's transaction) ---
 
   /** The contact row, locked (null when gone). */
-  async lockForMail(db: Db, workspaceId: string, contactId: string): Promise<ContactRow | null> {
+  async lockForMail(db: Executor, workspaceId: string, contactId: string): Promise<ContactRow | null> {
     return (await this.store.findById(db, workspaceId, contactId, true)) ?? null;
   }
 
@@ -338,13 +326,13 @@ export class ContactService {
    * Ends the contact's sequence with `status` (completed after a reply, bounced after a hard bounce) when it
    * is still active or paused; a contact already finished keeps its status. Returns whether it changed.
    */
-  async finishForMail(db: Db, workspaceId: string, contactId: string, status: 'completed' | 'bounced'): Promise<boolean> {
-    const changed = await this.store.setStatusIf(db, workspaceId, [contactId], status, status === 'bounced' ? ['active', 'paused', 'completed'] : ['active', 'paused'], this.clock.now());
+  async finishForMail(db: Executor, workspaceId: string, contactId: string, status: 'completed' | 'bounced'): Promise<boolean> {
+    const changed = await this.store.setStatusIf(db, workspaceId, [contactId], status, status === 'bounced' ? [...UNFINISHED_STATUSES, 'completed'] : [...UNFINISHED_STATUSES], this.clock.now());
     return changed.length > 0;
   }
 
   /** Unsubscribes the contact (from any status but unsubscribed); the row before, or null when nothing changed. */
-  async unsubscribeForMail(db: Db, workspaceId: string, contactId: string): Promise<ContactRow | null> {
+  async unsubscribeForMail(db: Executor, workspaceId: string, contactId: string): Promise<ContactRow | null> {
     const row = await this.store.findById(db, workspaceId, contactId, true);
     if (!row || row.status === 'unsubscribed') return null;
     await this.store.setStatusIf(db, workspaceId, [contactId], 'unsubscribed', [row.status], this.clock.now());
@@ -352,7 +340,7 @@ export class ContactService {
   }
 
   /** Stops (completed) every active or paused contact of the campaign at `domain`; returns their ids. */
-  async finishCompany(db: Db, workspaceId: string, campaignId: string, domain: string): Promise<string[]> {
+  async finishCompany(db: Executor, workspaceId: string, campaignId: string, domain: string): Promise<string[]> {
     return this.store.finishDomain(db, workspaceId, campaignId, domain.toLowerCase(), this.clock.now());
   }
 
@@ -360,7 +348,7 @@ export class ContactService {
    * Sets the lead status a reply's intent implies, unless a person already moved the lead further
    * (meetingBooked, meetingCompleted, closed, lost); returns the change, or null when nothing changed.
    */
-  async setLeadStatusFromReply(db: Db, workspaceId: string, contactId: string, leadStatus: 'interested' | 'notInterested' | 'wrongPerson'): Promise<{ row: ContactRow; previous: LeadStatus; leadStatus: NonNullable<LeadStatus> } | null> {
+  async setLeadStatusFromReply(db: Executor, workspaceId: string, contactId: string, leadStatus: 'interested' | 'notInterested' | 'wrongPerson'): Promise<{ row: ContactRow; previous: LeadStatus; leadStatus: NonNullable<LeadStatus> } | null> {
     const row = await this.store.findById(db, workspaceId, contactId, true);
     if (!row || row.lead_status === leadStatus || !REPLY_SETTABLE.has(row.lead_status)) return null;
     await this.store.update(db, workspaceId, contactId, { lead_status: leadStatus, updated_at: this.clock.now() });
@@ -368,7 +356,7 @@ export class ContactService {
   }
 
   /** Sets the lead status when the contact has none; returns the change, or null. */
-  async setLeadStatusIfNone(db: Db, workspaceId: string, contactId: string, leadStatus: NonNullable<LeadStatus>): Promise<{ previous: null; leadStatus: NonNullable<LeadStatus> } | null> {
+  async setLeadStatusIfNone(db: Executor, workspaceId: string, contactId: string, leadStatus: NonNullable<LeadStatus>): Promise<{ previous: null; leadStatus: NonNullable<LeadStatus> } | null> {
     const row = await this.store.findById(db, workspaceId, contactId, true);
     if (!row || row.lead_status !== null) return null;
     await this.store.update(db, workspaceId, contactId, { lead_status: leadStatus, updated_at: this.clock.now() });

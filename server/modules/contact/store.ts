@@ -1,5 +1,6 @@
 /** Plain rows for contacts. Every query is scoped to a workspace; callers pass their transaction. */
-import type { Db } from '../../db';
+import type { Executor } from '../../db';
+import { UNFINISHED_STATUSES } from './statuses';
 
 export type CustomValue = string | number | boolean | null;
 
@@ -40,12 +41,12 @@ function toDb<T extends Partial<ContactRow>>(row: T) {
 }
 
 export class ContactStore {
-  async findById(db: Db, workspaceId: string, id: string, forUpdate = false): Promise<ContactRow | undefined> {
+  async findById(db: Executor, workspaceId: string, id: string, forUpdate = false): Promise<ContactRow | undefined> {
     const q = db<ContactRow>('contacts').where({ id, workspace_id: workspaceId }).first();
     return forUpdate ? q.forUpdate() : q;
   }
 
-  async findByEmail(db: Db, workspaceId: string, campaignId: string, email: string, forUpdate = false): Promise<ContactRow | undefined> {
+  async findByEmail(db: Executor, workspaceId: string, campaignId: string, email: string, forUpdate = false): Promise<ContactRow | undefined> {
     const q = db<ContactRow>('contacts')
       .where({ campaign_id: campaignId, workspace_id: workspaceId })
       .whereRaw('lower(email) = ?', [email.toLowerCase()])
@@ -54,7 +55,7 @@ export class ContactStore {
   }
 
   /** The contacts of a campaign holding any of these (lower-case) addresses. */
-  async findByEmails(db: Db, campaignId: string, emails: string[]): Promise<Pick<ContactRow, 'id' | 'email'>[]> {
+  async findByEmails(db: Executor, campaignId: string, emails: string[]): Promise<Pick<ContactRow, 'id' | 'email'>[]> {
     const found: Pick<ContactRow, 'id' | 'email'>[] = [];
     for (const chunk of chunks(emails)) {
       found.push(...(await db('contacts').where({ campaign_id: campaignId }).whereRaw(`lower(email) in (${chunk.map(() => '?').join(', ')})`, chunk).select(db.raw('id, lower(email) as email'))));
@@ -63,7 +64,7 @@ export class ContactStore {
   }
 
   /** Which campaigns of the workspace hold each of these (lower-case) addresses. */
-  async campaignsHolding(db: Db, workspaceId: string, emails: string[]): Promise<{ email: string; campaign_id: string }[]> {
+  async campaignsHolding(db: Executor, workspaceId: string, emails: string[]): Promise<{ email: string; campaign_id: string }[]> {
     const found: { email: string; campaign_id: string }[] = [];
     for (const chunk of chunks(emails)) {
       found.push(...(await db('contacts').where({ workspace_id: workspaceId }).whereRaw(`lower(email) in (${chunk.map(() => '?').join(', ')})`, chunk).select(db.raw('lower(email) as email, campaign_id'))));
@@ -75,45 +76,76 @@ export class ContactStore {
    * Inserts the rows and returns those inserted. A row whose address a concurrent request has just
    * taken is skipped (ON CONFLICT DO NOTHING) instead of failing the whole batch.
    */
-  async insertNew(db: Db, rows: ContactRow[]): Promise<ContactRow[]> {
+  async insertNew(db: Executor, rows: ContactRow[]): Promise<ContactRow[]> {
     const inserted: ContactRow[] = [];
     for (const chunk of chunks(rows)) inserted.push(...(await db('contacts').insert(chunk.map(toDb)).onConflict().ignore().returning('*')));
     return inserted;
   }
 
-  async update(db: Db, workspaceId: string, id: string, patch: ContactPatch): Promise<ContactRow> {
+  async update(db: Executor, workspaceId: string, id: string, patch: ContactPatch): Promise<ContactRow> {
     const [row] = await db('contacts').where({ id, workspace_id: workspaceId }).update(toDb(patch)).returning('*');
     return row;
   }
 
-  async delete(db: Db, workspaceId: string, id: string): Promise<void> {
+  async delete(db: Executor, workspaceId: string, id: string): Promise<void> {
     await db('contacts').where({ id, workspace_id: workspaceId }).delete();
   }
 
-  async countByStatus(db: Db, workspaceId: string, campaignId?: string): Promise<Record<string, number>> {
+  async countByStatus(db: Executor, workspaceId: string, campaignId?: string): Promise<Record<string, number>> {
     const q = db('contacts').where('workspace_id', workspaceId);
     if (campaignId) q.andWhere('campaign_id', campaignId);
     const rows: { status: string; n: number }[] = await q.groupBy('status').select('status', db.raw('count(*)::int AS n'));
     return Object.fromEntries(rows.map((r) => [r.status, r.n]));
   }
 
-  async countInWorkspace(db: Db, workspaceId: string): Promise<number> {
+  async countInWorkspace(db: Executor, workspaceId: string): Promise<number> {
     const row = await db('contacts').where({ workspace_id: workspaceId }).count<{ count: string | number }[]>({ count: '*' }).first();
     return Number(row?.count ?? 0);
   }
 
   /** Sets `status` on those of `ids` whose status is one of `from`; returns the ids changed. */
-  async setStatusIf(db: Db, workspaceId: string, ids: string[], status: string, from: string[], at: Date): Promise<string[]> {
+  async setStatusIf(db: Executor, workspaceId: string, ids: string[], status: string, from: string[], at: Date): Promise<string[]> {
     if (ids.length === 0) return [];
     const rows = await db('contacts').where('workspace_id', workspaceId).whereIn('id', ids).whereIn('status', from).update({ status, updated_at: at }).returning('id');
     return rows.map((r: { id: string }) => r.id);
   }
 
+  /** The workspace's contacts among `ids` (of `campaignId` when given), locked in id order. */
+  async lockByIds(db: Executor, workspaceId: string, ids: string[], campaignId?: string): Promise<ContactRow[]> {
+    const q = db<ContactRow>('contacts').where('workspace_id', workspaceId).whereIn('id', ids);
+    if (campaignId) q.andWhere('campaign_id', campaignId);
+    return q.orderBy('id').forUpdate();
+  }
+
+  /** The workspace's contacts with any of these (lower-case) addresses (in `campaignId` when given), locked in id order. */
+  async lockByEmails(db: Executor, workspaceId: string, emails: string[], campaignId?: string): Promise<ContactRow[]> {
+    const q = db<ContactRow>('contacts').where('workspace_id', workspaceId).whereRaw(`lower(email) in (${emails.map(() => '?').join(', ')})`, emails);
+    if (campaignId) q.andWhere('campaign_id', campaignId);
+    return q.orderBy('id').forUpdate();
+  }
+
+  /** Sets `status` on those of `ids` whose status is `from`; returns the rows changed. */
+  async changeStatus(db: Executor, workspaceId: string, ids: string[], from: string, status: string, at: Date): Promise<ContactRow[]> {
+    if (ids.length === 0) return [];
+    return db('contacts').where({ workspace_id: workspaceId, status: from }).whereIn('id', ids).update({ status, updated_at: at }).returning('*');
+  }
+
+  /** Moves the contacts to `campaignId` with the status each should have there; returns them in id order. */
+  async moveTo(db: Executor, workspaceId: string, moves: { id: string; status: string }[], campaignId: string, at: Date): Promise<ContactRow[]> {
+    const byStatus = new Map<string, string[]>();
+    for (const m of moves) byStatus.set(m.status, [...(byStatus.get(m.status) ?? []), m.id]);
+    const out: ContactRow[] = [];
+    for (const [status, ids] of byStatus) {
+      out.push(...(await db('contacts').where('workspace_id', workspaceId).whereIn('id', ids).update({ campaign_id: campaignId, status, updated_at: at }).returning('*')));
+    }
+    return out.sort((a, b) => (a.id < b.id ? -1 : 1));
+  }
+
   /** Completes the active or paused contacts of a campaign whose address is at `domain`. */
-  async finishDomain(db: Db, workspaceId: string, campaignId: string, domain: string, at: Date): Promise<string[]> {
+  async finishDomain(db: Executor, workspaceId: string, campaignId: string, domain: string, at: Date): Promise<string[]> {
     const rows = await db('contacts')
       .where({ workspace_id: workspaceId, campaign_id: campaignId })
-      .whereIn('status', ['active', 'paused'])
+      .whereIn('status', UNFINISHED_STATUSES)
       .whereRaw("lower(split_part(email, '@', 2)) = ?", [domain])
       .update({ status: 'completed', updated_at: at })
       .returning('id');

@@ -8,7 +8,8 @@
  */
 import type { components } from '../../../generated/api';
 import type { Clock } from '../../clock';
-import type { Executor } from '../../db';
+import type { Db, Executor } from '../../db';
+import { badRequest, detail } from '../../http/errors';
 import { newId } from '../../ids';
 import type { EmailEventScope, EventCounts, EventStore, ReplyCountRow } from './store';
 
@@ -55,12 +56,19 @@ export type EventInput =
 /** Called with the recording transaction for every event (the webhook outbox registers one). */
 export type EventListener = (db: Executor, event: Event) => Promise<void>;
 
+/** Feed cursors: `ev1.<position>`, the position of the last event a reader has. */
+const CURSOR = /^ev1\.(0|[1-9][0-9]{0,17})$/;
+const PRUNE_BATCH = 5000;
+const DAY_MS = 86_400_000;
+
 export class EventService {
   private readonly listeners: EventListener[] = [];
 
   constructor(
+    private readonly db: Db,
     private readonly store: EventStore,
     private readonly clock: Clock,
+    private readonly retentionDays = 30,
   ) {}
 
   onRecorded(listener: EventListener): void {
@@ -87,9 +95,40 @@ export class EventService {
         occurred_at: occurredAt,
       });
     }
+    await this.store.insertFeedEvent(db, {
+      id: event.id,
+      workspace_id: event.workspaceId,
+      type: event.type,
+      campaign_id: (event.data as { campaignId?: string | null }).campaignId ?? null,
+      occurred_at: occurredAt,
+      recorded_at: this.clock.now(),
+      payload: JSON.stringify(event),
+    });
     for (const listener of this.listeners) await listener(db, event);
     return event;
   }
+
+  /** GET /v2/event/list: the events after the cursor, and the cursor to continue from (see the spec). */
+  async feed(workspaceId: string, query: { after?: string; types?: EventType[]; campaignId?: string; limit: number }) {
+    let after = 0;
+    if (query.after !== undefined) {
+      const m = CURSOR.exec(query.after);
+      if (!m) throw badRequest('The cursor is not one this API gave.', [detail('after', 'is not a nextCursor of the event feed', 'invalid', 'query')]);
+      after = Number(m[1]);
+    }
+    const { head, rows } = await this.store.feedPage(this.db, { workspaceId, after, types: query.types, campaignId: query.campaignId, limit: query.limit + 1 });
+    if (after > head) throw badRequest("The cursor is not one of this workspace's feed.", [detail('after', 'is ahead of the newest event of this workspace', 'invalid', 'query')]);
+    const page = rows.slice(0, query.limit);
+    const hasMore = rows.length > query.limit;
+    // A page that reached the newest event moves the cursor to the head: filtered-out events are not read again.
+    const next = hasMore ? page[page.length - 1].position : head;
+    return { items: page.map((r) => r.payload as Event), pagination: { limit: query.limit, nextCursor: `ev1.${next}`, hasMore } };
+  }
+
+  /** The worker's job: deletes feed events older than the retention, a batch per run. */
+  readonly retention = {
+    runOnce: (): Promise<number> => this.store.pruneFeed(this.db, new Date(this.clock.now().getTime() - this.retentionDays * DAY_MS), PRUNE_BATCH),
+  };
 
   /** Mail events per type, and distinct contacts per type. */
   countsByType(db: Executor, scope: EmailEventScope): Promise<{ totals: EventCounts; unique: EventCounts }> {

@@ -54,9 +54,64 @@ export interface EmailEventRow {
   occurred_at: Date;
 }
 
+export interface FeedRow {
+  id: string;
+  workspace_id: string;
+  type: string;
+  campaign_id: string | null;
+  occurred_at: Date;
+  recorded_at: Date;
+  payload: string;
+}
+
 export class EventStore {
   async insertEmailEvent(db: Executor, row: EmailEventRow): Promise<void> {
     await db('email_events').insert(row);
+  }
+
+  /** The feed row; its position is set at commit (migration 20261126060100). */
+  async insertFeedEvent(db: Executor, row: FeedRow): Promise<void> {
+    await db('events').insert(row);
+  }
+
+  /**
+   * Events after `after`, oldest first, and the workspace's last committed position, read in one
+   * statement (one snapshot): every position up to that head has committed, so a page that reaches it
+   * may move the cursor there.
+   */
+  async feedPage(db: Executor, q: { workspaceId: string; after: number; types?: string[]; campaignId?: string; limit: number }): Promise<{ head: number; rows: { position: number; payload: unknown }[] }> {
+    const filters: string[] = [];
+    const bindings: (string | number)[] = [q.workspaceId, q.workspaceId, q.after];
+    if (q.types?.length) {
+      filters.push(`AND type IN (${q.types.map(() => '?').join(', ')})`);
+      bindings.push(...q.types);
+    }
+    if (q.campaignId) {
+      filters.push('AND campaign_id = ?');
+      bindings.push(q.campaignId);
+    }
+    bindings.push(q.limit);
+    const result = await db.raw(
+      `SELECT h.head, e.position, e.payload
+         FROM (SELECT coalesce((SELECT last_position FROM event_streams WHERE workspace_id = ?), 0) AS head) h
+         LEFT JOIN LATERAL (
+           SELECT position, payload FROM events
+            WHERE workspace_id = ? AND position > ? ${filters.join(' ')}
+            ORDER BY position LIMIT ?
+         ) e ON true`,
+      bindings,
+    );
+    const rows: { head: string | number; position: string | number | null; payload: unknown }[] = result.rows;
+    return {
+      head: Number(rows[0]?.head ?? 0),
+      rows: rows.filter((r) => r.position !== null).map((r) => ({ position: Number(r.position), payload: typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload })),
+    };
+  }
+
+  /** Deletes up to `limit` feed events recorded before `before`; returns how many. */
+  async pruneFeed(db: Executor, before: Date, limit: number): Promise<number> {
+    const result = await db.raw('DELETE FROM events WHERE id IN (SELECT id FROM events WHERE recorded_at < ? LIMIT ?)', [before, limit]);
+    return result.rowCount ?? 0;
   }
 
   /** Events per type, and distinct contacts per type. */

@@ -15,6 +15,7 @@ import type { Clock } from '../../clock';
 import type { Db, Executor } from '../../db';
 import type { Backlog } from '../../telemetry';
 import { newId } from '../../ids';
+import { domainOf } from '../../email-address';
 import type { Logger } from '../../logger';
 import { badRequest, conflict, detail, notFound } from '../../http/errors';
 import type { AccountMailAccess } from '../account/service';
@@ -52,6 +53,8 @@ export interface InboxSettings {
   claimSeconds: number;
   /** Consecutive network failures before the account goes to connectionError (authentication: at once). */
   failuresBeforeError: number;
+  /** Bytes of a message read at most: its headers and the start of its body (what matching and classification read). */
+  maxMessageBytes: number;
 }
 
 export const DEFAULT_INBOX_SETTINGS: InboxSettings = {
@@ -60,6 +63,7 @@ export const DEFAULT_INBOX_SETTINGS: InboxSettings = {
   concurrency: 8,
   claimSeconds: 300,
   failuresBeforeError: 3,
+  maxMessageBytes: 1024 * 1024,
 };
 
 const MAILBOX = 'INBOX';
@@ -219,7 +223,12 @@ export class InboxService {
         mailbox: MAILBOX,
         checkpoint: { uidValidity: checkpoint.uid_validity, lastUid: checkpoint.last_uid },
         limit: this.settings.messagesPerRun,
-        onMessage: async (uid, uidValidity, source) => {
+        maxBytes: this.settings.maxMessageBytes,
+        onMessage: async (uid, uidValidity, source, size) => {
+          if (size > source.length) {
+            // Matched and classified on its headers and first part; the rest (attachments) is never fetched.
+            this.logger.info({ accountId, uid, size, read: source.length, reason: 'message_over_size_limit' }, 'inbox: a large message is read up to the size limit');
+          }
           try {
             await this.db.transaction(async (trx) => {
               await this.processMessage(trx, login, source);
@@ -372,7 +381,7 @@ export class InboxService {
       await this.events.record(trx, { workspaceId, type: 'email.replied', occurredAt, mail, data: { ...base, inboundMessageId: inbound.id, subject: inbound.subject, intent, ...(referral ? { referral } : {}) } });
       if (contact && campaign?.stop_on_reply) {
         await this.contacts.finishForMail(trx, workspaceId, contact.id, 'completed');
-        const domain = contact.email.slice(contact.email.lastIndexOf('@') + 1).toLowerCase();
+        const domain = domainOf(contact.email).toLowerCase();
         if (campaign.stop_for_company && !FREE_PROVIDERS.has(domain)) await this.contacts.finishCompany(trx, workspaceId, campaign.id, domain);
       }
       await this.intents.apply(trx, workspaceId, { ...inbound, contact_id: contact?.id ?? null }, mail, intent);

@@ -21,10 +21,11 @@ import type { Db, Executor } from '../../db';
 import type { Backlog } from '../../telemetry';
 import type { Logger } from '../../logger';
 import { newId } from '../../ids';
+import { isValidEmail } from '../../email-address';
 import { ApiError, badRequest, conflict, detail, notFound } from '../../http/errors';
 import { BUNDLED_SPEC } from '../../project-root';
 import type { CampaignService } from '../campaign/service';
-import { isValidEmail, MAX_CUSTOM_VARIABLES, type ContactService, type NewContact } from '../contact/service';
+import { MAX_CUSTOM_VARIABLES, type ContactService, type NewContact } from '../contact/service';
 import type { EnrichmentService } from '../leads/enrichment';
 import type { LeadService } from '../leads/service';
 import type { EventService } from '../events/service';
@@ -331,7 +332,7 @@ export class JobService {
     }
   }
 
-  private async applyBatch(trx: Db, jobId: string): Promise<number> {
+  private async applyBatch(trx: Executor, jobId: string): Promise<number> {
     const batch = await this.store.claimBatch(trx, jobId);
     if (!batch) return 0;
     const job = await this.store.findById(trx, jobId);
@@ -370,7 +371,7 @@ export class JobService {
     this.logger.warn({ jobId, error: message }, 'job failed');
   }
 
-  private apply(trx: Db, job: JobRow, rows: InputRow[]): Promise<ResultRow[]> {
+  private apply(trx: Executor, job: JobRow, rows: InputRow[]): Promise<ResultRow[]> {
     switch (job.type as JobType) {
       case 'contactImport':
         return this.importBatch(trx, job, rows);
@@ -381,7 +382,7 @@ export class JobService {
     }
   }
 
-  private async importBatch(trx: Db, job: JobRow, rows: InputRow[]): Promise<ResultRow[]> {
+  private async importBatch(trx: Executor, job: JobRow, rows: InputRow[]): Promise<ResultRow[]> {
     const options = job.options as ImportOptions;
     const campaignId = job.campaign_id!;
     const results = new Map<number, ResultRow>();
@@ -444,7 +445,7 @@ export class JobService {
     return null;
   }
 
-  private async verifyBatch(trx: Db, rows: InputRow[]): Promise<ResultRow[]> {
+  private async verifyBatch(trx: Executor, rows: InputRow[]): Promise<ResultRow[]> {
     const { results } = await this.verification.verify(
       rows.map((r) => String((r.data as { email: string }).email ?? '')),
       trx,
@@ -457,7 +458,7 @@ export class JobService {
     }));
   }
 
-  private async enrichBatch(trx: Db, job: JobRow, rows: InputRow[]): Promise<ResultRow[]> {
+  private async enrichBatch(trx: Executor, job: JobRow, rows: InputRow[]): Promise<ResultRow[]> {
     type Stored = { personId: string | null; matchedBy: string | null; reason: string | null };
     const data = rows.map((r) => r.data as Stored);
     const people = await this.leads.showPeople(trx, job.workspace_id, [...new Set(data.flatMap((d) => (d.personId ? [d.personId] : [])))]);

@@ -1,5 +1,5 @@
 /** Plain rows of jobs, their input rows, batches and results. Callers pass their transaction. */
-import type { Db, Executor } from '../../db';
+import type { Executor } from '../../db';
 import type { Backlog } from '../../telemetry';
 
 export type JobStatusValue = 'receiving' | 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
@@ -162,7 +162,7 @@ export class JobStore {
   }
 
   /** Input rows from `after` on with their results (null when not processed), in input order. */
-  async resultPage(db: Db, jobId: string, after: number, limit: number): Promise<(InputRow & { outcome: string | null; reason: string | null; detail: Record<string, unknown> | null })[]> {
+  async resultPage(db: Executor, jobId: string, after: number, limit: number): Promise<(InputRow & { outcome: string | null; reason: string | null; detail: Record<string, unknown> | null })[]> {
     return db('job_rows as r')
       .leftJoin('job_results as x', (j) => j.on('x.job_id', 'r.job_id').andOn('x.row_no', 'r.row_no'))
       .where('r.job_id', jobId)

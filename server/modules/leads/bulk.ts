@@ -5,9 +5,9 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { from as copyFrom } from 'pg-copy-streams';
-import type { Db } from '../../db';
+import type { Executor } from '../../db';
 
-export const isPostgres = (db: Db) => db.client.config.client === 'pg';
+export const isPostgres = (db: Executor) => db.client.config.client === 'pg';
 
 type Value = string | number | Date | string[] | null;
 
@@ -26,7 +26,7 @@ function copyValue(v: Value): string {
  * a transaction). `onRows` is called after each batch.
  */
 export async function loadRows<T extends object>(
-  db: Db,
+  db: Executor,
   table: string,
   columns: readonly (keyof T & string)[],
   batches: Iterable<T[]> | AsyncIterable<T[]>,
@@ -60,7 +60,7 @@ export async function loadRows<T extends object>(
  * Runs `fn` with the secondary indexes of `tables` dropped, then rebuilds them: building an index
  * once is much faster than updating it for every row of a large load.
  */
-export async function withoutIndexes<T>(db: Db, tables: string[], fn: () => Promise<T>, onRebuild: (index: string) => void = () => {}): Promise<T> {
+export async function withoutIndexes<T>(db: Executor, tables: string[], fn: () => Promise<T>, onRebuild: (index: string) => void = () => {}): Promise<T> {
   const { rows } = await db.raw<{ rows: { indexname: string; indexdef: string }[] }>(
     `SELECT i.indexname, i.indexdef FROM pg_indexes i
       WHERE i.schemaname = current_schema() AND i.tablename = ANY(?)

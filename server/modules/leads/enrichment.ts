@@ -4,7 +4,7 @@
  * database's own rule (LeadService.revealPeople), all in one transaction.
  */
 import type { components } from '../../../generated/api';
-import type { Db } from '../../db';
+import type { Db, Executor } from '../../db';
 import { badRequest, detail, type ErrorDetail } from '../../http/errors';
 import { normalizeDomain, type PeopleDataOption, type PersonRow } from './model';
 import { DEFAULT_PEOPLE_DATA_OPTIONS, toLeadPerson, type LeadService } from './service';
@@ -101,7 +101,7 @@ export class EnrichmentService {
    * The bulk job's form (POST /v2/job/enrich), inside the caller's transaction: matches every input,
    * reveals the matched people and charges them once, or throws 400 / 402 having done nothing.
    */
-  async matchAndReveal(trx: Db, workspaceId: string, inputs: EnrichmentInput[], dataOptions: PeopleDataOption[]) {
+  async matchAndReveal(trx: Executor, workspaceId: string, inputs: EnrichmentInput[], dataOptions: PeopleDataOption[]) {
     const matches = await this.match(trx, readKeys(inputs));
     const matchedPeople = [...new Map(matches.flatMap((m) => (m.person ? [[m.person.id, m.person] as const] : []))).values()];
     const charge = await this.leads.revealPeople(trx, workspaceId, matchedPeople, dataOptions);
@@ -112,7 +112,7 @@ export class EnrichmentService {
   }
 
   /** Applies the rules in order to every input, with one look-up per rule for the whole request. */
-  private async match(db: Db, keys: Keys[]): Promise<Match[]> {
+  private async match(db: Executor, keys: Keys[]): Promise<Match[]> {
     const emails = [...new Set(keys.flatMap((k) => (k.email ? [k.email] : [])))];
     const slugs = [...new Set(keys.flatMap((k) => (k.linkedin ? [k.linkedin] : [])))];
     const names = [...new Map(keys.flatMap((k) => (k.name && (k.domain || k.companyName) ? [[nameKey(k.name.first, k.name.last), k.name] as const] : []))).values()];

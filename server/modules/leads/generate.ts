@@ -4,7 +4,7 @@
  * work emails follow; people get titles consistent with their seniority and department.
  */
 import { Faker, en } from '@faker-js/faker';
-import type { Db } from '../../db';
+import type { Executor } from '../../db';
 import { loadRows, withoutIndexes } from './bulk';
 import { COMPANY_COLUMNS, PERSON_COLUMNS, companyCopy, companyScore, personScore, type CompanyRow, type Department, type EmailStatus, type PersonRow, type Seniority } from './model';
 import { EMAIL_PATTERNS, INDUSTRIES, LOCATIONS, TECHNOLOGIES, asciiWord, emailLocal, titleFor } from './vocabulary';
@@ -50,7 +50,7 @@ const REVENUE = [
 const TLDS = ['.com', '.io', '.co', '.net', '.ai'];
 const US_SHARE = 0.55;
 
-export async function generateLeads(db: Db, options: GenerateOptions, onProgress: (p: GenerateProgress) => void = () => {}): Promise<{ people: number; companies: number }> {
+export async function generateLeads(db: Executor, options: GenerateOptions, onProgress: (p: GenerateProgress) => void = () => {}): Promise<{ people: number; companies: number }> {
   const { people, companies, seed = 1, replace = false, now = new Date() } = options;
   const existing = await db('people').count<{ count: string }[]>({ count: '*' }).first();
   const existingCompanies = await db('companies').count<{ count: string }[]>({ count: '*' }).first();

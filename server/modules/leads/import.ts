@@ -10,8 +10,9 @@
  */
 import { createReadStream, statSync } from 'node:fs';
 import { parse } from 'csv-parse';
-import type { Db } from '../../db';
+import type { Executor } from '../../db';
 import { newId } from '../../ids';
+import { isValidEmail } from '../../email-address';
 import {
   DEPARTMENTS, EMAIL_STATUSES, SENIORITIES, companyCopy, companyScore, normalizeDomain, personScore,
   type CompanyRow, type Department, type EmailStatus, type PersonRow, type Seniority,
@@ -85,7 +86,6 @@ export const PEOPLE_HEADERS: Record<string, string[]> = {
 const REQUIRED: Record<ImportKind, string[]> = { companies: ['name'], people: ['first_name', 'last_name'] };
 
 const key = (s: string) => s.toLowerCase().replace(/[\s_\-.]/g, '');
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const SENIORITY_ALIASES: Record<string, Seniority> = { csuite: 'cSuite', clevel: 'cSuite', executive: 'cSuite', vicepresident: 'vp', junior: 'entry' };
 const DEPARTMENT_ALIASES: Record<string, Department> = { hr: 'humanResources', people: 'humanResources', it: 'informationTechnology', cs: 'customerSuccess', support: 'customerSuccess' };
 
@@ -121,7 +121,7 @@ function companyFromCsv(r: Raw, now: Date): CompanyRow | string {
 function personFromCsv(r: Raw, now: Date): (PersonRow & { domain: string | null }) | string {
   if (!r.first_name || !r.last_name) return 'first_name and last_name are required';
   const email = r.work_email?.toLowerCase() ?? null;
-  if (email && !EMAIL.test(email)) return `"${r.work_email}" is not an email address`;
+  if (email && !isValidEmail(email)) return `"${r.work_email}" is not an email address`;
   const seniority = r.seniority ? enumValue(r.seniority, SENIORITIES, SENIORITY_ALIASES) : null;
   if (seniority === undefined) return `seniority "${r.seniority}" is not one of ${SENIORITIES.join(', ')}`;
   const department = r.department ? enumValue(r.department, DEPARTMENTS, DEPARTMENT_ALIASES) : null;
@@ -151,7 +151,7 @@ export function mapHeader(kind: ImportKind, header: string[]): { columns: (strin
   };
 }
 
-export async function importLeadsCsv(db: Db, options: ImportOptions, onProgress: (bytes: number, total: number) => void = () => {}): Promise<ImportReport> {
+export async function importLeadsCsv(db: Executor, options: ImportOptions, onProgress: (bytes: number, total: number) => void = () => {}): Promise<ImportReport> {
   const { kind, file, skipInvalid = false, now = new Date() } = options;
   const total = statSync(file).size;
   const report: ImportReport = { inserted: 0, updated: 0, companiesCreated: 0, errors: [], unknownColumns: [] };
@@ -212,7 +212,7 @@ export async function importLeadsCsv(db: Db, options: ImportOptions, onProgress:
 
 const CHUNK = 1000;
 
-async function writeCompanies(trx: Db, rows: CompanyRow[], report: ImportReport, now: Date) {
+async function writeCompanies(trx: Executor, rows: CompanyRow[], report: ImportReport, now: Date) {
   for (let i = 0; i < rows.length; i += CHUNK) {
     const chunk = rows.slice(i, i + CHUNK);
     const domains = chunk.flatMap((c) => (c.domain ? [c.domain] : []));
@@ -232,7 +232,7 @@ async function writeCompanies(trx: Db, rows: CompanyRow[], report: ImportReport,
   }
 }
 
-async function writePeople(trx: Db, rows: (PersonRow & { domain: string | null })[], report: ImportReport, now: Date) {
+async function writePeople(trx: Executor, rows: (PersonRow & { domain: string | null })[], report: ImportReport, now: Date) {
   for (let i = 0; i < rows.length; i += CHUNK) {
     const chunk = rows.slice(i, i + CHUNK);
     const companies = await companiesFor(trx, chunk, report, now);
@@ -257,7 +257,7 @@ async function writePeople(trx: Db, rows: (PersonRow & { domain: string | null }
 }
 
 /** The companies of a chunk of people, by domain or `name:<lower name>`, created when unknown. */
-async function companiesFor(trx: Db, people: (PersonRow & { domain: string | null })[], report: ImportReport, now: Date): Promise<Map<string, CompanyRow>> {
+async function companiesFor(trx: Executor, people: (PersonRow & { domain: string | null })[], report: ImportReport, now: Date): Promise<Map<string, CompanyRow>> {
   const out = new Map<string, CompanyRow>();
   const domains = [...new Set(people.flatMap((p) => (p.domain ? [p.domain] : [])))];
   const names = [...new Set(people.flatMap((p) => (!p.domain && p.company_name ? [p.company_name.toLowerCase()] : [])))];

@@ -10,7 +10,7 @@ import type { components } from '../../../generated/api';
 import type { Knex } from 'knex';
 import type { Clock } from '../../clock';
 import type { Config } from '../../config';
-import type { Db } from '../../db';
+import type { Db, Executor } from '../../db';
 import { badRequest, detail } from '../../http/errors';
 import type { CreditService } from '../credits/service';
 import { employeeRangeOf, normalizeDomain, type CompanyRow, type LeadCompany, type LeadPerson, type PeopleDataOption, type PersonRow } from './model';
@@ -22,7 +22,7 @@ export type CompanySearchRequest = components['schemas']['CompanySearchRequest']
 export type CreditCosts = Config['creditCosts'];
 
 export const DEFAULT_PEOPLE_DATA_OPTIONS: PeopleDataOption[] = ['workEmailReveal'];
-/** The deepest page a search serves (DESIGN.md). */
+/** The deepest page a search serves: at most 500 pages, as the spec's search operations say. */
 export const MAX_PAGE = 500;
 
 /** Whether a person has the data an option reveals (no data, no charge). */
@@ -137,7 +137,7 @@ export class LeadService {
    * was not revealed before; throws 402 (and the caller's transaction must roll back) when the
    * balance cannot cover it. Reusable by any module that hands out lead data.
    */
-  async revealPeople(trx: Db, workspaceId: string, people: PersonRow[], options: readonly PeopleDataOption[]): Promise<RevealCharge> {
+  async revealPeople(trx: Executor, workspaceId: string, people: PersonRow[], options: readonly PeopleDataOption[]): Promise<RevealCharge> {
     const pairs = people.flatMap((p) => options.filter((o) => hasData(p, o)).map((option) => ({ personId: p.id, option })));
     const fresh = await this.store.insertPersonReveals(trx, workspaceId, pairs, this.clock.now());
     const perPerson = new Map<string, number>();
@@ -156,31 +156,31 @@ export class LeadService {
    * reveal of a person with an email costs `creditCosts.workEmailReveal`). Unknown ids are left out
    * of the map; a person without an email maps to null. Throws 402 when the balance cannot cover it.
    */
-  async revealWorkEmails(trx: Db, workspaceId: string, personIds: string[]): Promise<{ emails: Map<string, string | null>; creditsUsed: number; balance: number }> {
+  async revealWorkEmails(trx: Executor, workspaceId: string, personIds: string[]): Promise<{ emails: Map<string, string | null>; creditsUsed: number; balance: number }> {
     const people = await this.store.peopleByIds(trx, personIds);
     const charge = await this.revealPeople(trx, workspaceId, people, ['workEmailReveal']);
     return { emails: new Map(people.map((p) => [p.id, p.work_email])), creditsUsed: charge.used, balance: charge.remaining };
   }
 
   /** People as the workspace may see them now (what it has revealed, nothing charged), in the order of `ids`. */
-  async showPeople(db: Db, workspaceId: string, ids: string[]): Promise<Map<string, LeadPerson>> {
+  async showPeople(db: Executor, workspaceId: string, ids: string[]): Promise<Map<string, LeadPerson>> {
     const [people, revealed] = await Promise.all([this.store.peopleByIds(db, ids), this.store.revealedOptions(db, workspaceId, ids)]);
     const companies = await this.store.companiesByIds(db, people.flatMap((p) => (p.company_id ? [p.company_id] : [])));
     return new Map(people.map((p) => [p.id, toLeadPerson(p, p.company_id ? companies.get(p.company_id) : undefined, revealed.get(p.id) ?? [], 0)]));
   }
 
   /** Companies as the workspace may see them now: in full where it has revealed them. */
-  async showCompanies(db: Db, workspaceId: string, ids: string[]): Promise<Map<string, LeadCompany & { revealed: boolean }>> {
+  async showCompanies(db: Executor, workspaceId: string, ids: string[]): Promise<Map<string, LeadCompany & { revealed: boolean }>> {
     const [companies, full] = await Promise.all([this.store.companiesByIds(db, ids), this.store.revealedCompanies(db, workspaceId, ids)]);
     return new Map([...companies.values()].map((c) => [c.id, { ...toLeadCompany(c, full.has(c.id)), revealed: full.has(c.id) }]));
   }
 
-  peopleByIds(db: Db, ids: string[]): Promise<PersonRow[]> {
+  peopleByIds(db: Executor, ids: string[]): Promise<PersonRow[]> {
     return this.store.peopleByIds(db, ids);
   }
 
   /** Which of `ids` are people (or companies) of the lead database. */
-  existingIds(db: Db, kind: 'people' | 'company', ids: string[]): Promise<Set<string>> {
+  existingIds(db: Executor, kind: 'people' | 'company', ids: string[]): Promise<Set<string>> {
     return this.store.existingIds(db, kind === 'people' ? 'people' : 'companies', ids);
   }
 
@@ -189,7 +189,7 @@ export class LeadService {
    * `personIds` (a subquery) would cost more than the balance: a batched caller fails up front with
    * what the whole request needs.
    */
-  async requireCreditsForEmails(trx: Db, workspaceId: string, personIds: Knex.QueryBuilder): Promise<void> {
+  async requireCreditsForEmails(trx: Executor, workspaceId: string, personIds: Knex.QueryBuilder): Promise<void> {
     const unrevealed = await this.store.countUnrevealedEmails(trx, workspaceId, personIds);
     await this.credits.require(trx, workspaceId, unrevealed * this.costs.workEmailReveal);
   }

@@ -5,7 +5,7 @@
 import type { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../../clock';
-import type { Db } from '../../db';
+import type { Executor } from '../../db';
 import { COMPANY_COLUMNS, EMPLOYEE_RANGES, PEOPLE_DATA_OPTIONS, PERSON_COLUMNS, type CompanyRow, type EmailStatus, type EmployeeRange, type PeopleDataOption, type PersonRow } from './model';
 
 export interface PeopleFilters {
@@ -107,7 +107,7 @@ export class LeadStore {
   }
 
   /** The WHERE of a people search on `people`. */
-  private peopleWhere(db: Db, f: PeopleFilters): Knex.QueryBuilder {
+  private peopleWhere(db: Executor, f: PeopleFilters): Knex.QueryBuilder {
     const q = db('people');
     if (f.titles?.length) anyWords(q, 'title_tsv', 'english', f.titles);
     if (f.seniorities?.length) q.whereIn('seniority', f.seniorities);
@@ -127,7 +127,7 @@ export class LeadStore {
     return q;
   }
 
-  private companiesWhere(db: Db, f: CompanyFilters): Knex.QueryBuilder {
+  private companiesWhere(db: Executor, f: CompanyFilters): Knex.QueryBuilder {
     const q = db('companies');
     if (f.names?.length) anyWords(q, 'name_tsv', 'simple', f.names);
     if (f.domains) q.whereRaw('lower(domain) = any(?::text[])', [f.domains]);
@@ -143,7 +143,7 @@ export class LeadStore {
    * The page in result order (score desc, id). The ids are picked first, by a query that the search
    * indexes answer without reading the table (a deferred join), then only the page's rows are read.
    */
-  private page(db: Db, table: string, where: Knex.QueryBuilder, page: Page): Knex.QueryBuilder {
+  private page(db: Executor, table: string, where: Knex.QueryBuilder, page: Page): Knex.QueryBuilder {
     const order = (prefix: string) => [{ column: `${prefix}score`, order: 'desc' }, { column: `${prefix}id`, order: 'asc' }];
     const ids = where.select('id').orderBy(order('')).offset(page.offset).limit(page.limit);
     return db(table).whereIn(`${table}.id`, ids).orderBy(order(`${table}.`));
@@ -153,7 +153,7 @@ export class LeadStore {
    * A page of people with their companies and what the workspace has revealed of each, in the one
    * query that reads the page's rows (a search would otherwise ask for each separately).
    */
-  async searchPeople(db: Db, workspaceId: string, filters: PeopleFilters, page: Page): Promise<{ rows: FoundPerson[]; total: number }> {
+  async searchPeople(db: Executor, workspaceId: string, filters: PeopleFilters, page: Page): Promise<{ rows: FoundPerson[]; total: number }> {
     const rows = this.page(db, 'people', this.peopleWhere(db, filters), page)
       .leftJoin('companies', 'companies.id', 'people.company_id')
       .select([
@@ -166,7 +166,7 @@ export class LeadStore {
   }
 
   /** A page of companies, each with whether the workspace has seen it in full. */
-  async searchCompanies(db: Db, workspaceId: string, filters: CompanyFilters, page: Page): Promise<{ rows: (CompanyRow & { revealed: boolean })[]; total: number }> {
+  async searchCompanies(db: Executor, workspaceId: string, filters: CompanyFilters, page: Page): Promise<{ rows: (CompanyRow & { revealed: boolean })[]; total: number }> {
     const rows = this.page(db, 'companies', this.companiesWhere(db, filters), page).select([
       ...COMPANY_COLUMNS,
       db.raw('exists(select 1 from company_reveals r where r.workspace_id = ? and r.company_id = companies.id) as revealed', [workspaceId]),
@@ -181,7 +181,7 @@ export class LeadStore {
    * a million people) while the page itself needs only a few. Recent counts are reused for the same
    * filters (see the constructor).
    */
-  private async count(db: Db, q: Knex.QueryBuilder): Promise<number> {
+  private async count(db: Executor, q: Knex.QueryBuilder): Promise<number> {
     const { sql, bindings } = q.clone().select(db.raw('1')).toSQL();
     const key = `${sql}\n${JSON.stringify(bindings)}`;
     const counted = this.counts?.get(key);
@@ -191,7 +191,7 @@ export class LeadStore {
     return total;
   }
 
-  private async countNow(db: Db, q: Knex.QueryBuilder, sql: string, bindings: readonly unknown[]): Promise<number> {
+  private async countNow(db: Executor, q: Knex.QueryBuilder, sql: string, bindings: readonly unknown[]): Promise<number> {
     const explained = await db.raw(`EXPLAIN (FORMAT JSON) ${sql}`, bindings as Knex.RawBinding[]);
     const estimate = Math.round(Number(explained.rows[0]['QUERY PLAN'][0].Plan['Plan Rows']));
     if (estimate > EXACT_COUNT_UP_TO) return estimate;
@@ -199,13 +199,13 @@ export class LeadStore {
     return Number(row?.count ?? 0);
   }
 
-  async companiesByIds(db: Db, ids: string[]): Promise<Map<string, CompanyRow>> {
+  async companiesByIds(db: Executor, ids: string[]): Promise<Map<string, CompanyRow>> {
     if (!ids.length) return new Map();
     const rows: CompanyRow[] = await db('companies').select(COMPANY_COLUMNS).whereIn('id', [...new Set(ids)]);
     return new Map(rows.map((r) => [r.id, r]));
   }
 
-  async peopleByIds(db: Db, ids: string[]): Promise<PersonRow[]> {
+  async peopleByIds(db: Executor, ids: string[]): Promise<PersonRow[]> {
     if (!ids.length) return [];
     return db('people').select(PERSON_COLUMNS).whereIn('id', [...new Set(ids)]).orderBy('id');
   }
@@ -214,7 +214,7 @@ export class LeadStore {
    * Records reveals; returns the (person, option) pairs that were new, i.e. to be charged. A pair
    * another transaction is inserting waits for it, so two concurrent requests never both charge it.
    */
-  async insertPersonReveals(trx: Db, workspaceId: string, pairs: { personId: string; option: string }[], at: Date): Promise<{ person_id: string; data_option: string }[]> {
+  async insertPersonReveals(trx: Executor, workspaceId: string, pairs: { personId: string; option: string }[], at: Date): Promise<{ person_id: string; data_option: string }[]> {
     if (!pairs.length) return [];
     // One order for every request, so concurrent inserts take row locks in the same order.
     const rows = [...pairs]
@@ -223,7 +223,7 @@ export class LeadStore {
     return trx('people_reveals').insert(rows).onConflict(['workspace_id', 'person_id', 'data_option']).ignore().returning(['person_id', 'data_option']);
   }
 
-  async insertCompanyReveals(trx: Db, workspaceId: string, companyIds: string[], at: Date): Promise<string[]> {
+  async insertCompanyReveals(trx: Executor, workspaceId: string, companyIds: string[], at: Date): Promise<string[]> {
     if (!companyIds.length) return [];
     const rows = [...new Set(companyIds)].sort().map((id) => ({ workspace_id: workspaceId, company_id: id, revealed_at: at }));
     const inserted: { company_id: string }[] = await trx('company_reveals').insert(rows).onConflict(['workspace_id', 'company_id']).ignore().returning(['company_id']);
@@ -231,14 +231,14 @@ export class LeadStore {
   }
 
   /** Which of `ids` exist in the lead database. */
-  async existingIds(db: Db, entity: 'people' | 'companies', ids: string[]): Promise<Set<string>> {
+  async existingIds(db: Executor, entity: 'people' | 'companies', ids: string[]): Promise<Set<string>> {
     if (!ids.length) return new Set();
     const rows: { id: string }[] = await db(entity).whereIn('id', ids).select('id');
     return new Set(rows.map((r) => r.id));
   }
 
   /** The data options each person has revealed to the workspace, in the spec's order (like a search answer). */
-  async revealedOptions(db: Db, workspaceId: string, personIds: string[]): Promise<Map<string, PeopleDataOption[]>> {
+  async revealedOptions(db: Executor, workspaceId: string, personIds: string[]): Promise<Map<string, PeopleDataOption[]>> {
     const out = new Map<string, PeopleDataOption[]>();
     if (!personIds.length) return out;
     const rows: { person_id: string; data_option: PeopleDataOption }[] = await db('people_reveals')
@@ -251,14 +251,14 @@ export class LeadStore {
   }
 
   /** The companies the workspace has seen in full. */
-  async revealedCompanies(db: Db, workspaceId: string, companyIds: string[]): Promise<Set<string>> {
+  async revealedCompanies(db: Executor, workspaceId: string, companyIds: string[]): Promise<Set<string>> {
     if (!companyIds.length) return new Set();
     const rows: { company_id: string }[] = await db('company_reveals').where({ workspace_id: workspaceId }).whereIn('company_id', companyIds).select('company_id');
     return new Set(rows.map((r) => r.company_id));
   }
 
   /** People among `personIds` (a subquery) with a work email not yet revealed to the workspace. */
-  async countUnrevealedEmails(db: Db, workspaceId: string, personIds: Knex.QueryBuilder): Promise<number> {
+  async countUnrevealedEmails(db: Executor, workspaceId: string, personIds: Knex.QueryBuilder): Promise<number> {
     const [{ n }] = await db('people as p')
       .whereIn('p.id', personIds)
       .whereNotNull('p.work_email')
@@ -270,17 +270,17 @@ export class LeadStore {
   }
 
   // Enrichment look-ups, batched per rule through the leads migration's lower(...) indexes; keys come lower-cased.
-  async byWorkEmails(db: Db, emails: string[]): Promise<PersonRow[]> {
+  async byWorkEmails(db: Executor, emails: string[]): Promise<PersonRow[]> {
     if (!emails.length) return [];
     return db('people').select(PERSON_COLUMNS).whereRaw(`lower(work_email) IN (${placeholders(emails)})`, emails);
   }
 
-  async byLinkedinUrls(db: Db, urls: string[]): Promise<PersonRow[]> {
+  async byLinkedinUrls(db: Executor, urls: string[]): Promise<PersonRow[]> {
     if (!urls.length) return [];
     return db('people').select(PERSON_COLUMNS).whereRaw(`lower(linkedin_url) IN (${placeholders(urls)})`, urls);
   }
 
-  async byNames(db: Db, names: { first: string; last: string }[]): Promise<PersonRow[]> {
+  async byNames(db: Executor, names: { first: string; last: string }[]): Promise<PersonRow[]> {
     if (!names.length) return [];
     const tuples = names.map(() => '(?, ?)').join(', ');
     return db('people')

@@ -5,7 +5,7 @@
  */
 import type { components } from '../../../generated/api';
 import type { Clock } from '../../clock';
-import { isUniqueViolation, type Db } from '../../db';
+import { isUniqueViolation, type Db, type Executor } from '../../db';
 import { conflict, detail, notFound } from '../../http/errors';
 import { newId } from '../../ids';
 import type { CampaignService } from '../campaign/service';
@@ -196,7 +196,7 @@ export class ListService {
   }
 
   /** Every member of a list, BATCH_SIZE at a time, by keyset (constant memory for any list size). */
-  private async *walk(db: Db, kind: ListKind, listId: string): AsyncGenerator<MemberRef[]> {
+  private async *walk(db: Executor, kind: ListKind, listId: string): AsyncGenerator<MemberRef[]> {
     let after: MemberCursor | null = null;
     for (;;) {
       const rows = await this.store.members(db, kind, listId, { limit: BATCH_SIZE, after });
@@ -208,7 +208,7 @@ export class ListService {
   }
 
   /** Members as the lead module shows them to the workspace (only what it has revealed), in list order. */
-  private async showPeople(db: Db, workspaceId: string, members: MemberRef[]): Promise<PersonMember[]> {
+  private async showPeople(db: Executor, workspaceId: string, members: MemberRef[]): Promise<PersonMember[]> {
     const people = await this.leads.showPeople(db, workspaceId, members.map((m) => m.id));
     // A person deleted between the two reads (its memberships go with it) is left out, as the join used to.
     return members.flatMap((m) => {
@@ -217,7 +217,7 @@ export class ListService {
     });
   }
 
-  private async showCompanies(db: Db, workspaceId: string, members: MemberRef[]): Promise<CompanyMember[]> {
+  private async showCompanies(db: Executor, workspaceId: string, members: MemberRef[]): Promise<CompanyMember[]> {
     const companies = await this.leads.showCompanies(db, workspaceId, members.map((m) => m.id));
     return members.flatMap((m) => {
       const company = companies.get(m.id);
@@ -226,7 +226,7 @@ export class ListService {
   }
 
   /** Locks the workspace's list for a change; 404 when it is not the workspace's, 409 when it is of the other kind. */
-  private async locked(trx: Db, workspaceId: string, listId: string, kind: ListKind, action: Exclude<Action, 'read'>): Promise<ListRow> {
+  private async locked(trx: Executor, workspaceId: string, listId: string, kind: ListKind, action: Exclude<Action, 'read'>): Promise<ListRow> {
     const list = await this.store.lock(trx, workspaceId, listId);
     if (!list) throw notFound(LIST_NOT_FOUND);
     assertKind(list, kind, action);

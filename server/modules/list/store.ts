@@ -1,6 +1,6 @@
 /** Lists and their memberships: plain rows. Members are ordered by (added_at, member id) everywhere. */
 import type { Knex } from 'knex';
-import type { Db } from '../../db';
+import type { Executor } from '../../db';
 
 export type ListKind = 'people' | 'company';
 
@@ -38,7 +38,7 @@ const MEMBERS = {
  * PostgreSQL before autovacuum) the planner would otherwise sort the whole list for every batch. SET LOCAL
  * needs a transaction: the caller's (switched back on afterwards), or a short one of our own.
  */
-async function inIndexOrder<T>(db: Db, run: (db: Db) => Promise<T>): Promise<T> {
+async function inIndexOrder<T>(db: Executor, run: (db: Executor) => Promise<T>): Promise<T> {
   if (!db.isTransaction) return db.transaction((trx) => inIndexOrder(trx, run));
   await db.raw('SET LOCAL enable_sort = off');
   const result = await run(db);
@@ -47,7 +47,7 @@ async function inIndexOrder<T>(db: Db, run: (db: Db) => Promise<T>): Promise<T> 
 }
 
 export class ListStore {
-  private views(db: Db) {
+  private views(db: Executor) {
     return db('lists as l').select(
       'l.*',
       db.raw(`CASE l.kind
@@ -56,17 +56,17 @@ export class ListStore {
     );
   }
 
-  async find(db: Db, workspaceId: string, id: string): Promise<ListView | undefined> {
+  async find(db: Executor, workspaceId: string, id: string): Promise<ListView | undefined> {
     const [row] = await this.views(db).where({ 'l.workspace_id': workspaceId, 'l.id': id });
     return row;
   }
 
   /** Locks the list row, so deletes and membership changes of one list happen one after another. */
-  async lock(db: Db, workspaceId: string, id: string): Promise<ListRow | undefined> {
+  async lock(db: Executor, workspaceId: string, id: string): Promise<ListRow | undefined> {
     return db('lists').where({ workspace_id: workspaceId, id }).forUpdate().first();
   }
 
-  async page(db: Db, workspaceId: string, page: { limit: number; skip: number; kind?: ListKind }): Promise<{ rows: ListView[]; total: number }> {
+  async page(db: Executor, workspaceId: string, page: { limit: number; skip: number; kind?: ListKind }): Promise<{ rows: ListView[]; total: number }> {
     const filter = { 'l.workspace_id': workspaceId, ...(page.kind ? { 'l.kind': page.kind } : {}) };
     const [rows, [{ total }]] = await Promise.all([
       this.views(db).where(filter).orderBy([{ column: 'l.created_at', order: 'desc' }, { column: 'l.id', order: 'desc' }]).offset(page.skip).limit(page.limit),
@@ -75,20 +75,20 @@ export class ListStore {
     return { rows, total: Number(total) };
   }
 
-  async insert(db: Db, row: ListRow): Promise<void> {
+  async insert(db: Executor, row: ListRow): Promise<void> {
     await db('lists').insert(row);
   }
 
-  async delete(db: Db, id: string): Promise<void> {
+  async delete(db: Executor, id: string): Promise<void> {
     await db('lists').where({ id }).delete();
   }
 
-  async touch(db: Db, id: string, at: Date): Promise<void> {
+  async touch(db: Executor, id: string, at: Date): Promise<void> {
     await db('lists').where({ id }).update({ updated_at: at });
   }
 
   /** Adds memberships; returns the ids that were not members yet. */
-  async addMembers(db: Db, kind: ListKind, listId: string, ids: string[], at: Date): Promise<string[]> {
+  async addMembers(db: Executor, kind: ListKind, listId: string, ids: string[], at: Date): Promise<string[]> {
     if (!ids.length) return [];
     const { table, column } = MEMBERS[kind];
     // One order for every request, so concurrent inserts into one list take row locks in the same order.
@@ -98,7 +98,7 @@ export class ListStore {
   }
 
   /** Removes memberships; returns the ids that were members. */
-  async removeMembers(db: Db, kind: ListKind, listId: string, ids: string[]): Promise<string[]> {
+  async removeMembers(db: Executor, kind: ListKind, listId: string, ids: string[]): Promise<string[]> {
     const { table, column } = MEMBERS[kind];
     const removed: Record<string, string>[] = await db(table).where({ list_id: listId }).whereIn(column, ids).delete().returning(column);
     return removed.map((r) => r[column]);
@@ -108,7 +108,7 @@ export class ListStore {
    * Member ids in list order: a page by offset (`skip`), or the batch after `after` (keyset, for exports and
    * sends that walk a whole list in constant memory). The lead module reads the members' rows.
    */
-  members(db: Db, kind: ListKind, listId: string, range: { limit: number; skip?: number; after?: MemberCursor | null }): Promise<MemberRef[]> {
+  members(db: Executor, kind: ListKind, listId: string, range: { limit: number; skip?: number; after?: MemberCursor | null }): Promise<MemberRef[]> {
     const { table, column } = MEMBERS[kind];
     return inIndexOrder(db, (trx) => {
       const q = trx(table)
@@ -123,7 +123,7 @@ export class ListStore {
   }
 
   /** The people of a list as a subquery, for the lead module to count or filter by without naming our tables. */
-  peopleOf(db: Db, listId: string): Knex.QueryBuilder {
+  peopleOf(db: Executor, listId: string): Knex.QueryBuilder {
     return db('list_people').where({ list_id: listId }).select('person_id');
   }
 }

@@ -4,7 +4,7 @@
  */
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { newId } from '../../ids';
-import { domainOf } from './login';
+import { domainOf } from '../../email-address';
 import type { ThreadParent } from './store';
 
 /** A message as nodemailer takes it. */

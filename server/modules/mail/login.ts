@@ -23,5 +23,3 @@ export interface ConnectionOptions {
   timeoutMs: number;
 }
 
-/** The domain of an address (what Message-IDs and the SMTP greeting name). */
-export const domainOf = (email: string) => email.slice(email.lastIndexOf('@') + 1);

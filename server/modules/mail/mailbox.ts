@@ -52,6 +52,9 @@ export interface FetchOptions {
   maxBytes?: number;
 }
 
+/** What providers call the spam folder when it has no `\Junk` attribute. */
+const SPAM_NAMES = ['Junk', 'Spam', 'Junk E-mail', 'Junk Email', '[Gmail]/Spam', 'Bulk Mail', 'INBOX.Junk', 'INBOX.Spam'];
+
 /** Messages fetched per round trip. */
 const FETCH_CHUNK = 50;
 
@@ -127,6 +130,15 @@ export class MailboxSession {
   /** The folder with this special use (`\Junk`, `\Sent`, ...), or null when the server names none. */
   async specialUse(use: SpecialUse): Promise<string | null> {
     return (await this.folders()).find((f) => f.specialUse === use)?.path ?? null;
+  }
+
+  /** The spam folder: the `\Junk` special-use one, else the first with a name providers use; null when none. */
+  async spamFolder(): Promise<string | null> {
+    const folders = await this.folders();
+    const junk = folders.find((f) => f.specialUse === '\\Junk');
+    if (junk) return junk.path;
+    const byName = new Map(folders.map((f) => [f.path.toLowerCase(), f.path]));
+    return SPAM_NAMES.map((name) => byName.get(name.toLowerCase())).find((path) => path !== undefined) ?? null;
   }
 
   /** Creates the folder unless it exists. */
@@ -210,9 +222,17 @@ export interface ReadOptions {
   mailbox: string;
   checkpoint: { uidValidity: string | null; lastUid: number };
   limit: number;
-  /** Processes one message and moves the checkpoint (one transaction). */
-  onMessage(uid: number, uidValidity: string, source: Buffer): Promise<void>;
+  /**
+   * At most this many bytes of each message are fetched (its headers and the start of its body), and the
+   * messages fetched at once hold at most READ_BUDGET bytes: memory stays bounded whatever the mail's size.
+   */
+  maxBytes?: number;
+  /** Processes one message and moves the checkpoint (one transaction); `size` is the whole message's, larger than `source` when cut. */
+  onMessage(uid: number, uidValidity: string, source: Buffer, size: number): Promise<void>;
 }
+
+/** Bytes of messages one fetch round trip may hold when `maxBytes` bounds each. */
+const READ_BUDGET = 8 * 1024 * 1024;
 
 /**
  * Hands the messages of one folder after the checkpoint to `onMessage` in UID order, at most `limit` per call,
@@ -226,10 +246,11 @@ export async function readMailbox(session: MailboxSession, options: ReadOptions)
   const uids = (await session.search({ uid: `${lastUid + 1}:*` })).filter((u) => u > lastUid);
   const todo = uids.slice(0, options.limit);
   let processed = 0;
-  for (let i = 0; i < todo.length; i += FETCH_CHUNK) {
-    for (const m of await session.fetch(todo.slice(i, i + FETCH_CHUNK))) {
+  const chunk = options.maxBytes ? Math.max(1, Math.min(FETCH_CHUNK, Math.floor(READ_BUDGET / options.maxBytes))) : FETCH_CHUNK;
+  for (let i = 0; i < todo.length; i += chunk) {
+    for (const m of await session.fetch(todo.slice(i, i + chunk), { maxBytes: options.maxBytes })) {
       if (m.uid <= lastUid) continue;
-      await options.onMessage(m.uid, box.uidValidity, m.source);
+      await options.onMessage(m.uid, box.uidValidity, m.source, m.size);
       lastUid = m.uid;
       processed += 1;
     }

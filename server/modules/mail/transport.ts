@@ -6,7 +6,8 @@
 import nodemailer, { type Transporter } from 'nodemailer';
 import { OutboundRefusedError, resolveAllowedAddress } from '../../net/outbound';
 import type { OutgoingMessage } from './compose';
-import { domainOf, type ConnectionOptions, type LoginFailure, type MailLogin } from './login';
+import { domainOf } from '../../email-address';
+import { type ConnectionOptions, type LoginFailure, type MailLogin } from './login';
 
 export type SendOutcome =
   | { kind: 'sent'; response: string }

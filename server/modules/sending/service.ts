@@ -543,6 +543,35 @@ export class SendingService {
     };
   }
 
+  /**
+   * Moves contacts' progress to another campaign (POST /v2/contact/move, in its transaction). Dropped, the
+   * contact starts the target at step 1 (a new progress row once the target runs). Kept, the row keeps its
+   * step number, due time, account and last message (so the next step threads after the last one); a row
+   * that had finished its old sequence continues at the same step number when the target has it, due that
+   * step's delay after the last send. Returns the contacts past the target's last step.
+   */
+  async moveProgress(trx: Executor, contactIds: string[], toCampaignId: string, keepProgress: boolean): Promise<Set<string>> {
+    const past = new Set<string>();
+    if (!keepProgress) {
+      await this.store.deleteProgress(trx, contactIds);
+      return past;
+    }
+    const steps = await this.store.steps(trx, toCampaignId);
+    const now = this.clock.now();
+    for (const row of await this.store.lockProgress(trx, contactIds)) {
+      const step = steps[row.step_number - 1];
+      if (!step) {
+        past.add(row.contact_id);
+        await this.store.updateProgress(trx, row.contact_id, { campaign_id: toCampaignId, state: 'done', reason: null, updated_at: now });
+        continue;
+      }
+      const finished = row.state === 'done' && row.reason === null;
+      const dueAt = finished ? new Date(Math.max(now.getTime(), (row.last_sent_at?.getTime() ?? now.getTime()) + step.delay_days * DAY)) : row.due_at;
+      await this.store.updateProgress(trx, row.contact_id, { campaign_id: toCampaignId, ...(finished ? { state: 'waiting', due_at: dueAt } : {}), updated_at: now });
+    }
+    return past;
+  }
+
   /** A contact's place in its sequence, for `GET /v1/contact/get`. */
   async contactProgress(contactId: string): Promise<components['schemas']['ContactProgress'] | null> {
     const p = await this.store.progressOf(this.db, contactId);

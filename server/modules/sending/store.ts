@@ -7,6 +7,7 @@
 import type { Executor } from '../../db';
 import { backlogOf, type Backlog } from '../../telemetry';
 import type { ScheduleJson } from '../campaign/service';
+import { UNFINISHED_STATUSES } from '../contact/statuses';
 
 export type ProgressState = 'waiting' | 'sending' | 'held' | 'done' | 'unknown';
 
@@ -205,9 +206,9 @@ export class SendingStore {
     return row?.failures ?? 0;
   }
 
-  /** Contacts of the campaign still to be mailed (active or paused). */
+  /** Contacts of the campaign still to be mailed. */
   async unfinishedContacts(db: Executor, campaignId: string): Promise<number> {
-    const row = await db('contacts').where({ campaign_id: campaignId }).whereIn('status', ['active', 'paused']).first(db.raw('count(*)::int AS n'));
+    const row = await db('contacts').where({ campaign_id: campaignId }).whereIn('status', UNFINISHED_STATUSES).first(db.raw('count(*)::int AS n'));
     return row?.n ?? 0;
   }
 
@@ -217,7 +218,7 @@ export class SendingStore {
     return db('sending_progress as p')
       .join('contacts as c', 'c.id', 'p.contact_id')
       .where('p.campaign_id', campaignId)
-      .whereIn('c.status', ['active', 'paused'])
+      .whereIn('c.status', UNFINISHED_STATUSES)
       .groupBy('p.state', db.raw('2'))
       .select('p.state', db.raw('(p.due_at <= ?) AS due', [now]), db.raw('count(*)::int AS n'));
   }
@@ -242,5 +243,15 @@ export class SendingStore {
 
   async progressOf(db: Executor, contactId: string): Promise<ProgressRow | undefined> {
     return db('sending_progress').where({ contact_id: contactId }).first();
+  }
+
+  /** The progress rows of these contacts, locked. */
+  async lockProgress(db: Executor, contactIds: string[]): Promise<ProgressRow[]> {
+    if (contactIds.length === 0) return [];
+    return db('sending_progress').whereIn('contact_id', contactIds).orderBy('contact_id').forUpdate();
+  }
+
+  async deleteProgress(db: Executor, contactIds: string[]): Promise<void> {
+    if (contactIds.length) await db('sending_progress').whereIn('contact_id', contactIds).delete();
   }
 }

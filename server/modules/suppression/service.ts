@@ -7,13 +7,11 @@ import type { Clock } from '../../clock';
 import type { Db, Executor } from '../../db';
 import type { SuppressionReason, SuppressionStore } from './store';
 import { paginated, type Page } from '../../http/pagination';
+import { domainOf, isValidEmail } from '../../email-address';
 
 type Schemas = components['schemas'];
 
-const ADDRESS = /^[^\s@]+@[a-z0-9-]+(\.[a-z0-9-]+)+$/;
 const DOMAIN = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/;
-
-const domainOf = (email: string) => email.slice(email.lastIndexOf('@') + 1);
 
 export class SuppressionService {
   constructor(
@@ -45,7 +43,7 @@ export class SuppressionService {
     const wanted: string[] = [];
     values.forEach((raw, index) => {
       const value = raw.trim().toLowerCase();
-      if (ADDRESS.test(value) || DOMAIN.test(value)) {
+      if (isValidEmail(value) || DOMAIN.test(value)) {
         if (!wanted.includes(value)) wanted.push(value);
       } else invalid.push({ index, value: raw, message: 'Not an email address or a domain.' });
     });

@@ -26,7 +26,7 @@ import { newId } from '../../ids';
 import { detail, conflict, notFound } from '../../http/errors';
 import type { AccountMailAccess, AccountService } from '../account/service';
 import type { AccountRow } from '../account/store';
-import type { SecretBox } from '../account/secrets';
+import type { SecretBox } from '../../secrets';
 import { addDays, resolveRange } from '../events/days';
 import type { EventService } from '../events/service';
 import { MailboxError, replySubject, type MailboxSession, type MailLogin, type MailService, type SendOutcome } from '../mail/service';
@@ -129,7 +129,7 @@ export class WarmupService {
 
   /** The per-deployment key of the marker (derived from the server's secret key). */
   private key(): Buffer {
-    this.markerKey ??= this.secrets.deriveKey('warmup-marker');
+    this.markerKey ??= this.secrets.deriveKey('warmup-marker', 'warmup');
     return this.markerKey;
   }
 
@@ -183,7 +183,7 @@ export class WarmupService {
   // --- pool-only mailboxes (admin CLI) ---
 
   async addMailbox(input: { email: string; password: string; smtpHost: string; smtpPort: number; imapHost: string; imapPort: number; username?: string; imapPassword?: string }): Promise<PoolMailboxRow> {
-    this.secrets.ensureKey();
+    this.secrets.ensureKey('warmup');
     const id = newId();
     const email = input.email.trim().toLowerCase();
     const now = this.clock.now();

@@ -20,7 +20,7 @@ import type { Backlog } from '../../telemetry';
 import { badRequest, detail, notFound } from '../../http/errors';
 import { newId } from '../../ids';
 import { OutboundRefusedError, resolveAllowedAddress } from '../../net/outbound';
-import type { SecretBox } from '../account/secrets';
+import type { SecretBox } from '../../secrets';
 import type { CampaignService } from '../campaign/service';
 import type { Event, EventType } from '../events/service';
 import { postSigned, TIMEOUT_MS, type PostResult } from './deliver';
@@ -230,7 +230,7 @@ export class WebhookService {
   }
 
   async create(workspaceId: string, input: Schemas['WebhookSubscriptionInput']) {
-    this.secrets.ensureKey();
+    this.secrets.ensureKey('webhooks');
     await this.checkUrl(input.url, 'url');
     await this.checkCampaign(workspaceId, input.campaignId);
     const id = newId();

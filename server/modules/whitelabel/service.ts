@@ -4,9 +4,9 @@
  * workspace's plan, read at authentication, so an assignment takes effect on its next request.
  */
 import type { components } from '../../../generated/api';
-import { isUniqueViolation, type Db } from '../../db';
+import { isUniqueViolation, type Db, type Executor } from '../../db';
 import type { Clock } from '../../clock';
-import type { AuthContext } from '../../http/auth';
+import type { AuthContext } from '../../http/admission';
 import { badRequest, conflict, detail, forbidden, notFound } from '../../http/errors';
 import { newId } from '../../ids';
 import type { CreditService } from '../credits/service';
@@ -137,7 +137,7 @@ export class WhitelabelService {
     return toSubUser(row);
   }
 
-  private async usablePlan(db: Db, auth: AuthContext, planId: string): Promise<PlanRow> {
+  private async usablePlan(db: Executor, auth: AuthContext, planId: string): Promise<PlanRow> {
     const plan = await this.workspaces.usablePlan(db, auth.workspaceId, planId);
     if (!plan) throw notFound('Plan not found.');
     return plan;

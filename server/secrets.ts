@@ -1,7 +1,9 @@
 /**
- * Encryption of email-account passwords at rest: AES-256-GCM (node:crypto), a fresh 12-byte IV per
- * value, and the account id + field as additional authenticated data so a ciphertext copied to
- * another row or field does not decrypt. Stored as `v1.<iv>.<tag>.<ciphertext>` (base64url).
+ * The server's secret key and what derives from it: encryption at rest of email-account passwords,
+ * webhook signing secrets and stored idempotent answers (AES-256-GCM, node:crypto, a fresh 12-byte IV
+ * per value, the row id + field as additional authenticated data so a ciphertext copied to another
+ * row or field does not decrypt; stored as `v1.<iv>.<tag>.<ciphertext>` in base64url), and the key
+ * that signs the links in emails (derived with HKDF). Platform code: several modules use it.
  *
  * The key: SECRET_KEY (32 bytes, hex or base64). Without it, the embedded database (no
  * DATABASE_URL) gets a key generated once and kept in DATA_DIR/secret.key (mode 0600), next to the
@@ -13,11 +15,34 @@
 import { createCipheriv, createDecipheriv, randomBytes, hkdfSync } from 'node:crypto';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from '../../config';
-import { conflict } from '../../http/errors';
+import type { Config } from './config';
+import { conflict } from './http/errors';
 
 const ALGORITHM = 'aes-256-gcm';
 const FORMAT = 'v1';
+const SET_IT = 'Set SECRET_KEY (32 bytes, hex or base64) and restart the server.';
+
+/** Each feature that needs the key, with what its caller hears when the server has none (a 409). */
+const WITHOUT_KEY = {
+  emailAccounts: 'Email accounts cannot be connected: the server has no encryption key for their passwords.',
+  webhooks: 'Webhooks cannot be created: the server has no encryption key for their signing secrets.',
+  emailLinks: 'Unsubscribe, open and click links cannot be signed or checked: the server has no key to sign them.',
+  warmup: 'Warm-up cannot run: the server has no key to sign its marker or encrypt pool mailbox passwords.',
+} as const;
+export type KeyedFeature = keyof typeof WITHOUT_KEY;
+
+/** Whether a key exists or can be made: SECRET_KEY is set, or the embedded database keeps one in DATA_DIR. */
+export const hasSecretKey = (config: Pick<Config, 'secretKey' | 'databaseUrl'>): boolean => Boolean(config.secretKey || !config.databaseUrl);
+
+/** The start-up log line for PostgreSQL without SECRET_KEY, naming what will not work; null when there is a key. */
+export function missingSecretKeyWarning(config: Pick<Config, 'secretKey' | 'databaseUrl'>): string | null {
+  if (hasSecretKey(config)) return null;
+  return (
+    'SECRET_KEY is not set: email accounts cannot be connected, webhooks cannot be created, unsubscribe, open and ' +
+    'click links cannot be signed, warm-up cannot run, and idempotent answers are stored unencrypted. ' +
+    SET_IT
+  );
+}
 
 /** Parses a 32-byte key given as 64 hex characters or base64; throws a message naming SECRET_KEY. */
 export function parseSecretKey(raw: string): Buffer {
@@ -49,28 +74,30 @@ export class SecretBox {
     if (config.secretKey) this.key = parseSecretKey(config.secretKey);
   }
 
-  private resolveKey(): Buffer {
+  /** True when a key is set or can be made (see hasSecretKey). */
+  get available(): boolean {
+    return hasSecretKey(this.config);
+  }
+
+  /** The key; without one on PostgreSQL, a 409 naming the feature that needed it. */
+  private resolveKey(feature?: KeyedFeature): Buffer {
     if (this.key) return this.key;
-    if (this.config.databaseUrl) {
-      throw conflict(
-        'Email accounts cannot be connected: the server has no encryption key for their passwords. ' +
-          'Set SECRET_KEY (32 bytes, hex or base64) and restart the server.',
-      );
-    }
+    if (this.config.databaseUrl) throw conflict(`${feature ? WITHOUT_KEY[feature] : 'The server has no encryption key for its stored secrets.'} ${SET_IT}`);
     this.key = readOrCreateKeyFile(this.config.dataDir);
     return this.key;
   }
 
-  /** Throws the 409 above when no key is available; call before doing anything else. */
-  ensureKey(): void {
-    this.resolveKey();
+  /** Throws the feature's 409 when no key is available; call before doing anything else. */
+  ensureKey(feature: KeyedFeature): void {
+    this.resolveKey(feature);
   }
 
   /** A key for another purpose (signing public links), derived so the stored key itself never leaves here. */
-  deriveKey(purpose: string): Buffer {
-    return Buffer.from(hkdfSync('sha256', this.resolveKey(), Buffer.alloc(0), purpose, 32));
+  deriveKey(purpose: string, feature: KeyedFeature): Buffer {
+    return Buffer.from(hkdfSync('sha256', this.resolveKey(feature), Buffer.alloc(0), purpose, 32));
   }
 
+  /** Callers check ensureKey(feature) first, so a missing key has been reported by feature before here. */
   encrypt(plaintext: string, context: string): string {
     const iv = randomBytes(12);
     const cipher = createCipheriv(ALGORITHM, this.resolveKey(), iv);

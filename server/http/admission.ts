@@ -1,0 +1,30 @@
+/**
+ * What authentication and the quota agree on: the caller a valid key stands for and the quota's
+ * decision on its request. Its own file so that auth.ts (which reads an admission) and quota.ts (which
+ * makes one) depend on it rather than on each other.
+ */
+
+export interface AuthContext {
+  keyId: string;
+  workspaceId: string;
+  workspaceName: string;
+  whitelabelEnabled: boolean;
+  timezone: string;
+  limits: { perSecond: number | null; perMin: number; perHour: number; perDay: number };
+}
+
+export interface QuotaDecision {
+  admitted: boolean;
+  /** The longest full window, when not admitted. */
+  exceeded?: { name: 'second' | 'minute' | 'hour' | 'day'; message: string };
+  retryAfterSeconds?: number;
+  headers: Record<string, string>;
+}
+
+/** What a presented key's hash comes to: unknown, revoked, or its workspace with this request counted. */
+export type Admission = { key: 'unknown' } | { key: 'revoked' } | { key: 'valid'; auth: AuthContext; decision: QuotaDecision };
+
+/** What a presented key's hash comes to, with its request counted: the quota service, in one database call. */
+export interface KeyAdmission {
+  admit(keyHash: string): Promise<Admission>;
+}

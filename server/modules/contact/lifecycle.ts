@@ -1,0 +1,142 @@
+/**
+ * A contact's life after its first email: pause and resume (by ids or by address, in one campaign or in
+ * every campaign of the workspace) and moves between campaigns. Each request is all or nothing: unknown
+ * contacts (404) and contacts in a state that forbids the change (409) are reported one detail each, and
+ * then nothing changes. Sequence progress belongs to the sending module and is reached through
+ * `ContactProgressPort`.
+ */
+import type { components } from '../../../generated/api';
+import type { Clock } from '../../clock';
+import type { Db, Executor } from '../../db';
+import { badRequest, conflict, detail, notFound, type ErrorDetail } from '../../http/errors';
+import { plural } from '../../http/route';
+import type { CampaignService } from '../campaign/service';
+import { toContact } from './service';
+import type { ContactRow, ContactStore } from './store';
+
+type Schemas = components['schemas'];
+type Selection = Schemas['ContactSelection'];
+
+/** The sending engine's progress rows, as a move changes them (in the caller's transaction). */
+export interface ContactProgressPort {
+  /**
+   * Moves the contacts' progress to `toCampaignId`: kept (same step, due time, account and thread) or dropped
+   * (the target's step 1). Returns the contacts whose kept step is past the target's last step.
+   */
+  moveProgress(trx: Executor, contactIds: string[], toCampaignId: string, keepProgress: boolean): Promise<Set<string>>;
+}
+
+const CONTACT_NOT_FOUND = 'Contact not found.';
+
+export class ContactLifecycle {
+  constructor(
+    private readonly db: Db,
+    private readonly store: ContactStore,
+    private readonly campaigns: CampaignService,
+    private readonly progress: ContactProgressPort,
+    private readonly clock: Clock,
+  ) {}
+
+  /** POST /v2/contact/pause */
+  pause(workspaceId: string, selection: Selection) {
+    return this.change(workspaceId, selection, 'active', 'paused');
+  }
+
+  /** POST /v2/contact/resume: the progress row is untouched, so the contact goes on where it stopped. */
+  resume(workspaceId: string, selection: Selection) {
+    return this.change(workspaceId, selection, 'paused', 'active');
+  }
+
+  private async change(workspaceId: string, selection: Selection, from: 'active' | 'paused', to: 'active' | 'paused'): Promise<Schemas['ContactLifecycleResult']> {
+    const byIds = selection.contactIds !== undefined;
+    if (byIds === (selection.emails !== undefined)) {
+      const both = byIds;
+      throw badRequest(both ? 'Name contacts by contactIds or by emails, not both.' : 'Send contactIds or emails to name the contacts.', [
+        detail(both ? 'emails' : 'contactIds', both ? 'must not be sent with contactIds' : "must have required property 'contactIds' or 'emails'", both ? 'oneOf' : 'required'),
+      ]);
+    }
+    return this.db.transaction(async (trx) => {
+      if (selection.campaignId) await this.campaigns.assertExists(trx, workspaceId, selection.campaignId);
+      const rows = byIds ? await this.locked(trx, workspaceId, selection.contactIds!, selection.campaignId) : await this.lockedByEmails(trx, workspaceId, selection.emails!, selection.campaignId);
+      const fieldOf = (row: ContactRow) =>
+        byIds ? `contactIds.${selection.contactIds!.indexOf(row.id)}` : `emails.${selection.emails!.findIndex((e) => e.toLowerCase() === row.email.toLowerCase())}`;
+      const blocked = rows.filter((r) => r.status !== from && r.status !== to);
+      if (blocked.length) {
+        const verb = to === 'paused' ? 'paused' : 'resumed';
+        throw conflict(
+          `${plural(blocked.length, 'contact', 'contacts')} cannot be ${verb}: ${blocked.slice(0, 5).map((r) => `${r.email} is ${r.status}`).join(', ')}${blocked.length > 5 ? ', ...' : ''}.`,
+          blocked.map((r) => detail(fieldOf(r), `${r.email} (campaign ${r.campaign_id}) is ${r.status}`, r.status)),
+        );
+      }
+      const changed = await this.store.changeStatus(trx, workspaceId, rows.filter((r) => r.status === from).map((r) => r.id), from, to, this.clock.now());
+      return {
+        changed: changed.map(toContact),
+        unchanged: rows.filter((r) => r.status === to).map((r) => ({ contactId: r.id, campaignId: r.campaign_id, email: r.email, status: r.status as 'active' | 'paused' })),
+      };
+    });
+  }
+
+  /** POST /v2/contact/move */
+  async move(workspaceId: string, body: Schemas['ContactMoveRequest']): Promise<Schemas['ContactMoveResult']> {
+    const target = body.toCampaignId;
+    return this.db.transaction(async (trx) => {
+      await this.campaigns.assertExists(trx, workspaceId, target);
+      const rows = await this.locked(trx, workspaceId, body.contactIds);
+      const holders = new Map<string, string>();
+      for (const held of await this.store.findByEmails(trx, target, rows.map((r) => r.email.toLowerCase()))) holders.set(held.email, held.id);
+      const alreadyInTarget: Schemas['ContactMoveResult']['alreadyInTarget'] = [];
+      const moving: ContactRow[] = [];
+      // Request order: of two contacts with one address, the first moves and the second is reported.
+      for (const id of body.contactIds) {
+        const row = rows.find((r) => r.id === id)!;
+        const email = row.email.toLowerCase();
+        const holder = row.campaign_id === target ? row.id : holders.get(email);
+        if (holder) {
+          alreadyInTarget.push({ contactId: row.id, email: row.email, existingContactId: holder });
+          continue;
+        }
+        holders.set(email, row.id);
+        moving.push(row);
+      }
+      const keep = body.keepProgress ?? false;
+      const past = await this.progress.moveProgress(trx, moving.map((r) => r.id), target, keep);
+      const moved = await this.store.moveTo(
+        trx,
+        workspaceId,
+        moving.map((r) => ({ id: r.id, status: statusAfterMove(r.status, past.has(r.id)) })),
+        target,
+        this.clock.now(),
+      );
+      return { toCampaignId: target, moved: moved.map(toContact), alreadyInTarget };
+    });
+  }
+
+  /** The contacts named by id, locked; 404 naming every id that is not the workspace's (of `campaignId`). */
+  private async locked(trx: Executor, workspaceId: string, ids: string[], campaignId?: string): Promise<ContactRow[]> {
+    const rows = await this.store.lockByIds(trx, workspaceId, ids, campaignId);
+    const found = new Set(rows.map((r) => r.id));
+    const missing: ErrorDetail[] = ids.flatMap((id, i) => (found.has(id) ? [] : [detail(`contactIds.${i}`, `${id} names no contact of this workspace${campaignId ? ' in this campaign' : ''}`, 'notFound')]));
+    if (missing.length) throw notFound(CONTACT_NOT_FOUND, missing);
+    return rows;
+  }
+
+  private async lockedByEmails(trx: Executor, workspaceId: string, emails: string[], campaignId?: string): Promise<ContactRow[]> {
+    const lower = emails.map((e) => e.toLowerCase());
+    const rows = await this.store.lockByEmails(trx, workspaceId, lower, campaignId);
+    const found = new Set(rows.map((r) => r.email.toLowerCase()));
+    const missing: ErrorDetail[] = lower.flatMap((e, i) => (found.has(e) ? [] : [detail(`emails.${i}`, `${emails[i]} names no contact of this workspace${campaignId ? ' in this campaign' : ''}`, 'notFound')]));
+    if (missing.length) throw notFound(CONTACT_NOT_FOUND, missing);
+    return rows;
+  }
+}
+
+/**
+ * The status a moved contact has in the target: one that had finished becomes active again unless its kept
+ * step is past the target's last; one still going that is past it is completed. Paused, unsubscribed and
+ * bounced contacts keep their status.
+ */
+function statusAfterMove(status: string, pastLastStep: boolean): string {
+  if (status === 'completed') return pastLastStep ? 'completed' : 'active';
+  if (status === 'active' && pastLastStep) return 'completed';
+  return status;
+}
