@@ -10,6 +10,9 @@ import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-r
 import { addCampaign, contactRows } from './contact.helpers';
 import { insertFixtures, jane, luis } from './people-search-fixtures';
 
+// The first upload warms the validator and the embedded database; slow on a busy machine.
+jest.setTimeout(120_000);
+
 let t: TestServer;
 let ws: TestWorkspace;
 let dns: TestDnsServer;
@@ -169,6 +172,15 @@ describe('contact import from JSON', () => {
     await drain();
     expect((await getJob(job.id)).counts).toEqual({ created: 2, skipped: 1, invalid: 0 });
     expect((await contactRows(t, campaignId)).find((r) => r.email === 'one@acme.com')!.custom_variables).toEqual({ tier: 1 });
+  });
+
+  it('refuses a custom variable named like a built-in field up front', async () => {
+    const campaignId = await addCampaign(t, ws);
+    const before = await jobCount();
+    const res = await postJson('/v2/job/contact-import', { campaignId, contacts: [{ email: 'a@acme.com' }, { email: 'b@acme.com', customVariables: { email: 'x' } }] });
+    expect(res.status).toBe(400);
+    expect((await res.json()).details).toEqual([{ field: 'body.contacts.1.customVariables.email', location: 'body', message: '"email" is a built-in contact field and cannot be a custom variable', code: 'reserved' }]);
+    expect(await jobCount()).toBe(before);
   });
 
   it('refuses more than 100,000 contacts', async () => {

@@ -109,7 +109,7 @@ export class ContactService {
    */
   async addContacts(trx: Executor, workspaceId: string, campaignId: string, inputs: NewContact[]): Promise<AddContactsResult> {
     await this.campaigns.assertExists(trx, workspaceId, campaignId);
-    assertNoReservedKeys(inputs.flatMap((input, i) => reservedKeys(input.customVariables ?? {}, `contacts.${i}.customVariables`)));
+    this.checkVariables(inputs);
 
     const invalid: AddContactsResult['invalid'] = [];
     const duplicates: AddContactsResult['duplicates'] = [];
@@ -186,6 +186,11 @@ export class ContactService {
       invalid,
       counts: { received: inputs.length, added: added.length, duplicates: duplicates.length, invalid: invalid.length },
     };
+  }
+
+  /** Throws the 400 of a custom variable named like a built-in field (`contacts.N.customVariables.key`); a bulk import checks up front. */
+  checkVariables(inputs: NewContact[]): void {
+    assertNoReservedKeys(inputs.flatMap((input, i) => reservedKeys(input.customVariables ?? {}, `contacts.${i}.customVariables`)));
   }
 
   /** For each of these (lower-case) addresses that a campaign of the workspace holds, the campaigns holding it. */

@@ -165,6 +165,7 @@ export class JobService {
 
   async importJson(workspaceId: string, campaignId: string, options: ImportOptions, contacts: NewContact[]): Promise<Job> {
     await this.campaigns.assertExists(this.db, workspaceId, campaignId);
+    this.contacts.checkVariables(contacts);
     return this.receive(workspaceId, 'contactImport', { campaign_id: campaignId, options }, fromArray(contacts.map((c) => ({ email: normalEmail(c.email), data: c }))));
   }
 
