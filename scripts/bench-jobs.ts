@@ -27,7 +27,7 @@ import { createServices, type Deps, type Services } from '../server/services';
 import { startDnsServer, type Zone } from '../test/helpers/dns-server';
 import { freshBenchDatabase } from './bench-database';
 
-const sizes = (name: string, fallback: number[]) => (process.env[name] ? process.env[name]!.split(',').map(Number) : fallback);
+const sizes = (name: string, fallback: number[]) => (process.env[name] ? process.env[name].split(',').map(Number) : fallback);
 const IMPORT_SIZES = sizes('BENCH_IMPORT_SIZES', [5_000, 50_000, 500_000]);
 const VERIFY_SIZES = sizes('BENCH_VERIFY_SIZES', [1_000, 10_000, 100_000]);
 const DATABASES = (process.env.BENCH_DATABASES ?? 'postgres,pglite').split(',');
@@ -135,7 +135,7 @@ async function baseline(db: Database['db'], rows: number, line: (i: number) => s
   return seconds;
 }
 
-async function openBench(kind: string): Promise<{ database: Database; label: string; drop(): Promise<void> }> {
+async function openBench(kind: string): Promise<{ database: Database; label: string; drop: () => Promise<void> }> {
   if (kind === 'pglite') {
     const database = await openDatabase({ databaseUrl: undefined, dataDir: '' }, { inMemory: true });
     return { database, label: 'PGlite (in memory)', drop: async () => {} };

@@ -116,7 +116,10 @@ async function main() {
     const started = Date.now();
     await generateLeads(db, { people: PEOPLE, companies: COMPANIES, seed: 42, replace: true }, (p) => {
       if (p.phase === 'indexes') bar.update(PEOPLE, { phase: `indexes (${p.done})` });
-      else bar.setTotal(p.total), bar.update(p.done, { phase: p.phase });
+      else {
+        bar.setTotal(p.total);
+        bar.update(p.done, { phase: p.phase });
+      }
     });
     bar.stop();
     console.log(`Loaded in ${((Date.now() - started) / 1000).toFixed(0)} s`);

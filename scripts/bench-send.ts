@@ -83,7 +83,7 @@ async function main(): Promise<void> {
     }
     const schedule = { timezone: 'UTC', days: [0, 1, 2, 3, 4, 5, 6], from: '00:00', to: '23:59' };
     const makeCampaign = async (name: string, contacts: number) => {
-      const campaign = await services.campaigns.create(workspace.id, { name, accountIds, schedule, options: { emailGapMinutes: 0, randomWaitMaxMinutes: 0 } } as never);
+      const campaign = await services.campaigns.create(workspace.id, { name, accountIds, schedule, options: { emailGapMinutes: 0, randomWaitMaxMinutes: 0 } });
       await services.campaigns.createSteps(workspace.id, campaign.id, [
         { delayDays: 0, variants: [{ subject: 'Hi {{firstName}}', body: '<p>Hello {{firstName}}, see <a href="https://acme.test">this</a>.</p>' }] },
         { delayDays: 1, variants: [{ subject: '', body: 'Following up, {{firstName}}.' }] },

@@ -39,7 +39,7 @@ function bundle(): Json {
   } catch (err) {
     // Redocly's output (banners included) is only worth showing when the bundle failed.
     const e = err as { stdout?: Buffer; stderr?: Buffer };
-    throw new Error(`redocly bundle failed:\n${e.stdout ?? ''}${e.stderr ?? ''}`);
+    throw new Error(`redocly bundle failed:\n${e.stdout?.toString() ?? ''}${e.stderr?.toString() ?? ''}`);
   }
   return JSON.parse(readFileSync(file, 'utf8'));
 }

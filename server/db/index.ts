@@ -23,7 +23,7 @@ export type Executor = Knex | Knex.Transaction;
 export interface Database {
   db: Db;
   kind: 'postgres' | 'pglite';
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 const MIGRATIONS_DIR = join(__dirname, 'migrations');

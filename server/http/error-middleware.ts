@@ -82,7 +82,6 @@ export function toApiError(err: unknown, exposeResponseValidation: boolean): Api
 
 export function errorMiddleware(logger: Logger, exposeResponseValidation: boolean) {
   // Express recognises an error handler by its four parameters.
-  // eslint-disable-next-line @typescript-eslint/no-unused-vars
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const requestId = res.locals.requestId as string;
     const apiError = toApiError(err, exposeResponseValidation) ?? new ApiError(500, 'internal_error', 'Internal server error.');

@@ -52,7 +52,7 @@ export function createMetrics(options: { spec: Spec; clock: Clock; db: Db; defau
   const readBacklogs = async () => {
     const now = options.clock.now().getTime();
     return Promise.all(
-      watched.filter(([, job]) => job.backlog).map(async ([name, job]) => {
+      watched.filter(([, job]) => job.backlog !== undefined).map(async ([name, job]) => {
         const b = await job.backlog!();
         return { name, due: b.due, age: b.oldestDueAt ? Math.max(0, (now - b.oldestDueAt.getTime()) / 1000) : 0 };
       }),

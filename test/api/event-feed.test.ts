@@ -129,7 +129,7 @@ onPostgres('event feed under concurrent writers (two processes)', () => {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     const childDone = new Promise<string[]>((resolve, reject) => child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`writer exited with ${code}`)))));
 
     const local: string[] = [];

@@ -51,7 +51,7 @@ describeWithDovecot('inbox placement tests', () => {
     provider.discard('seed3@yahoo.test', false);
   });
   afterAll(async () => {
-    await t?.services.mail.close();
+    t?.services.mail.close();
     await t?.close();
     await provider?.close();
     await receiver?.close();

@@ -38,7 +38,7 @@ describe('sending engine', () => {
       body: { email, provider: 'smtp', dailyLimit, smtp: { host: '127.0.0.1', port: sink.port, password } } as never,
     });
     expect(res.response.status).toBe(201);
-    return res.data!.data.account.id as string;
+    return res.data!.data.account.id;
   }
 
   async function campaign(options: { accounts: string[]; steps: { delayDays: number; variants: { subject: string; body: string }[] }[]; emails: string[]; campaignOptions?: Record<string, unknown>; schedule?: object; contacts?: Record<string, unknown>[] }) {
@@ -59,7 +59,6 @@ describe('sending engine', () => {
   }
 
   const status = async (campaignId: string) => (await ws.client.GET('/v2/campaign/sending-status', { params: { query: { campaignId } } })).data!.data;
-  const header = (i: number, name: string) => sink.received[i].parsed.headers.get(name);
 
   it('sends the rendered first step through the account, with its own Message-ID, both parts and List-Unsubscribe', async () => {
     const account = await connect('ana@acme-mail.io');

@@ -19,8 +19,8 @@ function start(dataDir: string, env: Record<string, string> = {}): { child: Chil
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (out += c.toString()));
   const ready = new Promise<string>((resolve, reject) => {
     const timer = setInterval(() => {
       const port = /"port":(\d+)/.exec(out);

@@ -168,7 +168,7 @@ describe('webhooks against slow and hostile receivers', () => {
     expect(drip.ids.length).toBeGreaterThan(opened);
     const signalled = Date.now();
     child.kill('SIGTERM');
-    const code = await new Promise((resolve) => child.once('exit', resolve));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     const stopMs = Date.now() - signalled;
     console.log(`SIGTERM with a dripping receiver in flight: exited ${code} after ${stopMs} ms`);
     expect(code).toBe(0);

@@ -46,7 +46,7 @@ suite('CORS for browser clients (headless Chromium)', () => {
     await tab.goto(pageOrigin);
     const before = await quotaCount();
     // A string, so the page runs it as written (the test's own module transform would rewrite `import()`).
-    const result = (await tab.evaluate(`(async () => {
+    const result = await tab.evaluate<{ status: number; name: string; requestId: string | null; rateLimit: string | null }>(`(async () => {
       const { default: createClient } = await import('/openapi-fetch.mjs');
       const client = createClient({ baseUrl: ${JSON.stringify(t.url)}, headers: { 'X-API-Key': ${JSON.stringify(ws.apiKey)} } });
       const created = await client.POST('/v2/campaign/create', { body: { name: 'From the browser' } });
@@ -56,7 +56,7 @@ suite('CORS for browser clients (headless Chromium)', () => {
         requestId: created.response.headers.get('x-request-id'),
         rateLimit: created.response.headers.get('ratelimit'),
       };
-    })()`)) as { status: number; name: string; requestId: string | null; rateLimit: string | null };
+    })()`);
     expect(result).toMatchObject({ status: 201, name: 'From the browser' });
     expect(result.requestId).toBeTruthy();
     expect(result.rateLimit).toBeTruthy();

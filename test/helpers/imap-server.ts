@@ -78,7 +78,6 @@ export function dovecotMissing(): string | null {
 export function describeWithDovecot(name: string, fn: () => void): void {
   const missing = dovecotMissing();
   if (missing) {
-    // eslint-disable-next-line no-console
     console.warn(`SKIPPED "${name}": ${missing}`);
     describe.skip(name, fn);
   } else {
@@ -206,8 +205,8 @@ export async function startImapServer(options: { users?: ImapUser[] } = {}): Pro
     writeFileSync(join(dir, 'dovecot.conf'), config(dir, port));
     const proc = spawn('dovecot', ['-F', '-c', join(dir, 'dovecot.conf')], { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
-    proc.stdout!.on('data', (d) => (output += d));
-    proc.stderr!.on('data', (d) => (output += d));
+    proc.stdout.on('data', (d) => (output += d));
+    proc.stderr.on('data', (d) => (output += d));
     let exited = false;
     proc.once('exit', () => (exited = true));
     const deadline = Date.now() + 15_000;

@@ -22,7 +22,7 @@ export function startServerChild(databaseUrl: string, env: Record<string, string
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('server process did not start in 60 s')), 60_000);
     let buffer = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       buffer += chunk.toString();
       const match = /"port":(\d+)/.exec(buffer);
       if (match) {
@@ -47,7 +47,7 @@ export function startWorkerProcess(databaseUrl: string, env: Record<string, stri
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('worker process did not start in 60 s')), 60_000);
     let buffer = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       buffer += chunk.toString();
       if (buffer.includes('"msg":"worker started"')) {
         clearTimeout(timer);

@@ -7,7 +7,7 @@
 import type { components } from '../../../generated/api';
 import type { Db } from '../../db';
 import type { Clock } from '../../clock';
-import { pageOf, paginated } from '../../http/pagination';
+import { pageOf } from '../../http/pagination';
 import { accountNotFound, type AccountService } from '../account/service';
 import type { CampaignService } from '../campaign/service';
 import type { ContactService } from '../contact/service';

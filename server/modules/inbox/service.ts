@@ -72,7 +72,7 @@ const STUCK_RUNS = 3;
 
 /** Processing (not reading) a message failed. */
 class ProcessingError extends Error {}
-const FREE_PROVIDERS = new Set<string>(freeProviders as string[]);
+const FREE_PROVIDERS = new Set<string>(freeProviders);
 
 export interface ProcessOutcome {
   outcome: 'ignored' | 'duplicate' | 'reply' | 'autoReply' | 'bounce' | 'malformed';
@@ -102,7 +102,7 @@ export function toEmailMessage(row: MessageRow, intent: IntentView = viewOf(unde
     subject: row.subject,
     textBody: row.text_body,
     htmlBody: row.html_body,
-    status: row.status as EmailMessage['status'],
+    status: row.status,
     smtpResponse: row.smtp_response,
     sentAt: iso(row.sent_at),
     receivedAt: iso(row.received_at),

@@ -261,7 +261,7 @@ async function companiesFor(trx: Executor, people: (PersonRow & { domain: string
   const out = new Map<string, CompanyRow>();
   const domains = [...new Set(people.flatMap((p) => (p.domain ? [p.domain] : [])))];
   const names = [...new Set(people.flatMap((p) => (!p.domain && p.company_name ? [p.company_name.toLowerCase()] : [])))];
-  for (const c of (await trx('companies').whereRaw('lower(domain) = any(?::text[])', [domains])) as CompanyRow[]) out.set(c.domain!.toLowerCase(), c);
+  for (const c of await trx<CompanyRow>('companies').whereRaw('lower(domain) = any(?::text[])', [domains])) out.set(c.domain!.toLowerCase(), c);
   for (const c of (await trx('companies').whereRaw('lower(name) = any(?::text[])', [names]).orderBy('id')) as CompanyRow[]) {
     if (!out.has(`name:${c.name.toLowerCase()}`)) out.set(`name:${c.name.toLowerCase()}`, c);
   }

@@ -71,7 +71,7 @@ function imapClient(login: MailLogin, address: string, timeoutMs: number): ImapF
     greetingTimeout: timeoutMs,
     socketTimeout: timeoutMs * 3,
     disableAutoIdle: true,
-  } as ConstructorParameters<typeof ImapFlow>[0]);
+  });
 }
 
 /** Connects and logs in, translating failures into MailboxError. */

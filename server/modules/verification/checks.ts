@@ -38,8 +38,8 @@ export function parseAddress(input: string): ParsedAddress | null {
   return { local, domain: ascii };
 }
 
-const disposable = new Set<string>([...(disposableDomains as string[]), ...(disposableWildcards as string[])]);
-const free = new Set<string>(freeProviders as string[]);
+const disposable = new Set<string>([...disposableDomains, ...disposableWildcards]);
+const free = new Set<string>(freeProviders);
 const roles = new Set<string>(roleLocalParts.map((r) => r.toLowerCase()));
 
 /** The domain or one of its parent domains is a disposable-mailbox service. */

@@ -33,7 +33,7 @@ import { startOfLocalDay } from '../sending/schedule';
 import type { WorkspaceService } from '../workspace/service';
 import { firstMessage, replyMessage } from './content';
 import { healthOf, nextGapMs, nextLocalDay, rampTarget, windowOpensAt, type WarmupPlanSettings } from './plan';
-import type { DayCount, MemberRow, PoolMailboxRow, WarmupMessageRow, WarmupStore } from './store';
+import type { MemberRow, PoolMailboxRow, WarmupMessageRow, WarmupStore } from './store';
 
 type Schemas = components['schemas'];
 type Counts = Schemas['WarmupCounts'];
@@ -90,7 +90,6 @@ const HEALTH_DAYS = 7;
 const DAY_MS = 86_400_000;
 
 const domainOf = (email: string) => email.slice(email.lastIndexOf('@') + 1).toLowerCase();
-const bare = (messageId: string) => messageId.replace(/^<|>$/g, '');
 
 /** The Message-ID of a raw message's header block, without angle brackets; null when it has none. */
 export function headerMessageId(source: Buffer): string | null {
@@ -174,7 +173,7 @@ export class WarmupService {
     return new Map(
       memberIds.map((id) => {
         const { inbox, spam } = placed.get(id) ?? { inbox: 0, spam: 0 };
-        return [id, { days: HEALTH_DAYS as 7, landedInbox: inbox, landedSpam: spam, ...healthOf(inbox, spam) }];
+        return [id, { days: HEALTH_DAYS, landedInbox: inbox, landedSpam: spam, ...healthOf(inbox, spam) }];
       }),
     );
   }
@@ -234,7 +233,7 @@ export class WarmupService {
     const zero = (): Counts => ({ sent: 0, received: 0, landedInbox: 0, landedSpam: 0, rescued: 0, replied: 0, bounced: 0 });
     const byDay = new Map<string, Counts>();
     const totals = zero();
-    for (const r of rows as DayCount[]) {
+    for (const r of rows) {
       const counts = byDay.get(r.day) ?? zero();
       counts[r.metric] += r.n;
       totals[r.metric] += r.n;
