@@ -21,6 +21,8 @@ import { checkBlocklists, checkDomain, memoizedA, scoreOf, type DomainVitals } f
 import type { WorkspaceService } from '../workspace/service';
 import type { LoginFailure, MailLogin } from '../mail/service';
 
+export type { AccountRow } from './store';
+
 type Schemas = components['schemas'];
 type ConnectRequest = Schemas['EmailAccountConnectRequest'];
 type WarmupInput = Schemas['EmailAccountWarmupInput'];

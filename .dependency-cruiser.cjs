@@ -1,0 +1,49 @@
+// The house written down (DESIGN.md "The house"): imports point one way. `npm run lint` runs these rules over
+// server/; test/ and scripts/ may reach anywhere they need to.
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'A cycle ties two pieces so that neither can be understood, tested or moved without the other.',
+      from: { path: '^server/' },
+      to: { circular: true },
+    },
+    {
+      name: 'platform-knows-no-module',
+      severity: 'error',
+      comment: 'http/, db/, net/ and config know no domain: a module plugs into them, never the reverse.',
+      from: { path: '^server/(http|db|net)/|^server/config\\.ts$' },
+      to: { path: '^server/modules/' },
+    },
+    {
+      name: 'no-module-imports-the-composition-root',
+      severity: 'error',
+      comment: 'Only the composition root (services.ts) and the entry points know every module; a module is handed what it uses.',
+      from: { path: '^server/modules/' },
+      to: { path: '^server/(services|app|main|boot|worker[^/]*)\\.ts$' },
+    },
+    {
+      name: 'no-foreign-store',
+      severity: 'error',
+      comment: "A module calls another module's service, never its store: each table has one owner.",
+      from: { path: '^server/modules/([^/]+)/' },
+      to: { path: '^server/modules/[^/]+/store\\.ts$', pathNot: '^server/modules/$1/store\\.ts$' },
+    },
+    {
+      name: 'mail-libraries-only-in-mail',
+      severity: 'error',
+      comment: 'server/modules/mail/ owns composing, sending and reading mail: the only user of nodemailer and imapflow.',
+      from: { path: '^server/', pathNot: '^server/modules/mail/' },
+      to: { path: '(^|/)node_modules/(@types/)?(nodemailer|imapflow)(/|$)' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // Type-only imports count: a type import still ties one folder to another.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+  },
+};
