@@ -2273,13 +2273,13 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Import contacts into a campaign in the background
-         * @description Accepts up to 500,000 contacts for one campaign and answers `202` with a queued job at once; the worker
-         *     adds them in batches (see `GET /v2/job/get` for progress, `GET /v2/job/results` for one line per row).
+         * Import contacts into a campaign or a people list in the background
+         * @description Accepts up to 500,000 contacts for one campaign (`campaignId`) or one people list (`listId`), exactly one
+         *     of the two, and answers `202` with a queued job at once; the worker adds them in batches (see `GET /v2/job/get` for progress, `GET /v2/job/results` for one line per row).
          *     The whole job counts as one request toward the quota.
          *
          *     **CSV** (`Content-Type: text/csv`, UTF-8, up to 50 MB and 500,000 rows, comma-separated, RFC 4180
-         *     quoting): `campaignId` and the options in the query. The first row is the header; columns are mapped by
+         *     quoting): `campaignId` or `listId` and the options in the query. The first row is the header; columns are mapped by
          *     name to the contact fields (`email`, `firstName`, `lastName`, `companyName`, `jobTitle`, `phone`,
          *     `website`, `linkedinUrl`; names compared without case, spaces, `_` or `-`, so `First Name` and
          *     `first_name` work, and `Email Address` / `E-mail` mean `email`); every other column becomes a custom
@@ -2292,18 +2292,27 @@ export interface paths {
          *     **JSON** (`application/json`, up to 100,000 contacts as in `POST /v1/contact/add`): `campaignId` and the
          *     options in the body.
          *
+         *     **Into a people list** (`listId`): a people list holds people of the lead database, not free contacts, so
+         *     each row's address is matched to the lead-database person whose work email it is, and that person is added
+         *     to the list (outcome `created`, the `personId` in the results; the row's other columns are not used). A
+         *     row whose address matches nobody is skipped (`notInLeadDatabase`), one matching several people is skipped
+         *     (`ambiguousMatch`), and a person the list already holds is skipped (`alreadyInList`). Adding to a list
+         *     reveals nothing and costs no credits; members show what the workspace has revealed, as always.
+         *
          *     **What is skipped, never failed** (each row's reason is in the results): a repeated address of the file
          *     (`duplicateInFile`, the first row counts), an address the campaign already holds (`alreadyInCampaign`),
          *     with `skipInWorkspace` an address any campaign of the workspace holds (`alreadyInWorkspace`), with
+         *     `skipInAnyList` an address whose lead-database person any people list of the workspace holds
+         *     (`alreadyInList`), with
          *     `skipSuppressed` (the default) a suppressed address or domain (`suppressed`), with `verify` an address
          *     verified `invalid` or `disposable` (`verifiedInvalid`, `verifiedDisposable`; verification costs no
          *     credits). A missing or malformed address is `invalid` (`invalidEmail`).
          *
-         *     The job fails (status `failed`, a `job.failed` event) when the campaign is deleted meanwhile or the plan's
-         *     contact cap is reached; the batches done before stay.
+         *     The job fails (status `failed`, a `job.failed` event) when the campaign or list is deleted meanwhile or the
+         *     plan's contact cap is reached; the batches done before stay.
          *
-         *     Errors: `400` no campaignId, an option or a row that cannot be read (named); `404` the campaign is not
-         *     this workspace's; `413` the body is over the size or row limit; `415` another content type.
+         *     Errors: `400` neither or both of campaignId and listId, an option or a row that cannot be read (named);
+         *     `404` the campaign or list is not this workspace's; `409` the list is a company list; `413` the body is over the size or row limit; `415` another content type.
          */
         post: operations["jobContactImport"];
         delete?: never;
@@ -5613,7 +5622,7 @@ export interface components {
         Job: {
             /**
              * Format: uuid
-             * @description The campaign a contact import adds to (null for other types).
+             * @description The campaign a contact import adds to (null for other types and list imports).
              */
             campaignId: string | null;
             counts: components["schemas"]["JobCounts"];
@@ -5640,6 +5649,11 @@ export interface components {
              * @example 0193a1b2-7c4d-7e5f-8a9b-0c1d2e3f4a5b
              */
             id: string;
+            /**
+             * Format: uuid
+             * @description The people list a contact import adds to (null for other types and campaign imports).
+             */
+            listId: string | null;
             /** @description The import's options (null for other types). */
             options: components["schemas"]["JobImportOptions"] | null;
             progress: {
@@ -5690,11 +5704,14 @@ export interface components {
          * @description What a contact import skips, and whether it verifies (contactImport jobs only).
          * @example {
          *       "skipInWorkspace": false,
+         *       "skipInAnyList": false,
          *       "skipSuppressed": true,
          *       "verify": false
          *     }
          */
         JobImportOptions: {
+            /** @description Skip addresses whose lead-database person (matched by work email) any people list of the workspace holds (`alreadyInList`). */
+            skipInAnyList: boolean;
             /** @description Skip addresses that any campaign of the workspace already holds (`alreadyInWorkspace`). */
             skipInWorkspace: boolean;
             /** @description Skip addresses or domains on the workspace's suppression list (`suppressed`). */
@@ -11212,10 +11229,20 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The campaign to add to (required with CSV; with JSON it goes in the body).
+                 * @description The campaign to add to (CSV, this or listId; with JSON it goes in the body).
                  * @example 0193a1b2-7c4d-7e5f-8a9b-0c1d2e3f4a00
                  */
                 campaignId?: string;
+                /**
+                 * @description The people list to add to (CSV, this or campaignId; with JSON it goes in the body).
+                 * @example 0193a1b2-7c4d-7e5f-8a9b-0c1d2e3f4a01
+                 */
+                listId?: string;
+                /**
+                 * @description Skip addresses whose lead-database person any people list of the workspace holds (CSV; with JSON, in the body).
+                 * @example false
+                 */
+                skipInAnyList?: boolean;
                 /**
                  * @description Skip addresses any campaign of the workspace holds (CSV; with JSON, in the body).
                  * @example false
@@ -11251,8 +11278,12 @@ export interface operations {
             content: {
                 "application/json": {
                     /** Format: uuid */
-                    campaignId: string;
+                    campaignId?: string;
                     contacts: components["schemas"]["ContactInput"][];
+                    /** Format: uuid */
+                    listId?: string;
+                    /** @default false */
+                    skipInAnyList?: boolean;
                     /** @default false */
                     skipInWorkspace?: boolean;
                     /** @default true */
@@ -11280,7 +11311,18 @@ export interface operations {
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             404: components["responses"]["NotFoundV2"];
-            409: components["responses"]["IdempotencyInProgressV2"];
+            /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorV2"];
+                };
+            };
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
             422: components["responses"]["IdempotencyKeyReusedV2"];

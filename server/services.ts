@@ -143,7 +143,7 @@ export function createServices(deps: Deps) {
     readIntervalMs: config.warmupReadIntervalSeconds * 1000,
   });
   const placement = new PlacementService(db, new PlacementStore(), accounts, mailAccess, mail, warmup, events, clock, deps.logger);
-  const jobs = new JobService(db, new JobStore(), contacts, campaigns, suppression, verification, enrichment, leads, events, clock, deps.logger, config.jobBatchSize, config.jobConcurrency);
+  const jobs = new JobService(db, new JobStore(), contacts, campaigns, suppression, verification, enrichment, leads, lists, events, clock, deps.logger, config.jobBatchSize, config.jobConcurrency);
   return { contactLifecycle, placement, warmup, jobs, webhooks, sending, tracking, suppression, mail, inbox, events, credits, workspaces, quota, idempotency, whitelabel, campaigns, contacts, accounts, analytics, leads, verification, enrichment, lists };
 }
 

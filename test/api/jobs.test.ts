@@ -8,7 +8,7 @@ import { startDnsServer, type TestDnsServer } from '../helpers/dns-server';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver';
 import { addCampaign, contactRows } from './contact.helpers';
-import { insertFixtures, jane, luis } from './people-search-fixtures';
+import { amy, insertFixtures, jane, luis } from './people-search-fixtures';
 
 // The first upload warms the validator and the embedded database; slow on a busy machine.
 jest.setTimeout(120_000);
@@ -75,7 +75,7 @@ describe('contact import from CSV', () => {
     expect(res.status).toBe(202);
     const { data } = await res.json();
     expect(data.job).toMatchObject({ type: 'contactImport', status: 'queued', progress: { total: 9, processed: 0 }, counts: { created: 0, skipped: 0, invalid: 0 }, campaignId });
-    expect(data.job.options).toEqual({ skipInWorkspace: true, skipSuppressed: true, verify: false });
+    expect(data.job.options).toEqual({ skipInWorkspace: true, skipInAnyList: false, skipSuppressed: true, verify: false });
 
     expect(await drain()).toBe(9);
     const job = await getJob(data.job.id);
@@ -156,6 +156,73 @@ describe('contact import from CSV', () => {
   });
 });
 
+describe('contact import into a people list', () => {
+  const newList = async (workspace: TestWorkspace, name: string, kind: 'people' | 'company' = 'people') =>
+    (await workspace.client.POST(kind === 'people' ? '/v2/list/create/people' : '/v2/list/create/company', { body: { name } })).data!.data.list.id;
+  const members = async (workspace: TestWorkspace, listId: string) =>
+    (await workspace.client.GET('/v2/list/leads', { params: { query: { listId } } })).data!.data.items.map((p) => p.id).sort();
+
+  it('adds the lead-database person of each address, skipping with a reason per row', async () => {
+    const mine = await t.createWorkspace();
+    const listId = await newList(mine, 'Target');
+    const other = await newList(mine, 'Other');
+    expect((await mine.client.POST('/v2/list/add/leads', { body: { listId: other, personIds: [luis.id] } })).response.status).toBe(200);
+
+    const file = ['Email,First Name', `${jane.work_email!.toUpperCase()},Jane`, `${luis.work_email},Luis`, 'nobody@nowhere.io,', `${jane.work_email},`, 'broken,'].join('\n');
+    const res = await upload(`/v2/job/contact-import?listId=${listId}&skipInAnyList=true`, file, mine);
+    expect(res.status).toBe(202);
+    const { data } = await res.json();
+    expect(data.job).toMatchObject({ type: 'contactImport', campaignId: null, listId, options: { skipInWorkspace: false, skipInAnyList: true, skipSuppressed: true, verify: false } });
+    expect(await drain()).toBe(5);
+    expect(await getJob(data.job.id, mine)).toMatchObject({ status: 'completed', counts: { created: 1, skipped: 3, invalid: 1 } });
+    expect(await members(mine, listId)).toEqual([jane.id]);
+    expect(await results(data.job.id, mine)).toEqual([
+      'row,email,outcome,reason,personId',
+      `1,${jane.work_email!.toUpperCase()},created,,${jane.id}`,
+      `2,${luis.work_email},skipped,alreadyInList,`,
+      '3,nobody@nowhere.io,skipped,notInLeadDatabase,',
+      `4,${jane.work_email},skipped,duplicateInFile,`,
+      '5,broken,invalid,invalidEmail,',
+    ]);
+
+    // Without skipInAnyList a person of another list is added; one this list holds is still skipped.
+    const again = (await (await postJson('/v2/job/contact-import', { listId, contacts: [{ email: jane.work_email }, { email: luis.work_email }] }, mine)).json()).data.job;
+    await drain();
+    expect((await results(again.id, mine)).slice(1)).toEqual([`1,${jane.work_email},skipped,alreadyInList,`, `2,${luis.work_email},created,,${luis.id}`]);
+    expect(await members(mine, listId)).toEqual([jane.id, luis.id].sort());
+  });
+
+  it('skips addresses in any list on a campaign import too', async () => {
+    const mine = await t.createWorkspace();
+    const listId = await newList(mine, 'Held');
+    await mine.client.POST('/v2/list/add/leads', { body: { listId, personIds: [amy.id] } });
+    const campaignId = await addCampaign(t, mine);
+    const { data } = await (await upload(`/v2/job/contact-import?campaignId=${campaignId}&skipInAnyList=true`, `email\n${amy.work_email}\n${jane.work_email}\n`, mine)).json();
+    await drain();
+    expect((await results(data.job.id, mine)).map((l) => l.split(',').slice(0, 4).join(','))).toEqual([
+      'row,email,outcome,reason',
+      `1,${amy.work_email},skipped,alreadyInList`,
+      `2,${jane.work_email},created,`,
+    ]);
+  });
+
+  it('needs exactly one of campaignId and listId; another workspace’s list is a 404, a company list a 409', async () => {
+    const mine = await t.createWorkspace();
+    const listId = await newList(mine, 'Mine');
+    const campaignId = await addCampaign(t, mine);
+    const before = await jobCount();
+    const both = await upload(`/v2/job/contact-import?campaignId=${campaignId}&listId=${listId}`, 'email\na@acme.com\n', mine);
+    expect(both.status).toBe(400);
+    expect((await both.json()).error).toBe('Give exactly one of campaignId and listId (in the query).');
+    expect((await postJson('/v2/job/contact-import', { contacts: [{ email: 'a@acme.com' }] }, mine)).status).toBe(400);
+    expect((await upload(`/v2/job/contact-import?listId=${listId}`, 'email\na@acme.com\n')).status).toBe(404);
+    expect((await postJson('/v2/job/contact-import', { listId, contacts: [{ email: 'a@acme.com' }] })).status).toBe(404);
+    const companies = await newList(mine, 'Companies', 'company');
+    expect((await upload(`/v2/job/contact-import?listId=${companies}`, 'email\na@acme.com\n', mine)).status).toBe(409);
+    expect(await jobCount()).toBe(before);
+  });
+});
+
 describe('contact import from JSON', () => {
   it('takes the options in the body and answers the same job for the same Idempotency-Key', async () => {
     const campaignId = await addCampaign(t, ws);
@@ -168,7 +235,7 @@ describe('contact import from JSON', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     const job = (await first.json()).data.job;
     expect((await again.json()).data.job.id).toBe(job.id);
-    expect(job.options).toEqual({ skipInWorkspace: false, skipSuppressed: false, verify: false });
+    expect(job.options).toEqual({ skipInWorkspace: false, skipInAnyList: false, skipSuppressed: false, verify: false });
     await drain();
     expect((await getJob(job.id)).counts).toEqual({ created: 2, skipped: 1, invalid: 0 });
     expect((await contactRows(t, campaignId)).find((r) => r.email === 'one@acme.com')!.custom_variables).toEqual({ tier: 1 });

@@ -27,7 +27,8 @@ function columns(job: Job): Columns {
   const result: Columns = { outcome: (l) => outcome(job, l)[0], reason: (l) => outcome(job, l)[1] };
   switch (job.type) {
     case 'contactImport':
-      return { ...common, email: (l) => input(l).email as Cell, ...result, contactId: (l) => detail(l, 'contactId') };
+      // A list import adds lead-database people; a campaign import, contacts.
+      return { ...common, email: (l) => input(l).email as Cell, ...result, ...(job.listId ? { personId: (l: ResultLine) => detail(l, 'personId') } : { contactId: (l: ResultLine) => detail(l, 'contactId') }) };
     case 'verify':
       return {
         ...common,

@@ -15,12 +15,13 @@ export const jobRoutes = ({ jobs }: { jobs: JobService }) => [
       // Options from the query; a JSON body's own values win.
       const options = {
         skipInWorkspace: body?.skipInWorkspace ?? query.skipInWorkspace ?? false,
+        skipInAnyList: body?.skipInAnyList ?? query.skipInAnyList ?? false,
         skipSuppressed: body?.skipSuppressed ?? query.skipSuppressed ?? true,
         verify: body?.verify ?? query.verify ?? false,
       };
       const job = isCsv(req)
-        ? await jobs.importCsv(auth.workspaceId, query.campaignId, options, req)
-        : await jobs.importJson(auth.workspaceId, body.campaignId, options, body.contacts);
+        ? await jobs.importCsv(auth.workspaceId, { campaignId: query.campaignId, listId: query.listId }, options, req)
+        : await jobs.importJson(auth.workspaceId, { campaignId: body.campaignId, listId: body.listId }, options, body.contacts);
       return ok(queued('Import', job), { job });
     },
     accepted,

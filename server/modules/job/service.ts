@@ -28,6 +28,7 @@ import type { CampaignService } from '../campaign/service';
 import { MAX_CUSTOM_VARIABLES, type ContactService, type NewContact } from '../contact/service';
 import type { EnrichmentService } from '../leads/enrichment';
 import type { LeadService } from '../leads/service';
+import type { ListService } from '../list/service';
 import type { EventService } from '../events/service';
 import type { SuppressionService } from '../suppression/service';
 import type { VerificationService } from '../verification/service';
@@ -84,6 +85,7 @@ export function toJob(row: JobRow): Job {
     progress: { total: row.total, processed: row.processed },
     counts,
     campaignId: row.campaign_id,
+    listId: row.list_id,
     options: (row.options as ImportOptions | null) ?? null,
     dataOptions: (row.data_options as PeopleDataOption[] | null) ?? null,
     credits: { charged: row.credits_charged },
@@ -110,6 +112,7 @@ export class JobService {
     private readonly verification: VerificationService,
     private readonly enrichment: EnrichmentService,
     private readonly leads: LeadService,
+    private readonly lists: ListService,
     private readonly events: EventService,
     private readonly clock: Clock,
     private readonly logger: Logger,
@@ -119,12 +122,24 @@ export class JobService {
 
   // --- accepting jobs ---
 
-  async importCsv(workspaceId: string, campaignId: string | undefined, options: ImportOptions, body: Readable): Promise<Job> {
-    if (!campaignId) throw badRequest('campaignId is required (in the query with a CSV body).', [detail('campaignId', "must have required property 'campaignId'", 'required', 'query')]);
-    await this.campaigns.assertExists(this.db, workspaceId, campaignId);
+  async importCsv(workspaceId: string, into: ImportTarget, options: ImportOptions, body: Readable): Promise<Job> {
+    const target = await this.importTarget(workspaceId, into, 'query');
     return this.spooled(body, (header) => mapHeader(header, MAX_CUSTOM_VARIABLES), (rows, columns) =>
-      this.receive(workspaceId, 'contactImport', { campaign_id: campaignId, options }, mapRows(rows, () => columns())),
+      this.receive(workspaceId, 'contactImport', { ...target, options }, mapRows(rows, () => columns())),
     );
+  }
+
+  /** Exactly one of a campaign and a people list, the workspace's (404 otherwise), checked before anything is stored. */
+  private async importTarget(workspaceId: string, { campaignId, listId }: ImportTarget, location: 'query' | 'body'): Promise<Partial<JobRow>> {
+    if (Boolean(campaignId) === Boolean(listId)) {
+      throw badRequest(`Give exactly one of campaignId and listId (in the ${location}).`, [detail('campaignId', 'exactly one of campaignId and listId is required', 'oneOf', location)]);
+    }
+    if (listId) {
+      await this.lists.assertPeopleList(workspaceId, listId);
+      return { list_id: listId };
+    }
+    await this.campaigns.assertExists(this.db, workspaceId, campaignId!);
+    return { campaign_id: campaignId! };
   }
 
   /**
@@ -163,10 +178,10 @@ export class JobService {
     }
   }
 
-  async importJson(workspaceId: string, campaignId: string, options: ImportOptions, contacts: NewContact[]): Promise<Job> {
-    await this.campaigns.assertExists(this.db, workspaceId, campaignId);
+  async importJson(workspaceId: string, into: ImportTarget, options: ImportOptions, contacts: NewContact[]): Promise<Job> {
+    const target = await this.importTarget(workspaceId, into, 'body');
     this.contacts.checkVariables(contacts);
-    return this.receive(workspaceId, 'contactImport', { campaign_id: campaignId, options }, fromArray(contacts.map((c) => ({ email: normalEmail(c.email), data: c }))));
+    return this.receive(workspaceId, 'contactImport', { ...target, options }, fromArray(contacts.map((c) => ({ email: normalEmail(c.email), data: c }))));
   }
 
   async verifyEmails(workspaceId: string, emails: string[]): Promise<Job> {
@@ -209,6 +224,7 @@ export class JobService {
       processed: 0,
       counts: {},
       campaign_id: null,
+      list_id: null,
       options: null,
       data_options: null,
       credits_charged: 0,
@@ -384,7 +400,7 @@ export class JobService {
 
   private async importBatch(trx: Executor, job: JobRow, rows: InputRow[]): Promise<ResultRow[]> {
     const options = job.options as ImportOptions;
-    const campaignId = job.campaign_id!;
+    const campaignId = job.campaign_id;
     const results = new Map<number, ResultRow>();
     const skip = (row: InputRow, reason: string) => results.set(row.row_no, { row_no: row.row_no, outcome: 'skipped', reason, detail: null });
 
@@ -409,7 +425,19 @@ export class JobService {
       const held = await this.contacts.campaignsHolding(trx, job.workspace_id, emails());
       open = open.filter((row) => {
         const campaigns = held.get(row.email!);
-        return !campaigns || !skip(row, campaigns.includes(campaignId) ? 'alreadyInCampaign' : 'alreadyInWorkspace');
+        return !campaigns || !skip(row, campaignId && campaigns.includes(campaignId) ? 'alreadyInCampaign' : 'alreadyInWorkspace');
+      });
+    }
+    // Lists hold lead-database people: an address counts as listed, or is added, through the person whose work email it is.
+    const people = (options.skipInAnyList || job.list_id) && open.length ? await this.leads.peopleIdsByWorkEmail(trx, emails()) : new Map<string, string[]>();
+    if (options.skipInAnyList) {
+      const listed = await this.lists.listedPeople(trx, job.workspace_id, [...people.values()].flat());
+      open = open.filter((row) => !(people.get(row.email!) ?? []).some((id) => listed.has(id)) || !skip(row, 'alreadyInList'));
+    }
+    if (job.list_id) {
+      open = open.filter((row) => {
+        const ids = people.get(row.email!) ?? [];
+        return ids.length === 1 || !skip(row, ids.length ? 'ambiguousMatch' : 'notInLeadDatabase');
       });
     }
     if (options.verify && open.length) {
@@ -420,8 +448,15 @@ export class JobService {
         return (s !== 'invalid' && s !== 'disposable') || !skip(row, s === 'invalid' ? 'verifiedInvalid' : 'verifiedDisposable');
       });
     }
-    if (open.length) {
-      const added = await this.contacts.addContacts(trx, job.workspace_id, campaignId, open.map((r) => r.data as NewContact));
+    if (open.length && job.list_id) {
+      const added = await this.lists.addPeople(trx, job.workspace_id, job.list_id, open.map((r) => people.get(r.email!)![0]));
+      for (const row of open) {
+        const personId = people.get(row.email!)![0];
+        if (added.has(personId)) results.set(row.row_no, { row_no: row.row_no, outcome: 'created', reason: null, detail: { personId } });
+        else skip(row, 'alreadyInList');
+      }
+    } else if (open.length) {
+      const added = await this.contacts.addContacts(trx, job.workspace_id, campaignId!, open.map((r) => r.data as NewContact));
       const rowByEmail = new Map(open.map((r) => [r.email!, r]));
       for (const contact of added.added) {
         const row = rowByEmail.get(contact.email)!;
@@ -482,6 +517,12 @@ export class JobService {
       };
     });
   }
+}
+
+/** Where a contact import adds: exactly one of the two. */
+export interface ImportTarget {
+  campaignId?: string;
+  listId?: string;
 }
 
 export type ResultLine = InputRow & { outcome: string | null; reason: string | null; detail: Record<string, unknown> | null };

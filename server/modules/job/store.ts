@@ -14,6 +14,7 @@ export interface JobRow {
   processed: number;
   counts: Record<string, number>;
   campaign_id: string | null;
+  list_id: string | null;
   options: Record<string, boolean> | null;
   data_options: string[] | null;
   credits_charged: number;

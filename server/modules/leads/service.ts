@@ -179,6 +179,16 @@ export class LeadService {
     return this.store.peopleByIds(db, ids);
   }
 
+  /** The ids of the people whose work email is each of `emails` (lower-cased), for matching an address to people. */
+  async peopleIdsByWorkEmail(db: Executor, emails: string[]): Promise<Map<string, string[]>> {
+    const byEmail = new Map<string, string[]>();
+    for (const p of await this.store.byWorkEmails(db, emails)) {
+      const email = p.work_email!.toLowerCase();
+      byEmail.set(email, [...(byEmail.get(email) ?? []), p.id]);
+    }
+    return byEmail;
+  }
+
   /** Which of `ids` are people (or companies) of the lead database. */
   existingIds(db: Executor, kind: 'people' | 'company', ids: string[]): Promise<Set<string>> {
     return this.store.existingIds(db, kind === 'people' ? 'people' : 'companies', ids);

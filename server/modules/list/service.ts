@@ -112,6 +112,27 @@ export class ListService {
     });
   }
 
+  /** 404 unless the list is the workspace's, 409 unless it holds people (checked before an import job is queued). */
+  async assertPeopleList(workspaceId: string, listId: string): Promise<void> {
+    await this.ofKind(workspaceId, listId, 'people');
+  }
+
+  /**
+   * Adds lead-database people to the workspace's people list inside the caller's transaction (a job's batch;
+   * the caller found the ids in the lead database); returns the ids that were not members yet.
+   */
+  async addPeople(trx: Executor, workspaceId: string, listId: string, personIds: string[]): Promise<Set<string>> {
+    await this.locked(trx, workspaceId, listId, 'people', 'add');
+    const inserted = await this.store.addMembers(trx, 'people', listId, personIds, this.clock.now());
+    if (inserted.length) await this.store.touch(trx, listId, this.clock.now());
+    return new Set(inserted);
+  }
+
+  /** Which of `personIds` any people list of the workspace holds. */
+  async listedPeople(db: Executor, workspaceId: string, personIds: string[]): Promise<Set<string>> {
+    return new Set(await this.store.listedPeople(db, workspaceId, personIds));
+  }
+
   async removeMembers(workspaceId: string, kind: ListKind, listId: string, ids: string[]) {
     return this.db.transaction(async (trx) => {
       await this.locked(trx, workspaceId, listId, kind, 'remove');

@@ -122,6 +122,17 @@ export class ListStore {
     });
   }
 
+  /** Which of `personIds` any people list of the workspace holds. */
+  async listedPeople(db: Executor, workspaceId: string, personIds: string[]): Promise<string[]> {
+    if (!personIds.length) return [];
+    const rows: { person_id: string }[] = await db('list_people as m')
+      .join('lists as l', 'l.id', 'm.list_id')
+      .where('l.workspace_id', workspaceId)
+      .whereIn('m.person_id', personIds)
+      .distinct('m.person_id');
+    return rows.map((r) => r.person_id);
+  }
+
   /** The people of a list as a subquery, for the lead module to count or filter by without naming our tables. */
   peopleOf(db: Executor, listId: string): Knex.QueryBuilder {
     return db('list_people').where({ list_id: listId }).select('person_id');
