@@ -33,8 +33,6 @@ export default tseslint.config(
       // OFF, to be fixed: 24 findings, 20 of them knex callbacks (`.where((q) => q.where(...))`) returning the
       // builder, which is thenable; the others are async callbacks handed to server.close / receiver.close.
       '@typescript-eslint/no-misused-promises': 'off', // 24
-      // OFF, to be fixed: 20 async functions without await (test fakes, the migration source, workspace routes).
-      '@typescript-eslint/require-await': 'off', // 20
       // OFF, to be fixed: 3 String(value) of values typed as possibly objects (inbox/classify.ts, contract fuzz test).
       '@typescript-eslint/no-base-to-string': 'off', // 3
     },

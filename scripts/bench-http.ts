@@ -17,6 +17,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, closeSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -175,7 +176,7 @@ async function runTarget(target: string, hello: { url: string; pid: number }): P
     env.DATABASE_URL = '';
     env.DATA_DIR = dataDir;
     config = loadConfig({ databaseUrl: undefined, dataDir });
-    cleanup = async () => rmSync(dataDir, { recursive: true, force: true });
+    cleanup = () => rm(dataDir, { recursive: true, force: true });
   } else {
     throw new Error(`unknown BENCH_TARGETS entry "${target}" (postgres, pglite)`);
   }

@@ -6,7 +6,8 @@
  * use the transaction object, never the outer knex: the outer one would wait for the connection the
  * transaction holds.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import knex, { Knex } from 'knex';
 import lockfile from 'proper-lockfile';
@@ -34,14 +35,14 @@ const MIGRATIONS_DIR = join(__dirname, 'migrations');
  */
 const migrationSource: Knex.MigrationSource<string> = {
   async getMigrations() {
-    const names = readdirSync(MIGRATIONS_DIR)
+    const names = (await readdir(MIGRATIONS_DIR))
       .filter((f) => /\.(ts|js)$/.test(f) && !f.endsWith('.d.ts'))
       .map((f) => f.replace(/\.(ts|js)$/, ''));
     return [...new Set(names)].sort();
   },
   getMigrationName: (name) => name,
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  getMigration: async (name) => require(join(MIGRATIONS_DIR, name)),
+  getMigration: (name) => new Promise((resolve) => resolve(require(join(MIGRATIONS_DIR, name)))),
 };
 
 const migrationConfig: Knex.MigratorConfig = { migrationSource, tableName: 'knex_migrations' };

@@ -118,8 +118,9 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
     sink = await startSmtpSink();
     t = await startTestServer({ config: { secretKey: '22'.repeat(32), allowPrivateMailHosts: true } });
     t.clock.set('2026-11-23T10:00:00.000Z');
-    t.services.events.onRecorded(async (_db, e) => {
+    t.services.events.onRecorded((_db, e) => {
       recorded.push(e);
+      return Promise.resolve();
     });
     ws = await t.createWorkspace();
     const connected = await ws.client.POST('/v2/account/connect', {
@@ -233,8 +234,9 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
   it('never processes a message twice: a new reader instance resumes from the checkpoint', async () => {
     const before = recorded.length;
     const fresh = createServices(t.deps);
-    fresh.events.onRecorded(async (_db, e) => {
+    fresh.events.onRecorded((_db, e) => {
       recorded.push(e);
+      return Promise.resolve();
     });
     expect(await fresh.inbox.runOnce()).toBe(0);
     expect(await t.services.inbox.runOnce()).toBe(0);
@@ -299,8 +301,9 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
 
   it('refuses a loopback IMAP host unless ALLOW_PRIVATE_MAIL_HOSTS is set', async () => {
     const strict = createServices({ ...t.deps, config: { ...t.deps.config, allowPrivateMailHosts: false } });
-    strict.events.onRecorded(async (_db, e) => {
+    strict.events.onRecorded((_db, e) => {
       recorded.push(e);
+      return Promise.resolve();
     });
     const before = recorded.length;
     await t.db('mailbox_checkpoints').where({ account_id: accountId }).update({ last_read_at: null });
@@ -408,8 +411,9 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
     );
     await imap.deliverMany(SDR, raws);
     const second = createServices(t.deps);
-    second.events.onRecorded(async (_db, e) => {
+    second.events.onRecorded((_db, e) => {
       recorded.push(e);
+      return Promise.resolve();
     });
     const [a, b] = await Promise.all([t.services.inbox.runOnce(), second.inbox.runOnce()]);
     expect(a + b).toBe(20);

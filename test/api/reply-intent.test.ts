@@ -59,8 +59,9 @@ describe('reply intent', () => {
   beforeAll(async () => {
     t = await startTestServer({ config: { secretKey: '33'.repeat(32) } });
     t.clock.set('2026-11-23T11:00:00.000Z');
-    t.services.events.onRecorded(async (_db, e) => {
+    t.services.events.onRecorded((_db, e) => {
       recorded.push(e);
+      return Promise.resolve();
     });
     ws = await t.createWorkspace();
     const connected = await ws.client.POST('/v2/account/connect', { body: { email: SDR, provider: 'smtp', smtp: { host: 'smtp.acme-mail.io', port: 587, password: 'pw' } } });

@@ -54,8 +54,9 @@ onPostgres('sending with two workers on one PostgreSQL', () => {
     const second = createServices({ ...t.deps, db: other });
     const completions: string[] = [];
     for (const events of [t.services.events, second.events]) {
-      events.onRecorded(async (_db, e) => {
+      events.onRecorded((_db, e) => {
         if (e.type === 'campaign.completed') completions.push(e.data.campaignId as string);
+        return Promise.resolve();
       });
     }
     // Each worker runs until the sink holds `target` messages (bounded), as a real worker loops forever.

@@ -317,12 +317,8 @@ export async function startImapServer(options: { users?: ImapUser[] } = {}): Pro
         }
       });
     },
-    async resetUidValidity(user) {
-      dropIndex(user, false);
-    },
-    async recreateInbox(user) {
-      dropIndex(user, true);
-    },
+    resetUidValidity: (user) => new Promise((resolve) => resolve(dropIndex(user, false))),
+    recreateInbox: (user) => new Promise((resolve) => resolve(dropIndex(user, true))),
     log: readLog,
     async close() {
       if (proc.exitCode === null && proc.signalCode === null) {

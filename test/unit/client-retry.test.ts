@@ -67,9 +67,10 @@ function recordingClient(retry: RetryOptions = {}, extra: { timeoutMs?: number }
     retry: {
       random: () => 0.5,
       now: () => clock,
-      sleep: async (ms) => {
+      sleep: (ms) => {
         waits.push(ms);
         clock += ms;
+        return Promise.resolve();
       },
       ...retry,
     },
@@ -201,9 +202,9 @@ describe('createClient', () => {
     const client = createClient({
       apiKey: 'k',
       environment: 'staging',
-      fetch: async (req) => {
+      fetch: (req) => {
         urls.push(req.url);
-        return new Response(JSON.stringify(limits), { status: 200, headers: { 'content-type': 'application/json' } });
+        return Promise.resolve(new Response(JSON.stringify(limits), { status: 200, headers: { 'content-type': 'application/json' } }));
       },
     });
     await client.GET('/v1/ratelimit/limits');

@@ -26,7 +26,10 @@ it('waits out a 429 with Retry-After and then succeeds', async () => {
     retry: {
       maxElapsedMs: 120_000,
       now: () => t.clock.now().getTime(),
-      sleep: async (ms) => t.clock.advance(ms),
+      sleep: (ms) => {
+        t.clock.advance(ms);
+        return Promise.resolve();
+      },
       onRetry: ({ status, delayMs, requestId }) => retries.push({ status, delayMs, requestId }),
     },
   });
@@ -81,7 +84,7 @@ describe('idempotency keys', () => {
     const client = createClient({
       apiKey,
       baseUrl: t.url,
-      retry: { sleep: async () => undefined },
+      retry: { sleep: () => Promise.resolve() },
       fetch: async (req) => {
         keys.push(req.headers.get('idempotency-key'));
         const response = await fetch(req);
@@ -124,7 +127,7 @@ describe('idempotency keys', () => {
     const client = createClient({
       apiKey: ws.apiKey,
       baseUrl: t.url,
-      retry: { sleep: async () => undefined },
+      retry: { sleep: () => Promise.resolve() },
       fetch: async (req) => {
         keys.push(req.headers.get('idempotency-key'));
         if (fail) throw new TypeError('fetch failed');

@@ -181,11 +181,11 @@ export class JobService {
   async importJson(workspaceId: string, into: ImportTarget, options: ImportOptions, contacts: NewContact[]): Promise<Job> {
     const target = await this.importTarget(workspaceId, into, 'body');
     this.contacts.checkVariables(contacts);
-    return this.receive(workspaceId, 'contactImport', { ...target, options }, fromArray(contacts.map((c) => ({ email: normalEmail(c.email), data: c }))));
+    return this.receive(workspaceId, 'contactImport', { ...target, options }, contacts.map((c) => ({ email: normalEmail(c.email), data: c })));
   }
 
   async verifyEmails(workspaceId: string, emails: string[]): Promise<Job> {
-    return this.receive(workspaceId, 'verify', {}, fromArray(emails.map((e) => ({ email: normalEmail(e), data: { email: e } }))));
+    return this.receive(workspaceId, 'verify', {}, emails.map((e) => ({ email: normalEmail(e), data: { email: e } })));
   }
 
   async verifyCsv(workspaceId: string, body: Readable): Promise<Job> {
@@ -241,7 +241,7 @@ export class JobService {
    * database's one connection is never held for the whole upload), then queues the job. When reading fails
    * the job and every row stored are deleted and the error is thrown: nothing is queued.
    */
-  private async receive(workspaceId: string, type: JobType, fields: Partial<JobRow>, rows: AsyncIterable<{ email: string | null; data: unknown }>): Promise<Job> {
+  private async receive(workspaceId: string, type: JobType, fields: Partial<JobRow>, rows: AsyncIterable<{ email: string | null; data: unknown }> | Iterable<{ email: string | null; data: unknown }>): Promise<Job> {
     const job = this.newJob(workspaceId, type, fields);
     await this.store.insert(this.db, job);
     const intake: Intake = { id: job.id, rows: 0, batches: 0, pending: [] };
@@ -526,10 +526,6 @@ export interface ImportTarget {
 }
 
 export type ResultLine = InputRow & { outcome: string | null; reason: string | null; detail: Record<string, unknown> | null };
-
-async function* fromArray<T>(items: T[]): AsyncGenerator<T> {
-  yield* items;
-}
 
 /** CSV cells to a contact input: mapped fields, and every other non-empty cell as a custom variable. */
 async function* mapRows(rows: AsyncIterable<{ cells: string[] }>, columns: () => ColumnMap): AsyncGenerator<{ email: string | null; data: NewContact }> {
