@@ -15,24 +15,13 @@ import type { Backlog } from '../../telemetry';
 import type { AccountMailAccess, AccountService } from '../account/service';
 import type { EventService } from '../events/service';
 import type { MailLogin, MailService } from '../mail/service';
+import type { PoolMember } from '../warmup/service';
 import { PlacementStore, type Placement, type ResultRow, type TestRow } from './store';
 
 type Schemas = components['schemas'];
 type PlacementTest = Schemas['PlacementTest'];
 type Counts = Schemas['PlacementCounts'];
 type CreateRequest = Schemas['PlacementTestCreateRequest'];
-
-/** A member of the warm-up pool, as the warmup module lists it. */
-export interface PoolMember {
-  id: string;
-  kind: 'account' | 'mailbox';
-  email: string;
-  domain: string;
-  /** The account's workspace; null for a pool-only mailbox. */
-  workspaceId: string | null;
-  /** Takes part in the pool now (running, logins working). */
-  inPool: boolean;
-}
 
 /** What placement tests need of the warm-up pool (the warmup module's service). */
 export interface PlacementPool {
