@@ -4,6 +4,7 @@
  * sequence; a move keeps or restarts the progress, never duplicates an address, and leaves events where
  * they happened.
  */
+import knex from 'knex';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import { newId } from '../../server/ids';
 import { post } from './contact.helpers';
@@ -94,5 +95,26 @@ describe('contact pause, resume and move', () => {
     const res = await post(t, ws, '/v2/contact/move', { contactIds: [cat, newId()], toCampaignId: b });
     expect(res.status).toBe(404);
     expect((await status(cat)).contact.campaignId).toBe(a);
+  });
+
+  // PostgreSQL only: the embedded database has one connection, so no other request can add meanwhile.
+  (process.env.TEST_DATABASE_URL ? it : it.skip)('reports an address added to the target while the move runs, never a 500', async () => {
+    const fay = (await ws.client.POST('/v2/contact/add', { body: { campaignId: a, contacts: [{ email: 'fay@x.example' }] } })).data!.data.added[0].id;
+    const other = knex({ client: 'pg', connection: t.databaseUrl });
+    try {
+      const adder = await other.transaction();
+      const rival = newId();
+      await adder('contacts').insert({ id: rival, workspace_id: ws.workspaceId, campaign_id: b, email: 'fay@x.example', created_at: t.clock.now(), updated_at: t.clock.now() });
+      // The move reads no holder (the rival is not committed), then its update waits on the rival's index entry.
+      const moving = ws.client.POST('/v2/contact/move', { body: { contactIds: [fay], toCampaignId: b } });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await adder.commit();
+      const moved = await moving;
+      expect(moved.response.status).toBe(200);
+      expect(moved.data!.data).toMatchObject({ moved: [], alreadyInTarget: [{ contactId: fay, email: 'fay@x.example', existingContactId: rival }] });
+      expect((await status(fay)).contact.campaignId).toBe(a);
+    } finally {
+      await other.destroy();
+    }
   });
 });

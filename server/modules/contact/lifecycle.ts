@@ -7,7 +7,7 @@
  */
 import type { components } from '../../../generated/api';
 import type { Clock } from '../../clock';
-import type { Db, Executor } from '../../db';
+import { isUniqueViolation, type Db, type Executor } from '../../db';
 import { badRequest, conflict, detail, notFound, type ErrorDetail } from '../../http/errors';
 import { plural } from '../../http/route';
 import type { CampaignService } from '../campaign/service';
@@ -76,8 +76,21 @@ export class ContactLifecycle {
     });
   }
 
-  /** POST /v2/contact/move */
+  /**
+   * POST /v2/contact/move. An address added to the target by another request after this one looked (contact
+   * add inserts without locking the campaign) makes the move's update meet the unique index; the move then
+   * runs again once, and that time reports the address as already in the target.
+   */
   async move(workspaceId: string, body: Schemas['ContactMoveRequest']): Promise<Schemas['ContactMoveResult']> {
+    try {
+      return await this.moveOnce(workspaceId, body);
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      return this.moveOnce(workspaceId, body);
+    }
+  }
+
+  private moveOnce(workspaceId: string, body: Schemas['ContactMoveRequest']): Promise<Schemas['ContactMoveResult']> {
     const target = body.toCampaignId;
     return this.db.transaction(async (trx) => {
       await this.campaigns.assertExists(trx, workspaceId, target);
