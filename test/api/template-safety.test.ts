@@ -57,7 +57,9 @@ describe('template parsing on adversarial input', () => {
       const adversarial = await worstStallMs(Object.values(corpus));
       // Self-calibrated against the same run, so a loaded machine moves both: a super-linear parser made one
       // such request stall for seconds (31 s measured on 1 MB before the fix), ordinary ones take ~100-500 ms.
-      expect(adversarial).toBeLessThan(ordinary * 3 + 200);
+      // The margin is a second because the worst stall of a run can be one garbage collection (447 ms against
+      // an ordinary 68 ms was seen once on a quiet machine), far below what the super-linear parser did.
+      expect(adversarial).toBeLessThan(ordinary * 3 + 1000);
     });
   });
 });
