@@ -1,7 +1,8 @@
 /** A throw-away PostgreSQL database for a benchmark: created fresh from BENCH_DATABASE_URL or DATABASE_URL. */
 import knex from 'knex';
+import { openDatabase, type Database } from '../server/db';
 
-export async function freshBenchDatabase(name: string, script: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function freshBenchDatabase(name: string, script: string): Promise<{ url: string; drop(): Promise<void>; release(): Promise<void> }> {
   const url = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL;
   if (!url) throw new Error(`${script} needs PostgreSQL: set BENCH_DATABASE_URL or DATABASE_URL`);
   const admin = knex({ client: 'pg', connection: url });
@@ -15,5 +16,20 @@ export async function freshBenchDatabase(name: string, script: string): Promise<
       await admin.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await admin.destroy();
     },
+    release: () => admin.destroy(),
   };
+}
+
+/**
+ * The benchmark's database: a fresh PostgreSQL database `name` when BENCH_DATABASE_URL or DATABASE_URL is set,
+ * else the embedded PGlite in memory.
+ */
+export async function openBenchDatabase(name: string): Promise<{ database: Database; label: string }> {
+  if (!(process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL)) {
+    return { database: await openDatabase({ databaseUrl: undefined, dataDir: '' }, { inMemory: true }), label: 'PGlite (embedded, in memory)' };
+  }
+  const fresh = await freshBenchDatabase(name, 'this benchmark');
+  const database = await openDatabase({ databaseUrl: fresh.url, dataDir: '' });
+  // The fresh database stays for inspection after the run; only the admin connection is closed with the database.
+  return { database: { ...database, close: async () => { await database.close(); await fresh.release(); } }, label: 'PostgreSQL' };
 }

@@ -7,11 +7,11 @@
  * lr_bench_inbox, is created there); without it the embedded PGlite database (in memory) is used.
  * BENCH_ACCOUNTS / BENCH_MESSAGES change the sizes. Needs dovecot (`apt-get install -y dovecot-imapd`) and root.
  */
-import knex from 'knex';
 import pino from 'pino';
 import { systemClock } from '../server/clock';
 import { loadConfig } from '../server/config';
-import { migrate, openDatabase, type Database } from '../server/db';
+import { migrate } from '../server/db';
+import { openBenchDatabase } from './bench-database';
 import { newId } from '../server/ids';
 import { createServices, type Deps } from '../server/services';
 import { dovecotMissing, startImapServer } from '../test/helpers/imap-server';
@@ -20,24 +20,6 @@ const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 100);
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 10_000);
 const DB_NAME = process.env.BENCH_DB_NAME ?? 'lr_bench_inbox';
 const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
-
-async function openBenchDatabase(): Promise<{ database: Database; label: string; url?: string }> {
-  const server = process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL;
-  if (!server) {
-    const database = await openDatabase({ databaseUrl: undefined, dataDir: '' }, { inMemory: true });
-    return { database, label: 'PGlite (embedded, in memory)' };
-  }
-  const admin = knex({ client: 'pg', connection: server });
-  try {
-    await admin.raw(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
-    await admin.raw(`CREATE DATABASE ${DB_NAME}`);
-  } finally {
-    await admin.destroy();
-  }
-  const url = new URL(server);
-  url.pathname = `/${DB_NAME}`;
-  return { database: await openDatabase({ databaseUrl: url.toString(), dataDir: '' }), label: 'PostgreSQL', url: url.toString() };
-}
 
 function message(kind: number, i: number, account: string, contact: string, sentMessageId: string): string {
   const date = 'Date: Mon, 23 Nov 2026 10:30:00 +0000';
@@ -88,11 +70,11 @@ async function main() {
   if (missing) throw new Error(missing);
   const perAccount = Math.ceil(MESSAGES / ACCOUNTS);
   const imap = await startImapServer();
-  const { database, label } = await openBenchDatabase();
+  const { database, label } = await openBenchDatabase(DB_NAME);
   const { db } = database;
   try {
     await migrate(db);
-    const config = loadConfig({ validateResponses: false, seedDemo: false, secretKey: '33'.repeat(32), allowPrivateMailHosts: true });
+    const config = loadConfig({ validateResponses: false, seedDemo: false, secretKey: '33'.repeat(32), allowPrivateMailHosts: true, verifyMailLogins: false });
     const deps: Deps = { config, db, clock: systemClock, logger: pino({ level: 'warn' }) };
     const services = createServices(deps);
     const { workspace } = await services.workspaces.createWorkspace({ name: 'Inbox bench' });

@@ -8,12 +8,12 @@
  * move the same messages. BENCH_DATABASE_URL (else DATABASE_URL) selects PostgreSQL (database
  * lr_bench_warmup), otherwise the embedded PGlite runs in memory. Needs dovecot and root.
  */
-import knex from 'knex';
 import nodemailer from 'nodemailer';
 import { ImapFlow } from 'imapflow';
 import pino from 'pino';
 import { loadConfig } from '../server/config';
-import { migrate, openDatabase, type Database } from '../server/db';
+import { migrate } from '../server/db';
+import { openBenchDatabase } from './bench-database';
 import { createServices, type Deps } from '../server/services';
 import { TestClock } from '../test/helpers/clock';
 import { dovecotMissing } from '../test/helpers/imap-server';
@@ -23,21 +23,6 @@ const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 500);
 const PER_DAY = Number(process.env.BENCH_PER_DAY ?? 40);
 const DB_NAME = 'lr_bench_warmup';
 const mb = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MB`;
-
-async function openBenchDatabase(): Promise<{ database: Database; label: string }> {
-  const server = process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL;
-  if (!server) return { database: await openDatabase({ databaseUrl: undefined, dataDir: '' }, { inMemory: true }), label: 'PGlite (in memory)' };
-  const admin = knex({ client: 'pg', connection: server });
-  try {
-    await admin.raw(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
-    await admin.raw(`CREATE DATABASE ${DB_NAME}`);
-  } finally {
-    await admin.destroy();
-  }
-  const url = new URL(server);
-  url.pathname = `/${DB_NAME}`;
-  return { database: await openDatabase({ databaseUrl: url.toString(), dataDir: '' }), label: 'PostgreSQL' };
-}
 
 async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
   const start = performance.now();
@@ -50,7 +35,7 @@ async function main(): Promise<void> {
   if (missing) throw new Error(missing);
   const addresses = Array.from({ length: ACCOUNTS }, (_, i) => `box${i}@d${i % 20}.bench.test`);
   const provider = await startMailProvider({ mailboxes: addresses });
-  const { database, label } = await openBenchDatabase();
+  const { database, label } = await openBenchDatabase(DB_NAME);
   await migrate(database.db);
   const clock = new TestClock();
   clock.set('2026-11-23T00:00:00.000Z');
