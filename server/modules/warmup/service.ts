@@ -22,6 +22,7 @@ import type { components } from '../../../generated/api';
 import type { Clock } from '../../clock';
 import type { Db, Executor } from '../../db';
 import type { Logger } from '../../logger';
+import { domainOf } from '../../email-address';
 import { newId } from '../../ids';
 import { detail, conflict, notFound } from '../../http/errors';
 import type { AccountMailAccess, AccountRow, AccountService } from '../account/service';
@@ -82,14 +83,11 @@ export const DEFAULT_WARMUP_SETTINGS: WarmupSettings = {
 };
 
 const ARCHIVE_FOLDER = 'Warmup';
-const SPAM_NAMES = ['Junk', 'Spam', 'Junk E-mail', 'Junk Email', '[Gmail]/Spam', 'Bulk Mail', 'INBOX.Junk', 'INBOX.Spam'];
 const SENDING_LEASE_MS = 10 * 60_000;
 const READ_LEASE_MS = 5 * 60_000;
 const PARTNER_SKIP_MS = 24 * 3_600_000;
 const HEALTH_DAYS = 7;
 const DAY_MS = 86_400_000;
-
-const domainOf = (email: string) => email.slice(email.lastIndexOf('@') + 1).toLowerCase();
 
 /** The Message-ID of a raw message's header block, without angle brackets; null when it has none. */
 export function headerMessageId(source: Buffer): string | null {
@@ -137,8 +135,8 @@ export class WarmupService {
     const [accounts, mailboxes] = await Promise.all([this.accounts.warmupAccounts(db), this.store.mailboxes(db)]);
     const timezones = await this.workspaces.timezones(db, [...new Set(accounts.map((a) => a.workspace_id))]);
     return [
-      ...accounts.map((row): Member => ({ id: row.id, kind: 'account', email: row.email, domain: domainOf(row.email), workspaceId: row.workspace_id, inPool: row.in_pool, row, timezone: timezones.get(row.workspace_id) ?? 'UTC' })),
-      ...mailboxes.map((row): Member => ({ id: row.id, kind: 'mailbox', email: row.email, domain: domainOf(row.email), workspaceId: null, inPool: row.status === 'active', row })),
+      ...accounts.map((row): Member => ({ id: row.id, kind: 'account', email: row.email, domain: domainOf(row.email).toLowerCase(), workspaceId: row.workspace_id, inPool: row.in_pool, row, timezone: timezones.get(row.workspace_id) ?? 'UTC' })),
+      ...mailboxes.map((row): Member => ({ id: row.id, kind: 'mailbox', email: row.email, domain: domainOf(row.email).toLowerCase(), workspaceId: null, inPool: row.status === 'active', row })),
     ];
   }
 
@@ -481,7 +479,7 @@ export class WarmupService {
       const login = await this.loginOf(this.db, member.member_id, 'imap');
       if (!login) return;
       await this.mail.withMailbox(login, async (session) => {
-        const junk = await spamFolder(session);
+        const junk = await session.spamFolder();
         if (junk) {
           const done = await this.readFolder(session, member.member_id, junk, 'spam', member.junk_uid_validity, Number(member.junk_last_uid), senders);
           Object.assign(patch, { junk_uid_validity: done.uidValidity, junk_last_uid: done.lastUid });
@@ -548,7 +546,7 @@ export class WarmupService {
     const sender = await this.accounts.findAnyAccount(trx, m.sender_id);
     if (!sender || randomInt(0, 100) >= sender.warmup_reply_rate_percent) return;
     const id = newId();
-    const messageId = `${id}@${domainOf(m.recipient_email)}`;
+    const messageId = `${id}@${domainOf(m.recipient_email).toLowerCase()}`;
     const content = replyMessage(this.key(), messageId);
     const [lo, hi] = this.settings.replyDelayMinutes;
     await this.store.insertReply(trx, {
@@ -596,9 +594,4 @@ export class WarmupService {
 /** A refusal that is the partner's (a full mailbox, a temporary refusal), not a sign against the sender. */
 function partnerRefusal(response: string): boolean {
   return /^\s*4\d\d\b|\b(452|552)\b|\b[45]\.2\.2\b|mailbox full|quota/i.test(response);
-}
-
-async function spamFolder(session: MailboxSession): Promise<string | null> {
-  const folders = await session.folders();
-  return folders.find((f) => f.specialUse === '\\Junk')?.path ?? folders.find((f) => SPAM_NAMES.some((n) => n.toLowerCase() === f.path.toLowerCase()))?.path ?? null;
 }
