@@ -17,7 +17,7 @@ const DEMO_LEADS = { people: 2000, companies: 200, seed: 1 };
 async function seedDemo(deps: Deps, services: Services, port: number): Promise<void> {
   if ((await services.workspaces.countWorkspaces()) > 0) return;
   // Leads imported before the first start are kept as they are.
-  const hasLeads = await deps.db('people').first('id');
+  const hasLeads = await deps.db('people').first<{ id: string } | undefined>('id');
   const loaded = hasLeads ? { people: 0, companies: 0 } : await generateLeads(deps.db, { ...DEMO_LEADS, now: deps.clock.now() });
   const { workspace, apiKey } = await services.workspaces.createWorkspace({ name: 'Demo workspace', whitelabel: true });
   const line = '-'.repeat(72);

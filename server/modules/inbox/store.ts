@@ -48,7 +48,7 @@ export class InboxStore {
    */
   async claim(db: Executor, accountIds: string[], mailbox: string, now: Date, until: Date, workerId: string, limit: number): Promise<CheckpointRow[]> {
     if (accountIds.length === 0) return [];
-    const rows: CheckpointRow[] = await db('mailbox_checkpoints')
+    const rows = await db<CheckpointRow>('mailbox_checkpoints')
       .where('mailbox', mailbox)
       .whereIn('account_id', accountIds)
       .andWhere((w) => w.whereNull('claimed_until').orWhere('claimed_until', '<', now))

@@ -116,7 +116,7 @@ export class MailStore {
 
   /** A message SMTP accepted that bounced later (a DSN): `bounced`, once. */
   async markLateBounce(db: Executor, id: string): Promise<Pick<MessageRow, 'account_id' | 'contact_id' | 'kind'> | undefined> {
-    const [row] = await db('email_messages').where({ id, direction: 'outbound' }).whereIn('status', ['sent', 'unknown']).update({ status: 'bounced' }).returning(['account_id', 'contact_id', 'kind']);
+    const [row] = await db('email_messages').where({ id, direction: 'outbound' }).whereIn('status', ['sent', 'unknown']).update({ status: 'bounced' }).returning<Pick<MessageRow, 'account_id' | 'contact_id' | 'kind'>[]>(['account_id', 'contact_id', 'kind']);
     return row;
   }
 
@@ -126,7 +126,7 @@ export class MailStore {
   }
 
   async threadParent(db: Executor, id: string): Promise<ThreadParent | undefined> {
-    const row = await db('email_messages').where({ id }).first('id', 'subject', 'message_id', 'references', 'thread_id');
+    const row = await db<MessageRow>('email_messages').where({ id }).first('id', 'subject', 'message_id', 'references', 'thread_id');
     return row && normalize(row);
   }
 
@@ -192,7 +192,7 @@ export class MailStore {
       .where({ campaign_id: campaignId, direction: 'outbound' })
       .andWhere('created_at', '>=', since)
       .whereIn('status', COUNTED)
-      .first(db.raw('count(*)::int AS all'), db.raw('count(*) FILTER (WHERE step_number = 1)::int AS first'));
+      .first<{ all: number; first: number } | undefined>(db.raw('count(*)::int AS all'), db.raw('count(*) FILTER (WHERE step_number = 1)::int AS first'));
     return { all: row?.all ?? 0, first: row?.first ?? 0 };
   }
 
@@ -221,7 +221,7 @@ export class MailStore {
           .select('status')
           .as('recent'),
       )
-      .first(db.raw('count(*)::int AS total'), db.raw("count(*) FILTER (WHERE status = 'bounced')::int AS bounced"));
+      .first<{ total: number; bounced: number } | undefined>(db.raw('count(*)::int AS total'), db.raw("count(*) FILTER (WHERE status = 'bounced')::int AS bounced"));
     return { total: row?.total ?? 0, bounced: row?.bounced ?? 0 };
   }
 

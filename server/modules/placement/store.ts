@@ -1,5 +1,5 @@
 /** Plain rows of placement tests and their results. Callers pass their transaction. */
-import type { Executor } from '../../db';
+import { jsonColumn, type Executor } from '../../db';
 import { backlogOf, type Backlog } from '../../telemetry';
 
 export type Placement = 'pending' | 'inbox' | 'spam' | 'nowhere' | 'notSent';
@@ -46,8 +46,8 @@ const ROWS_PER_INSERT = 1000;
 
 const parsed = (row: TestRow): TestRow => ({
   ...row,
-  // PGlite and pg both parse jsonb; a text driver would not.
-  account_ids: typeof row.account_ids === 'string' ? JSON.parse(row.account_ids) : row.account_ids,
+  // PGlite and pg both parse jsonb; a text driver would not. The column holds what insert() wrote.
+  account_ids: jsonColumn(row.account_ids) as string[],
 });
 
 export class PlacementStore {

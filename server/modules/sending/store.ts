@@ -4,7 +4,7 @@
  * in one query because the scheduler runs them every tick over many contacts; every write to another
  * module's table goes through that module's service (messages: the mail module).
  */
-import type { Executor } from '../../db';
+import { jsonColumn, type Executor, type RawResult } from '../../db';
 import { backlogOf, type Backlog } from '../../telemetry';
 import type { ScheduleJson } from '../campaign/service';
 import { UNFINISHED_STATUSES } from '../contact/statuses';
@@ -71,7 +71,7 @@ export interface SendingAccount {
 export class SendingStore {
   /** Progress rows for contacts of active campaigns that have none yet (due now). */
   async seedProgress(db: Executor, now: Date, limit: number): Promise<number> {
-    const result = await db.raw(
+    const result = await db.raw<RawResult>(
       `INSERT INTO sending_progress (contact_id, workspace_id, campaign_id, step_number, state, due_at, updated_at)
        SELECT c.id, c.workspace_id, c.campaign_id, 1, 'waiting', ?, ?
          FROM contacts c JOIN campaigns k ON k.id = c.campaign_id AND k.status = 'active'
@@ -127,7 +127,7 @@ export class SendingStore {
       // NO KEY: rows that reference the campaign (events, messages) may still be written meanwhile.
       .forNoKeyUpdate('k')
       .skipLocked()
-      .first(
+      .first<SendingCampaign | undefined>(
         'k.id',
         'k.workspace_id',
         'k.name',
@@ -141,8 +141,8 @@ export class SendingStore {
         'k.track_clicks',
         'w.timezone as workspace_timezone',
       );
-    if (row && typeof row.schedule === 'string') row.schedule = JSON.parse(row.schedule);
-    return row;
+    // The campaign module writes the schedule (validated); the driver may hand over the json as text.
+    return row && { ...row, schedule: jsonColumn(row.schedule) as ScheduleJson | null };
   }
 
   /** Waits for and locks the campaign row (any status): finishing contacts one at a time per campaign. */
@@ -202,13 +202,13 @@ export class SendingStore {
   }
 
   async addAccountFailure(db: Executor, accountId: string): Promise<number> {
-    const [row] = await db('sending_accounts').where({ account_id: accountId }).increment('failures', 1).returning('failures');
+    const [row] = await db('sending_accounts').where({ account_id: accountId }).increment('failures', 1).returning<{ failures: number }[]>('failures');
     return row?.failures ?? 0;
   }
 
   /** Contacts of the campaign still to be mailed. */
   async unfinishedContacts(db: Executor, campaignId: string): Promise<number> {
-    const row = await db('contacts').where({ campaign_id: campaignId }).whereIn('status', UNFINISHED_STATUSES).first(db.raw('count(*)::int AS n'));
+    const row = await db('contacts').where({ campaign_id: campaignId }).whereIn('status', UNFINISHED_STATUSES).first<{ n: number } | undefined>(db.raw('count(*)::int AS n'));
     return row?.n ?? 0;
   }
 
@@ -232,7 +232,7 @@ export class SendingStore {
   }
 
   async nextDue(db: Executor, campaignId: string): Promise<Date | null> {
-    const row = await db('sending_progress').where({ campaign_id: campaignId, state: 'waiting' }).min('due_at as at').first();
+    const row = await db('sending_progress').where({ campaign_id: campaignId, state: 'waiting' }).min('due_at as at').first<{ at: Date | string | null } | undefined>();
     return row?.at ? new Date(row.at) : null;
   }
 
@@ -242,7 +242,7 @@ export class SendingStore {
   }
 
   async progressOf(db: Executor, contactId: string): Promise<ProgressRow | undefined> {
-    return db('sending_progress').where({ contact_id: contactId }).first();
+    return db('sending_progress').where({ contact_id: contactId }).first<ProgressRow | undefined>();
   }
 
   /** The progress rows of these contacts, locked. */
