@@ -190,12 +190,19 @@ function resolveWeights(p: Problems, field: string, existing: number[], incoming
   return all;
 }
 
+/** The sending engine's progress rows, as a campaign going active needs them (in the caller's transaction). */
+export interface CampaignProgressPort {
+  /** Gives each active contact of the campaign without a progress row one at step 1, due now. */
+  startCampaign(trx: Executor, campaignId: string): Promise<void>;
+}
+
 export class CampaignService {
   constructor(
     private readonly db: Db,
     private readonly store: CampaignStore,
     private readonly events: EventService,
     private readonly accounts: AccountService,
+    private readonly progress: CampaignProgressPort,
     private readonly clock: Clock,
   ) {}
 
@@ -306,6 +313,8 @@ export class CampaignService {
         );
       }
       await this.store.update(trx, workspaceId, campaignId, { status: 'active', launched_at: campaign.launched_at ?? this.clock.now() });
+      // Progress rows are made here and when contacts join an active campaign, so the worker never searches for them.
+      await this.progress.startCampaign(trx, campaignId);
       await this.events.record(trx, { workspaceId, type: 'campaign.launched', data: { campaignId, name: campaign.name } });
     });
   }
