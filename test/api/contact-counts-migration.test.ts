@@ -15,10 +15,10 @@ const DIR = join(__dirname, '../../server/db/migrations');
 
 /** The migrations before this one, named as server/db names them (so `migrate` goes on from there). */
 const before: Knex.MigrationSource<string> = {
-  getMigrations: async () => readdirSync(DIR).filter((f) => f.endsWith('.ts')).map((f) => f.replace(/\.ts$/, '')).filter((name) => name < MIGRATION).sort(),
+  getMigrations: () => Promise.resolve(readdirSync(DIR).filter((f) => f.endsWith('.ts')).map((f) => f.replace(/\.ts$/, '')).filter((name) => name < MIGRATION).sort()),
   getMigrationName: (name) => name,
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  getMigration: async (name) => require(join(DIR, name)),
+  getMigration: (name) => Promise.resolve(require(join(DIR, name))),
 };
 
 async function freshDatabase(): Promise<Database> {
