@@ -4,6 +4,7 @@
  * in one query because the scheduler runs them every tick over many contacts; every write to another
  * module's table goes through that module's service (messages: the mail module).
  */
+import type { Knex } from 'knex';
 import type { Executor } from '../../db';
 import { backlogOf, type Backlog } from '../../telemetry';
 import type { ScheduleJson } from '../campaign/service';
@@ -78,24 +79,20 @@ export class SendingStore {
     if (contactIds.length === 0) return;
     const campaigns = db('contacts').whereIn('id', contactIds).distinct('campaign_id');
     const active: string[] = (await db('campaigns').whereIn('id', campaigns).andWhere('status', 'active').orderBy('id').forKeyShare().select('id')).map((r: { id: string }) => r.id);
-    if (active.length === 0) return;
-    await db.raw(
-      `INSERT INTO sending_progress (contact_id, workspace_id, campaign_id, step_number, state, due_at, updated_at)
-       SELECT c.id, c.workspace_id, c.campaign_id, 1, 'waiting', ?, ? FROM contacts c
-        WHERE c.id = ANY(?::uuid[]) AND c.status = 'active' AND c.campaign_id = ANY(?::uuid[])
-       ON CONFLICT (contact_id) DO NOTHING`,
-      [now, now, contactIds, active],
-    );
+    if (active.length) await this.start(db, now, 'c.id = ANY(?::uuid[]) AND c.campaign_id = ANY(?::uuid[])', [contactIds, active]);
   }
 
   /** Progress rows (step 1, due now) for the campaign's active contacts that have none (it is going active, its row locked). */
   async startCampaign(db: Executor, campaignId: string, now: Date): Promise<void> {
+    await this.start(db, now, 'c.campaign_id = ? AND NOT EXISTS (SELECT 1 FROM sending_progress p WHERE p.contact_id = c.id)', [campaignId]);
+  }
+
+  private async start(db: Executor, now: Date, where: string, bindings: unknown[]): Promise<void> {
     await db.raw(
       `INSERT INTO sending_progress (contact_id, workspace_id, campaign_id, step_number, state, due_at, updated_at)
-       SELECT c.id, c.workspace_id, c.campaign_id, 1, 'waiting', ?, ? FROM contacts c
-        WHERE c.campaign_id = ? AND c.status = 'active' AND NOT EXISTS (SELECT 1 FROM sending_progress p WHERE p.contact_id = c.id)
+       SELECT c.id, c.workspace_id, c.campaign_id, 1, 'waiting', ?, ? FROM contacts c WHERE c.status = 'active' AND ${where}
        ON CONFLICT (contact_id) DO NOTHING`,
-      [now, now, campaignId],
+      [now, now, ...bindings] as readonly Knex.RawBinding[],
     );
   }
 
