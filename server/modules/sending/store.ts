@@ -124,14 +124,16 @@ export class SendingStore {
   }
 
   /**
-   * Active campaigns with a waiting row due by `now`: one probe of (campaign_id, due_at) per active campaign,
-   * so the cost follows the active campaigns, not the rows waiting in them. Those after `after` come first,
-   * so campaigns that cannot send now (gaps, limits) do not keep the others out of a run.
+   * Active campaigns whose earliest waiting row is due by `now`: one descent of the (campaign_id, due_at)
+   * index of waiting rows per active campaign, so the cost follows the active campaigns, not the rows
+   * waiting in them (written as the earliest row, not EXISTS, so no plan filters a campaign's rows by due
+   * time). Those after `after` come first, so campaigns that cannot send now (gaps, limits) do not keep the
+   * others out of a run.
    */
   async campaignsWithDueWork(db: Executor, now: Date, limit: number, after: string | null): Promise<string[]> {
     const rows = await db('campaigns as k')
       .where('k.status', 'active')
-      .whereExists(db('sending_progress as p').whereRaw('p.campaign_id = k.id').andWhere('p.state', 'waiting').andWhere('p.due_at', '<=', now).select(db.raw('1')))
+      .whereRaw("(SELECT p.due_at FROM sending_progress p WHERE p.campaign_id = k.id AND p.state = 'waiting' ORDER BY p.due_at LIMIT 1) <= ?", [now])
       .orderByRaw('(k.id <= ?), k.id', [after ?? '00000000-0000-0000-0000-000000000000'])
       .limit(limit)
       .select('k.id');
