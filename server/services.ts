@@ -126,7 +126,7 @@ export function createServices(deps: Deps) {
   const suppression = new SuppressionService(db, new SuppressionStore(), clock);
   const tracking = new TrackingService(db, new TokenSigner(() => secrets.deriveKey('link-signing', 'emailLinks')), config.publicUrl, contacts, suppression, events, clock);
   const sending = new SendingService(db, new SendingStore(), mailAccess, contacts, events, suppression, tracking, mail, clock);
-  // Moves change the engine's progress rows: the contact module reaches them through this interface.
+  // Resumes and moves change the engine's progress rows: the contact module reaches them through this interface.
   const contactLifecycle = new ContactLifecycle(db, new ContactStore(), campaigns, progress, clock);
   const replyIntents = new ReplyIntentService(db, new IntentStore(), mail, campaigns, contacts, tracking, events, clock);
   const inboxCollaborators = { mail, accounts: mailAccess, campaigns, contacts, events, suppression, bounces: sending, intents: replyIntents };
