@@ -21,13 +21,6 @@ export default tseslint.config(
       ],
       // An AbortSignal's reason (typed any) is passed on as it is, as fetch does.
       '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingAny: true }],
-
-      '@typescript-eslint/no-explicit-any': 'off', // 6 (the `Json` / `Body` record types above, route.ts's SuccessBody)
-      // OFF, to be fixed: 24 findings, 20 of them knex callbacks (`.where((q) => q.where(...))`) returning the
-      // builder, which is thenable; the others are async callbacks handed to server.close / receiver.close.
-      '@typescript-eslint/no-misused-promises': 'off', // 24
-      // OFF, to be fixed: 3 String(value) of values typed as possibly objects (inbox/classify.ts, contract fuzz test).
-      '@typescript-eslint/no-base-to-string': 'off', // 3
     },
   },
   {
@@ -44,6 +37,12 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-return': 'off', // 15
       '@typescript-eslint/no-unsafe-call': 'off', // 25
     },
+  },
+  {
+    // OFF in this file only, to be fixed with the no-unsafe-* rules above, which type what it walks: the spec read as
+    // `Json = Record<string, any>` (openapi-typescript's OpenAPI3 types fit it, as in scripts/generate.ts). Findings: 1.
+    files: ['test/contract/openapi.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
     // The NUL character is what this file looks for.

@@ -57,6 +57,7 @@ const migrationSource: Knex.MigrationSource<string> = {
   getMigrationName: (name) => name,
   getMigration: (name) =>
     new Promise((resolve) => {
+      // Loaded by name at run time: a .ts file from the sources, a .js one from the build.
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const migration: unknown = require(join(MIGRATIONS_DIR, name));
       if (!isMigration(migration)) throw new Error(`migration ${name} exports no up function`);
