@@ -17,7 +17,7 @@ import type { Backlog } from '../../telemetry';
 import { newId } from '../../ids';
 import { domainOf } from '../../email-address';
 import type { Logger } from '../../logger';
-import { badRequest, conflict, detail, notFound } from '../../http/errors';
+import { conflict, detail, notFound } from '../../http/errors';
 import type { AccountMailAccess } from '../account/service';
 import type { CampaignService } from '../campaign/service';
 import type { ContactService } from '../contact/service';
