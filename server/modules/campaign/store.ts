@@ -1,7 +1,6 @@
 /** Plain rows for campaigns, their steps, variants and linked accounts. Every query is scoped by workspace. */
 import type { Knex } from 'knex';
 import type { Executor } from '../../db';
-import { pageWithTotal } from '../../db/page';
 import { UNFINISHED_STATUSES } from '../contact/statuses';
 
 export interface ScheduleJson {
@@ -76,19 +75,11 @@ export const EFFECTIVE_STATUS_SQL = `CASE WHEN c.status = 'active'
   AND NOT EXISTS (SELECT 1 FROM contacts ct WHERE ct.campaign_id = c.id AND ct.status IN (${UNFINISHED_STATUSES.map((s) => `'${s}'`).join(', ')}))
   THEN 'completed' ELSE c.status END`;
 
-const NEWEST_FIRST = [
-  { column: 'c.created_at', order: 'desc' as const },
-  { column: 'c.id', order: 'desc' as const },
-];
-
 export class CampaignStore {
   private views(db: Executor, workspaceId: string) {
-    return this.derived(db, db('campaigns as c').where('c.workspace_id', workspaceId));
-  }
-
-  /** Campaign rows (`c`) with what is derived from other tables. */
-  private derived(db: Executor, campaigns: Knex.QueryBuilder) {
-    return campaigns.select(
+    return db('campaigns as c')
+      .where('c.workspace_id', workspaceId)
+      .select(
         'c.*',
         db.raw(`${EFFECTIVE_STATUS_SQL} AS effective_status`),
         db.raw('(SELECT count(*)::int FROM campaign_steps s WHERE s.campaign_id = c.id) AS step_count'),
@@ -109,11 +100,13 @@ export class CampaignStore {
   }
 
   async list(db: Executor, workspaceId: string, page: { limit: number; skip: number; status?: string }): Promise<{ rows: CampaignView[]; total: number }> {
-    const filtered = () => {
-      const q = db('campaigns as c').where('c.workspace_id', workspaceId);
-      return page.status ? q.whereRaw(`(${EFFECTIVE_STATUS_SQL}) = ?`, [page.status]) : q;
-    };
-    return pageWithTotal<CampaignView>(db, filtered, 'c', NEWEST_FIRST, page, (rows) => this.derived(db, rows));
+    const byStatus = (q: Knex.QueryBuilder) => (page.status ? q.whereRaw(`(${EFFECTIVE_STATUS_SQL}) = ?`, [page.status]) : q);
+    const rows = await byStatus(this.views(db, workspaceId)).orderBy([
+      { column: 'c.created_at', order: 'desc' },
+      { column: 'c.id', order: 'desc' },
+    ]).limit(page.limit).offset(page.skip);
+    const [{ count }] = await byStatus(db('campaigns as c').where('c.workspace_id', workspaceId)).count<{ count: string | number }[]>({ count: '*' });
+    return { rows: rows as CampaignView[], total: Number(count) };
   }
 
   async insert(db: Executor, row: CampaignRow): Promise<void> {

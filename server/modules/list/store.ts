@@ -1,7 +1,6 @@
 /** Lists and their memberships: plain rows. Members are ordered by (added_at, member id) everywhere. */
 import type { Knex } from 'knex';
 import type { Executor } from '../../db';
-import { pageWithTotal } from '../../db/page';
 import type { Position } from '../../http/cursor';
 
 export type ListKind = 'people' | 'company';
@@ -54,8 +53,12 @@ export class ListStore {
   }
 
   async page(db: Executor, workspaceId: string, page: { limit: number; skip: number; kind?: ListKind }): Promise<{ rows: ListRow[]; total: number }> {
-    const filtered = () => db('lists as l').where({ 'l.workspace_id': workspaceId, ...(page.kind ? { 'l.kind': page.kind } : {}) });
-    return pageWithTotal<ListRow>(db, filtered, 'l', [{ column: 'l.created_at', order: 'desc' }, { column: 'l.id', order: 'desc' }], page);
+    const filter = { workspace_id: workspaceId, ...(page.kind ? { kind: page.kind } : {}) };
+    const [rows, [{ total }]] = await Promise.all([
+      db('lists').where(filter).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).offset(page.skip).limit(page.limit),
+      db('lists').where(filter).count<{ total: string }[]>({ total: '*' }),
+    ]);
+    return { rows, total: Number(total) };
   }
 
   async insert(db: Executor, row: ListRow): Promise<void> {
