@@ -2550,11 +2550,14 @@ export interface paths {
         };
         /**
          * Get the companies of a company list
-         * @description Returns the members of a company list in the order they were added (ties by id), with `limit`/`skip` pagination.
+         * @description Returns the members of a company list in the order they were added (ties by id), with `limit`/`skip` pagination,
+         *     or page by page at flat cost with `cursor` (the previous page's `pagination.nextCursor`): prefer it past the first
+         *     few pages of a large list, since a `skip` is walked.
          *     Each company shows its identity fields, and every field when this workspace has seen it in full
          *     (company search with `full`; `revealed: true`). Reading a list never reveals or charges anything.
          *
-         *     Errors: `400` a parameter missing or out of range; `404` no such list in this workspace; `409` the list is a
+         *     Errors: `400` a parameter missing or out of range, a `cursor` this API did not give, or a `cursor` with
+         *     `skip`; `404` no such list in this workspace; `409` the list is a
          *     people list (read it with `GET /v2/list/leads`).
          */
         get: operations["getListCompanies"];
@@ -2740,13 +2743,16 @@ export interface paths {
         };
         /**
          * Get the people of a people list
-         * @description Returns the members of a people list in the order they were added (ties by id), with `limit`/`skip` pagination.
+         * @description Returns the members of a people list in the order they were added (ties by id), with `limit`/`skip` pagination,
+         *     or page by page at flat cost with `cursor` (the previous page's `pagination.nextCursor`): prefer it past the first
+         *     few pages of a large list, since a `skip` is walked.
          *     Each person shows only what this workspace has revealed before (a people search with
          *     `workEmailReveal`, `fullContactAndCompany` or `mobilePhoneReveal`, or a send-to-campaign): `email`,
          *     `mobilePhone`, `linkedinUrl` and the full company appear only for the data options listed in `revealed`.
          *     Reading a list never reveals or charges anything.
          *
-         *     Errors: `400` a parameter missing or out of range; `404` no such list in this workspace; `409` the list is a
+         *     Errors: `400` a parameter missing or out of range, a `cursor` this API did not give, or a `cursor` with
+         *     `skip`; `404` no such list in this workspace; `409` the list is a
          *     company list (read it with `GET /v2/list/companies`).
          */
         get: operations["getListLeads"];
@@ -5920,6 +5926,23 @@ export interface components {
             /** Format: date-time */
             addedAt: string;
         };
+        /**
+         * @description Where this page of members sits in the list. Pages go by `skip` (an offset, whose cost grows with it) or by
+         *     `cursor` (flat cost at any depth): `nextCursor` names the last member of this page; pass it as `cursor`
+         *     for the next one. Members are in the order they were added (ties by id), so a member added while a client
+         *     pages through appears at the end and never shifts, repeats or skips a member on later cursor pages.
+         */
+        LeadListPagination: {
+            /** @description True when members follow this page. */
+            hasMore: boolean;
+            limit: number;
+            /** @description The `cursor` of the next page, `null` on the last page. */
+            nextCursor: string | null;
+            /** @description The request's `skip` (0 when it gave a `cursor`). */
+            skip: number;
+            /** @description How many members the list holds (its `memberCount`). */
+            total: number;
+        };
         /** @description People of the lead database to add to, or remove from, a people list. */
         LeadListPeopleChangeRequest: {
             /**
@@ -7464,6 +7487,12 @@ export interface components {
          * @example 20
          */
         Limit: number;
+        /**
+         * @description The `pagination.nextCursor` of the previous page: the page starts right after the member it names, at the
+         *     same cost however deep it is. Not with `skip` (a `400`).
+         * @example MjAyNi0xMS0yM1QxMDowNTowMC4wMDBafDAxOTJmMGM1LTJiN2EtN2QxMC04YzNlLTZmNGExYjJjM2Q0ZQ
+         */
+        ListCursor: string;
         /**
          * @description How many items to skip before the first returned.
          * @example 0
@@ -11743,6 +11772,12 @@ export interface operations {
         parameters: {
             query: {
                 /**
+                 * @description The `pagination.nextCursor` of the previous page: the page starts right after the member it names, at the
+                 *     same cost however deep it is. Not with `skip` (a `400`).
+                 * @example MjAyNi0xMS0yM1QxMDowNTowMC4wMDBafDAxOTJmMGM1LTJiN2EtN2QxMC04YzNlLTZmNGExYjJjM2Q0ZQ
+                 */
+                cursor?: components["parameters"]["ListCursor"];
+                /**
                  * @description How many items to return (1-100).
                  * @example 20
                  */
@@ -11776,7 +11811,7 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         data: {
                             items: components["schemas"]["LeadListMemberCompany"][];
-                            pagination: components["schemas"]["ListPagination"];
+                            pagination: components["schemas"]["LeadListPagination"];
                         };
                     };
                 };
@@ -12084,6 +12119,12 @@ export interface operations {
         parameters: {
             query: {
                 /**
+                 * @description The `pagination.nextCursor` of the previous page: the page starts right after the member it names, at the
+                 *     same cost however deep it is. Not with `skip` (a `400`).
+                 * @example MjAyNi0xMS0yM1QxMDowNTowMC4wMDBafDAxOTJmMGM1LTJiN2EtN2QxMC04YzNlLTZmNGExYjJjM2Q0ZQ
+                 */
+                cursor?: components["parameters"]["ListCursor"];
+                /**
                  * @description How many items to return (1-100).
                  * @example 20
                  */
@@ -12117,7 +12158,7 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         data: {
                             items: components["schemas"]["LeadListMemberPerson"][];
-                            pagination: components["schemas"]["ListPagination"];
+                            pagination: components["schemas"]["LeadListPagination"];
                         };
                     };
                 };
