@@ -1,6 +1,7 @@
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import { newId } from '../../server/ids';
+import { recordMailEvents } from '../helpers/mail-events';
 
 const DKIM_KEY = 'v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAq1';
 
@@ -55,7 +56,7 @@ async function connect(ws: TestWorkspace, email: string, smtpHost?: string): Pro
 }
 
 async function event(ws: TestWorkspace, accountId: string, type: string, at: string, warmup = false) {
-  await t.db('email_events').insert({ id: newId(), workspace_id: ws.workspaceId, account_id: accountId, type, is_warmup: warmup, occurred_at: new Date(at) });
+  await recordMailEvents(t, ws.workspaceId, [{ type, accountId, at, warmup }]);
 }
 
 const passed = (name: string, records: string[]) => ({ pass: true, name, records, reason: null, message: null });

@@ -387,10 +387,10 @@ export class AccountService {
         const row = byId.get(id)!;
         const domain = domainOfRow(row);
         const smtpHost = row.smtp_host ?? PROVIDER_SERVERS[row.provider].smtp?.[0] ?? domain;
-        const [checks, blocklists, { totals }] = await Promise.all([
+        const [checks, blocklists, totals] = await Promise.all([
           domains.get(domain)!,
           checkBlocklists(a, domain, smtpHost, zones),
-          this.events.countsByType(this.db, { workspaceId: auth.workspaceId, warmup: false, accountId: id, since }),
+          this.events.accountCountsSince(this.db, { workspaceId: auth.workspaceId, accountId: id, since }),
         ]);
         const reputation = {
           days: REPUTATION_DAYS,

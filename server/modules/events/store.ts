@@ -1,43 +1,50 @@
 /**
- * email_events: the mail events analytics count, written by `record` and read by the counts below.
- * Every query is scoped by workspace; day bounds are the workspace's local midnights
- * (`'<day>'::timestamp AT TIME ZONE tz`), so the (workspace_id, campaign_id|account_id, occurred_at)
- * indexes serve them.
+ * email_events: the mail events analytics count, written by `record`, kept for audits; analytics read
+ * the rollups `record` keeps beside them (migration 20261127010000), whose cost does not grow with the
+ * events stored. Every query is scoped by workspace; day bounds are the workspace's local midnights
+ * (`'<day>'::timestamp AT TIME ZONE tz`).
  */
-import type { Knex } from 'knex';
 import type { Executor } from '../../db';
 import { addDays } from './days';
 
-const EVENT_TYPES = ['sent', 'opened', 'clicked', 'replied', 'bounced', 'unsubscribed'] as const;
-type CountedType = (typeof EVENT_TYPES)[number];
-export type EventCounts = Record<CountedType, number>;
+export { rebuildRollups } from '../../db/migrations/20261127010000_create_email_rollups';
 
-export interface EmailEventScope {
-  workspaceId: string;
-  warmup: boolean;
-  campaignId?: string;
-  accountId?: string;
-  /** Calendar days in `timezone`, both included. */
-  days?: { startDate: string; endDate: string; timezone: string };
-  /** Events at or after this instant. */
-  since?: Date;
-}
+export const EVENT_TYPES = ['sent', 'opened', 'clicked', 'replied', 'bounced', 'unsubscribed'] as const;
+export type CountedType = (typeof EVENT_TYPES)[number];
+export type EventCounts = Record<CountedType, number>;
 
 export const zeroCounts = (): EventCounts => ({ sent: 0, opened: 0, clicked: 0, replied: 0, bounced: 0, unsubscribed: 0 });
 
-function scoped(db: Executor, scope: EmailEventScope): Knex.QueryBuilder {
-  const q = db('email_events').where({ workspace_id: scope.workspaceId, is_warmup: scope.warmup }).whereIn('type', EVENT_TYPES);
-  if (scope.campaignId) q.andWhere('campaign_id', scope.campaignId);
-  if (scope.accountId) q.andWhere('account_id', scope.accountId);
-  if (scope.since) q.andWhere('occurred_at', '>=', scope.since);
-  if (scope.days) {
-    const { startDate, endDate, timezone } = scope.days;
-    q.andWhereRaw('occurred_at >= (?::timestamp AT TIME ZONE ?)', [startDate, timezone]);
-    q.andWhereRaw('occurred_at < (?::timestamp AT TIME ZONE ?)', [addDays(endDate, 1), timezone]);
-  }
-  return q;
+export type RollupScope = 'workspace' | 'campaign' | 'step' | 'variant' | 'account';
+/** The scopes with all-time rows (`campaign/count`). */
+const TOTAL_SCOPES: readonly RollupScope[] = ['workspace', 'campaign'];
+
+const QUARTER_HOUR_MS = 900_000;
+const quarterHourOf = (at: Date): Date => new Date(Math.floor(at.getTime() / QUARTER_HOUR_MS) * QUARTER_HOUR_MS);
+
+export interface RangeQuery {
+  workspaceId: string;
+  /** Each scope with the ids asked for. */
+  scopes: [RollupScope, string[]][];
+  /** Both when left out. */
+  warmup?: boolean;
+  types: readonly string[];
+  /** Calendar days in `timezone`, both included. */
+  days: { startDate: string; endDate: string; timezone: string };
+  byDay?: boolean;
 }
 
+export interface RangeRow {
+  scope: RollupScope;
+  scope_id: string;
+  is_warmup: boolean;
+  type: string;
+  /** With `byDay`. */
+  day?: string;
+  total: number;
+  /** Contacts whose first event of the type in the scope falls in the range. */
+  uniq: number;
+}
 
 export interface EmailEventRow {
   id: string;
@@ -114,93 +121,133 @@ export class EventStore {
     return result.rowCount ?? 0;
   }
 
-  /** Events per type, and distinct contacts per type. */
-  async countsByType(db: Executor, scope: EmailEventScope): Promise<{ totals: EventCounts; unique: EventCounts }> {
-    const rows: { type: CountedType; total: number; uniq: number }[] = await scoped(db, scope)
-      .groupBy('type')
-      .select('type', db.raw('count(*)::int AS total'), db.raw('count(DISTINCT contact_id) FILTER (WHERE NOT flagged)::int AS uniq'));
-    const totals = zeroCounts();
-    const unique = zeroCounts();
-    for (const row of rows) {
-      totals[row.type] = row.total;
-      unique[row.type] = row.uniq;
+  /**
+   * Adds one stored event to the rollups (migration 20261127010000 says what they hold), in the
+   * transaction that stores the event. A contact's first unflagged event of a type in a scope adds a
+   * unique to that scope's quarter-hour; an event earlier than the stored first moves that unique to
+   * its own quarter-hour (a reply dated before a tracked open, say).
+   */
+  async addToRollups(db: Executor, e: EmailEventRow): Promise<void> {
+    const scopes = (
+      [
+        ['workspace', e.workspace_id],
+        ['campaign', e.campaign_id],
+        ['step', e.step_id],
+        ['variant', e.variant_id],
+        ['account', e.account_id],
+      ] as const
+    ).filter((s): s is readonly [RollupScope, string] => s[1] !== null);
+    const bucket = quarterHourOf(e.occurred_at);
+    const deltas = new Map<string, { scope: RollupScope; scope_id: string; bucket: Date; total: number; uniq: number }>();
+    const add = (scope: RollupScope, scope_id: string, at: Date, total: number, uniq: number) => {
+      const key = `${scope}:${scope_id}:${at.getTime()}`;
+      const row = deltas.get(key) ?? { scope, scope_id, bucket: at, total: 0, uniq: 0 };
+      row.total += total;
+      row.uniq += uniq;
+      deltas.set(key, row);
+    };
+    for (const [scope, id] of scopes) add(scope, id, bucket, 1, 0);
+    const firstEver = new Set<RollupScope>();
+    const counted = scopes.filter(([scope]) => scope !== 'account');
+    if (e.contact_id && !e.flagged) {
+      const key = { workspace_id: e.workspace_id, is_warmup: e.is_warmup, type: e.type, contact_id: e.contact_id };
+      const inserted: { scope: RollupScope }[] = await db('email_event_firsts')
+        .insert(counted.map(([scope, scope_id]) => ({ ...key, scope, scope_id, first_at: e.occurred_at })))
+        .onConflict(['workspace_id', 'scope', 'scope_id', 'is_warmup', 'type', 'contact_id'])
+        .ignore()
+        .returning('scope');
+      for (const { scope } of inserted) firstEver.add(scope);
+      const known = counted.filter(([scope]) => !firstEver.has(scope));
+      // FOR UPDATE reads the latest committed first, and holds it until this transaction ends.
+      const later: { scope: RollupScope; scope_id: string; first_at: Date }[] = known.length
+        ? await db('email_event_firsts')
+            .where(key)
+            .whereIn(['scope', 'scope_id'], known.map(([scope, id]) => [scope, id]))
+            .andWhere('first_at', '>', e.occurred_at)
+            .forUpdate()
+            .select('scope', 'scope_id', 'first_at')
+        : [];
+      if (later.length) {
+        await db('email_event_firsts').where(key).whereIn(['scope', 'scope_id'], later.map((r) => [r.scope, r.scope_id])).update({ first_at: e.occurred_at });
+      }
+      for (const [scope, id] of counted) if (firstEver.has(scope)) add(scope, id, bucket, 0, 1);
+      for (const r of later) {
+        add(r.scope, r.scope_id, quarterHourOf(r.first_at), 0, -1);
+        add(r.scope, r.scope_id, bucket, 0, 1);
+      }
     }
-    return { totals, unique };
+    const common = { workspace_id: e.workspace_id, is_warmup: e.is_warmup, type: e.type };
+    const sum = (table: string) => ({ total: db.raw(`${table}.total + excluded.total`), uniq: db.raw(`${table}.uniq + excluded.uniq`) });
+    // Rows in key order, so that concurrent events lock them in the same order.
+    const rows = [...deltas.values()].sort((a, b) => a.scope.localeCompare(b.scope) || a.scope_id.localeCompare(b.scope_id) || a.bucket.getTime() - b.bucket.getTime());
+    await db('email_rollups')
+      .insert(rows.map((r) => ({ ...common, ...r })))
+      .onConflict(['workspace_id', 'scope', 'scope_id', 'is_warmup', 'bucket', 'type'])
+      .merge(sum('email_rollups'));
+    await db('email_rollup_totals')
+      .insert(counted.filter(([scope]) => TOTAL_SCOPES.includes(scope)).map(([scope, scope_id]) => ({ ...common, scope, scope_id, total: 1, uniq: firstEver.has(scope) ? 1 : 0 })))
+      .onConflict(['workspace_id', 'scope', 'scope_id', 'is_warmup', 'type'])
+      .merge(sum('email_rollup_totals'));
   }
 
-  /** Events per local day and type, for the days of `scope.days` that have any. */
-  async dailyCounts(db: Executor, scope: EmailEventScope & { days: NonNullable<EmailEventScope['days']> }): Promise<Map<string, EventCounts>> {
-    const rows: { day: string; type: CountedType; n: number }[] = await scoped(db, scope)
-      .groupByRaw('1, 2')
-      .select(db.raw("to_char(occurred_at AT TIME ZONE ?, 'YYYY-MM-DD') AS day", [scope.days.timezone]), 'type', db.raw('count(*)::int AS n'));
-    const byDay = new Map<string, EventCounts>();
-    for (const row of rows) {
-      const counts = byDay.get(row.day) ?? zeroCounts();
-      counts[row.type] = row.n;
-      byDay.set(row.day, counts);
-    }
-    return byDay;
-  }
-
-  /** `sent` events of `day` (local) per account: campaign sends and warm-up sends. */
-  async sentOnDay(db: Executor, workspaceId: string, accountIds: string[], day: string, timezone: string): Promise<Map<string, { campaign: number; warmup: number }>> {
-    const result = new Map<string, { campaign: number; warmup: number }>();
-    if (accountIds.length === 0) return result;
-    const rows: { account_id: string; campaign: number; warmup: number }[] = await db('email_events')
-      .where({ workspace_id: workspaceId, type: 'sent' })
-      .whereIn('account_id', accountIds)
-      .andWhereRaw('occurred_at >= (?::timestamp AT TIME ZONE ?)', [day, timezone])
-      .andWhereRaw('occurred_at < (?::timestamp AT TIME ZONE ?)', [addDays(day, 1), timezone])
-      .groupBy('account_id')
-      .select(
-        'account_id',
-        db.raw('(count(*) FILTER (WHERE NOT is_warmup))::int AS campaign'),
-        db.raw('(count(*) FILTER (WHERE is_warmup))::int AS warmup'),
-      );
-    for (const row of rows) result.set(row.account_id, { campaign: row.campaign, warmup: row.warmup });
-    return result;
+  /** All-time events and unique contacts per type of one workspace or campaign. */
+  async allTimeCounts(db: Executor, q: { workspaceId: string; scope: 'workspace' | 'campaign'; scopeId: string; warmup: boolean }): Promise<{ type: string; total: number; uniq: number }[]> {
+    return db('email_rollup_totals')
+      .where({ workspace_id: q.workspaceId, scope: q.scope, scope_id: q.scopeId, is_warmup: q.warmup })
+      .select('type', 'total', 'uniq');
   }
 
   /**
-   * Sent, replied, auto-replied and bounced events of one campaign per (step, variant), with distinct
-   * contacts, over the range: the rows of the step/variant breakdown.
+   * Events and first events per scope, warm-up flag and type over calendar days in a time zone (and per
+   * day when `byDay`): sums of the quarter-hours from the first day's local midnight to the midnight after
+   * the last day.
    */
-  async replyCountsByVariant(db: Executor, scope: EmailEventScope & { campaignId: string }): Promise<ReplyCountRow[]> {
-    const q = db('email_events').where({ workspace_id: scope.workspaceId, is_warmup: false, campaign_id: scope.campaignId }).whereIn('type', ['sent', 'replied', 'autoReplied', 'bounced']);
-    if (scope.days) {
-      const { startDate, endDate, timezone } = scope.days;
-      q.andWhereRaw('occurred_at >= (?::timestamp AT TIME ZONE ?)', [startDate, timezone]);
-      q.andWhereRaw('occurred_at < (?::timestamp AT TIME ZONE ?)', [addDays(endDate, 1), timezone]);
-    }
-    return q
-      .groupByRaw('GROUPING SETS ((step_id, variant_id), (step_id), ())')
-      .select(
-        'step_id',
-        'variant_id',
-        db.raw('GROUPING(step_id)::int AS g_step'),
-        db.raw('GROUPING(variant_id)::int AS g_variant'),
-        db.raw("(count(*) FILTER (WHERE type = 'sent'))::int AS sent"),
-        db.raw("(count(DISTINCT contact_id) FILTER (WHERE type = 'sent'))::int AS contacts_sent"),
-        db.raw("(count(*) FILTER (WHERE type = 'replied'))::int AS replies"),
-        db.raw("(count(DISTINCT contact_id) FILTER (WHERE type = 'replied'))::int AS unique_replies"),
-        db.raw("(count(*) FILTER (WHERE type = 'autoReplied'))::int AS auto_replies"),
-        db.raw("(count(*) FILTER (WHERE type = 'bounced'))::int AS bounces"),
-        db.raw("(count(DISTINCT contact_id) FILTER (WHERE type = 'bounced'))::int AS unique_bounces"),
-      );
+  async rangeCounts(db: Executor, q: RangeQuery): Promise<RangeRow[]> {
+    const scopes = q.scopes.filter(([, ids]) => ids.length > 0);
+    if (scopes.length === 0) return [];
+    const { startDate, endDate, timezone } = q.days;
+    const query = db('email_rollups')
+      .where({ workspace_id: q.workspaceId })
+      .andWhere((w) => {
+        for (const [scope, ids] of scopes) w.orWhere((o) => o.where({ scope }).whereIn('scope_id', ids));
+      })
+      .whereIn('type', q.types)
+      .andWhereRaw('bucket >= (?::timestamp AT TIME ZONE ?)', [startDate, timezone])
+      .andWhereRaw('bucket < (?::timestamp AT TIME ZONE ?)', [addDays(endDate, 1), timezone]);
+    if (q.warmup !== undefined) query.andWhere({ is_warmup: q.warmup });
+    const sums = [db.raw('sum(total)::int AS total'), db.raw('sum(uniq)::int AS uniq')];
+    if (!q.byDay) return query.groupBy('scope', 'scope_id', 'is_warmup', 'type').select('scope', 'scope_id', 'is_warmup', 'type', ...sums);
+    return query
+      .groupByRaw('1, 2, 3, 4, 5')
+      .select('scope', 'scope_id', 'is_warmup', 'type', db.raw("to_char(bucket AT TIME ZONE ?, 'YYYY-MM-DD') AS day", [timezone]), ...sums);
+  }
+
+  /**
+   * One account's events per type since an instant: whole quarter-hours from the rollups, and the raw
+   * events of the quarter-hour `since` falls in (at most 15 minutes of them, by index).
+   */
+  async accountCountsSince(db: Executor, q: { workspaceId: string; accountId: string; warmup: boolean; since: Date }): Promise<Map<string, number>> {
+    const whole = new Date(quarterHourOf(q.since).getTime() + (q.since.getTime() % QUARTER_HOUR_MS === 0 ? 0 : QUARTER_HOUR_MS));
+    const rows: { type: string; n: number }[] = await db
+      .select('type', db.raw('sum(n)::int AS n'))
+      .from(
+        db('email_rollups')
+          .where({ workspace_id: q.workspaceId, scope: 'account', scope_id: q.accountId, is_warmup: q.warmup })
+          .andWhere('bucket', '>=', whole)
+          .groupBy('type')
+          .select('type', db.raw('sum(total) AS n'))
+          .unionAll((u) =>
+            u
+              .from('email_events')
+              .where({ workspace_id: q.workspaceId, account_id: q.accountId, is_warmup: q.warmup })
+              .andWhere('occurred_at', '>=', q.since)
+              .andWhere('occurred_at', '<', whole)
+              .groupBy('type')
+              .select('type', db.raw('count(*) AS n')),
+          )
+          .as('parts'),
+      )
+      .groupBy('type');
+    return new Map(rows.map((r) => [r.type, r.n]));
   }
 }
-
-export interface ReplyCountRow {
-  step_id: string | null;
-  variant_id: string | null;
-  g_step: number;
-  g_variant: number;
-  sent: number;
-  contacts_sent: number;
-  replies: number;
-  unique_replies: number;
-  auto_replies: number;
-  bounces: number;
-  unique_bounces: number;
-}
-
