@@ -227,27 +227,18 @@ export class EventStore {
    * events of the quarter-hour `since` falls in (at most 15 minutes of them, by index).
    */
   async accountCountsSince(db: Executor, q: { workspaceId: string; accountId: string; warmup: boolean; since: Date }): Promise<Map<string, number>> {
-    const whole = new Date(quarterHourOf(q.since).getTime() + (q.since.getTime() % QUARTER_HOUR_MS === 0 ? 0 : QUARTER_HOUR_MS));
-    const rows: { type: string; n: number }[] = await db
-      .select('type', db.raw('sum(n)::int AS n'))
-      .from(
-        db('email_rollups')
-          .where({ workspace_id: q.workspaceId, scope: 'account', scope_id: q.accountId, is_warmup: q.warmup })
-          .andWhere('bucket', '>=', whole)
-          .groupBy('type')
-          .select('type', db.raw('sum(total) AS n'))
-          .unionAll((u) =>
-            u
-              .from('email_events')
-              .where({ workspace_id: q.workspaceId, account_id: q.accountId, is_warmup: q.warmup })
-              .andWhere('occurred_at', '>=', q.since)
-              .andWhere('occurred_at', '<', whole)
-              .groupBy('type')
-              .select('type', db.raw('count(*) AS n')),
-          )
-          .as('parts'),
-      )
-      .groupBy('type');
+    const whole = new Date(Math.ceil(q.since.getTime() / QUARTER_HOUR_MS) * QUARTER_HOUR_MS);
+    const result = await db.raw(
+      `SELECT type, sum(n)::int AS n FROM (
+         SELECT type, total AS n FROM email_rollups
+          WHERE workspace_id = ? AND scope = 'account' AND scope_id = ? AND is_warmup = ? AND bucket >= ?
+         UNION ALL
+         SELECT type, 1 FROM email_events
+          WHERE workspace_id = ? AND account_id = ? AND is_warmup = ? AND occurred_at >= ? AND occurred_at < ?
+       ) parts GROUP BY type`,
+      [q.workspaceId, q.accountId, q.warmup, whole, q.workspaceId, q.accountId, q.warmup, q.since, whole],
+    );
+    const rows: { type: string; n: number }[] = result.rows;
     return new Map(rows.map((r) => [r.type, r.n]));
   }
 }
