@@ -16,8 +16,6 @@ export type EventCounts = Record<CountedType, number>;
 export const zeroCounts = (): EventCounts => ({ sent: 0, opened: 0, clicked: 0, replied: 0, bounced: 0, unsubscribed: 0 });
 
 export type RollupScope = 'workspace' | 'campaign' | 'step' | 'variant' | 'account';
-/** The scopes with all-time rows (`campaign/count`). */
-const TOTAL_SCOPES: readonly RollupScope[] = ['workspace', 'campaign'];
 
 const QUARTER_HOUR_MS = 900_000;
 const quarterHourOf = (at: Date): Date => new Date(Math.floor(at.getTime() / QUARTER_HOUR_MS) * QUARTER_HOUR_MS);
@@ -123,9 +121,9 @@ export class EventStore {
 
   /**
    * Adds one stored event to the rollups (migration 20261127010000 says what they hold), in the
-   * transaction that stores the event. A contact's first unflagged event of a type in a scope adds a
-   * unique to that scope's quarter-hour; an event earlier than the stored first moves that unique to
-   * its own quarter-hour (a reply dated before a tracked open, say).
+   * transaction that stores the event, in one statement: the contact's first events (per scope), the
+   * quarter-hour rows with a unique for each first, and the all-time rows. Then an event earlier than a
+   * stored first moves that unique to its own quarter-hour (a reply dated before a tracked open, say).
    */
   async addToRollups(db: Executor, e: EmailEventRow): Promise<void> {
     const scopes = (
@@ -137,57 +135,72 @@ export class EventStore {
         ['account', e.account_id],
       ] as const
     ).filter((s): s is readonly [RollupScope, string] => s[1] !== null);
+    const candidates = e.contact_id && !e.flagged ? scopes.filter(([scope]) => scope !== 'account') : [];
+    const values = (list: readonly (readonly [RollupScope, string])[]) => list.map(() => '(?::text, ?::uuid)').join(', ');
     const bucket = quarterHourOf(e.occurred_at);
-    const deltas = new Map<string, { scope: RollupScope; scope_id: string; bucket: Date; total: number; uniq: number }>();
-    const add = (scope: RollupScope, scope_id: string, at: Date, total: number, uniq: number) => {
-      const key = `${scope}:${scope_id}:${at.getTime()}`;
-      const row = deltas.get(key) ?? { scope, scope_id, bucket: at, total: 0, uniq: 0 };
-      row.total += total;
-      row.uniq += uniq;
-      deltas.set(key, row);
-    };
-    for (const [scope, id] of scopes) add(scope, id, bucket, 1, 0);
-    const firstEver = new Set<RollupScope>();
-    const counted = scopes.filter(([scope]) => scope !== 'account');
-    if (e.contact_id && !e.flagged) {
-      const key = { workspace_id: e.workspace_id, is_warmup: e.is_warmup, type: e.type, contact_id: e.contact_id };
-      const inserted: { scope: RollupScope }[] = await db('email_event_firsts')
-        .insert(counted.map(([scope, scope_id]) => ({ ...key, scope, scope_id, first_at: e.occurred_at })))
-        .onConflict(['workspace_id', 'scope', 'scope_id', 'is_warmup', 'type', 'contact_id'])
-        .ignore()
-        .returning('scope');
-      for (const { scope } of inserted) firstEver.add(scope);
-      const known = counted.filter(([scope]) => !firstEver.has(scope));
-      // FOR UPDATE reads the latest committed first, and holds it until this transaction ends.
-      const later: { scope: RollupScope; scope_id: string; first_at: Date }[] = known.length
-        ? await db('email_event_firsts')
-            .where(key)
-            .whereIn(['scope', 'scope_id'], known.map(([scope, id]) => [scope, id]))
-            .andWhere('first_at', '>', e.occurred_at)
-            .forUpdate()
-            .select('scope', 'scope_id', 'first_at')
-        : [];
-      if (later.length) {
-        await db('email_event_firsts').where(key).whereIn(['scope', 'scope_id'], later.map((r) => [r.scope, r.scope_id])).update({ first_at: e.occurred_at });
-      }
-      for (const [scope, id] of counted) if (firstEver.has(scope)) add(scope, id, bucket, 0, 1);
-      for (const r of later) {
-        add(r.scope, r.scope_id, quarterHourOf(r.first_at), 0, -1);
-        add(r.scope, r.scope_id, bucket, 0, 1);
-      }
-    }
-    const common = { workspace_id: e.workspace_id, is_warmup: e.is_warmup, type: e.type };
-    const sum = (table: string) => ({ total: db.raw(`${table}.total + excluded.total`), uniq: db.raw(`${table}.uniq + excluded.uniq`) });
-    // Rows in key order, so that concurrent events lock them in the same order.
-    const rows = [...deltas.values()].sort((a, b) => a.scope.localeCompare(b.scope) || a.scope_id.localeCompare(b.scope_id) || a.bucket.getTime() - b.bucket.getTime());
+    const firsts = candidates.length
+      ? `INSERT INTO email_event_firsts (workspace_id, scope, scope_id, is_warmup, type, contact_id, first_at)
+         SELECT ?, s.scope, s.scope_id, ?, ?, ?, ? FROM (VALUES ${values(candidates)}) s(scope, scope_id) ORDER BY 2, 3
+         ON CONFLICT DO NOTHING RETURNING scope, scope_id`
+      : 'SELECT NULL::text AS scope, NULL::uuid AS scope_id WHERE false';
+    const result = await db.raw(
+      // Rows in key order, so that concurrent events lock them in the same order.
+      `WITH f AS (${firsts}),
+       s AS (SELECT v.scope, v.scope_id, (f.scope IS NOT NULL)::int AS uniq FROM (VALUES ${values(scopes)}) v(scope, scope_id) LEFT JOIN f USING (scope, scope_id)),
+       r AS (
+         INSERT INTO email_rollups (workspace_id, scope, scope_id, is_warmup, bucket, type, total, uniq)
+         SELECT ?, scope, scope_id, ?, ?, ?, 1, uniq FROM s ORDER BY 2, 3
+         ON CONFLICT (workspace_id, scope, scope_id, is_warmup, bucket, type)
+         DO UPDATE SET total = email_rollups.total + excluded.total, uniq = email_rollups.uniq + excluded.uniq
+       ),
+       t AS (
+         INSERT INTO email_rollup_totals (workspace_id, scope, scope_id, is_warmup, type, total, uniq)
+         SELECT ?, scope, scope_id, ?, ?, 1, uniq FROM s WHERE scope IN ('workspace', 'campaign') ORDER BY 2, 3
+         ON CONFLICT (workspace_id, scope, scope_id, is_warmup, type)
+         DO UPDATE SET total = email_rollup_totals.total + excluded.total, uniq = email_rollup_totals.uniq + excluded.uniq
+       )
+       SELECT scope FROM f`,
+      [
+        ...(candidates.length ? [e.workspace_id, e.is_warmup, e.type, e.contact_id, e.occurred_at, ...candidates.flat()] : []),
+        ...scopes.flat(),
+        e.workspace_id,
+        e.is_warmup,
+        bucket,
+        e.type,
+        e.workspace_id,
+        e.is_warmup,
+        e.type,
+      ],
+    );
+    const firstEver = new Set((result.rows as { scope: RollupScope }[]).map((r) => r.scope));
+    const known = candidates.filter(([scope]) => !firstEver.has(scope));
+    if (known.length === 0) return;
+    // A new statement, so FOR UPDATE reads the latest committed first (one a concurrent event just stored
+    // included), and holds it until this transaction ends.
+    const key = { workspace_id: e.workspace_id, is_warmup: e.is_warmup, type: e.type, contact_id: e.contact_id };
+    const later: { scope: RollupScope; scope_id: string; first_at: Date }[] = await db('email_event_firsts')
+      .where(key)
+      .whereIn(['scope', 'scope_id'], known.map(([scope, id]) => [scope, id]))
+      .andWhere('first_at', '>', e.occurred_at)
+      .orderBy(['scope', 'scope_id'])
+      .forUpdate()
+      .select('scope', 'scope_id', 'first_at');
+    if (later.length === 0) return;
+    await db('email_event_firsts').where(key).whereIn(['scope', 'scope_id'], later.map((r) => [r.scope, r.scope_id])).update({ first_at: e.occurred_at });
+    const moves = later.flatMap((r) => {
+      const from = quarterHourOf(r.first_at);
+      return from.getTime() === bucket.getTime()
+        ? []
+        : [
+            { scope: r.scope, scope_id: r.scope_id, bucket: from, uniq: -1 },
+            { scope: r.scope, scope_id: r.scope_id, bucket, uniq: 1 },
+          ];
+    });
+    if (moves.length === 0) return;
     await db('email_rollups')
-      .insert(rows.map((r) => ({ ...common, ...r })))
+      .insert(moves.map((m) => ({ workspace_id: e.workspace_id, is_warmup: e.is_warmup, type: e.type, total: 0, ...m })))
       .onConflict(['workspace_id', 'scope', 'scope_id', 'is_warmup', 'bucket', 'type'])
-      .merge(sum('email_rollups'));
-    await db('email_rollup_totals')
-      .insert(counted.filter(([scope]) => TOTAL_SCOPES.includes(scope)).map(([scope, scope_id]) => ({ ...common, scope, scope_id, total: 1, uniq: firstEver.has(scope) ? 1 : 0 })))
-      .onConflict(['workspace_id', 'scope', 'scope_id', 'is_warmup', 'type'])
-      .merge(sum('email_rollup_totals'));
+      .merge({ uniq: db.raw('email_rollups.uniq + excluded.uniq') });
   }
 
   /** All-time events and unique contacts per type of one workspace or campaign. */
