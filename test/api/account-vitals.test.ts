@@ -240,16 +240,17 @@ describe('POST /v1/account/vitals', () => {
     expect([v.reputation.sent, v.score]).toEqual([0, 100]);
   });
 
-  it('starts the 30 days at the instant, inside a quarter-hour of the rollups', async () => {
+  it('starts the 30 days at the instant, inside a day of the rollups', async () => {
     const ws = await t.createWorkspace();
     const id = await connect(ws, 'edge@acme.io');
     t.clock.set('2026-11-23T10:07:30.000Z');
     await event(ws, id, 'sent', '2026-10-24T10:07:29.999Z'); // just over 30 days ago
     await event(ws, id, 'sent', '2026-10-24T10:07:30.000Z');
     await event(ws, id, 'sent', '2026-10-24T10:14:59.999Z');
-    await event(ws, id, 'sent', '2026-10-24T10:15:00.000Z');
+    await event(ws, id, 'sent', '2026-10-24T23:59:59.999Z');
+    await event(ws, id, 'sent', '2026-10-25T00:00:00.000Z'); // the next day: from the rollups
     const { data } = await ws.client.POST('/v1/account/vitals', { body: { accountIds: [id] } });
-    expect(data!.data.items[0].reputation.sent).toBe(3);
+    expect(data!.data.items[0].reputation.sent).toBe(4);
   });
 
   it('fails a null MX and duplicate SPF/DMARC records, skips a revoked DKIM key and uses the selectors asked', async () => {

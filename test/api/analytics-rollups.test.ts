@@ -90,18 +90,11 @@ async function localMidnight(day: string, zone: string): Promise<Date> {
 describe('analytics from rollups', () => {
   let campaigns: Layout[];
   let accounts: string[];
-  beforeAll(async () => {
-    campaigns = [await layout('One'), await layout('Two')];
-    accounts = [];
-    // Through the service: an HTTP connection left idle through the long set-up below could be reset on reuse.
-    for (const email of ['a@acme.io', 'b@acme.io']) {
-      const account = await t.services.accounts.connect({ workspaceId: ws.workspaceId, timezone: 'UTC' }, { email, provider: 'google', smtp: { password: 'pw' }, dailyLimit: 50 });
-      accounts.push(account.id);
-    }
-    const rnd = random(26);
+
+  function randomEvents(rnd: () => number, count: number): MailEventInput[] {
     const pickOne = <T>(list: T[]): T => list[Math.floor(rnd() * list.length)];
     const start = Date.parse('2026-11-01T00:00:00Z');
-    const list: MailEventInput[] = Array.from({ length: 400 }, () => {
+    return Array.from({ length: count }, () => {
       const c = pickOne(campaigns);
       const step = pickOne(c.steps);
       const noCampaign = rnd() < 0.05;
@@ -118,7 +111,16 @@ describe('analytics from rollups', () => {
         warmup: rnd() < 0.1,
       };
     });
-    await recordMailEvents(t, ws.workspaceId, list);
+  }
+  beforeAll(async () => {
+    campaigns = [await layout('One'), await layout('Two')];
+    accounts = [];
+    // Through the service: an HTTP connection left idle through the long set-up below could be reset on reuse.
+    for (const email of ['a@acme.io', 'b@acme.io']) {
+      const account = await t.services.accounts.connect({ workspaceId: ws.workspaceId, timezone: 'UTC' }, { email, provider: 'google', smtp: { password: 'pw' }, dailyLimit: 50 });
+      accounts.push(account.id);
+    }
+    await recordMailEvents(t, ws.workspaceId, randomEvents(random(26), 400));
   });
 
   it('answers the summary of the workspace and of each campaign as the raw events do, in every zone and range', async () => {
@@ -212,13 +214,18 @@ describe('analytics from rollups', () => {
     }
   });
 
-  it('keeps the same rollups as a rebuild from email_events', async () => {
+  it('keeps the same rollups through record as a rebuild from email_events, in a zone with a 45-minute offset', async () => {
+    await t.db('workspaces').where({ id: ws.workspaceId }).update({ timezone: 'Asia/Kathmandu' });
+    // A read in the new zone rebuilds the rollups in it; then more events through record.
+    await ws.client.GET('/v1/analytics/campaign/summary');
+    await recordMailEvents(t, ws.workspaceId, randomEvents(random(27), 150));
     const snapshot = async () => {
       const rows = async (table: string, order: string) => (await t.db.raw(`SELECT * FROM ${table} WHERE workspace_id = ? ORDER BY ${order}`, [ws.workspaceId])).rows;
       return {
-        rollups: await rows('email_rollups', 'scope, scope_id, is_warmup, bucket, type'),
+        rollups: await rows('email_rollups', 'scope, scope_id, is_warmup, day, type'),
         totals: await rows('email_rollup_totals', 'scope, scope_id, is_warmup, type'),
         firsts: await rows('email_event_firsts', 'scope, scope_id, is_warmup, type, contact_id'),
+        zones: await rows('email_rollup_zones', 'timezone'),
       };
     };
     const kept = await snapshot();

@@ -390,7 +390,7 @@ export class AccountService {
         const [checks, blocklists, totals] = await Promise.all([
           domains.get(domain)!,
           checkBlocklists(a, domain, smtpHost, zones),
-          this.events.accountCountsSince(this.db, { workspaceId: auth.workspaceId, accountId: id, since }),
+          this.events.accountCountsSince(this.db, { workspaceId: auth.workspaceId, accountId: id, since, timezone: auth.timezone }),
         ]);
         const reputation = {
           days: REPUTATION_DAYS,

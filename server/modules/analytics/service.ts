@@ -1,6 +1,7 @@
 /**
- * Analytics computed from stored email events only (the events module counts them): campaign
- * summaries with a daily series, campaign counts, warm-up summaries and today's sends per account.
+ * Analytics of stored email events, from the rollups the events module keeps as it records them (their
+ * cost does not grow with the events stored): campaign summaries with a daily series, step and variant
+ * breakdowns, campaign counts and today's sends per account.
  * Days are the workspace's (auth.timezone). Campaigns, contacts and accounts are read through their
  * modules' services; analytics has no tables of its own.
  */

@@ -11,7 +11,7 @@ import type { Clock } from '../../clock';
 import type { Db, Executor } from '../../db';
 import { badRequest, detail } from '../../http/errors';
 import { newId } from '../../ids';
-import { EVENT_TYPES, zeroCounts, type CountedType, type EmailEventRow, type EventCounts, type EventStore, type RangeRow } from './store';
+import { EVENT_TYPES, rebuildRollups, zeroCounts, type CountedType, type EmailEventRow, type EventCounts, type EventStore, type RangeRow } from './store';
 
 export { zeroCounts, type EventCounts } from './store';
 
@@ -158,6 +158,15 @@ export class EventService {
     runOnce: (): Promise<number> => this.store.pruneFeed(this.db, new Date(this.clock.now().getTime() - this.retentionDays * DAY_MS), PRUNE_BATCH),
   };
 
+  /**
+   * Rollup days are cut in the zone of email_rollup_zones; a read in another zone (the workspace's changed,
+   * or its first events were cut in UTC) rebuilds the workspace's rollups in its zone first (migration
+   * 20261127010000).
+   */
+  private async inZone(db: Executor, workspaceId: string, timezone: string): Promise<void> {
+    if ((await this.store.rollupZone(db, workspaceId)) !== timezone) await rebuildRollups(db, workspaceId, { unlessZone: timezone });
+  }
+
   /** All time: mail events per type and unique contacts per type, of a workspace or one campaign. */
   async allTimeCounts(db: Executor, q: { workspaceId: string; campaignId?: string }): Promise<{ totals: EventCounts; unique: EventCounts }> {
     const scope = q.campaignId ? ({ scope: 'campaign', scopeId: q.campaignId } as const) : ({ scope: 'workspace', scopeId: q.workspaceId } as const);
@@ -170,6 +179,7 @@ export class EventService {
    */
   async rangeCounts(db: Executor, q: { workspaceId: string; campaignId?: string; days: Days }): Promise<{ totals: EventCounts; unique: EventCounts; byDay: Map<string, EventCounts> }> {
     const scope: [RangeRow['scope'], string[]] = q.campaignId ? ['campaign', [q.campaignId]] : ['workspace', [q.workspaceId]];
+    await this.inZone(db, q.workspaceId, q.days.timezone);
     const rows = await this.store.rangeCounts(db, { workspaceId: q.workspaceId, scopes: [scope], warmup: false, types: EVENT_TYPES, days: q.days, byDay: true });
     const byDay = new Map<string, EventCounts>();
     for (const row of rows) {
@@ -182,7 +192,8 @@ export class EventService {
 
   /** Campaign sends and warm-up sends per account on one local day. */
   async sentOnDay(db: Executor, workspaceId: string, accountIds: string[], day: string, timezone: string): Promise<Map<string, { campaign: number; warmup: number }>> {
-    const rows = await this.store.rangeCounts(db, { workspaceId, scopes: [['account', accountIds]], types: ['sent'], days: { startDate: day, endDate: day, timezone } });
+    await this.inZone(db, workspaceId, timezone);
+    const rows = await this.store.rangeCounts(db, { workspaceId, scopes: [['account', accountIds]], types: ['sent'], days: { startDate: day, endDate: day } });
     const result = new Map<string, { campaign: number; warmup: number }>();
     for (const row of rows) {
       const sent = result.get(row.scope_id) ?? { campaign: 0, warmup: 0 };
@@ -193,7 +204,8 @@ export class EventService {
   }
 
   /** One account's campaign mail events per type since an instant (vitals' reputation window). */
-  async accountCountsSince(db: Executor, q: { workspaceId: string; accountId: string; since: Date }): Promise<EventCounts> {
+  async accountCountsSince(db: Executor, q: { workspaceId: string; accountId: string; since: Date; timezone: string }): Promise<EventCounts> {
+    await this.inZone(db, q.workspaceId, q.timezone);
     const byType = await this.store.accountCountsSince(db, { ...q, warmup: false });
     const totals = zeroCounts();
     for (const type of EVENT_TYPES) totals[type] = byType.get(type) ?? 0;
@@ -205,6 +217,7 @@ export class EventService {
    * of its variants, keyed `campaign:<id>`, `step:<id>`, `variant:<id>`.
    */
   async replyCounts(db: Executor, q: { workspaceId: string; campaignId: string; stepIds: string[]; variantIds: string[]; days: Days }): Promise<Map<string, ReplyCounts>> {
+    await this.inZone(db, q.workspaceId, q.days.timezone);
     const rows = await this.store.rangeCounts(db, {
       workspaceId: q.workspaceId,
       scopes: [['campaign', [q.campaignId]], ['step', q.stepIds], ['variant', q.variantIds]],

@@ -5,7 +5,8 @@
  * (`'<day>'::timestamp AT TIME ZONE tz`).
  */
 import type { Executor } from '../../db';
-import { addDays } from './days';
+
+import { ROLLUP_LOCK } from '../../db/migrations/20261127010000_create_email_rollups';
 
 export { rebuildRollups } from '../../db/migrations/20261127010000_create_email_rollups';
 
@@ -17,8 +18,6 @@ export const zeroCounts = (): EventCounts => ({ sent: 0, opened: 0, clicked: 0, 
 
 export type RollupScope = 'workspace' | 'campaign' | 'step' | 'variant' | 'account';
 
-const QUARTER_HOUR_MS = 900_000;
-const quarterHourOf = (at: Date): Date => new Date(Math.floor(at.getTime() / QUARTER_HOUR_MS) * QUARTER_HOUR_MS);
 
 export interface RangeQuery {
   workspaceId: string;
@@ -27,8 +26,8 @@ export interface RangeQuery {
   /** Both when left out. */
   warmup?: boolean;
   types: readonly string[];
-  /** Calendar days in `timezone`, both included. */
-  days: { startDate: string; endDate: string; timezone: string };
+  /** Calendar days of the rollup zone, both included. */
+  days: { startDate: string; endDate: string };
   byDay?: boolean;
 }
 
@@ -70,7 +69,9 @@ export interface FeedRow {
 }
 
 export class EventStore {
+  /** Stores the event holding its workspace's rollup lock shared until commit: no rebuild runs meanwhile. */
   async insertEmailEvent(db: Executor, row: EmailEventRow): Promise<void> {
+    await db.raw('SELECT pg_advisory_xact_lock_shared(?, hashtext(?))', [ROLLUP_LOCK, row.workspace_id]);
     await db('email_events').insert(row);
   }
 
@@ -137,20 +138,23 @@ export class EventStore {
     ).filter((s): s is readonly [RollupScope, string] => s[1] !== null);
     const candidates = e.contact_id && !e.flagged ? scopes.filter(([scope]) => scope !== 'account') : [];
     const values = (list: readonly (readonly [RollupScope, string])[]) => list.map(() => '(?::text, ?::uuid)').join(', ');
-    const bucket = quarterHourOf(e.occurred_at);
     const firsts = candidates.length
       ? `INSERT INTO email_event_firsts (workspace_id, scope, scope_id, is_warmup, type, contact_id, first_at)
          SELECT ?, s.scope, s.scope_id, ?, ?, ?, ? FROM (VALUES ${values(candidates)}) s(scope, scope_id) ORDER BY 2, 3
          ON CONFLICT DO NOTHING RETURNING scope, scope_id`
       : 'SELECT NULL::text AS scope, NULL::uuid AS scope_id WHERE false';
     const result = await db.raw(
-      // Rows in key order, so that concurrent events lock them in the same order.
-      `WITH f AS (${firsts}),
+      // Rows in key order, so that concurrent events lock them in the same order. A workspace's first
+      // event cuts its days in UTC until an analytics read sets its zone (EventService.inZone).
+      `WITH z AS (SELECT coalesce((SELECT timezone FROM email_rollup_zones WHERE workspace_id = ?), 'UTC') AS timezone),
+       zi AS (INSERT INTO email_rollup_zones (workspace_id, timezone) VALUES (?, 'UTC') ON CONFLICT DO NOTHING),
+       d AS (SELECT (?::timestamptz AT TIME ZONE z.timezone)::date AS day FROM z),
+       f AS (${firsts}),
        s AS (SELECT v.scope, v.scope_id, (f.scope IS NOT NULL)::int AS uniq FROM (VALUES ${values(scopes)}) v(scope, scope_id) LEFT JOIN f USING (scope, scope_id)),
        r AS (
-         INSERT INTO email_rollups (workspace_id, scope, scope_id, is_warmup, bucket, type, total, uniq)
-         SELECT ?, scope, scope_id, ?, ?, ?, 1, uniq FROM s ORDER BY 2, 3
-         ON CONFLICT (workspace_id, scope, scope_id, is_warmup, bucket, type)
+         INSERT INTO email_rollups (workspace_id, scope, scope_id, is_warmup, day, type, total, uniq)
+         SELECT ?, scope, scope_id, ?, d.day, ?, 1, uniq FROM s, d ORDER BY 2, 3
+         ON CONFLICT (workspace_id, scope, scope_id, is_warmup, day, type)
          DO UPDATE SET total = email_rollups.total + excluded.total, uniq = email_rollups.uniq + excluded.uniq
        ),
        t AS (
@@ -159,48 +163,56 @@ export class EventStore {
          ON CONFLICT (workspace_id, scope, scope_id, is_warmup, type)
          DO UPDATE SET total = email_rollup_totals.total + excluded.total, uniq = email_rollup_totals.uniq + excluded.uniq
        )
-       SELECT scope FROM f`,
+       SELECT f.scope, z.timezone FROM z LEFT JOIN f ON true`,
       [
+        e.workspace_id,
+        e.workspace_id,
+        e.occurred_at,
         ...(candidates.length ? [e.workspace_id, e.is_warmup, e.type, e.contact_id, e.occurred_at, ...candidates.flat()] : []),
         ...scopes.flat(),
         e.workspace_id,
         e.is_warmup,
-        bucket,
         e.type,
         e.workspace_id,
         e.is_warmup,
         e.type,
       ],
     );
-    const firstEver = new Set((result.rows as { scope: RollupScope }[]).map((r) => r.scope));
+    const rows: { scope: RollupScope | null; timezone: string }[] = result.rows;
+    const zone = rows[0].timezone;
+    const firstEver = new Set(rows.map((r) => r.scope));
     const known = candidates.filter(([scope]) => !firstEver.has(scope));
     if (known.length === 0) return;
     // A new statement, so FOR UPDATE reads the latest committed first (one a concurrent event just stored
     // included), and holds it until this transaction ends.
     const key = { workspace_id: e.workspace_id, is_warmup: e.is_warmup, type: e.type, contact_id: e.contact_id };
-    const later: { scope: RollupScope; scope_id: string; first_at: Date }[] = await db('email_event_firsts')
+    const later: { scope: RollupScope; scope_id: string; old_day: string; new_day: string }[] = await db('email_event_firsts')
       .where(key)
       .whereIn(['scope', 'scope_id'], known.map(([scope, id]) => [scope, id]))
       .andWhere('first_at', '>', e.occurred_at)
       .orderBy(['scope', 'scope_id'])
       .forUpdate()
-      .select('scope', 'scope_id', 'first_at');
+      .select('scope', 'scope_id', db.raw("to_char(first_at AT TIME ZONE ?, 'YYYY-MM-DD') AS old_day", [zone]), db.raw("to_char(?::timestamptz AT TIME ZONE ?, 'YYYY-MM-DD') AS new_day", [e.occurred_at, zone]));
     if (later.length === 0) return;
     await db('email_event_firsts').where(key).whereIn(['scope', 'scope_id'], later.map((r) => [r.scope, r.scope_id])).update({ first_at: e.occurred_at });
-    const moves = later.flatMap((r) => {
-      const from = quarterHourOf(r.first_at);
-      return from.getTime() === bucket.getTime()
+    const moves = later.flatMap((r) =>
+      r.old_day === r.new_day
         ? []
         : [
-            { scope: r.scope, scope_id: r.scope_id, bucket: from, uniq: -1 },
-            { scope: r.scope, scope_id: r.scope_id, bucket, uniq: 1 },
-          ];
-    });
+            { scope: r.scope, scope_id: r.scope_id, day: r.old_day, uniq: -1 },
+            { scope: r.scope, scope_id: r.scope_id, day: r.new_day, uniq: 1 },
+          ],
+    );
     if (moves.length === 0) return;
     await db('email_rollups')
       .insert(moves.map((m) => ({ workspace_id: e.workspace_id, is_warmup: e.is_warmup, type: e.type, total: 0, ...m })))
-      .onConflict(['workspace_id', 'scope', 'scope_id', 'is_warmup', 'bucket', 'type'])
+      .onConflict(['workspace_id', 'scope', 'scope_id', 'is_warmup', 'day', 'type'])
       .merge({ uniq: db.raw('email_rollups.uniq + excluded.uniq') });
+  }
+
+  /** The zone a workspace's rollup days are cut in (none before its first event or rebuild). */
+  async rollupZone(db: Executor, workspaceId: string): Promise<string | undefined> {
+    return (await db('email_rollup_zones').where({ workspace_id: workspaceId }).first('timezone'))?.timezone;
   }
 
   /** All-time events and unique contacts per type of one workspace or campaign. */
@@ -210,46 +222,43 @@ export class EventStore {
       .select('type', 'total', 'uniq');
   }
 
-  /**
-   * Events and first events per scope, warm-up flag and type over calendar days in a time zone (and per
-   * day when `byDay`): sums of the quarter-hours from the first day's local midnight to the midnight after
-   * the last day.
-   */
+  /** Events and first events per scope, warm-up flag and type over the rollup days (and per day when `byDay`). */
   async rangeCounts(db: Executor, q: RangeQuery): Promise<RangeRow[]> {
     const scopes = q.scopes.filter(([, ids]) => ids.length > 0);
     if (scopes.length === 0) return [];
-    const { startDate, endDate, timezone } = q.days;
     const query = db('email_rollups')
       .where({ workspace_id: q.workspaceId })
       .andWhere((w) => {
         for (const [scope, ids] of scopes) w.orWhere((o) => o.where({ scope }).whereIn('scope_id', ids));
       })
+      // Both flags named when both are asked: the index then serves the day range.
+      .whereIn('is_warmup', q.warmup === undefined ? [false, true] : [q.warmup])
       .whereIn('type', q.types)
-      .andWhereRaw('bucket >= (?::timestamp AT TIME ZONE ?)', [startDate, timezone])
-      .andWhereRaw('bucket < (?::timestamp AT TIME ZONE ?)', [addDays(endDate, 1), timezone]);
-    if (q.warmup !== undefined) query.andWhere({ is_warmup: q.warmup });
+      .andWhere('day', '>=', q.days.startDate)
+      .andWhere('day', '<=', q.days.endDate);
     const sums = [db.raw('sum(total)::int AS total'), db.raw('sum(uniq)::int AS uniq')];
     if (!q.byDay) return query.groupBy('scope', 'scope_id', 'is_warmup', 'type').select('scope', 'scope_id', 'is_warmup', 'type', ...sums);
     return query
       .groupByRaw('1, 2, 3, 4, 5')
-      .select('scope', 'scope_id', 'is_warmup', 'type', db.raw("to_char(bucket AT TIME ZONE ?, 'YYYY-MM-DD') AS day", [timezone]), ...sums);
+      .select('scope', 'scope_id', 'is_warmup', 'type', db.raw("to_char(day, 'YYYY-MM-DD') AS day"), ...sums);
   }
 
   /**
-   * One account's events per type since an instant: whole quarter-hours from the rollups, and the raw
-   * events of the quarter-hour `since` falls in (at most 15 minutes of them, by index).
+   * One account's events per type since an instant: the days after the one `since` falls on (in the
+   * rollup zone) from the rollups, and the raw events of the rest of that day (by index, at most a day of
+   * one account's mail).
    */
-  async accountCountsSince(db: Executor, q: { workspaceId: string; accountId: string; warmup: boolean; since: Date }): Promise<Map<string, number>> {
-    const whole = new Date(Math.ceil(q.since.getTime() / QUARTER_HOUR_MS) * QUARTER_HOUR_MS);
+  async accountCountsSince(db: Executor, q: { workspaceId: string; accountId: string; warmup: boolean; since: Date; timezone: string }): Promise<Map<string, number>> {
     const result = await db.raw(
-      `SELECT type, sum(n)::int AS n FROM (
-         SELECT type, total AS n FROM email_rollups
-          WHERE workspace_id = ? AND scope = 'account' AND scope_id = ? AND is_warmup = ? AND bucket >= ?
+      `WITH b AS (SELECT (?::timestamptz AT TIME ZONE ?)::date AS day)
+       SELECT type, sum(n)::int AS n FROM (
+         SELECT type, total AS n FROM email_rollups, b
+          WHERE workspace_id = ? AND scope = 'account' AND scope_id = ? AND is_warmup = ? AND email_rollups.day > b.day
          UNION ALL
-         SELECT type, 1 FROM email_events
-          WHERE workspace_id = ? AND account_id = ? AND is_warmup = ? AND occurred_at >= ? AND occurred_at < ?
+         SELECT type, 1 FROM email_events, b
+          WHERE workspace_id = ? AND account_id = ? AND is_warmup = ? AND occurred_at >= ? AND occurred_at < ((b.day + 1)::timestamp AT TIME ZONE ?)
        ) parts GROUP BY type`,
-      [q.workspaceId, q.accountId, q.warmup, whole, q.workspaceId, q.accountId, q.warmup, q.since, whole],
+      [q.since, q.timezone, q.workspaceId, q.accountId, q.warmup, q.workspaceId, q.accountId, q.warmup, q.since, q.timezone],
     );
     const rows: { type: string; n: number }[] = result.rows;
     return new Map(rows.map((r) => [r.type, r.n]));
