@@ -2,7 +2,7 @@
  * Analytics of stored email events, from the rollups the events module keeps as it records them (their
  * cost does not grow with the events stored): campaign summaries with a daily series, step and variant
  * breakdowns, campaign counts and today's sends per account.
- * Days are the workspace's (auth.timezone). Campaigns, contacts and accounts are read through their
+ * Days are the workspace's (its time zone). Campaigns, contacts and accounts are read through their
  * modules' services; analytics has no tables of its own.
  */
 import type { components } from '../../../generated/api';
@@ -11,6 +11,7 @@ import type { Clock } from '../../clock';
 import { pageOf } from '../../http/pagination';
 import { accountNotFound, type AccountService } from '../account/service';
 import type { CampaignService } from '../campaign/service';
+import type { ZonedWorkspace } from '../workspace/context';
 import type { ContactService } from '../contact/service';
 import { zeroIntents, type IntentCounts, type ReplyIntentService } from '../inbox/reply-intents';
 import { dayIn, resolveRange, type DayRange } from '../events/days';
@@ -34,11 +35,6 @@ function pick<K extends string>(counts: Record<string, number>, keys: readonly K
   return { total: Object.values<number>(counts).reduce((a, b) => a + b, 0), ...picked };
 }
 
-interface Auth {
-  workspaceId: string;
-  timezone: string;
-}
-
 export class AnalyticsService {
   constructor(
     private readonly db: Db,
@@ -50,14 +46,14 @@ export class AnalyticsService {
     private readonly clock: Clock,
   ) {}
 
-  private range(auth: Auth, query: { startDate?: string; endDate?: string }): DayRange {
-    return resolveRange(query, auth.timezone, this.clock.now());
+  private range(workspace: ZonedWorkspace, query: { startDate?: string; endDate?: string }): DayRange {
+    return resolveRange(query, workspace.timezone, this.clock.now());
   }
 
-  async campaignSummary(auth: Auth, query: { campaignId?: string; startDate?: string; endDate?: string }): Promise<Schemas['CampaignAnalyticsSummary']> {
-    const range = this.range(auth, query);
-    if (query.campaignId) await this.campaigns.assertExists(this.db, auth.workspaceId, query.campaignId);
-    const { totals, unique, byDay } = await this.events.rangeCounts(this.db, { workspaceId: auth.workspaceId, campaignId: query.campaignId, days: range });
+  async campaignSummary(workspace: ZonedWorkspace, query: { campaignId?: string; startDate?: string; endDate?: string }): Promise<Schemas['CampaignAnalyticsSummary']> {
+    const range = this.range(workspace, query);
+    if (query.campaignId) await this.campaigns.assertExists(this.db, workspace.id, query.campaignId);
+    const { totals, unique, byDay } = await this.events.rangeCounts(this.db, { workspaceId: workspace.id, campaignId: query.campaignId, days: range });
     return {
       campaignId: query.campaignId ?? null,
       startDate: range.startDate,
@@ -71,19 +67,19 @@ export class AnalyticsService {
   }
 
   /** GET /v2/analytics/campaign/steps: replies, auto-replies and bounces per step and variant. */
-  async campaignSteps(auth: Auth, query: { campaignId: string; startDate?: string; endDate?: string }): Promise<Schemas['CampaignStepAnalytics']> {
-    const range = this.range(auth, query);
-    await this.campaigns.assertExists(this.db, auth.workspaceId, query.campaignId);
+  async campaignSteps(workspace: ZonedWorkspace, query: { campaignId: string; startDate?: string; endDate?: string }): Promise<Schemas['CampaignStepAnalytics']> {
+    const range = this.range(workspace, query);
+    await this.campaigns.assertExists(this.db, workspace.id, query.campaignId);
     const layout = await this.campaigns.stepsAndVariants(this.db, query.campaignId);
     const [byScope, intents] = await Promise.all([
       this.events.replyCounts(this.db, {
-        workspaceId: auth.workspaceId,
+        workspaceId: workspace.id,
         campaignId: query.campaignId,
         stepIds: [...new Set(layout.map((item) => item.step_id))],
         variantIds: layout.flatMap((item) => (item.variant_id ? [item.variant_id] : [])),
         days: range,
       }),
-      this.intents.countsByVariant(this.db, { workspaceId: auth.workspaceId, campaignId: query.campaignId, days: range }),
+      this.intents.countsByVariant(this.db, { workspaceId: workspace.id, campaignId: query.campaignId, days: range }),
     ]);
     const counts = (c: ReplyCounts | undefined, byIntent: IntentCounts = zeroIntents()): Schemas['ReplyAnalyticsCounts'] => {
       const r = c ?? { sent: 0, contactsSent: 0, replies: 0, uniqueReplies: 0, autoReplies: 0, bounces: 0, uniqueBounces: 0 };
@@ -111,8 +107,7 @@ export class AnalyticsService {
     return { campaignId: query.campaignId, startDate: range.startDate, endDate: range.endDate, timezone: range.timezone, campaign: counts(byScope.get(`campaign:${query.campaignId}`), intents.total), steps };
   }
 
-  async campaignCounts(auth: Auth, query: { campaignId?: string }): Promise<Schemas['CampaignAnalyticsCounts']> {
-    const { workspaceId } = auth;
+  async campaignCounts(workspaceId: string, query: { campaignId?: string }): Promise<Schemas['CampaignAnalyticsCounts']> {
     const { campaignId } = query;
     if (campaignId) await this.campaigns.assertExists(this.db, workspaceId, campaignId);
     const [campaigns, contacts, events] = await Promise.all([
@@ -129,10 +124,10 @@ export class AnalyticsService {
     };
   }
 
-  async sentToday(auth: Auth, query: { limit?: number; skip?: number; accountId?: string }) {
-    const { items: accounts, pagination } = await this.accounts.list(auth, { ...pageOf(query), id: query.accountId });
+  async sentToday(workspace: ZonedWorkspace, query: { limit?: number; skip?: number; accountId?: string }) {
+    const { items: accounts, pagination } = await this.accounts.list(workspace, { ...pageOf(query), id: query.accountId });
     if (query.accountId && pagination.total === 0) throw accountNotFound();
-    const date = dayIn(auth.timezone, this.clock.now());
+    const date = dayIn(workspace.timezone, this.clock.now());
     const items: Schemas['AccountSentToday'][] = accounts.map((account) => {
       return {
         accountId: account.id,
@@ -145,6 +140,6 @@ export class AnalyticsService {
         warmupSentToday: account.warmupSentToday,
       };
     });
-    return { date, timezone: auth.timezone, items, pagination };
+    return { date, timezone: workspace.timezone, items, pagination };
   }
 }
