@@ -115,10 +115,9 @@ describe('analytics from rollups', () => {
   beforeAll(async () => {
     campaigns = [await layout('One'), await layout('Two')];
     accounts = [];
-    // Through the service: an HTTP connection left idle through the long set-up below could be reset on reuse.
     for (const email of ['a@acme.io', 'b@acme.io']) {
-      const account = await t.services.accounts.connect({ workspaceId: ws.workspaceId, timezone: 'UTC' }, { email, provider: 'google', smtp: { password: 'pw' }, dailyLimit: 50 });
-      accounts.push(account.id);
+      const { data } = await ws.client.POST('/v2/account/connect', { body: { email, provider: 'google', smtp: { password: 'pw' }, dailyLimit: 50 } });
+      accounts.push(data!.data.account.id);
     }
     await recordMailEvents(t, ws.workspaceId, randomEvents(random(26), 400));
   });

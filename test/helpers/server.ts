@@ -123,6 +123,10 @@ export async function startTestServer(
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
+  // Past the longest set-up between two requests of a test (records written one by one on a busy machine):
+  // with Node's 5 s, the server closed idle keep-alive sockets that fetch's pool, whose coarser timers run
+  // later, still reused (ECONNRESET).
+  server.keepAliveTimeout = 60_000;
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   await database.db('plans')
