@@ -10,6 +10,9 @@ import { rebuildRollups } from '../../server/modules/events/store';
 import { addDays } from '../../server/modules/events/days';
 import { recordMailEvents, type MailEventInput } from '../helpers/mail-events';
 
+// Hundreds of events recorded one by one, and every answer compared in several zones: minutes on a busy machine.
+jest.setTimeout(300_000);
+
 let t: TestServer;
 let ws: TestWorkspace;
 beforeAll(async () => {
