@@ -254,7 +254,9 @@ export interface paths {
          *     over a range of calendar days in the workspace's time zone (default the 30 days ending today; at most
          *     366 days). Computed from stored email events only, warm-up traffic excluded:
          *     - `totals`: events of each type (`sent`, `opened`, `clicked`, `replied`, `bounced`, `unsubscribed`);
-         *     - `unique`: distinct contacts per type;
+         *     - `unique`: contacts whose first event of each type (in this campaign, or in the workspace without
+         *       `campaignId`) falls in the range, so a contact counts once however many ranges its events span (as
+         *       Instantly counts `new_leads_contacted` and first occurrences);
          *     - `rates`: unique opened, clicked, replied, bounced, unsubscribed contacts divided by the unique contacts
          *       sent to, in percent with two decimals (0 when nobody was sent to);
          *     - `graph`: one entry per day of the range with that day's event counts, days without events as zeros.
@@ -1196,7 +1198,9 @@ export interface paths {
          *     over a range of calendar days in the workspace's time zone (default the 30 days ending today; at most
          *     366 days). Computed from stored email events only, warm-up traffic excluded:
          *     - `totals`: events of each type (`sent`, `opened`, `clicked`, `replied`, `bounced`, `unsubscribed`);
-         *     - `unique`: distinct contacts per type;
+         *     - `unique`: contacts whose first event of each type (in this campaign, or in the workspace without
+         *       `campaignId`) falls in the range, so a contact counts once however many ranges its events span (as
+         *       Instantly counts `new_leads_contacted` and first occurrences);
          *     - `rates`: unique opened, clicked, replied, bounced, unsubscribed contacts divided by the unique contacts
          *       sent to, in percent with two decimals (0 when nobody was sent to);
          *     - `graph`: one entry per day of the range with that day's event counts, days without events as zeros.
@@ -4108,7 +4112,8 @@ export interface components {
         };
         /**
          * @description Campaign email analytics over a range of days, warm-up traffic excluded. `totals` counts events; `unique`
-         *     counts distinct contacts per event type (a contact who opened three times counts once), leaving out opens and
+         *     counts contacts per event type by their first such event (a contact who opened three times counts once, in
+         *     the range that holds the first of those opens), leaving out opens and
          *     clicks made by machines (mail-privacy proxies, link scanners, prefetches within seconds of the send), which
          *     `totals` still count; `rates` divide the
          *     unique counts by the unique contacts sent to (`unique.sent`); `graph` has one entry per day of the range,
@@ -6424,8 +6429,9 @@ export interface components {
         };
         /**
          * @description What came back from the mail of a campaign, step or variant, from stored events (warm-up excluded):
-         *     `sent` emails and `contactsSent` distinct contacts sent to; `replies` (a person's answers, matched to what
-         *     was sent) and `uniqueReplies` (distinct contacts who replied); `autoReplies` (out of office,
+         *     `sent` emails and `contactsSent` contacts first sent to (of this campaign, step or variant) in the range;
+         *     `replies` (a person's answers, matched to what was sent) and `uniqueReplies` (contacts whose first reply
+         *     falls in the range); `autoReplies` (out of office,
          *     autoresponders: not replies); `bounces` (hard bounces: SMTP 5xx answers and 5.x.x delivery reports).
          *     `repliesByIntent` splits `replies` by their intent as it stands now (a user's correction counts).
          *     A reply or bounce counts for the step and variant of the email it answers. Rates are in percent of
@@ -6433,7 +6439,7 @@ export interface components {
          */
         ReplyAnalyticsCounts: {
             autoReplies: number;
-            /** @description Distinct contacts bounced / contactsSent, in percent. */
+            /** @description Contacts whose first bounce falls in the range / contactsSent, in percent. */
             bounceRate: number;
             bounces: number;
             contactsSent: number;
