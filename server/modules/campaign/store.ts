@@ -79,7 +79,7 @@ export class CampaignStore {
   private views(db: Executor, workspaceId: string) {
     return db('campaigns as c')
       .where('c.workspace_id', workspaceId)
-      .select(
+      .select<CampaignView[]>(
         'c.*',
         db.raw(`${EFFECTIVE_STATUS_SQL} AS effective_status`),
         db.raw('(SELECT count(*)::int FROM campaign_steps s WHERE s.campaign_id = c.id) AS step_count'),
@@ -96,17 +96,20 @@ export class CampaignStore {
   async find(db: Executor, workspaceId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<CampaignView | undefined> {
     const query = this.views(db, workspaceId).where('c.id', id).first();
     if (options.forUpdate) query.forUpdate('c');
-    return (await query) as CampaignView | undefined;
+    return query;
   }
 
   async list(db: Executor, workspaceId: string, page: { limit: number; skip: number; status?: string }): Promise<{ rows: CampaignView[]; total: number }> {
-    const byStatus = (q: Knex.QueryBuilder) => (page.status ? q.whereRaw(`(${EFFECTIVE_STATUS_SQL}) = ?`, [page.status]) : q);
+    const byStatus = <Q extends Knex.QueryBuilder>(q: Q): Q => {
+      if (page.status) q.whereRaw(`(${EFFECTIVE_STATUS_SQL}) = ?`, [page.status]);
+      return q;
+    };
     const rows = await byStatus(this.views(db, workspaceId)).orderBy([
       { column: 'c.created_at', order: 'desc' },
       { column: 'c.id', order: 'desc' },
     ]).limit(page.limit).offset(page.skip);
     const [{ count }] = await byStatus(db('campaigns as c').where('c.workspace_id', workspaceId)).count<{ count: string | number }[]>({ count: '*' });
-    return { rows: rows as CampaignView[], total: Number(count) };
+    return { rows, total: Number(count) };
   }
 
   async insert(db: Executor, row: CampaignRow): Promise<void> {
@@ -198,11 +201,11 @@ export class CampaignStore {
   }
 
   async findStep(db: Executor, workspaceId: string, stepId: string): Promise<StepRow | undefined> {
-    return db('campaign_steps').where({ workspace_id: workspaceId, id: stepId }).first();
+    return db('campaign_steps').where({ workspace_id: workspaceId, id: stepId }).first<StepRow | undefined>();
   }
 
   async findVariant(db: Executor, workspaceId: string, variantId: string): Promise<VariantRow | undefined> {
-    return db('step_variants').where({ workspace_id: workspaceId, id: variantId }).first();
+    return db('step_variants').where({ workspace_id: workspaceId, id: variantId }).first<VariantRow | undefined>();
   }
 
   /** The variants of the given steps, by label. */

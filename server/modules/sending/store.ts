@@ -5,7 +5,7 @@
  * module's table goes through that module's service (messages: the mail module).
  */
 import type { Knex } from 'knex';
-import type { Executor } from '../../db';
+import { jsonColumn, type Executor } from '../../db';
 import { backlogOf, type Backlog } from '../../telemetry';
 import type { ScheduleJson } from '../campaign/service';
 import { UNFINISHED_STATUSES } from '../contact/statuses';
@@ -148,7 +148,7 @@ export class SendingStore {
       // NO KEY: rows that reference the campaign (events, messages) may still be written meanwhile.
       .forNoKeyUpdate('k')
       .skipLocked()
-      .first(
+      .first<SendingCampaign | undefined>(
         'k.id',
         'k.workspace_id',
         'k.name',
@@ -162,8 +162,8 @@ export class SendingStore {
         'k.track_clicks',
         'w.timezone as workspace_timezone',
       );
-    if (row && typeof row.schedule === 'string') row.schedule = JSON.parse(row.schedule);
-    return row;
+    // The campaign module writes the schedule (validated); the driver may hand over the json as text.
+    return row && { ...row, schedule: jsonColumn(row.schedule) as ScheduleJson | null };
   }
 
   /** Waits for and locks the campaign row (any status): finishing contacts one at a time per campaign. */
@@ -218,7 +218,7 @@ export class SendingStore {
   }
 
   async addAccountFailure(db: Executor, accountId: string): Promise<number> {
-    const [row] = await db('sending_accounts').where({ account_id: accountId }).increment('failures', 1).returning('failures');
+    const [row] = await db('sending_accounts').where({ account_id: accountId }).increment('failures', 1).returning<{ failures: number }[]>('failures');
     return row?.failures ?? 0;
   }
 
@@ -242,7 +242,7 @@ export class SendingStore {
   }
 
   async nextDue(db: Executor, campaignId: string): Promise<Date | null> {
-    const row = await db('sending_progress').where({ campaign_id: campaignId, state: 'waiting' }).min('due_at as at').first();
+    const row = await db('sending_progress').where({ campaign_id: campaignId, state: 'waiting' }).min('due_at as at').first<{ at: Date | string | null } | undefined>();
     return row?.at ? new Date(row.at) : null;
   }
 
@@ -252,7 +252,7 @@ export class SendingStore {
   }
 
   async progressOf(db: Executor, contactId: string): Promise<ProgressRow | undefined> {
-    return db('sending_progress').where({ contact_id: contactId }).first();
+    return db('sending_progress').where({ contact_id: contactId }).first<ProgressRow | undefined>();
   }
 
   /** The progress rows of these contacts, locked. */
