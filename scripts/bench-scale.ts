@@ -33,7 +33,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -43,6 +42,7 @@ import { migrate, openDatabase } from '../server/db';
 import { newId } from '../server/ids';
 import { createServices, type Deps } from '../server/services';
 import { freshBenchDatabase } from './bench-database';
+import { freePort, stop, waitReady } from './bench-process';
 
 const MAX_EVENTS = Number(process.env.BENCH_SCALE_MAX_EVENTS ?? 10_000_000);
 const MAX_CONTACTS = Number(process.env.BENCH_SCALE_MAX_CONTACTS ?? 1_000_000);
@@ -104,17 +104,6 @@ const percentile = (sorted: number[], p: number) => sorted[Math.max(0, Math.ceil
 function jsonFile(): string | undefined {
   const i = process.argv.indexOf('--json');
   return i >= 0 ? process.argv[i + 1] : undefined;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 function rssMb(pid: number): number {
@@ -322,13 +311,7 @@ async function main(): Promise<void> {
     closeSync(logFd);
     const base = `http://127.0.0.1:${port}`;
     const serverPid = server.pid!;
-    for (let i = 0; ; i += 1) {
-      if (server.exitCode !== null) throw new Error(`the server exited (log: ${logFile})`);
-      const ready = await fetch(`${base}/healthz`).then((r) => r.ok).catch(() => false);
-      if (ready) break;
-      if (i > 600) throw new Error(`the server did not answer within 120 s (log: ${logFile})`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await waitReady(`${base}/healthz`, server, logFile);
 
     const headers = { 'X-API-Key': big.apiKey, 'Content-Type': 'application/json' };
     const call = async (path: string, init: RequestInit = {}): Promise<void> => {
@@ -422,11 +405,7 @@ async function main(): Promise<void> {
     console.log(`\nload average at the end: ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
     console.log(table(rows));
   } finally {
-    if (server && server.exitCode === null) {
-      const exited = new Promise((r) => server!.once('exit', r));
-      server.kill('SIGTERM');
-      await exited;
-    }
+    if (server) await stop(server);
     services.mail.close();
     await pg.end();
     await database.close();
