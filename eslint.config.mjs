@@ -29,13 +29,13 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-argument': 'off', // 113
       '@typescript-eslint/no-unsafe-return': 'off', // 71
       '@typescript-eslint/no-unsafe-call': 'off', // 58
-      '@typescript-eslint/no-explicit-any': 'off', // 6 (the `Json` / `Body` record types above, route.ts's SuccessBody)
-      // OFF, to be fixed: 24 findings, 20 of them knex callbacks (`.where((q) => q.where(...))`) returning the
-      // builder, which is thenable; the others are async callbacks handed to server.close / receiver.close.
-      '@typescript-eslint/no-misused-promises': 'off', // 24
-      // OFF, to be fixed: 3 String(value) of values typed as possibly objects (inbox/classify.ts, contract fuzz test).
-      '@typescript-eslint/no-base-to-string': 'off', // 3
     },
+  },
+  {
+    // OFF in these two files only, to be fixed with the no-unsafe-* rules above, which type what they walk: the spec
+    // read as `Json = Record<string, any>` (openapi-typescript's OpenAPI3 types fit it). Findings left: 3.
+    files: ['scripts/generate.ts', 'test/contract/openapi.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
     // The NUL character is what this file looks for.

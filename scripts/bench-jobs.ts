@@ -74,7 +74,7 @@ function* csvChunks(header: string, rows: number, line: (i: number) => string): 
   if (chunk) yield chunk;
 }
 
-function post(url: string, apiKey: string, body: Readable, contentType: string): Promise<{ status: number; body: any }> {
+function post(url: string, apiKey: string, body: Readable, contentType: string): Promise<{ status: number; body: unknown }> {
   return new Promise((resolve, reject) => {
     // A fresh connection each time: a kept-alive one may be closed by the server as it is reused.
     const req = request(url, { method: 'POST', agent: false, headers: { 'X-API-Key': apiKey, 'Content-Type': contentType } }, (res) => {

@@ -59,10 +59,11 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down: finishing requests in flight');
     // The jobs start stopping now, beside the requests, so both end within the grace.
     void worker?.stop();
-    server.close(async () => {
-      await shutdownJobs(worker, services, database);
-      logger.info('stopped');
-      process.exit(0);
+    server.close(() => {
+      void shutdownJobs(worker, services, database).then(() => {
+        logger.info('stopped');
+        process.exit(0);
+      });
     });
     // Idle keep-alive connections would hold close() open; in-flight requests still finish, for a while.
     server.closeIdleConnections();

@@ -77,9 +77,11 @@ export class IdempotencyStore {
     // over in one conditional UPDATE, so only one of several retries wins.
     const taken = await this.db('idempotency_keys')
       .where({ workspace_id: workspaceId, key })
-      .andWhere((q) =>
-        q.where('expires_at', '<=', now).orWhere((r) => r.where({ state: 'running', fingerprint }).andWhere('locked_until', '<=', now)),
-      )
+      .andWhere((q) => {
+        q.where('expires_at', '<=', now).orWhere((r) => {
+          r.where({ state: 'running', fingerprint }).andWhere('locked_until', '<=', now);
+        });
+      })
       .update(fresh)
       .returning('key');
     if (taken.length) return { outcome: 'run', claimId };

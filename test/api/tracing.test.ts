@@ -47,7 +47,11 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'tracing-'));
   if (adminUrl) {
     const admin = knex({ client: 'pg', connection: adminUrl });
-    await admin.raw(`CREATE DATABASE ${dbName}`).finally(() => admin.destroy());
+    try {
+      await admin.raw(`CREATE DATABASE ${dbName}`);
+    } finally {
+      await admin.destroy();
+    }
     const url = new URL(adminUrl);
     url.pathname = `/${dbName}`;
     databaseUrl = url.toString();
@@ -59,7 +63,11 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
   if (adminUrl) {
     const admin = knex({ client: 'pg', connection: adminUrl });
-    await admin.raw(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).finally(() => admin.destroy());
+    try {
+      await admin.raw(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    } finally {
+      await admin.destroy();
+    }
   }
 });
 

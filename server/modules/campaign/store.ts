@@ -66,13 +66,13 @@ export interface VariantRow {
 
 /**
  * The status a campaign reads as, in SQL over `campaigns as c`: `completed` is derived, never stored,
- * so contacts changing status (another module) need no hook here. It reads the contacts table inside
- * the campaign's own query: the one read of another module's table that must stay in one statement
- * (README, "Layout").
+ * so contacts changing status (another module) need no hook here. It reads the contact module's
+ * counters (contact_counts, kept by triggers on contacts) inside the campaign's own query: the one read
+ * of another module's table that must stay in one statement (README, "Layout").
  */
 export const EFFECTIVE_STATUS_SQL = `CASE WHEN c.status = 'active'
-  AND EXISTS (SELECT 1 FROM contacts ct WHERE ct.campaign_id = c.id)
-  AND NOT EXISTS (SELECT 1 FROM contacts ct WHERE ct.campaign_id = c.id AND ct.status IN (${UNFINISHED_STATUSES.map((s) => `'${s}'`).join(', ')}))
+  AND EXISTS (SELECT 1 FROM contact_counts cc WHERE cc.campaign_id = c.id AND cc.n > 0)
+  AND NOT EXISTS (SELECT 1 FROM contact_counts cc WHERE cc.campaign_id = c.id AND cc.n > 0 AND cc.status IN (${UNFINISHED_STATUSES.map((s) => `'${s}'`).join(', ')}))
   THEN 'completed' ELSE c.status END`;
 
 export class CampaignStore {
@@ -84,7 +84,7 @@ export class CampaignStore {
         db.raw(`${EFFECTIVE_STATUS_SQL} AS effective_status`),
         db.raw('(SELECT count(*)::int FROM campaign_steps s WHERE s.campaign_id = c.id) AS step_count'),
         db.raw('(SELECT count(*)::int FROM campaign_accounts ca WHERE ca.campaign_id = c.id) AS account_count'),
-        db.raw('(SELECT count(*)::int FROM contacts ct WHERE ct.campaign_id = c.id) AS contact_count'),
+        db.raw('(SELECT coalesce(sum(cc.n), 0)::int FROM contact_counts cc WHERE cc.campaign_id = c.id) AS contact_count'),
       );
   }
 

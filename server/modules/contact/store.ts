@@ -91,16 +91,23 @@ export class ContactStore {
     await db('contacts').where({ id, workspace_id: workspaceId }).delete();
   }
 
+  /** Contacts per status (of one campaign), from the counters the triggers on contacts keep (migration 20261127020000). */
   async countByStatus(db: Executor, workspaceId: string, campaignId?: string): Promise<Record<string, number>> {
-    const q = db('contacts').where('workspace_id', workspaceId);
+    const q = db('contact_counts').where('workspace_id', workspaceId);
     if (campaignId) q.andWhere('campaign_id', campaignId);
-    const rows: { status: string; n: number }[] = await q.groupBy('status').select('status', db.raw('count(*)::int AS n'));
+    const rows: { status: string; n: number }[] = await q.groupBy('status').havingRaw('sum(n) > 0').select('status', db.raw('sum(n)::int AS n'));
     return Object.fromEntries(rows.map((r) => [r.status, r.n]));
   }
 
   async countInWorkspace(db: Executor, workspaceId: string): Promise<number> {
-    const row = await db('contacts').where({ workspace_id: workspaceId }).count<{ count: string | number }[]>({ count: '*' }).first();
-    return Number(row?.count ?? 0);
+    const row = await db('contact_counts').where({ workspace_id: workspaceId }).first(db.raw('coalesce(sum(n), 0)::int AS n'));
+    return row?.n ?? 0;
+  }
+
+  /** Contacts of the campaign still to be mailed (active or paused), from the counters. */
+  async unfinishedInCampaign(db: Executor, campaignId: string): Promise<number> {
+    const row = await db('contact_counts').where({ campaign_id: campaignId }).whereIn('status', UNFINISHED_STATUSES).first(db.raw('coalesce(sum(n), 0)::int AS n'));
+    return row?.n ?? 0;
   }
 
   /** Sets `status` on those of `ids` whose status is one of `from`; returns the ids changed. */

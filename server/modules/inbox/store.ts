@@ -37,7 +37,9 @@ export class InboxStore {
    * over, so its age is how far behind the reader is).
    */
   backlog(db: Executor, mailbox: string, now: Date): Promise<Backlog> {
-    const due = db('mailbox_checkpoints').where('mailbox', mailbox).andWhere((w) => w.whereNull('claimed_until').orWhere('claimed_until', '<', now));
+    const due = db('mailbox_checkpoints').where('mailbox', mailbox).andWhere((w) => {
+        w.whereNull('claimed_until').orWhere('claimed_until', '<', now);
+      });
     return backlogOf(due, db.raw('coalesce(last_read_at, updated_at)'));
   }
 
@@ -51,7 +53,9 @@ export class InboxStore {
     const rows: CheckpointRow[] = await db('mailbox_checkpoints')
       .where('mailbox', mailbox)
       .whereIn('account_id', accountIds)
-      .andWhere((w) => w.whereNull('claimed_until').orWhere('claimed_until', '<', now))
+      .andWhere((w) => {
+        w.whereNull('claimed_until').orWhere('claimed_until', '<', now);
+      })
       .orderByRaw('last_read_at ASC NULLS FIRST, account_id')
       .limit(limit)
       .forUpdate()

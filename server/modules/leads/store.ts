@@ -262,9 +262,9 @@ export class LeadStore {
     const [{ n }] = await db('people as p')
       .whereIn('p.id', personIds)
       .whereNotNull('p.work_email')
-      .whereNotExists((q) =>
-        q.select(db.raw('1')).from('people_reveals as r').where('r.workspace_id', workspaceId).whereRaw('r.person_id = p.id').andWhere('r.data_option', 'workEmailReveal'),
-      )
+      .whereNotExists((q) => {
+        q.select(db.raw('1')).from('people_reveals as r').where('r.workspace_id', workspaceId).whereRaw('r.person_id = p.id').andWhere('r.data_option', 'workEmailReveal');
+      })
       .count<{ n: string }[]>({ n: '*' });
     return Number(n);
   }

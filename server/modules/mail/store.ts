@@ -95,7 +95,11 @@ export class MailStore {
   async expireSending(db: Executor, before: Date, response: string): Promise<{ id: string; contact_id: string | null }[]> {
     return db('email_messages')
       .where({ status: 'sending' })
-      .andWhere((q) => q.where('handed_at', '<', before).orWhere((other) => other.whereNull('handed_at').whereNot('kind', 'campaign').andWhere('created_at', '<', before)))
+      .andWhere((q) => {
+        q.where('handed_at', '<', before).orWhere((other) => {
+          other.whereNull('handed_at').whereNot('kind', 'campaign').andWhere('created_at', '<', before);
+        });
+      })
       .update({ status: 'unknown', smtp_response: response })
       .returning(['id', 'contact_id']);
   }
@@ -152,7 +156,11 @@ export class MailStore {
     if (f.accountId) q.andWhere('account_id', f.accountId);
     if (f.direction) q.andWhere('direction', f.direction);
     if (f.unread === true) q.andWhere('direction', 'inbound').whereNull('read_at');
-    if (f.unread === false) q.andWhere((w) => w.whereNotNull('read_at').orWhere('direction', 'outbound'));
+    if (f.unread === false) {
+      q.andWhere((w) => {
+        w.whereNotNull('read_at').orWhere('direction', 'outbound');
+      });
+    }
     if (f.before) q.andWhereRaw('(created_at, id) < (?, ?)', [f.before.createdAt, f.before.id]);
     const rows = await q.orderBy(NEWEST_FIRST).limit(f.limit);
     return rows.map(normalize);

@@ -124,11 +124,9 @@ export class PlacementStore {
   async finishable(db: Executor, now: Date, limit: number): Promise<TestRow[]> {
     const rows = await db<TestRow>('placement_tests')
       .where('status', 'running')
-      .andWhere((q) =>
-        q
-          .where('deadline_at', '<=', now)
-          .orWhereNotExists(db('placement_results').whereRaw('placement_results.test_id = placement_tests.id').whereNot('state', 'done')),
-      )
+      .andWhere((q) => {
+        q.where('deadline_at', '<=', now).orWhereNotExists(db('placement_results').whereRaw('placement_results.test_id = placement_tests.id').whereNot('state', 'done'));
+      })
       .orderBy('deadline_at')
       .limit(limit)
       .forUpdate()

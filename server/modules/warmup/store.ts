@@ -128,7 +128,9 @@ export class WarmupStore {
     const due = db('warmup_members')
       .whereIn('member_id', ids)
       .andWhere('next_read_at', '<=', now)
-      .andWhere((q) => q.whereNull('read_claimed_until').orWhere('read_claimed_until', '<', now))
+      .andWhere((q) => {
+        q.whereNull('read_claimed_until').orWhere('read_claimed_until', '<', now);
+      })
       .orderBy('next_read_at')
       .limit(limit)
       .forUpdate()
@@ -147,7 +149,12 @@ export class WarmupStore {
 
   /** Mailboxes due to be read: the reader job's backlog. */
   readBacklog(db: Executor, now: Date): Promise<Backlog> {
-    return backlogOf(db('warmup_members').where('next_read_at', '<=', now).andWhere((q) => q.whereNull('read_claimed_until').orWhere('read_claimed_until', '<', now)), 'next_read_at');
+    const due = db('warmup_members')
+      .where('next_read_at', '<=', now)
+      .andWhere((q) => {
+        q.whereNull('read_claimed_until').orWhere('read_claimed_until', '<', now);
+      });
+    return backlogOf(due, 'next_read_at');
   }
 
   // --- messages ---
@@ -237,13 +244,27 @@ export class WarmupStore {
       return q.groupByRaw('2').select(db.raw('? AS metric', [metric]), day(column).wrap('', ' AS day'), db.raw('count(*)::int AS n'));
     };
     const parts = [
-      count('sent', 'sent_at', (q) => q.where({ sender_id: memberId }).whereIn('status', ['sent', 'unknown', 'sending'])),
-      count('bounced', 'sent_at', (q) => q.where({ sender_id: memberId, status: 'bounced' })),
-      count('received', 'seen_at', (q) => q.where({ recipient_id: memberId })),
-      count('landedInbox', 'seen_at', (q) => q.where({ sender_id: memberId, landed: 'inbox' })),
-      count('landedSpam', 'seen_at', (q) => q.where({ sender_id: memberId, landed: 'spam' })),
-      count('rescued', 'rescued_at', (q) => q.where({ sender_id: memberId })),
-      count('replied', 'replied_at', (q) => q.where({ sender_id: memberId })),
+      count('sent', 'sent_at', (q) => {
+        q.where({ sender_id: memberId }).whereIn('status', ['sent', 'unknown', 'sending']);
+      }),
+      count('bounced', 'sent_at', (q) => {
+        q.where({ sender_id: memberId, status: 'bounced' });
+      }),
+      count('received', 'seen_at', (q) => {
+        q.where({ recipient_id: memberId });
+      }),
+      count('landedInbox', 'seen_at', (q) => {
+        q.where({ sender_id: memberId, landed: 'inbox' });
+      }),
+      count('landedSpam', 'seen_at', (q) => {
+        q.where({ sender_id: memberId, landed: 'spam' });
+      }),
+      count('rescued', 'rescued_at', (q) => {
+        q.where({ sender_id: memberId });
+      }),
+      count('replied', 'replied_at', (q) => {
+        q.where({ sender_id: memberId });
+      }),
     ];
     const rows = await Promise.all(parts);
     return rows.flat() as DayCount[];

@@ -159,7 +159,11 @@ export class WebhookStore {
   async requeue(db: Executor, subscriptionId: string, now: Date, failedSince: Date): Promise<void> {
     await db('webhook_deliveries')
       .where({ subscription_id: subscriptionId })
-      .andWhere((q) => q.where('status', 'pending').orWhere((f) => f.where('status', 'failed').andWhere('created_at', '>=', failedSince)))
+      .andWhere((q) => {
+        q.where('status', 'pending').orWhere((f) => {
+          f.where('status', 'failed').andWhere('created_at', '>=', failedSince);
+        });
+      })
       .update({ status: 'pending', next_attempt_at: now, attempts: 0 });
   }
 

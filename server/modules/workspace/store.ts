@@ -162,7 +162,9 @@ export class WorkspaceStore {
   findUsablePlan(db: Executor, ownerWorkspaceId: string, planId: string): Promise<PlanRow | undefined> {
     return db('plans')
       .where({ id: planId })
-      .andWhere((q) => q.where({ owner_workspace_id: ownerWorkspaceId }).orWhere({ id: DEFAULT_PLAN_ID }))
+      .andWhere((q) => {
+        q.where({ owner_workspace_id: ownerWorkspaceId }).orWhere({ id: DEFAULT_PLAN_ID });
+      })
       .first();
   }
 
