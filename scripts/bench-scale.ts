@@ -286,11 +286,10 @@ async function main(): Promise<void> {
     let idx = 0;
     const makeWorkspace = async (name: string, accounts: number, campaigns: number, big: boolean) => {
       const { workspace, apiKey } = await services.workspaces.createWorkspace({ name, planId });
-      const auth = { workspaceId: workspace.id, timezone: 'UTC' };
       const accountList: { id: string; email: string }[] = [];
       for (let a = 0; a < accounts; a += 1) {
         const email = `sdr${a}@${name.toLowerCase().replace(/\W+/g, '-')}.bench-mail.example`;
-        const account = await services.accounts.connect(auth, { email, provider: 'smtp', dailyLimit: 500, smtp: { host: '127.0.0.1', port: 2525, password: 'x' } } as never);
+        const account = await services.accounts.connect(workspace.id, { email, provider: 'smtp', dailyLimit: 500, smtp: { host: '127.0.0.1', port: 2525, password: 'x' } });
         accountList.push({ id: account.id, email });
       }
       const campaignIds: string[] = [];
