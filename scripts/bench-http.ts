@@ -16,10 +16,9 @@
  * the cases whose name contains one of its comma-separated words (the hello always runs), so that a profile
  * covers one case; BENCH_NODE_ARGS are passed to the server process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, closeSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -29,6 +28,7 @@ import { newId } from '../server/ids';
 import { createServices, type Deps } from '../server/services';
 import { generateLeads } from '../server/modules/leads/generate';
 import { freshBenchDatabase } from './bench-database';
+import { freePort, stop, waitReady } from './bench-process';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -56,43 +56,6 @@ interface Result {
   cpuUs: number;
   non2xx: number;
   errors: string;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitReady(url: string, child: ChildProcess, log: string): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${url}: the process exited with ${child.exitCode} (log: ${log})`);
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      /* not yet listening */
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${url} did not answer within 120 s (log: ${log})`);
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
 }
 
 const UNIT_MS: Record<string, number> = { us: 0.001, ms: 1, s: 1000, m: 60_000 };
