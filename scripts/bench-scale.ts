@@ -40,8 +40,10 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import pino from 'pino';
 import { loadConfig } from '../server/config';
-import { migrate, openDatabase } from '../server/db';
+import { migrate, openDatabase, type Db } from '../server/db';
+import { encodeCursor } from '../server/http/cursor';
 import { newId } from '../server/ids';
+import { rebuildRollups } from '../server/modules/events/store';
 import { createServices, type Deps } from '../server/services';
 import { freshBenchDatabase } from './bench-database';
 import { freePort, stop, waitReady } from './bench-process';
@@ -83,7 +85,8 @@ const OPS = {
   busy: { name: `worker: busy run (${BUSY_SHARE * 100}% due, nothing sendable)`, dimension: 'contacts', p95GoalMs: 200 },
   add: { name: 'POST /v1/contact/add (1,000, plan contact cap)', dimension: 'contacts' },
   campaignList: { name: 'GET /v1/campaign/list (limit 100)', dimension: 'contacts' },
-  listLeads: { name: 'GET /v2/list/leads (last page of the big list)', dimension: 'contacts' },
+  listLeads: { name: 'GET /v2/list/leads (last page of the big list, by cursor)', dimension: 'contacts' },
+  listLeadsSkip: { name: 'GET /v2/list/leads (last page of the big list, by skip)', dimension: 'contacts' },
   emailList: { name: 'GET /v2/email/list (one campaign)', dimension: 'contacts' },
   export: { name: 'GET /v2/list/export (big list, CSV)', dimension: 'contacts', outputGrows: true },
 } satisfies Record<string, Op>;
@@ -133,7 +136,7 @@ CREATE TABLE bench_campaigns (
 );`;
 
 /** The bulk rows for one size: contacts, their messages and progress, events, people and list members. */
-async function grow(pg: Client, target: { events: number; contacts: number }, done: { events: number; contacts: number }, listId: string): Promise<void> {
+async function grow(pg: Client, db: Db, target: { events: number; contacts: number }, done: { events: number; contacts: number }, listId: string): Promise<void> {
   const now = new Date();
   const spent: Record<string, number> = {};
   /** A statement, its time added to the table it writes (for the build's report). */
@@ -184,6 +187,8 @@ async function grow(pg: Client, target: { events: number; contacts: number }, do
              'software', 50, (k % 100)::smallint, $1, $1
         FROM ${persons}`, [now]);
     await run('list_people', `INSERT INTO list_people (list_id, person_id, added_at) SELECT $1, bench_uuid(3, 0, k), to_timestamp((1767225600000 + k) / 1000.0) FROM ${persons}`, [listId]);
+    // The list's member counter, which the list service keeps on its own adds and removes.
+    await run('lists', 'UPDATE lists SET member_count = (SELECT count(*) FROM list_people WHERE list_id = $1) WHERE id = $1', [listId]);
     console.log(`  contacts ${fmt(done.contacts)} -> ${fmt(target.contacts)} (+ messages, progress rows, people, list members): ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   }
   if (target.events > done.events) {
@@ -191,8 +196,8 @@ async function grow(pg: Client, target: { events: number; contacts: number }, do
     const chunk = 1_000_000;
     // More rows than the table holds are added: its secondary indexes are dropped and built again afterwards
     // from their own definitions (random inserts into four large indexes made the 10M step take most of an hour).
-    const indexes: { indexname: string; indexdef: string }[] = (
-      await pg.query(`SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' AND tablename = 'email_events'
+    const indexes = (
+      await pg.query<{ indexname: string; indexdef: string }>(`SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' AND tablename = 'email_events'
                        AND indexname NOT IN (SELECT conname FROM pg_constraint WHERE conrelid = 'email_events'::regclass)`)
     ).rows;
     for (const index of indexes) await pg.query(`DROP INDEX "${index.indexname}"`);
@@ -215,11 +220,16 @@ async function grow(pg: Client, target: { events: number; contacts: number }, do
       }
     }
     for (const index of indexes) await run('email_events indexes', index.indexdef);
+    // The rollups that EventService.record keeps beside each event, rebuilt from the raw events in each
+    // workspace's time zone (the bulk insert bypassed record).
+    const r0 = performance.now();
+    await rebuildRollups(db);
+    spent.rollups = (performance.now() - r0) / 1000;
     console.log(`  events ${fmt(done.events)} -> ${fmt(target.events)} (+ ${SMALL_SHARE * 100}% in the small workspaces): ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   }
   await pg.query('SET session_replication_role = DEFAULT');
   const t0 = performance.now();
-  await pg.query('VACUUM ANALYZE contacts, email_messages, sending_progress, email_events, people, list_people');
+  await pg.query('VACUUM ANALYZE contacts, contact_counts, email_messages, sending_progress, email_events, email_rollups, email_rollup_totals, email_event_firsts, people, list_people, lists');
   spent['VACUUM ANALYZE'] = (performance.now() - t0) / 1000;
   console.log(`  seconds spent: ${Object.entries(spent).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')}`);
 }
@@ -298,7 +308,7 @@ async function main(): Promise<void> {
         const campaign = await services.campaigns.create(workspace.id, { name: `Campaign ${c + 1}`, accountIds: [account.id], schedule });
         await services.campaigns.createSteps(workspace.id, campaign.id, steps);
         await services.campaigns.launch(workspace.id, campaign.id);
-        const first = await db('campaign_steps as s').join('step_variants as v', 'v.step_id', 's.id').where({ 's.campaign_id': campaign.id, 's.step_order': 1 }).first('s.id as step_id', 'v.id as variant_id');
+        const first = await db('campaign_steps as s').join('step_variants as v', 'v.step_id', 's.id').where({ 's.campaign_id': campaign.id, 's.step_order': 1 }).first<{ step_id: string; variant_id: string }>('s.id as step_id', 'v.id as variant_id');
         // The big workspace's campaigns start over three years, the newest 90 days ago.
         const windowStart = new Date(now.getTime() - 90 * DAY_MS - (big ? span * (1 - c / (campaigns - 1)) : span * Math.random()));
         await pg.query('INSERT INTO bench_campaigns (idx, id, workspace_id, account_id, account_email, step_id, variant_id, window_start, big) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)', [
@@ -367,7 +377,7 @@ async function main(): Promise<void> {
       const target = { events: Math.min(size, MAX_EVENTS), contacts: Math.min(size, MAX_CONTACTS) };
       console.log(`\nSize: ${fmt(target.events)} events, ${fmt(target.contacts)} contacts in the big workspace (load average ${loadavg().map((l) => l.toFixed(2)).join(' ')})`);
       const grew = { events: target.events > done.events, contacts: target.contacts > done.contacts };
-      await grow(pg, target, done, list.id);
+      await grow(pg, db, target, done, list.id);
       const today = new Date();
       const range = `startDate=${dateOf(new Date(today.getTime() - 89 * DAY_MS))}&endDate=${dateOf(today)}`;
       if (grew.events) {
@@ -400,13 +410,27 @@ async function main(): Promise<void> {
               await pg.query('SET session_replication_role = replica');
               await pg.query('DELETE FROM contacts WHERE campaign_id = $1', [addCampaign.id]);
               await pg.query('SET session_replication_role = DEFAULT');
-              // The delete skipped the counters' trigger too, where the product has one: the campaign's are set again.
-              if ((await pg.query("SELECT to_regclass('contact_counts') AS t")).rows[0].t) await pg.query('DELETE FROM contact_counts WHERE campaign_id = $1', [addCampaign.id]);
+              // The delete skipped the counters' trigger too: the campaign's counters are cleared to match.
+              await pg.query('DELETE FROM contact_counts WHERE campaign_id = $1', [addCampaign.id]);
             },
           ),
         );
         rows.push(await time(OPS.campaignList, C, () => call('/v1/campaign/list?limit=100')));
-        rows.push(await time(OPS.listLeads, C, () => call(`/v2/list/leads?listId=${list.id}&limit=100&skip=${Math.max(0, C - 100)}`)));
+        // The last page by cursor: the cursor names the member just before it (found untimed, in list order).
+        const before = await pg.query<{ added_at: Date; person_id: string }>(
+          'SELECT added_at, person_id FROM list_people WHERE list_id = $1 ORDER BY added_at, person_id OFFSET $2 LIMIT 1',
+          [list.id, C - 101],
+        );
+        const cursor = encodeCursor(before.rows[0].added_at, before.rows[0].person_id);
+        // Untimed: that page is the list's last 100 members and its counter matches the rows.
+        const last = (await (await fetch(`${base}/v2/list/leads?listId=${list.id}&limit=100&cursor=${cursor}`, { headers })).json()) as {
+          data: { items: unknown[]; pagination: { total: number; hasMore: boolean } };
+        };
+        if (last.data.items.length !== 100 || last.data.pagination.hasMore || last.data.pagination.total !== C) {
+          throw new Error(`last page by cursor: ${last.data.items.length} items, hasMore ${last.data.pagination.hasMore}, total ${last.data.pagination.total} (expected 100, false, ${C})`);
+        }
+        rows.push(await time(OPS.listLeads, C, () => call(`/v2/list/leads?listId=${list.id}&limit=100&cursor=${cursor}`)));
+        rows.push(await time(OPS.listLeadsSkip, C, () => call(`/v2/list/leads?listId=${list.id}&limit=100&skip=${Math.max(0, C - 100)}`)));
         rows.push(await time(OPS.emailList, C, () => call(`/v2/email/list?campaignId=${newest}`)));
         const rssBefore = rssMb(serverPid);
         let rssPeak = rssBefore;
