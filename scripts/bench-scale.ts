@@ -10,15 +10,18 @@
  *   - contacts (as contact/add stores them), each with the message of its first step (email_messages, as the
  *     engine records a sent one) and its progress row waiting for step 2 in 3 days (as record() leaves it);
  *   - email events (as EventService.record writes the analytics row; the feed row in `events` is not written:
- *     no measured operation reads it, and it would double the build);
- *   - lead-database people and the big people list's memberships (as list/add/leads stores them).
+ *     no measured operation reads it, and it would double the build), then the rollups that record keeps
+ *     beside them, rebuilt from the raw events by the events module's rebuildRollups;
+ *   - lead-database people and the big people list's memberships (as list/add/leads stores them), and the
+ *     list's member counter set from the rows.
  * The big workspace has 200 active campaigns over three years, each with its events in its own 90 days (the
  * newest ends today), and 20 accounts; each small workspace has 2 campaigns and an account.
  *
  * At each size it times through HTTP, against the real server (server/main.ts in a child process, the worker
  * off), p50 and p95 of 20 calls after 2 warm-up calls: analytics counts and summary of the whole workspace
  * (90 days) and of the newest campaign, contact/add of 1,000 under a plan contact cap (the added contacts are
- * deleted after each call, untimed), the campaign list (100), the last page of the big list, the email list of
+ * deleted after each call, untimed), the campaign list (100), the last page of the big list (by cursor, and
+ * by skip), the email list of
  * one campaign, and the big list's CSV export (with the server's RSS before, at its peak and after). The sending
  * worker's pass (SendingService.runOnce, the sending job the worker loop runs) is timed in this process: idle
  * (every progress row due in 3 days) and busy (85% of the contacts due now, every account's next send a month
@@ -30,7 +33,8 @@
  * when its own dimension grew. Prints a table per operation across sizes with the ratio of each p50 to the
  * smallest size's and the issue's goals (the export's time grows with its rows; its goal is the server's RSS
  * back within 10% of its level), and writes rows { operation, size, p50Ms, p95Ms, calls } to FILE
- * (the export's rows also rssBeforeMb, rssPeakMb, rssAfterMb); `-- --table FILE` prints the table again from it.
+ * (the export's rows also rssBeforeMb, rssPeakMb, rssAfterMb); `-- --table FILE` prints the table again from it,
+ * `-- --table FILE --before BEFORE_FILE` beside an earlier run's, per operation and size.
  * BENCH_SCALE_KEEP=1 keeps the database afterwards.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -76,7 +80,11 @@ interface Op {
   p95GoalMs?: number;
   /** Its answer grows with the data (an export): the goal is constant memory instead of time within 2x. */
   outputGrows?: boolean;
+  /** Its name in runs made before it was renamed (so that a table beside an earlier run finds its rows). */
+  was?: string;
 }
+/** The last-page operation's name before the list pages had cursors (it paged by skip). */
+const LAST_PAGE = 'GET /v2/list/leads (last page of the big list)';
 const OPS = {
   count: { name: 'GET /v1/analytics/campaign/count (workspace)', dimension: 'events', p95GoalMs: 100 },
   summary: { name: 'GET /v1/analytics/campaign/summary (workspace, 90 days)', dimension: 'events', p95GoalMs: 100 },
@@ -85,8 +93,8 @@ const OPS = {
   busy: { name: `worker: busy run (${BUSY_SHARE * 100}% due, nothing sendable)`, dimension: 'contacts', p95GoalMs: 200 },
   add: { name: 'POST /v1/contact/add (1,000, plan contact cap)', dimension: 'contacts' },
   campaignList: { name: 'GET /v1/campaign/list (limit 100)', dimension: 'contacts' },
-  listLeads: { name: 'GET /v2/list/leads (last page of the big list, by cursor)', dimension: 'contacts' },
-  listLeadsSkip: { name: 'GET /v2/list/leads (last page of the big list, by skip)', dimension: 'contacts' },
+  listLeads: { name: 'GET /v2/list/leads (last page of the big list, by cursor)', dimension: 'contacts', was: LAST_PAGE },
+  listLeadsSkip: { name: 'GET /v2/list/leads (last page of the big list, by skip)', dimension: 'contacts', was: LAST_PAGE },
   emailList: { name: 'GET /v2/email/list (one campaign)', dimension: 'contacts' },
   export: { name: 'GET /v2/list/export (big list, CSV)', dimension: 'contacts', outputGrows: true },
 } satisfies Record<string, Op>;
@@ -234,12 +242,18 @@ async function grow(pg: Client, db: Db, target: { events: number; contacts: numb
   console.log(`  seconds spent: ${Object.entries(spent).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')}`);
 }
 
-/** The operations across sizes, with the ratio to the smallest size and the issue's goals. */
-function table(rows: Row[]): string {
-  const sizes = [...new Set(rows.map((r) => r.size))].sort((a, b) => a - b);
-  const lines = [`| operation | ${sizes.map((s) => `${fmt(s)} p50 / p95 ms`).join(' | ')} | largest / smallest p50 | goal |`, `|---|${sizes.map(() => '---:').join('|')}|---:|---|`];
+/**
+ * The operations across sizes, with the ratio to the smallest size and the issue's goals (of `rows`); with
+ * `before`, each cell shows an earlier run's figures, then this run's.
+ */
+function table(rows: Row[], before?: Row[]): string {
+  const sizes = [...new Set([...rows, ...(before ?? [])].map((r) => r.size))].sort((a, b) => a - b);
+  const heading = before ? 'before -> after p50 / p95 ms' : 'p50 / p95 ms';
+  const lines = [`| operation | ${sizes.map((s) => `${fmt(s)} ${heading}`).join(' | ')} | largest / smallest p50 | goal |`, `|---|${sizes.map(() => '---:').join('|')}|---:|---|`];
+  const cell = (r: Row | undefined) => (r ? `${ms(r.p50Ms)} / ${ms(r.p95Ms)}${r.calls < CALLS ? ` (${r.calls})` : ''}` : '');
   for (const op of Object.values(OPS) as Op[]) {
     const mine = rows.filter((r) => r.operation === op.name);
+    const earlier = before?.filter((r) => r.operation === op.name || r.operation === op.was) ?? [];
     if (mine.length === 0) continue;
     const first = mine[0];
     const last = mine[mine.length - 1];
@@ -252,8 +266,8 @@ function table(rows: Row[]): string {
     const holds = flat && bounded && returned;
     const goal = `${op.outputGrows ? 'constant memory' : flat ? 'within 2x' : 'NOT within 2x'}${op.p95GoalMs !== undefined ? `; p95 ${bounded ? '<' : '>='} ${op.p95GoalMs} ms at ${fmt(last.size)}` : ''}${memory}: ${holds ? 'holds' : 'fails'}`;
     const cells = sizes.map((s) => {
-      const r = mine.find((m) => m.size === s);
-      return r ? `${ms(r.p50Ms)} / ${ms(r.p95Ms)}${r.calls < CALLS ? ` (${r.calls})` : ''}` : '';
+      const now = cell(mine.find((m) => m.size === s));
+      return before ? `${cell(earlier.find((m) => m.size === s)) || '-'} -> ${now || '-'}` : now;
     });
     lines.push(`| ${op.name} | ${cells.join(' | ')} | ${ratio.toFixed(1)}x | ${goal} |`);
   }
@@ -264,7 +278,9 @@ async function main(): Promise<void> {
   const saved = argument('--table');
   if (saved) {
     // The table again from a run's FILE, without a database.
-    console.log(table(JSON.parse(readFileSync(saved, 'utf8')) as Row[]));
+    const read = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Row[];
+    const earlier = argument('--before');
+    console.log(table(read(saved), earlier ? read(earlier) : undefined));
     return;
   }
   const json = argument('--json');
