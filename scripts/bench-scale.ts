@@ -267,7 +267,8 @@ function table(rows: Row[], before?: Row[]): string {
     const goal = `${op.outputGrows ? 'constant memory' : flat ? 'within 2x' : 'NOT within 2x'}${op.p95GoalMs !== undefined ? `; p95 ${bounded ? '<' : '>='} ${op.p95GoalMs} ms at ${fmt(last.size)}` : ''}${memory}: ${holds ? 'holds' : 'fails'}`;
     const cells = sizes.map((s) => {
       const now = cell(mine.find((m) => m.size === s));
-      return before ? `${cell(earlier.find((m) => m.size === s)) || '-'} -> ${now || '-'}` : now;
+      const then = cell(earlier.find((m) => m.size === s));
+      return before && (then || now) ? `${then || '-'} -> ${now || '-'}` : now;
     });
     lines.push(`| ${op.name} | ${cells.join(' | ')} | ${ratio.toFixed(1)}x | ${goal} |`);
   }
