@@ -122,13 +122,29 @@ export class WarmupStore {
     return db('warmup_members').whereIn('member_id', ids);
   }
 
-  /** Claims mailboxes of `ids` due for reading: marked for `leaseMs` before anyone connects. */
-  async claimDueReaders(db: Executor, ids: string[], now: Date, limit: number, leaseMs: number): Promise<MemberRow[]> {
-    if (ids.length === 0) return [];
-    const due = db('warmup_members')
-      .whereIn('member_id', ids)
-      .andWhere('next_read_at', '<=', now)
+  /**
+   * Mailboxes due to be read: their interval has passed, nobody holds them, and warm-up mail sent to them since
+   * `expectedSince` has not been seen yet (a mailbox expecting nothing is not opened: only warm-up mail is
+   * handled there).
+   */
+  private dueReaders(db: Executor, now: Date, expectedSince: Date) {
+    return db('warmup_members')
+      .where('next_read_at', '<=', now)
       .andWhere((q) => q.whereNull('read_claimed_until').orWhere('read_claimed_until', '<', now))
+      .whereExists(
+        db('warmup_messages')
+          .whereRaw('warmup_messages.recipient_id = warmup_members.member_id')
+          .whereNull('seen_at')
+          .whereIn('status', ['sent', 'unknown'])
+          .andWhere('sent_at', '>=', expectedSince),
+      );
+  }
+
+  /** Claims mailboxes of `ids` due for reading: marked for `leaseMs` before anyone connects. */
+  async claimDueReaders(db: Executor, ids: string[], now: Date, expectedSince: Date, limit: number, leaseMs: number): Promise<MemberRow[]> {
+    if (ids.length === 0) return [];
+    const due = this.dueReaders(db, now, expectedSince)
+      .whereIn('member_id', ids)
       .orderBy('next_read_at')
       .limit(limit)
       .forUpdate()
@@ -146,20 +162,20 @@ export class WarmupStore {
   }
 
   /** Mailboxes due to be read: the reader job's backlog. */
-  readBacklog(db: Executor, now: Date): Promise<Backlog> {
-    return backlogOf(db('warmup_members').where('next_read_at', '<=', now).andWhere((q) => q.whereNull('read_claimed_until').orWhere('read_claimed_until', '<', now)), 'next_read_at');
+  readBacklog(db: Executor, now: Date, expectedSince: Date): Promise<Backlog> {
+    return backlogOf(this.dueReaders(db, now, expectedSince), 'next_read_at');
   }
 
   // --- messages ---
 
-  async insertMessage(db: Executor, row: WarmupMessageRow): Promise<void> {
-    await db('warmup_messages').insert(row);
+  /** One run's first emails (at most a run's send batch: one statement). */
+  async insertMessages(db: Executor, rows: WarmupMessageRow[]): Promise<void> {
+    if (rows.length) await db('warmup_messages').insert(rows);
   }
 
-  /** Inserts an answer unless the message already has one (another reader was first); true when inserted. */
-  async insertReply(db: Executor, row: WarmupMessageRow): Promise<boolean> {
-    const inserted = await db('warmup_messages').insert(row).onConflict(db.raw("(parent_id) WHERE kind = 'reply'")).ignore().returning('id');
-    return inserted.length > 0;
+  /** Inserts answers, each unless its message already has one (another reader was first). */
+  async insertReplies(db: Executor, rows: WarmupMessageRow[]): Promise<void> {
+    if (rows.length) await db('warmup_messages').insert(rows).onConflict(db.raw("(parent_id) WHERE kind = 'reply'")).ignore();
   }
 
   /** Claims due answers: `sending` from here on, so one worker sends each. */
@@ -169,7 +185,11 @@ export class WarmupStore {
   }
 
   async finishMessage(db: Executor, id: string, patch: { status: MessageStatus; status_reason: string | null }): Promise<void> {
-    await db('warmup_messages').where({ id, status: 'sending' }).update(patch);
+    await this.finishMessages(db, [id], patch);
+  }
+
+  async finishMessages(db: Executor, ids: string[], patch: { status: MessageStatus; status_reason: string | null }): Promise<void> {
+    if (ids.length) await db('warmup_messages').whereIn('id', ids).andWhere({ status: 'sending' }).update(patch);
   }
 
   /** Messages left `sending` since before `before` (a worker stopped): `unknown`, never sent again. */
@@ -186,12 +206,12 @@ export class WarmupStore {
     return db('warmup_messages').where({ id }).first();
   }
 
-  async markSeen(db: Executor, id: string, landed: 'inbox' | 'spam', at: Date): Promise<void> {
-    await db('warmup_messages').where({ id }).whereNull('seen_at').update({ landed, seen_at: at });
+  async markSeen(db: Executor, ids: string[], landed: 'inbox' | 'spam', at: Date): Promise<void> {
+    if (ids.length) await db('warmup_messages').whereIn('id', ids).whereNull('seen_at').update({ landed, seen_at: at });
   }
 
-  async markRescued(db: Executor, id: string, at: Date): Promise<void> {
-    await db('warmup_messages').where({ id }).whereNull('rescued_at').update({ rescued_at: at });
+  async markRescued(db: Executor, ids: string[], at: Date): Promise<void> {
+    if (ids.length) await db('warmup_messages').whereIn('id', ids).whereNull('rescued_at').update({ rescued_at: at });
   }
 
   async markReplied(db: Executor, id: string, at: Date): Promise<void> {
@@ -207,14 +227,18 @@ export class WarmupStore {
     return new Map(rows.map((r) => [r.sender_id, r.n]));
   }
 
-  /** First emails each sender wrote to each partner since `since`: spreads mail over partners. */
-  async partnerCounts(db: Executor, senderId: string, since: Date): Promise<Map<string, number>> {
-    const rows: { recipient_id: string; n: number }[] = await db('warmup_messages')
-      .where({ sender_id: senderId, kind: 'first' })
+  /** Per sender, first emails it wrote to each partner since `since`: spreads mail over partners. */
+  async partnerCounts(db: Executor, senderIds: string[], since: Date): Promise<Map<string, Map<string, number>>> {
+    const out = new Map<string, Map<string, number>>();
+    if (senderIds.length === 0) return out;
+    const rows: { sender_id: string; recipient_id: string; n: number }[] = await db('warmup_messages')
+      .whereIn('sender_id', senderIds)
+      .andWhere({ kind: 'first' })
       .andWhere('created_at', '>=', since)
-      .groupBy('recipient_id')
-      .select('recipient_id', db.raw('count(*)::int AS n'));
-    return new Map(rows.map((r) => [r.recipient_id, r.n]));
+      .groupBy('sender_id', 'recipient_id')
+      .select('sender_id', 'recipient_id', db.raw('count(*)::int AS n'));
+    for (const r of rows) out.set(r.sender_id, (out.get(r.sender_id) ?? new Map<string, number>()).set(r.recipient_id, r.n));
+    return out;
   }
 
   /** Where partners found each sender's mail since `since`. */
