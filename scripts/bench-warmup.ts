@@ -1,20 +1,23 @@
 /**
  * `npm run bench:warmup`: BENCH_ACCOUNTS pool accounts (default 500) at BENCH_PER_DAY warm-up emails a day
  * (default 40) on the loopback mail provider (SMTP front into a private dovecot), one simulated day in steps of
- * 10 simulated minutes. Each step runs the sender job until it has nothing due and the reader job once, as a
- * worker ticking every 10 minutes would. Replies are off (reply rate 0) so every message is a first email.
+ * 10 simulated minutes. Each step runs the sender job until a run finds less than a batch due, and the reader
+ * job once, as a worker ticking every 10 minutes would. Replies are off (reply rate 0): every message is a
+ * first email.
  *
- * The baseline replays the same work step by step with plain nodemailer and imapflow, in the same run:
- *   - sends: the same messages (same sender, recipient, subject and bodies, composed by nodemailer's
- *     MailComposer) through one pooled nodemailer transport per sender (2 connections, as the mail module's),
- *     every sender of the step at once;
- *   - Sent appends: per sender and step, one IMAP session appending that step's messages to Sent, as the
- *     warm-up sender does;
+ * The baseline replays each step right after the jobs did it (so both meet the same machine load), with plain
+ * nodemailer and imapflow on a twin set of mailboxes (`base<i>` for `box<i>`, same domains), doing the same work:
+ *   - sends: the same messages (sender, recipient, subject and bodies; composed by nodemailer's MailComposer)
+ *     through one pooled nodemailer transport per sender (2 connections, as the mail module's), every sender
+ *     of the step at once;
+ *   - Sent appends: per sender and step, one IMAP session appending that step's messages to Sent;
  *   - reads: the mailboxes the reader read in that step, 8 at once (the reader's concurrency), one session
- *     each: Junk then INBOX, new UIDs past an in-memory checkpoint, their Message-ID headers, recognised
- *     against the set of Message-IDs sent, marked read, 30% flagged, moved (Junk to INBOX, INBOX to a folder).
+ *     each: Junk then INBOX, new UIDs past an in-memory checkpoint (no SEARCH when UIDNEXT shows none), their
+ *     Message-ID headers, recognised against the set of Message-IDs sent, marked read, 30% flagged, moved
+ *     (Junk to INBOX, INBOX to a Warmup folder).
  * What the baseline leaves out is what the jobs add: the database (the pool, the plan, the claims, the
- * record of every message in warmup_messages and email_messages) and the warm-up content.
+ * record of every message in warmup_messages and email_messages, the checkpoints), finding the special-use
+ * folders, and the warm-up content.
  *
  * BENCH_DATABASE_URL (else DATABASE_URL) selects PostgreSQL (database lr_bench_warmup), otherwise the
  * embedded PGlite runs in memory. Needs dovecot and root.
@@ -27,7 +30,7 @@ import { loadConfig } from '../server/config';
 import { migrate } from '../server/db';
 import { openBenchDatabase } from './bench-database';
 import { createServices, type Deps } from '../server/services';
-import { headerMessageId } from '../server/modules/warmup/service';
+import { DEFAULT_WARMUP_SETTINGS, headerMessageId } from '../server/modules/warmup/service';
 import { TestClock } from '../test/helpers/clock';
 import { dovecotMissing } from '../test/helpers/imap-server';
 import { startMailProvider, type MailProvider } from '../test/helpers/mail-provider';
@@ -69,65 +72,8 @@ interface Side {
   heapAfter: number;
 }
 
-async function warmupDay(provider: MailProvider, addresses: string[]): Promise<{ side: Side; steps: Step[]; label: string }> {
-  const { database, label } = await openBenchDatabase(DB_NAME);
-  await migrate(database.db);
-  const clock = new TestClock();
-  clock.set('2026-11-23T00:00:00.000Z');
-  const config = loadConfig({ seedDemo: false, verifyMailLogins: false, allowPrivateMailHosts: true, secretKey: 'ab'.repeat(32) });
-  const deps: Deps = { config, db: database.db, clock, logger: pino({ level: 'silent' }) };
-  const services = createServices(deps);
-  const { workspace } = await services.workspaces.createWorkspace({ name: 'Bench' });
-  const auth = { workspaceId: workspace.id, timezone: 'UTC' };
-  const emailOf = new Map<string, string>();
-  for (const email of addresses) {
-    const account = await services.accounts.connect(auth, { ...provider.connectBody(email), dailyLimit: 2000, warmup: { dailyLimit: PER_DAY, increasePerDay: PER_DAY, replyRatePercent: 0 } });
-    emailOf.set(account.id, email);
-  }
-
-  const side: Side = { sent: 0, sendMs: 0, appendSessions: 0, recognised: 0, readMs: 0, mailboxReads: 0, heapBefore: heapUsed(), heapPeak: 0, heapAfter: 0 };
-  side.heapPeak = side.heapBefore;
-  const steps: Step[] = [];
-  const readJob = async (step: Step, now: Date) => {
-    const [n, ms] = await timed(() => services.warmup.reader.runOnce());
-    side.readMs += ms;
-    side.mailboxReads += n;
-    // A mailbox read in this run has its next read set past now.
-    if (n) step.read.push(...(await database.db('warmup_members').where('next_read_at', '>', now).pluck('member_id')).map((id: string) => emailOf.get(id)!));
-    return n;
-  };
-  for (let i = 0; i < STEPS; i += 1) {
-    const now = clock.now();
-    const step: Step = { sent: [], read: [] };
-    for (;;) {
-      const [n, ms] = await timed(() => services.warmup.sender.runOnce());
-      side.sendMs += ms;
-      if (n === 0) break;
-    }
-    step.sent = await database.db('warmup_messages').where({ status: 'sent', sent_at: now }).orderBy('id').select({ from: 'sender_email', to: 'recipient_email', subject: 'subject', text: 'text', html: 'html' });
-    side.sent += step.sent.length;
-    side.appendSessions += new Set(step.sent.map((m) => m.from)).size;
-    await readJob(step, now);
-    steps.push(step);
-    side.heapPeak = Math.max(side.heapPeak, process.memoryUsage().heapUsed);
-    clock.advance(STEP_MS);
-  }
-  // Whatever arrived after the last read.
-  for (;;) {
-    const step: Step = { sent: [], read: [] };
-    if (!(await readJob(step, clock.now()))) break;
-    steps.push(step);
-    clock.advance(STEP_MS);
-  }
-  side.recognised = Number((await database.db('warmup_messages').whereNotNull('seen_at').count<{ n: string }[]>({ n: '*' }))[0].n);
-  side.heapAfter = heapUsed();
-  services.mail.close();
-  await database.close();
-  return { side, steps, label };
-}
-
-/** The same steps with plain nodemailer and imapflow. */
-async function baseline(provider: MailProvider, addresses: string[], steps: Step[]): Promise<Side> {
+/** The baseline: plain nodemailer and imapflow replaying each step on its own mailboxes. */
+function baseline(provider: MailProvider, addresses: string[]) {
   const login = (user: string) => ({ host: '127.0.0.1', port: provider.imapPort, secure: false, auth: { user, pass: provider.password(user) }, logger: false as const, disableAutoIdle: true });
   const transports = new Map(addresses.map((a) => [a, nodemailer.createTransport({ host: '127.0.0.1', port: provider.smtpPort, secure: false, auth: { user: a, pass: provider.password(a) }, pool: true, maxConnections: 2 })]));
   const sentIds = new Set<string>();
@@ -181,41 +127,116 @@ async function baseline(provider: MailProvider, addresses: string[], steps: Step
     const client = new ImapFlow(login(user));
     await client.connect();
     await readFolder(client, user, 'Junk', 'INBOX');
-    await readFolder(client, user, 'INBOX', 'Baseline');
+    await readFolder(client, user, 'INBOX', 'Warmup');
     await client.logout();
     side.mailboxReads += 1;
   };
 
-  for (const step of steps) {
-    const bySender = new Map<string, Step['sent']>();
-    for (const m of step.sent) bySender.set(m.from, [...(bySender.get(m.from) ?? []), m]);
-    const [, sendMs] = await timed(() => Promise.all([...bySender].map(([from, messages]) => sendFrom(from, messages))));
-    side.sendMs += sendMs;
-    const queue = [...step.read];
-    const [, readMs] = await timed(() =>
-      Promise.all(
-        Array.from({ length: Math.min(READ_CONCURRENCY, queue.length) }, async () => {
-          for (let user = queue.shift(); user; user = queue.shift()) await readMailbox(user);
-        }),
-      ),
-    );
-    side.readMs += readMs;
-  }
-  for (const t of transports.values()) t.close();
-  return side;
+  return {
+    side,
+    async step(step: Step): Promise<void> {
+      const bySender = new Map<string, Step['sent']>();
+      for (const m of step.sent) bySender.set(m.from, [...(bySender.get(m.from) ?? []), m]);
+      const [, sendMs] = await timed(() => Promise.all([...bySender].map(([from, messages]) => sendFrom(from, messages))));
+      side.sendMs += sendMs;
+      const queue = [...step.read];
+      const [, readMs] = await timed(() =>
+        Promise.all(
+          Array.from({ length: Math.min(READ_CONCURRENCY, queue.length) }, async () => {
+            for (let user = queue.shift(); user; user = queue.shift()) await readMailbox(user);
+          }),
+        ),
+      );
+      side.readMs += readMs;
+    },
+    close(): void {
+      for (const t of transports.values()) t.close();
+    },
+  };
 }
 
 async function main(): Promise<void> {
   const missing = dovecotMissing();
   if (missing) throw new Error(missing);
+  // The jobs' mailboxes and the baseline's: the same domains, one each, so neither side meets the other's mail.
   const addresses = Array.from({ length: ACCOUNTS }, (_, i) => `box${i}@d${i % 20}.bench.test`);
-  const provider = await startMailProvider({ mailboxes: addresses });
-  const { side: app, steps, label } = await warmupDay(provider, addresses);
-  const base = await baseline(provider, addresses, steps);
-  await provider.close();
+  const twin = new Map(addresses.map((a) => [a, a.replace(/^box/, 'base')]));
+  const provider = await startMailProvider({ mailboxes: [...addresses, ...twin.values()] });
+  const { database, label } = await openBenchDatabase(DB_NAME);
+  await migrate(database.db);
+  const clock = new TestClock();
+  clock.set('2026-11-23T00:00:00.000Z');
+  const config = loadConfig({ seedDemo: false, verifyMailLogins: false, allowPrivateMailHosts: true, secretKey: 'ab'.repeat(32) });
+  const deps: Deps = { config, db: database.db, clock, logger: pino({ level: 'silent' }) };
+  const services = createServices(deps);
+  const { workspace } = await services.workspaces.createWorkspace({ name: 'Bench' });
+  const auth = { workspaceId: workspace.id, timezone: 'UTC' };
+  const emailOf = new Map<string, string>();
+  for (const email of addresses) {
+    const account = await services.accounts.connect(auth, { ...provider.connectBody(email), dailyLimit: 2000, warmup: { dailyLimit: PER_DAY, increasePerDay: PER_DAY, replyRatePercent: 0 } });
+    emailOf.set(account.id, email);
+  }
+  const base = baseline(provider, [...twin.values()]);
+  const app: Side = { sent: 0, sendMs: 0, appendSessions: 0, recognised: 0, readMs: 0, mailboxReads: 0, heapBefore: heapUsed(), heapPeak: 0, heapAfter: 0 };
+  app.heapPeak = app.heapBefore;
 
-  const rate = (n: number, ms: number) => (ms ? n / (ms / 1000) : 0);
-  const pct = (a: number, b: number) => (b ? `${((a / b) * 100).toFixed(0)}%` : '-');
+  const read = async (step: Step, now: Date) => {
+    const [n, ms] = await timed(() => services.warmup.reader.runOnce());
+    app.readMs += ms;
+    app.mailboxReads += n;
+    // A mailbox read in this run has its next read set past now.
+    if (n) step.read.push(...(await database.db('warmup_members').where('next_read_at', '>', now).pluck('member_id')).map((id: string) => emailOf.get(id)!));
+    return n;
+  };
+  /** The baseline does what the jobs just did, on its own mailboxes, right after them (the same machine load). */
+  const replay = (step: Step) =>
+    base.step({ sent: step.sent.map((m) => ({ ...m, from: twin.get(m.from)!, to: twin.get(m.to)! })), read: step.read.map((a) => twin.get(a)!) });
+
+  for (let i = 0; i < STEPS; i += 1) {
+    const now = clock.now();
+    const step: Step = { sent: [], read: [] };
+    // Until a run finds fewer than a batch due (then nothing else is due now).
+    for (let n = DEFAULT_WARMUP_SETTINGS.sendBatch; n >= DEFAULT_WARMUP_SETTINGS.sendBatch; ) {
+      const [done, ms] = await timed(() => services.warmup.sender.runOnce());
+      n = done;
+      app.sendMs += ms;
+    }
+    step.sent = await database.db('warmup_messages').where({ status: 'sent', sent_at: now }).orderBy('id').select({ from: 'sender_email', to: 'recipient_email', subject: 'subject', text: 'text', html: 'html' });
+    app.sent += step.sent.length;
+    app.appendSessions += new Set(step.sent.map((m) => m.from)).size;
+    await read(step, now);
+    await replay(step);
+    app.heapPeak = Math.max(app.heapPeak, process.memoryUsage().heapUsed);
+    clock.advance(STEP_MS);
+    // Progress every simulated 4 hours (stderr), so a run stopped early still says how far it got and at what rates.
+    if ((i + 1) % 24 === 0) console.error(`${(i + 1) / 6} h: ${progress(app, base.side)}`);
+  }
+  // Whatever arrived after the last read.
+  for (;;) {
+    const step: Step = { sent: [], read: [] };
+    if (!(await read(step, clock.now()))) break;
+    await replay(step);
+    clock.advance(STEP_MS);
+  }
+  app.recognised = Number((await database.db('warmup_messages').whereNotNull('seen_at').count<{ n: string }[]>({ n: '*' }))[0].n);
+  app.heapAfter = heapUsed();
+  services.mail.close();
+  base.close();
+  await database.close();
+  await provider.close();
+  report(label, app, base.side);
+}
+
+const rate = (n: number, ms: number) => (ms ? n / (ms / 1000) : 0);
+const pct = (a: number, b: number) => (b ? `${((a / b) * 100).toFixed(0)}%` : '-');
+
+function progress(app: Side, base: Side): string {
+  const sends = `sent ${app.sent} at ${rate(app.sent, app.sendMs).toFixed(0)} msg/s vs ${rate(base.sent, base.sendMs).toFixed(0)} (${pct(rate(app.sent, app.sendMs), rate(base.sent, base.sendMs))})`;
+  const reads = `${app.mailboxReads} mailbox reads at ${rate(app.mailboxReads, app.readMs).toFixed(1)}/s vs ${rate(base.mailboxReads, base.readMs).toFixed(1)}/s (${pct(rate(app.mailboxReads, app.readMs), rate(base.mailboxReads, base.readMs))})`;
+  return `${sends}; ${reads}; heap ${mb(process.memoryUsage().heapUsed)}`;
+}
+
+function report(label: string, app: Side, base: Side): void {
   const row = (name: string, a: string | number, b: string | number, ratio = '') => console.log(`| ${name} | ${a} | ${b} | ${ratio} |`);
   console.log(`\nbench:warmup on ${label}: ${ACCOUNTS} pool accounts x ${PER_DAY} a day, one simulated day (${STEPS} steps of 10 minutes, then reads until nothing is due)\n`);
   console.log('| measure | warm-up jobs | baseline (nodemailer / imapflow) | ratio |');

@@ -4,14 +4,16 @@
  *
  * Two worker jobs share the work across any number of processes:
  *   - `sender` (runOnce): members due to send are locked (FOR UPDATE SKIP LOCKED) and, inside their window and
- *     under today's ramp and the account's daily limit (campaign and warm-up together), each gets one new
+ *     under today's ramp and the account's daily limit (campaign, placement and warm-up together), each gets one new
  *     warm-up email to a partner stored as `sending` in the same transaction; answers the readers scheduled are
  *     claimed the same way. Only then does SMTP start (through the mail module), so two workers never send one
- *     warm-up email twice; one left `sending` by a worker that died becomes `unknown`, never re-sent.
- *   - `reader` (runOnce): mailboxes are claimed for a lease, then read over IMAP: warm-up mail (recognised by
- *     its Message-ID in the pool's record) found in the spam folder is recorded as spam, marked read and moved
- *     to INBOX (the rescue); in INBOX it is recorded (inbox unless rescued), marked read, some flagged, answered
- *     to the sender's reply rate after a human delay, and archived into the `Warmup` folder.
+ *     warm-up email twice; one left `sending` by a worker that died becomes `unknown`, never re-sent. Each
+ *     sender's emails of a run are appended to its Sent folder in one IMAP session.
+ *   - `reader` (runOnce): mailboxes expecting warm-up mail are claimed for a lease, then read over IMAP in one
+ *     session each: warm-up mail (recognised by its Message-ID header in the pool's record) found in the spam
+ *     folder is recorded as spam, marked read and moved to INBOX (the rescue); in INBOX it is recorded (inbox
+ *     unless rescued), marked read, some flagged, answered to the sender's reply rate after a human delay, and
+ *     archived into the `Warmup` folder.
  *
  * Protection: a hard bounce pauses the sender (`hard_bounce`); spam for most of the last 7 days' placement
  * pauses it (`spam_placement`); a refused login puts the account in connectionError (out of the pool until it
@@ -34,7 +36,7 @@ import { startOfLocalDay } from '../sending/schedule';
 import type { WorkspaceService } from '../workspace/service';
 import { firstMessage, replyMessage } from './content';
 import { healthOf, nextGapMs, nextLocalDay, rampTarget, windowOpensAt, type WarmupPlanSettings } from './plan';
-import type { MemberRow, PoolMailboxRow, WarmupMessageRow, WarmupStore } from './store';
+import type { ExpectedRow, MemberRow, Pace, PoolMailboxRow, WarmupMessageRow, WarmupStore } from './store';
 
 type Schemas = components['schemas'];
 type Counts = Schemas['WarmupCounts'];
@@ -170,7 +172,7 @@ export class WarmupService {
 
   /** Warm-up emails each account sent today (local day in `timezone`): the account view's `warmupSentToday`. */
   sentToday = (db: Executor, accountIds: string[], timezone: string): Promise<Map<string, number>> =>
-    this.store.sentSince(db, accountIds, startOfLocalDay(timezone, this.clock.now()));
+    this.store.sentSince(db, accountIds, startOfLocalDay(timezone, this.clock.now())).then((sent) => new Map([...sent].map(([id, n]) => [id, n.all])));
 
   /** inbox / (inbox + spam) of each member's warm-up mail over the last 7 days, with its label. */
   async healthScores(db: Executor, memberIds: string[]): Promise<Map<string, Schemas['WarmupHealth']>> {
@@ -292,9 +294,7 @@ export class WarmupService {
     const joining = members.filter((m) => !this.joined.has(m.id));
     await this.store.ensureMembers(this.db, joining.map((m) => ({ member_id: m.id, next_send_at: new Date(now.getTime() + randomInt(0, 30_000)), next_read_at: now })));
     for (const m of joining) this.joined.add(m.id);
-    const planned = await this.planFirstEmails(members, now);
-    const replies = await this.db.transaction((trx) => this.store.claimDueReplies(trx, now, this.settings.sendBatch));
-    const all = [...planned, ...replies];
+    const all = await this.db.transaction(async (trx) => [...(await this.planFirstEmails(trx, members, now)), ...(await this.store.claimDueReplies(trx, now, this.settings.sendBatch))]);
     const byId = new Map(members.map((m) => [m.id, m]));
     const bySender = new Map<string, WarmupMessageRow[]>();
     for (const m of all) bySender.set(m.sender_id, [...(bySender.get(m.sender_id) ?? []), m]);
@@ -302,87 +302,83 @@ export class WarmupService {
     return all.length;
   }
 
-  /** Locks due senders and writes one warm-up email for each that may send now (one transaction). */
-  private async planFirstEmails(members: Member[], now: Date): Promise<WarmupMessageRow[]> {
+  /** Locks due senders and writes one warm-up email for each that may send now (in the caller's transaction). */
+  private async planFirstEmails(trx: Executor, members: Member[], now: Date): Promise<WarmupMessageRow[]> {
     const senders = members.filter((m): m is AccountMember => m.kind === 'account');
     if (senders.length === 0) return [];
     const byId = new Map(members.map((m) => [m.id, m]));
-    return this.db.transaction(async (trx) => {
-      const due = await this.store.claimDueSenders(trx, senders.map((s) => s.id), now, this.settings.sendBatch);
-      if (due.length === 0) return [];
-      const partnerRows = new Map((await this.store.members(trx, members.map((m) => m.id))).map((r) => [r.member_id, r]));
-      const dueIds = due.map((d) => d.member_id);
-      const sentToday = new Map<string, number>();
-      const allToday = new Map<string, number>();
-      const otherToday = new Map<string, number>();
-      // Counts per time zone (a workspace's day).
-      const partnerCounts = await this.store.partnerCounts(trx, dueIds, new Date(now.getTime() - HEALTH_DAYS * DAY_MS));
-      for (const tz of new Set(dueIds.map((id) => (byId.get(id) as AccountMember).timezone))) {
-        const ids = dueIds.filter((id) => (byId.get(id) as AccountMember).timezone === tz);
-        const since = startOfLocalDay(tz, now);
-        for (const [id, n] of await this.store.sentSince(trx, ids, since, 'first')) sentToday.set(id, n);
-        for (const [id, n] of await this.store.sentSince(trx, ids, since)) allToday.set(id, n);
-        for (const [id, n] of await this.mail.sentSinceByAccount(trx, ids, ['campaign', 'placement'], since)) otherToday.set(id, n);
+    const due = await this.store.claimDueSenders(trx, senders.map((s) => s.id), now, this.settings.sendBatch);
+    if (due.length === 0) return [];
+    const skipped = await this.store.skippedUntilAfter(trx, now);
+    const dueIds = due.map((d) => d.member_id);
+    const warmupToday = new Map<string, { all: number; first: number }>();
+    const otherToday = new Map<string, number>();
+    const partnerCounts = await this.store.partnerCounts(trx, dueIds, new Date(now.getTime() - HEALTH_DAYS * DAY_MS));
+    // Counts per time zone (a workspace's day).
+    for (const tz of new Set(dueIds.map((id) => (byId.get(id) as AccountMember).timezone))) {
+      const ids = dueIds.filter((id) => (byId.get(id) as AccountMember).timezone === tz);
+      const since = startOfLocalDay(tz, now);
+      for (const [id, n] of await this.store.sentSince(trx, ids, since)) warmupToday.set(id, n);
+      for (const [id, n] of await this.mail.sentSinceByAccount(trx, ids, ['campaign', 'placement'], since)) otherToday.set(id, n);
+    }
+    const out: WarmupMessageRow[] = [];
+    const paces: Pace[] = [];
+    for (const row of due) {
+      const sender = byId.get(row.member_id) as AccountMember;
+      const plan = this.plan(sender);
+      const opens = windowOpensAt(plan, now);
+      if (opens > now) {
+        paces.push({ member_id: sender.id, next_send_at: new Date(opens.getTime() + randomInt(0, 5 * 60_000)), last_subject: null });
+        continue;
       }
-      const out: WarmupMessageRow[] = [];
-      const memberPatches: [string, Partial<MemberRow>][] = [];
-      for (const row of due) {
-        const sender = byId.get(row.member_id) as AccountMember;
-        const plan = this.plan(sender);
-        const opens = windowOpensAt(plan, now);
-        if (opens > now) {
-          await this.store.updateMember(trx, sender.id, { next_send_at: new Date(opens.getTime() + randomInt(0, 5 * 60_000)) });
-          continue;
-        }
-        const target = rampTarget(plan, now);
-        const sent = sentToday.get(sender.id) ?? 0;
-        // Warm-up, campaign and placement-test mail share the account's daily limit.
-        const capacity = sender.row.daily_limit - (otherToday.get(sender.id) ?? 0) - (allToday.get(sender.id) ?? 0);
-        if (sent >= target || capacity <= 0) {
-          await this.store.updateMember(trx, sender.id, { next_send_at: windowOpensAt(plan, nextLocalDay(plan.timezone, now)) });
-          continue;
-        }
-        const partner = this.pickPartner(sender, members, partnerRows, partnerCounts.get(sender.id) ?? new Map(), now);
-        if (!partner) {
-          await this.accounts.noteWarmup(trx, sender.id, { code: 'pool_too_small', message: 'No other mailbox in the warm-up pool can take mail now: it sends nothing until one joins.' });
-          await this.store.updateMember(trx, sender.id, { next_send_at: new Date(now.getTime() + 5 * 60_000) });
-          continue;
-        }
-        if (sender.row.warmup_reason_code === 'pool_too_small') await this.accounts.noteWarmup(trx, sender.id, null);
-        const id = newId();
-        const messageId = `${id}@${sender.domain}`;
-        const content = firstMessage(this.key(), messageId, row.last_subject);
-        const message: WarmupMessageRow = {
-          id,
-          message_id: messageId,
-          kind: 'first',
-          parent_id: null,
-          sender_id: sender.id,
-          recipient_id: partner.id,
-          sender_email: sender.email,
-          recipient_email: partner.email,
-          subject: content.subject,
-          text: content.text,
-          html: content.html,
-          in_reply_to: null,
-          references: null,
-          status: 'sending',
-          status_reason: null,
-          send_at: now,
-          sent_at: now,
-          landed: null,
-          seen_at: null,
-          rescued_at: null,
-          replied_at: null,
-          created_at: now,
-        };
-        memberPatches.push([sender.id, { last_subject: content.subject, next_send_at: new Date(now.getTime() + nextGapMs(plan, now, Math.min(target - sent - 1, capacity - 1))) }]);
-        out.push(message);
+      const target = rampTarget(plan, now);
+      const sent = warmupToday.get(sender.id)?.first ?? 0;
+      // Warm-up, campaign and placement-test mail share the account's daily limit.
+      const capacity = sender.row.daily_limit - (otherToday.get(sender.id) ?? 0) - (warmupToday.get(sender.id)?.all ?? 0);
+      if (sent >= target || capacity <= 0) {
+        paces.push({ member_id: sender.id, next_send_at: windowOpensAt(plan, nextLocalDay(plan.timezone, now)), last_subject: null });
+        continue;
       }
-      await this.store.insertMessages(trx, out);
-      for (const [id, patch] of memberPatches) await this.store.updateMember(trx, id, patch);
-      return out;
-    });
+      const partner = this.pickPartner(sender, members, skipped, partnerCounts.get(sender.id) ?? new Map());
+      if (!partner) {
+        await this.accounts.noteWarmup(trx, sender.id, { code: 'pool_too_small', message: 'No other mailbox in the warm-up pool can take mail now: it sends nothing until one joins.' });
+        paces.push({ member_id: sender.id, next_send_at: new Date(now.getTime() + 5 * 60_000), last_subject: null });
+        continue;
+      }
+      if (sender.row.warmup_reason_code === 'pool_too_small') await this.accounts.noteWarmup(trx, sender.id, null);
+      const id = newId();
+      const messageId = `${id}@${sender.domain}`;
+      const content = firstMessage(this.key(), messageId, row.last_subject);
+      const message: WarmupMessageRow = {
+        id,
+        message_id: messageId,
+        kind: 'first',
+        parent_id: null,
+        sender_id: sender.id,
+        recipient_id: partner.id,
+        sender_email: sender.email,
+        recipient_email: partner.email,
+        subject: content.subject,
+        text: content.text,
+        html: content.html,
+        in_reply_to: null,
+        references: null,
+        status: 'sending',
+        status_reason: null,
+        send_at: now,
+        sent_at: now,
+        landed: null,
+        seen_at: null,
+        rescued_at: null,
+        replied_at: null,
+        created_at: now,
+      };
+      paces.push({ member_id: sender.id, last_subject: content.subject, next_send_at: new Date(now.getTime() + nextGapMs(plan, now, Math.min(target - sent - 1, capacity - 1))) });
+      out.push(message);
+    }
+    await this.store.insertMessages(trx, out);
+    await this.store.setPaces(trx, paces);
+    return out;
   }
 
   /**
@@ -390,8 +386,8 @@ export class WarmupService {
    * preferring other domains and the partners this sender wrote to least in the last 7 days, at random among
    * equals: mail spreads over many partners and domains, never fixed pairs.
    */
-  private pickPartner(sender: AccountMember, members: Member[], rows: Map<string, MemberRow>, counts: Map<string, number>, now: Date): Member | null {
-    const candidates = members.filter((m) => m.id !== sender.id && m.email !== sender.email && m.inPool && !((rows.get(m.id)?.skip_until ?? new Date(0)) > now));
+  private pickPartner(sender: AccountMember, members: Member[], skipped: Set<string>, counts: Map<string, number>): Member | null {
+    const candidates = members.filter((m) => m.id !== sender.id && m.email !== sender.email && m.inPool && !skipped.has(m.id));
     if (candidates.length === 0) return null;
     const score = (m: Member) => (counts.get(m.id) ?? 0) * 2 + (m.domain === sender.domain ? 1 : 0);
     const best = Math.min(...candidates.map(score));
@@ -504,18 +500,22 @@ export class WarmupService {
     const members = (await this.poolMembers(this.db)).filter((m) => m.inPool);
     if (members.length === 0) return 0;
     const claimed = await this.db.transaction((trx) => this.store.claimDueReaders(trx, members.map((m) => m.id), now, this.expectedSince(), this.settings.readBatch, READ_LEASE_MS));
+    if (claimed.length === 0) return 0;
+    // What each mailbox may hold, looked up once for the run (not once per session).
+    const expected = new Map<string, Map<string, ExpectedRow>>(claimed.map((c) => [c.member_id, new Map()]));
+    for (const row of await this.store.expectedMail(this.db, claimed.map((c) => c.member_id), this.expectedSince())) expected.get(row.recipient_id)!.set(row.message_id, row);
     const queue = [...claimed];
     const byId = new Map(members.map((m) => [m.id, m]));
     const senders = new Set<string>();
     const work = async () => {
-      for (let next = queue.shift(); next; next = queue.shift()) await this.readMember(next, byId, senders);
+      for (let next = queue.shift(); next; next = queue.shift()) await this.readMember(next, byId, expected.get(next.member_id)!, senders);
     };
     await Promise.all(Array.from({ length: Math.min(this.settings.readConcurrency, queue.length) }, work));
     await this.protectFromSpam([...senders]);
     return claimed.length;
   }
 
-  private async readMember(member: MemberRow, pool: Map<string, Member>, senders: Set<string>): Promise<void> {
+  private async readMember(member: MemberRow, pool: Map<string, Member>, expected: Map<string, ExpectedRow>, senders: Set<string>): Promise<void> {
     const patch: Partial<MemberRow> = { read_claimed_until: null, next_read_at: new Date(this.clock.now().getTime() + this.settings.readIntervalMs) };
     try {
       const login = this.memberLogin(pool.get(member.member_id)!, 'imap');
@@ -523,10 +523,10 @@ export class WarmupService {
       await this.mail.withMailbox(login, async (session) => {
         const junk = await session.spamFolder();
         if (junk) {
-          const done = await this.readFolder(session, member.member_id, junk, 'spam', member.junk_uid_validity, Number(member.junk_last_uid), pool, senders);
+          const done = await this.readFolder(session, junk, 'spam', member.junk_uid_validity, Number(member.junk_last_uid), { pool, expected, senders });
           Object.assign(patch, { junk_uid_validity: done.uidValidity, junk_last_uid: done.lastUid });
         }
-        const done = await this.readFolder(session, member.member_id, 'INBOX', 'inbox', member.inbox_uid_validity, Number(member.inbox_last_uid), pool, senders);
+        const done = await this.readFolder(session, 'INBOX', 'inbox', member.inbox_uid_validity, Number(member.inbox_last_uid), { pool, expected, senders });
         Object.assign(patch, { inbox_uid_validity: done.uidValidity, inbox_last_uid: done.lastUid, read_failures: 0, last_error: null });
       });
     } catch (err) {
@@ -541,9 +541,17 @@ export class WarmupService {
 
   /**
    * Looks at the folder's messages after the checkpoint (their Message-ID header only: a 20 MB or malformed
-   * message costs no more than another and is passed over), and handles the warm-up mail among them.
+   * message costs no more than another and is passed over), and handles the warm-up mail among them (the
+   * `expected` mail of this mailbox); `senders` collects whose mail was seen.
    */
-  private async readFolder(session: MailboxSession, memberId: string, path: string, where: 'inbox' | 'spam', uidValidity: string | null, lastUid: number, pool: Map<string, Member>, senders: Set<string>) {
+  private async readFolder(
+    session: MailboxSession,
+    path: string,
+    where: 'inbox' | 'spam',
+    uidValidity: string | null,
+    lastUid: number,
+    { pool, expected, senders }: { pool: Map<string, Member>; expected: Map<string, ExpectedRow>; senders: Set<string> },
+  ) {
     const box = await session.select(path);
     let last = box.uidValidity === uidValidity ? lastUid : 0;
     // Nothing new since the checkpoint: no search needed.
@@ -555,16 +563,23 @@ export class WarmupService {
       const id = headerMessageId(head.headers);
       if (id) ids.set(id, head.uid);
     }
-    const found = await this.store.byMessageIds(this.db, memberId, [...ids.keys()]);
+    const found = [...ids.keys()].flatMap((id) => expected.get(id) ?? []);
     const now = this.clock.now();
     const read = found.map((m) => ids.get(m.message_id)!);
     const flagged = read.filter(() => randomInt(0, 100) < this.settings.flagPercent);
     for (const m of found) senders.add(m.sender_id);
     if (found.length) {
-      await this.db.transaction(async (trx) => {
-        await this.store.markSeen(trx, found.map((m) => m.id), where, now);
-        if (where === 'inbox') await this.scheduleReplies(trx, found.filter((m) => m.kind === 'first'), pool, now);
-      });
+      const replies = where === 'inbox' ? await this.answersTo(found.filter((m) => m.kind === 'first'), pool, now) : [];
+      const markSeen = (db: Executor) => this.store.markSeen(db, found.map((m) => m.id), where, now);
+      // Seen and answered together, or neither.
+      if (replies.length) {
+        await this.db.transaction(async (trx) => {
+          await markSeen(trx);
+          await this.store.insertReplies(trx, replies);
+        });
+      } else {
+        await markSeen(this.db);
+      }
     }
     await session.addFlags(read, ['\\Seen']);
     await session.addFlags(flagged, ['\\Flagged']);
@@ -580,13 +595,13 @@ export class WarmupService {
     return { uidValidity: box.uidValidity, lastUid: last };
   }
 
-  /** Answers each email to its sender's reply rate, after a human-like delay (the sender job sends them). */
-  private async scheduleReplies(trx: Executor, firsts: WarmupMessageRow[], pool: Map<string, Member>, now: Date): Promise<void> {
+  /** The answers to these emails, to each sender's reply rate, due after a human-like delay (the sender job sends them). */
+  private async answersTo(firsts: ExpectedRow[], pool: Map<string, Member>, now: Date): Promise<WarmupMessageRow[]> {
     const replies: WarmupMessageRow[] = [];
     for (const m of firsts) {
       const member = pool.get(m.sender_id);
       // A sender out of the pool now (paused meanwhile) is looked up.
-      const sender = member ? (member.kind === 'account' ? member.row : undefined) : await this.accounts.findAnyAccount(trx, m.sender_id);
+      const sender = member ? (member.kind === 'account' ? member.row : undefined) : await this.accounts.findAnyAccount(this.db, m.sender_id);
       if (!sender || randomInt(0, 100) >= sender.warmup_reply_rate_percent) continue;
       const id = newId();
       const messageId = `${id}@${domainOf(m.recipient_email).toLowerCase()}`;
@@ -617,7 +632,7 @@ export class WarmupService {
         created_at: now,
       });
     }
-    await this.store.insertReplies(trx, replies);
+    return replies;
   }
 
   /** Pauses senders whose mail landed in spam more often than in the inbox over the last 7 days. */

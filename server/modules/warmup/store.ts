@@ -40,6 +40,13 @@ export interface MemberRow {
 
 export type MessageStatus = 'scheduled' | 'sending' | 'sent' | 'bounced' | 'failed' | 'unknown';
 
+/** When a member sends next, and (when it just wrote one) its last subject. */
+export interface Pace {
+  member_id: string;
+  next_send_at: Date;
+  last_subject: string | null;
+}
+
 export interface WarmupMessageRow {
   id: string;
   message_id: string;
@@ -64,6 +71,9 @@ export interface WarmupMessageRow {
   replied_at: Date | null;
   created_at: Date;
 }
+
+/** A warm-up email as a reader needs it: to recognise it, record where it landed and answer it. */
+export type ExpectedRow = Pick<WarmupMessageRow, 'id' | 'message_id' | 'kind' | 'sender_id' | 'recipient_id' | 'sender_email' | 'recipient_email' | 'subject'>;
 
 /** Statuses that count as a send attempt that left (or may have left) the account. */
 const ATTEMPTED = ['sending', 'sent', 'bounced', 'unknown'];
@@ -113,13 +123,24 @@ export class WarmupStore {
     return db('warmup_members').whereIn('member_id', ids).andWhere('next_send_at', '<=', now).orderBy('next_send_at').limit(limit).forUpdate().skipLocked();
   }
 
+  /** One run's new paces in one statement (a subject of null keeps the member's last one). */
+  async setPaces(db: Executor, paces: Pace[]): Promise<void> {
+    if (paces.length === 0) return;
+    const values = paces.map(() => '(?::uuid, ?::timestamptz, ?::text)').join(', ');
+    await db.raw(
+      `UPDATE warmup_members AS m SET next_send_at = v.next_send_at, last_subject = COALESCE(v.last_subject, m.last_subject)
+       FROM (VALUES ${values}) AS v(member_id, next_send_at, last_subject) WHERE m.member_id = v.member_id`,
+      paces.flatMap((p) => [p.member_id, p.next_send_at, p.last_subject]),
+    );
+  }
+
   async updateMember(db: Executor, memberId: string, patch: Partial<MemberRow>): Promise<void> {
     await db('warmup_members').where({ member_id: memberId }).update(patch);
   }
 
-  async members(db: Executor, ids: string[]): Promise<MemberRow[]> {
-    if (ids.length === 0) return [];
-    return db('warmup_members').whereIn('member_id', ids);
+  /** Members skipped as partners until after `now` (they refused mail). */
+  async skippedUntilAfter(db: Executor, now: Date): Promise<Set<string>> {
+    return new Set(await db('warmup_members').where('skip_until', '>', now).pluck('member_id'));
   }
 
   /**
@@ -197,9 +218,14 @@ export class WarmupStore {
     return db('warmup_messages').where({ status: 'sending' }).andWhere('sent_at', '<', before).update({ status: 'unknown', status_reason: 'The worker stopped before the SMTP outcome was recorded.' });
   }
 
-  async byMessageIds(db: Executor, recipientId: string, messageIds: string[]): Promise<WarmupMessageRow[]> {
-    if (messageIds.length === 0) return [];
-    return db('warmup_messages').where({ recipient_id: recipientId }).whereIn('message_id', messageIds);
+  /** Warm-up mail sent to these mailboxes since `since` (seen or not; without the bodies): what a read may find there. */
+  async expectedMail(db: Executor, recipientIds: string[], since: Date): Promise<ExpectedRow[]> {
+    if (recipientIds.length === 0) return [];
+    return db('warmup_messages')
+      .whereIn('recipient_id', recipientIds)
+      .whereIn('status', ['sent', 'unknown'])
+      .andWhere('sent_at', '>=', since)
+      .select('id', 'message_id', 'kind', 'sender_id', 'recipient_id', 'sender_email', 'recipient_email', 'subject');
   }
 
   async message(db: Executor, id: string): Promise<WarmupMessageRow | undefined> {
@@ -218,13 +244,16 @@ export class WarmupStore {
     await db('warmup_messages').where({ id }).whereNull('replied_at').update({ replied_at: at });
   }
 
-  /** Warm-up emails each of `senderIds` attempted since `since` (all kinds, or first emails only). */
-  async sentSince(db: Executor, senderIds: string[], since: Date, kind?: 'first'): Promise<Map<string, number>> {
+  /** Warm-up emails each of `senderIds` attempted since `since`: all (answers included), and first emails. */
+  async sentSince(db: Executor, senderIds: string[], since: Date): Promise<Map<string, { all: number; first: number }>> {
     if (senderIds.length === 0) return new Map();
-    const q = db('warmup_messages').whereIn('sender_id', senderIds).whereIn('status', ATTEMPTED).andWhere('sent_at', '>=', since);
-    if (kind) q.andWhere({ kind });
-    const rows: { sender_id: string; n: number }[] = await q.groupBy('sender_id').select('sender_id', db.raw('count(*)::int AS n'));
-    return new Map(rows.map((r) => [r.sender_id, r.n]));
+    const rows: { sender_id: string; all: number; first: number }[] = await db('warmup_messages')
+      .whereIn('sender_id', senderIds)
+      .whereIn('status', ATTEMPTED)
+      .andWhere('sent_at', '>=', since)
+      .groupBy('sender_id')
+      .select('sender_id', db.raw('count(*)::int AS "all"'), db.raw("(count(*) FILTER (WHERE kind = 'first'))::int AS first"));
+    return new Map(rows.map((r) => [r.sender_id, { all: r.all, first: r.first }]));
   }
 
   /** Per sender, first emails it wrote to each partner since `since`: spreads mail over partners. */
