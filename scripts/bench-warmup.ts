@@ -170,10 +170,9 @@ async function main(): Promise<void> {
   const deps: Deps = { config, db: database.db, clock, logger: pino({ level: 'silent' }) };
   const services = createServices(deps);
   const { workspace } = await services.workspaces.createWorkspace({ name: 'Bench' });
-  const auth = { workspaceId: workspace.id, timezone: 'UTC' };
   const emailOf = new Map<string, string>();
   for (const email of addresses) {
-    const account = await services.accounts.connect(auth, { ...provider.connectBody(email), dailyLimit: 2000, warmup: { dailyLimit: PER_DAY, increasePerDay: PER_DAY, replyRatePercent: 0 } });
+    const account = await services.accounts.connect(workspace.id, { ...provider.connectBody(email), dailyLimit: 2000, warmup: { dailyLimit: PER_DAY, increasePerDay: PER_DAY, replyRatePercent: 0 } });
     emailOf.set(account.id, email);
   }
   const base = baseline(provider, [...twin.values()]);
