@@ -289,8 +289,8 @@ export class WarmupService {
 
   async runSend(): Promise<number> {
     const now = this.clock.now();
-    await this.store.expireSending(this.db, new Date(now.getTime() - SENDING_LEASE_MS));
-    const members = (await this.poolMembers(this.db)).filter((m) => m.inPool);
+    const [, pool] = await Promise.all([this.store.expireSending(this.db, new Date(now.getTime() - SENDING_LEASE_MS)), this.poolMembers(this.db)]);
+    const members = pool.filter((m) => m.inPool);
     // A member that just joined sends within the next half minute (when inside its window).
     const joining = members.filter((m) => !this.joined.has(m.id));
     await this.store.ensureMembers(this.db, joining.map((m) => ({ member_id: m.id, next_send_at: new Date(now.getTime() + randomInt(0, 30_000)), next_read_at: now })));
@@ -500,7 +500,8 @@ export class WarmupService {
     const now = this.clock.now();
     const members = (await this.poolMembers(this.db)).filter((m) => m.inPool);
     if (members.length === 0) return 0;
-    const claimed = await this.db.transaction((trx) => this.store.claimDueReaders(trx, members.map((m) => m.id), now, this.expectedSince(), this.settings.readBatch, READ_LEASE_MS));
+    // One statement (UPDATE of rows selected FOR UPDATE SKIP LOCKED): atomic without a transaction around it.
+    const claimed = await this.store.claimDueReaders(this.db, members.map((m) => m.id), now, this.expectedSince(), this.settings.readBatch, READ_LEASE_MS);
     if (claimed.length === 0) return 0;
     // What each mailbox may hold, looked up once for the run (not once per session).
     const expected = new Map<string, Map<string, ExpectedRow>>(claimed.map((c) => [c.member_id, new Map()]));
