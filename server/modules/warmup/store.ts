@@ -3,6 +3,7 @@
  * row per warm-up email (warmup_messages). Members are accounts (email_accounts ids) or pool-only mailboxes;
  * the ids never collide (both UUIDs), so a member id alone names either.
  */
+import type { Knex } from 'knex';
 import type { Executor } from '../../db';
 import { backlogOf, type Backlog } from '../../telemetry';
 
@@ -96,7 +97,7 @@ export class WarmupStore {
   }
 
   async mailbox(db: Executor, id: string): Promise<PoolMailboxRow | undefined> {
-    return db('warmup_mailboxes').where({ id }).first();
+    return db('warmup_mailboxes').where({ id }).first<PoolMailboxRow | undefined>();
   }
 
   async deleteMailbox(db: Executor, idOrEmail: string): Promise<number> {
@@ -151,7 +152,9 @@ export class WarmupStore {
   private dueReaders(db: Executor, now: Date, expectedSince: Date) {
     return db('warmup_members')
       .where('next_read_at', '<=', now)
-      .andWhere((q) => q.whereNull('read_claimed_until').orWhere('read_claimed_until', '<', now))
+      .andWhere((q) => {
+        q.whereNull('read_claimed_until').orWhere('read_claimed_until', '<', now);
+      })
       .whereExists(
         db('warmup_messages')
           .whereRaw('warmup_messages.recipient_id = warmup_members.member_id')
@@ -229,7 +232,7 @@ export class WarmupStore {
   }
 
   async message(db: Executor, id: string): Promise<WarmupMessageRow | undefined> {
-    return db('warmup_messages').where({ id }).first();
+    return db('warmup_messages').where({ id }).first<WarmupMessageRow | undefined>();
   }
 
   async markSeen(db: Executor, ids: string[], landed: 'inbox' | 'spam', at: Date): Promise<void> {
@@ -284,19 +287,33 @@ export class WarmupStore {
   /** Per local day, the summary's counts of one member between two instants (each by the time it happened). */
   async dailyCounts(db: Executor, memberId: string, from: Date, to: Date, timezone: string): Promise<DayCount[]> {
     const day = (column: string) => db.raw(`to_char(${column} AT TIME ZONE ?, 'YYYY-MM-DD')`, [timezone]);
-    const count = (metric: DayCount['metric'], column: string, where: (q: ReturnType<Executor>) => void) => {
+    const count = (metric: DayCount['metric'], column: string, where: (q: Knex.QueryBuilder) => void) => {
       const q = db('warmup_messages').andWhere(column, '>=', from).andWhere(column, '<', to);
       where(q);
       return q.groupByRaw('2').select(db.raw('? AS metric', [metric]), day(column).wrap('', ' AS day'), db.raw('count(*)::int AS n'));
     };
     const parts = [
-      count('sent', 'sent_at', (q) => q.where({ sender_id: memberId }).whereIn('status', ['sent', 'unknown', 'sending'])),
-      count('bounced', 'sent_at', (q) => q.where({ sender_id: memberId, status: 'bounced' })),
-      count('received', 'seen_at', (q) => q.where({ recipient_id: memberId })),
-      count('landedInbox', 'seen_at', (q) => q.where({ sender_id: memberId, landed: 'inbox' })),
-      count('landedSpam', 'seen_at', (q) => q.where({ sender_id: memberId, landed: 'spam' })),
-      count('rescued', 'rescued_at', (q) => q.where({ sender_id: memberId })),
-      count('replied', 'replied_at', (q) => q.where({ sender_id: memberId })),
+      count('sent', 'sent_at', (q) => {
+        q.where({ sender_id: memberId }).whereIn('status', ['sent', 'unknown', 'sending']);
+      }),
+      count('bounced', 'sent_at', (q) => {
+        q.where({ sender_id: memberId, status: 'bounced' });
+      }),
+      count('received', 'seen_at', (q) => {
+        q.where({ recipient_id: memberId });
+      }),
+      count('landedInbox', 'seen_at', (q) => {
+        q.where({ sender_id: memberId, landed: 'inbox' });
+      }),
+      count('landedSpam', 'seen_at', (q) => {
+        q.where({ sender_id: memberId, landed: 'spam' });
+      }),
+      count('rescued', 'rescued_at', (q) => {
+        q.where({ sender_id: memberId });
+      }),
+      count('replied', 'replied_at', (q) => {
+        q.where({ sender_id: memberId });
+      }),
     ];
     const rows = await Promise.all(parts);
     return rows.flat() as DayCount[];
