@@ -340,7 +340,7 @@ export class WarmupService {
         paces.push({ member_id: sender.id, next_send_at: windowOpensAt(plan, nextLocalDay(plan.timezone, now)), last_subject: null });
         continue;
       }
-      const partner = this.pickPartner(sender, members, skipped, partnerCounts.get(sender.id) ?? new Map());
+      const partner = this.pickPartner(sender, members, skipped, partnerCounts.get(sender.id) ?? new Map<string, number>());
       if (!partner) {
         await this.accounts.noteWarmup(trx, sender.id, { code: 'pool_too_small', message: 'No other mailbox in the warm-up pool can take mail now: it sends nothing until one joins.' });
         paces.push({ member_id: sender.id, next_send_at: new Date(now.getTime() + 5 * 60_000), last_subject: null });
