@@ -32,6 +32,14 @@ module.exports = {
       to: { path: '^server/modules/[^/]+/store\\.ts$', pathNot: '^server/modules/$1/store\\.ts$' },
     },
     {
+      name: 'modules-take-no-http-auth',
+      severity: 'error',
+      comment:
+        "A service takes the workspace's id, or the Workspace of workspace/context.ts (routes build it with workspaceOf(auth)), never the authenticated request's AuthContext (http/admission.ts): services serve the CLI, scripts and the worker too.",
+      from: { path: '^server/modules/' },
+      to: { path: '^server/http/admission\\.ts$' },
+    },
+    {
       name: 'mail-libraries-only-in-mail',
       severity: 'error',
       comment: 'server/modules/mail/ owns composing, sending and reading mail: the only user of nodemailer and imapflow.',

@@ -78,7 +78,6 @@ async function main() {
     const deps: Deps = { config, db, clock: systemClock, logger: pino({ level: 'warn' }) };
     const services = createServices(deps);
     const { workspace } = await services.workspaces.createWorkspace({ name: 'Inbox bench' });
-    const auth = { workspaceId: workspace.id, timezone: 'UTC' };
 
     console.log(`Setting up ${ACCOUNTS} accounts, ${ACCOUNTS * perAccount} contacts and sent emails, ${ACCOUNTS * perAccount} new messages on dovecot 127.0.0.1:${imap.port} ...`);
     const campaignId = newId();
@@ -87,7 +86,7 @@ async function main() {
     for (let a = 0; a < ACCOUNTS; a++) {
       const email = `sdr${a}@bench-mail.example`;
       imap.addUser(email, `pw${a}`);
-      const account = await services.accounts.connect(auth, {
+      const account = await services.accounts.connect(workspace.id, {
         email,
         provider: 'smtp',
         smtp: { host: '127.0.0.1', port: 25, password: 'x' },

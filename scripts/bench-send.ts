@@ -75,10 +75,9 @@ async function main(): Promise<void> {
     const planId = newId();
     await db('plans').insert({ id: planId, name: 'Bench', per_min: 1e6, per_hour: 1e6, per_day: 1e6, credits: 0, created_at: clock.now() });
     const { workspace } = await services.workspaces.createWorkspace({ name: 'Bench', planId });
-    const auth = { workspaceId: workspace.id, timezone: 'UTC' } as never;
     const accountIds: string[] = [];
     for (let i = 0; i < ACCOUNTS; i += 1) {
-      const account = await services.accounts.connect(auth, { email: `s${i}@acme-mail.io`, provider: 'smtp', dailyLimit: 1000, smtp: { host: '127.0.0.1', port, password: 'pw' } } as never);
+      const account = await services.accounts.connect(workspace.id, { email: `s${i}@acme-mail.io`, provider: 'smtp', dailyLimit: 1000, smtp: { host: '127.0.0.1', port, password: 'pw' } } as never);
       accountIds.push(account.id);
     }
     const schedule = { timezone: 'UTC', days: [0, 1, 2, 3, 4, 5, 6], from: '00:00', to: '23:59' };

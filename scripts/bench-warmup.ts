@@ -43,9 +43,8 @@ async function main(): Promise<void> {
   const deps: Deps = { config, db: database.db, clock, logger: pino({ level: 'silent' }) };
   const services = createServices(deps);
   const { workspace } = await services.workspaces.createWorkspace({ name: 'Bench' });
-  const auth = { workspaceId: workspace.id, timezone: 'UTC' };
   for (const email of addresses) {
-    await services.accounts.connect(auth, { ...provider.connectBody(email), dailyLimit: 2000, warmup: { dailyLimit: PER_DAY, increasePerDay: PER_DAY, replyRatePercent: 0 } });
+    await services.accounts.connect(workspace.id, { ...provider.connectBody(email), dailyLimit: 2000, warmup: { dailyLimit: PER_DAY, increasePerDay: PER_DAY, replyRatePercent: 0 } });
   }
 
   // --- the warm-up jobs over one simulated day ---

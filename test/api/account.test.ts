@@ -191,7 +191,7 @@ describe('the encryption key', () => {
     const { db, clock, config } = t.deps;
     const noKey = new SecretBox({ secretKey: undefined, databaseUrl: 'postgres://db.internal/outreach', dataDir: '' });
     const accounts = new AccountService(db, new AccountStore(), t.services.events, t.services.campaigns, t.services.workspaces, noKey, createDnsLookup(config), config, clock, t.services.warmup.sentToday, (...args) => t.services.warmup.healthScores(...args));
-    await expect(accounts.connect({ workspaceId: ws.workspaceId, timezone: 'UTC' }, googleAccount('a@b.io'))).rejects.toMatchObject({
+    await expect(accounts.connect(ws.workspaceId, googleAccount('a@b.io'))).rejects.toMatchObject({
       status: 409,
       message: expect.stringMatching(/^Email accounts cannot be connected: the server has no encryption key/),
     });

@@ -18,6 +18,7 @@ import { inWarmupPool, toAccount, warmupReason } from './mapping';
 import type { SecretBox } from '../../secrets';
 import type { AccountRow, AccountStore, WarmupColumns } from './store';
 import { checkBlocklists, checkDomain, memoizedA, scoreOf, type DomainVitals } from './vitals';
+import type { ZonedWorkspace } from '../workspace/context';
 import type { WorkspaceService } from '../workspace/service';
 import type { LoginFailure, MailLogin } from '../mail/service';
 
@@ -26,11 +27,6 @@ export type { AccountRow } from './store';
 type Schemas = components['schemas'];
 type ConnectRequest = Schemas['EmailAccountConnectRequest'];
 type WarmupInput = Schemas['EmailAccountWarmupInput'];
-
-interface Auth {
-  workspaceId: string;
-  timezone: string;
-}
 
 export const accountNotFound = () => notFound('Email account not found.');
 
@@ -106,30 +102,30 @@ export class AccountService {
     private readonly loginCheck: MailLoginCheck | null = null,
   ) {}
 
-  private today(auth: Auth): string {
-    return dayIn(auth.timezone, this.clock.now());
+  private today(workspace: ZonedWorkspace): string {
+    return dayIn(workspace.timezone, this.clock.now());
   }
 
   /** Campaign sends (stored events) and warm-up sends (the mail record) today per account. */
-  private async sentToday(db: Executor, auth: Auth, ids: string[]): Promise<Map<string, { campaign: number; warmup: number }>> {
+  private async sentToday(db: Executor, workspace: ZonedWorkspace, ids: string[]): Promise<Map<string, { campaign: number; warmup: number }>> {
     const [campaign, warmup] = await Promise.all([
-      this.events.sentOnDay(db, auth.workspaceId, ids, this.today(auth), auth.timezone),
-      this.warmupSentToday(db, ids, auth.timezone),
+      this.events.sentOnDay(db, workspace.id, ids, this.today(workspace), workspace.timezone),
+      this.warmupSentToday(db, ids, workspace.timezone),
     ]);
     return new Map(ids.map((id) => [id, { campaign: campaign.get(id)?.campaign ?? 0, warmup: warmup.get(id) ?? 0 }]));
   }
 
-  private async view(db: Executor, auth: Auth, row: AccountRow): Promise<Schemas['EmailAccount']> {
-    return toAccount(row, (await this.sentToday(db, auth, [row.id])).get(row.id)!);
+  private async view(db: Executor, workspace: ZonedWorkspace, row: AccountRow): Promise<Schemas['EmailAccount']> {
+    return toAccount(row, (await this.sentToday(db, workspace, [row.id])).get(row.id)!);
   }
 
-  private async require(db: Executor, auth: Auth, id: string, forUpdate = false): Promise<AccountRow> {
-    const row = await this.store.find(db, auth.workspaceId, id, { forUpdate });
+  private async require(db: Executor, workspaceId: string, id: string, forUpdate = false): Promise<AccountRow> {
+    const row = await this.store.find(db, workspaceId, id, { forUpdate });
     if (!row) throw accountNotFound();
     return row;
   }
 
-  async connect(auth: Auth, body: ConnectRequest): Promise<Schemas['EmailAccount']> {
+  async connect(workspaceId: string, body: ConnectRequest): Promise<Schemas['EmailAccount']> {
     // No key, no account: answer 409 before touching anything.
     this.secrets.ensureKey('emailAccounts');
     const defaults = PROVIDER_SERVERS[body.provider];
@@ -150,7 +146,7 @@ export class AccountService {
     const id = newId();
     const row: AccountRow = {
       id,
-      workspace_id: auth.workspaceId,
+      workspace_id: workspaceId,
       email,
       provider: body.provider,
       status: 'active',
@@ -183,12 +179,12 @@ export class AccountService {
     }
     await this.checkLogins(row, body);
     await this.db.transaction(async (trx) => {
-      await this.workspaces.lock(trx, auth.workspaceId);
-      const { maxEmailAccounts: cap } = await this.workspaces.planCaps(trx, auth.workspaceId);
-      if (cap !== null && (await this.store.count(trx, auth.workspaceId)) >= cap) {
+      await this.workspaces.lock(trx, workspaceId);
+      const { maxEmailAccounts: cap } = await this.workspaces.planCaps(trx, workspaceId);
+      if (cap !== null && (await this.store.count(trx, workspaceId)) >= cap) {
         throw forbidden(`Your plan allows at most ${cap} email accounts; remove one or upgrade the plan.`);
       }
-      if (await this.store.emailTaken(trx, auth.workspaceId, email)) throw duplicate(email);
+      if (await this.store.emailTaken(trx, workspaceId, email)) throw duplicate(email);
       try {
         await this.store.insert(trx, row);
       } catch (err) {
@@ -220,15 +216,15 @@ export class AccountService {
   }
 
   /** A page of the workspace's accounts (one of them, with `id`). */
-  async list(auth: Auth, query: { limit?: number; skip?: number; status?: string; id?: string }) {
+  async list(workspace: ZonedWorkspace, query: { limit?: number; skip?: number; status?: string; id?: string }) {
     const page = pageOf(query);
-    const { rows, total } = await this.store.list(this.db, auth.workspaceId, { ...page, status: query.status, id: query.id });
-    const sent = await this.sentToday(this.db, auth, rows.map((r) => r.id));
+    const { rows, total } = await this.store.list(this.db, workspace.id, { ...page, status: query.status, id: query.id });
+    const sent = await this.sentToday(this.db, workspace, rows.map((r) => r.id));
     return paginated(rows.map((row) => toAccount(row, sent.get(row.id)!)), page, total);
   }
 
-  async get(auth: Auth, accountId: string): Promise<Schemas['EmailAccount']> {
-    return this.view(this.db, auth, await this.require(this.db, auth, accountId));
+  async get(workspace: ZonedWorkspace, accountId: string): Promise<Schemas['EmailAccount']> {
+    return this.view(this.db, workspace, await this.require(this.db, workspace.id, accountId));
   }
 
   /** Which of `ids` are the workspace's accounts. */
@@ -246,9 +242,9 @@ export class AccountService {
     return this.store.countActive(db, workspaceId, ids);
   }
 
-  async status(auth: Auth, accountId: string): Promise<Schemas['EmailAccountConnection']> {
-    const row = await this.require(this.db, auth, accountId);
-    const sent = (await this.sentToday(this.db, auth, [row.id])).get(row.id)!;
+  async status(workspace: ZonedWorkspace, accountId: string): Promise<Schemas['EmailAccountConnection']> {
+    const row = await this.require(this.db, workspace.id, accountId);
+    const sent = (await this.sentToday(this.db, workspace, [row.id])).get(row.id)!;
     const sentToday = sent.campaign;
     // Warm-up and campaign mail share the daily limit.
     const remainingToday = Math.max(0, row.daily_limit - sent.campaign - sent.warmup);
@@ -267,8 +263,8 @@ export class AccountService {
     };
   }
 
-  async enableWarmup(auth: Auth, accountId: string, input: WarmupInput = {}) {
-    return this.changeWarmup(auth, accountId, (row) => {
+  async enableWarmup(workspace: ZonedWorkspace, accountId: string, input: WarmupInput = {}) {
+    return this.changeWarmup(workspace, accountId, (row) => {
       if (row.warmup_status === 'banned') {
         throw conflict('Warm-up cannot be enabled: the warm-up network has banned this account.', [detail('accountId', row.warmup_reason_message ?? 'banned', 'warmup_banned')]);
       }
@@ -281,8 +277,8 @@ export class AccountService {
     });
   }
 
-  async pauseWarmup(auth: Auth, accountId: string) {
-    return this.changeWarmup(auth, accountId, (row) =>
+  async pauseWarmup(workspace: ZonedWorkspace, accountId: string) {
+    return this.changeWarmup(workspace, accountId, (row) =>
       // A ban is the network's decision: pausing does not lift it.
       row.warmup_status === 'banned'
         ? { warmup_enabled: false }
@@ -291,17 +287,17 @@ export class AccountService {
   }
 
   /** Applies `change` under a row lock; `changed` is false when it would change nothing (idempotent calls). */
-  private async changeWarmup(auth: Auth, accountId: string, change: (row: AccountRow) => WarmupColumns) {
+  private async changeWarmup(workspace: ZonedWorkspace, accountId: string, change: (row: AccountRow) => WarmupColumns) {
     return this.db.transaction(async (trx) => {
-      const before = await this.require(trx, auth, accountId, true);
+      const before = await this.require(trx, workspace.id, accountId, true);
       let row = before;
       const columns = change(row);
       const changed = (Object.keys(columns) as (keyof WarmupColumns)[]).some((k) => k !== 'warmup_started_at' && row[k] !== columns[k]);
       if (changed) {
-        row = await this.store.update(trx, auth.workspaceId, row.id, { ...columns, updated_at: this.clock.now() });
+        row = await this.store.update(trx, workspace.id, row.id, { ...columns, updated_at: this.clock.now() });
         await this.recordWarmupChange(trx, before, row);
       }
-      return { changed, account: await this.view(trx, auth, row) };
+      return { changed, account: await this.view(trx, workspace, row) };
     });
   }
 
@@ -345,11 +341,11 @@ export class AccountService {
     await this.store.updateWarmup(db, accountId, { warmup_reason_code: reason?.code ?? null, warmup_reason_message: reason?.message ?? null, updated_at: this.clock.now() });
   }
 
-  async remove(auth: Auth, accountId: string): Promise<Schemas['EmailAccountDeletion']> {
+  async remove(workspaceId: string, accountId: string): Promise<Schemas['EmailAccountDeletion']> {
     return this.db.transaction(async (trx) => {
-      const row = await this.require(trx, auth, accountId, true);
-      const linked = await this.campaigns.lockLinkedTo(trx, auth.workspaceId, row.id);
-      await this.store.delete(trx, auth.workspaceId, row.id);
+      const row = await this.require(trx, workspaceId, accountId, true);
+      const linked = await this.campaigns.lockLinkedTo(trx, workspaceId, row.id);
+      await this.store.delete(trx, workspaceId, row.id);
       const orphaned = await this.campaigns.pauseWithoutAccounts(trx, linked.map((c) => c.id));
       return {
         accountId: row.id,
@@ -360,8 +356,8 @@ export class AccountService {
     });
   }
 
-  async vitals(auth: Auth, body: Schemas['EmailAccountVitalsRequest']): Promise<Schemas['EmailAccountVitals'][]> {
-    const rows = await this.store.findMany(this.db, auth.workspaceId, body.accountIds);
+  async vitals(workspaceId: string, body: Schemas['EmailAccountVitalsRequest']): Promise<Schemas['EmailAccountVitals'][]> {
+    const rows = await this.store.findMany(this.db, workspaceId, body.accountIds);
     const byId = new Map(rows.map((r) => [r.id, r]));
     const unknown = body.accountIds.map((id, i) => ({ id, i })).filter(({ id }) => !byId.has(id));
     if (unknown.length) {
@@ -390,7 +386,7 @@ export class AccountService {
         const [checks, blocklists, { totals }] = await Promise.all([
           domains.get(domain)!,
           checkBlocklists(a, domain, smtpHost, zones),
-          this.events.countsByType(this.db, { workspaceId: auth.workspaceId, warmup: false, accountId: id, since }),
+          this.events.countsByType(this.db, { workspaceId, warmup: false, accountId: id, since }),
         ]);
         const reputation = {
           days: REPUTATION_DAYS,

@@ -1,9 +1,10 @@
 import { ok, route } from '../../http/route';
+import { workspaceOf } from '../workspace/context';
 import type { AnalyticsService } from './service';
 
 export const analyticsRoutes = ({ analytics }: { analytics: AnalyticsService }) => [
-  route('get', '/v1/analytics/campaign/summary', async ({ auth, query }) => ok('Campaign analytics retrieved', await analytics.campaignSummary(auth, query))),
-  route('get', '/v2/analytics/campaign/steps', async ({ auth, query }) => ok('Step analytics retrieved', await analytics.campaignSteps(auth, query))),
-  route('get', '/v1/analytics/campaign/count', async ({ auth, query }) => ok('Campaign counts retrieved', await analytics.campaignCounts(auth, query))),
-  route('get', '/v1/analytics/account/campaign/count', async ({ auth, query }) => ok('Emails sent today retrieved', await analytics.sentToday(auth, query))),
+  route('get', '/v1/analytics/campaign/summary', async ({ auth, query }) => ok('Campaign analytics retrieved', await analytics.campaignSummary(workspaceOf(auth), query))),
+  route('get', '/v2/analytics/campaign/steps', async ({ auth, query }) => ok('Step analytics retrieved', await analytics.campaignSteps(workspaceOf(auth), query))),
+  route('get', '/v1/analytics/campaign/count', async ({ auth, query }) => ok('Campaign counts retrieved', await analytics.campaignCounts(auth.workspaceId, query))),
+  route('get', '/v1/analytics/account/campaign/count', async ({ auth, query }) => ok('Emails sent today retrieved', await analytics.sentToday(workspaceOf(auth), query))),
 ];

@@ -1,7 +1,7 @@
 /**
  * Analytics computed from stored email events only (the events module counts them): campaign
  * summaries with a daily series, campaign counts, warm-up summaries and today's sends per account.
- * Days are the workspace's (auth.timezone). Campaigns, contacts and accounts are read through their
+ * Days are the workspace's (its time zone). Campaigns, contacts and accounts are read through their
  * modules' services; analytics has no tables of its own.
  */
 import type { components } from '../../../generated/api';
@@ -10,6 +10,7 @@ import type { Clock } from '../../clock';
 import { pageOf } from '../../http/pagination';
 import { accountNotFound, type AccountService } from '../account/service';
 import type { CampaignService } from '../campaign/service';
+import type { ZonedWorkspace } from '../workspace/context';
 import type { ContactService } from '../contact/service';
 import { zeroIntents, type IntentCounts, type ReplyIntentService } from '../inbox/reply-intents';
 import { dayIn, resolveRange, type DayRange } from '../events/days';
@@ -33,11 +34,6 @@ function pick<K extends string>(counts: Record<string, number>, keys: readonly K
   return { total: Object.values<number>(counts).reduce((a, b) => a + b, 0), ...picked };
 }
 
-interface Auth {
-  workspaceId: string;
-  timezone: string;
-}
-
 export class AnalyticsService {
   constructor(
     private readonly db: Db,
@@ -54,14 +50,14 @@ export class AnalyticsService {
     return range.days.map((date) => ({ date, ...(byDay.get(date) ?? zeroCounts()) }));
   }
 
-  private range(auth: Auth, query: { startDate?: string; endDate?: string }): DayRange {
-    return resolveRange(query, auth.timezone, this.clock.now());
+  private range(workspace: ZonedWorkspace, query: { startDate?: string; endDate?: string }): DayRange {
+    return resolveRange(query, workspace.timezone, this.clock.now());
   }
 
-  async campaignSummary(auth: Auth, query: { campaignId?: string; startDate?: string; endDate?: string }): Promise<Schemas['CampaignAnalyticsSummary']> {
-    const range = this.range(auth, query);
-    if (query.campaignId) await this.campaigns.assertExists(this.db, auth.workspaceId, query.campaignId);
-    const scope: EmailEventScope = { workspaceId: auth.workspaceId, warmup: false, campaignId: query.campaignId, days: range };
+  async campaignSummary(workspace: ZonedWorkspace, query: { campaignId?: string; startDate?: string; endDate?: string }): Promise<Schemas['CampaignAnalyticsSummary']> {
+    const range = this.range(workspace, query);
+    if (query.campaignId) await this.campaigns.assertExists(this.db, workspace.id, query.campaignId);
+    const scope: EmailEventScope = { workspaceId: workspace.id, warmup: false, campaignId: query.campaignId, days: range };
     const { totals, unique } = await this.events.countsByType(this.db, scope);
     return {
       campaignId: query.campaignId ?? null,
@@ -76,13 +72,13 @@ export class AnalyticsService {
   }
 
   /** GET /v2/analytics/campaign/steps: replies, auto-replies and bounces per step and variant. */
-  async campaignSteps(auth: Auth, query: { campaignId: string; startDate?: string; endDate?: string }): Promise<Schemas['CampaignStepAnalytics']> {
-    const range = this.range(auth, query);
-    await this.campaigns.assertExists(this.db, auth.workspaceId, query.campaignId);
+  async campaignSteps(workspace: ZonedWorkspace, query: { campaignId: string; startDate?: string; endDate?: string }): Promise<Schemas['CampaignStepAnalytics']> {
+    const range = this.range(workspace, query);
+    await this.campaigns.assertExists(this.db, workspace.id, query.campaignId);
     const [rows, layout, intents] = await Promise.all([
-      this.events.replyCountsByVariant(this.db, { workspaceId: auth.workspaceId, warmup: false, campaignId: query.campaignId, days: range }),
+      this.events.replyCountsByVariant(this.db, { workspaceId: workspace.id, warmup: false, campaignId: query.campaignId, days: range }),
       this.campaigns.stepsAndVariants(this.db, query.campaignId),
-      this.intents.countsByVariant(this.db, { workspaceId: auth.workspaceId, campaignId: query.campaignId, days: range }),
+      this.intents.countsByVariant(this.db, { workspaceId: workspace.id, campaignId: query.campaignId, days: range }),
     ]);
     const counts = (row: ReplyCountRow | undefined, byIntent: IntentCounts = zeroIntents()): Schemas['ReplyAnalyticsCounts'] => {
       const r = row ?? { sent: 0, contacts_sent: 0, replies: 0, unique_replies: 0, auto_replies: 0, bounces: 0, unique_bounces: 0 };
@@ -113,8 +109,7 @@ export class AnalyticsService {
     return { campaignId: query.campaignId, startDate: range.startDate, endDate: range.endDate, timezone: range.timezone, campaign: counts(total, intents.total), steps };
   }
 
-  async campaignCounts(auth: Auth, query: { campaignId?: string }): Promise<Schemas['CampaignAnalyticsCounts']> {
-    const { workspaceId } = auth;
+  async campaignCounts(workspaceId: string, query: { campaignId?: string }): Promise<Schemas['CampaignAnalyticsCounts']> {
     const { campaignId } = query;
     if (campaignId) await this.campaigns.assertExists(this.db, workspaceId, campaignId);
     const [campaigns, contacts, events] = await Promise.all([
@@ -131,10 +126,10 @@ export class AnalyticsService {
     };
   }
 
-  async sentToday(auth: Auth, query: { limit?: number; skip?: number; accountId?: string }) {
-    const { items: accounts, pagination } = await this.accounts.list(auth, { ...pageOf(query), id: query.accountId });
+  async sentToday(workspace: ZonedWorkspace, query: { limit?: number; skip?: number; accountId?: string }) {
+    const { items: accounts, pagination } = await this.accounts.list(workspace, { ...pageOf(query), id: query.accountId });
     if (query.accountId && pagination.total === 0) throw accountNotFound();
-    const date = dayIn(auth.timezone, this.clock.now());
+    const date = dayIn(workspace.timezone, this.clock.now());
     const items: Schemas['AccountSentToday'][] = accounts.map((account) => {
       return {
         accountId: account.id,
@@ -147,6 +142,6 @@ export class AnalyticsService {
         warmupSentToday: account.warmupSentToday,
       };
     });
-    return { date, timezone: auth.timezone, items, pagination };
+    return { date, timezone: workspace.timezone, items, pagination };
   }
 }

@@ -31,6 +31,7 @@ import { addDays, resolveRange } from '../events/days';
 import type { EventService } from '../events/service';
 import { MailboxError, replySubject, type MailboxSession, type MailLogin, type MailService, type SendOutcome } from '../mail/service';
 import { startOfLocalDay } from '../sending/schedule';
+import type { ZonedWorkspace } from '../workspace/context';
 import type { WorkspaceService } from '../workspace/service';
 import { firstMessage, replyMessage } from './content';
 import { healthOf, nextGapMs, nextLocalDay, rampTarget, windowOpensAt, type WarmupPlanSettings } from './plan';
@@ -222,12 +223,12 @@ export class WarmupService {
 
   // --- the summary ---
 
-  async summary(auth: { workspaceId: string; timezone: string }, query: { accountId: string; startDate?: string; endDate?: string }): Promise<Schemas['WarmupAnalyticsSummary']> {
-    const range = resolveRange(query, auth.timezone, this.clock.now());
-    const account = await this.accounts.get(auth, query.accountId);
-    const from = startOfLocalDay(auth.timezone, new Date(`${range.startDate}T12:00:00Z`));
-    const to = startOfLocalDay(auth.timezone, new Date(`${addDays(range.endDate, 1)}T12:00:00Z`));
-    const [rows, health] = await Promise.all([this.store.dailyCounts(this.db, account.id, from, to, auth.timezone), this.healthScores(this.db, [account.id])]);
+  async summary(workspace: ZonedWorkspace, query: { accountId: string; startDate?: string; endDate?: string }): Promise<Schemas['WarmupAnalyticsSummary']> {
+    const range = resolveRange(query, workspace.timezone, this.clock.now());
+    const account = await this.accounts.get(workspace, query.accountId);
+    const from = startOfLocalDay(workspace.timezone, new Date(`${range.startDate}T12:00:00Z`));
+    const to = startOfLocalDay(workspace.timezone, new Date(`${addDays(range.endDate, 1)}T12:00:00Z`));
+    const [rows, health] = await Promise.all([this.store.dailyCounts(this.db, account.id, from, to, workspace.timezone), this.healthScores(this.db, [account.id])]);
     const zero = (): Counts => ({ sent: 0, received: 0, landedInbox: 0, landedSpam: 0, rescued: 0, replied: 0, bounced: 0 });
     const byDay = new Map<string, Counts>();
     const totals = zero();

@@ -6,16 +6,19 @@
 import type { components } from '../../../generated/api';
 import { isUniqueViolation, type Db, type Executor } from '../../db';
 import type { Clock } from '../../clock';
-import type { AuthContext } from '../../http/admission';
 import { badRequest, conflict, detail, forbidden, notFound } from '../../http/errors';
 import { newId } from '../../ids';
 import type { CreditService } from '../credits/service';
+import type { Workspace } from '../workspace/context';
 import type { PlanRow, SubUserRow, WorkspaceService } from '../workspace/service';
 import { hashPassword } from './password';
 
 type Schemas = components['schemas'];
 export type SubUser = Schemas['WhitelabelSubUser'];
 export type Plan = Schemas['WhitelabelPlan'];
+
+/** The whitelabel workspace calling: it owns the sub-users it registers and the plans it creates. */
+type Parent = Pick<Workspace, 'id' | 'whitelabelEnabled'>;
 
 const duplicateEmail = () => conflict('A user with this email already exists.', [detail('email', 'is already registered', 'duplicate')]);
 
@@ -54,17 +57,17 @@ export class WhitelabelService {
     private readonly clock: Clock,
   ) {}
 
-  async register(auth: AuthContext, input: Schemas['WhitelabelRegisterRequest']): Promise<Schemas['WhitelabelRegistration']> {
-    requireWhitelabel(auth);
+  async register(parent: Parent, input: Schemas['WhitelabelRegisterRequest']): Promise<Schemas['WhitelabelRegistration']> {
+    requireWhitelabel(parent);
     // Hashed before the transaction: scrypt is slow on purpose and must not hold the connection.
     const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
     try {
       return await this.db.transaction(async (trx) => {
         // Emails are unique among this workspace's own sub-users only: whether another workspace uses an
         // address is none of the caller's business (the parent's row lock orders concurrent registrations).
-        await this.workspaces.lock(trx, auth.workspaceId);
-        if (await this.workspaces.subUserByEmail(trx, auth.workspaceId, input.email)) throw duplicateEmail();
-        const { workspace, apiKey } = await this.workspaces.createWorkspaceIn(trx, { name: input.name, email: input.email, parentWorkspaceId: auth.workspaceId });
+        await this.workspaces.lock(trx, parent.id);
+        if (await this.workspaces.subUserByEmail(trx, parent.id, input.email)) throw duplicateEmail();
+        const { workspace, apiKey } = await this.workspaces.createWorkspaceIn(trx, { name: input.name, email: input.email, parentWorkspaceId: parent.id });
         const userId = newId();
         await this.workspaces.addUser(trx, {
           id: userId,
@@ -74,7 +77,7 @@ export class WhitelabelService {
           password_hash: passwordHash,
           created_at: this.clock.now(),
         });
-        const row = await this.workspaces.subUserById(trx, auth.workspaceId, userId);
+        const row = await this.workspaces.subUserById(trx, parent.id, userId);
         return { subUser: toSubUser(row!), apiKey };
       });
     } catch (err) {
@@ -84,8 +87,8 @@ export class WhitelabelService {
     }
   }
 
-  async createPlan(auth: AuthContext, input: Schemas['WhitelabelPlanCreateRequest']): Promise<Plan> {
-    requireWhitelabel(auth);
+  async createPlan(parent: Parent, input: Schemas['WhitelabelPlanCreateRequest']): Promise<Plan> {
+    requireWhitelabel(parent);
     const { perMin, perHour, perDay, perSecond = null } = input.limits;
     const details = [
       ...(perHour < perMin ? [detail('limits.perHour', 'must be at least limits.perMin', 'minimum')] : []),
@@ -95,7 +98,7 @@ export class WhitelabelService {
     if (details.length) throw badRequest(`Invalid plan limits: ${details.map((d) => `${d.field.slice(5)} ${d.message}`).join('; ')}.`, details);
     const row: PlanRow = {
       id: newId(),
-      owner_workspace_id: auth.workspaceId,
+      owner_workspace_id: parent.id,
       name: input.name,
       per_second: perSecond,
       per_min: perMin,
@@ -110,40 +113,40 @@ export class WhitelabelService {
     return toPlan(row);
   }
 
-  async getPlan(auth: AuthContext, planId: string): Promise<Plan> {
-    requireWhitelabel(auth);
-    return toPlan(await this.usablePlan(this.db, auth, planId));
+  async getPlan(parent: Parent, planId: string): Promise<Plan> {
+    requireWhitelabel(parent);
+    return toPlan(await this.usablePlan(this.db, parent.id, planId));
   }
 
-  async assignPlan(auth: AuthContext, subUserId: string, planId: string): Promise<Schemas['WhitelabelPlanAssignment']> {
-    requireWhitelabel(auth);
+  async assignPlan(parent: Parent, subUserId: string, planId: string): Promise<Schemas['WhitelabelPlanAssignment']> {
+    requireWhitelabel(parent);
     return this.db.transaction(async (trx) => {
-      const subUser = await this.workspaces.subUserById(trx, auth.workspaceId, subUserId);
+      const subUser = await this.workspaces.subUserById(trx, parent.id, subUserId);
       if (!subUser) throw notFound('Sub-user not found.');
-      const plan = await this.usablePlan(trx, auth, planId);
+      const plan = await this.usablePlan(trx, parent.id, planId);
       const { creditsGranted } = await this.workspaces.assignPlan(trx, subUser.workspace_id, plan);
       // The plan's credits come out of the parent's balance (402, and nothing changes, when it lacks them):
       // assigning plans moves credits through the ledger and never creates them.
-      if (creditsGranted > 0) await this.credits.charge(trx, auth.workspaceId, creditsGranted, 'plan_transfer', subUser.workspace_id);
-      const updated = await this.workspaces.subUserById(trx, auth.workspaceId, subUserId);
+      if (creditsGranted > 0) await this.credits.charge(trx, parent.id, creditsGranted, 'plan_transfer', subUser.workspace_id);
+      const updated = await this.workspaces.subUserById(trx, parent.id, subUserId);
       return { subUser: toSubUser(updated!), plan: toPlan(plan), creditsGranted };
     });
   }
 
-  async findSubUser(auth: AuthContext, email: string): Promise<SubUser> {
-    requireWhitelabel(auth);
-    const row = await this.workspaces.subUserByEmail(this.db, auth.workspaceId, email);
+  async findSubUser(parent: Parent, email: string): Promise<SubUser> {
+    requireWhitelabel(parent);
+    const row = await this.workspaces.subUserByEmail(this.db, parent.id, email);
     if (!row) throw notFound('Sub-user not found.');
     return toSubUser(row);
   }
 
-  private async usablePlan(db: Executor, auth: AuthContext, planId: string): Promise<PlanRow> {
-    const plan = await this.workspaces.usablePlan(db, auth.workspaceId, planId);
+  private async usablePlan(db: Executor, parentId: string, planId: string): Promise<PlanRow> {
+    const plan = await this.workspaces.usablePlan(db, parentId, planId);
     if (!plan) throw notFound('Plan not found.');
     return plan;
   }
 }
 
-function requireWhitelabel(auth: AuthContext): void {
-  if (!auth.whitelabelEnabled) throw forbidden('Whitelabel is not enabled for this workspace.');
+function requireWhitelabel(parent: Parent): void {
+  if (!parent.whitelabelEnabled) throw forbidden('Whitelabel is not enabled for this workspace.');
 }

@@ -1,0 +1,60 @@
+/** How a campaign reads: the stored row as the API's `Campaign`, and the one look-up that answers 404 for it. */
+import type { components } from '../../../generated/api';
+import type { Executor } from '../../db';
+import { notFound } from '../../http/errors';
+import type { CampaignStore, CampaignView, ScheduleJson } from './store';
+
+type Campaign = components['schemas']['Campaign'];
+
+export const CAMPAIGN_NOT_FOUND = 'Campaign not found.';
+
+export const iso = (d: Date) => new Date(d).toISOString();
+
+/** A stored schedule (a JSON string on some drivers, an object on others). */
+export function parseSchedule(raw: unknown): ScheduleJson | null {
+  if (raw === null || raw === undefined) return null;
+  return (typeof raw === 'string' ? JSON.parse(raw) : raw) as ScheduleJson;
+}
+
+export function toCampaign(v: CampaignView): Campaign {
+  const schedule = parseSchedule(v.schedule);
+  return {
+    id: v.id,
+    name: v.name,
+    status: v.effective_status,
+    schedule: schedule && { ...schedule, startDate: schedule.startDate ?? null, endDate: schedule.endDate ?? null },
+    options: {
+      dailyLimit: v.daily_limit,
+      emailGapMinutes: v.email_gap_minutes,
+      randomWaitMaxMinutes: v.random_wait_max_minutes,
+      dailyNewContacts: v.daily_new_contacts,
+      stopOnReply: v.stop_on_reply,
+      stopForCompany: v.stop_for_company,
+      stopOnAutoReply: v.stop_on_auto_reply,
+      intentSetsLeadStatus: v.intent_sets_lead_status,
+      trackOpens: v.track_opens,
+      trackClicks: v.track_clicks,
+      textOnly: v.text_only,
+    },
+    counts: { steps: v.step_count, accounts: v.account_count, contacts: v.contact_count },
+    launchedAt: v.launched_at ? iso(v.launched_at) : null,
+    createdAt: iso(v.created_at),
+    updatedAt: iso(v.updated_at),
+  };
+}
+
+/**
+ * The workspace's campaign, or 404 "Campaign not found." (also for another workspace's); `forUpdate` locks the row
+ * until the transaction ends.
+ */
+export async function findCampaign(
+  store: CampaignStore,
+  db: Executor,
+  workspaceId: string,
+  campaignId: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<CampaignView> {
+  const campaign = await store.find(db, workspaceId, campaignId, options);
+  if (!campaign) throw notFound(CAMPAIGN_NOT_FOUND);
+  return campaign;
+}
