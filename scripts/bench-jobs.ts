@@ -10,7 +10,8 @@
  * For each: rows/s of the upload, of the worker and end to end, time to first progress (request start to the
  * first batch applied), and the process's peak heap and RSS, beside a baseline in the same run: the same rows
  * loaded into a scratch table with COPY (PostgreSQL; PGlite has no COPY FROM STDIN, so batched multi-row
- * INSERTs there), and the machine's 1-minute load average as each job ended. BENCH_IMPORT_SIZES /
+ * INSERTs there), the queries the DNS server answered during a verification, and the machine's 1-minute load
+ * average as each job ended. BENCH_IMPORT_SIZES /
  * BENCH_VERIFY_SIZES (comma-separated; empty runs none) and BENCH_DATABASES (`postgres,pglite`) change the run.
  */
 import { request } from 'node:http';
@@ -154,8 +155,8 @@ async function main(): Promise<void> {
   const dns = await startDnsServer(zone);
   const table: string[] = [];
   /** One line of the table; the load average beside the rates, since the machine may be shared. */
-  const report = (label: string, job: string, m: Measure, baselineS: number) => {
-    const line = `| ${label} | ${job} | ${m.rows.toLocaleString('en-US')} | ${rate(m.rows, m.uploadS)} | ${rate(m.rows, m.workerS)} | ${rate(m.rows, m.totalS)} | ${fmt(m.firstProgressS, 2)} s | ${fmt(m.heapMb, 0)} / ${fmt(m.rssMb, 0)} MB | ${rate(m.rows, baselineS)} | ${fmt(loadavg()[0])} |`;
+  const report = (label: string, job: string, m: Measure, baselineS: number, dnsQueries: number) => {
+    const line = `| ${label} | ${job} | ${m.rows.toLocaleString('en-US')} | ${rate(m.rows, m.uploadS)} | ${rate(m.rows, m.workerS)} | ${rate(m.rows, m.totalS)} | ${fmt(m.firstProgressS, 2)} s | ${fmt(m.heapMb, 0)} / ${fmt(m.rssMb, 0)} MB | ${rate(m.rows, baselineS)} | ${dnsQueries.toLocaleString('en-US')} | ${fmt(loadavg()[0])} |`;
     table.push(line);
     console.log(line);
   };
@@ -181,12 +182,14 @@ async function main(): Promise<void> {
           const b = await baseline(database.db, rows, contactLine, ['email', 'first_name', 'last_name', 'company_name', 'city', 'tier']);
           const created = Number((await database.db('contacts').where({ campaign_id: campaignId }).count({ n: '*' }).first())!.n);
           if (created !== rows) throw new Error(`import of ${rows}: ${created} contacts created`);
-          report(label, 'import', m, b);
+          report(label, 'import', m, b, 0);
         }
         for (const rows of VERIFY_SIZES) {
+          const asked = dns.queries.length;
           const m = await runJob(base, apiKey, services, '/v2/job/verify', 'email\n', rows, addressLine);
+          const dnsQueries = dns.queries.length - asked;
           const b = await baseline(database.db, rows, addressLine, ['email']);
-          report(label, 'verify', m, b);
+          report(label, 'verify', m, b, dnsQueries);
         }
       } finally {
         server?.close();
@@ -197,8 +200,8 @@ async function main(): Promise<void> {
   } finally {
     await dns.close();
   }
-  console.log('\n| database | job | rows | upload rows/s | worker rows/s | end to end rows/s | first progress | peak live heap / RSS | baseline rows/s | load average |');
-  console.log('|---|---|---:|---:|---:|---:|---:|---|---:|---:|');
+  console.log('\n| database | job | rows | upload rows/s | worker rows/s | end to end rows/s | first progress | peak live heap / RSS | baseline rows/s | DNS queries | load average |');
+  console.log('|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|');
   for (const line of table) console.log(line);
 }
 
