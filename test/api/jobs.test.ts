@@ -295,7 +295,7 @@ describe('verify and enrich jobs', () => {
     ]);
   });
 
-  it('asks DNS for a domain’s MX once per job for a minute, and again after a timeout', async () => {
+  it('asks DNS for a domain’s MX once per job for 5 minutes, and again after a timeout', async () => {
     const mxQueries = () => dns.queries.filter((q) => q.type === 'MX' && q.name.toLowerCase() === 'acme.com').length;
     const emails = Array.from({ length: 8 }, (_, i) => `mx-cache-${i}@acme.com`);
     const { data } = await (await postJson('/v2/job/verify', { emails })).json();
@@ -304,8 +304,8 @@ describe('verify and enrich jobs', () => {
     expect(await t.services.jobs.runOnce()).toBe(2);
     expect(await t.services.jobs.runOnce()).toBe(2);
     expect(mxQueries()).toBe(before + 1);
-    // A minute later the answer is asked again, once.
-    t.clock.advance(61_000);
+    // 5 minutes later the answer is asked again, once.
+    t.clock.advance(300_001);
     expect(await drain()).toBe(4);
     expect(mxQueries()).toBe(before + 2);
     expect((await getJob(data.job.id)).counts).toMatchObject({ valid: 8 });

@@ -50,11 +50,11 @@ const PROBE_VERDICTS: Record<Exclude<ProbeOutcome, 'accepted'>, [Status, SubStat
 
 /**
  * MX answers kept across calls for one bulk job (its batches ask for the same domains again): definite
- * answers only, each for MX_CACHE_SECONDS (node's resolver does not report a record's TTL; a minute is
- * shorter than any usual MX TTL), at most MX_CACHE_DOMAINS.
+ * answers only, each for MX_CACHE_SECONDS (node's resolver does not report a record's TTL; 5 minutes is the
+ * low end of the TTLs MX records are usually given), at most MX_CACHE_DOMAINS.
  */
 export type MxCache = LRUCache<string, DnsResult<MxRecord>>;
-const MX_CACHE_SECONDS = 60;
+const MX_CACHE_SECONDS = 300;
 const MX_CACHE_DOMAINS = 10_000;
 
 /** An answer that holds until the record changes: records, no such domain, or no MX (not a timeout or a failure). */
