@@ -53,7 +53,7 @@ const PROBE_VERDICTS: Record<Exclude<ProbeOutcome, 'accepted'>, [Status, SubStat
  * answers only, each for MX_CACHE_SECONDS (node's resolver does not report a record's TTL; 5 minutes is the
  * low end of the TTLs MX records are usually given), at most MX_CACHE_DOMAINS.
  */
-export type MxCache = LRUCache<string, DnsResult<MxRecord>>;
+export type MxCache = LRUCache<string, Promise<DnsResult<MxRecord>>>;
 const MX_CACHE_SECONDS = 300;
 const MX_CACHE_DOMAINS = 10_000;
 
@@ -99,18 +99,21 @@ export class VerificationService {
 
     // One MX look-up per domain per request, however many of its addresses are sent (none when the job's cache knows it).
     const mxByDomain = new Map<string, Promise<DnsResult<MxRecord>>>();
+    // The job's cache holds the look-up itself, so batches running at once share one query; it is dropped when
+    // the answer is not definite.
     const lookupMx = (domain: string) => {
-      let answer = mxByDomain.get(domain);
+      let answer = mxByDomain.get(domain) ?? mxCache?.get(domain);
       if (!answer) {
-        const known = mxCache?.get(domain);
-        answer = known
-          ? Promise.resolve(known)
-          : this.dns.mx(domain).then((mx) => {
-              if (isDefinite(mx)) mxCache?.set(domain, mx);
-              return mx;
-            });
-        mxByDomain.set(domain, answer);
+        const asked = this.dns.mx(domain);
+        answer = asked;
+        if (mxCache) {
+          mxCache.set(domain, asked);
+          void asked.then((mx) => {
+            if (!isDefinite(mx) && mxCache.peek(domain) === asked) mxCache.delete(domain);
+          });
+        }
       }
+      mxByDomain.set(domain, answer);
       return answer;
     };
     const checked: [string, Verdict][] = [];
