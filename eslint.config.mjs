@@ -21,21 +21,28 @@ export default tseslint.config(
       ],
       // An AbortSignal's reason (typed any) is passed on as it is, as fetch does.
       '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingAny: true }],
-
-      // OFF, to be fixed: values typed `any` (knex rows and raw results, JSON.parse, the spec read as `Record<string, any>`
-      // in scripts and tests) used without a type. Findings left when turned off:
-      '@typescript-eslint/no-unsafe-member-access': 'off', // 551
-      '@typescript-eslint/no-unsafe-assignment': 'off', // 260
-      '@typescript-eslint/no-unsafe-argument': 'off', // 113
-      '@typescript-eslint/no-unsafe-return': 'off', // 71
-      '@typescript-eslint/no-unsafe-call': 'off', // 58
-      '@typescript-eslint/no-explicit-any': 'off', // 6 (the `Json` / `Body` record types above, route.ts's SuccessBody)
-      // OFF, to be fixed: 24 findings, 20 of them knex callbacks (`.where((q) => q.where(...))`) returning the
-      // builder, which is thenable; the others are async callbacks handed to server.close / receiver.close.
-      '@typescript-eslint/no-misused-promises': 'off', // 24
-      // OFF, to be fixed: 3 String(value) of values typed as possibly objects (inbox/classify.ts, contract fuzz test).
-      '@typescript-eslint/no-base-to-string': 'off', // 3
     },
+  },
+  {
+    // OFF in test/api and test/contract only, to be fixed: values typed `any` used without a type. server/, client/,
+    // scripts/, test/helpers and test/unit have none. Findings left (384): test/contract 171 (the spec read as
+    // `Json = Record<string, any>` in openapi.ts), jobs 96, warmup 45, placement 35, contact-counts 7, list 5,
+    // analytics 5, idempotency 2 (raw bodies and rows not yet read through test/helpers/bodies.ts and row types),
+    // and 18 in other files, all jest asymmetric matchers (`expect.any()`...), which @types/jest types `any`:
+    files: ['test/api/**/*.ts', 'test/contract/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-unsafe-member-access': 'off', // 199
+      '@typescript-eslint/no-unsafe-assignment': 'off', // 88
+      '@typescript-eslint/no-unsafe-argument': 'off', // 57
+      '@typescript-eslint/no-unsafe-return': 'off', // 15
+      '@typescript-eslint/no-unsafe-call': 'off', // 25
+    },
+  },
+  {
+    // OFF in this file only, to be fixed with the no-unsafe-* rules above, which type what it walks: the spec read as
+    // `Json = Record<string, any>` (openapi-typescript's OpenAPI3 types fit it, as in scripts/generate.ts). Findings: 1.
+    files: ['test/contract/openapi.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
     // The NUL character is what this file looks for.

@@ -19,8 +19,13 @@ export const PACKAGE_NAME = '@leadreach/api-client';
 export function buildClientPackage(): string {
   rmSync(PACKAGE_DIR, { recursive: true, force: true });
   execFileSync(join(root, 'node_modules', '.bin', 'tsc'), ['-p', 'client/tsconfig.json'], { cwd: root, stdio: 'inherit' });
-  const spec = JSON.parse(readFileSync(join(root, 'generated', 'openapi.json'), 'utf8'));
-  const rootPackage = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  // Our own files: the bundle that npm run generate writes, and the project's package.json.
+  const spec = JSON.parse(readFileSync(join(root, 'generated', 'openapi.json'), 'utf8')) as { servers: unknown; info: { title: string; version: string } };
+  const rootPackage = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    license: string;
+    engines: Record<string, string>;
+    dependencies: Record<string, string>;
+  };
   copyFileSync(join(root, 'generated', 'api.d.ts'), join(PACKAGE_DIR, 'generated', 'api.d.ts'));
   writeFileSync(join(PACKAGE_DIR, 'generated', 'openapi.json'), JSON.stringify({ servers: spec.servers }, null, 2) + '\n');
   const manifest = {

@@ -15,7 +15,7 @@
 import pino from 'pino';
 import { loadConfig } from '../server/config';
 import { freshBenchDatabase } from './bench-database';
-import { migrate, openDatabase, type Db } from '../server/db';
+import { migrate, openDatabase, type Db, type RawResult } from '../server/db';
 import { newId } from '../server/ids';
 import { createServices, type Deps } from '../server/services';
 import { EventStore } from '../server/modules/events/store';
@@ -94,7 +94,7 @@ async function main(): Promise<void> {
     }
   }
   // Every positioned event: positions 1..n per workspace with no gap or repeat.
-  const check = await db.raw('SELECT count(*)::int AS n, count(DISTINCT (workspace_id, position))::int AS d, sum(CASE WHEN position IS NULL THEN 1 ELSE 0 END)::int AS unpositioned FROM events');
+  const check = await db.raw<RawResult<{ n: number; d: number; unpositioned: number }>>('SELECT count(*)::int AS n, count(DISTINCT (workspace_id, position))::int AS d, sum(CASE WHEN position IS NULL THEN 1 ELSE 0 END)::int AS unpositioned FROM events');
   console.log(`\nfeed rows: ${check.rows[0].n}, distinct positions: ${check.rows[0].d}, without a position: ${check.rows[0].unpositioned}\n`);
   console.log(rows.join('\n'));
   await database.close();

@@ -77,13 +77,13 @@ function* csvChunks(header: string, rows: number, line: (i: number) => string): 
   if (chunk) yield chunk;
 }
 
-function post(url: string, apiKey: string, body: Readable, contentType: string): Promise<{ status: number; body: any }> {
+function post(url: string, apiKey: string, body: Readable, contentType: string): Promise<{ status: number; body: unknown }> {
   return new Promise((resolve, reject) => {
     // A fresh connection each time: a kept-alive one may be closed by the server as it is reused.
     const req = request(url, { method: 'POST', agent: false, headers: { 'X-API-Key': apiKey, 'Content-Type': contentType } }, (res) => {
       let text = '';
       res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) as unknown }));
     });
     req.on('error', reject);
     body.pipe(req);

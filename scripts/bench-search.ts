@@ -96,7 +96,7 @@ async function main() {
   if (!server) throw new Error('Set BENCH_DATABASE_URL (or DATABASE_URL) to a PostgreSQL server, e.g. postgres://postgres@127.0.0.1:5432/postgres');
   const admin = knex({ client: 'pg', connection: server });
   try {
-    const exists = await admin('pg_database').where({ datname: DB_NAME }).first();
+    const exists = await admin('pg_database').where({ datname: DB_NAME }).first<{ datname: string } | undefined>('datname');
     if (!exists) await admin.raw(`CREATE DATABASE ${DB_NAME}`);
   } finally {
     await admin.destroy();
@@ -148,7 +148,9 @@ async function main() {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
   const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
-  const domain = (await db('companies').orderBy('score', 'desc').first('domain')).domain as string;
+  const top = await db('companies').orderBy('score', 'desc').first<{ domain: string } | undefined>('domain');
+  if (!top) throw new Error('no companies loaded');
+  const { domain } = top;
   const bodies = new Map(SEARCHES.map((s) => [s, JSON.stringify(s.body).replace('DOMAIN', domain)]));
   const totals = new Map<Search, number>();
 
@@ -242,7 +244,7 @@ async function main() {
     console.log(`CPU per search: this process ${perSearch(cpu.node)}, PostgreSQL ${perSearch(cpu.postgres)}`);
     const mean = (values: number[]) => (values.reduce((a, b) => a + b, 0) / values.length).toFixed(1);
     console.log(
-      `connection pool (max ${(db.client.config.pool as { max: number }).max}): in use ${mean(poolSamples.map((p) => p.used))} on average, ` +
+      `connection pool (max ${((db.client as Knex.Client).config.pool as { max: number }).max}): in use ${mean(poolSamples.map((p) => p.used))} on average, ` +
         `requests waiting for one ${mean(poolSamples.map((p) => p.waiting))} on average, at most ${Math.max(...poolSamples.map((p) => p.waiting))}`,
     );
     console.log(`load average (1 / 5 / 15 min): before ${loadBefore}, after ${fmtLoad()}`);

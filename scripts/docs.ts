@@ -11,6 +11,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { readBundledSpec } from '../server/project-root';
 
 const root = resolve(__dirname, '..');
 export const DOCS_FILE = join(root, 'dist', 'docs', 'index.html');
@@ -34,12 +35,11 @@ const INLINE_LOGO =
   );
 
 export function buildDocs(): string {
-  const spec = JSON.parse(readFileSync(join(root, 'generated', 'openapi.json'), 'utf8'));
   mkdirSync(join(root, 'dist', 'docs'), { recursive: true });
   try {
     execFileSync(
       join(root, 'node_modules', '.bin', 'redocly'),
-      ['build-docs', 'generated/openapi.json', '--inlineBundle', '--title', spec.info.title, '-o', DOCS_FILE],
+      ['build-docs', 'generated/openapi.json', '--inlineBundle', '--title', readBundledSpec().info.title, '-o', DOCS_FILE],
       // Telemetry off: the CLI would report the build, and the page would send traces to Redocly. Its notices
       // (boxed Node 20 and Redoc 3 banners, progress) go to stderr, which has no quiet option: it is kept and
       // shown only when the build fails, so `npm start` prints nothing of it before the API key.

@@ -19,16 +19,14 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, existsSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import openapiTS, { astToString } from 'openapi-typescript';
-
-type Json = Record<string, any>;
+import openapiTS, { astToString, type OpenAPI3, type OperationObject, type PathItemObject, type ReferenceObject, type ResponseObject } from 'openapi-typescript';
 
 const root = resolve(__dirname, '..');
 const outDir = join(root, 'generated');
-const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 const RESPONSE_REF = '#/components/responses/';
 
-function bundle(): Json {
+function bundle(): OpenAPI3 {
   const dir = mkdtempSync(join(tmpdir(), 'bundle-'));
   const file = join(dir, 'openapi.json');
   try {
@@ -41,11 +39,20 @@ function bundle(): Json {
     const e = err as { stdout?: Buffer; stderr?: Buffer };
     throw new Error(`redocly bundle failed:\n${e.stdout?.toString() ?? ''}${e.stderr?.toString() ?? ''}`);
   }
-  return JSON.parse(readFileSync(file, 'utf8'));
+  // Redocly bundled and validated it as an OpenAPI document (npm run lint:spec holds it to our rules).
+  return JSON.parse(readFileSync(file, 'utf8')) as OpenAPI3;
 }
 
-function operations(pathItem: Json): Json[] {
-  return METHODS.filter((m) => pathItem[m]).map((m) => pathItem[m]);
+const isRef = (o: object): o is ReferenceObject => '$ref' in o;
+
+/** A path item or response the steps below change in place: the bundle writes these inline, never as a $ref. */
+function inline<T extends object>(o: T | ReferenceObject | undefined, where: string): T {
+  if (!o || isRef(o)) throw new Error(`${where}: expected an inline object in the bundle, found ${o ? o.$ref : 'nothing'}`);
+  return o;
+}
+
+function operations(pathItem: PathItemObject, where: string): [(typeof METHODS)[number], OperationObject][] {
+  return METHODS.flatMap((m) => (pathItem[m] ? [[m, inline(pathItem[m], `${where} ${m}`)] as const] : []));
 }
 
 /** The name of the same error response in the other format. */
@@ -54,11 +61,10 @@ function errorResponseFor(version: 'v1' | 'v2', name: string): string {
   return version === 'v2' ? `${base}V2` : base;
 }
 
-function setErrorVersion(op: Json, version: 'v1' | 'v2', where: string, strict: boolean): void {
-  for (const [status, response] of Object.entries<Json>(op.responses ?? {})) {
-    const ref: string | undefined = response.$ref;
-    if (!ref?.startsWith(RESPONSE_REF)) continue;
-    const name = ref.slice(RESPONSE_REF.length);
+function setErrorVersion(op: OperationObject, version: 'v1' | 'v2', where: string, strict: boolean): void {
+  for (const [status, response] of Object.entries(op.responses ?? {})) {
+    if (!isRef(response) || !response.$ref.startsWith(RESPONSE_REF)) continue;
+    const name = response.$ref.slice(RESPONSE_REF.length);
     const wanted = errorResponseFor(version, name);
     if (strict && wanted !== name) {
       throw new Error(`${where} answers ${status} with ${name}: a ${version} operation must use ${wanted}`);
@@ -67,9 +73,10 @@ function setErrorVersion(op: Json, version: 'v1' | 'v2', where: string, strict: 
   }
 }
 
-function addPlatformResponses(op: Json, version: 'v1' | 'v2'): void {
+function addPlatformResponses(op: OperationObject, version: 'v1' | 'v2'): void {
+  const responses = (op.responses ??= {});
   const add = (status: string, name: string) => {
-    op.responses[status] ??= { $ref: RESPONSE_REF + errorResponseFor(version, name) };
+    responses[status] ??= { $ref: RESPONSE_REF + errorResponseFor(version, name) };
   };
   if (op.requestBody) {
     add('413', 'PayloadTooLarge');
@@ -77,8 +84,8 @@ function addPlatformResponses(op: Json, version: 'v1' | 'v2'): void {
   }
   add('500', 'InternalError');
   add('503', 'ServiceUnavailable');
-  for (const [status, response] of Object.entries<Json>(op.responses)) {
-    if (!status.startsWith('2') || response.$ref) continue;
+  for (const [status, response] of Object.entries(responses)) {
+    if (!status.startsWith('2') || isRef(response)) continue;
     response.headers = {
       'X-Request-Id': { $ref: '#/components/headers/XRequestId' },
       'RateLimit-Policy': { $ref: '#/components/headers/RateLimitPolicy' },
@@ -90,80 +97,84 @@ function addPlatformResponses(op: Json, version: 'v1' | 'v2'): void {
 
 const IDEMPOTENCY_KEY = '#/components/parameters/IdempotencyKey';
 
-function takesIdempotencyKey(op: Json): boolean {
-  return (op.parameters ?? []).some((p: Json) => p.$ref === IDEMPOTENCY_KEY);
+function takesIdempotencyKey(op: OperationObject): boolean {
+  return (op.parameters ?? []).some((p) => isRef(p) && p.$ref === IDEMPOTENCY_KEY);
 }
 
 /**
  * The answers of the idempotency layer. An operation that already answers 409 for its own
  * conflicts gets one 409 response that describes both and shows both examples.
  */
-function addIdempotencyResponses(op: Json, version: 'v1' | 'v2', responses: Json): void {
+function addIdempotencyResponses(op: OperationObject, version: 'v1' | 'v2', components: Record<string, ResponseObject | ReferenceObject>): void {
+  const responses = (op.responses ??= {});
+  const component = (name: string) => inline(components[name], `components.responses.${name}`);
   const inProgress = errorResponseFor(version, 'IdempotencyInProgress');
-  op.responses['422'] ??= { $ref: RESPONSE_REF + errorResponseFor(version, 'IdempotencyKeyReused') };
-  const own: Json | undefined = op.responses['409'];
+  responses['422'] ??= { $ref: RESPONSE_REF + errorResponseFor(version, 'IdempotencyKeyReused') };
+  const own = responses['409'];
   if (!own) {
-    op.responses['409'] = { $ref: RESPONSE_REF + inProgress };
+    responses['409'] = { $ref: RESPONSE_REF + inProgress };
   } else {
-    const ownResponse = own.$ref ? responses[own.$ref.slice(RESPONSE_REF.length)] : own;
-    const idem = responses[inProgress];
-    const idemDescription: string = idem.description.replace(/^\(v2 error format\) /, '');
-    const content = ownResponse.content['application/json'];
-    op.responses['409'] = {
+    const ownResponse = isRef(own) ? component(own.$ref.slice(RESPONSE_REF.length)) : own;
+    const idem = component(inProgress);
+    const idemDescription = idem.description.replace(/^\(v2 error format\) /, '');
+    const content = ownResponse.content?.['application/json'];
+    responses['409'] = {
       ...ownResponse,
       description: `${ownResponse.description} Or: ${idemDescription[0].toLowerCase()}${idemDescription.slice(1)}`,
       content: {
         'application/json': {
           ...content,
-          examples: { ...content.examples, ...idem.content['application/json'].examples },
+          examples: { ...content?.examples, ...idem.content?.['application/json']?.examples },
         },
       },
     };
   }
-  for (const [status, response] of Object.entries<Json>(op.responses)) {
-    if (!status.startsWith('2') || response.$ref) continue;
+  for (const [status, response] of Object.entries(responses)) {
+    if (!status.startsWith('2') || isRef(response)) continue;
     response.headers = { ...response.headers, 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } };
   }
 }
 
-function sortKeys(o: Json): Json {
+function sortKeys<T>(o: Record<string, T>): Record<string, T> {
   const sorted = Object.keys(o).sort((a, b) => a.localeCompare(b, 'en'));
   return Object.fromEntries(sorted.map((k) => [k, o[k]]));
 }
 
-export function deriveBundle(spec: Json): Json {
-  const paths: Json = {};
-  for (const [path, item] of Object.entries<Json>(spec.paths)) {
+export function deriveBundle(spec: OpenAPI3): OpenAPI3 {
+  const written = spec.paths ?? {};
+  const paths: Record<string, PathItemObject> = {};
+  for (const [path, entry] of Object.entries(written)) {
     if (!path.startsWith('/v1/') && !path.startsWith('/v2/')) throw new Error(`${path}: paths start with /v1/ or /v2/`);
     const version = path.startsWith('/v2/') ? 'v2' : 'v1';
-    for (const op of operations(item)) setErrorVersion(op, version, `${path} ${op.operationId}`, true);
+    const item = inline(entry, path);
+    for (const [, op] of operations(item, path)) setErrorVersion(op, version, `${path} ${op.operationId}`, true);
     paths[path] = item;
   }
-  for (const [path, item] of Object.entries<Json>(spec.paths)) {
+  for (const [path, item] of Object.entries(paths)) {
     if (!path.startsWith('/v1/')) continue;
     const alias = '/v2' + path.slice(3);
-    if (spec.paths[alias]) throw new Error(`${alias} is written in the spec, but it is the /v2 alias of ${path}`);
-    const copy: Json = structuredClone(item);
-    for (const op of operations(copy)) {
+    if (written[alias]) throw new Error(`${alias} is written in the spec, but it is the /v2 alias of ${path}`);
+    const copy = structuredClone(item);
+    for (const [, op] of operations(copy, alias)) {
       op.operationId = `${op.operationId}V2`;
       setErrorVersion(op, 'v2', alias, false);
     }
     paths[alias] = copy;
   }
-  for (const [path, item] of Object.entries<Json>(paths)) {
+  for (const [path, item] of Object.entries(paths)) {
     const version = path.startsWith('/v2/') ? 'v2' : 'v1';
-    for (const op of operations(item)) {
+    for (const [, op] of operations(item, path)) {
       addPlatformResponses(op, version);
-      if (takesIdempotencyKey(op)) addIdempotencyResponses(op, version, spec.components.responses);
+      if (takesIdempotencyKey(op)) addIdempotencyResponses(op, version, spec.components?.responses ?? {});
     }
   }
   return { ...spec, paths: sortKeys(paths) };
 }
 
 /** `POST /v2/campaign/create` for every operation that takes `Idempotency-Key` (the client sends one). */
-export function idempotentOperations(bundle: Json): string[] {
-  return Object.entries<Json>(bundle.paths).flatMap(([path, item]) =>
-    METHODS.filter((m) => item[m] && takesIdempotencyKey(item[m])).map((m) => `${m.toUpperCase()} ${path}`),
+export function idempotentOperations(bundle: OpenAPI3): string[] {
+  return Object.entries(bundle.paths ?? {}).flatMap(([path, item]) =>
+    operations(inline(item, path), path).flatMap(([m, op]) => (takesIdempotencyKey(op) ? [`${m.toUpperCase()} ${path}`] : [])),
   );
 }
 
@@ -173,7 +184,7 @@ async function main(): Promise<void> {
   const derived = deriveBundle(spec);
   const openapiJson = JSON.stringify(derived, null, 2) + '\n';
   // defaultNonNullable off: a request field with a default is optional to the caller (the validator fills it in).
-  const ast = await openapiTS(derived as any, { alphabetize: true, defaultNonNullable: false });
+  const ast = await openapiTS(derived, { alphabetize: true, defaultNonNullable: false });
   const header = '/**\n * Generated by scripts/generate.ts from spec/ with openapi-typescript. Do not edit.\n */\n\n';
   const apiDts = header + astToString(ast);
 
@@ -200,7 +211,7 @@ async function main(): Promise<void> {
     writeFileSync(tmp, text);
     renameSync(tmp, join(outDir, name));
   }
-  const count = Object.values<Json>(derived.paths).reduce((n, item) => n + operations(item).length, 0);
+  const count = Object.entries(derived.paths ?? {}).reduce((n, [path, item]) => n + operations(inline(item, path), path).length, 0);
   console.log(`generated/openapi.json and generated/api.d.ts: ${count} operations`);
 }
 

@@ -5,11 +5,10 @@
  * X-API-Key and quota (one database round trip) -> OpenAPI request validation -> idempotency keys -> routes (/v1 routes under /v1 and /v2,
  * v2-only routes under /v2) -> 404 -> the error middleware.
  */
-import { readFileSync } from 'node:fs';
 import cors from 'cors';
 import express, { Router } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import { BUNDLED_SPEC, DOCS_DIR, EXAMPLES_DIR } from './project-root';
+import { DOCS_DIR, EXAMPLES_DIR, readBundledSpec } from './project-root';
 import { requestContext } from './http/request-context';
 import { requestLog } from './http/request-log';
 import { healthRoutes, type Readiness } from './http/health';
@@ -32,7 +31,7 @@ export interface AppOptions {
 
 export function createApp(deps: Deps, services: Services = createServices(deps), options: AppOptions = {}) {
   const { config, logger, clock, db } = deps;
-  const spec = JSON.parse(readFileSync(BUNDLED_SPEC, 'utf8'));
+  const spec = readBundledSpec();
   const app = express();
   app.disable('x-powered-by');
   // Which proxies may name the client address (X-Forwarded-For): none unless TRUST_PROXY says so.

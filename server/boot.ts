@@ -1,10 +1,9 @@
 /** What the server and the worker process both start with: config, logger, migrated database, services. */
-import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { systemClock } from './clock';
 import { tracing } from './observability/preload';
 import { noTelemetry } from './telemetry';
-import { BUNDLED_SPEC } from './project-root';
+import { readBundledSpec } from './project-root';
 import { deprecatedSettings, loadConfig } from './config';
 import { migrate, openDatabase, type Database } from './db';
 import { createLogger } from './logger';
@@ -25,7 +24,7 @@ export async function boot(): Promise<{ deps: Deps; services: Services; database
   if (config.metricsPort !== undefined) {
     // Loaded only when asked for: without METRICS_PORT, prom-client never loads.
     const { createMetrics } = await import('./observability/metrics');
-    const metrics = createMetrics({ spec: JSON.parse(readFileSync(BUNDLED_SPEC, 'utf8')), clock: systemClock, db: database.db });
+    const metrics = createMetrics({ spec: readBundledSpec(), clock: systemClock, db: database.db });
     const server = await metrics.serve(config.metricsPort);
     server.unref();
     logger.info({ metricsPort: (server.address() as AddressInfo).port }, 'metrics at /metrics');

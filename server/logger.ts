@@ -13,7 +13,8 @@ export function createLogger(level: string, pretty: boolean = process.stdout.isT
     redact: { paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'apiKey', 'password'], censor: '[redacted]' },
   };
   if (!pretty) return pino(options);
-  // Loaded only for a terminal: a service writing JSON to a collector never needs it.
+  // Loaded only for a terminal: a service writing JSON to a collector never needs it. A require, not import(): the
+  // logger is made synchronously at start-up, and pino's worker-thread `transport` would lose the `sync` ordering.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const prettyStream = require('pino-pretty') as typeof import('pino-pretty');
   return pino(options, prettyStream({ sync: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' }));

@@ -17,7 +17,7 @@ const DEMO_LEADS = { people: 2000, companies: 200, seed: 1 };
 async function seedDemo(deps: Deps, services: Services, port: number): Promise<void> {
   if ((await services.workspaces.countWorkspaces()) > 0) return;
   // Leads imported before the first start are kept as they are.
-  const hasLeads = await deps.db('people').first('id');
+  const hasLeads = await deps.db('people').first<{ id: string } | undefined>('id');
   const loaded = hasLeads ? { people: 0, companies: 0 } : await generateLeads(deps.db, { ...DEMO_LEADS, now: deps.clock.now() });
   const { workspace, apiKey } = await services.workspaces.createWorkspace({ name: 'Demo workspace', whitelabel: true });
   const line = '-'.repeat(72);
@@ -59,10 +59,11 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down: finishing requests in flight');
     // The jobs start stopping now, beside the requests, so both end within the grace.
     void worker?.stop();
-    server.close(async () => {
-      await shutdownJobs(worker, services, database);
-      logger.info('stopped');
-      process.exit(0);
+    server.close(() => {
+      void shutdownJobs(worker, services, database).then(() => {
+        logger.info('stopped');
+        process.exit(0);
+      });
     });
     // Idle keep-alive connections would hold close() open; in-flight requests still finish, for a while.
     server.closeIdleConnections();

@@ -1,5 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { OpenAPIV3 } from 'express-openapi-validator/dist/framework/types';
 
 /** The folder holding package.json, from the sources (server/) and from the build (dist/server/) alike. */
 function findRoot(from: string): string {
@@ -16,3 +17,7 @@ export const PROJECT_ROOT = findRoot(__dirname);
 export const BUNDLED_SPEC = join(PROJECT_ROOT, 'generated', 'openapi.json');
 export const DOCS_DIR = join(PROJECT_ROOT, 'dist', 'docs');
 export const EXAMPLES_DIR = join(PROJECT_ROOT, 'dist', 'examples');
+
+/** The bundled spec, as `npm run generate` writes it from spec/ (our own OpenAPI 3.1 document, checked in CI). */
+export type BundledSpec = OpenAPIV3.DocumentV3_1 & { paths: OpenAPIV3.PathsObject };
+export const readBundledSpec = (): BundledSpec => JSON.parse(readFileSync(BUNDLED_SPEC, 'utf8')) as BundledSpec;

@@ -42,9 +42,9 @@ import { VerificationService } from './modules/verification/service';
 import { VerificationStore } from './modules/verification/store';
 import { EnrichmentService } from './modules/leads/enrichment';
 import { LeadStore } from './modules/leads/store';
-import { CampaignService } from './modules/campaign/service';
+import { CampaignService, type CampaignProgressPort } from './modules/campaign/service';
 import { CampaignStore } from './modules/campaign/store';
-import { ContactService } from './modules/contact/service';
+import { ContactService, type ContactProgressPort } from './modules/contact/service';
 import { ContactStore } from './modules/contact/store';
 import { ContactLifecycle } from './modules/contact/lifecycle';
 import { CreditService } from './modules/credits/service';
@@ -109,8 +109,14 @@ export function createServices(deps: Deps) {
   const warmupSentToday: WarmupSentToday = (...args) => warmup.sentToday(...args);
   const warmupHealth: WarmupHealthOf = (...args) => warmup.healthScores(...args);
   const accounts = new AccountService(db, accountStore, events, linkedCampaigns, workspaces, secrets, dns, config, clock, warmupSentToday, warmupHealth, config.verifyMailLogins ? loginCheck : null);
-  const campaigns = new CampaignService(db, new CampaignStore(), events, accounts, clock);
-  const contacts = new ContactService(db, new ContactStore(), events, workspaces, campaigns, clock);
+  // Progress rows are the sending engine's; campaigns and contacts reach them through ports (sending is built below).
+  const progress: CampaignProgressPort & ContactProgressPort = {
+    startCampaign: (...args) => sending.startCampaign(...args),
+    startContacts: (...args) => sending.startContacts(...args),
+    moveProgress: (...args) => sending.moveProgress(...args),
+  };
+  const campaigns = new CampaignService(db, new CampaignStore(), events, accounts, progress, clock);
+  const contacts = new ContactService(db, new ContactStore(), events, workspaces, campaigns, progress, clock);
   const leadStore = new LeadStore(clock, config.searchCountCacheSeconds);
   const leads = new LeadService(db, leadStore, clock, credits, config.creditCosts);
   const verification = new VerificationService(db, new VerificationStore(), dns, clock, config);
@@ -120,8 +126,8 @@ export function createServices(deps: Deps) {
   const suppression = new SuppressionService(db, new SuppressionStore(), clock);
   const tracking = new TrackingService(db, new TokenSigner(() => secrets.deriveKey('link-signing', 'emailLinks')), config.publicUrl, contacts, suppression, events, clock);
   const sending = new SendingService(db, new SendingStore(), mailAccess, contacts, events, suppression, tracking, mail, clock);
-  // Moves change the engine's progress rows: the contact module reaches them through this interface.
-  const contactLifecycle = new ContactLifecycle(db, new ContactStore(), campaigns, { moveProgress: (...args) => sending.moveProgress(...args) }, clock);
+  // Resumes and moves change the engine's progress rows: the contact module reaches them through this interface.
+  const contactLifecycle = new ContactLifecycle(db, new ContactStore(), campaigns, progress, clock);
   const replyIntents = new ReplyIntentService(db, new IntentStore(), mail, campaigns, contacts, tracking, events, clock);
   const inboxCollaborators = { mail, accounts: mailAccess, campaigns, contacts, events, suppression, bounces: sending, intents: replyIntents };
   const inbox = new InboxService(db, new InboxStore(), inboxCollaborators, clock, deps.logger, {

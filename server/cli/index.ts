@@ -122,7 +122,7 @@ export function buildProgram(): Command {
       withContext(async ({ deps }) => {
         // openCliContext has already migrated; report what is applied.
         const applied = await migrate(deps.db);
-        const [done] = await deps.db.migrate.list();
+        const [done] = (await deps.db.migrate.list()) as [unknown[], string[]];
         console.log(`Migrations up to date (${done.length} applied${applied.length ? `, ${applied.length} just now` : ''}).`);
       }),
     );

@@ -10,16 +10,26 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import knex, { Knex } from 'knex';
+import ClientPgLite from 'knex-pglite';
 import lockfile from 'proper-lockfile';
 import type { Config } from '../config';
 
-// knex-pglite is CommonJS: module.exports is the dialect.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const ClientPgLite = require('knex-pglite');
 
 export type Db = Knex;
 /** What every store method takes first: the database, or the transaction it must run in. */
 export type Executor = Knex | Knex.Transaction;
+
+/** What `db.raw` resolves to on both drivers: pg's result, and knex-pglite's, which reports rowCount as pg does. */
+export interface RawResult<Row = unknown> {
+  rows: Row[];
+  rowCount: number | null;
+}
+
+/**
+ * A json/jsonb column's value: the pg driver parses it, PGlite may hand over the text. Unknown until the
+ * caller narrows it.
+ */
+export const jsonColumn = (value: unknown): unknown => (typeof value === 'string' ? (JSON.parse(value) as unknown) : value);
 
 export interface Database {
   db: Db;
@@ -28,6 +38,10 @@ export interface Database {
 }
 
 const MIGRATIONS_DIR = join(__dirname, 'migrations');
+
+function isMigration(value: unknown): value is Knex.Migration {
+  return typeof value === 'object' && value !== null && 'up' in value && typeof value.up === 'function';
+}
 
 /**
  * Migrations by name without extension: the same database is migrated from the sources (.ts, by
@@ -41,8 +55,14 @@ const migrationSource: Knex.MigrationSource<string> = {
     return [...new Set(names)].sort();
   },
   getMigrationName: (name) => name,
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  getMigration: (name) => new Promise((resolve) => resolve(require(join(MIGRATIONS_DIR, name)))),
+  getMigration: (name) =>
+    new Promise((resolve) => {
+      // Loaded by name at run time: a .ts file from the sources, a .js one from the build.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const migration: unknown = require(join(MIGRATIONS_DIR, name));
+      if (!isMigration(migration)) throw new Error(`migration ${name} exports no up function`);
+      resolve(migration);
+    }),
 };
 
 const migrationConfig: Knex.MigratorConfig = { migrationSource, tableName: 'knex_migrations' };
@@ -108,8 +128,8 @@ async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
 }
 
 export async function migrate(db: Db): Promise<string[]> {
-  const [, applied] = await db.migrate.latest();
-  return applied as string[];
+  const [, applied] = (await db.migrate.latest()) as [number, string[]];
+  return applied;
 }
 
 /** Migrations of this build not yet applied to the database (a query of knex's table; the list is read from disk). */

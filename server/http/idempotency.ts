@@ -77,9 +77,11 @@ export class IdempotencyStore {
     // over in one conditional UPDATE, so only one of several retries wins.
     const taken = await this.db('idempotency_keys')
       .where({ workspace_id: workspaceId, key })
-      .andWhere((q) =>
-        q.where('expires_at', '<=', now).orWhere((r) => r.where({ state: 'running', fingerprint }).andWhere('locked_until', '<=', now)),
-      )
+      .andWhere((q) => {
+        q.where('expires_at', '<=', now).orWhere((r) => {
+          r.where({ state: 'running', fingerprint }).andWhere('locked_until', '<=', now);
+        });
+      })
       .update(fresh)
       .returning('key');
     if (taken.length) return { outcome: 'run', claimId };
@@ -153,7 +155,7 @@ export function idempotency(store: IdempotencyStore, spec: object, logger: Logge
     if (key === undefined || !declaresIdempotencyKey(req, spec)) return next();
     const { workspaceId } = res.locals.auth as AuthContext;
     // A body no parser read (a CSV upload the handler streams) is not known yet: its type and length stand in.
-    const body = req.body === undefined ? { contentType: req.get('content-type') ?? null, contentLength: req.get('content-length') ?? null } : req.body;
+    const body: unknown = req.body === undefined ? { contentType: req.get('content-type') ?? null, contentLength: req.get('content-length') ?? null } : req.body;
     const fingerprint = createHash('sha256').update(`${req.method} ${req.originalUrl}\n${canonicalJson(body)}`).digest('hex');
 
     const claim = await store.claim(workspaceId, key, fingerprint);

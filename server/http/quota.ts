@@ -134,8 +134,8 @@ export class QuotaService {
 
   /** The admissions of one key's `hits` requests, counted together by `row`. */
   private decideAll(row: HitRow | undefined, hits: number, nowMs: number): Admission[] {
-    if (!row) return Array(hits).fill({ key: 'unknown' });
-    if (row.revoked) return Array(hits).fill({ key: 'revoked' });
+    if (!row) return Array<Admission>(hits).fill({ key: 'unknown' });
+    if (row.revoked) return Array<Admission>(hits).fill({ key: 'revoked' });
     const auth: AuthContext = {
       keyId: row.key_id,
       workspaceId: row.workspace_id,

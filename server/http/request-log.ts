@@ -7,6 +7,7 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../logger';
+import type { AuthContext } from './admission';
 
 export function requestLog(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction): void => {
@@ -15,10 +16,10 @@ export function requestLog(logger: Logger) {
       res.off('finish', done);
       res.off('close', done);
       const line = {
-        req: { id: res.locals.requestId, method: req.method, url: req.originalUrl, remoteAddress: req.socket.remoteAddress },
+        req: { id: res.locals.requestId as string, method: req.method, url: req.originalUrl, remoteAddress: req.socket.remoteAddress },
         res: { statusCode: res.statusCode },
         responseTime: Math.round(performance.now() - started),
-        workspaceId: res.locals.auth?.workspaceId,
+        workspaceId: (res.locals.auth as AuthContext | undefined)?.workspaceId,
       };
       if (!res.writableFinished) logger.warn(line, 'request aborted');
       else if (res.statusCode >= 500) logger.error(line, 'request errored');

@@ -136,7 +136,7 @@ export function createMetrics(options: { spec: Spec; clock: Clock; db: Db; defau
         res.once('finish', () => {
           // originalUrl: routers rewrite req.url while they run; the route template is the fallback label.
           const path = req.originalUrl.split('?')[0];
-          const route = (req as Request & { route?: { path?: string } }).route?.path;
+          const route = (req as Omit<Request, 'route'> & { route?: { path?: unknown } }).route?.path;
           const labels = {
             operation: operationOf(req.method.toLowerCase(), path) ?? (typeof route === 'string' ? route : 'unmatched'),
             status: String(res.statusCode),

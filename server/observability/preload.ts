@@ -5,6 +5,8 @@
  */
 import type { Tracing } from './tracing';
 
+// A require, not import(): the SDK must start before this file returns, and main.ts's next imports load express and
+// pg; an import() would resolve after them, too late to patch them.
 export const tracing: Tracing | null = process.env.OTEL_EXPORTER_OTLP_ENDPOINT
   ? // eslint-disable-next-line @typescript-eslint/no-require-imports
     (require('./tracing') as typeof import('./tracing')).startTracing()

@@ -5,7 +5,6 @@
  * the operation) and one per worker run. Spans go to `<endpoint>/v1/traces` as OTLP/HTTP JSON; the usual OTEL_*
  * variables (OTEL_SERVICE_NAME, OTEL_TRACES_SAMPLER, OTEL_BSP_SCHEDULE_DELAY, ...) apply.
  */
-import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
@@ -13,7 +12,7 @@ import { ExpressInstrumentation } from '@opentelemetry/instrumentation-express';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { NodeSDK } from '@opentelemetry/sdk-node';
-import { BUNDLED_SPEC } from '../project-root';
+import { readBundledSpec } from '../project-root';
 import { operationMatcher } from './operations';
 
 export interface Tracing {
@@ -23,7 +22,7 @@ export interface Tracing {
 }
 
 export function startTracing(): Tracing {
-  const operationOf = operationMatcher(JSON.parse(readFileSync(BUNDLED_SPEC, 'utf8')));
+  const operationOf = operationMatcher(readBundledSpec());
   const sdk = new NodeSDK({
     serviceName: process.env.OTEL_SERVICE_NAME || 'outreach-api',
     traceExporter: new OTLPTraceExporter(),

@@ -1,3 +1,4 @@
+import { readJson, type ErrorBody } from '../helpers/bodies';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import { newId } from '../../server/ids';
@@ -320,7 +321,7 @@ describe('POST /v1/account/vitals', () => {
     for (const [body, field] of cases) {
       const res = await t.fetch('/v2/account/vitals', { apiKey: ws.apiKey, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
       expect(res.status).toBe(400);
-      expect((await res.json()).details.map((d: { field: string }) => d.field)).toContain(field);
+      expect((await readJson<ErrorBody>(res)).details.map((d) => d.field)).toContain(field);
     }
   });
 });

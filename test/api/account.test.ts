@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readJson, type ErrorBody, type V1ErrorBody } from '../helpers/bodies';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import { newId } from '../../server/ids';
 import { SecretBox } from '../../server/secrets';
@@ -40,7 +41,7 @@ async function insertSent(ws: TestWorkspace, accountId: string, at: string, warm
 
 async function v2Error(path: string, ws: TestWorkspace, init: RequestInit = {}) {
   const res = await t.fetch(path, { apiKey: ws.apiKey, headers: { 'content-type': 'application/json' }, ...init });
-  return { status: res.status, body: await res.json() };
+  return { status: res.status, body: await readJson<ErrorBody>(res) };
 }
 
 describe('POST /v2/account/connect', () => {
@@ -74,7 +75,7 @@ describe('POST /v2/account/connect', () => {
     });
     expect(JSON.stringify(data)).not.toContain('secret-1');
 
-    const row = await t.db('email_accounts').where({ id: account.id }).first();
+    const row = await t.db('email_accounts').where({ id: account.id }).first<{ smtp_password_enc: string; imap_password_enc: string }>('smtp_password_enc', 'imap_password_enc');
     expect(row.smtp_password_enc).toMatch(/^v1\./);
     expect(row.smtp_password_enc).not.toContain('smtp-secret-1');
     const box = new SecretBox({ secretKey: SECRET_KEY, databaseUrl: undefined, dataDir: '' });
@@ -128,7 +129,7 @@ describe('POST /v2/account/connect', () => {
     for (const [payload, field] of cases) {
       const { status, body } = await v2Error('/v2/account/connect', ws, { method: 'POST', body: JSON.stringify(payload) });
       expect(status).toBe(400);
-      expect(body.details.map((d: { field: string }) => d.field)).toContain(field);
+      expect(body.details.map((d) => d.field)).toContain(field);
     }
   });
 
@@ -234,7 +235,7 @@ describe('GET /v1/account/list', () => {
     const ws = await t.createWorkspace();
     const v1 = await t.fetch('/v1/account/list?status=sleeping', { apiKey: ws.apiKey });
     expect(v1.status).toBe(400);
-    expect(Object.keys(await v1.json())).toEqual(['error']);
+    expect(Object.keys(await readJson<V1ErrorBody>(v1))).toEqual(['error']);
     const v2 = await v2Error('/v2/account/list?limit=101', ws);
     expect(v2.status).toBe(400);
     expect(v2.body.details[0]).toMatchObject({ field: 'query.limit', location: 'query' });
@@ -331,7 +332,7 @@ describe('POST /v1/account/warmup/enable and /pause', () => {
     expect(badHour.body.details[0]).toMatchObject({ field: 'body.warmup.windowFrom' });
     const zero = await v2Error('/v2/account/warmup/enable', ws, { method: 'POST', body: JSON.stringify({ accountId: ok.id, warmup: { increasePerDay: 0 } }) });
     expect(zero.body.details[0]).toMatchObject({ field: 'body.warmup.increasePerDay', code: 'minimum' });
-    expect((await t.db('email_accounts').where({ id: ok.id }).first()).warmup_enabled).toBe(false);
+    expect((await t.db('email_accounts').where({ id: ok.id }).first<{ warmup_enabled: boolean }>('warmup_enabled')).warmup_enabled).toBe(false);
 
     const windowed = await ws.client.POST('/v1/account/warmup/enable', { body: { accountId: ok.id, warmup: { windowFrom: '08:00', windowTo: '17:30', weekdaysOnly: true } } });
     expect(windowed.data!.data.account.warmup).toMatchObject({ windowFrom: '08:00', windowTo: '17:30', weekdaysOnly: true, inPool: true });
@@ -357,7 +358,7 @@ describe('POST /v1/account/warmup/enable and /pause', () => {
       expect(res.status).toBe(404);
       expect(await res.json()).toEqual({ error: 'Email account not found.' });
     }
-    expect((await t.db('email_accounts').where({ id: theirs.id }).first()).warmup_enabled).toBe(false);
+    expect((await t.db('email_accounts').where({ id: theirs.id }).first<{ warmup_enabled: boolean }>('warmup_enabled')).warmup_enabled).toBe(false);
 
     const mine = await connect(ws, 'gone@acme.io');
     await ws.client.DELETE('/v1/account/delete', { params: { query: { accountId: mine.id } } });
@@ -400,9 +401,9 @@ describe('DELETE /v1/account/delete', () => {
       unlinkedCampaignIds: [onlyGone, both, draft].sort(),
       pausedCampaigns: [{ id: onlyGone, name: 'Only gone' }],
     });
-    const statuses = Object.fromEntries((await t.db('campaigns').where({ workspace_id: ws.workspaceId }).select('id', 'status', 'updated_at')).map((c) => [c.id, c.status]));
+    const statuses = Object.fromEntries((await t.db('campaigns').where({ workspace_id: ws.workspaceId }).select<{ id: string; status: string }[]>('id', 'status')).map((c) => [c.id, c.status]));
     expect(statuses).toEqual({ [onlyGone]: 'paused', [both]: 'active', [draft]: 'draft', [unrelated]: 'active' });
-    expect((await t.db('campaigns').where({ id: onlyGone }).first()).updated_at.toISOString()).toBe('2026-11-23T10:00:05.000Z');
+    expect((await t.db('campaigns').where({ id: onlyGone }).first<{ updated_at: Date }>('updated_at')).updated_at.toISOString()).toBe('2026-11-23T10:00:05.000Z');
     expect(await t.db('campaign_accounts').where({ account_id: gone.id })).toEqual([]);
     expect(await t.db('email_events').where({ workspace_id: ws.workspaceId }).select('account_id', 'type')).toEqual([{ account_id: null, type: 'sent' }]);
 

@@ -22,7 +22,7 @@ describe('sequence limits under concurrency', () => {
     );
     const created = results.filter((r) => r.response.status === 201).length;
     expect(results.every((r) => r.response.status === 201 || r.response.status === 400)).toBe(true);
-    const rows = await t.db('campaign_steps').where({ campaign_id: campaignId }).select('step_order');
+    const rows = await t.db('campaign_steps').where({ campaign_id: campaignId }).select<{ step_order: number }[]>('step_order');
     expect(rows.length).toBe(1 + created * 3);
     expect(rows.length).toBeLessThanOrEqual(20);
     expect(new Set(rows.map((r) => r.step_order)).size).toBe(rows.length);
@@ -38,7 +38,7 @@ describe('sequence limits under concurrency', () => {
       Array.from({ length: 10 }, () => ws.client.POST('/v2/campaign/variants-create', { body: { stepId, variants: [1, 2, 3].map((i) => ({ subject: `V${i}`, body: 'B' })) } })),
     );
     const created = results.filter((r) => r.response.status === 201).length;
-    const rows = await t.db('step_variants').where({ step_id: stepId }).select('label');
+    const rows = await t.db('step_variants').where({ step_id: stepId }).select<{ label: string }[]>('label');
     expect(rows.length).toBe(1 + created * 3);
     expect(rows.length).toBeLessThanOrEqual(26);
     expect(new Set(rows.map((r) => r.label)).size).toBe(rows.length);

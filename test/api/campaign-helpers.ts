@@ -1,5 +1,6 @@
 /** Arrangement helpers shared by the campaign test files. */
 import { newId } from '../../server/ids';
+import { readJson, type ErrorBody } from '../helpers/bodies';
 import type { TestServer, TestWorkspace } from '../helpers/server';
 
 let accounts = 0;
@@ -43,13 +44,16 @@ export async function readyCampaign(t: TestServer, ws: TestWorkspace) {
   return { campaign, accountId, steps: res.data!.data.steps };
 }
 
-/** POST/GET/DELETE raw JSON, for bodies the typed client refuses and for the v2 error shape. */
-export async function raw(t: TestServer, ws: TestWorkspace, method: string, path: string, body?: unknown) {
+/**
+ * POST/GET/DELETE raw JSON, for bodies the typed client refuses and for the v2 error shape. The body is read as
+ * an error body unless the test names the success body it expects (`raw<Success<path, method>>`).
+ */
+export async function raw<T = ErrorBody>(t: TestServer, ws: TestWorkspace, method: string, path: string, body?: unknown) {
   const res = await t.fetch(path, {
     method,
     apiKey: ws.apiKey,
     headers: body === undefined ? {} : { 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return { status: res.status, body: await res.json() };
+  return { status: res.status, body: await readJson<T>(res) };
 }

@@ -1,4 +1,6 @@
 import { newId } from '../../server/ids';
+import type { VariantRow } from '../../server/modules/campaign/store';
+import type { ErrorBody, Success } from '../helpers/bodies';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import { createCampaign, opener, raw, readyCampaign } from './campaign-helpers';
 
@@ -12,9 +14,9 @@ const followUp = { subject: '', body: 'Bumping this, {{firstName | there}}.' };
 
 async function withSteps(ws: TestWorkspace, steps: unknown[]) {
   const campaign = await createCampaign(ws);
-  const res = await raw(t, ws, 'POST', '/v2/campaign/sequence-create', { campaignId: campaign.id, steps });
+  const res = await raw<Success<'/v2/campaign/sequence-create', 'post'>>(t, ws, 'POST', '/v2/campaign/sequence-create', { campaignId: campaign.id, steps });
   if (res.status !== 201) throw new Error(JSON.stringify(res.body));
-  return { campaign, steps: res.body.data.steps as { id: string; order: number; delayDays: number; variants: { id: string; label: string; weight: number }[] }[] };
+  return { campaign, steps: res.body.data.steps };
 }
 
 const count = async (table: string, where: Record<string, string>) => Number((await t.db(table).where(where).count({ n: '*' }))[0].n);
@@ -75,7 +77,7 @@ describe('POST /v2/campaign/sequence-create', () => {
       ],
     });
     expect(res.status).toBe(400);
-    expect(res.body.details.map((d: { field: string; code: string }) => [d.field, d.code])).toEqual([
+    expect(res.body.details.map((d) => [d.field, d.code])).toEqual([
       ['body.steps.0.delayDays', 'first_step_delay'],
       ['body.steps.0.variants.1.subject', 'subject_required'],
       ['body.steps.1.delayDays', 'delay'],
@@ -107,7 +109,7 @@ describe('POST /v2/campaign/sequence-create', () => {
   it('checks weights: all or none, adding up to 100', async () => {
     const ws = await t.createWorkspace();
     const campaign = await createCampaign(ws);
-    const send = (variants: unknown[]) => raw(t, ws, 'POST', '/v2/campaign/sequence-create', { campaignId: campaign.id, steps: [{ delayDays: 0, variants }] });
+    const send = <T = ErrorBody>(variants: unknown[]) => raw<T>(t, ws, 'POST', '/v2/campaign/sequence-create', { campaignId: campaign.id, steps: [{ delayDays: 0, variants }] });
     const some = await send([{ ...opener, weight: 60 }, opener]);
     expect(some.status).toBe(400);
     expect(some.body.details).toEqual([expect.objectContaining({ field: 'body.steps.0.variants.1.weight', code: 'weight_missing' })]);
@@ -115,9 +117,9 @@ describe('POST /v2/campaign/sequence-create', () => {
     expect(wrongSum.body.details).toEqual([
       { field: 'body.steps.0.variants', location: 'body', message: "the step's variant weights must add up to 100, not 90.", code: 'weight_sum' },
     ]);
-    const ok = await send([{ ...opener, weight: 70 }, { ...opener, weight: 30 }]);
+    const ok = await send<Success<'/v2/campaign/sequence-create', 'post'>>([{ ...opener, weight: 70 }, { ...opener, weight: 30 }]);
     expect(ok.status).toBe(201);
-    expect(ok.body.data.steps[0].variants.map((v: { weight: number }) => v.weight)).toEqual([70, 30]);
+    expect(ok.body.data.steps[0].variants.map((v) => v.weight)).toEqual([70, 30]);
   });
 
   it('allows at most 20 steps', async () => {
@@ -220,7 +222,7 @@ describe('PUT /v2/campaign/sequences/{id}', () => {
     expect(sum.status).toBe(400);
     expect(sum.body.details).toEqual([expect.objectContaining({ field: 'body.variants', code: 'weight_sum', message: "the step's variant weights must add up to 100, not 140." })]);
     const first = await put(steps[0].id, { delayDays: 1, variants: [{ id: b.id, subject: '' }, { id: a.id, body: '{{oops' }] });
-    expect(first.body.details.map((d: { field: string; code: string }) => [d.field, d.code])).toEqual([
+    expect(first.body.details.map((d) => [d.field, d.code])).toEqual([
       ['body.delayDays', 'first_step_delay'],
       ['body.variants.0.subject', 'subject_required'],
       ['body.variants.1.body', 'template'],
@@ -237,7 +239,7 @@ describe('PUT /v2/campaign/sequences/{id}', () => {
     const empty = await put(steps[0].id, {});
     expect(empty.status).toBe(400);
 
-    const rows = await t.db('step_variants').where({ step_id: steps[0].id }).orderBy('label');
+    const rows = await t.db<VariantRow>('step_variants').where({ step_id: steps[0].id }).orderBy('label');
     expect(rows.map((r) => [r.weight, r.subject, r.body])).toEqual([
       [50, opener.subject, opener.body],
       [50, opener.subject, opener.body],
@@ -335,7 +337,7 @@ describe('variants', () => {
       { delayDays: 1, variants: [followUp] },
     ]);
     const res = await raw(t, ws, 'POST', '/v2/campaign/variants-create', { stepId: steps[0].id, variants: [{ subject: '', body: 'x' }, { subject: '{{x', body: 'y' }] });
-    expect(res.body.details.map((d: { field: string; code: string }) => [d.field, d.code])).toEqual([
+    expect(res.body.details.map((d) => [d.field, d.code])).toEqual([
       ['body.variants.0.subject', 'subject_required'],
       ['body.variants.1.subject', 'template'],
     ]);

@@ -74,7 +74,7 @@ describe('POST /v2/campaign/create', () => {
     const res = await raw(t, ws, 'POST', '/v2/campaign/create', { name: 'x', accountIds: [mine, theirs, missing] });
     expect(res.status).toBe(404);
     expect(res.body.error).toBe(`Email account not found: ${theirs}, ${missing}.`);
-    expect(res.body.details.map((d: { field: string }) => d.field)).toEqual(['body.accountIds.1', 'body.accountIds.2']);
+    expect(res.body.details.map((d) => d.field)).toEqual(['body.accountIds.1', 'body.accountIds.2']);
     expect(Number((await t.db('campaigns').where({ workspace_id: ws.workspaceId }).count({ n: '*' }))[0].n)).toBe(0);
   });
 
@@ -112,7 +112,7 @@ describe('schedules', () => {
       schedule: { timezone: 'Mars/Olympus', days: [1], from: '17:00', to: '09:00', startDate: '2026-12-31', endDate: '2026-12-01' },
     });
     expect(res.status).toBe(400);
-    expect(res.body.details.map((d: { field: string; code: string }) => [d.field, d.code])).toEqual([
+    expect(res.body.details.map((d) => [d.field, d.code])).toEqual([
       ['body.schedule.timezone', 'timezone'],
       ['body.schedule.to', 'time_range'],
       ['body.schedule.endDate', 'date_range'],
@@ -299,7 +299,7 @@ describe('linked accounts', () => {
     ]);
     const add = await raw(t, ws, 'POST', '/v2/campaign/add/account', { campaignId: campaign.id, accountId: theirs });
     expect(add.status).toBe(404);
-    expect(add.body.details.map((d: { field: string }) => d.field)).toEqual(['body.accountId']);
+    expect(add.body.details.map((d) => d.field)).toEqual(['body.accountId']);
     const remove = await raw(t, ws, 'POST', '/v1/campaign/remove/accounts', { campaignId: campaign.id, accountIds: [mine, unknown] });
     expect(remove).toEqual({ status: 404, body: { error: `Email account not found: ${unknown}.` } });
 
@@ -380,7 +380,7 @@ describe('launch and pause', () => {
     const res = await raw(t, ws, 'POST', '/v2/campaign/launch', { campaignId: campaign.id });
     expect(res.status).toBe(409);
     expect(res.body.error).toBe('Campaign cannot be launched: no sequence step, no active email account linked, no schedule.');
-    expect(res.body.details.map((d: { field: string; code: string }) => [d.field, d.code])).toEqual([
+    expect(res.body.details.map((d) => [d.field, d.code])).toEqual([
       ['body.campaignId', 'no_sequence_step'],
       ['body.campaignId', 'no_active_account'],
       ['body.campaignId', 'no_schedule'],

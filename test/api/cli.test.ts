@@ -38,6 +38,9 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+/** What `workspace create --json` prints (the test checks the values). */
+type CreatedWorkspace = { workspaceId: string; apiKey: string };
+
 describe('on the embedded database', () => {
   it('creates a workspace, prints exactly one JSON object, lists it, adds credits', async () => {
     const created = await admin(['workspace', 'create', '--name', 'Acme', '--email', 'ops@acme.test', '--json'], { DATA_DIR: dataDir });
@@ -45,14 +48,14 @@ describe('on the embedded database', () => {
     expect(created.status).toBe(0);
     const lines = created.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
-    const { workspaceId, apiKey } = JSON.parse(lines[0]);
+    const { workspaceId, apiKey } = JSON.parse(lines[0]) as CreatedWorkspace;
     expect(workspaceId).toMatch(/^[0-9a-f-]{36}$/);
     expect(apiKey).toMatch(/^lr_[A-Za-z0-9_-]{43}$/);
 
     const credits = await admin(['credits', 'add', '--workspace', workspaceId, '--amount', '50'], { DATA_DIR: dataDir });
     expect(credits.stdout).toContain('Balance: 150.');
 
-    const listed = JSON.parse((await admin(['workspace', 'list', '--json'], { DATA_DIR: dataDir })).stdout);
+    const listed: unknown = JSON.parse((await admin(['workspace', 'list', '--json'], { DATA_DIR: dataDir })).stdout);
     expect(listed).toEqual([expect.objectContaining({ id: workspaceId, name: 'Acme', credits: 150, activeKeys: 1, plan: 'Default' })]);
   });
 
@@ -84,10 +87,10 @@ describe('on the server database', () => {
       return;
     }
     const env = { DATABASE_URL: t.databaseUrl };
-    const { workspaceId, apiKey } = JSON.parse((await admin(['workspace', 'create', '--name', 'Beta', '--json'], env)).stdout);
+    const { workspaceId, apiKey } = JSON.parse((await admin(['workspace', 'create', '--name', 'Beta', '--json'], env)).stdout) as CreatedWorkspace;
     expect((await t.fetch('/v1/authenticate', { apiKey })).status).toBe(200);
 
-    const second = JSON.parse((await admin(['key', 'create', '--workspace', workspaceId, '--json'], env)).stdout);
+    const second = JSON.parse((await admin(['key', 'create', '--workspace', workspaceId, '--json'], env)).stdout) as { apiKey: string; keyId: string };
     const auth = await t.client(second.apiKey).GET('/v1/authenticate');
     expect(auth.data?.data.workspace).toEqual({ id: workspaceId, name: 'Beta' });
 

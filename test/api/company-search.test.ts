@@ -1,3 +1,4 @@
+import { readJson, type ErrorBody, type Success, type V1ErrorBody } from '../helpers/bodies';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { statementsDuring } from '../helpers/statements';
 import { bakery, brightpath, insertFixtures, northwind } from './people-search-fixtures';
@@ -10,12 +11,13 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 type Body = Record<string, unknown>;
-async function find(apiKey: string, body: Body, version: 'v1' | 'v2' = 'v1') {
+/** v1 and v2 answer the same success body; a test that expects an error reads it as `find<ErrorBody>`. */
+async function find<T = Success<'/v1/company/find', 'post'>>(apiKey: string, body: Body, version: 'v1' | 'v2' = 'v1') {
   const res = await t.fetch(`/${version}/company/find`, { method: 'POST', apiKey, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  return { status: res.status, body: await res.json() };
+  return { status: res.status, body: await readJson<T>(res) };
 }
 const ids = (body: { data: { items: { id: string }[] } }) => body.data.items.map((c) => c.id);
-const balance = async (workspaceId: string) => Number((await t.db('workspaces').where({ id: workspaceId }).first('credit_balance')).credit_balance);
+const balance = async (workspaceId: string) => Number((await t.db('workspaces').where({ id: workspaceId }).first<{ credit_balance: number }>('credit_balance')).credit_balance);
 
 const northwindIdentity = {
   id: northwind.id, name: 'Northwind Analytics', domain: 'northwindanalytics.com', websiteUrl: 'https://northwindanalytics.com',
@@ -51,7 +53,7 @@ describe('POST /v1/company/find: data options', () => {
     expect(again.body.data.credits).toEqual({ used: 0, remaining: 8 });
     // Seen in full before: nothing to record, so nothing is written.
     expect(statements.filter((sql) => /^insert into "company_reveals"/.test(sql))).toEqual([]);
-    expect(again.body.data.items.map((c: Body) => c.creditsCharged)).toEqual([0, 0]);
+    expect(again.body.data.items.map((c) => c.creditsCharged)).toEqual([0, 0]);
     expect(await t.db('company_reveals').where({ workspace_id: ws.workspaceId }).pluck('company_id')).toHaveLength(2);
   });
 
@@ -81,12 +83,12 @@ describe('POST /v1/company/find: data options', () => {
     ['an invalid domain', { dataOptions: ['basic'], domains: ['nope'] }, 'body.domains.0'],
   ])('rejects %s with 400 (v1 and v2 bodies)', async (_name, body, field) => {
     const ws = await t.createWorkspace();
-    const v1 = await find(ws.apiKey, body);
+    const v1 = await find<V1ErrorBody>(ws.apiKey, body);
     expect(v1.status).toBe(400);
     expect(Object.keys(v1.body)).toEqual(['error']);
-    const v2 = await find(ws.apiKey, body, 'v2');
+    const v2 = await find<ErrorBody>(ws.apiKey, body, 'v2');
     expect(v2.status).toBe(400);
-    expect(v2.body.details.map((d: { field: string }) => d.field)).toContain(field);
+    expect(v2.body.details.map((d) => d.field)).toContain(field);
   });
 });
 

@@ -4,6 +4,7 @@
  * sequence; a move keeps or restarts the progress, never duplicates an address, and leaves events where
  * they happened.
  */
+import { readJson, type ErrorBody } from '../helpers/bodies';
 import knex from 'knex';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import { newId } from '../../server/ids';
@@ -57,10 +58,10 @@ describe('contact pause, resume and move', () => {
     const missing = newId();
     const res = await post(t, ws, '/v2/contact/pause', { contactIds: [cat, missing] });
     expect(res.status).toBe(404);
-    expect((await res.json()).details).toEqual([{ field: 'body.contactIds.1', location: 'body', message: `${missing} names no contact of this workspace`, code: 'notFound' }]);
+    expect((await readJson<ErrorBody>(res)).details).toEqual([{ field: 'body.contactIds.1', location: 'body', message: `${missing} names no contact of this workspace`, code: 'notFound' }]);
     const blocked = await post(t, ws, '/v2/contact/pause', { contactIds: [cat, ids['a:dan@x.example']] });
     expect(blocked.status).toBe(409);
-    const body = await blocked.json();
+    const body = await readJson<ErrorBody>(blocked);
     expect(body.error).toBe('1 contact cannot be paused: dan@x.example is unsubscribed.');
     expect(body.details[0]).toMatchObject({ field: 'body.contactIds.1', code: 'unsubscribed' });
     expect((await status(cat)).contact.status).toBe('active');

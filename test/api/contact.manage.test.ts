@@ -3,6 +3,7 @@
  * replaces, remove reports), each by id or by campaign and address, with their validation in both
  * formats and 404 for another workspace's contact or campaign.
  */
+import { readJson, type ErrorBody, type Success, type V1ErrorBody } from '../helpers/bodies';
 import { newId } from '../../server/ids';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import { addCampaign, contactRows, expectV2Error, post } from './contact.helpers';
@@ -43,7 +44,7 @@ describe('GET /v1/contact/get', () => {
     expect(byEmail.data!.data.contact).toEqual(contact);
     // Sent by hand, with `@` not percent-encoded, as curl users do.
     const raw = await t.fetch(`/v1/contact/get?campaignId=${contact.campaignId}&email=jane.doe@acme.com`, { apiKey: ws.apiKey });
-    expect((await raw.json()).data.contact).toEqual(contact);
+    expect((await readJson<Success<'/v1/contact/get', 'get'>>(raw)).data.contact).toEqual(contact);
   });
 
   it("answers 404 for another workspace's contact and campaign exactly like missing ones", async () => {
@@ -112,7 +113,7 @@ describe('POST /v1/contact/delete', () => {
     const empty = await post(t, ws, '/v1/contact/delete', {});
     expect(await empty.json()).toEqual({ error: 'Send contactId, or campaignId and email, to name the contact.' });
     const unknown = await post(t, ws, '/v2/contact/delete', { id: newId() });
-    expect((await unknown.json()).details).toEqual([
+    expect((await readJson<ErrorBody>(unknown)).details).toEqual([
       { field: 'body.id', location: 'body', message: 'must NOT have additional properties', code: 'additionalProperties' },
     ]);
   });
@@ -142,7 +143,7 @@ describe('POST /v1/contact/update/status', () => {
     const contact = await jane();
     const v1 = await post(t, ws, '/v1/contact/update/status', { contactId: contact.id, leadStatus: 'hot' });
     expect(v1.status).toBe(400);
-    expect((await v1.json()).error).toMatch(/^request\/body\/leadStatus must be equal to one of the allowed values: interested, meetingBooked, /);
+    expect((await readJson<V1ErrorBody>(v1)).error).toMatch(/^request\/body\/leadStatus must be equal to one of the allowed values: interested, meetingBooked, /);
     const v2 = await post(t, ws, '/v2/contact/update/status', { contactId: contact.id });
     await expectV2Error(v2, 400, 'validation_error', "request/body must have required property 'leadStatus'", [
       { field: 'body.leadStatus', location: 'body', message: "must have required property 'leadStatus'", code: 'required' },
@@ -189,13 +190,13 @@ describe('custom variables', () => {
       const contact = await jane();
       const badKey = await post(t, ws, '/v2/contact/data/update', { contactId: contact.id, customVariables: { 'first-name': 'x' } });
       expect(badKey.status).toBe(400);
-      expect((await badKey.json()).details).toContainEqual(expect.objectContaining({ field: expect.stringMatching(/^body\.customVariables/), code: 'pattern' }));
+      expect((await readJson<ErrorBody>(badKey)).details).toContainEqual(expect.objectContaining({ field: expect.stringMatching(/^body\.customVariables/), code: 'pattern' }));
       const tooLongKey = await post(t, ws, '/v1/contact/data/update', { contactId: contact.id, customVariables: { ['k'.repeat(65)]: 'x' } });
       expect(tooLongKey.status).toBe(400);
       const nested = await post(t, ws, '/v1/contact/data/update', { contactId: contact.id, customVariables: { plan: { tier: 'gold' } } });
       expect(await nested.json()).toEqual({ error: 'request/body/customVariables/plan must be string,number,boolean,null' });
       const array = await post(t, ws, '/v2/contact/data/update', { contactId: contact.id, customVariables: { tags: ['a'] } });
-      expect((await array.json()).details).toEqual([
+      expect((await readJson<ErrorBody>(array)).details).toEqual([
         { field: 'body.customVariables.tags', location: 'body', message: 'must be string,number,boolean,null', code: 'type' },
       ]);
       const long = await post(t, ws, '/v1/contact/data/update', { contactId: contact.id, customVariables: { note: 'n'.repeat(1001) } });

@@ -3,6 +3,8 @@
  * both error formats, another workspace's campaign, the plan's contact cap, atomicity and
  * concurrent adds of the same addresses.
  */
+import type { RawResult } from '../../server/db';
+import { readJson, type ErrorBody } from '../helpers/bodies';
 import { newId } from '../../server/ids';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import { addCampaign, contactRows, expectV2Error, post } from './contact.helpers';
@@ -190,14 +192,14 @@ describe('POST /v1/contact/add', () => {
       const badId = await post(t, ws, '/v1/contact/add', { campaignId: 'campaign-1', contacts: [{ email: 'x@acme.com' }] });
       expect(await badId.json()).toEqual({ error: 'request/body/campaignId must match format "uuid"' });
       const unknown = await post(t, ws, '/v2/contact/add', { campaignId, contacts: [{ email: 'x@acme.com', nickname: 'X' }] });
-      expect((await unknown.json()).details).toEqual([
+      expect((await readJson<ErrorBody>(unknown)).details).toEqual([
         { field: 'body.contacts.0.nickname', location: 'body', message: 'must NOT have additional properties', code: 'additionalProperties' },
       ]);
     });
 
     it('rejects a field over its bound', async () => {
       const res = await post(t, ws, '/v2/contact/add', { campaignId, contacts: [{ email: 'x@acme.com', firstName: 'J'.repeat(101) }] });
-      expect((await res.json()).details).toEqual([
+      expect((await readJson<ErrorBody>(res)).details).toEqual([
         { field: 'body.contacts.0.firstName', location: 'body', message: 'must NOT have more than 100 characters', code: 'maxLength' },
       ]);
     });
@@ -205,12 +207,12 @@ describe('POST /v1/contact/add', () => {
     it('rejects custom variables with a bad key, an object or array value, or a reserved name', async () => {
       const badKey = await post(t, ws, '/v2/contact/add', { campaignId, contacts: [{ email: 'x@acme.com' }, { email: 'y@acme.com', customVariables: { '1st': 'x' } }] });
       expect(badKey.status).toBe(400);
-      expect((await badKey.json()).details).toContainEqual(expect.objectContaining({ field: expect.stringMatching(/^body\.contacts\.1\.customVariables/), code: 'pattern' }));
+      expect((await readJson<ErrorBody>(badKey)).details).toContainEqual(expect.objectContaining({ field: expect.stringMatching(/^body\.contacts\.1\.customVariables/), code: 'pattern' }));
 
       for (const value of [{ nested: true }, ['a', 'b']]) {
         const res = await post(t, ws, '/v2/contact/add', { campaignId, contacts: [{ email: 'x@acme.com', customVariables: { plan: value } }] });
         expect(res.status).toBe(400);
-        expect((await res.json()).details).toContainEqual(expect.objectContaining({ field: 'body.contacts.0.customVariables.plan', code: 'type' }));
+        expect((await readJson<ErrorBody>(res)).details).toContainEqual(expect.objectContaining({ field: 'body.contacts.0.customVariables.plan', code: 'type' }));
       }
 
       const reserved = await post(t, ws, '/v2/contact/add', {
@@ -278,7 +280,7 @@ describe('POST /v1/contact/add', () => {
       // PostgreSQL: wait until the second insert is blocked on the first transaction's row, so it
       // takes the ON CONFLICT path. (PGlite has one connection: the second simply runs after.)
       for (let i = 0; i < 100; i++) {
-        const { rows } = await t.db.raw("select count(*)::int as n from pg_locks where not granted and locktype = 'transactionid'");
+        const { rows } = await t.db.raw<RawResult<{ n: number }>>("select count(*)::int as n from pg_locks where not granted and locktype = 'transactionid'");
         if (rows[0].n > 0) break;
         await new Promise((r) => setTimeout(r, 20));
       }

@@ -4,6 +4,7 @@
  * person twice in one request charged once), 402 with nothing charged, validation in v1 and v2.
  */
 import { amy, bob, brightpath, carla, insertFixtures, jane, luis, northwind } from './people-search-fixtures';
+import { readJson, type ErrorBody, type Success, type V1ErrorBody } from '../helpers/bodies';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 // Two namesakes at Northwind: a name with the company is ambiguous for them.
@@ -21,12 +22,13 @@ afterAll(() => t.close());
 type Body = { people: Record<string, string>[]; dataOptions?: string[] };
 const post = (path: string, apiKey: string, body: unknown) =>
   t.fetch(path, { method: 'POST', apiKey, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-async function enrich(apiKey: string, body: Body, path = '/v1/people_enrichment/peopleEnrichment') {
+/** v1 and v2 answer the same success body; a test that expects an error reads it as `enrich<ErrorBody>`. */
+async function enrich<T = Success<'/v1/people_enrichment/peopleEnrichment', 'post'>>(apiKey: string, body: Body, path = '/v1/people_enrichment/peopleEnrichment') {
   const res = await post(path, apiKey, body);
-  return { status: res.status, body: await res.json() };
+  return { status: res.status, body: await readJson<T>(res) };
 }
 const reveals = (workspaceId: string) => t.db('people_reveals').where({ workspace_id: workspaceId }).orderBy(['person_id', 'data_option']).select('person_id', 'data_option');
-const balance = async (workspaceId: string) => (await t.db('workspaces').where({ id: workspaceId }).first('credit_balance')).credit_balance;
+const balance = async (workspaceId: string) => (await t.db('workspaces').where({ id: workspaceId }).first<{ credit_balance: number }>('credit_balance')).credit_balance;
 
 describe('matching', () => {
   it('returns the person and company found by the work email, with the exact fields', async () => {
@@ -96,7 +98,7 @@ describe('matching', () => {
         { linkedinUrl: 'linkedin.com/in/carla-ruiz' },
       ],
     });
-    expect(body.data.results.map((r: { matchedBy: string; person: { id: string } }) => [r.matchedBy, r.person.id])).toEqual([
+    expect(body.data.results.map((r) => [r.matchedBy, r.person?.id])).toEqual([
       ['linkedinUrl', luis.id],
       ['nameAndCompanyDomain', amy.id],
       ['nameAndCompanyName', bob.id],
@@ -122,7 +124,7 @@ describe('matching', () => {
       ],
     });
     expect(status).toBe(200);
-    const outcome = body.data.results.map((r: { matched: boolean; reason: string; person: { id: string } | null }) => [r.matched, r.reason, r.person?.id ?? null]);
+    const outcome = body.data.results.map((r) => [r.matched, r.reason, r.person?.id ?? null]);
     expect(outcome).toEqual([
       [false, 'noMatch', null],
       [false, 'noMatch', null],
@@ -144,7 +146,7 @@ describe('credits', () => {
     const body: Body = { people: [{ email: 'jane.doe@northwindanalytics.com' }, { email: 'lortega@brightpathlogistics.com' }], dataOptions: ['workEmailReveal', 'mobilePhoneReveal'] };
     const first = await enrich(ws.apiKey, body);
     // Jane: email 1 + mobile 5; Luis: email 1 (no mobile phone, so nothing for it).
-    expect(first.body.data.results.map((r: { person: { creditsCharged: number } }) => r.person.creditsCharged)).toEqual([6, 1]);
+    expect(first.body.data.results.map((r) => r.person?.creditsCharged)).toEqual([6, 1]);
     expect(first.body.data.results[0].person).toMatchObject({ email: jane.work_email, mobilePhone: jane.mobile_phone, revealed: ['workEmailReveal', 'mobilePhoneReveal'] });
     expect(first.body.data.results[1].person).toMatchObject({ email: luis.work_email, mobilePhone: null, revealed: ['workEmailReveal'] });
     expect(first.body.data.credits).toEqual({ used: 7, remaining: 3 });
@@ -170,12 +172,12 @@ describe('credits', () => {
   it('charges a person matched by two inputs once, and counts a reveal made by a search', async () => {
     const ws = await t.createWorkspace({ credits: 10 });
     const search = await post('/v1/mixed_people/search', ws.apiKey, { companyDomains: ['brightpathlogistics.com'] });
-    expect((await search.json()).data.credits).toEqual({ used: 1, remaining: 9 });
+    expect((await readJson<Success<'/v1/mixed_people/search', 'post'>>(search)).data.credits).toEqual({ used: 1, remaining: 9 });
 
     const { body } = await enrich(ws.apiKey, {
       people: [{ email: 'amy.chen@northwindanalytics.com' }, { firstName: 'Amy', lastName: 'Chen', companyDomain: 'northwindanalytics.com' }, { linkedinUrl: 'https://www.linkedin.com/in/luis-ortega' }],
     });
-    expect(body.data.results.map((r: { person: { id: string; creditsCharged: number } }) => [r.person.id, r.person.creditsCharged])).toEqual([
+    expect(body.data.results.map((r) => [r.person?.id, r.person?.creditsCharged])).toEqual([
       [amy.id, 1],
       [amy.id, 0],
       [luis.id, 0],
@@ -185,13 +187,13 @@ describe('credits', () => {
 
   it('answers 402 and charges and reveals nothing when the balance cannot cover the matches', async () => {
     const ws = await t.createWorkspace({ credits: 5 });
-    const res = await enrich(ws.apiKey, { people: [{ email: 'jane.doe@northwindanalytics.com' }, { email: 'nobody@acme.com' }], dataOptions: ['workEmailReveal', 'mobilePhoneReveal'] });
+    const res = await enrich<V1ErrorBody>(ws.apiKey, { people: [{ email: 'jane.doe@northwindanalytics.com' }, { email: 'nobody@acme.com' }], dataOptions: ['workEmailReveal', 'mobilePhoneReveal'] });
     expect(res).toEqual({ status: 402, body: { error: 'Insufficient credits: this request needs 6 credits and the balance is 5.' } });
     expect(await reveals(ws.workspaceId)).toEqual([]);
     expect(await balance(ws.workspaceId)).toBe(5);
     expect(await t.db('credit_ledger').where({ workspace_id: ws.workspaceId }).andWhere('amount', '<', 0)).toEqual([]);
 
-    const v2 = await enrich(ws.apiKey, { people: [{ email: 'jane.doe@northwindanalytics.com' }], dataOptions: ['mobilePhoneReveal', 'workEmailReveal'] }, '/v2/enrich/by-details');
+    const v2 = await enrich<ErrorBody>(ws.apiKey, { people: [{ email: 'jane.doe@northwindanalytics.com' }], dataOptions: ['mobilePhoneReveal', 'workEmailReveal'] }, '/v2/enrich/by-details');
     expect(v2.status).toBe(402);
     expect(v2.body).toMatchObject({ code: 'insufficient_credits', statusCode: 402, details: [] });
 
@@ -228,7 +230,7 @@ describe('limits and validation', () => {
   it('takes 10 inputs in v1 and 100 in v2', async () => {
     const ws = await t.createWorkspace();
     expect((await enrich(ws.apiKey, { people: many(10) })).status).toBe(200);
-    const v1 = await enrich(ws.apiKey, { people: many(11) });
+    const v1 = await enrich<V1ErrorBody>(ws.apiKey, { people: many(11) });
     expect(v1.status).toBe(400);
     expect(Object.keys(v1.body)).toEqual(['error']);
     expect(v1.body.error).toMatch(/^request\/body\/people must NOT have more than 10 items/);
@@ -237,7 +239,7 @@ describe('limits and validation', () => {
     expect(v2.status).toBe(200);
     expect(v2.body.data.summary).toEqual({ total: 100, matched: 0, unmatched: 100 });
     expect(v2.body.data.credits.used).toBe(0);
-    const tooMany = await enrich(ws.apiKey, { people: many(101) }, '/v2/enrich/by-details');
+    const tooMany = await enrich<ErrorBody>(ws.apiKey, { people: many(101) }, '/v2/enrich/by-details');
     expect(tooMany.status).toBe(400);
     expect(tooMany.body.details).toEqual([expect.objectContaining({ field: 'body.people', location: 'body' })]);
   });
@@ -254,25 +256,25 @@ describe('limits and validation', () => {
     const ws = await t.createWorkspace();
     const v1 = await post('/v1/people_enrichment/peopleEnrichment', ws.apiKey, body);
     expect(v1.status).toBe(400);
-    expect(Object.keys(await v1.json())).toEqual(['error']);
+    expect(Object.keys(await readJson<V1ErrorBody>(v1))).toEqual(['error']);
     const v2 = await post('/v2/enrich/by-details', ws.apiKey, body);
     expect(v2.status).toBe(400);
-    const json = await v2.json();
+    const json = await readJson<ErrorBody>(v2);
     expect(json.code).toBe('validation_error');
     expect(json.details.length).toBeGreaterThan(0);
-    expect(json.details.every((d: { field: string }) => d.field.startsWith('body'))).toBe(true);
+    expect(json.details.every((d) => d.field.startsWith('body'))).toBe(true);
   });
 
   it('rejects an address that is not a LinkedIn profile, and a company domain that is not a domain, naming the field', async () => {
     const ws = await t.createWorkspace({ credits: 10 });
-    const res = await enrich(
+    const res = await enrich<ErrorBody>(
       ws.apiKey,
       { people: [{ email: 'jane.doe@northwindanalytics.com' }, { linkedinUrl: 'https://twitter.com/janedoe' }, { firstName: 'A', lastName: 'B', companyDomain: 'not a domain' }] },
       '/v2/enrich/by-details',
     );
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('people.1.linkedinUrl must be a LinkedIn profile address such as https://www.linkedin.com/in/jane-doe.');
-    expect(res.body.details.map((d: { field: string }) => d.field)).toEqual(['body.people.1.linkedinUrl', 'body.people.2.companyDomain']);
+    expect(res.body.details.map((d) => d.field)).toEqual(['body.people.1.linkedinUrl', 'body.people.2.companyDomain']);
     // Nothing was charged for the valid input either.
     expect(await balance(ws.workspaceId)).toBe(10);
   });

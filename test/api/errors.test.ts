@@ -10,12 +10,13 @@ import pino from 'pino';
 import { createApp } from '../../server/app';
 import { loadConfig } from '../../server/config';
 import { TestClock } from '../helpers/clock';
+import { readJson, type ErrorBody, type V1ErrorBody } from '../helpers/bodies';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 
 const logLines: Record<string, unknown>[] = [];
 const logSink = new Writable({
-  write(chunk, _enc, done) {
-    for (const line of chunk.toString().split('\n').filter(Boolean)) logLines.push(JSON.parse(line));
+  write(chunk: Buffer, _enc, done) {
+    for (const line of chunk.toString().split('\n').filter(Boolean)) logLines.push(JSON.parse(line) as Record<string, unknown>);
     done();
   },
 });
@@ -28,9 +29,9 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-async function expectV2(res: Response, status: number, code: string, error: string) {
+async function expectV2(res: Response, status: number, code: string, error: unknown) {
   expect(res.status).toBe(status);
-  const body = await res.json();
+  const body = await readJson<ErrorBody>(res);
   expect(body).toMatchObject({ error, code, statusCode: status, requestId: res.headers.get('x-request-id') });
   expect(Array.isArray(body.details)).toBe(true);
   return body;
@@ -73,7 +74,7 @@ describe('request bodies', () => {
   it('rejects unknown query parameters', async () => {
     const res = await t.fetch('/v1/authenticate?debug=1', { apiKey: ws.apiKey });
     expect(res.status).toBe(400);
-    expect((await res.json()).error).toMatch(/debug/);
+    expect((await readJson<V1ErrorBody>(res)).error).toMatch(/debug/);
   });
 });
 

@@ -3,6 +3,7 @@
  * pages, polls and filters without skipping or repeating, bad cursors, other workspaces, retention, and
  * (PostgreSQL) a reader that never skips an event while this process and a second one write concurrently.
  */
+import { readJson, type ErrorBody, type Success } from '../helpers/bodies';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
@@ -47,7 +48,7 @@ describe('event feed', () => {
     const items = all.data!.data.items;
     expect(items.map((e) => e.type)).toEqual(['contact.leadStatusChanged', 'email.sent', 'contact.leadStatusChanged']);
     expect(items.slice(1).map((e) => e.id)).toEqual(recorded.map((e) => e.id));
-    const deliveries = await t.db('webhook_deliveries').where({ workspace_id: ws.workspaceId }).select('event_id', 'payload');
+    const deliveries = await t.db('webhook_deliveries').where({ workspace_id: ws.workspaceId }).select<{ event_id: string; payload: string }[]>('event_id', 'payload');
     expect(deliveries).toHaveLength(3);
     for (const d of deliveries) expect(items.find((e) => e.id === d.event_id)).toEqual(JSON.parse(d.payload));
     expect(all.data!.data.pagination).toEqual({ limit: 100, nextCursor: 'ev1.3', hasMore: false });
@@ -82,14 +83,14 @@ describe('event feed', () => {
     expect(onlyLaunched.data!.data.pagination.nextCursor).toBe(launched.data!.data.pagination.nextCursor);
     expect((await feed(ws, { after: onlyLaunched.data!.data.pagination.nextCursor })).data!.data.items).toEqual([]);
     const raw = await t.fetch(`/v2/event/list?types=campaign.launched,campaign.completed&campaignId=${campaignId}&after=${before}`, { apiKey: ws.apiKey });
-    expect((await raw.json()).data.items).toHaveLength(2);
+    expect((await readJson<Success<'/v2/event/list', 'get'>>(raw)).data.items).toHaveLength(2);
   });
 
   it('answers 400 for a cursor it did not give and for unknown types, and shows nothing of another workspace', async () => {
     for (const after of ['abc', 'ev1.', 'ev1.-1', 'ev2.1', 'ev1.01', 'ev1.999999']) {
       const res = await t.fetch(`/v2/event/list?after=${after}`, { apiKey: ws.apiKey });
       expect([after, res.status]).toEqual([after, 400]);
-      expect((await res.json()).details[0].field).toMatch(/after/);
+      expect((await readJson<ErrorBody>(res)).details[0].field).toMatch(/after/);
     }
     expect((await t.fetch('/v2/event/list?types=email.nope', { apiKey: ws.apiKey })).status).toBe(400);
     expect((await t.fetch('/v2/event/list?limit=101', { apiKey: ws.apiKey })).status).toBe(400);
@@ -130,7 +131,7 @@ onPostgres('event feed under concurrent writers (two processes)', () => {
     });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    const childDone = new Promise<string[]>((resolve, reject) => child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`writer exited with ${code}`)))));
+    const childDone = new Promise<string[]>((resolve, reject) => child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as string[]) : reject(new Error(`writer exited with ${code}`)))));
 
     const local: string[] = [];
     let next = 0;
@@ -171,7 +172,7 @@ onPostgres('event feed under concurrent writers (two processes)', () => {
     expect(reads).toBeGreaterThan(5);
     // Commits overtook one another: in insertion (id) order the events are not in feed order, so a reader
     // paging by an id or a sequence taken at insert would have skipped some.
-    const rows = await t.db('events').where({ workspace_id: ws.workspaceId }).orderBy('position').select('id', 'position');
+    const rows = await t.db('events').where({ workspace_id: ws.workspaceId }).orderBy('position').select<{ id: string; position: string | number }[]>('id', 'position');
     expect(rows.map((r) => Number(r.position))).toEqual(rows.map((_, i) => i + 1));
     const byId = [...rows].sort((a, b) => (a.id < b.id ? -1 : 1));
     expect(byId.some((r, i) => i > 0 && Number(r.position) < Number(byId[i - 1].position))).toBe(true);

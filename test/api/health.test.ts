@@ -2,6 +2,7 @@
  * Health for a load balancer: /healthz while the process runs; /readyz only when the database answers and
  * every migration is applied, and 503 once a shutdown has started. Neither needs a key or counts to a quota.
  */
+import { found } from '../helpers/rows';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 let t: TestServer;
@@ -19,7 +20,7 @@ it('answers ready with the database reachable and every migration applied, witho
 });
 
 it('answers 503 naming the migration this build has and the database lacks', async () => {
-  const last = await t.db('knex_migrations').orderBy('id', 'desc').first();
+  const last = await found(t.db('knex_migrations').orderBy('id', 'desc').first<{ id: number; name: string } | undefined>(), 'migration');
   await t.db('knex_migrations').where({ id: last.id }).delete();
   try {
     const ready = await t.fetch('/readyz');

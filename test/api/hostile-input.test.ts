@@ -2,6 +2,7 @@
  * Input an attacker crafts: inbox cursors that are not ours, contact data that tries to become a
  * `javascript:` link, and tokens from one kind of link used as another.
  */
+import { readJson, type ErrorBody } from '../helpers/bodies';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 
@@ -35,7 +36,7 @@ describe('hostile input', () => {
     ].map((c) => Buffer.from(c).toString('base64url'));
     for (const cursor of [...cursors, '%%%', '']) {
       const res = await t.fetch(`/v2/email/list?cursor=${encodeURIComponent(cursor)}`, { apiKey: ws.apiKey });
-      const body = await res.json();
+      const body = await readJson<ErrorBody>(res);
       expect({ cursor, status: res.status }).toEqual({ cursor, status: cursor === '' ? res.status : 400 });
       expect(res.status).toBeLessThan(500);
       if (res.status === 400) expect(body.code).toBe('validation_error');

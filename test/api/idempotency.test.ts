@@ -20,15 +20,19 @@ afterAll(async () => {
 });
 afterEach(() => jest.restoreAllMocks());
 
-type Body = Record<string, any>;
+/** The parts of an answer these tests read (a success's data, a v2 error's details). */
+interface Answer {
+  data: { credits: { used: number; remaining: number }; campaign: { id: string } };
+  details: { location: string }[];
+}
 
-async function post(apiKey: string, path: string, body: Body, key?: string, baseUrl = t.url) {
+async function post(apiKey: string, path: string, body: Record<string, unknown>, key?: string, baseUrl = t.url) {
   const res = await fetch(baseUrl + path, {
     method: 'POST',
     headers: { 'X-API-Key': apiKey, 'content-type': 'application/json', ...(key ? { 'Idempotency-Key': key } : {}) },
     body: JSON.stringify(body),
   });
-  return { status: res.status, body: (await res.json()) as Body, replayed: res.headers.get('idempotent-replayed') };
+  return { status: res.status, body: (await res.json()) as Answer, replayed: res.headers.get('idempotent-replayed') };
 }
 
 const campaignCount = async (workspaceId: string) => Number((await t.db('campaigns').where({ workspace_id: workspaceId }).count({ n: '*' }).first())!.n);

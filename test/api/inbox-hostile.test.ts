@@ -63,8 +63,8 @@ describeWithDovecot('inbox against hostile and heavy mail', () => {
     const logger = pino(
       { level: 'info' },
       new Writable({
-        write(chunk, _enc, cb) {
-          logLines.push(JSON.parse(chunk.toString()));
+        write(chunk: Buffer, _enc, cb) {
+          logLines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
           cb();
         },
       }),
@@ -93,7 +93,7 @@ describeWithDovecot('inbox against hostile and heavy mail', () => {
     await imap?.close();
   });
 
-  const contactStatus = async (email: string) => (await t.db('contacts').where({ workspace_id: ws.workspaceId, email }).first('status')).status;
+  const contactStatus = async (email: string) => (await t.db('contacts').where({ workspace_id: ws.workspaceId, email }).first<{ status: string }>('status')).status;
   const suppressed = async () => (await t.db('suppressions').where({ workspace_id: ws.workspaceId })).map((r: { value: string }) => r.value);
 
   it('stores a delivery report naming a stranger without acting on it, and applies one naming the recipient', async () => {

@@ -9,6 +9,14 @@ import { describeWithDovecot, startImapServer, type ImapTestServer } from '../he
 import { createServices } from '../../server/services';
 import { newId } from '../../server/ids';
 import type { Event } from '../../server/modules/events/service';
+import type { EmailEventRow } from '../../server/modules/events/store';
+import type { AccountRow } from '../../server/modules/account/store';
+import type { ContactRow } from '../../server/modules/contact/store';
+import type { CheckpointRow } from '../../server/modules/inbox/store';
+import type { MessageRow } from '../../server/modules/mail/store';
+import type { SuppressionRow } from '../../server/modules/suppression/store';
+import { readJson, type ErrorBody } from '../helpers/bodies';
+import { found } from '../helpers/rows';
 
 const SDR = 'sdr@acme-mail.io';
 const OTHER = 'other@acme-mail.io';
@@ -69,11 +77,11 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
   const sentIds: Record<string, string> = {};
   const recorded: Event[] = [];
   let tomFirst = '';
-  const suppressed = async () => (await t.db('suppressions').where({ workspace_id: ws.workspaceId }).orderBy('value')).map((r) => `${r.value}:${r.reason}`);
+  const suppressed = async () => (await t.db('suppressions').where({ workspace_id: ws.workspaceId }).orderBy('value').select<SuppressionRow[]>('value', 'reason')).map((r) => `${r.value}:${r.reason}`);
 
 
-  const contactRow = (email: string) => t.db('contacts').where({ id: contacts[email] }).first();
-  const inbound = () => t.db('email_messages').where({ direction: 'inbound', workspace_id: ws.workspaceId }).orderBy('created_at');
+  const contactRow = (email: string) => found(t.db<ContactRow>('contacts').where({ id: contacts[email] }).first(), `contact ${email}`);
+  const inbound = () => t.db<MessageRow>('email_messages').where({ direction: 'inbound', workspace_id: ws.workspaceId }).orderBy('created_at');
 
   /** Stores what the sending engine stores when a campaign step goes out. */
   async function sent(email: string, subject = 'Quick question') {
@@ -202,7 +210,7 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
     expect(bob.lead_status).toBe('outOfOffice');
     // The hard bounce marks Eve bounced and suppresses her address.
     expect((await contactRow('eve@hooli.com')).status).toBe('bounced');
-    expect((await t.db('email_messages').where({ id: sentIds['eve@hooli.com'] }).first()).status).toBe('bounced');
+    expect((await found(t.db<MessageRow>('email_messages').where({ id: sentIds['eve@hooli.com'] }).first())).status).toBe('bounced');
     expect(await suppressed()).toEqual(['eve@hooli.com:bounced']);
     expect((await contactRow('kim@gmail.com')).status).toBe('active');
 
@@ -222,11 +230,11 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
     expect(bounced.data).toMatchObject({ bounceType: 'hard', email: 'eve@hooli.com', smtpResponse: '550 5.1.1 mailbox unavailable' });
     expect(recorded.find((e) => e.type === 'contact.leadStatusChanged' && e.data.leadStatus === 'outOfOffice')!.data).toMatchObject({ contactId: contacts['bob@initech.com'], previous: null, leadStatus: 'outOfOffice' });
 
-    const analytics = await t.db('email_events').where({ workspace_id: ws.workspaceId }).select('type', 'contact_id', 'message_id', 'step_id', 'variant_id');
+    const analytics = await t.db<EmailEventRow>('email_events').where({ workspace_id: ws.workspaceId }).select('type', 'contact_id', 'message_id', 'step_id', 'variant_id');
     expect(analytics.map((e) => e.type).sort()).toEqual(['autoReplied', 'bounced', 'replied', 'replied', 'sent', 'sent', 'sent', 'sent', 'sent']);
     expect(analytics.find((e) => e.type === 'replied' && e.contact_id === contacts['tom@globex.com'])).toMatchObject({ message_id: sentIds['tom@globex.com'], step_id: stepId, variant_id: variantId });
 
-    const checkpoint = await t.db('mailbox_checkpoints').where({ account_id: accountId }).first();
+    const checkpoint = await found(t.db<CheckpointRow>('mailbox_checkpoints').where({ account_id: accountId }).first());
     expect(Number(checkpoint.last_uid)).toBe(7);
     expect(checkpoint.claimed_until).toBeNull();
   });
@@ -246,12 +254,12 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
 
   it('reads the mailbox again after a UIDVALIDITY change without storing or counting anything twice', async () => {
     const before = recorded.length;
-    const old = await t.db('mailbox_checkpoints').where({ account_id: accountId }).first();
+    const old = await found(t.db<CheckpointRow>('mailbox_checkpoints').where({ account_id: accountId }).first());
     await imap.resetUidValidity(SDR);
     const kimMsg = await sent('kim@gmail.com');
     await imap.deliver(SDR, mail({ From: 'kim@gmail.com', To: SDR, Subject: 'Re: Quick question', 'Message-ID': '<reply-kim@gmail.com>', 'In-Reply-To': kimMsg }, 'Yes please'));
     expect(await t.services.inbox.runOnce()).toBe(8);
-    const now = await t.db('mailbox_checkpoints').where({ account_id: accountId }).first();
+    const now = await found(t.db<CheckpointRow>('mailbox_checkpoints').where({ account_id: accountId }).first());
     expect(now.uid_validity).not.toBe(old.uid_validity);
     expect(Number(now.last_uid)).toBe(8);
     const rows = await inbound();
@@ -289,7 +297,7 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
     const status = await ws.client.GET('/v1/account/status', { params: { query: { accountId: otherId } } });
     expect(status.data!.data.status).toBe('connectionError');
     expect(status.data!.data.statusReason).toMatch(/^IMAP authentication failed for other@acme-mail.io at 127.0.0.1:\d+/);
-    const row = await t.db('email_accounts').where({ id: otherId }).first();
+    const row = await found(t.db<AccountRow>('email_accounts').where({ id: otherId }).first());
     expect(row.status_reason).toMatch(/IMAP authentication failed for other@acme-mail.io/);
     const changes = recorded.slice(before).filter((e) => e.type === 'account.statusChanged');
     expect(changes).toHaveLength(1);
@@ -348,7 +356,7 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
     });
 
     it('gets a message with its thread, marks it read and unread, and hides other workspaces', async () => {
-      const [reply] = await t.db('email_messages').where({ direction: 'inbound', contact_id: contacts['tom@globex.com'] });
+      const [reply] = await t.db<MessageRow>('email_messages').where({ direction: 'inbound', contact_id: contacts['tom@globex.com'] });
       const got = await ws.client.GET('/v2/email/get', { params: { query: { id: reply.id } } });
       expect(got.data!.data.message).toMatchObject({ id: reply.id, kind: 'reply', direction: 'inbound', read: false, from: 'tom@globex.com', inReplyTo: expect.stringMatching(/@acme-mail.io>$/) });
       expect(got.data!.data.thread.map((m) => m.kind)).toEqual(['campaign', 'reply']);
@@ -369,7 +377,7 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
     });
 
     it('answers in the thread through SMTP with threading headers, files it in Sent, and stores it as manual', async () => {
-      const [reply] = await t.db('email_messages').where({ direction: 'inbound', contact_id: contacts['tom@globex.com'] });
+      const [reply] = await t.db<MessageRow>('email_messages').where({ direction: 'inbound', contact_id: contacts['tom@globex.com'] });
       const res = await ws.client.POST('/v2/email/reply', { body: { id: reply.id, text: 'Thursday at 3 works.' } });
       expect(res.response.status).toBe(201);
       const answer = res.data!.data.message;
@@ -394,10 +402,10 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
     });
 
     it('never answers a suppressed address (409)', async () => {
-      const [bounce] = await t.db('email_messages').where({ direction: 'outbound', contact_id: contacts['eve@hooli.com'] });
+      const [bounce] = await t.db<MessageRow>('email_messages').where({ direction: 'outbound', contact_id: contacts['eve@hooli.com'] });
       const res = await t.fetch('/v2/email/reply', { method: 'POST', apiKey: ws.apiKey, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: bounce.id, text: 'Still there?' }) });
       expect(res.status).toBe(409);
-      const body = await res.json();
+      const body = await readJson<ErrorBody>(res);
       expect(body.error).toMatch(/eve@hooli.com is on the suppression list/);
       expect(sink.received.some((m) => m.parsed.text?.includes('Still there?'))).toBe(false);
     });
@@ -439,15 +447,15 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
       ]);
       expect(await inbox.runOnce()).toBe(0);
       expect(await inbox.runOnce()).toBe(0);
-      const held = await t.db('mailbox_checkpoints').where({ account_id: accountId }).first();
+      const held = await found(t.db<CheckpointRow>('mailbox_checkpoints').where({ account_id: accountId }).first());
       expect(held.stuck_count).toBe(2);
       expect(held.last_error).toMatch(/could not be processed: cannot handle this one/);
-      expect((await t.db('email_accounts').where({ id: accountId }).first()).status).toBe('active');
+      expect((await found(t.db<AccountRow>('email_accounts').where({ id: accountId }).first())).status).toBe('active');
       expect(await inbox.runOnce()).toBe(1);
       const rows = await inbound();
       expect(rows.length - before).toBe(1);
       expect(rows[rows.length - 1].message_id).toBe('<after-poison@globex.com>');
-      const after = await t.db('mailbox_checkpoints').where({ account_id: accountId }).first();
+      const after = await found(t.db<CheckpointRow>('mailbox_checkpoints').where({ account_id: accountId }).first());
       expect(after.stuck_uid).toBeNull();
     } finally {
       inbox.processMessage = original;
@@ -474,7 +482,7 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
     await t.services.inbox.runOnce();
     const status = await ws.client.GET('/v1/account/status', { params: { query: { accountId: bpId } } });
     expect(status.data!.data.status).toBe('paused');
-    expect((await t.db('email_accounts').where({ id: bpId }).first()).status_reason).toMatch(/^bounce_rate: 3 hard bounces in the last 40 sends/);
+    expect((await found(t.db<AccountRow>('email_accounts').where({ id: bpId }).first())).status_reason).toMatch(/^bounce_rate: 3 hard bounces in the last 40 sends/);
     expect(await suppressed()).toEqual(expect.arrayContaining(['lead0@far.example:bounced', 'lead2@far.example:bounced']));
   });
 });

@@ -5,6 +5,8 @@
  * a batch is being applied rolls that batch back. (The embedded database has one process, so this runs on
  * PostgreSQL only.)
  */
+import type { RawResult } from '../../server/db';
+import { readJson, type Success } from '../helpers/bodies';
 import type { ChildProcess } from 'node:child_process';
 import { hostname } from 'node:os';
 import knex from 'knex';
@@ -37,7 +39,7 @@ onPostgres('jobs with several worker processes on one PostgreSQL', () => {
   const upload = async (campaignId: string, emails: string[]) => {
     const res = await t.fetch(`/v2/job/contact-import?campaignId=${campaignId}`, { method: 'POST', apiKey: ws.apiKey, headers: { 'Content-Type': 'text/csv' }, body: ['email', ...emails].join('\n') });
     expect(res.status).toBe(202);
-    return (await res.json()).data.job.id as string;
+    return (await readJson<Success<'/v2/job/contact-import', 'post'>>(res)).data.job.id;
   };
   const getJob = async (jobId: string) => (await ws.client.GET('/v2/job/get', { params: { query: { jobId } } })).data!.data.job;
   async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
@@ -51,7 +53,7 @@ onPostgres('jobs with several worker processes on one PostgreSQL', () => {
   /** Waits until a worker's backend waits for a lock on its insert into contacts. */
   const blockedInsert = () =>
     until(
-      async () => (await blocker.raw("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE 'insert into \"contacts\"%'")).rows.length,
+      async () => (await blocker.raw<RawResult>("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE 'insert into \"contacts\"%'")).rows.length,
       (n) => n > 0,
       'a worker blocked in its batch',
     );
@@ -60,7 +62,7 @@ onPostgres('jobs with several worker processes on one PostgreSQL', () => {
     child.once('exit', () => resolve());
     child.kill('SIGKILL');
   });
-  const contactsOf = async (campaignId: string) => (await t.db('contacts').where({ campaign_id: campaignId }).orderBy('email').select('email')).map((r) => r.email);
+  const contactsOf = async (campaignId: string) => (await t.db('contacts').where({ campaign_id: campaignId }).orderBy('email').select<{ email: string }[]>('email')).map((r) => r.email);
 
   it('two workers (two batches at once each) share one job and apply every batch exactly once', async () => {
     const campaignId = await addCampaign(t, ws);
@@ -72,7 +74,7 @@ onPostgres('jobs with several worker processes on one PostgreSQL', () => {
     expect(job).toMatchObject({ status: 'completed', progress: { total: 600, processed: 600 }, counts: { created: 600, skipped: 0, invalid: 0 } });
     expect(await contactsOf(campaignId)).toEqual(emails);
     expect(Number((await t.db('job_results').where({ job_id: jobId }).count({ n: '*' }).first())!.n)).toBe(600);
-    const by = await t.db('job_batches').where({ job_id: jobId }).groupBy('done_by').select('done_by', t.db.raw('count(*)::int as n'));
+    const by = await t.db('job_batches').where({ job_id: jobId }).groupBy('done_by').select<{ done_by: string; n: number }[]>('done_by', t.db.raw('count(*)::int as n'));
     expect(by.map((r) => r.done_by).sort()).toEqual([`${hostname()}:${a.pid}`, `${hostname()}:${b.pid}`].sort());
     await Promise.all([kill(a), kill(b)]);
   });
@@ -97,7 +99,7 @@ onPostgres('jobs with several worker processes on one PostgreSQL', () => {
     const job = await until(() => getJob(jobId), (j) => j.status === 'completed', 'the job to complete');
     expect(job).toMatchObject({ progress: { total: 4, processed: 4 }, counts: { created: 4, skipped: 0, invalid: 0 } });
     expect(await contactsOf(campaignId)).toEqual(emails);
-    const batches = await t.db('job_batches').where({ job_id: jobId }).orderBy('batch_no').select('done_by');
+    const batches = await t.db('job_batches').where({ job_id: jobId }).orderBy('batch_no').select<{ done_by: string }[]>('done_by');
     expect(batches.map((r) => r.done_by)).toEqual([`${hostname()}:${second.pid}`, `${hostname()}:${second.pid}`]);
     await kill(second);
   });
@@ -117,7 +119,7 @@ onPostgres('jobs with several worker processes on one PostgreSQL', () => {
     } finally {
       await trx.rollback();
     }
-    await until(() => blocker.raw("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"), (r) => r.rows[0].n === 0, 'the batch to end');
+    await until(() => blocker.raw<RawResult<{ n: number }>>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"), (r) => r.rows[0].n === 0, 'the batch to end');
     await new Promise((r) => setTimeout(r, 1500));
     expect(await contactsOf(campaignId)).toEqual([]);
     expect(await getJob(jobId)).toMatchObject({ status: 'cancelled', progress: { processed: 0 }, counts: { created: 0 } });

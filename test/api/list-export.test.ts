@@ -1,3 +1,4 @@
+import { readJson, type ErrorBody, type Success } from '../helpers/bodies';
 import http, { type IncomingMessage } from 'node:http';
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -87,7 +88,7 @@ describe('GET /v2/list/export', () => {
     const listId = await list('people', [jane.id, evil.id]);
     const res = await exportOf(listId, 'json');
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
-    const body = await res.json();
+    const body = await readJson<Success<'/v2/list/export', 'get'>>(res);
     const read = await ws.client.GET('/v2/list/leads', { params: { query: { listId } } });
     const got = await ws.client.GET('/v2/list/get', { params: { query: { listId } } });
     expect(body).toEqual({ status: 'success', success: true, message: 'List exported', data: { list: got.data!.data.list, items: read.data!.data.items } });
@@ -105,14 +106,14 @@ describe('GET /v2/list/export', () => {
       `${northwind.id},Northwind Analytics,northwindanalytics.com,https://northwindanalytics.com,Computer Software,Austin,Texas,United States,180,51-200,$10M-$50M,2012,data analytics|business intelligence,salesforce|aws,https://www.linkedin.com/company/northwind-analytics,'+1 512 555 0148,Dashboards for retail chains.,true,${addedAt}`,
     );
     expect(rows.get(bakery.id)).toBe(`${bakery.id},Tiny Bakery,tinybakery.co,,Food & Beverages,London,England,United Kingdom,,,,,,,,,,false,${addedAt}`);
-    const json = await (await exportOf(listId, 'json')).json();
+    const json = await readJson<Success<'/v2/list/export', 'get'>>(await exportOf(listId, 'json'));
     expect(json.data.items).toHaveLength(2);
   });
 
   it('exports an empty list as a header only, or an empty items array', async () => {
     const listId = await list('people', []);
     expect(await (await exportOf(listId)).text()).toBe(HEADER + '\n');
-    expect((await (await exportOf(listId, 'json')).json()).data.items).toEqual([]);
+    expect((await readJson<Success<'/v2/list/export', 'get'>>(await exportOf(listId, 'json'))).data.items).toEqual([]);
   });
 
   it('answers 404 for another workspace list and 400 for an unknown format', async () => {
@@ -120,10 +121,10 @@ describe('GET /v2/list/export', () => {
     const other = await t.createWorkspace();
     const res = await exportOf(listId, undefined, other);
     expect(res.status).toBe(404);
-    expect((await res.json()).error).toBe('List not found.');
+    expect((await readJson<ErrorBody>(res)).error).toBe('List not found.');
     const bad = await exportOf(listId, 'xml');
     expect(bad.status).toBe(400);
-    expect((await bad.json()).details[0].field).toBe('query.format');
+    expect((await readJson<ErrorBody>(bad)).details[0].field).toBe('query.format');
   });
 
   it('streams a 100,000-member list in bounded memory', async () => {

@@ -1,3 +1,4 @@
+import { readJson, type ErrorBody, type Success } from '../helpers/bodies';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import { newId } from '../../server/ids';
 import { amy, bob, carla, insertFixtures, jane, luis, northwind } from './people-search-fixtures';
@@ -20,14 +21,15 @@ async function peopleList(ws: TestWorkspace, personIds: string[]) {
   return list;
 }
 
-async function send(ws: TestWorkspace, listId: string, campaignId: string) {
+/** The success body unless the test reads an error (`send<ErrorBody>`). */
+async function send<T = Success<'/v2/list/send-to-campaign', 'post'>>(ws: TestWorkspace, listId: string, campaignId: string) {
   const res = await t.fetch('/v2/list/send-to-campaign', {
     method: 'POST',
     apiKey: ws.apiKey,
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ listId, campaignId }),
   });
-  return { status: res.status, body: await res.json() };
+  return { status: res.status, body: await readJson<T>(res) };
 }
 
 const count = async (table: string, where: Record<string, unknown>) => Number((await t.db(table).where(where).count('* as n'))[0].n);
@@ -83,7 +85,7 @@ describe('POST /v2/list/send-to-campaign', () => {
     const ws = await t.createWorkspace({ credits: 2 });
     const campaign = await createCampaign(ws);
     const list = await peopleList(ws, [jane.id, luis.id, amy.id, bob.id]);
-    const res = await send(ws, list.id, campaign.id);
+    const res = await send<ErrorBody>(ws, list.id, campaign.id);
     expect(res).toMatchObject({ status: 402, body: { error: 'Insufficient credits: this request needs 3 credits and the balance is 2.', code: 'insufficient_credits' } });
     expect(await count('contacts', { campaign_id: campaign.id })).toBe(0);
     expect(await count('people_reveals', { workspace_id: ws.workspaceId })).toBe(0);
@@ -97,7 +99,7 @@ describe('POST /v2/list/send-to-campaign', () => {
     await t.db('workspaces').where({ id: ws.workspaceId }).update({ plan_id: planId });
     const campaign = await createCampaign(ws);
     const list = await peopleList(ws, [jane.id, luis.id]);
-    const res = await send(ws, list.id, campaign.id);
+    const res = await send<ErrorBody>(ws, list.id, campaign.id);
     expect(res.status).toBe(403);
     expect(await count('contacts', { campaign_id: campaign.id })).toBe(0);
     expect(await count('people_reveals', { workspace_id: ws.workspaceId })).toBe(0);

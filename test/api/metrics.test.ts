@@ -2,6 +2,7 @@
  * Prometheus metrics on their own listener: after a handful of requests and a worker run, a scrape shows each
  * family with the right counts, labelled by operation (never a raw URL or id); the public port has no /metrics.
  */
+import { readJson, type Success } from '../helpers/bodies';
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
@@ -47,7 +48,7 @@ it('counts requests by operation, status and version, auth failures, quota refus
   await t.fetch('/v1/authenticate');
   await t.fetch('/v1/authenticate', { apiKey: 'lr_not_a_key' });
   const created = await t.fetch('/v2/campaign/create', { method: 'POST', apiKey: ws.apiKey, headers: { 'content-type': 'application/json', 'Idempotency-Key': 'k1' }, body: '{"name":"m"}' });
-  const campaignId = (await created.json()).data.campaign.id as string;
+  const campaignId = (await readJson<Success<'/v2/campaign/create', 'post'>>(created)).data.campaign.id;
   const replay = await t.fetch('/v2/campaign/create', { method: 'POST', apiKey: ws.apiKey, headers: { 'content-type': 'application/json', 'Idempotency-Key': 'k1' }, body: '{"name":"m"}' });
   expect(replay.headers.get('idempotent-replayed')).toBe('true');
   await t.fetch(`/v1/campaign/get/${campaignId}`, { apiKey: ws.apiKey });

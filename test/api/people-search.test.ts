@@ -1,4 +1,6 @@
+import { readJson, type ErrorBody, type Success, type V1ErrorBody } from '../helpers/bodies';
 import { startTestServer, type TestServer } from '../helpers/server';
+import type { LedgerRow } from '../../server/modules/credits/store';
 import { statementsDuring } from '../helpers/statements';
 import { amy, bakery, bob, carla, insertFixtures, jane, luis, northwind } from './people-search-fixtures';
 
@@ -10,12 +12,13 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 type Body = Record<string, unknown>;
-async function search(apiKey: string, body: Body, version: 'v1' | 'v2' = 'v1') {
+/** v1 and v2 answer the same success body; a test that expects an error reads it as `search<ErrorBody>`. */
+async function search<T = Success<'/v1/mixed_people/search', 'post'>>(apiKey: string, body: Body, version: 'v1' | 'v2' = 'v1') {
   const res = await t.fetch(`/${version}/mixed_people/search`, { method: 'POST', apiKey, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  return { status: res.status, body: await res.json() };
+  return { status: res.status, body: await readJson<T>(res) };
 }
 const ids = (body: { data: { items: { id: string }[] } }) => body.data.items.map((p) => p.id);
-const balance = async (workspaceId: string) => Number((await t.db('workspaces').where({ id: workspaceId }).first('credit_balance')).credit_balance);
+const balance = async (workspaceId: string) => Number((await t.db('workspaces').where({ id: workspaceId }).first<{ credit_balance: number }>('credit_balance')).credit_balance);
 const reveals = (workspaceId: string) => t.db('people_reveals').where({ workspace_id: workspaceId }).orderBy(['person_id', 'data_option']).select('person_id', 'data_option');
 
 describe('POST /v1/mixed_people/search: reveals and credits', () => {
@@ -43,7 +46,7 @@ describe('POST /v1/mixed_people/search: reveals and credits', () => {
       { person_id: jane.id, data_option: 'workEmailReveal' },
       { person_id: luis.id, data_option: 'workEmailReveal' },
     ]);
-    const ledger = await t.db('credit_ledger').where({ workspace_id: ws.workspaceId }).orderBy('created_at', 'desc').first();
+    const ledger = await t.db<LedgerRow>('credit_ledger').where({ workspace_id: ws.workspaceId }).orderBy('created_at', 'desc').first();
     expect(ledger).toMatchObject({ amount: -2, balance_after: 48 });
   });
 
@@ -53,7 +56,7 @@ describe('POST /v1/mixed_people/search: reveals and credits', () => {
     expect(await balance(ws.workspaceId)).toBe(8);
     const again = await search(ws.apiKey, { companyDomains: ['northwindanalytics.com'] });
     expect(again.body.data.credits).toEqual({ used: 0, remaining: 8 });
-    expect(again.body.data.items.map((p: Body) => [p.email, p.creditsCharged])).toEqual([
+    expect(again.body.data.items.map((p) => [p.email, p.creditsCharged])).toEqual([
       ['jane.doe@northwindanalytics.com', 0],
       ['amy.chen@northwindanalytics.com', 0],
     ]);
@@ -66,7 +69,7 @@ describe('POST /v1/mixed_people/search: reveals and credits', () => {
     await search(ws.apiKey, { companyDomains: ['northwindanalytics.com'] });
     const { result: again, statements } = await statementsDuring(t.db, () => search(ws.apiKey, { companyDomains: ['northwindanalytics.com'] }));
     expect(again.body.data.credits).toEqual({ used: 0, remaining: 8 });
-    expect(again.body.data.items.map((p: { company: { id: string } }) => p.company.id)).toEqual([northwind.id, northwind.id]);
+    expect(again.body.data.items.map((p) => p.company?.id)).toEqual([northwind.id, northwind.id]);
     expect(statements.filter((sql) => /^insert into "people_reveals"/.test(sql))).toEqual([]);
     expect(statements.filter((sql) => sql.includes('"companies"'))).toHaveLength(1);
   });
@@ -75,7 +78,7 @@ describe('POST /v1/mixed_people/search: reveals and credits', () => {
     const ws = await t.createWorkspace({ credits: 100 });
     const { status, body } = await search(ws.apiKey, { dataOptions: ['mobilePhoneReveal', 'fullContactAndCompany'] });
     expect(status).toBe(200);
-    const byId = Object.fromEntries(body.data.items.map((p: Body) => [p.id, p]));
+    const byId = Object.fromEntries(body.data.items.map((p) => [p.id, p]));
     expect(byId[jane.id]).toMatchObject({ mobilePhone: '+1 512 555 0199', linkedinUrl: 'https://www.linkedin.com/in/jane-doe', creditsCharged: 6, revealed: ['mobilePhoneReveal', 'fullContactAndCompany'] });
     expect(byId[jane.id]).not.toHaveProperty('email');
     expect(byId[jane.id].company).toEqual({
@@ -109,10 +112,10 @@ describe('POST /v1/mixed_people/search: reveals and credits', () => {
 
   it('answers 402 and charges and reveals nothing when the balance cannot cover the page', async () => {
     const ws = await t.createWorkspace({ credits: 3 });
-    const v1 = await search(ws.apiKey, { dataOptions: ['workEmailReveal', 'mobilePhoneReveal'] });
+    const v1 = await search<V1ErrorBody>(ws.apiKey, { dataOptions: ['workEmailReveal', 'mobilePhoneReveal'] });
     expect(v1.status).toBe(402);
     expect(v1.body).toEqual({ error: 'Insufficient credits: this request needs 13 credits and the balance is 3.' });
-    const v2 = await search(ws.apiKey, { dataOptions: ['mobilePhoneReveal'] }, 'v2');
+    const v2 = await search<ErrorBody>(ws.apiKey, { dataOptions: ['mobilePhoneReveal'] }, 'v2');
     expect(v2.status).toBe(402);
     expect(v2.body).toMatchObject({ code: 'insufficient_credits', statusCode: 402, error: 'Insufficient credits: this request needs 10 credits and the balance is 3.' });
     expect(await balance(ws.workspaceId)).toBe(3);
@@ -211,13 +214,13 @@ describe('POST /v1/mixed_people/search: validation', () => {
     ['an unknown filter', { jobTitles: ['ceo'] }, 'body.jobTitles'],
     ['an invalid domain', { companyDomains: ['not a domain'] }, 'body.companyDomains.0'],
   ])('rejects %s with 400 (v1 and v2 bodies)', async (_name, body, field) => {
-    const v1 = await search(key, body);
+    const v1 = await search<V1ErrorBody>(key, body);
     expect(v1.status).toBe(400);
     expect(Object.keys(v1.body)).toEqual(['error']);
-    const v2 = await search(key, body, 'v2');
+    const v2 = await search<ErrorBody>(key, body, 'v2');
     expect(v2.status).toBe(400);
     expect(v2.body.code).toBe('validation_error');
-    expect(v2.body.details.map((d: { field: string }) => d.field)).toContain(field);
+    expect(v2.body.details.map((d) => d.field)).toContain(field);
   });
 });
 

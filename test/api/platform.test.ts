@@ -1,3 +1,4 @@
+import { readJson, type ErrorBody } from '../helpers/bodies';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 let t: TestServer;
@@ -28,7 +29,7 @@ describe('GET /v1/authenticate', () => {
   it('answers the v2 alias with the v2 error body', async () => {
     const res = await t.fetch('/v2/authenticate', { apiKey: 'lr_nope' });
     expect(res.status).toBe(401);
-    const body = await res.json();
+    const body = await readJson<ErrorBody>(res);
     expect(body).toEqual({ error: 'Invalid API key.', code: 'unauthorized', statusCode: 401, requestId: res.headers.get('x-request-id'), details: [] });
   });
 });

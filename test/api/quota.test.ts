@@ -3,6 +3,7 @@
  * rejected requests counting, the longest full window's message, Retry-After and the rate-limit
  * headers, plan limits, and exact admission under concurrency from two server processes.
  */
+import { readJson, type Success } from '../helpers/bodies';
 import { newId } from '../../server/ids';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import { startServerProcess, stopServerProcesses } from '../helpers/server-process';
@@ -257,7 +258,7 @@ describe('concurrency across server processes', () => {
     await t.db('plans').insert({ id: planId, name: `Plan ${planId}`, credits: 0, created_at: t.clock.now(), per_second: null, per_min: 30, per_hour: 300, per_day: 3000 });
     await t.db('workspaces').where({ id: ws.workspaceId }).update({ plan_id: planId });
     const limits = await get('/v1/ratelimit/limits');
-    expect((await limits.json()).data.limits).toEqual({ perSecond: null, perMin: 30, perHour: 300, perDay: 3000 });
+    expect((await readJson<Success<'/v1/ratelimit/limits', 'get'>>(limits)).data.limits).toEqual({ perSecond: null, perMin: 30, perHour: 300, perDay: 3000 });
 
     // Revoked through this test's process: the other process refuses the key on the next request.
     await t.services.workspaces.revokeKey(ws.keyId);

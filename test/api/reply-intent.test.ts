@@ -3,6 +3,8 @@
  * languages x 8 phrasings, each with a signature and a quoted thread) is read as raw mail, and the unibox,
  * the `email.replied` events, analytics, lead statuses and the suppression list are checked over the API.
  */
+import { found } from '../helpers/rows';
+import { readJson, type V1ErrorBody } from '../helpers/bodies';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import { newId } from '../../server/ids';
 import type { Event } from '../../server/modules/events/service';
@@ -44,7 +46,7 @@ describe('reply intent', () => {
     );
     const outcome = await t.db.transaction((trx) => t.services.inbox.processMessage(trx, { accountId, workspaceId: ws.workspaceId, email: SDR }, raw));
     expect(outcome.outcome).toBe('reply');
-    const row = await t.db('email_messages').where({ account_id: accountId, message_id: outcome.messageId, direction: 'inbound' }).first('id');
+    const row = await found(t.db('email_messages').where({ account_id: accountId, message_id: outcome.messageId, direction: 'inbound' }).first<{ id: string } | undefined>('id'), 'inbound message');
     return row.id;
   }
 
@@ -136,7 +138,7 @@ describe('reply intent', () => {
     const res = await ws.client.GET('/v2/analytics/campaign/steps', { params: { query: { campaignId } } });
     const data = res.data!.data;
     const want: Record<string, number> = {};
-    const list = await t.db('reply_intents').where({ campaign_id: campaignId }).select('intent');
+    const list = await t.db('reply_intents').where({ campaign_id: campaignId }).select<{ intent: string }[]>('intent');
     for (const r of list) want[r.intent] = (want[r.intent] ?? 0) + 1;
     for (const counts of [data.campaign, data.steps[0].counts, data.steps[0].variants[0].counts]) {
       expect(Object.values(counts.repliesByIntent).reduce((a, b) => a + b, 0)).toBe(set.length);
@@ -176,10 +178,10 @@ describe('reply intent', () => {
     expect((await post(t, ws, '/v2/email/set-intent', { id: q.inboundId, intent: 'maybe' })).status).toBe(400);
     const other = await t.createWorkspace();
     expect((await post(t, other, '/v2/email/set-intent', { id: q.inboundId, intent: 'interested' })).status).toBe(404);
-    const outbound = await t.db('email_messages').where({ workspace_id: ws.workspaceId, direction: 'outbound' }).first('id');
+    const outbound = await found(t.db('email_messages').where({ workspace_id: ws.workspaceId, direction: 'outbound' }).first<{ id: string } | undefined>('id'), 'outbound message');
     const res = await post(t, ws, '/v2/email/set-intent', { id: outbound.id, intent: 'interested' });
     expect(res.status).toBe(409);
-    expect((await res.json()).error).toBe('Only replies have an intent; this message is outbound.');
+    expect((await readJson<V1ErrorBody>(res)).error).toBe('Only replies have an intent; this message is outbound.');
   });
 
   it('leaves the lead status alone when the campaign turns intentSetsLeadStatus off, and never downgrades a booked meeting', async () => {

@@ -108,7 +108,7 @@ describe('sending across a database outage and a killed worker', () => {
     child.kill('SIGKILL');
     await new Promise((resolve) => child.once('exit', resolve));
     const atKill = deliveriesPer(sink, emails).size;
-    const stranded = await t.db('email_messages').where({ campaign_id: campaignId, status: 'sending' }).select(t.db.raw('count(*)::int AS n'), t.db.raw('count(handed_at)::int AS handed'));
+    const stranded = await t.db('email_messages').where({ campaign_id: campaignId, status: 'sending' }).select<{ n: number; handed: number }[]>(t.db.raw('count(*)::int AS n'), t.db.raw('count(handed_at)::int AS handed'));
     // The claims of the dead process: its whole batch, of which at most the account's connections were handed over.
     expect(stranded[0].n).toBeGreaterThan(100);
     expect(stranded[0].handed).toBeLessThanOrEqual(2);

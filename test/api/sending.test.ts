@@ -3,6 +3,8 @@
  * its schedule, at its pace, threads follow-ups, handles SMTP faults, and explains itself.
  * Time moves by the test clock; each `runOnce()` is one pass of the worker.
  */
+import type { AccountRow } from '../../server/modules/account/store';
+import { found } from '../helpers/rows';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 
@@ -230,7 +232,7 @@ describe('sending engine', () => {
       const w = await strictServer.createWorkspace();
       // Arrange the account directly: connect itself refuses private hosts.
       const account = await connect('jo@acme-mail.io');
-      const row = await t.db('email_accounts').where({ id: account }).first();
+      const row = await found(t.db<AccountRow>('email_accounts').where({ id: account }).first(), 'account');
       await strictServer.db('email_accounts').insert({ ...row, workspace_id: w.workspaceId });
       const created = await w.client.POST('/v2/campaign/create', { body: { name: 'Strict', accountIds: [account], schedule: weekdaysUtc } as never });
       const id = created.data!.data.campaign.id;

@@ -3,6 +3,7 @@
  * workspace and prints its key once, the key works, the demo lead data answers a search, and
  * SIGTERM stops the process cleanly (the database is released for the next process).
  */
+import { readJson, type Success } from '../helpers/bodies';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -61,7 +62,7 @@ it('starts with a demo workspace, serves its key, and stops cleanly on SIGTERM',
 
   const auth = await fetch(`${base}/v1/authenticate`, { headers: { 'X-API-Key': apiKey! } });
   expect(auth.status).toBe(200);
-  expect((await auth.json()).data.workspace.name).toBe('Demo workspace');
+  expect((await readJson<Success<'/v1/authenticate', 'get'>>(auth)).data.workspace.name).toBe('Demo workspace');
 
   const search = await fetch(`${base}/v1/mixed_people/search`, {
     method: 'POST',
@@ -69,7 +70,7 @@ it('starts with a demo workspace, serves its key, and stops cleanly on SIGTERM',
     body: JSON.stringify({ perPage: 5 }),
   });
   expect(search.status).toBe(200);
-  expect((await search.json()).data.pagination.totalEntries).toBeGreaterThan(0);
+  expect((await readJson<Success<'/v1/mixed_people/search', 'post'>>(search)).data.pagination.totalEntries).toBeGreaterThan(0);
 
   const exited = exitCode(first.child);
   first.child.kill('SIGTERM');

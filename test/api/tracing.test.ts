@@ -3,6 +3,7 @@
  * receiver: a server span per request with the workspace id and the operation, pg spans inside it, and a
  * trace per worker run. Without the variable, neither OpenTelemetry nor prom-client is loaded at all.
  */
+import { readJson, type Success } from '../helpers/bodies';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -47,7 +48,11 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'tracing-'));
   if (adminUrl) {
     const admin = knex({ client: 'pg', connection: adminUrl });
-    await admin.raw(`CREATE DATABASE ${dbName}`).finally(() => admin.destroy());
+    try {
+      await admin.raw(`CREATE DATABASE ${dbName}`);
+    } finally {
+      await admin.destroy();
+    }
     const url = new URL(adminUrl);
     url.pathname = `/${dbName}`;
     databaseUrl = url.toString();
@@ -59,7 +64,11 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
   if (adminUrl) {
     const admin = knex({ client: 'pg', connection: adminUrl });
-    await admin.raw(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).finally(() => admin.destroy());
+    try {
+      await admin.raw(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    } finally {
+      await admin.destroy();
+    }
   }
 });
 
@@ -81,7 +90,7 @@ it('sends a trace per request with the workspace and operation, and a trace per 
   const base = `http://127.0.0.1:${/"port":(\d+)/.exec(out)![1]}`;
   const apiKey = /API key \(shown once, keep it\): (lr_\S+)/.exec(out)![1];
   const auth = await fetch(`${base}/v2/authenticate`, { headers: { 'X-API-Key': apiKey } });
-  const workspaceId = (await auth.json()).data.workspace.id as string;
+  const workspaceId = (await readJson<Success<'/v2/authenticate', 'get'>>(auth)).data.workspace.id;
 
   const requestSpan = () => spans.find((s) => s.kind === 2 && attr(s, 'operation') === 'authenticateV2');
   for (let i = 0; i < 100 && !(requestSpan() && spans.some((s) => s.name.startsWith('worker '))); i += 1) await new Promise((r) => setTimeout(r, 100));

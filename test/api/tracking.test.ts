@@ -48,7 +48,7 @@ describe('tracking and unsubscribe links', () => {
 
   /** The same link with one character of its signature changed. */
   const tamper = (url: string) => url.replace(/(\/[uoc]\/[A-Za-z0-9_-]+\.)([A-Za-z0-9_-])/, (_m, head: string, c: string) => `${head}${c === 'A' ? 'B' : 'A'}`);
-  const events = (type: string) => t.db('email_events').where({ workspace_id: ws.workspaceId, type }).select('flagged');
+  const events = (type: string) => t.db('email_events').where({ workspace_id: ws.workspaceId, type }).select<{ flagged: boolean }[]>('flagged');
 
   it('flags an open fetched right after the send, counts a later one, and always answers the pixel', async () => {
     const first = await fetch(links.pixel);

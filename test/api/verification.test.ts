@@ -3,6 +3,7 @@
  * role and free-mail flags, MX look-ups against a loopback DNS server, the cache, validation.
  * The SMTP probe is in verification-smtp.test.ts.
  */
+import { readJson, type ErrorBody, type Success, type V1ErrorBody } from '../helpers/bodies';
 import { startDnsServer, type TestDnsServer, type Zone } from '../helpers/dns-server';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 
@@ -194,7 +195,7 @@ describe('validation of POST /v1/people_verification/verify', () => {
   ])('rejects %s with a v1 400', async (_name, body) => {
     const res = await post('/v1/people_verification/verify', body);
     expect(res.status).toBe(400);
-    const json = await res.json();
+    const json = await readJson<V1ErrorBody>(res);
     expect(Object.keys(json)).toEqual(['error']);
     expect(json.error).toMatch(/^request\/body/);
   });
@@ -202,7 +203,7 @@ describe('validation of POST /v1/people_verification/verify', () => {
   it('answers the v2 alias with field details', async () => {
     const res = await post('/v2/people_verification/verify', { emails: [] });
     expect(res.status).toBe(400);
-    const json = await res.json();
+    const json = await readJson<ErrorBody>(res);
     expect(json).toMatchObject({ code: 'validation_error', statusCode: 400, requestId: res.headers.get('x-request-id') });
     expect(json.details).toEqual([expect.objectContaining({ field: 'body.emails', location: 'body' })]);
   });
@@ -210,6 +211,6 @@ describe('validation of POST /v1/people_verification/verify', () => {
   it('serves the same verification under /v2', async () => {
     const res = await post('/v2/people_verification/verify', { emails: ['jane.doe@acme-robotics.com'] });
     expect(res.status).toBe(200);
-    expect((await res.json()).data.results).toEqual([result('jane.doe@acme-robotics.com', {})]);
+    expect((await readJson<Success<'/v2/people_verification/verify', 'post'>>(res)).data.results).toEqual([result('jane.doe@acme-robotics.com', {})]);
   });
 });

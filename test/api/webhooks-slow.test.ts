@@ -124,7 +124,7 @@ describe('webhooks against slow and hostile receivers', () => {
       console.log(`workers stopped ${Date.now() - stopping} ms after stop() with the slow receiver's retries in flight`);
     }
     // Four of the slow subscription's deliveries at most were in flight at once, each id once.
-    const attempts = await t.db('webhook_attempts as a').join('webhook_subscriptions as s', 's.id', 'a.subscription_id').where('s.workspace_id', slowWs.workspaceId).orderBy('a.attempted_at').select('a.error', 'a.duration_ms', 'a.delivery_id');
+    const attempts = await t.db('webhook_attempts as a').join('webhook_subscriptions as s', 's.id', 'a.subscription_id').where('s.workspace_id', slowWs.workspaceId).orderBy('a.attempted_at').select<{ error: string | null; duration_ms: number; delivery_id: string }[]>('a.error', 'a.duration_ms', 'a.delivery_id');
     const cutOff = attempts.filter((a) => a.error === 'no complete answer within 10 s');
     expect(cutOff).toHaveLength(4);
     expect(new Set(cutOff.map((a) => a.delivery_id)).size).toBe(4);
@@ -173,7 +173,7 @@ describe('webhooks against slow and hostile receivers', () => {
     console.log(`SIGTERM with a dripping receiver in flight: exited ${code} after ${stopMs} ms`);
     expect(code).toBe(0);
     expect(stopMs).toBeLessThan(10_000);
-    const delivery = await t.db('webhook_deliveries as d').join('webhook_subscriptions as s', 's.id', 'd.subscription_id').where('s.workspace_id', ws.workspaceId).first('d.status');
+    const delivery = await t.db('webhook_deliveries as d').join('webhook_subscriptions as s', 's.id', 'd.subscription_id').where('s.workspace_id', ws.workspaceId).first<{ status: string }>('d.status');
     expect(delivery.status).toBe('pending');
   });
 });

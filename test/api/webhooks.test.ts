@@ -3,6 +3,7 @@
  * independent HMAC, retries over moved time, 410, disable and resume, the outbox in the change's
  * transaction, private destinations, isolation, the delivery log and the client's verifier.
  */
+import type { Event } from '../../server/modules/events/service';
 import { createHmac } from 'node:crypto';
 import { verifyWebhook } from '../../client/webhooks';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
@@ -116,7 +117,7 @@ describe('webhooks', () => {
     const resumed = await ws.client.POST('/v2/webhook/resume', { body: { id: subscription.id } });
     expect(resumed.data!.data.subscription.status).toBe('active');
     expect(await run()).toBe(2);
-    expect(receiver.received.map((h) => JSON.parse(h.body).data.campaignId).sort()).toEqual([first.id, second.id].sort());
+    expect(receiver.received.map((h) => (JSON.parse(h.body) as Event).data.campaignId).sort()).toEqual([first.id, second.id].sort());
     await ws.client.POST('/v2/webhook/delete', { body: { id: subscription.id } });
   });
 
@@ -147,8 +148,8 @@ describe('webhooks', () => {
         throw new Error('roll back');
       }),
     ).rejects.toThrow('roll back');
-    const rows = await t.db('webhook_deliveries').where({ subscription_id: subscription.id }).select('payload');
-    expect(rows.map((r) => JSON.parse(r.payload).data.email)).toEqual(['a@b.test']);
+    const rows = await t.db('webhook_deliveries').where({ subscription_id: subscription.id }).select<{ payload: string }[]>('payload');
+    expect(rows.map((r) => (JSON.parse(r.payload) as Event).data.email)).toEqual(['a@b.test']);
     await ws.client.POST('/v2/webhook/delete', { body: { id: subscription.id } });
   });
 
@@ -161,7 +162,7 @@ describe('webhooks', () => {
       await ws.client.POST('/v2/campaign/pause', { body: { campaignId: c.id } });
     }
     expect(await run()).toBe(1);
-    expect(JSON.parse(receiver.received[0].body).data.campaignId).toBe(wanted.id);
+    expect((JSON.parse(receiver.received[0].body) as Event).data.campaignId).toBe(wanted.id);
     const rotated = await ws.client.POST('/v2/webhook/rotate-secret', { body: { id: subscription.id } });
     const newSecret = rotated.data!.data.secret;
     expect(newSecret).not.toBe(secret);

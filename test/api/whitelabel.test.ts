@@ -1,4 +1,6 @@
+import { readJson, type ErrorBody } from '../helpers/bodies';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
+import type { WorkspaceRow } from '../../server/modules/workspace/store';
 import { verifyPassword } from '../../server/modules/whitelabel/password';
 import { DEFAULT_PLAN_ID } from '../../server/db/migrations/20261123080000_create_platform';
 
@@ -28,9 +30,9 @@ async function createPlan(ws: TestWorkspace, limits: { perMin: number; perHour: 
 }
 
 async function v2Error(res: Response) {
-  const body = await res.json();
+  const body = await readJson<ErrorBody>(res);
   expect(body.requestId).toBe(res.headers.get('x-request-id'));
-  return { status: res.status, error: body.error, code: body.code, fields: (body.details as { field: string }[]).map((d) => d.field) };
+  return { status: res.status, error: body.error, code: body.code, fields: body.details.map((d) => d.field) };
 }
 
 describe('whitelabel access', () => {
@@ -78,12 +80,12 @@ describe('POST /v2/whitelabel/register', () => {
     });
     expect(JSON.stringify(data)).not.toContain('correct-horse');
 
-    const ws = await t.db('workspaces').where({ id: subUser.workspaceId }).first();
+    const ws = await t.db<WorkspaceRow>('workspaces').where({ id: subUser.workspaceId }).first();
     expect(ws).toMatchObject({ parent_workspace_id: parent.workspaceId, whitelabel_enabled: false, name: 'Maria Lopez', plan_id: DEFAULT_PLAN_ID });
     const ledger = await t.db('credit_ledger').where({ workspace_id: subUser.workspaceId }).select('amount', 'balance_after', 'reason', 'reference');
     expect(ledger).toEqual([{ amount: 100, balance_after: 100, reason: 'plan_grant', reference: DEFAULT_PLAN_ID }]);
 
-    const user = await t.db('users').where({ id: subUser.id }).first();
+    const user = await t.db('users').where({ id: subUser.id }).first<{ password_hash: string }>('password_hash');
     expect(user.password_hash).toMatch(/^scrypt\$16384\$8\$1\$/);
     expect(await verifyPassword('correct-horse-battery-staple', user.password_hash)).toBe(true);
     expect(await verifyPassword('wrong-password', user.password_hash)).toBe(false);
@@ -95,7 +97,7 @@ describe('POST /v2/whitelabel/register', () => {
   it('registers without a password', async () => {
     const { subUser } = await register(parent);
     expect(subUser.hasPassword).toBe(false);
-    expect((await t.db('users').where({ id: subUser.id }).first()).password_hash).toBeNull();
+    expect((await t.db('users').where({ id: subUser.id }).first<{ password_hash: string | null }>('password_hash')).password_hash).toBeNull();
   });
 
   it('answers 409 for an email already registered, compared case-insensitively, and creates nothing', async () => {
@@ -212,7 +214,7 @@ describe('POST /v2/whitelabel/add-plan and GET /v2/whitelabel/get-plan', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'Bad', limits: { perMin: 100, perHour: 60, perDay: 5000 } }),
     });
-    expect((await res.json()).error).toBe('Invalid plan limits: limits.perHour must be at least limits.perMin.');
+    expect((await readJson<ErrorBody>(res)).error).toBe('Invalid plan limits: limits.perHour must be at least limits.perMin.');
   });
 
   it('reads the default plan, but not another workspace plan nor an unknown one', async () => {
@@ -269,7 +271,7 @@ describe('POST /v2/whitelabel/user/{subUserId}/assign-plan/{planId}', () => {
     const refused = await assign(parent, subUser.id, big.id);
     expect(refused.response.status).toBe(402);
     expect(await balances()).toBe(total);
-    const row = await t.db('workspaces').where({ id: subUser.workspaceId }).first('plan_id');
+    const row = await t.db('workspaces').where({ id: subUser.workspaceId }).first<{ plan_id: string }>('plan_id');
     expect(row.plan_id).toBe(other.id);
   });
 

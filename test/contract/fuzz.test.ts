@@ -69,6 +69,13 @@ interface Request {
 
 type Mutation = { name: string; apply: (base: Request) => Request };
 
+/** A parameter's example as it goes into a URL: a scalar as text, a list joined by commas (as String() joins it). */
+function paramText(value: unknown): string {
+  if (Array.isArray(value)) return value.map(paramText).join(',');
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value);
+}
+
 function baseRequest(o: Operation): Request | undefined {
   let path = o.path;
   const query: Record<string, string> = {};
@@ -78,8 +85,8 @@ function baseRequest(o: Operation): Request | undefined {
       if (p.required) return undefined;
       continue;
     }
-    if (p.in === 'path') path = path.replace(`{${p.name}}`, encodeURIComponent(String(value)));
-    else if (p.in === 'query') query[p.name] = String(value);
+    if (p.in === 'path') path = path.replace(`{${p.name}}`, encodeURIComponent(paramText(value)));
+    else if (p.in === 'query') query[p.name] = paramText(value);
   }
   const media = o.op.requestBody && deref<Json>(o.op.requestBody).content?.['application/json'];
   if (!media) return { path, query };

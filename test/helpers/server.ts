@@ -15,10 +15,9 @@ import knex from 'knex';
 import createClient from 'openapi-fetch';
 import pino from 'pino';
 import type { paths } from '../../generated/api';
-import { readFileSync } from 'node:fs';
 import { createApp, type AppOptions } from '../../server/app';
 import { createMetrics, type Metrics } from '../../server/observability/metrics';
-import { BUNDLED_SPEC } from '../../server/project-root';
+import { readBundledSpec } from '../../server/project-root';
 import { loadConfig, type Config } from '../../server/config';
 import { migrate, openDatabase, type Database } from '../../server/db';
 import { createServices, type Deps, type Services } from '../../server/services';
@@ -112,7 +111,7 @@ export async function startTestServer(
   const logger = options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const deps: Deps = { config, db: database.db, clock, logger };
   // Metrics on the test clock (backlog ages move with it).
-  const metrics = options.metrics ? createMetrics({ spec: JSON.parse(readFileSync(BUNDLED_SPEC, 'utf8')), clock, db: database.db }) : undefined;
+  const metrics = options.metrics ? createMetrics({ spec: readBundledSpec(), clock, db: database.db }) : undefined;
   deps.telemetry = metrics;
   const services = createServices(deps);
   const app = createApp(deps, services, options.app);

@@ -224,9 +224,9 @@ describe('typed errors', () => {
     expect(unwrap(await client.GET('/v1/ratelimit/limits'))).toEqual(limits);
 
     replies = [json(401, { error: 'Invalid API key.' })];
-    const v1 = await client.GET('/v1/ratelimit/limits').then(unwrap).catch((e) => e);
+    const v1 = await client.GET('/v1/ratelimit/limits').then(unwrap).catch((e: unknown) => e);
     expect(v1).toBeInstanceOf(ApiRequestError);
-    expect(v1.message).toBe('Invalid API key.');
+    expect((v1 as ApiRequestError).message).toBe('Invalid API key.');
     expect(v1).toMatchObject({ status: 401, requestId: 'req-2', code: undefined, details: [] });
 
     const v2body = {
@@ -237,11 +237,11 @@ describe('typed errors', () => {
       details: [{ field: 'query.limit', location: 'query', message: 'must be <= 100', code: 'maximum' }],
     };
     replies = [json(400, v2body)];
-    const v2 = await client.GET('/v2/ratelimit/limits').then(unwrap).catch((e) => e);
+    const v2 = await client.GET('/v2/ratelimit/limits').then(unwrap).catch((e: unknown) => e);
     expect(v2).toMatchObject({ status: 400, code: 'validation_error', requestId: 'req-from-body', details: v2body.details, body: v2body });
 
     replies = [(res) => res.writeHead(502).end('<html>bad gateway</html>')];
-    const proxy = await client.GET('/v1/ratelimit/limits').then(unwrap).catch((e) => e);
+    const proxy = await client.GET('/v1/ratelimit/limits').then(unwrap).catch((e: unknown) => e);
     expect(proxy).toMatchObject({ status: 502, body: { error: 'HTTP 502 Bad Gateway' } });
   });
 });

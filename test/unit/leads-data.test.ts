@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { migrate, openDatabase, type Database } from '../../server/db';
 import { generateLeads } from '../../server/modules/leads/generate';
 import { importLeadsCsv } from '../../server/modules/leads/import';
-import { employeeRangeOf, normalizeDomain } from '../../server/modules/leads/model';
+import { employeeRangeOf, normalizeDomain, type PersonRow } from '../../server/modules/leads/model';
 
 jest.setTimeout(120_000);
 
@@ -70,9 +70,9 @@ describe('importLeadsCsv', () => {
   it('links people to companies by domain, creates unknown ones, and refuses a file without required columns', async () => {
     const file = csv('people.csv', 'first_name,last_name,title,seniority,department,email,company_domain,company_name\nAda,Lovelace,VP Engineering,vice president,engineering,ada@acme.com,acme.com,\nGrace,Hopper,CTO,c-suite,IT,grace@newco.dev,newco.dev,NewCo\n');
     expect(await importLeadsCsv(d.db, { kind: 'people', file })).toMatchObject({ inserted: 2, companiesCreated: 1 });
-    const ada = await d.db('people').where({ first_name: 'Ada' }).first();
+    const ada = await d.db<PersonRow>('people').where({ first_name: 'Ada' }).first();
     expect(ada).toMatchObject({ seniority: 'vp', department: 'engineering', company_domain: 'acme.com', company_name: 'Acme', email_status: 'unverified' });
-    const grace = await d.db('people').where({ first_name: 'Grace' }).first();
+    const grace = await d.db<PersonRow>('people').where({ first_name: 'Grace' }).first();
     expect(grace).toMatchObject({ seniority: 'cSuite', department: 'informationTechnology', company_name: 'NewCo' });
     await expect(importLeadsCsv(d.db, { kind: 'people', file: csv('bad.csv', 'name,email\nAda,ada@x.com\n') })).rejects.toThrow(/missing required column\(s\): first_name, last_name/);
   });

@@ -54,7 +54,7 @@ export type WarmupColumns = Partial<
 
 export class AccountStore {
   async find(db: Executor, workspaceId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<AccountRow | undefined> {
-    const query = db('email_accounts').where({ workspace_id: workspaceId, id }).first();
+    const query = db<AccountRow>('email_accounts').where({ workspace_id: workspaceId, id }).first();
     if (options.forUpdate) query.forUpdate();
     return query;
   }
@@ -65,7 +65,7 @@ export class AccountStore {
 
   async list(db: Executor, workspaceId: string, page: { limit: number; skip: number; status?: string; id?: string }): Promise<{ rows: AccountRow[]; total: number }> {
     const filtered = () => {
-      const q = db('email_accounts').where('workspace_id', workspaceId);
+      const q = db<AccountRow>('email_accounts').where('workspace_id', workspaceId);
       if (page.status) q.andWhere('status', page.status);
       if (page.id) q.andWhere('id', page.id);
       return q;
@@ -76,7 +76,7 @@ export class AccountStore {
   }
 
   async emailTaken(db: Executor, workspaceId: string, email: string): Promise<boolean> {
-    const row = await db('email_accounts').where('workspace_id', workspaceId).whereRaw('lower(email) = lower(?)', [email]).first('id');
+    const row = await db<AccountRow>('email_accounts').where('workspace_id', workspaceId).whereRaw('lower(email) = lower(?)', [email]).first('id');
     return row !== undefined;
   }
 
@@ -91,7 +91,7 @@ export class AccountStore {
   }
 
   async update(db: Executor, workspaceId: string, id: string, changes: WarmupColumns & { updated_at: Date }): Promise<AccountRow> {
-    const [row] = await db('email_accounts').where({ workspace_id: workspaceId, id }).update(changes).returning('*');
+    const [row] = await db('email_accounts').where({ workspace_id: workspaceId, id }).update(changes).returning<AccountRow[]>('*');
     return row;
   }
 
@@ -108,7 +108,7 @@ export class AccountStore {
   }
 
   async findAny(db: Executor, id: string, options: { forUpdate?: boolean } = {}): Promise<AccountRow | undefined> {
-    const query = db('email_accounts').where({ id }).first();
+    const query = db<AccountRow>('email_accounts').where({ id }).first();
     if (options.forUpdate) query.forUpdate();
     return query;
   }
@@ -130,7 +130,7 @@ export class AccountStore {
   /** How many of `ids` are the workspace's accounts in status active. */
   async countActive(db: Executor, workspaceId: string, ids: string[]): Promise<number> {
     if (ids.length === 0) return 0;
-    const row = await db('email_accounts').where({ workspace_id: workspaceId, status: 'active' }).whereIn('id', ids).first(db.raw('count(*)::int AS n'));
+    const row = await db('email_accounts').where({ workspace_id: workspaceId, status: 'active' }).whereIn('id', ids).first<{ n: number } | undefined>(db.raw('count(*)::int AS n'));
     return row?.n ?? 0;
   }
 }

@@ -29,6 +29,12 @@ type StepInput = Schemas['SequenceStepInput'];
 type VariantInput = Schemas['SequenceVariantInput'];
 type VariantUpdate = Schemas['SequenceVariantUpdate'];
 
+/** The sending engine's progress rows, as a campaign going active needs them (in the caller's transaction). */
+export interface CampaignProgressPort {
+  /** Gives each active contact of the campaign without a progress row one at step 1, due now. */
+  startCampaign(trx: Executor, campaignId: string): Promise<void>;
+}
+
 export class CampaignService {
   private readonly linked: CampaignAccounts;
   private readonly sequence: CampaignSequence;
@@ -38,6 +44,7 @@ export class CampaignService {
     private readonly store: CampaignStore,
     private readonly events: EventService,
     accounts: AccountService,
+    private readonly progress: CampaignProgressPort,
     private readonly clock: Clock,
   ) {
     this.linked = new CampaignAccounts(db, store, accounts, clock);
@@ -149,6 +156,8 @@ export class CampaignService {
         );
       }
       await this.store.update(trx, workspaceId, campaignId, { status: 'active', launched_at: campaign.launched_at ?? this.clock.now() });
+      // Progress rows are made here and when contacts join an active campaign, so the worker never searches for them.
+      await this.progress.startCampaign(trx, campaignId);
       await this.events.record(trx, { workspaceId, type: 'campaign.launched', data: { campaignId, name: campaign.name } });
     });
   }

@@ -66,25 +66,25 @@ export interface VariantRow {
 
 /**
  * The status a campaign reads as, in SQL over `campaigns as c`: `completed` is derived, never stored,
- * so contacts changing status (another module) need no hook here. It reads the contacts table inside
- * the campaign's own query: the one read of another module's table that must stay in one statement
- * (README, "Layout").
+ * so contacts changing status (another module) need no hook here. It reads the contact module's
+ * counters (contact_counts, kept by triggers on contacts) inside the campaign's own query: the one read
+ * of another module's table that must stay in one statement (README, "Layout").
  */
 export const EFFECTIVE_STATUS_SQL = `CASE WHEN c.status = 'active'
-  AND EXISTS (SELECT 1 FROM contacts ct WHERE ct.campaign_id = c.id)
-  AND NOT EXISTS (SELECT 1 FROM contacts ct WHERE ct.campaign_id = c.id AND ct.status IN (${UNFINISHED_STATUSES.map((s) => `'${s}'`).join(', ')}))
+  AND EXISTS (SELECT 1 FROM contact_counts cc WHERE cc.campaign_id = c.id AND cc.n > 0)
+  AND NOT EXISTS (SELECT 1 FROM contact_counts cc WHERE cc.campaign_id = c.id AND cc.n > 0 AND cc.status IN (${UNFINISHED_STATUSES.map((s) => `'${s}'`).join(', ')}))
   THEN 'completed' ELSE c.status END`;
 
 export class CampaignStore {
   private views(db: Executor, workspaceId: string) {
     return db('campaigns as c')
       .where('c.workspace_id', workspaceId)
-      .select(
+      .select<CampaignView[]>(
         'c.*',
         db.raw(`${EFFECTIVE_STATUS_SQL} AS effective_status`),
         db.raw('(SELECT count(*)::int FROM campaign_steps s WHERE s.campaign_id = c.id) AS step_count'),
         db.raw('(SELECT count(*)::int FROM campaign_accounts ca WHERE ca.campaign_id = c.id) AS account_count'),
-        db.raw('(SELECT count(*)::int FROM contacts ct WHERE ct.campaign_id = c.id) AS contact_count'),
+        db.raw('(SELECT coalesce(sum(cc.n), 0)::int FROM contact_counts cc WHERE cc.campaign_id = c.id) AS contact_count'),
       );
   }
 
@@ -96,17 +96,20 @@ export class CampaignStore {
   async find(db: Executor, workspaceId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<CampaignView | undefined> {
     const query = this.views(db, workspaceId).where('c.id', id).first();
     if (options.forUpdate) query.forUpdate('c');
-    return (await query) as CampaignView | undefined;
+    return query;
   }
 
   async list(db: Executor, workspaceId: string, page: { limit: number; skip: number; status?: string }): Promise<{ rows: CampaignView[]; total: number }> {
-    const byStatus = (q: Knex.QueryBuilder) => (page.status ? q.whereRaw(`(${EFFECTIVE_STATUS_SQL}) = ?`, [page.status]) : q);
+    const byStatus = <Q extends Knex.QueryBuilder>(q: Q): Q => {
+      if (page.status) q.whereRaw(`(${EFFECTIVE_STATUS_SQL}) = ?`, [page.status]);
+      return q;
+    };
     const rows = await byStatus(this.views(db, workspaceId)).orderBy([
       { column: 'c.created_at', order: 'desc' },
       { column: 'c.id', order: 'desc' },
     ]).limit(page.limit).offset(page.skip);
     const [{ count }] = await byStatus(db('campaigns as c').where('c.workspace_id', workspaceId)).count<{ count: string | number }[]>({ count: '*' });
-    return { rows: rows as CampaignView[], total: Number(count) };
+    return { rows, total: Number(count) };
   }
 
   async insert(db: Executor, row: CampaignRow): Promise<void> {
@@ -198,11 +201,11 @@ export class CampaignStore {
   }
 
   async findStep(db: Executor, workspaceId: string, stepId: string): Promise<StepRow | undefined> {
-    return db('campaign_steps').where({ workspace_id: workspaceId, id: stepId }).first();
+    return db('campaign_steps').where({ workspace_id: workspaceId, id: stepId }).first<StepRow | undefined>();
   }
 
   async findVariant(db: Executor, workspaceId: string, variantId: string): Promise<VariantRow | undefined> {
-    return db('step_variants').where({ workspace_id: workspaceId, id: variantId }).first();
+    return db('step_variants').where({ workspace_id: workspaceId, id: variantId }).first<VariantRow | undefined>();
   }
 
   /** The variants of the given steps, by label. */

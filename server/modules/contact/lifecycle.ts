@@ -11,20 +11,11 @@ import { isUniqueViolation, type Db, type Executor } from '../../db';
 import { badRequest, conflict, detail, notFound, type ErrorDetail } from '../../http/errors';
 import { plural } from '../../http/route';
 import type { CampaignService } from '../campaign/service';
-import { toContact } from './service';
+import { toContact, type ContactProgressPort } from './service';
 import type { ContactRow, ContactStore } from './store';
 
 type Schemas = components['schemas'];
 type Selection = Schemas['ContactSelection'];
-
-/** The sending engine's progress rows, as a move changes them (in the caller's transaction). */
-export interface ContactProgressPort {
-  /**
-   * Moves the contacts' progress to `toCampaignId`: kept (same step, due time, account and thread) or dropped
-   * (the target's step 1). Returns the contacts whose kept step is past the target's last step.
-   */
-  moveProgress(trx: Executor, contactIds: string[], toCampaignId: string, keepProgress: boolean): Promise<Set<string>>;
-}
 
 const CONTACT_NOT_FOUND = 'Contact not found.';
 
@@ -69,6 +60,8 @@ export class ContactLifecycle {
         );
       }
       const changed = await this.store.changeStatus(trx, workspaceId, rows.filter((r) => r.status === from).map((r) => r.id), from, to, this.clock.now());
+      // A contact paused before its campaign went active has no progress row yet.
+      if (to === 'active') await this.progress.startContacts(trx, changed.map((r) => r.id));
       return {
         changed: changed.map(toContact),
         unchanged: rows.filter((r) => r.status === to).map((r) => ({ contactId: r.id, campaignId: r.campaign_id, email: r.email, status: r.status as 'active' | 'paused' })),
@@ -120,6 +113,8 @@ export class ContactLifecycle {
         target,
         this.clock.now(),
       );
+      // Dropped progress, or none yet: an active contact in an active target starts at step 1.
+      await this.progress.startContacts(trx, moved.map((r) => r.id));
       return { toCampaignId: target, moved: moved.map(toContact), alreadyInTarget };
     });
   }

@@ -33,6 +33,17 @@ export interface ContactLocator {
   email?: string;
 }
 
+/** The sending engine's progress rows, as contacts joining, resuming or moving change them (in the caller's transaction). */
+export interface ContactProgressPort {
+  /** Progress rows (step 1, due now) for those of the contacts active in an active campaign that have none. */
+  startContacts(trx: Executor, contactIds: string[]): Promise<void>;
+  /**
+   * Moves the contacts' progress to `toCampaignId`: kept (same step, due time, account and thread) or dropped
+   * (the target's step 1). Returns the contacts whose kept step is past the target's last step.
+   */
+  moveProgress(trx: Executor, contactIds: string[], toCampaignId: string, keepProgress: boolean): Promise<Set<string>>;
+}
+
 export const MAX_CUSTOM_VARIABLES = 50;
 
 /** Lead statuses a reply may replace: none, an automatic guess, or what an earlier reply said. */
@@ -92,6 +103,7 @@ export class ContactService {
     private readonly events: EventService,
     private readonly workspaces: WorkspaceService,
     private readonly campaigns: CampaignService,
+    private readonly progress: Pick<ContactProgressPort, 'startContacts'>,
     private readonly clock: Clock,
   ) {}
 
@@ -162,6 +174,7 @@ export class ContactService {
     rows.sort((a, b) => (a.email < b.email ? -1 : a.email > b.email ? 1 : 0));
 
     const inserted = await this.store.insertNew(trx, rows);
+    await this.progress.startContacts(trx, inserted.map((r) => r.id));
     const insertedIds = new Set(inserted.map((r) => r.id));
     const lost = rows.filter((r) => !insertedIds.has(r.id)).map((r) => r.email);
     // Addresses a concurrent request took between our read and our insert: find their holders now.
@@ -308,6 +321,11 @@ export class ContactService {
     if (held + adding > cap) {
       throw forbidden(`Your plan allows ${plural(cap, 'contact', 'contacts')}; the workspace holds ${held} and this request would add ${adding}.`);
     }
+  }
+
+  /** Contacts of the campaign still to be mailed (active or paused). */
+  unfinishedInCampaign(db: Executor, campaignId: string): Promise<number> {
+    return this.store.unfinishedInCampaign(db, campaignId);
   }
 
   /** Contacts per status (of one campaign). */

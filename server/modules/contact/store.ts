@@ -90,12 +90,12 @@ export class ContactStore {
    */
   async insertNew(db: Executor, rows: ContactRow[]): Promise<ContactRow[]> {
     const inserted: ContactRow[] = [];
-    for (const chunk of chunks(rows)) inserted.push(...(await db('contacts').insert(chunk.map(toDb)).onConflict().ignore().returning('*')));
+    for (const chunk of chunks(rows)) inserted.push(...(await db('contacts').insert(chunk.map(toDb)).onConflict().ignore().returning<ContactRow[]>('*')));
     return inserted;
   }
 
   async update(db: Executor, workspaceId: string, id: string, patch: ContactPatch): Promise<ContactRow> {
-    const [row] = await db('contacts').where({ id, workspace_id: workspaceId }).update(toDb(patch)).returning('*');
+    const [row] = await db('contacts').where({ id, workspace_id: workspaceId }).update(toDb(patch)).returning<ContactRow[]>('*');
     return row;
   }
 
@@ -103,16 +103,23 @@ export class ContactStore {
     await db('contacts').where({ id, workspace_id: workspaceId }).delete();
   }
 
+  /** Contacts per status (of one campaign), from the counters the triggers on contacts keep (migration 20261127020000). */
   async countByStatus(db: Executor, workspaceId: string, campaignId?: string): Promise<Record<string, number>> {
-    const q = db('contacts').where('workspace_id', workspaceId);
+    const q = db('contact_counts').where('workspace_id', workspaceId);
     if (campaignId) q.andWhere('campaign_id', campaignId);
-    const rows: { status: string; n: number }[] = await q.groupBy('status').select('status', db.raw('count(*)::int AS n'));
+    const rows: { status: string; n: number }[] = await q.groupBy('status').havingRaw('sum(n) > 0').select('status', db.raw('sum(n)::int AS n'));
     return Object.fromEntries(rows.map((r) => [r.status, r.n]));
   }
 
   async countInWorkspace(db: Executor, workspaceId: string): Promise<number> {
-    const row = await db('contacts').where({ workspace_id: workspaceId }).count<{ count: string | number }[]>({ count: '*' }).first();
-    return Number(row?.count ?? 0);
+    const row = await db('contact_counts').where({ workspace_id: workspaceId }).first<{ n: number } | undefined>(db.raw('coalesce(sum(n), 0)::int AS n'));
+    return row?.n ?? 0;
+  }
+
+  /** Contacts of the campaign still to be mailed (active or paused), from the counters. */
+  async unfinishedInCampaign(db: Executor, campaignId: string): Promise<number> {
+    const row = await db('contact_counts').where({ campaign_id: campaignId }).whereIn('status', UNFINISHED_STATUSES).first<{ n: number } | undefined>(db.raw('coalesce(sum(n), 0)::int AS n'));
+    return row?.n ?? 0;
   }
 
   /** Sets `status` on those of `ids` whose status is one of `from`; returns the ids changed. */
@@ -148,7 +155,7 @@ export class ContactStore {
     for (const m of moves) byStatus.set(m.status, [...(byStatus.get(m.status) ?? []), m.id]);
     const out: ContactRow[] = [];
     for (const [status, ids] of byStatus) {
-      out.push(...(await db('contacts').where('workspace_id', workspaceId).whereIn('id', ids).update({ campaign_id: campaignId, status, updated_at: at }).returning('*')));
+      out.push(...(await db('contacts').where('workspace_id', workspaceId).whereIn('id', ids).update({ campaign_id: campaignId, status, updated_at: at }).returning<ContactRow[]>('*')));
     }
     return out.sort((a, b) => (a.id < b.id ? -1 : 1));
   }

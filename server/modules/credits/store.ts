@@ -14,15 +14,18 @@ export interface LedgerRow {
   created_at: Date;
 }
 
+/** `workspaces.credit_balance`, the column this store keeps (an integer). */
+type Balance = { credit_balance: number };
+
 export class CreditStore {
   async balance(db: Executor, workspaceId: string): Promise<number> {
-    const row = await db('workspaces').where({ id: workspaceId }).first('credit_balance');
+    const row = await db('workspaces').where({ id: workspaceId }).first<Balance | undefined>('credit_balance');
     return row ? Number(row.credit_balance) : 0;
   }
 
   /** Adds `amount`; the new balance, or undefined when the workspace does not exist. */
   async add(db: Executor, workspaceId: string, amount: number): Promise<number | undefined> {
-    const [row] = await db('workspaces').where({ id: workspaceId }).increment('credit_balance', amount).returning('credit_balance');
+    const [row] = await db('workspaces').where({ id: workspaceId }).increment('credit_balance', amount).returning<Balance[]>('credit_balance');
     return row?.credit_balance;
   }
 
@@ -32,7 +35,7 @@ export class CreditStore {
       .where({ id: workspaceId })
       .andWhere('credit_balance', '>=', amount)
       .decrement('credit_balance', amount)
-      .returning('credit_balance');
+      .returning<Balance[]>('credit_balance');
     return row?.credit_balance;
   }
 

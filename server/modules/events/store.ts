@@ -5,7 +5,7 @@
  * indexes serve them.
  */
 import type { Knex } from 'knex';
-import type { Executor } from '../../db';
+import { jsonColumn, type Executor, type RawResult } from '../../db';
 import { addDays } from './days';
 
 const EVENT_TYPES = ['sent', 'opened', 'clicked', 'replied', 'bounced', 'unsubscribed'] as const;
@@ -91,7 +91,7 @@ export class EventStore {
       bindings.push(q.campaignId);
     }
     bindings.push(q.limit);
-    const result = await db.raw(
+    const result = await db.raw<RawResult<{ head: string | number; position: string | number | null; payload: unknown }>>(
       `SELECT h.head, e.position, e.payload
          FROM (SELECT coalesce((SELECT last_position FROM event_streams WHERE workspace_id = ?), 0) AS head) h
          LEFT JOIN LATERAL (
@@ -101,16 +101,16 @@ export class EventStore {
          ) e ON true`,
       bindings,
     );
-    const rows: { head: string | number; position: string | number | null; payload: unknown }[] = result.rows;
+    const rows = result.rows;
     return {
       head: Number(rows[0]?.head ?? 0),
-      rows: rows.filter((r) => r.position !== null).map((r) => ({ position: Number(r.position), payload: typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload })),
+      rows: rows.filter((r) => r.position !== null).map((r) => ({ position: Number(r.position), payload: jsonColumn(r.payload) })),
     };
   }
 
   /** Deletes up to `limit` feed events recorded before `before`; returns how many. */
   async pruneFeed(db: Executor, before: Date, limit: number): Promise<number> {
-    const result = await db.raw('DELETE FROM events WHERE id IN (SELECT id FROM events WHERE recorded_at < ? LIMIT ?)', [before, limit]);
+    const result = await db.raw<RawResult>('DELETE FROM events WHERE id IN (SELECT id FROM events WHERE recorded_at < ? LIMIT ?)', [before, limit]);
     return result.rowCount ?? 0;
   }
 

@@ -3,7 +3,7 @@
  * notification (bounce), an automatic reply (out of office, autoresponder), or a person's reply.
  * Matching it to something we sent is the reader's job (reader.ts); this file only reads the message.
  */
-import type { ParsedMail } from 'mailparser';
+import type { HeaderValue, ParsedMail } from 'mailparser';
 
 export interface DeliveryStatus {
   /** The recipient the report is about (Final-Recipient, else Original-Recipient), lower-case. */
@@ -44,10 +44,16 @@ const MESSAGE_ID = /<[^<>\s]+@[^<>\s]+>/g;
 
 function header(parsed: ParsedMail, name: string): string | null {
   const value = parsed.headers.get(name);
-  if (value === undefined || value === null) return null;
-  if (typeof value === 'string') return value;
-  if (typeof value === 'object' && 'value' in (value as object)) return String((value as { value: unknown }).value);
-  return String(value);
+  return value === undefined || value === null ? null : headerText(value);
+}
+
+/** A header as text: mailparser gives a string, a Date, a structure, or a list of these for a repeated header. */
+function headerText(value: HeaderValue): string {
+  if (typeof value === 'string' || value instanceof Date) return String(value);
+  if (Array.isArray(value)) return value.map(headerText).join(',');
+  // An address list's text, a structured header's value; the List-* headers (parsed together as `list`) have neither.
+  const text = 'text' in value ? value.text : value.value;
+  return typeof text === 'string' ? text : '';
 }
 
 function ids(value: string | string[] | undefined): string[] {

@@ -37,7 +37,7 @@ export class IntentStore {
   }
 
   async update(db: Executor, workspaceId: string, messageId: string, patch: Pick<IntentRow, 'intent' | 'source' | 'referral_name' | 'referral_email' | 'decided_at'>): Promise<IntentRow | undefined> {
-    const [row] = await db('reply_intents').where({ workspace_id: workspaceId, message_id: messageId }).update(patch).returning('*');
+    const [row] = await db('reply_intents').where({ workspace_id: workspaceId, message_id: messageId }).update(patch).returning<IntentRow[]>('*');
     return row;
   }
 

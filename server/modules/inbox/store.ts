@@ -37,7 +37,9 @@ export class InboxStore {
    * over, so its age is how far behind the reader is).
    */
   backlog(db: Executor, mailbox: string, now: Date): Promise<Backlog> {
-    const due = db('mailbox_checkpoints').where('mailbox', mailbox).andWhere((w) => w.whereNull('claimed_until').orWhere('claimed_until', '<', now));
+    const due = db('mailbox_checkpoints').where('mailbox', mailbox).andWhere((w) => {
+        w.whereNull('claimed_until').orWhere('claimed_until', '<', now);
+      });
     return backlogOf(due, db.raw('coalesce(last_read_at, updated_at)'));
   }
 
@@ -48,10 +50,12 @@ export class InboxStore {
    */
   async claim(db: Executor, accountIds: string[], mailbox: string, now: Date, until: Date, workerId: string, limit: number): Promise<CheckpointRow[]> {
     if (accountIds.length === 0) return [];
-    const rows: CheckpointRow[] = await db('mailbox_checkpoints')
+    const rows = await db<CheckpointRow>('mailbox_checkpoints')
       .where('mailbox', mailbox)
       .whereIn('account_id', accountIds)
-      .andWhere((w) => w.whereNull('claimed_until').orWhere('claimed_until', '<', now))
+      .andWhere((w) => {
+        w.whereNull('claimed_until').orWhere('claimed_until', '<', now);
+      })
       .orderByRaw('last_read_at ASC NULLS FIRST, account_id')
       .limit(limit)
       .forUpdate()

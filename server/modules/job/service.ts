@@ -9,7 +9,7 @@
  * connection and is claimed again, never applied twice. The last batch completes the job and records
  * `job.completed` in the same transaction; an error the batch cannot get past fails the job (`job.failed`).
  */
-import { createReadStream, createWriteStream, readFileSync } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,7 +24,7 @@ import type { Logger } from '../../logger';
 import { newId } from '../../ids';
 import { isValidEmail } from '../../email-address';
 import { ApiError, badRequest, conflict, detail, notFound } from '../../http/errors';
-import { BUNDLED_SPEC } from '../../project-root';
+import { readBundledSpec } from '../../project-root';
 import type { CampaignService } from '../campaign/service';
 import { MAX_CUSTOM_VARIABLES, type ContactService, type NewContact } from '../contact/service';
 import type { EnrichmentService } from '../leads/enrichment';
@@ -67,11 +67,20 @@ class JobStopped extends Error {}
 
 /** The contact input limits of the spec (maxLength per field), read from the bundle the validator uses. */
 function contactLimits(): { field: Record<string, number>; variable: number } {
-  const schemas = JSON.parse(readFileSync(BUNDLED_SPEC, 'utf8')).components.schemas;
-  const props = schemas.ContactInput.properties as Record<string, { maxLength?: number }>;
+  const schemas = readBundledSpec().components.schemas ?? {};
+  // The bundle inlines these schemas' properties (no $ref), as the validator reads them.
+  const maxLength = (s: unknown) => (typeof s === 'object' && s !== null && 'maxLength' in s && typeof s.maxLength === 'number' ? s.maxLength : undefined);
+  const input = schemas.ContactInput;
+  const variables = schemas.ContactCustomVariables;
+  const props = input && 'properties' in input ? (input.properties ?? {}) : {};
+  const variable = maxLength(variables && 'additionalProperties' in variables ? variables.additionalProperties : undefined);
+  if (variable === undefined) throw new Error('the bundled spec gives ContactCustomVariables values no maxLength');
   return {
-    field: Object.fromEntries(Object.entries(props).flatMap(([name, p]) => (p.maxLength ? [[name, p.maxLength]] : []))),
-    variable: schemas.ContactCustomVariables.additionalProperties.maxLength,
+    field: Object.fromEntries(Object.entries(props).flatMap(([name, p]) => {
+      const n = maxLength(p);
+      return n ? [[name, n]] : [];
+    })),
+    variable,
   };
 }
 

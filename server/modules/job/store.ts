@@ -1,6 +1,6 @@
 /** Plain rows of jobs, their input rows, batches and results. Callers pass their transaction. */
 import type { Executor } from '../../db';
-import type { Backlog } from '../../telemetry';
+import type { Backlog, BacklogRow } from '../../telemetry';
 
 export type JobStatusValue = 'receiving' | 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
 export const ACTIVE: JobStatusValue[] = ['queued', 'running'];
@@ -87,7 +87,7 @@ export class JobStore {
   async update(db: Executor, id: string, patch: Partial<JobRow>): Promise<JobRow> {
     const values: Record<string, unknown> = { ...patch };
     if (patch.counts) values.counts = json(patch.counts);
-    const [row] = await db('jobs').where({ id }).update(values).returning('*');
+    const [row] = await db('jobs').where({ id }).update(values).returning<JobRow[]>('*');
     return row;
   }
 
@@ -99,7 +99,7 @@ export class JobStore {
   /** Input rows of queued and running jobs not yet applied, and the oldest such job's creation (the worker's backlog). */
   async backlog(db: Executor): Promise<Backlog> {
     const row = await db('job_batches as b').join('jobs as j', 'j.id', 'b.job_id').whereIn('j.status', ACTIVE).whereNull('b.done_by')
-      .first(db.raw('coalesce(sum(b.row_count), 0)::int as due'), db.raw('min(j.created_at) as oldest'));
+      .first<BacklogRow>(db.raw('coalesce(sum(b.row_count), 0)::int as due'), db.raw('min(j.created_at) as oldest'));
     return { due: row?.due ?? 0, oldestDueAt: row?.oldest ? new Date(row.oldest) : null };
   }
 

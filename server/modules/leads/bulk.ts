@@ -5,9 +5,14 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { from as copyFrom } from 'pg-copy-streams';
+import type { Knex } from 'knex';
+import type { PoolClient } from 'pg';
 import type { Executor } from '../../db';
 
-export const isPostgres = (db: Executor) => db.client.config.client === 'pg';
+/** knex types an executor's client `any`; it is knex's Client, whose connections are pg's on PostgreSQL. */
+const clientOf = (db: Executor) => db.client as Knex.Client;
+
+export const isPostgres = (db: Executor) => clientOf(db).config.client === 'pg';
 
 type Value = string | number | Date | string[] | null;
 
@@ -41,7 +46,8 @@ export async function loadRows<T extends object>(
     }
     return;
   }
-  const connection = await db.client.acquireConnection();
+  const client = clientOf(db);
+  const connection = (await client.acquireConnection()) as PoolClient;
   try {
     const copy = connection.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN`));
     async function* text() {
@@ -52,7 +58,7 @@ export async function loadRows<T extends object>(
     }
     await pipeline(Readable.from(text()), copy);
   } finally {
-    await db.client.releaseConnection(connection);
+    await client.releaseConnection(connection);
   }
 }
 

@@ -5,7 +5,7 @@
 import type { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../../clock';
-import type { Executor } from '../../db';
+import type { Executor, RawResult } from '../../db';
 import { COMPANY_COLUMNS, EMPLOYEE_RANGES, PEOPLE_DATA_OPTIONS, PERSON_COLUMNS, type CompanyRow, type EmailStatus, type EmployeeRange, type PeopleDataOption, type PersonRow } from './model';
 
 export interface PeopleFilters {
@@ -192,7 +192,7 @@ export class LeadStore {
   }
 
   private async countNow(db: Executor, q: Knex.QueryBuilder, sql: string, bindings: readonly unknown[]): Promise<number> {
-    const explained = await db.raw(`EXPLAIN (FORMAT JSON) ${sql}`, bindings as Knex.RawBinding[]);
+    const explained = await db.raw<RawResult<{ 'QUERY PLAN': { Plan: { 'Plan Rows': number } }[] }>>(`EXPLAIN (FORMAT JSON) ${sql}`, bindings as Knex.RawBinding[]);
     const estimate = Math.round(Number(explained.rows[0]['QUERY PLAN'][0].Plan['Plan Rows']));
     if (estimate > EXACT_COUNT_UP_TO) return estimate;
     const row = await q.count<{ count: string }[]>({ count: '*' }).first();
@@ -201,7 +201,7 @@ export class LeadStore {
 
   async companiesByIds(db: Executor, ids: string[]): Promise<Map<string, CompanyRow>> {
     if (!ids.length) return new Map();
-    const rows: CompanyRow[] = await db('companies').select(COMPANY_COLUMNS).whereIn('id', [...new Set(ids)]);
+    const rows = await db('companies').select<CompanyRow[]>(COMPANY_COLUMNS).whereIn('id', [...new Set(ids)]);
     return new Map(rows.map((r) => [r.id, r]));
   }
 
@@ -262,9 +262,9 @@ export class LeadStore {
     const [{ n }] = await db('people as p')
       .whereIn('p.id', personIds)
       .whereNotNull('p.work_email')
-      .whereNotExists((q) =>
-        q.select(db.raw('1')).from('people_reveals as r').where('r.workspace_id', workspaceId).whereRaw('r.person_id = p.id').andWhere('r.data_option', 'workEmailReveal'),
-      )
+      .whereNotExists((q) => {
+        q.select(db.raw('1')).from('people_reveals as r').where('r.workspace_id', workspaceId).whereRaw('r.person_id = p.id').andWhere('r.data_option', 'workEmailReveal');
+      })
       .count<{ n: string }[]>({ n: '*' });
     return Number(n);
   }

@@ -48,7 +48,7 @@ async function inIndexOrder<T>(db: Executor, run: (db: Executor) => Promise<T>):
 
 export class ListStore {
   private views(db: Executor) {
-    return db('lists as l').select(
+    return db('lists as l').select<ListView[]>(
       'l.*',
       db.raw(`CASE l.kind
         WHEN 'people' THEN (SELECT count(*) FROM list_people m WHERE m.list_id = l.id)
@@ -63,7 +63,7 @@ export class ListStore {
 
   /** Locks the list row, so deletes and membership changes of one list happen one after another. */
   async lock(db: Executor, workspaceId: string, id: string): Promise<ListRow | undefined> {
-    return db('lists').where({ workspace_id: workspaceId, id }).forUpdate().first();
+    return db('lists').where({ workspace_id: workspaceId, id }).forUpdate().first<ListRow | undefined>();
   }
 
   async page(db: Executor, workspaceId: string, page: { limit: number; skip: number; kind?: ListKind }): Promise<{ rows: ListView[]; total: number }> {
@@ -113,7 +113,7 @@ export class ListStore {
     return inIndexOrder(db, (trx) => {
       const q = trx(table)
         .where('list_id', listId)
-        .select(`${column} as id`, 'added_at')
+        .select<MemberRef[]>(`${column} as id`, 'added_at')
         .orderBy([{ column: 'added_at' }, { column }])
         .limit(range.limit);
       if (range.after) q.whereRaw(`(added_at, ${column}) > (?, ?)`, [range.after.addedAt, range.after.id]);

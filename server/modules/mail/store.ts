@@ -95,7 +95,11 @@ export class MailStore {
   async expireSending(db: Executor, before: Date, response: string): Promise<{ id: string; contact_id: string | null }[]> {
     return db('email_messages')
       .where({ status: 'sending' })
-      .andWhere((q) => q.where('handed_at', '<', before).orWhere((other) => other.whereNull('handed_at').whereNot('kind', 'campaign').andWhere('created_at', '<', before)))
+      .andWhere((q) => {
+        q.where('handed_at', '<', before).orWhere((other) => {
+          other.whereNull('handed_at').whereNot('kind', 'campaign').andWhere('created_at', '<', before);
+        });
+      })
       .update({ status: 'unknown', smtp_response: response })
       .returning(['id', 'contact_id']);
   }
@@ -116,7 +120,7 @@ export class MailStore {
 
   /** A message SMTP accepted that bounced later (a DSN): `bounced`, once. */
   async markLateBounce(db: Executor, id: string): Promise<Pick<MessageRow, 'account_id' | 'contact_id' | 'kind'> | undefined> {
-    const [row] = await db('email_messages').where({ id, direction: 'outbound' }).whereIn('status', ['sent', 'unknown']).update({ status: 'bounced' }).returning(['account_id', 'contact_id', 'kind']);
+    const [row] = await db('email_messages').where({ id, direction: 'outbound' }).whereIn('status', ['sent', 'unknown']).update({ status: 'bounced' }).returning<Pick<MessageRow, 'account_id' | 'contact_id' | 'kind'>[]>(['account_id', 'contact_id', 'kind']);
     return row;
   }
 
@@ -126,7 +130,7 @@ export class MailStore {
   }
 
   async threadParent(db: Executor, id: string): Promise<ThreadParent | undefined> {
-    const row = await db('email_messages').where({ id }).first('id', 'subject', 'message_id', 'references', 'thread_id');
+    const row = await db<MessageRow>('email_messages').where({ id }).first('id', 'subject', 'message_id', 'references', 'thread_id');
     return row && normalize(row);
   }
 
@@ -152,7 +156,11 @@ export class MailStore {
     if (f.accountId) q.andWhere('account_id', f.accountId);
     if (f.direction) q.andWhere('direction', f.direction);
     if (f.unread === true) q.andWhere('direction', 'inbound').whereNull('read_at');
-    if (f.unread === false) q.andWhere((w) => w.whereNotNull('read_at').orWhere('direction', 'outbound'));
+    if (f.unread === false) {
+      q.andWhere((w) => {
+        w.whereNotNull('read_at').orWhere('direction', 'outbound');
+      });
+    }
     if (f.before) q.andWhereRaw('(created_at, id) < (?, ?)', [f.before.createdAt, f.before.id]);
     const rows = await q.orderBy(NEWEST_FIRST).limit(f.limit);
     return rows.map(normalize);
@@ -192,7 +200,7 @@ export class MailStore {
       .where({ campaign_id: campaignId, direction: 'outbound' })
       .andWhere('created_at', '>=', since)
       .whereIn('status', COUNTED)
-      .first(db.raw('count(*)::int AS all'), db.raw('count(*) FILTER (WHERE step_number = 1)::int AS first'));
+      .first<{ all: number; first: number } | undefined>(db.raw('count(*)::int AS all'), db.raw('count(*) FILTER (WHERE step_number = 1)::int AS first'));
     return { all: row?.all ?? 0, first: row?.first ?? 0 };
   }
 
@@ -221,7 +229,7 @@ export class MailStore {
           .select('status')
           .as('recent'),
       )
-      .first(db.raw('count(*)::int AS total'), db.raw("count(*) FILTER (WHERE status = 'bounced')::int AS bounced"));
+      .first<{ total: number; bounced: number } | undefined>(db.raw('count(*)::int AS total'), db.raw("count(*) FILTER (WHERE status = 'bounced')::int AS bounced"));
     return { total: row?.total ?? 0, bounced: row?.bounced ?? 0 };
   }
 

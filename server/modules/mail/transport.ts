@@ -4,10 +4,14 @@
  * sorted into what the engine does next.
  */
 import nodemailer, { type Transporter } from 'nodemailer';
+import type SMTPPool from 'nodemailer/lib/smtp-pool';
 import { OutboundRefusedError, resolveAllowedAddress } from '../../net/outbound';
 import type { OutgoingMessage } from './compose';
 import { domainOf } from '../../email-address';
 import { type ConnectionOptions, type LoginFailure, type MailLogin } from './login';
+
+/** The pooled transport of an account (createTransport with pool: true). */
+type SmtpTransporter = Transporter<SMTPPool.SentMessageInfo>;
 
 export type SendOutcome =
   | { kind: 'sent'; response: string }
@@ -30,11 +34,11 @@ export interface RawMessage {
 export const CONNECTIONS_PER_ACCOUNT = 2;
 
 export class TransportPool {
-  private readonly pools = new Map<string, { key: string; transport: Transporter }>();
+  private readonly pools = new Map<string, { key: string; transport: SmtpTransporter }>();
 
   constructor(private readonly options: ConnectionOptions) {}
 
-  private async transportFor(login: MailLogin): Promise<Transporter> {
+  private async transportFor(login: MailLogin): Promise<SmtpTransporter> {
     const address = await resolveAllowedAddress(login.host, { allowPrivate: this.options.allowPrivate });
     // A changed login or address replaces the pool.
     const key = `${address}:${login.port}:${login.username}:${login.password}`;
@@ -61,7 +65,7 @@ export class TransportPool {
   }
 
   async send(login: MailLogin, message: OutgoingMessage | RawMessage): Promise<SendOutcome> {
-    let transport: Transporter;
+    let transport: SmtpTransporter;
     try {
       transport = await this.transportFor(login);
     } catch (err) {
@@ -70,7 +74,7 @@ export class TransportPool {
     }
     try {
       const info = await transport.sendMail({ ...message, envelope: { from: login.email, to: [message.to] } });
-      if ((info.rejected as unknown[]).length > 0) return { kind: 'bounced', response: String(info.response ?? 'recipient rejected') };
+      if (info.rejected.length > 0) return { kind: 'bounced', response: String(info.response ?? 'recipient rejected') };
       return { kind: 'sent', response: String(info.response ?? '') };
     } catch (err) {
       return classify(err as Error & { response?: string; responseCode?: number; command?: string; code?: string });

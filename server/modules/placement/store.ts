@@ -1,5 +1,5 @@
 /** Plain rows of placement tests and their results. Callers pass their transaction. */
-import type { Executor } from '../../db';
+import { jsonColumn, type Executor } from '../../db';
 import { backlogOf, type Backlog } from '../../telemetry';
 
 export type Placement = 'pending' | 'inbox' | 'spam' | 'nowhere' | 'notSent';
@@ -46,8 +46,8 @@ const ROWS_PER_INSERT = 1000;
 
 const parsed = (row: TestRow): TestRow => ({
   ...row,
-  // PGlite and pg both parse jsonb; a text driver would not.
-  account_ids: typeof row.account_ids === 'string' ? JSON.parse(row.account_ids) : row.account_ids,
+  // PGlite and pg both parse jsonb; a text driver would not. The column holds what insert() wrote.
+  account_ids: jsonColumn(row.account_ids) as string[],
 });
 
 export class PlacementStore {
@@ -124,11 +124,9 @@ export class PlacementStore {
   async finishable(db: Executor, now: Date, limit: number): Promise<TestRow[]> {
     const rows = await db<TestRow>('placement_tests')
       .where('status', 'running')
-      .andWhere((q) =>
-        q
-          .where('deadline_at', '<=', now)
-          .orWhereNotExists(db('placement_results').whereRaw('placement_results.test_id = placement_tests.id').whereNot('state', 'done')),
-      )
+      .andWhere((q) => {
+        q.where('deadline_at', '<=', now).orWhereNotExists(db('placement_results').whereRaw('placement_results.test_id = placement_tests.id').whereNot('state', 'done'));
+      })
       .orderBy('deadline_at')
       .limit(limit)
       .forUpdate()

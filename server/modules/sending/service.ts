@@ -5,14 +5,17 @@
  *   1. settles claims another worker lost (it died, or lost its database): one handed to SMTP without an
  *      outcome turns `unknown` after its lease (it may have gone out, so it is reported, never sent again
  *      by itself); one never handed over goes back to the queue after a short lease;
- *   2. gives every contact of an active campaign a progress row (step 1, due now);
- *   3. per campaign with due contacts, in one short transaction: locks the campaign (SKIP LOCKED, so
- *      another worker takes another campaign), checks the schedule, locks the linked accounts' pace rows,
+ *   2. gives held contacts whose fields changed another try;
+ *   3. per active campaign with due contacts (found through the due index, never by walking contacts), in
+ *      one short transaction: locks the campaign (SKIP LOCKED, so another worker takes another campaign),
+ *      checks the schedule, locks the linked accounts' pace rows and, when one of them may send now,
  *      claims due contacts (SKIP LOCKED), picks variant and account, renders, and stores each message as
  *      `sending` before any network I/O;
  *   4. hands the claimed messages to SMTP, each after committing `handed_at` (a claim released meanwhile
  *      is skipped), and records each outcome in its own transaction with its event.
- * A (contact, step) is claimed by one transaction only, so two workers never send it twice.
+ * A (contact, step) is claimed by one transaction only, so two workers never send it twice. Progress rows
+ * are made when contacts join an active campaign and when a campaign goes active (startContacts,
+ * startCampaign, in those transactions), so no run searches for contacts without one.
  */
 import { randomInt } from 'node:crypto';
 import type { components } from '../../../generated/api';
@@ -34,6 +37,8 @@ type SendingReason = components['schemas']['SendingReason'];
 /** What the engine changes on a contact when its sequence ends (the contact module implements it). */
 export interface SendingContacts {
   finishForMail(db: Executor, workspaceId: string, contactId: string, status: 'completed' | 'bounced'): Promise<boolean>;
+  /** Contacts of the campaign still to be mailed (active or paused). */
+  unfinishedInCampaign(db: Executor, campaignId: string): Promise<number>;
 }
 
 /** A send's outcome: `deferred` is a failure retried later. */
@@ -118,6 +123,9 @@ function templateValues(c: DueContact): TemplateValues {
   return values;
 }
 
+/** The account has room today and its gap since the last send has passed. */
+const canSend = (a: SendingAccount, now: Date) => a.sent_today < a.daily_limit && a.next_send_at <= now;
+
 /** Sends in flight per account: the pooled transport's connections, so a message handed over is on the wire. */
 const SENDS_PER_ACCOUNT = CONNECTIONS_PER_ACCOUNT;
 
@@ -129,6 +137,8 @@ export class SendingService {
   private readonly unrecorded: { item: Claimed; outcome: SendOutcome }[] = [];
   /** Runs in progress; stop() marks them: nothing more is handed to SMTP, and their remaining claims are released. */
   private readonly running = new Set<{ stopped: boolean }>();
+  /** The last campaign this process looked at: the next run starts after it. */
+  private lastCampaign: string | null = null;
 
   constructor(
     private readonly db: Db,
@@ -180,11 +190,11 @@ export class SendingService {
       await this.store.markUnknown(trx, await this.mail.expireSending(trx, new Date(now.getTime() - this.options.claimLeaseMs)), now);
       await this.store.requeue(trx, await this.mail.dropUnhanded(trx, { before: new Date(now.getTime() - this.options.unhandedLeaseMs) }), now);
     });
-    await this.store.seedProgress(this.db, now, 10_000);
     await this.store.releaseHeld(this.db, now);
     let sent = 0;
-    for (const campaignId of await this.store.campaignsWithDueWork(this.db, now, this.options.campaignsPerRun)) {
+    for (const campaignId of await this.store.campaignsWithDueWork(this.db, now, this.options.campaignsPerRun, this.lastCampaign)) {
       if (run.stopped) break;
+      this.lastCampaign = campaignId;
       const claimed = await this.db.transaction((trx) => this.claim(trx, campaignId, now));
       sent += await this.deliver(claimed, run);
     }
@@ -214,12 +224,9 @@ export class SendingService {
   private async claim(trx: Executor, campaignId: string, now: Date): Promise<Claimed[]> {
     const campaign = await this.store.lockActiveCampaign(trx, campaignId);
     if (!campaign?.schedule) return [];
+    // Outside the schedule nothing is claimed; the due rows keep their times (the status shows the next open moment).
     const open = nextOpenMoment(campaign.schedule, now);
-    if (!open) return [];
-    if (open > now) {
-      await this.store.postpone(trx, campaignId, open);
-      return [];
-    }
+    if (!open || open > now) return [];
     const steps = await this.store.steps(trx, campaignId);
     const campaignDay = await this.mail.campaignSentSince(trx, campaignId, startOfLocalDay(campaign.schedule.timezone, now));
     let campaignLeft = campaign.daily_limit === null ? Infinity : campaign.daily_limit - campaignDay.all;
@@ -231,6 +238,8 @@ export class SendingService {
     // Warm-up mail shares the account's daily limit with campaigns.
     const warmupToday = await this.mail.sentSinceByAccount(trx, locked.map((a) => a.id), 'warmup', dayStart);
     const accounts: SendingAccount[] = locked.map((a) => ({ ...a, sent_today: (sentToday.get(a.id) ?? 0) + (warmupToday.get(a.id) ?? 0) }));
+    // Every account in its gap or at its daily limit: no due contact is read (a busy run stays cheap).
+    if (!accounts.some((a) => canSend(a, now))) return [];
     const claimed: Claimed[] = [];
     const due = await this.store.dueContacts(trx, campaignId, now, this.options.batchSize);
     const suppressed = await this.suppression.filterSuppressed(trx, campaign.workspace_id, due.map((c) => c.email));
@@ -266,10 +275,9 @@ export class SendingService {
    * to the free account with the most capacity left today (which spreads contacts evenly).
    */
   private chooseAccount(accounts: SendingAccount[], contact: DueContact, now: Date): SendingAccount | undefined {
-    const free = (a: SendingAccount) => a.sent_today < a.daily_limit && a.next_send_at <= now;
     const own = contact.account_id ? accounts.find((a) => a.id === contact.account_id) : undefined;
-    if (own) return free(own) ? own : undefined;
-    return accounts.filter(free).sort((a, b) => b.daily_limit - b.sent_today - (a.daily_limit - a.sent_today) || a.id.localeCompare(b.id))[0];
+    if (own) return canSend(own, now) ? own : undefined;
+    return accounts.filter((a) => canSend(a, now)).sort((a, b) => b.daily_limit - b.sent_today - (a.daily_limit - a.sent_today) || a.id.localeCompare(b.id))[0];
   }
 
   private async build(trx: Executor, campaign: SendingCampaign, steps: SendingStep[], step: SendingStep, contact: DueContact, account: SendingAccount, now: Date): Promise<Claimed | null> {
@@ -486,7 +494,7 @@ export class SendingService {
 
   /** Records `campaign.completed` when no contact is left to mail (the caller holds the campaign lock). */
   private async completeIfFinished(trx: Executor, workspaceId: string, campaignId: string, name: string, now: Date): Promise<void> {
-    if ((await this.store.unfinishedContacts(trx, campaignId)) > 0) return;
+    if ((await this.contacts.unfinishedInCampaign(trx, campaignId)) > 0) return;
     await this.events.record(trx, { workspaceId, type: 'campaign.completed', occurredAt: now, data: { campaignId, name } });
   }
 
@@ -543,9 +551,19 @@ export class SendingService {
     };
   }
 
+  /** Progress rows for contacts that joined an active campaign or became active in one (their add, resume or move transaction). */
+  startContacts(trx: Executor, contactIds: string[]): Promise<void> {
+    return this.store.startContacts(trx, contactIds, this.clock.now());
+  }
+
+  /** Progress rows for the active contacts of a campaign going active (its launch transaction). */
+  startCampaign(trx: Executor, campaignId: string): Promise<void> {
+    return this.store.startCampaign(trx, campaignId, this.clock.now());
+  }
+
   /**
    * Moves contacts' progress to another campaign (POST /v2/contact/move, in its transaction). Dropped, the
-   * contact starts the target at step 1 (a new progress row once the target runs). Kept, the row keeps its
+   * contact starts the target at step 1 (a new progress row once it is active in an active target). Kept, the row keeps its
    * step number, due time, account and last message (so the next step threads after the last one); a row
    * that had finished its old sequence continues at the same step number when the target has it, due that
    * step's delay after the last send. Returns the contacts past the target's last step.

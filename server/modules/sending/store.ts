@@ -4,7 +4,8 @@
  * in one query because the scheduler runs them every tick over many contacts; every write to another
  * module's table goes through that module's service (messages: the mail module).
  */
-import type { Executor } from '../../db';
+import type { Knex } from 'knex';
+import { jsonColumn, type Executor } from '../../db';
 import { backlogOf, type Backlog } from '../../telemetry';
 import type { ScheduleJson } from '../campaign/service';
 import { UNFINISHED_STATUSES } from '../contact/statuses';
@@ -69,18 +70,30 @@ export interface SendingAccount {
 }
 
 export class SendingStore {
-  /** Progress rows for contacts of active campaigns that have none yet (due now). */
-  async seedProgress(db: Executor, now: Date, limit: number): Promise<number> {
-    const result = await db.raw(
+  /**
+   * Progress rows (step 1, due now) for those of `contactIds` that are active in an active campaign and have
+   * none. Their campaigns are locked (KEY SHARE) before their status is read, so a launch running meanwhile
+   * either sees these contacts or is seen here.
+   */
+  async startContacts(db: Executor, contactIds: string[], now: Date): Promise<void> {
+    if (contactIds.length === 0) return;
+    const campaigns = db('contacts').whereIn('id', contactIds).distinct('campaign_id');
+    const active: string[] = (await db('campaigns').whereIn('id', campaigns).andWhere('status', 'active').orderBy('id').forKeyShare().select('id')).map((r: { id: string }) => r.id);
+    if (active.length) await this.start(db, now, 'c.id = ANY(?::uuid[]) AND c.campaign_id = ANY(?::uuid[])', [contactIds, active]);
+  }
+
+  /** Progress rows (step 1, due now) for the campaign's active contacts that have none (it is going active, its row locked). */
+  async startCampaign(db: Executor, campaignId: string, now: Date): Promise<void> {
+    await this.start(db, now, 'c.campaign_id = ? AND NOT EXISTS (SELECT 1 FROM sending_progress p WHERE p.contact_id = c.id)', [campaignId]);
+  }
+
+  private async start(db: Executor, now: Date, where: string, bindings: unknown[]): Promise<void> {
+    await db.raw(
       `INSERT INTO sending_progress (contact_id, workspace_id, campaign_id, step_number, state, due_at, updated_at)
-       SELECT c.id, c.workspace_id, c.campaign_id, 1, 'waiting', ?, ?
-         FROM contacts c JOIN campaigns k ON k.id = c.campaign_id AND k.status = 'active'
-        WHERE c.status = 'active' AND NOT EXISTS (SELECT 1 FROM sending_progress p WHERE p.contact_id = c.id)
-        LIMIT ?
+       SELECT c.id, c.workspace_id, c.campaign_id, 1, 'waiting', ?, ? FROM contacts c WHERE c.status = 'active' AND ${where}
        ON CONFLICT (contact_id) DO NOTHING`,
-      [now, now, limit],
+      [now, now, ...bindings] as readonly Knex.RawBinding[],
     );
-    return result.rowCount ?? 0;
   }
 
   /** Held contacts whose fields changed since they were held get another try now. */
@@ -110,13 +123,21 @@ export class SendingStore {
     return backlogOf(due, 'p.due_at');
   }
 
-  async campaignsWithDueWork(db: Executor, now: Date, limit: number): Promise<string[]> {
-    const rows = await db('sending_progress')
-      .where('state', 'waiting')
-      .andWhere('due_at', '<=', now)
-      .distinct('campaign_id')
-      .limit(limit);
-    return rows.map((r: { campaign_id: string }) => r.campaign_id);
+  /**
+   * Active campaigns whose earliest waiting row is due by `now`: one descent of the (campaign_id, due_at)
+   * index of waiting rows per active campaign, so the cost follows the active campaigns, not the rows
+   * waiting in them (written as the earliest row, not EXISTS, so no plan filters a campaign's rows by due
+   * time). Those after `after` come first, so campaigns that cannot send now (gaps, limits) do not keep the
+   * others out of a run.
+   */
+  async campaignsWithDueWork(db: Executor, now: Date, limit: number, after: string | null): Promise<string[]> {
+    const rows = await db('campaigns as k')
+      .where('k.status', 'active')
+      .whereRaw("(SELECT p.due_at FROM sending_progress p WHERE p.campaign_id = k.id AND p.state = 'waiting' ORDER BY p.due_at LIMIT 1) <= ?", [now])
+      .orderByRaw('(k.id <= ?), k.id', [after ?? '00000000-0000-0000-0000-000000000000'])
+      .limit(limit)
+      .select('k.id');
+    return rows.map((r: { id: string }) => r.id);
   }
 
   /** The active campaign, locked for this claim; undefined when another worker holds it or it is not active. */
@@ -127,7 +148,7 @@ export class SendingStore {
       // NO KEY: rows that reference the campaign (events, messages) may still be written meanwhile.
       .forNoKeyUpdate('k')
       .skipLocked()
-      .first(
+      .first<SendingCampaign | undefined>(
         'k.id',
         'k.workspace_id',
         'k.name',
@@ -141,8 +162,8 @@ export class SendingStore {
         'k.track_clicks',
         'w.timezone as workspace_timezone',
       );
-    if (row && typeof row.schedule === 'string') row.schedule = JSON.parse(row.schedule);
-    return row;
+    // The campaign module writes the schedule (validated); the driver may hand over the json as text.
+    return row && { ...row, schedule: jsonColumn(row.schedule) as ScheduleJson | null };
   }
 
   /** Waits for and locks the campaign row (any status): finishing contacts one at a time per campaign. */
@@ -156,11 +177,6 @@ export class SendingStore {
       .where({ campaign_id: campaignId })
       .select('id', 'step_id', 'label', 'subject', 'body', 'weight');
     return steps.map((s) => ({ ...s, variants: variants.filter((v) => v.step_id === s.id) }));
-  }
-
-  /** Waiting rows of one campaign due by `now`, after the schedule moved them. */
-  async postpone(db: Executor, campaignId: string, until: Date): Promise<void> {
-    await db('sending_progress').where({ campaign_id: campaignId, state: 'waiting' }).andWhere('due_at', '<', until).update({ due_at: until });
   }
 
   /** The campaign's linked active accounts with their pace, locked (in id order) for this claim. */
@@ -202,14 +218,8 @@ export class SendingStore {
   }
 
   async addAccountFailure(db: Executor, accountId: string): Promise<number> {
-    const [row] = await db('sending_accounts').where({ account_id: accountId }).increment('failures', 1).returning('failures');
+    const [row] = await db('sending_accounts').where({ account_id: accountId }).increment('failures', 1).returning<{ failures: number }[]>('failures');
     return row?.failures ?? 0;
-  }
-
-  /** Contacts of the campaign still to be mailed. */
-  async unfinishedContacts(db: Executor, campaignId: string): Promise<number> {
-    const row = await db('contacts').where({ campaign_id: campaignId }).whereIn('status', UNFINISHED_STATUSES).first(db.raw('count(*)::int AS n'));
-    return row?.n ?? 0;
   }
 
   // --- sending status ---
@@ -232,7 +242,7 @@ export class SendingStore {
   }
 
   async nextDue(db: Executor, campaignId: string): Promise<Date | null> {
-    const row = await db('sending_progress').where({ campaign_id: campaignId, state: 'waiting' }).min('due_at as at').first();
+    const row = await db('sending_progress').where({ campaign_id: campaignId, state: 'waiting' }).min('due_at as at').first<{ at: Date | string | null } | undefined>();
     return row?.at ? new Date(row.at) : null;
   }
 
@@ -242,7 +252,7 @@ export class SendingStore {
   }
 
   async progressOf(db: Executor, contactId: string): Promise<ProgressRow | undefined> {
-    return db('sending_progress').where({ contact_id: contactId }).first();
+    return db('sending_progress').where({ contact_id: contactId }).first<ProgressRow | undefined>();
   }
 
   /** The progress rows of these contacts, locked. */

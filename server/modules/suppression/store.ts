@@ -27,7 +27,7 @@ export class SuppressionStore {
       return q;
     };
     const [rows, count] = await Promise.all([
-      scoped().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'value' }]).limit(page.limit).offset(page.skip).select('value', 'reason', 'created_at'),
+      scoped().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'value' }]).limit(page.limit).offset(page.skip).select<SuppressionRow[]>('value', 'reason', 'created_at'),
       scoped().count<{ n: string }[]>('* as n'),
     ]);
     return { rows, total: Number(count[0].n) };

@@ -7,9 +7,7 @@ import emailAddresses from 'email-addresses';
 import disposableDomains from 'disposable-email-domains';
 import disposableWildcards from 'disposable-email-domains/wildcard.json';
 import freeProviders from 'email-providers/common.json';
-// role-based-email-addresses is CommonJS without types: module.exports is the list of local parts.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const roleLocalParts: string[] = require('role-based-email-addresses');
+import roleLocalParts from 'role-based-email-addresses';
 
 export interface ParsedAddress {
   local: string;

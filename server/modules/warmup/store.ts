@@ -3,6 +3,7 @@
  * row per warm-up email (warmup_messages). Members are accounts (email_accounts ids) or pool-only mailboxes;
  * the ids never collide (both UUIDs), so a member id alone names either.
  */
+import type { Knex } from 'knex';
 import type { Executor } from '../../db';
 import { backlogOf, type Backlog } from '../../telemetry';
 
@@ -86,7 +87,7 @@ export class WarmupStore {
   }
 
   async mailbox(db: Executor, id: string): Promise<PoolMailboxRow | undefined> {
-    return db('warmup_mailboxes').where({ id }).first();
+    return db('warmup_mailboxes').where({ id }).first<PoolMailboxRow | undefined>();
   }
 
   async deleteMailbox(db: Executor, idOrEmail: string): Promise<number> {
@@ -128,7 +129,9 @@ export class WarmupStore {
     const due = db('warmup_members')
       .whereIn('member_id', ids)
       .andWhere('next_read_at', '<=', now)
-      .andWhere((q) => q.whereNull('read_claimed_until').orWhere('read_claimed_until', '<', now))
+      .andWhere((q) => {
+        q.whereNull('read_claimed_until').orWhere('read_claimed_until', '<', now);
+      })
       .orderBy('next_read_at')
       .limit(limit)
       .forUpdate()
@@ -147,7 +150,12 @@ export class WarmupStore {
 
   /** Mailboxes due to be read: the reader job's backlog. */
   readBacklog(db: Executor, now: Date): Promise<Backlog> {
-    return backlogOf(db('warmup_members').where('next_read_at', '<=', now).andWhere((q) => q.whereNull('read_claimed_until').orWhere('read_claimed_until', '<', now)), 'next_read_at');
+    const due = db('warmup_members')
+      .where('next_read_at', '<=', now)
+      .andWhere((q) => {
+        q.whereNull('read_claimed_until').orWhere('read_claimed_until', '<', now);
+      });
+    return backlogOf(due, 'next_read_at');
   }
 
   // --- messages ---
@@ -183,7 +191,7 @@ export class WarmupStore {
   }
 
   async message(db: Executor, id: string): Promise<WarmupMessageRow | undefined> {
-    return db('warmup_messages').where({ id }).first();
+    return db('warmup_messages').where({ id }).first<WarmupMessageRow | undefined>();
   }
 
   async markSeen(db: Executor, id: string, landed: 'inbox' | 'spam', at: Date): Promise<void> {
@@ -231,19 +239,33 @@ export class WarmupStore {
   /** Per local day, the summary's counts of one member between two instants (each by the time it happened). */
   async dailyCounts(db: Executor, memberId: string, from: Date, to: Date, timezone: string): Promise<DayCount[]> {
     const day = (column: string) => db.raw(`to_char(${column} AT TIME ZONE ?, 'YYYY-MM-DD')`, [timezone]);
-    const count = (metric: DayCount['metric'], column: string, where: (q: ReturnType<Executor>) => void) => {
+    const count = (metric: DayCount['metric'], column: string, where: (q: Knex.QueryBuilder) => void) => {
       const q = db('warmup_messages').andWhere(column, '>=', from).andWhere(column, '<', to);
       where(q);
       return q.groupByRaw('2').select(db.raw('? AS metric', [metric]), day(column).wrap('', ' AS day'), db.raw('count(*)::int AS n'));
     };
     const parts = [
-      count('sent', 'sent_at', (q) => q.where({ sender_id: memberId }).whereIn('status', ['sent', 'unknown', 'sending'])),
-      count('bounced', 'sent_at', (q) => q.where({ sender_id: memberId, status: 'bounced' })),
-      count('received', 'seen_at', (q) => q.where({ recipient_id: memberId })),
-      count('landedInbox', 'seen_at', (q) => q.where({ sender_id: memberId, landed: 'inbox' })),
-      count('landedSpam', 'seen_at', (q) => q.where({ sender_id: memberId, landed: 'spam' })),
-      count('rescued', 'rescued_at', (q) => q.where({ sender_id: memberId })),
-      count('replied', 'replied_at', (q) => q.where({ sender_id: memberId })),
+      count('sent', 'sent_at', (q) => {
+        q.where({ sender_id: memberId }).whereIn('status', ['sent', 'unknown', 'sending']);
+      }),
+      count('bounced', 'sent_at', (q) => {
+        q.where({ sender_id: memberId, status: 'bounced' });
+      }),
+      count('received', 'seen_at', (q) => {
+        q.where({ recipient_id: memberId });
+      }),
+      count('landedInbox', 'seen_at', (q) => {
+        q.where({ sender_id: memberId, landed: 'inbox' });
+      }),
+      count('landedSpam', 'seen_at', (q) => {
+        q.where({ sender_id: memberId, landed: 'spam' });
+      }),
+      count('rescued', 'rescued_at', (q) => {
+        q.where({ sender_id: memberId });
+      }),
+      count('replied', 'replied_at', (q) => {
+        q.where({ sender_id: memberId });
+      }),
     ];
     const rows = await Promise.all(parts);
     return rows.flat() as DayCount[];

@@ -1,5 +1,5 @@
 /** webhook_subscriptions, webhook_deliveries (the outbox) and webhook_attempts (the log). */
-import type { Executor } from '../../db';
+import type { Executor, RawResult } from '../../db';
 import { backlogOf, type Backlog } from '../../telemetry';
 
 export interface SubscriptionRow {
@@ -48,16 +48,16 @@ export class WebhookStore {
   }
 
   async find(db: Executor, workspaceId: string, id: string): Promise<SubscriptionRow | undefined> {
-    return db('webhook_subscriptions').where({ workspace_id: workspaceId, id }).first();
+    return db('webhook_subscriptions').where({ workspace_id: workspaceId, id }).first<SubscriptionRow | undefined>();
   }
 
   async findById(db: Executor, id: string): Promise<SubscriptionRow | undefined> {
-    return db('webhook_subscriptions').where({ id }).first();
+    return db('webhook_subscriptions').where({ id }).first<SubscriptionRow | undefined>();
   }
 
   async page(db: Executor, workspaceId: string, page: { limit: number; skip: number }): Promise<{ rows: SubscriptionRow[]; total: number }> {
     const [rows, count] = await Promise.all([
-      db('webhook_subscriptions').where({ workspace_id: workspaceId }).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.skip),
+      db<SubscriptionRow>('webhook_subscriptions').where({ workspace_id: workspaceId }).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.skip),
       db('webhook_subscriptions').where({ workspace_id: workspaceId }).count<{ n: string }[]>('* as n'),
     ]);
     return { rows, total: Number(count[0].n) };
@@ -92,7 +92,7 @@ export class WebhookStore {
    * receiver cannot take the batch. The earliest-due rows are looked at first, up to a bounded number.
    */
   async claimDue(db: Executor, now: Date, limit: number, perSubscription: number): Promise<(DeliveryRow & { url: string; secret_enc: string })[]> {
-    const result = await db.raw(
+    const result = await db.raw<RawResult<DeliveryRow>>(
       `WITH due AS (
          SELECT d.id, d.subscription_id, d.next_attempt_at
            FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
@@ -115,7 +115,7 @@ export class WebhookStore {
        RETURNING *`,
       [now, limit * 20, perSubscription, limit, now],
     );
-    const claimed: DeliveryRow[] = result.rows;
+    const claimed = result.rows;
     if (claimed.length === 0) return [];
     const subs: { id: string; url: string; secret_enc: string }[] = await db('webhook_subscriptions').whereIn('id', [...new Set(claimed.map((d) => d.subscription_id))]).select('id', 'url', 'secret_enc');
     const byId = new Map(subs.map((s) => [s.id, s]));
@@ -159,12 +159,16 @@ export class WebhookStore {
   async requeue(db: Executor, subscriptionId: string, now: Date, failedSince: Date): Promise<void> {
     await db('webhook_deliveries')
       .where({ subscription_id: subscriptionId })
-      .andWhere((q) => q.where('status', 'pending').orWhere((f) => f.where('status', 'failed').andWhere('created_at', '>=', failedSince)))
+      .andWhere((q) => {
+        q.where('status', 'pending').orWhere((f) => {
+          f.where('status', 'failed').andWhere('created_at', '>=', failedSince);
+        });
+      })
       .update({ status: 'pending', next_attempt_at: now, attempts: 0 });
   }
 
   async findDelivery(db: Executor, workspaceId: string, id: string): Promise<DeliveryRow | undefined> {
-    return db('webhook_deliveries').where({ workspace_id: workspaceId, id }).first();
+    return db('webhook_deliveries').where({ workspace_id: workspaceId, id }).first<DeliveryRow | undefined>();
   }
 
   async attempts(db: Executor, subscriptionId: string, page: { limit: number; skip: number }) {

@@ -107,7 +107,7 @@ export class WorkspaceStore {
 
   /** The caps of the workspace's plan (null: none). */
   async planCaps(db: Executor, workspaceId: string): Promise<{ max_contacts: number | null; max_email_accounts: number | null }> {
-    const row = await db('workspaces as w').join('plans as p', 'p.id', 'w.plan_id').where('w.id', workspaceId).first('p.max_contacts', 'p.max_email_accounts');
+    const row = await db('workspaces as w').join('plans as p', 'p.id', 'w.plan_id').where('w.id', workspaceId).first<{ max_contacts: number | null; max_email_accounts: number | null } | undefined>('p.max_contacts', 'p.max_email_accounts');
     return { max_contacts: row?.max_contacts ?? null, max_email_accounts: row?.max_email_accounts ?? null };
   }
 
@@ -162,7 +162,9 @@ export class WorkspaceStore {
   findUsablePlan(db: Executor, ownerWorkspaceId: string, planId: string): Promise<PlanRow | undefined> {
     return db('plans')
       .where({ id: planId })
-      .andWhere((q) => q.where({ owner_workspace_id: ownerWorkspaceId }).orWhere({ id: DEFAULT_PLAN_ID }))
+      .andWhere((q) => {
+        q.where({ owner_workspace_id: ownerWorkspaceId }).orWhere({ id: DEFAULT_PLAN_ID });
+      })
       .first();
   }
 
