@@ -254,7 +254,9 @@ export interface paths {
          *     over a range of calendar days in the workspace's time zone (default the 30 days ending today; at most
          *     366 days). Computed from stored email events only, warm-up traffic excluded:
          *     - `totals`: events of each type (`sent`, `opened`, `clicked`, `replied`, `bounced`, `unsubscribed`);
-         *     - `unique`: distinct contacts per type;
+         *     - `unique`: contacts whose first event of each type (in this campaign, or in the workspace without
+         *       `campaignId`) falls in the range, so a contact counts once however many ranges its events span (as
+         *       Instantly counts `new_leads_contacted` and first occurrences);
          *     - `rates`: unique opened, clicked, replied, bounced, unsubscribed contacts divided by the unique contacts
          *       sent to, in percent with two decimals (0 when nobody was sent to);
          *     - `graph`: one entry per day of the range with that day's event counts, days without events as zeros.
@@ -1196,7 +1198,9 @@ export interface paths {
          *     over a range of calendar days in the workspace's time zone (default the 30 days ending today; at most
          *     366 days). Computed from stored email events only, warm-up traffic excluded:
          *     - `totals`: events of each type (`sent`, `opened`, `clicked`, `replied`, `bounced`, `unsubscribed`);
-         *     - `unique`: distinct contacts per type;
+         *     - `unique`: contacts whose first event of each type (in this campaign, or in the workspace without
+         *       `campaignId`) falls in the range, so a contact counts once however many ranges its events span (as
+         *       Instantly counts `new_leads_contacted` and first occurrences);
          *     - `rates`: unique opened, clicked, replied, bounced, unsubscribed contacts divided by the unique contacts
          *       sent to, in percent with two decimals (0 when nobody was sent to);
          *     - `graph`: one entry per day of the range with that day's event counts, days without events as zeros.
@@ -2550,11 +2554,14 @@ export interface paths {
         };
         /**
          * Get the companies of a company list
-         * @description Returns the members of a company list in the order they were added (ties by id), with `limit`/`skip` pagination.
+         * @description Returns the members of a company list in the order they were added (ties by id), with `limit`/`skip` pagination,
+         *     or page by page at flat cost with `cursor` (the previous page's `pagination.nextCursor`): prefer it past the first
+         *     few pages of a large list, since a `skip` is walked.
          *     Each company shows its identity fields, and every field when this workspace has seen it in full
          *     (company search with `full`; `revealed: true`). Reading a list never reveals or charges anything.
          *
-         *     Errors: `400` a parameter missing or out of range; `404` no such list in this workspace; `409` the list is a
+         *     Errors: `400` a parameter missing or out of range, a `cursor` this API did not give, or a `cursor` with
+         *     `skip`; `404` no such list in this workspace; `409` the list is a
          *     people list (read it with `GET /v2/list/leads`).
          */
         get: operations["getListCompanies"];
@@ -2740,13 +2747,16 @@ export interface paths {
         };
         /**
          * Get the people of a people list
-         * @description Returns the members of a people list in the order they were added (ties by id), with `limit`/`skip` pagination.
+         * @description Returns the members of a people list in the order they were added (ties by id), with `limit`/`skip` pagination,
+         *     or page by page at flat cost with `cursor` (the previous page's `pagination.nextCursor`): prefer it past the first
+         *     few pages of a large list, since a `skip` is walked.
          *     Each person shows only what this workspace has revealed before (a people search with
          *     `workEmailReveal`, `fullContactAndCompany` or `mobilePhoneReveal`, or a send-to-campaign): `email`,
          *     `mobilePhone`, `linkedinUrl` and the full company appear only for the data options listed in `revealed`.
          *     Reading a list never reveals or charges anything.
          *
-         *     Errors: `400` a parameter missing or out of range; `404` no such list in this workspace; `409` the list is a
+         *     Errors: `400` a parameter missing or out of range, a `cursor` this API did not give, or a `cursor` with
+         *     `skip`; `404` no such list in this workspace; `409` the list is a
          *     company list (read it with `GET /v2/list/companies`).
          */
         get: operations["getListLeads"];
@@ -4102,7 +4112,8 @@ export interface components {
         };
         /**
          * @description Campaign email analytics over a range of days, warm-up traffic excluded. `totals` counts events; `unique`
-         *     counts distinct contacts per event type (a contact who opened three times counts once), leaving out opens and
+         *     counts contacts per event type by their first such event (a contact who opened three times counts once, in
+         *     the range that holds the first of those opens), leaving out opens and
          *     clicks made by machines (mail-privacy proxies, link scanners, prefetches within seconds of the send), which
          *     `totals` still count; `rates` divide the
          *     unique counts by the unique contacts sent to (`unique.sent`); `graph` has one entry per day of the range,
@@ -5920,6 +5931,23 @@ export interface components {
             /** Format: date-time */
             addedAt: string;
         };
+        /**
+         * @description Where this page of members sits in the list. Pages go by `skip` (an offset, whose cost grows with it) or by
+         *     `cursor` (flat cost at any depth): `nextCursor` names the last member of this page; pass it as `cursor`
+         *     for the next one. Members are in the order they were added (ties by id), so a member added while a client
+         *     pages through appears at the end and never shifts, repeats or skips a member on later cursor pages.
+         */
+        LeadListPagination: {
+            /** @description True when members follow this page. */
+            hasMore: boolean;
+            limit: number;
+            /** @description The `cursor` of the next page, `null` on the last page. */
+            nextCursor: string | null;
+            /** @description The request's `skip` (0 when it gave a `cursor`). */
+            skip: number;
+            /** @description How many members the list holds (its `memberCount`). */
+            total: number;
+        };
         /** @description People of the lead database to add to, or remove from, a people list. */
         LeadListPeopleChangeRequest: {
             /**
@@ -6401,8 +6429,9 @@ export interface components {
         };
         /**
          * @description What came back from the mail of a campaign, step or variant, from stored events (warm-up excluded):
-         *     `sent` emails and `contactsSent` distinct contacts sent to; `replies` (a person's answers, matched to what
-         *     was sent) and `uniqueReplies` (distinct contacts who replied); `autoReplies` (out of office,
+         *     `sent` emails and `contactsSent` contacts first sent to (of this campaign, step or variant) in the range;
+         *     `replies` (a person's answers, matched to what was sent) and `uniqueReplies` (contacts whose first reply
+         *     falls in the range); `autoReplies` (out of office,
          *     autoresponders: not replies); `bounces` (hard bounces: SMTP 5xx answers and 5.x.x delivery reports).
          *     `repliesByIntent` splits `replies` by their intent as it stands now (a user's correction counts).
          *     A reply or bounce counts for the step and variant of the email it answers. Rates are in percent of
@@ -6410,7 +6439,7 @@ export interface components {
          */
         ReplyAnalyticsCounts: {
             autoReplies: number;
-            /** @description Distinct contacts bounced / contactsSent, in percent. */
+            /** @description Contacts whose first bounce falls in the range / contactsSent, in percent. */
             bounceRate: number;
             bounces: number;
             contactsSent: number;
@@ -7464,6 +7493,12 @@ export interface components {
          * @example 20
          */
         Limit: number;
+        /**
+         * @description The `pagination.nextCursor` of the previous page: the page starts right after the member it names, at the
+         *     same cost however deep it is. Not with `skip` (a `400`).
+         * @example MjAyNi0xMS0yM1QxMDowNTowMC4wMDBafDAxOTJmMGM1LTJiN2EtN2QxMC04YzNlLTZmNGExYjJjM2Q0ZQ
+         */
+        ListCursor: string;
         /**
          * @description How many items to skip before the first returned.
          * @example 0
@@ -11743,6 +11778,12 @@ export interface operations {
         parameters: {
             query: {
                 /**
+                 * @description The `pagination.nextCursor` of the previous page: the page starts right after the member it names, at the
+                 *     same cost however deep it is. Not with `skip` (a `400`).
+                 * @example MjAyNi0xMS0yM1QxMDowNTowMC4wMDBafDAxOTJmMGM1LTJiN2EtN2QxMC04YzNlLTZmNGExYjJjM2Q0ZQ
+                 */
+                cursor?: components["parameters"]["ListCursor"];
+                /**
                  * @description How many items to return (1-100).
                  * @example 20
                  */
@@ -11776,7 +11817,7 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         data: {
                             items: components["schemas"]["LeadListMemberCompany"][];
-                            pagination: components["schemas"]["ListPagination"];
+                            pagination: components["schemas"]["LeadListPagination"];
                         };
                     };
                 };
@@ -12084,6 +12125,12 @@ export interface operations {
         parameters: {
             query: {
                 /**
+                 * @description The `pagination.nextCursor` of the previous page: the page starts right after the member it names, at the
+                 *     same cost however deep it is. Not with `skip` (a `400`).
+                 * @example MjAyNi0xMS0yM1QxMDowNTowMC4wMDBafDAxOTJmMGM1LTJiN2EtN2QxMC04YzNlLTZmNGExYjJjM2Q0ZQ
+                 */
+                cursor?: components["parameters"]["ListCursor"];
+                /**
                  * @description How many items to return (1-100).
                  * @example 20
                  */
@@ -12117,7 +12164,7 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         data: {
                             items: components["schemas"]["LeadListMemberPerson"][];
-                            pagination: components["schemas"]["ListPagination"];
+                            pagination: components["schemas"]["LeadListPagination"];
                         };
                     };
                 };

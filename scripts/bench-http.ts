@@ -4,7 +4,8 @@
  * Starts a hello server (Express 5, one JSON route) and the real server (`server/main.ts`, production
  * settings: LOG_LEVEL=info to a file, no response validation, the worker off) as child processes, and
  * runs `wrk` (apt-get install wrk) at BENCH_CONNECTIONS (32) on loopback against: the hello,
- * `/healthz`, `GET /v1/authenticate`, `GET /v1/ratelimit/limits`, `GET /v1/campaign/list` for one
+ * `/healthz`, `GET /v1/authenticate`, `GET /v1/ratelimit/limits`, and the list operations `GET /v1/campaign/list`,
+ * `GET /v2/list/all`, `GET /v2/list/leads` (a list of 20 people) and `GET /v2/email/list` for one
  * workspace on a high-limit plan, with `GET /v1/authenticate` spread over 8 workspaces right after the
  * one-workspace case (the two are compared, so they run under the same conditions); then the hello
  * again. Prints req/s, p50, p99 and the serving process's CPU time per request of each, with the ratio
@@ -15,10 +16,9 @@
  * the cases whose name contains one of its comma-separated words (the hello always runs), so that a profile
  * covers one case; BENCH_NODE_ARGS are passed to the server process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, closeSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -26,7 +26,9 @@ import { loadConfig, type Config } from '../server/config';
 import { migrate, openDatabase } from '../server/db';
 import { newId } from '../server/ids';
 import { createServices, type Deps } from '../server/services';
+import { generateLeads } from '../server/modules/leads/generate';
 import { freshBenchDatabase } from './bench-database';
+import { freePort, stop, waitReady } from './bench-process';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -54,43 +56,6 @@ interface Result {
   cpuUs: number;
   non2xx: number;
   errors: string;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitReady(url: string, child: ChildProcess, log: string): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${url}: the process exited with ${child.exitCode} (log: ${log})`);
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      /* not yet listening */
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${url} did not answer within 120 s (log: ${log})`);
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
 }
 
 const UNIT_MS: Record<string, number> = { us: 0.001, ms: 1, s: 1000, m: 60_000 };
@@ -133,8 +98,11 @@ function measure(pid: number, name: string, url: string, args: string[] = []): R
   return r;
 }
 
-/** The benchmark's data: a high-limit plan, one workspace with five campaigns, and eight more workspaces. */
-async function prepare(config: Config): Promise<{ mainKey: string; parallelKeys: string[] }> {
+/**
+ * The benchmark's data: a high-limit plan, one workspace with five campaigns and a people list of 20 (from a
+ * small generated lead database), and eight more workspaces.
+ */
+async function prepare(config: Config): Promise<{ mainKey: string; parallelKeys: string[]; listId: string }> {
   const database = await openDatabase(config);
   try {
     await migrate(database.db);
@@ -152,11 +120,15 @@ async function prepare(config: Config): Promise<{ mainKey: string; parallelKeys:
     });
     const main = await services.workspaces.createWorkspace({ name: 'Bench main', planId });
     for (let i = 0; i < 5; i++) await services.campaigns.create(main.workspace.id, { name: `Campaign ${i + 1}` });
+    await generateLeads(database.db, { people: 100, companies: 10, seed: 1 });
+    const list = await services.lists.create(main.workspace.id, 'people', 'Bench list');
+    const people: { id: string }[] = await database.db('people').orderBy('id').limit(20).select('id');
+    await services.lists.addMembers(main.workspace.id, 'people', list.id, people.map((p) => p.id));
     const parallelKeys: string[] = [];
     for (let i = 0; i < PARALLEL_WORKSPACES; i++) {
       parallelKeys.push((await services.workspaces.createWorkspace({ name: `Bench ${i + 1}`, planId })).apiKey);
     }
-    return { mainKey: main.apiKey, parallelKeys };
+    return { mainKey: main.apiKey, parallelKeys, listId: list.id };
   } finally {
     await database.close();
   }
@@ -181,7 +153,7 @@ async function runTarget(target: string, hello: { url: string; pid: number }): P
     throw new Error(`unknown BENCH_TARGETS entry "${target}" (postgres, pglite)`);
   }
 
-  const { mainKey, parallelKeys } = await prepare(config);
+  const { mainKey, parallelKeys, listId } = await prepare(config);
   const port = await freePort();
   const logFile = join(tmpdir(), `bench-http-${target}-${process.pid}.log`);
   const logFd = openSync(logFile, 'w');
@@ -219,6 +191,9 @@ end
       measure(server.pid!, `GET /v1/authenticate, ${PARALLEL_WORKSPACES} workspaces`, `${base}/v1/authenticate`, ['-s', scripts[1]]),
       measure(server.pid!, 'GET /v1/ratelimit/limits', `${base}/v1/ratelimit/limits`, key),
       measure(server.pid!, 'GET /v1/campaign/list', `${base}/v1/campaign/list`, key),
+      measure(server.pid!, 'GET /v2/list/all', `${base}/v2/list/all`, key),
+      measure(server.pid!, 'GET /v2/list/leads', `${base}/v2/list/leads?listId=${listId}`, key),
+      measure(server.pid!, 'GET /v2/email/list', `${base}/v2/email/list`, key),
       measure(hello.pid, 'hello again', hello.url),
     ].filter((r) => r !== undefined);
     return results;

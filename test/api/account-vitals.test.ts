@@ -2,6 +2,7 @@ import { readJson, type ErrorBody } from '../helpers/bodies';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import { newId } from '../../server/ids';
+import { recordMailEvents } from '../helpers/mail-events';
 
 const DKIM_KEY = 'v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAq1';
 
@@ -56,7 +57,7 @@ async function connect(ws: TestWorkspace, email: string, smtpHost?: string): Pro
 }
 
 async function event(ws: TestWorkspace, accountId: string, type: string, at: string, warmup = false) {
-  await t.db('email_events').insert({ id: newId(), workspace_id: ws.workspaceId, account_id: accountId, type, is_warmup: warmup, occurred_at: new Date(at) });
+  await recordMailEvents(t, ws.workspaceId, [{ type, accountId, at, warmup }]);
 }
 
 const passed = (name: string, records: string[]) => ({ pass: true, name, records, reason: null, message: null });
@@ -238,6 +239,19 @@ describe('POST /v1/account/vitals', () => {
     t.clock.set('2026-12-21T10:00:01Z');
     v = await vitals();
     expect([v.reputation.sent, v.score]).toEqual([0, 100]);
+  });
+
+  it('starts the 30 days at the instant, inside a day of the rollups', async () => {
+    const ws = await t.createWorkspace();
+    const id = await connect(ws, 'edge@acme.io');
+    t.clock.set('2026-11-23T10:07:30.000Z');
+    await event(ws, id, 'sent', '2026-10-24T10:07:29.999Z'); // just over 30 days ago
+    await event(ws, id, 'sent', '2026-10-24T10:07:30.000Z');
+    await event(ws, id, 'sent', '2026-10-24T10:14:59.999Z');
+    await event(ws, id, 'sent', '2026-10-24T23:59:59.999Z');
+    await event(ws, id, 'sent', '2026-10-25T00:00:00.000Z'); // the next day: from the rollups
+    const { data } = await ws.client.POST('/v1/account/vitals', { body: { accountIds: [id] } });
+    expect(data!.data.items[0].reputation.sent).toBe(4);
   });
 
   it('fails a null MX and duplicate SPF/DMARC records, skips a revoked DKIM key and uses the selectors asked', async () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { readJson, type ErrorBody, type V1ErrorBody } from '../helpers/bodies';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import { newId } from '../../server/ids';
+import { recordMailEvents } from '../helpers/mail-events';
 import { SecretBox } from '../../server/secrets';
 import { AccountService } from '../../server/modules/account/service';
 import { AccountStore } from '../../server/modules/account/store';
@@ -36,7 +37,7 @@ async function connectReadable(ws: TestWorkspace, email: string) {
 const ALL_DAY = { windowFrom: '00:00', windowTo: '24:00', weekdaysOnly: false };
 
 async function insertSent(ws: TestWorkspace, accountId: string, at: string, warmup = false) {
-  await t.db('email_events').insert({ id: newId(), workspace_id: ws.workspaceId, account_id: accountId, type: 'sent', is_warmup: warmup, occurred_at: new Date(at) });
+  await recordMailEvents(t, ws.workspaceId, [{ type: 'sent', accountId, at, warmup }]);
 }
 
 async function v2Error(path: string, ws: TestWorkspace, init: RequestInit = {}) {

@@ -1,5 +1,6 @@
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import { newId } from '../../server/ids';
+import { recordMailEvents } from '../helpers/mail-events';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -36,20 +37,7 @@ interface EventInput {
   warmup?: boolean;
 }
 
-async function events(ws: TestWorkspace, list: EventInput[]) {
-  await t.db('email_events').insert(
-    list.map((e) => ({
-      id: newId(),
-      workspace_id: ws.workspaceId,
-      campaign_id: e.campaignId ?? null,
-      contact_id: e.contactId ?? null,
-      account_id: e.accountId ?? null,
-      type: e.type,
-      is_warmup: e.warmup ?? false,
-      occurred_at: new Date(e.at),
-    })),
-  );
-}
+const events = (ws: TestWorkspace, list: EventInput[]) => recordMailEvents(t, ws.workspaceId, list);
 
 async function raw(ws: TestWorkspace, path: string) {
   const res = await t.fetch(path, { apiKey: ws.apiKey });
@@ -85,7 +73,7 @@ describe('GET /v1/analytics/campaign/summary', () => {
     ]);
   });
 
-  it('counts totals, unique contacts, rates and a daily series with zero days', async () => {
+  it('counts totals, contacts by their first event in the range, rates and a daily series with zero days', async () => {
     const { data, response } = await ws.client.GET('/v1/analytics/campaign/summary', {
       params: { query: { campaignId: c1, startDate: '2026-11-21', endDate: '2026-11-23' } },
     });
@@ -97,8 +85,9 @@ describe('GET /v1/analytics/campaign/summary', () => {
       endDate: '2026-11-23',
       timezone: 'UTC',
       totals: { sent: 3, opened: 4, clicked: 1, replied: 1, bounced: 1, unsubscribed: 0 },
-      unique: { sent: 3, opened: 2, clicked: 1, replied: 1, bounced: 1, unsubscribed: 0 },
-      rates: { openRate: 66.67, clickRate: 33.33, replyRate: 33.33, bounceRate: 33.33, unsubscribeRate: 0 },
+      // k1 was first sent to the day before the range: a unique of that day, not of this range.
+      unique: { sent: 2, opened: 2, clicked: 1, replied: 1, bounced: 1, unsubscribed: 0 },
+      rates: { openRate: 100, clickRate: 50, replyRate: 50, bounceRate: 50, unsubscribeRate: 0 },
       graph: [
         { date: '2026-11-21', ...ZERO, sent: 2, opened: 2 },
         { date: '2026-11-22', ...ZERO },
@@ -111,8 +100,8 @@ describe('GET /v1/analytics/campaign/summary', () => {
     const { data } = await ws.client.GET('/v1/analytics/campaign/summary', { params: { query: { startDate: '2026-11-21', endDate: '2026-11-23' } } });
     expect(data!.data.campaignId).toBeNull();
     expect(data!.data.totals).toEqual({ sent: 4, opened: 4, clicked: 1, replied: 1, bounced: 1, unsubscribed: 1 });
-    expect(data!.data.unique).toEqual({ sent: 4, opened: 2, clicked: 1, replied: 1, bounced: 1, unsubscribed: 1 });
-    expect(data!.data.rates).toEqual({ openRate: 50, clickRate: 25, replyRate: 25, bounceRate: 25, unsubscribeRate: 25 });
+    expect(data!.data.unique).toEqual({ sent: 3, opened: 2, clicked: 1, replied: 1, bounced: 1, unsubscribed: 1 });
+    expect(data!.data.rates).toEqual({ openRate: 66.67, clickRate: 33.33, replyRate: 33.33, bounceRate: 33.33, unsubscribeRate: 33.33 });
     expect(data!.data.graph[1]).toEqual({ date: '2026-11-22', ...ZERO, sent: 1, unsubscribed: 1 });
   });
 

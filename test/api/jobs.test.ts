@@ -159,8 +159,12 @@ describe('contact import from CSV', () => {
 describe('contact import into a people list', () => {
   const newList = async (workspace: TestWorkspace, name: string, kind: 'people' | 'company' = 'people') =>
     (await workspace.client.POST(kind === 'people' ? '/v2/list/create/people' : '/v2/list/create/company', { body: { name } })).data!.data.list.id;
-  const members = async (workspace: TestWorkspace, listId: string) =>
-    (await workspace.client.GET('/v2/list/leads', { params: { query: { listId } } })).data!.data.items.map((p) => p.id).sort();
+  /** The list's members, sorted; its kept member count (the page's total) must agree with them. */
+  const members = async (workspace: TestWorkspace, listId: string) => {
+    const { items, pagination } = (await workspace.client.GET('/v2/list/leads', { params: { query: { listId } } })).data!.data;
+    expect(pagination.total).toBe(items.length);
+    return items.map((p) => p.id).sort();
+  };
 
   it('adds the lead-database person of each address, skipping with a reason per row', async () => {
     const mine = await t.createWorkspace();

@@ -230,10 +230,13 @@ describe('read members', () => {
     expect(second).toMatchObject({ id: jane.id, email: 'jane.doe@northwindanalytics.com', linkedinUrl: 'https://www.linkedin.com/in/jane-doe', revealed: ['workEmailReveal', 'fullContactAndCompany'] });
     expect(second.company).toMatchObject({ employeeCount: 180, technologies: ['salesforce', 'aws'] });
     expect(second).not.toHaveProperty('mobilePhone');
-    expect(data!.data.pagination).toEqual({ limit: 2, skip: 0, total: 3, hasMore: true });
+    expect(data!.data.pagination).toEqual({ limit: 2, skip: 0, total: 3, hasMore: true, nextCursor: expect.any(String) });
     const next = await ws.client.GET('/v2/list/leads', { params: { query: { listId: list.id, limit: 2, skip: 2 } } });
     expect(next.data!.data.items.map((p) => p.id)).toEqual([carla.id]);
-    expect(next.data!.data.pagination.hasMore).toBe(false);
+    expect(next.data!.data.pagination).toEqual({ limit: 2, skip: 2, total: 3, hasMore: false, nextCursor: null });
+    // The first page's cursor leads to the same next page as the skip.
+    const byCursor = await ws.client.GET('/v2/list/leads', { params: { query: { listId: list.id, limit: 2, cursor: data!.data.pagination.nextCursor! } } });
+    expect(byCursor.data!.data).toEqual({ ...next.data!.data, pagination: { ...next.data!.data.pagination, skip: 0 } });
     // Reading charges nothing.
     expect(Number((await t.db('credit_ledger').where({ workspace_id: ws.workspaceId }).count('* as n'))[0].n)).toBe(1);
   });
@@ -257,6 +260,49 @@ describe('read members', () => {
       revealed: false,
       addedAt: t.clock.now().toISOString(),
     });
+  });
+
+  it('pages by cursor in list order, never repeating or skipping a member while the list changes', async () => {
+    const list = await createList(ws, 'people');
+    // Added at three times; Jane, Amy and Bob at one time, so their order is by id.
+    await addPeople(ws, list.id, [luis.id]);
+    t.clock.advance(1000);
+    await addPeople(ws, list.id, [jane.id, amy.id, bob.id]);
+    t.clock.advance(1000);
+    await addPeople(ws, list.id, [carla.id]);
+    const order = [luis.id, ...[jane.id, amy.id, bob.id].sort(), carla.id];
+    const page = async (cursor?: string) => {
+      const { data, response } = await ws.client.GET('/v2/list/leads', { params: { query: { listId: list.id, limit: 2, cursor } } });
+      expect(response.status).toBe(200);
+      return data!.data;
+    };
+    const first = await page();
+    expect(first.items.map((p) => p.id)).toEqual(order.slice(0, 2));
+    // A member the client has passed leaves, and one joins: the next pages neither shift nor repeat.
+    t.clock.advance(1000);
+    await ws.client.POST('/v2/list/remove/leads', { body: { listId: list.id, personIds: [order[0]] } });
+    await t.db('people').insert({ ...luis, id: '0192f0c5-00aa-7000-8000-0000000000aa', first_name: 'Late', work_email: 'late@brightpathlogistics.com' });
+    await addPeople(ws, list.id, ['0192f0c5-00aa-7000-8000-0000000000aa']);
+    const second = await page(first.pagination.nextCursor!);
+    expect(second.items.map((p) => p.id)).toEqual(order.slice(2, 4));
+    expect(second.pagination).toEqual({ limit: 2, skip: 0, total: 5, hasMore: true, nextCursor: expect.any(String) });
+    const third = await page(second.pagination.nextCursor!);
+    expect(third.items.map((p) => p.id)).toEqual([carla.id, '0192f0c5-00aa-7000-8000-0000000000aa']);
+    expect(third.pagination).toMatchObject({ hasMore: false, nextCursor: null });
+  });
+
+  it('answers 400 for a cursor it did not give, and for a cursor with skip', async () => {
+    const list = await createList(ws, 'company');
+    const cursor = Buffer.from(`2026-11-23T10:05:00.000Z|${northwind.id}`).toString('base64url');
+    expect((await call(ws, 'GET', `/v2/list/companies?listId=${list.id}&cursor=${cursor}`)).status).toBe(200);
+    for (const bad of ['nope', Buffer.from('2026-11-23|x').toString('base64url'), Buffer.from(`+275760-09-13T00:00:00.000Z|${northwind.id}`).toString('base64url')]) {
+      expect(await call(ws, 'GET', `/v2/list/companies?listId=${list.id}&cursor=${bad}`)).toMatchObject({
+        status: 400,
+        body: { error: 'The cursor is not one this API gave.' },
+        fields: ['query.cursor'],
+      });
+    }
+    expect(await call(ws, 'GET', `/v2/list/companies?listId=${list.id}&cursor=${cursor}&skip=20`)).toMatchObject({ status: 400, fields: ['query.skip'] });
   });
 
   it('answers 409 for the other kind and 404 for another workspace', async () => {
@@ -298,5 +344,34 @@ describe('delete', () => {
     const other = await t.createWorkspace();
     expect(await call(other, 'POST', '/v2/list/delete/company', { listId: companies.id })).toMatchObject({ status: 404, body: { error: 'List not found.' } });
     expect((await call(ws, 'GET', `/v2/list/get?listId=${companies.id}`)).status).toBe(200);
+  });
+});
+
+describe('member count', () => {
+  const counted = async () =>
+    Object.fromEntries(
+      (
+        await t.db.raw(`SELECT l.id, l.member_count AS kept,
+          (SELECT count(*) FROM list_people m WHERE m.list_id = l.id) + (SELECT count(*) FROM list_companies m WHERE m.list_id = l.id) AS counted
+          FROM lists l`)
+      ).rows.map((r: { id: string; kept: number; counted: string }) => [r.id, [r.kept, Number(r.counted)]]),
+    );
+
+  it('is kept by every add and remove, and the migration counts the members of lists that existed before it', async () => {
+    const kept = await counted();
+    expect(Object.keys(kept).length).toBeGreaterThan(10);
+    for (const [kept_, real] of Object.values(kept)) expect(kept_).toBe(real);
+
+    const list = await createList(ws, 'people');
+    await addPeople(ws, list.id, [jane.id, amy.id]);
+    const migration = '20261127030000_list_member_count';
+    await t.db.migrate.down({ name: migration });
+    // Memberships from before the counter existed.
+    await t.db('list_people').insert({ list_id: list.id, person_id: bob.id, added_at: t.clock.now() });
+    await t.db.migrate.up({ name: migration });
+    const after = await counted();
+    expect(after[list.id]).toEqual([3, 3]);
+    expect(Object.values(after).map(([k]) => k)).toEqual(Object.values(after).map(([, c]) => c));
+    expect((await ws.client.GET('/v2/list/get', { params: { query: { listId: list.id } } })).data!.data.list.memberCount).toBe(3);
   });
 });

@@ -101,10 +101,14 @@ async function openTestDatabase(own?: string): Promise<Database & { url?: string
 }
 
 export async function startTestServer(
-  /** `databaseUrl`: a PostgreSQL database of the test's own (test/helpers/own-postgres.ts) instead of the file's. */
-  options: { config?: Partial<Config>; clock?: TestClock; logger?: Deps['logger']; app?: AppOptions; metrics?: boolean; databaseUrl?: string } = {},
+  /**
+   * `databaseUrl`: a PostgreSQL database of the test's own (test/helpers/own-postgres.ts) instead of the file's;
+   * `database`: one the test opened and filled (a migration test), migrated to the latest here and closed with the server.
+   */
+  options: { config?: Partial<Config>; clock?: TestClock; logger?: Deps['logger']; app?: AppOptions; metrics?: boolean; databaseUrl?: string; database?: Database } = {},
 ): Promise<TestServer> {
-  const database = await openTestDatabase(options.databaseUrl);
+  const database: Database & { url?: string } = options.database ?? (await openTestDatabase(options.databaseUrl));
+  if (options.database) await migrate(options.database.db);
   const clock = options.clock ?? new TestClock();
   // Account connect logs in to SMTP/IMAP only where a test asks (VERIFY_MAIL_LOGINS is on in production).
   const config = loadConfig({ validateResponses: true, seedDemo: false, verifyMailLogins: false, ...options.config });
@@ -118,6 +122,10 @@ export async function startTestServer(
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
+  // Past the longest set-up between two requests of a test (records written one by one on a busy machine):
+  // with Node's 5 s, the server closed idle keep-alive sockets that fetch's pool, whose coarser timers run
+  // later, still reused (ECONNRESET).
+  server.keepAliveTimeout = 60_000;
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   await database.db('plans')

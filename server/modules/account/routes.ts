@@ -6,7 +6,7 @@ export const accountRoutes = ({ accounts }: { accounts: AccountService }) => [
   route('post', '/v2/account/connect', async ({ auth, body }) => ok('Email account connected', { account: await accounts.connect(auth.workspaceId, body) }), { status: 201 }),
   route('get', '/v1/account/list', async ({ auth, query }) => ok('Email accounts retrieved', await accounts.list(workspaceOf(auth), query))),
   route('get', '/v1/account/status', async ({ auth, query }) => ok('Email account status retrieved', await accounts.status(workspaceOf(auth), query.accountId))),
-  route('post', '/v1/account/vitals', async ({ auth, body }) => ok('Email account vitals checked', { items: await accounts.vitals(auth.workspaceId, body) })),
+  route('post', '/v1/account/vitals', async ({ auth, body }) => ok('Email account vitals checked', { items: await accounts.vitals(workspaceOf(auth), body) })),
   route('post', '/v1/account/warmup/enable', async ({ auth, body }) => {
     const result = await accounts.enableWarmup(workspaceOf(auth), body.accountId, body.warmup);
     return ok(result.changed ? 'Warm-up enabled' : 'Warm-up already enabled', result);

@@ -356,8 +356,8 @@ export class AccountService {
     });
   }
 
-  async vitals(workspaceId: string, body: Schemas['EmailAccountVitalsRequest']): Promise<Schemas['EmailAccountVitals'][]> {
-    const rows = await this.store.findMany(this.db, workspaceId, body.accountIds);
+  async vitals(workspace: ZonedWorkspace, body: Schemas['EmailAccountVitalsRequest']): Promise<Schemas['EmailAccountVitals'][]> {
+    const rows = await this.store.findMany(this.db, workspace.id, body.accountIds);
     const byId = new Map(rows.map((r) => [r.id, r]));
     const unknown = body.accountIds.map((id, i) => ({ id, i })).filter(({ id }) => !byId.has(id));
     if (unknown.length) {
@@ -383,10 +383,10 @@ export class AccountService {
         const row = byId.get(id)!;
         const domain = domainOfRow(row);
         const smtpHost = row.smtp_host ?? PROVIDER_SERVERS[row.provider].smtp?.[0] ?? domain;
-        const [checks, blocklists, { totals }] = await Promise.all([
+        const [checks, blocklists, totals] = await Promise.all([
           domains.get(domain)!,
           checkBlocklists(a, domain, smtpHost, zones),
-          this.events.countsByType(this.db, { workspaceId, warmup: false, accountId: id, since }),
+          this.events.accountCountsSince(this.db, { workspaceId: workspace.id, accountId: id, since, timezone: workspace.timezone }),
         ]);
         const reputation = {
           days: REPUTATION_DAYS,

@@ -1,6 +1,7 @@
 /**
- * Analytics computed from stored email events only (the events module counts them): campaign
- * summaries with a daily series, campaign counts, warm-up summaries and today's sends per account.
+ * Analytics of stored email events, from the rollups the events module keeps as it records them (their
+ * cost does not grow with the events stored): campaign summaries with a daily series, step and variant
+ * breakdowns, campaign counts and today's sends per account.
  * Days are the workspace's (its time zone). Campaigns, contacts and accounts are read through their
  * modules' services; analytics has no tables of its own.
  */
@@ -14,7 +15,7 @@ import type { ZonedWorkspace } from '../workspace/context';
 import type { ContactService } from '../contact/service';
 import { zeroIntents, type IntentCounts, type ReplyIntentService } from '../inbox/reply-intents';
 import { dayIn, resolveRange, type DayRange } from '../events/days';
-import { percent, zeroCounts, type EmailEventScope, type EventCounts, type EventService, type ReplyCountRow } from '../events/service';
+import { percent, zeroCounts, type EventCounts, type EventService, type ReplyCounts } from '../events/service';
 
 type Schemas = components['schemas'];
 type Rates = Schemas['AnalyticsRates'];
@@ -45,11 +46,6 @@ export class AnalyticsService {
     private readonly clock: Clock,
   ) {}
 
-  private async series(scope: EmailEventScope, range: DayRange): Promise<Schemas['AnalyticsDay'][]> {
-    const byDay = await this.events.dailyCounts(this.db, { ...scope, days: range });
-    return range.days.map((date) => ({ date, ...(byDay.get(date) ?? zeroCounts()) }));
-  }
-
   private range(workspace: ZonedWorkspace, query: { startDate?: string; endDate?: string }): DayRange {
     return resolveRange(query, workspace.timezone, this.clock.now());
   }
@@ -57,8 +53,7 @@ export class AnalyticsService {
   async campaignSummary(workspace: ZonedWorkspace, query: { campaignId?: string; startDate?: string; endDate?: string }): Promise<Schemas['CampaignAnalyticsSummary']> {
     const range = this.range(workspace, query);
     if (query.campaignId) await this.campaigns.assertExists(this.db, workspace.id, query.campaignId);
-    const scope: EmailEventScope = { workspaceId: workspace.id, warmup: false, campaignId: query.campaignId, days: range };
-    const { totals, unique } = await this.events.countsByType(this.db, scope);
+    const { totals, unique, byDay } = await this.events.rangeCounts(this.db, { workspaceId: workspace.id, campaignId: query.campaignId, days: range });
     return {
       campaignId: query.campaignId ?? null,
       startDate: range.startDate,
@@ -67,7 +62,7 @@ export class AnalyticsService {
       totals,
       unique,
       rates: rates(unique, unique.sent),
-      graph: await this.series(scope, range),
+      graph: range.days.map((date) => ({ date, ...(byDay.get(date) ?? zeroCounts()) })),
     };
   }
 
@@ -75,38 +70,41 @@ export class AnalyticsService {
   async campaignSteps(workspace: ZonedWorkspace, query: { campaignId: string; startDate?: string; endDate?: string }): Promise<Schemas['CampaignStepAnalytics']> {
     const range = this.range(workspace, query);
     await this.campaigns.assertExists(this.db, workspace.id, query.campaignId);
-    const [rows, layout, intents] = await Promise.all([
-      this.events.replyCountsByVariant(this.db, { workspaceId: workspace.id, warmup: false, campaignId: query.campaignId, days: range }),
-      this.campaigns.stepsAndVariants(this.db, query.campaignId),
+    const layout = await this.campaigns.stepsAndVariants(this.db, query.campaignId);
+    const [byScope, intents] = await Promise.all([
+      this.events.replyCounts(this.db, {
+        workspaceId: workspace.id,
+        campaignId: query.campaignId,
+        stepIds: [...new Set(layout.map((item) => item.step_id))],
+        variantIds: layout.flatMap((item) => (item.variant_id ? [item.variant_id] : [])),
+        days: range,
+      }),
       this.intents.countsByVariant(this.db, { workspaceId: workspace.id, campaignId: query.campaignId, days: range }),
     ]);
-    const counts = (row: ReplyCountRow | undefined, byIntent: IntentCounts = zeroIntents()): Schemas['ReplyAnalyticsCounts'] => {
-      const r = row ?? { sent: 0, contacts_sent: 0, replies: 0, unique_replies: 0, auto_replies: 0, bounces: 0, unique_bounces: 0 };
+    const counts = (c: ReplyCounts | undefined, byIntent: IntentCounts = zeroIntents()): Schemas['ReplyAnalyticsCounts'] => {
+      const r = c ?? { sent: 0, contactsSent: 0, replies: 0, uniqueReplies: 0, autoReplies: 0, bounces: 0, uniqueBounces: 0 };
       return {
         sent: r.sent,
-        contactsSent: r.contacts_sent,
+        contactsSent: r.contactsSent,
         replies: r.replies,
-        uniqueReplies: r.unique_replies,
-        replyRate: percent(r.unique_replies, r.contacts_sent),
+        uniqueReplies: r.uniqueReplies,
+        replyRate: percent(r.uniqueReplies, r.contactsSent),
         repliesByIntent: byIntent,
-        autoReplies: r.auto_replies,
+        autoReplies: r.autoReplies,
         bounces: r.bounces,
-        bounceRate: percent(r.unique_bounces, r.contacts_sent),
+        bounceRate: percent(r.uniqueBounces, r.contactsSent),
       };
     };
-    const total = rows.find((r) => r.g_step === 1);
-    const byStep = new Map(rows.filter((r) => r.g_step === 0 && r.g_variant === 1 && r.step_id).map((r) => [r.step_id!, r]));
-    const byVariant = new Map(rows.filter((r) => r.g_variant === 0 && r.variant_id).map((r) => [r.variant_id!, r]));
     const steps: Schemas['CampaignStepAnalytics']['steps'] = [];
     for (const item of layout) {
       let step = steps[steps.length - 1];
       if (!step || step.stepId !== item.step_id) {
-        step = { stepId: item.step_id, order: item.step_order, counts: counts(byStep.get(item.step_id), intents.byStep.get(item.step_id)), variants: [] };
+        step = { stepId: item.step_id, order: item.step_order, counts: counts(byScope.get(`step:${item.step_id}`), intents.byStep.get(item.step_id)), variants: [] };
         steps.push(step);
       }
-      if (item.variant_id) step.variants.push({ variantId: item.variant_id, label: item.label!, counts: counts(byVariant.get(item.variant_id), intents.byVariant.get(item.variant_id)) });
+      if (item.variant_id) step.variants.push({ variantId: item.variant_id, label: item.label!, counts: counts(byScope.get(`variant:${item.variant_id}`), intents.byVariant.get(item.variant_id)) });
     }
-    return { campaignId: query.campaignId, startDate: range.startDate, endDate: range.endDate, timezone: range.timezone, campaign: counts(total, intents.total), steps };
+    return { campaignId: query.campaignId, startDate: range.startDate, endDate: range.endDate, timezone: range.timezone, campaign: counts(byScope.get(`campaign:${query.campaignId}`), intents.total), steps };
   }
 
   async campaignCounts(workspaceId: string, query: { campaignId?: string }): Promise<Schemas['CampaignAnalyticsCounts']> {
@@ -115,7 +113,7 @@ export class AnalyticsService {
     const [campaigns, contacts, events] = await Promise.all([
       this.campaigns.countByStatus(this.db, workspaceId, campaignId),
       this.contacts.countByStatus(this.db, workspaceId, campaignId),
-      this.events.countsByType(this.db, { workspaceId, warmup: false, campaignId }),
+      this.events.allTimeCounts(this.db, { workspaceId, campaignId }),
     ]);
     return {
       campaignId: campaignId ?? null,

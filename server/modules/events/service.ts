@@ -11,9 +11,35 @@ import type { Clock } from '../../clock';
 import type { Db, Executor } from '../../db';
 import { badRequest, detail } from '../../http/errors';
 import { newId } from '../../ids';
-import type { EmailEventScope, EventCounts, EventStore, ReplyCountRow } from './store';
+import { EVENT_TYPES, rebuildRollups, zeroCounts, type CountedType, type EmailEventRow, type EventCounts, type EventStore, type RangeRow } from './store';
 
-export { zeroCounts, type EventCounts, type EmailEventScope, type ReplyCountRow } from './store';
+export { zeroCounts, type EventCounts } from './store';
+
+/** Calendar days in `timezone`, both included. */
+export type Days = { startDate: string; endDate: string; timezone: string };
+
+/** What the step/variant breakdown shows of one campaign, step or variant over a range. */
+export interface ReplyCounts {
+  sent: number;
+  contactsSent: number;
+  replies: number;
+  uniqueReplies: number;
+  autoReplies: number;
+  bounces: number;
+  uniqueBounces: number;
+}
+
+/** Totals and uniques per counted type, from rollup rows of one scope. */
+function countsOf(rows: { type: string; total: number; uniq: number }[]): { totals: EventCounts; unique: EventCounts } {
+  const totals = zeroCounts();
+  const unique = zeroCounts();
+  for (const row of rows) {
+    if (!(EVENT_TYPES as readonly string[]).includes(row.type)) continue;
+    totals[row.type as CountedType] += row.total;
+    unique[row.type as CountedType] += row.uniq;
+  }
+  return { totals, unique };
+}
 
 /** `part` of `whole` in percent with two decimals; 0 when `whole` is 0. */
 export function percent(part: number, whole: number): number {
@@ -80,7 +106,7 @@ export class EventService {
     const event: Event = { id: newId(), type: input.type, occurredAt: occurredAt.toISOString(), workspaceId: input.workspaceId, data: input.data };
     if (input.mail) {
       const m = input.mail;
-      await this.store.insertEmailEvent(db, {
+      const row: EmailEventRow = {
         id: event.id,
         workspace_id: input.workspaceId,
         campaign_id: m.campaignId ?? null,
@@ -93,7 +119,9 @@ export class EventService {
         is_warmup: m.warmup ?? false,
         flagged: m.flagged ?? false,
         occurred_at: occurredAt,
-      });
+      };
+      await this.store.insertEmailEvent(db, row);
+      await this.store.addToRollups(db, row);
     }
     await this.store.insertFeedEvent(db, {
       id: event.id,
@@ -130,23 +158,83 @@ export class EventService {
     runOnce: (): Promise<number> => this.store.pruneFeed(this.db, new Date(this.clock.now().getTime() - this.retentionDays * DAY_MS), PRUNE_BATCH),
   };
 
-  /** Mail events per type, and distinct contacts per type. */
-  countsByType(db: Executor, scope: EmailEventScope): Promise<{ totals: EventCounts; unique: EventCounts }> {
-    return this.store.countsByType(db, scope);
+  /**
+   * Rollup days are cut in the zone of email_rollup_zones; a read in another zone (the workspace's changed,
+   * or its first events were cut in UTC) rebuilds the workspace's rollups in its zone first (migration
+   * 20261127010000).
+   */
+  private async inZone(db: Executor, workspaceId: string, timezone: string): Promise<void> {
+    if ((await this.store.rollupZone(db, workspaceId)) !== timezone) await rebuildRollups(db, workspaceId, { unlessZone: timezone });
   }
 
-  /** Mail events per local day and type, for the days of `scope.days` that have any. */
-  dailyCounts(db: Executor, scope: EmailEventScope & { days: NonNullable<EmailEventScope['days']> }): Promise<Map<string, EventCounts>> {
-    return this.store.dailyCounts(db, scope);
+  /** All time: mail events per type and unique contacts per type, of a workspace or one campaign. */
+  async allTimeCounts(db: Executor, q: { workspaceId: string; campaignId?: string }): Promise<{ totals: EventCounts; unique: EventCounts }> {
+    const scope = q.campaignId ? ({ scope: 'campaign', scopeId: q.campaignId } as const) : ({ scope: 'workspace', scopeId: q.workspaceId } as const);
+    return countsOf(await this.store.allTimeCounts(db, { workspaceId: q.workspaceId, ...scope, warmup: false }));
   }
 
-  /** `sent` events of `day` (local) per account: campaign sends and warm-up sends. */
-  sentOnDay(db: Executor, workspaceId: string, accountIds: string[], day: string, timezone: string): Promise<Map<string, { campaign: number; warmup: number }>> {
-    return this.store.sentOnDay(db, workspaceId, accountIds, day, timezone);
+  /**
+   * Over calendar days: mail events per type, contacts whose first event of a type (in the workspace, or in
+   * the campaign) falls in the range, and the events per local day (days without events left out).
+   */
+  async rangeCounts(db: Executor, q: { workspaceId: string; campaignId?: string; days: Days }): Promise<{ totals: EventCounts; unique: EventCounts; byDay: Map<string, EventCounts> }> {
+    const scope: [RangeRow['scope'], string[]] = q.campaignId ? ['campaign', [q.campaignId]] : ['workspace', [q.workspaceId]];
+    await this.inZone(db, q.workspaceId, q.days.timezone);
+    const rows = await this.store.rangeCounts(db, { workspaceId: q.workspaceId, scopes: [scope], warmup: false, types: EVENT_TYPES, days: q.days, byDay: true });
+    const byDay = new Map<string, EventCounts>();
+    for (const row of rows) {
+      const counts = byDay.get(row.day!) ?? zeroCounts();
+      counts[row.type as CountedType] += row.total;
+      byDay.set(row.day!, counts);
+    }
+    return { ...countsOf(rows), byDay };
   }
 
-  /** One campaign's sends, replies, auto-replies and bounces per (step, variant), per step and in all. */
-  replyCountsByVariant(db: Executor, scope: EmailEventScope & { campaignId: string }): Promise<ReplyCountRow[]> {
-    return this.store.replyCountsByVariant(db, scope);
+  /** Campaign sends and warm-up sends per account on one local day. */
+  async sentOnDay(db: Executor, workspaceId: string, accountIds: string[], day: string, timezone: string): Promise<Map<string, { campaign: number; warmup: number }>> {
+    await this.inZone(db, workspaceId, timezone);
+    const rows = await this.store.rangeCounts(db, { workspaceId, scopes: [['account', accountIds]], types: ['sent'], days: { startDate: day, endDate: day } });
+    const result = new Map<string, { campaign: number; warmup: number }>();
+    for (const row of rows) {
+      const sent = result.get(row.scope_id) ?? { campaign: 0, warmup: 0 };
+      sent[row.is_warmup ? 'warmup' : 'campaign'] += row.total;
+      result.set(row.scope_id, sent);
+    }
+    return result;
+  }
+
+  /** One account's campaign mail events per type since an instant (vitals' reputation window). */
+  async accountCountsSince(db: Executor, q: { workspaceId: string; accountId: string; since: Date; timezone: string }): Promise<EventCounts> {
+    await this.inZone(db, q.workspaceId, q.timezone);
+    const byType = await this.store.accountCountsSince(db, { ...q, warmup: false });
+    const totals = zeroCounts();
+    for (const type of EVENT_TYPES) totals[type] = byType.get(type) ?? 0;
+    return totals;
+  }
+
+  /**
+   * Sends, replies, auto-replies and bounces over calendar days of one campaign, each of its steps and each
+   * of its variants, keyed `campaign:<id>`, `step:<id>`, `variant:<id>`.
+   */
+  async replyCounts(db: Executor, q: { workspaceId: string; campaignId: string; stepIds: string[]; variantIds: string[]; days: Days }): Promise<Map<string, ReplyCounts>> {
+    await this.inZone(db, q.workspaceId, q.days.timezone);
+    const rows = await this.store.rangeCounts(db, {
+      workspaceId: q.workspaceId,
+      scopes: [['campaign', [q.campaignId]], ['step', q.stepIds], ['variant', q.variantIds]],
+      warmup: false,
+      types: ['sent', 'replied', 'autoReplied', 'bounced'],
+      days: q.days,
+    });
+    const result = new Map<string, ReplyCounts>();
+    for (const row of rows) {
+      const key = `${row.scope}:${row.scope_id}`;
+      const c = result.get(key) ?? { sent: 0, contactsSent: 0, replies: 0, uniqueReplies: 0, autoReplies: 0, bounces: 0, uniqueBounces: 0 };
+      if (row.type === 'sent') [c.sent, c.contactsSent] = [row.total, row.uniq];
+      else if (row.type === 'replied') [c.replies, c.uniqueReplies] = [row.total, row.uniq];
+      else if (row.type === 'bounced') [c.bounces, c.uniqueBounces] = [row.total, row.uniq];
+      else c.autoReplies = row.total;
+      result.set(key, c);
+    }
+    return result;
   }
 }

@@ -1,43 +1,47 @@
 /**
- * email_events: the mail events analytics count, written by `record` and read by the counts below.
- * Every query is scoped by workspace; day bounds are the workspace's local midnights
- * (`'<day>'::timestamp AT TIME ZONE tz`), so the (workspace_id, campaign_id|account_id, occurred_at)
- * indexes serve them.
+ * email_events: the mail events analytics count, written by `record`, kept for audits; analytics read
+ * the rollups `record` keeps beside them (migration 20261127010000), whose cost does not grow with the
+ * events stored. Every query is scoped by workspace; day bounds are the workspace's local midnights
+ * (`'<day>'::timestamp AT TIME ZONE tz`).
  */
-import type { Knex } from 'knex';
 import { jsonColumn, type Executor, type RawResult } from '../../db';
-import { addDays } from './days';
 
-const EVENT_TYPES = ['sent', 'opened', 'clicked', 'replied', 'bounced', 'unsubscribed'] as const;
-type CountedType = (typeof EVENT_TYPES)[number];
+import { ROLLUP_LOCK } from '../../db/migrations/20261127010000_create_email_rollups';
+
+export { rebuildRollups } from '../../db/migrations/20261127010000_create_email_rollups';
+
+export const EVENT_TYPES = ['sent', 'opened', 'clicked', 'replied', 'bounced', 'unsubscribed'] as const;
+export type CountedType = (typeof EVENT_TYPES)[number];
 export type EventCounts = Record<CountedType, number>;
-
-export interface EmailEventScope {
-  workspaceId: string;
-  warmup: boolean;
-  campaignId?: string;
-  accountId?: string;
-  /** Calendar days in `timezone`, both included. */
-  days?: { startDate: string; endDate: string; timezone: string };
-  /** Events at or after this instant. */
-  since?: Date;
-}
 
 export const zeroCounts = (): EventCounts => ({ sent: 0, opened: 0, clicked: 0, replied: 0, bounced: 0, unsubscribed: 0 });
 
-function scoped(db: Executor, scope: EmailEventScope): Knex.QueryBuilder {
-  const q = db('email_events').where({ workspace_id: scope.workspaceId, is_warmup: scope.warmup }).whereIn('type', EVENT_TYPES);
-  if (scope.campaignId) q.andWhere('campaign_id', scope.campaignId);
-  if (scope.accountId) q.andWhere('account_id', scope.accountId);
-  if (scope.since) q.andWhere('occurred_at', '>=', scope.since);
-  if (scope.days) {
-    const { startDate, endDate, timezone } = scope.days;
-    q.andWhereRaw('occurred_at >= (?::timestamp AT TIME ZONE ?)', [startDate, timezone]);
-    q.andWhereRaw('occurred_at < (?::timestamp AT TIME ZONE ?)', [addDays(endDate, 1), timezone]);
-  }
-  return q;
+export type RollupScope = 'workspace' | 'campaign' | 'step' | 'variant' | 'account';
+
+
+export interface RangeQuery {
+  workspaceId: string;
+  /** Each scope with the ids asked for. */
+  scopes: [RollupScope, string[]][];
+  /** Both when left out. */
+  warmup?: boolean;
+  types: readonly string[];
+  /** Calendar days of the rollup zone, both included. */
+  days: { startDate: string; endDate: string };
+  byDay?: boolean;
 }
 
+export interface RangeRow {
+  scope: RollupScope;
+  scope_id: string;
+  is_warmup: boolean;
+  type: string;
+  /** With `byDay`. */
+  day?: string;
+  total: number;
+  /** Contacts whose first event of the type in the scope falls in the range. */
+  uniq: number;
+}
 
 export interface EmailEventRow {
   id: string;
@@ -65,7 +69,9 @@ export interface FeedRow {
 }
 
 export class EventStore {
+  /** Stores the event holding its workspace's rollup lock shared until commit: no rebuild runs meanwhile. */
   async insertEmailEvent(db: Executor, row: EmailEventRow): Promise<void> {
+    await db.raw('SELECT pg_advisory_xact_lock_shared(?, hashtext(?))', [ROLLUP_LOCK, row.workspace_id]);
     await db('email_events').insert(row);
   }
 
@@ -114,93 +120,150 @@ export class EventStore {
     return result.rowCount ?? 0;
   }
 
-  /** Events per type, and distinct contacts per type. */
-  async countsByType(db: Executor, scope: EmailEventScope): Promise<{ totals: EventCounts; unique: EventCounts }> {
-    const rows: { type: CountedType; total: number; uniq: number }[] = await scoped(db, scope)
-      .groupBy('type')
-      .select('type', db.raw('count(*)::int AS total'), db.raw('count(DISTINCT contact_id) FILTER (WHERE NOT flagged)::int AS uniq'));
-    const totals = zeroCounts();
-    const unique = zeroCounts();
-    for (const row of rows) {
-      totals[row.type] = row.total;
-      unique[row.type] = row.uniq;
-    }
-    return { totals, unique };
+  /**
+   * Adds one stored event to the rollups (migration 20261127010000 says what they hold), in the
+   * transaction that stores the event, in one statement: the contact's first events (per scope), the
+   * quarter-hour rows with a unique for each first, and the all-time rows. Then an event earlier than a
+   * stored first moves that unique to its own quarter-hour (a reply dated before a tracked open, say).
+   */
+  async addToRollups(db: Executor, e: EmailEventRow): Promise<void> {
+    const scopes = (
+      [
+        ['workspace', e.workspace_id],
+        ['campaign', e.campaign_id],
+        ['step', e.step_id],
+        ['variant', e.variant_id],
+        ['account', e.account_id],
+      ] as const
+    ).filter((s): s is readonly [RollupScope, string] => s[1] !== null);
+    const candidates = e.contact_id && !e.flagged ? scopes.filter(([scope]) => scope !== 'account') : [];
+    const values = (list: readonly (readonly [RollupScope, string])[]) => list.map(() => '(?::text, ?::uuid)').join(', ');
+    const firsts = candidates.length
+      ? `INSERT INTO email_event_firsts (workspace_id, scope, scope_id, is_warmup, type, contact_id, first_at)
+         SELECT ?, s.scope, s.scope_id, ?, ?, ?, ? FROM (VALUES ${values(candidates)}) s(scope, scope_id) ORDER BY 2, 3
+         ON CONFLICT DO NOTHING RETURNING scope, scope_id`
+      : 'SELECT NULL::text AS scope, NULL::uuid AS scope_id WHERE false';
+    const result = await db.raw<RawResult<{ scope: RollupScope | null; timezone: string }>>(
+      // Rows in key order, so that concurrent events lock them in the same order. A workspace's first
+      // event cuts its days in UTC until an analytics read sets its zone (EventService.inZone).
+      `WITH z AS (SELECT coalesce((SELECT timezone FROM email_rollup_zones WHERE workspace_id = ?), 'UTC') AS timezone),
+       zi AS (INSERT INTO email_rollup_zones (workspace_id, timezone) VALUES (?, 'UTC') ON CONFLICT DO NOTHING),
+       d AS (SELECT (?::timestamptz AT TIME ZONE z.timezone)::date AS day FROM z),
+       f AS (${firsts}),
+       s AS (SELECT v.scope, v.scope_id, (f.scope IS NOT NULL)::int AS uniq FROM (VALUES ${values(scopes)}) v(scope, scope_id) LEFT JOIN f USING (scope, scope_id)),
+       r AS (
+         INSERT INTO email_rollups (workspace_id, scope, scope_id, is_warmup, day, type, total, uniq)
+         SELECT ?, scope, scope_id, ?, d.day, ?, 1, uniq FROM s, d ORDER BY 2, 3
+         ON CONFLICT (workspace_id, scope, scope_id, is_warmup, day, type)
+         DO UPDATE SET total = email_rollups.total + excluded.total, uniq = email_rollups.uniq + excluded.uniq
+       ),
+       t AS (
+         INSERT INTO email_rollup_totals (workspace_id, scope, scope_id, is_warmup, type, total, uniq)
+         SELECT ?, scope, scope_id, ?, ?, 1, uniq FROM s WHERE scope IN ('workspace', 'campaign') ORDER BY 2, 3
+         ON CONFLICT (workspace_id, scope, scope_id, is_warmup, type)
+         DO UPDATE SET total = email_rollup_totals.total + excluded.total, uniq = email_rollup_totals.uniq + excluded.uniq
+       )
+       SELECT f.scope, z.timezone FROM z LEFT JOIN f ON true`,
+      [
+        e.workspace_id,
+        e.workspace_id,
+        e.occurred_at,
+        ...(candidates.length ? [e.workspace_id, e.is_warmup, e.type, e.contact_id, e.occurred_at, ...candidates.flat()] : []),
+        ...scopes.flat(),
+        e.workspace_id,
+        e.is_warmup,
+        e.type,
+        e.workspace_id,
+        e.is_warmup,
+        e.type,
+      ],
+    );
+    const rows = result.rows;
+    const zone = rows[0].timezone;
+    const firstEver = new Set(rows.map((r) => r.scope));
+    const known = candidates.filter(([scope]) => !firstEver.has(scope));
+    if (known.length === 0) return;
+    // A new statement, so FOR UPDATE reads the latest committed first (one a concurrent event just stored
+    // included), and holds it until this transaction ends.
+    const key = { workspace_id: e.workspace_id, is_warmup: e.is_warmup, type: e.type, contact_id: e.contact_id };
+    const later: { scope: RollupScope; scope_id: string; old_day: string; new_day: string }[] = await db('email_event_firsts')
+      .where(key)
+      .whereIn(['scope', 'scope_id'], known.map(([scope, id]) => [scope, id]))
+      .andWhere('first_at', '>', e.occurred_at)
+      .orderBy(['scope', 'scope_id'])
+      .forUpdate()
+      .select('scope', 'scope_id', db.raw("to_char(first_at AT TIME ZONE ?, 'YYYY-MM-DD') AS old_day", [zone]), db.raw("to_char(?::timestamptz AT TIME ZONE ?, 'YYYY-MM-DD') AS new_day", [e.occurred_at, zone]));
+    if (later.length === 0) return;
+    await db('email_event_firsts').where(key).whereIn(['scope', 'scope_id'], later.map((r) => [r.scope, r.scope_id])).update({ first_at: e.occurred_at });
+    const moves = later.flatMap((r) =>
+      r.old_day === r.new_day
+        ? []
+        : [
+            { scope: r.scope, scope_id: r.scope_id, day: r.old_day, uniq: -1 },
+            { scope: r.scope, scope_id: r.scope_id, day: r.new_day, uniq: 1 },
+          ],
+    );
+    if (moves.length === 0) return;
+    await db('email_rollups')
+      .insert(moves.map((m) => ({ workspace_id: e.workspace_id, is_warmup: e.is_warmup, type: e.type, total: 0, ...m })))
+      .onConflict(['workspace_id', 'scope', 'scope_id', 'is_warmup', 'day', 'type'])
+      .merge({ uniq: db.raw('email_rollups.uniq + excluded.uniq') });
   }
 
-  /** Events per local day and type, for the days of `scope.days` that have any. */
-  async dailyCounts(db: Executor, scope: EmailEventScope & { days: NonNullable<EmailEventScope['days']> }): Promise<Map<string, EventCounts>> {
-    const rows: { day: string; type: CountedType; n: number }[] = await scoped(db, scope)
-      .groupByRaw('1, 2')
-      .select(db.raw("to_char(occurred_at AT TIME ZONE ?, 'YYYY-MM-DD') AS day", [scope.days.timezone]), 'type', db.raw('count(*)::int AS n'));
-    const byDay = new Map<string, EventCounts>();
-    for (const row of rows) {
-      const counts = byDay.get(row.day) ?? zeroCounts();
-      counts[row.type] = row.n;
-      byDay.set(row.day, counts);
-    }
-    return byDay;
+  /** The zone a workspace's rollup days are cut in (none before its first event or rebuild). */
+  async rollupZone(db: Executor, workspaceId: string): Promise<string | undefined> {
+    return (await db('email_rollup_zones').where({ workspace_id: workspaceId }).first<{ timezone: string } | undefined>('timezone'))?.timezone;
   }
 
-  /** `sent` events of `day` (local) per account: campaign sends and warm-up sends. */
-  async sentOnDay(db: Executor, workspaceId: string, accountIds: string[], day: string, timezone: string): Promise<Map<string, { campaign: number; warmup: number }>> {
-    const result = new Map<string, { campaign: number; warmup: number }>();
-    if (accountIds.length === 0) return result;
-    const rows: { account_id: string; campaign: number; warmup: number }[] = await db('email_events')
-      .where({ workspace_id: workspaceId, type: 'sent' })
-      .whereIn('account_id', accountIds)
-      .andWhereRaw('occurred_at >= (?::timestamp AT TIME ZONE ?)', [day, timezone])
-      .andWhereRaw('occurred_at < (?::timestamp AT TIME ZONE ?)', [addDays(day, 1), timezone])
-      .groupBy('account_id')
-      .select(
-        'account_id',
-        db.raw('(count(*) FILTER (WHERE NOT is_warmup))::int AS campaign'),
-        db.raw('(count(*) FILTER (WHERE is_warmup))::int AS warmup'),
-      );
-    for (const row of rows) result.set(row.account_id, { campaign: row.campaign, warmup: row.warmup });
-    return result;
+  /** All-time events and unique contacts per type of one workspace or campaign. */
+  async allTimeCounts(db: Executor, q: { workspaceId: string; scope: 'workspace' | 'campaign'; scopeId: string; warmup: boolean }): Promise<{ type: string; total: number; uniq: number }[]> {
+    return db('email_rollup_totals')
+      .where({ workspace_id: q.workspaceId, scope: q.scope, scope_id: q.scopeId, is_warmup: q.warmup })
+      .select('type', 'total', 'uniq');
+  }
+
+  /** Events and first events per scope, warm-up flag and type over the rollup days (and per day when `byDay`). */
+  async rangeCounts(db: Executor, q: RangeQuery): Promise<RangeRow[]> {
+    const scopes = q.scopes.filter(([, ids]) => ids.length > 0);
+    if (scopes.length === 0) return [];
+    const query = db('email_rollups')
+      .where({ workspace_id: q.workspaceId })
+      .andWhere((w) => {
+        for (const [scope, ids] of scopes) {
+          w.orWhere((o) => {
+            o.where({ scope }).whereIn('scope_id', ids);
+          });
+        }
+      })
+      // Both flags named when both are asked: the index then serves the day range.
+      .whereIn('is_warmup', q.warmup === undefined ? [false, true] : [q.warmup])
+      .whereIn('type', q.types)
+      .andWhere('day', '>=', q.days.startDate)
+      .andWhere('day', '<=', q.days.endDate);
+    const sums = [db.raw('sum(total)::int AS total'), db.raw('sum(uniq)::int AS uniq')];
+    if (!q.byDay) return query.groupBy('scope', 'scope_id', 'is_warmup', 'type').select('scope', 'scope_id', 'is_warmup', 'type', ...sums);
+    return query
+      .groupByRaw('1, 2, 3, 4, 5')
+      .select('scope', 'scope_id', 'is_warmup', 'type', db.raw("to_char(day, 'YYYY-MM-DD') AS day"), ...sums);
   }
 
   /**
-   * Sent, replied, auto-replied and bounced events of one campaign per (step, variant), with distinct
-   * contacts, over the range: the rows of the step/variant breakdown.
+   * One account's events per type since an instant: the days after the one `since` falls on (in the
+   * rollup zone) from the rollups, and the raw events of the rest of that day (by index, at most a day of
+   * one account's mail).
    */
-  async replyCountsByVariant(db: Executor, scope: EmailEventScope & { campaignId: string }): Promise<ReplyCountRow[]> {
-    const q = db('email_events').where({ workspace_id: scope.workspaceId, is_warmup: false, campaign_id: scope.campaignId }).whereIn('type', ['sent', 'replied', 'autoReplied', 'bounced']);
-    if (scope.days) {
-      const { startDate, endDate, timezone } = scope.days;
-      q.andWhereRaw('occurred_at >= (?::timestamp AT TIME ZONE ?)', [startDate, timezone]);
-      q.andWhereRaw('occurred_at < (?::timestamp AT TIME ZONE ?)', [addDays(endDate, 1), timezone]);
-    }
-    return q
-      .groupByRaw('GROUPING SETS ((step_id, variant_id), (step_id), ())')
-      .select(
-        'step_id',
-        'variant_id',
-        db.raw('GROUPING(step_id)::int AS g_step'),
-        db.raw('GROUPING(variant_id)::int AS g_variant'),
-        db.raw("(count(*) FILTER (WHERE type = 'sent'))::int AS sent"),
-        db.raw("(count(DISTINCT contact_id) FILTER (WHERE type = 'sent'))::int AS contacts_sent"),
-        db.raw("(count(*) FILTER (WHERE type = 'replied'))::int AS replies"),
-        db.raw("(count(DISTINCT contact_id) FILTER (WHERE type = 'replied'))::int AS unique_replies"),
-        db.raw("(count(*) FILTER (WHERE type = 'autoReplied'))::int AS auto_replies"),
-        db.raw("(count(*) FILTER (WHERE type = 'bounced'))::int AS bounces"),
-        db.raw("(count(DISTINCT contact_id) FILTER (WHERE type = 'bounced'))::int AS unique_bounces"),
-      );
+  async accountCountsSince(db: Executor, q: { workspaceId: string; accountId: string; warmup: boolean; since: Date; timezone: string }): Promise<Map<string, number>> {
+    const result = await db.raw<RawResult<{ type: string; n: number }>>(
+      `WITH b AS (SELECT (?::timestamptz AT TIME ZONE ?)::date AS day)
+       SELECT type, sum(n)::int AS n FROM (
+         SELECT type, total AS n FROM email_rollups, b
+          WHERE workspace_id = ? AND scope = 'account' AND scope_id = ? AND is_warmup = ? AND email_rollups.day > b.day
+         UNION ALL
+         SELECT type, 1 FROM email_events, b
+          WHERE workspace_id = ? AND account_id = ? AND is_warmup = ? AND occurred_at >= ? AND occurred_at < ((b.day + 1)::timestamp AT TIME ZONE ?)
+       ) parts GROUP BY type`,
+      [q.since, q.timezone, q.workspaceId, q.accountId, q.warmup, q.workspaceId, q.accountId, q.warmup, q.since, q.timezone],
+    );
+    return new Map(result.rows.map((r) => [r.type, r.n]));
   }
 }
-
-export interface ReplyCountRow {
-  step_id: string | null;
-  variant_id: string | null;
-  g_step: number;
-  g_variant: number;
-  sent: number;
-  contacts_sent: number;
-  replies: number;
-  unique_replies: number;
-  auto_replies: number;
-  bounces: number;
-  unique_bounces: number;
-}
-

@@ -17,7 +17,7 @@ import type { Backlog } from '../../telemetry';
 import { newId } from '../../ids';
 import { domainOf } from '../../email-address';
 import type { Logger } from '../../logger';
-import { badRequest, conflict, detail, notFound } from '../../http/errors';
+import { conflict, detail, notFound } from '../../http/errors';
 import type { AccountMailAccess } from '../account/service';
 import type { CampaignService } from '../campaign/service';
 import type { ContactService } from '../contact/service';
@@ -26,6 +26,7 @@ import { MailboxError, readMailbox, type MailLogin, type MailService, type Messa
 import { classify, threadSubject, toIncoming, type Classification, type IncomingMessage } from './classify';
 import type { CheckpointRow, InboxStore } from './store';
 import { defaulted } from '../../http/pagination';
+import { decodeCursor, encodeCursor } from '../../http/cursor';
 import { viewOf, type IntentView, type ReplyIntentService } from './reply-intents';
 
 type Schemas = components['schemas'];
@@ -111,27 +112,6 @@ export function toEmailMessage(row: MessageRow, intent: IntentView = viewOf(unde
     ...intent,
     createdAt: new Date(row.created_at).toISOString(),
   };
-}
-
-function encodeCursor(row: MessageRow): string {
-  return Buffer.from(`${new Date(row.created_at).toISOString()}|${row.id}`).toString('base64url');
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/**
- * Only what encodeCursor writes: an ISO time that reads back the same, in years the database stores
- * (a date such as year -271821 is valid JavaScript but not a PostgreSQL timestamp), and a UUID.
- */
-function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  const parts = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  const [at, id] = parts;
-  const createdAt = new Date(at ?? '');
-  const year = createdAt.getUTCFullYear();
-  if (parts.length !== 2 || !UUID.test(id) || Number.isNaN(year) || year < 1970 || year > 9999 || createdAt.toISOString() !== at) {
-    throw badRequest('The cursor is not one this API gave.', [detail('cursor', 'is not a cursor from a previous page', 'invalid', 'query')]);
-  }
-  return { createdAt, id };
 }
 
 /** A stable Message-ID for a message that has none, so a re-read finds it again. */
@@ -430,7 +410,8 @@ export class InboxService {
 
   async list(workspaceId: string, query: { campaignId?: string; contactId?: string; accountId?: string; direction?: 'outbound' | 'inbound'; unread?: boolean; limit?: number; cursor?: string }) {
     const limit = defaulted(query.limit, 'limit');
-    const before = query.cursor ? decodeCursor(query.cursor) : undefined;
+    const cursor = query.cursor ? decodeCursor(query.cursor) : undefined;
+    const before = cursor && { createdAt: cursor.at, id: cursor.id };
     const rows = await this.mail.list(this.db, {
       workspaceId,
       campaignId: query.campaignId,
@@ -446,7 +427,7 @@ export class InboxService {
     const intents = await this.intents.viewsOf(workspaceId, page.map((r) => r.id));
     return {
       items: page.map((r) => toEmailMessage(r, intents.get(r.id))),
-      pagination: { limit, nextCursor: hasMore ? encodeCursor(page[page.length - 1]) : null, hasMore },
+      pagination: { limit, nextCursor: hasMore ? encodeCursor(page[page.length - 1].created_at, page[page.length - 1].id) : null, hasMore },
     };
   }
 

@@ -6,14 +6,15 @@
 import type { components } from '../../../generated/api';
 import type { Clock } from '../../clock';
 import { isUniqueViolation, type Db, type Executor } from '../../db';
-import { conflict, detail, notFound } from '../../http/errors';
+import { badRequest, conflict, detail, notFound } from '../../http/errors';
 import { newId } from '../../ids';
 import type { CampaignService } from '../campaign/service';
 import type { ContactService, NewContact } from '../contact/service';
 import type { CreditService } from '../credits/service';
 import type { LeadService } from '../leads/service';
-import type { ListKind, ListRow, ListStore, ListView, MemberCursor, MemberRef } from './store';
+import type { ListKind, ListRow, ListStore, MemberRef } from './store';
 import { pageOf, paginated } from '../../http/pagination';
+import { decodeCursor, encodeCursor, type Position } from '../../http/cursor';
 
 type Schemas = components['schemas'];
 export type List = Schemas['LeadList'];
@@ -36,13 +37,16 @@ const OTHER_KIND_HINT = {
 };
 type Action = keyof typeof OTHER_KIND_HINT;
 
+/** A members page: `limit`, and `skip` or a `cursor` (a previous page's nextCursor). */
+type MembersQuery = { limit?: number; skip?: number; cursor?: string };
 
-function toList(row: ListView): List {
+
+function toList(row: ListRow): List {
   return {
     id: row.id,
     name: row.name,
     kind: row.kind,
-    memberCount: Number(row.member_count),
+    memberCount: row.member_count,
     createdAt: new Date(row.created_at).toISOString(),
     updatedAt: new Date(row.updated_at).toISOString(),
   };
@@ -64,22 +68,21 @@ export class ListService {
     const name = rawName.trim();
     const duplicate = () => conflict(`A ${kind} list named "${name}" already exists.`, [detail('name', 'is already used by another list of this kind', 'duplicate')]);
     const now = this.clock.now();
-    const row: ListRow = { id: newId(), workspace_id: workspaceId, kind, name, created_at: now, updated_at: now };
+    const row: ListRow = { id: newId(), workspace_id: workspaceId, kind, name, member_count: 0, created_at: now, updated_at: now };
     try {
       await this.store.insert(this.db, row);
     } catch (err) {
       if (isUniqueViolation(err)) throw duplicate();
       throw err;
     }
-    return toList({ ...row, member_count: 0 });
+    return toList(row);
   }
 
   async delete(workspaceId: string, kind: ListKind, listId: string) {
     return this.db.transaction(async (trx) => {
-      await this.locked(trx, workspaceId, listId, kind, 'delete');
-      const list = (await this.store.find(trx, workspaceId, listId))!;
+      const list = await this.locked(trx, workspaceId, listId, kind, 'delete');
       await this.store.delete(trx, listId);
-      return { list: toList(list), membersRemoved: Number(list.member_count) };
+      return { list: toList(list), membersRemoved: list.member_count };
     });
   }
 
@@ -98,13 +101,12 @@ export class ListService {
   /** Adds lead-database ids; members already in the list count once, unknown ids are reported. */
   async addMembers(workspaceId: string, kind: ListKind, listId: string, ids: string[]) {
     return this.db.transaction(async (trx) => {
-      await this.locked(trx, workspaceId, listId, kind, 'add');
+      const list = await this.locked(trx, workspaceId, listId, kind, 'add');
       const unique = [...new Set(ids)];
       const existing = await this.leads.existingIds(trx, kind, unique);
       const inserted = await this.store.addMembers(trx, kind, listId, unique.filter((id) => existing.has(id)), this.clock.now());
-      if (inserted.length) await this.store.touch(trx, listId, this.clock.now());
       return {
-        list: toList((await this.store.find(trx, workspaceId, listId))!),
+        list: toList(await this.counted(trx, list, inserted.length)),
         added: inserted.length,
         alreadyInList: existing.size - inserted.length,
         notFound: unique.filter((id) => !existing.has(id)),
@@ -122,9 +124,9 @@ export class ListService {
    * the caller found the ids in the lead database); returns the ids that were not members yet.
    */
   async addPeople(trx: Executor, workspaceId: string, listId: string, personIds: string[]): Promise<Set<string>> {
-    await this.locked(trx, workspaceId, listId, 'people', 'add');
+    const list = await this.locked(trx, workspaceId, listId, 'people', 'add');
     const inserted = await this.store.addMembers(trx, 'people', listId, personIds, this.clock.now());
-    if (inserted.length) await this.store.touch(trx, listId, this.clock.now());
+    await this.counted(trx, list, inserted.length);
     return new Set(inserted);
   }
 
@@ -135,30 +137,42 @@ export class ListService {
 
   async removeMembers(workspaceId: string, kind: ListKind, listId: string, ids: string[]) {
     return this.db.transaction(async (trx) => {
-      await this.locked(trx, workspaceId, listId, kind, 'remove');
+      const list = await this.locked(trx, workspaceId, listId, kind, 'remove');
       const unique = [...new Set(ids)];
       const removed = new Set(await this.store.removeMembers(trx, kind, listId, unique));
-      if (removed.size) await this.store.touch(trx, listId, this.clock.now());
       return {
-        list: toList((await this.store.find(trx, workspaceId, listId))!),
+        list: toList(await this.counted(trx, list, -removed.size)),
         removed: removed.size,
         notInList: unique.filter((id) => !removed.has(id)),
       };
     });
   }
 
-  async people(workspaceId: string, listId: string, query: { limit?: number; skip?: number }) {
-    const list = await this.ofKind(workspaceId, listId, 'people');
-    const page = pageOf(query);
-    const rows = await this.store.members(this.db, 'people', listId, page);
-    return paginated(await this.showPeople(this.db, workspaceId, rows), page, Number(list.member_count));
+  async people(workspaceId: string, listId: string, query: MembersQuery) {
+    const { rows, pagination } = await this.membersPage(workspaceId, listId, 'people', query);
+    return { items: await this.showPeople(this.db, workspaceId, rows), pagination };
   }
 
-  async companies(workspaceId: string, listId: string, query: { limit?: number; skip?: number }) {
-    const list = await this.ofKind(workspaceId, listId, 'company');
+  async companies(workspaceId: string, listId: string, query: MembersQuery) {
+    const { rows, pagination } = await this.membersPage(workspaceId, listId, 'company', query);
+    return { items: await this.showCompanies(this.db, workspaceId, rows), pagination };
+  }
+
+  /**
+   * A page of members by `skip` or after a client's `cursor`, and its pagination: `total` is the list's
+   * counter; one row beyond the page says whether more follow and where the next cursor points.
+   */
+  private async membersPage(workspaceId: string, listId: string, kind: ListKind, query: MembersQuery) {
     const page = pageOf(query);
-    const rows = await this.store.members(this.db, 'company', listId, page);
-    return paginated(await this.showCompanies(this.db, workspaceId, rows), page, Number(list.member_count));
+    const after = query.cursor ? decodeCursor(query.cursor) : null;
+    if (after && page.skip > 0) throw badRequest('Page by cursor or by skip, not both.', [detail('skip', 'must be 0 with a cursor', 'conflict', 'query')]);
+    const list = await this.ofKind(workspaceId, listId, kind);
+    const found = await this.store.members(this.db, kind, listId, { limit: page.limit + 1, skip: page.skip, after });
+    const rows = found.slice(0, page.limit);
+    const last = rows[rows.length - 1];
+    const hasMore = found.length > page.limit;
+    const nextCursor = hasMore ? encodeCursor(last.added_at, last.id) : null;
+    return { rows, pagination: { ...page, total: list.member_count, hasMore, nextCursor } };
   }
 
   /**
@@ -218,13 +232,13 @@ export class ListService {
 
   /** Every member of a list, BATCH_SIZE at a time, by keyset (constant memory for any list size). */
   private async *walk(db: Executor, kind: ListKind, listId: string): AsyncGenerator<MemberRef[]> {
-    let after: MemberCursor | null = null;
+    let after: Position | null = null;
     for (;;) {
       const rows = await this.store.members(db, kind, listId, { limit: BATCH_SIZE, after });
       if (rows.length) yield rows;
       if (rows.length < BATCH_SIZE) return;
       const last = rows[rows.length - 1];
-      after = { addedAt: last.added_at, id: last.id };
+      after = { at: last.added_at, id: last.id };
     }
   }
 
@@ -254,7 +268,12 @@ export class ListService {
     return list;
   }
 
-  private async ofKind(workspaceId: string, listId: string, kind: ListKind): Promise<ListView> {
+  /** The locked list after a change of `delta` members (as it was when nothing changed). */
+  private async counted(trx: Executor, list: ListRow, delta: number): Promise<ListRow> {
+    return delta ? this.store.adjustMembers(trx, list.id, delta, this.clock.now()) : list;
+  }
+
+  private async ofKind(workspaceId: string, listId: string, kind: ListKind): Promise<ListRow> {
     const list = await this.store.find(this.db, workspaceId, listId);
     if (!list) throw notFound(LIST_NOT_FOUND);
     assertKind(list, kind, 'read');

@@ -1,6 +1,7 @@
 /** Lists and their memberships: plain rows. Members are ordered by (added_at, member id) everywhere. */
 import type { Knex } from 'knex';
 import type { Executor } from '../../db';
+import type { Position } from '../../http/cursor';
 
 export type ListKind = 'people' | 'company';
 
@@ -9,11 +10,11 @@ export interface ListRow {
   workspace_id: string;
   kind: ListKind;
   name: string;
+  /** Kept with every membership change (adjustMembers), never counted on a read. */
+  member_count: number;
   created_at: Date;
   updated_at: Date;
 }
-
-export type ListView = ListRow & { member_count: number };
 
 /** A member: its lead-database id and when it joined the list. */
 export interface MemberRef {
@@ -21,11 +22,6 @@ export interface MemberRef {
   added_at: Date;
 }
 
-/** Where a batch of members ends, to read the next one after it. */
-export interface MemberCursor {
-  addedAt: Date;
-  id: string;
-}
 
 const MEMBERS = {
   people: { table: 'list_people', column: 'person_id' },
@@ -47,18 +43,8 @@ async function inIndexOrder<T>(db: Executor, run: (db: Executor) => Promise<T>):
 }
 
 export class ListStore {
-  private views(db: Executor) {
-    return db('lists as l').select<ListView[]>(
-      'l.*',
-      db.raw(`CASE l.kind
-        WHEN 'people' THEN (SELECT count(*) FROM list_people m WHERE m.list_id = l.id)
-        ELSE (SELECT count(*) FROM list_companies m WHERE m.list_id = l.id) END::int AS member_count`),
-    );
-  }
-
-  async find(db: Executor, workspaceId: string, id: string): Promise<ListView | undefined> {
-    const [row] = await this.views(db).where({ 'l.workspace_id': workspaceId, 'l.id': id });
-    return row;
+  async find(db: Executor, workspaceId: string, id: string): Promise<ListRow | undefined> {
+    return db('lists').where({ workspace_id: workspaceId, id }).first<ListRow | undefined>();
   }
 
   /** Locks the list row, so deletes and membership changes of one list happen one after another. */
@@ -66,11 +52,11 @@ export class ListStore {
     return db('lists').where({ workspace_id: workspaceId, id }).forUpdate().first<ListRow | undefined>();
   }
 
-  async page(db: Executor, workspaceId: string, page: { limit: number; skip: number; kind?: ListKind }): Promise<{ rows: ListView[]; total: number }> {
-    const filter = { 'l.workspace_id': workspaceId, ...(page.kind ? { 'l.kind': page.kind } : {}) };
+  async page(db: Executor, workspaceId: string, page: { limit: number; skip: number; kind?: ListKind }): Promise<{ rows: ListRow[]; total: number }> {
+    const filter = { workspace_id: workspaceId, ...(page.kind ? { kind: page.kind } : {}) };
     const [rows, [{ total }]] = await Promise.all([
-      this.views(db).where(filter).orderBy([{ column: 'l.created_at', order: 'desc' }, { column: 'l.id', order: 'desc' }]).offset(page.skip).limit(page.limit),
-      db('lists as l').where(filter).count<{ total: string }[]>({ total: '*' }),
+      db('lists').where(filter).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).offset(page.skip).limit(page.limit).select<ListRow[]>('*'),
+      db('lists').where(filter).count<{ total: string }[]>({ total: '*' }),
     ]);
     return { rows, total: Number(total) };
   }
@@ -83,8 +69,13 @@ export class ListStore {
     await db('lists').where({ id }).delete();
   }
 
-  async touch(db: Executor, id: string, at: Date): Promise<void> {
-    await db('lists').where({ id }).update({ updated_at: at });
+  /** Records a membership change of `delta` members (the caller holds the list's lock); returns the list as it is now. */
+  async adjustMembers(db: Executor, id: string, delta: number, at: Date): Promise<ListRow> {
+    const [row] = await db('lists')
+      .where({ id })
+      .update({ member_count: db.raw('member_count + ?', [delta]), updated_at: at })
+      .returning<ListRow[]>('*');
+    return row;
   }
 
   /** Adds memberships; returns the ids that were not members yet. */
@@ -105,10 +96,10 @@ export class ListStore {
   }
 
   /**
-   * Member ids in list order: a page by offset (`skip`), or the batch after `after` (keyset, for exports and
-   * sends that walk a whole list in constant memory). The lead module reads the members' rows.
+   * Member ids in list order: a page by offset (`skip`), or the page after `after` (keyset: a client's cursor,
+   * and exports and sends that walk a whole list in constant memory). The lead module reads the members' rows.
    */
-  members(db: Executor, kind: ListKind, listId: string, range: { limit: number; skip?: number; after?: MemberCursor | null }): Promise<MemberRef[]> {
+  members(db: Executor, kind: ListKind, listId: string, range: { limit: number; skip?: number; after?: Position | null }): Promise<MemberRef[]> {
     const { table, column } = MEMBERS[kind];
     return inIndexOrder(db, (trx) => {
       const q = trx(table)
@@ -116,7 +107,7 @@ export class ListStore {
         .select<MemberRef[]>(`${column} as id`, 'added_at')
         .orderBy([{ column: 'added_at' }, { column }])
         .limit(range.limit);
-      if (range.after) q.whereRaw(`(added_at, ${column}) > (?, ?)`, [range.after.addedAt, range.after.id]);
+      if (range.after) q.whereRaw(`(added_at, ${column}) > (?, ?)`, [range.after.at, range.after.id]);
       if (range.skip) q.offset(range.skip);
       return q;
     });

@@ -1,0 +1,92 @@
+/**
+ * Migration 20261127010000 builds the analytics rollups from the events stored before it: a database at
+ * the migration before, events written the old way (straight into email_events), then the latest schema
+ * and the answers through HTTP.
+ */
+import knex from 'knex';
+import { openDatabase, type Database } from '../../server/db';
+import { newId } from '../../server/ids';
+import { startTestServer, type TestServer } from '../helpers/server';
+
+const ROLLUPS = '20261127010000_create_email_rollups';
+const ZERO = { sent: 0, opened: 0, clicked: 0, replied: 0, bounced: 0, unsubscribed: 0 };
+
+/** A fresh database of this test's own: PGlite in memory, or an empty PostgreSQL database under TEST_DATABASE_URL. */
+async function freshDatabase(): Promise<Database> {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) return openDatabase({ databaseUrl: undefined, dataDir: '' }, { inMemory: true });
+  const name = `rollups_migration_${newId().replace(/-/g, '').slice(-12)}`;
+  const admin = knex({ client: 'pg', connection: url });
+  try {
+    await admin.raw(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.destroy();
+  }
+  const target = new URL(url);
+  target.pathname = `/${name}`;
+  const database = await openDatabase({ databaseUrl: target.toString(), dataDir: '' });
+  return {
+    ...database,
+    close: async () => {
+      await database.close();
+      const dropper = knex({ client: 'pg', connection: url });
+      try {
+        await dropper.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await dropper.destroy();
+      }
+    },
+  };
+}
+
+let t: TestServer;
+afterAll(() => t?.close());
+
+it('builds the rollups from the events stored before it, on the workspace time zone of today', async () => {
+  const database = await freshDatabase();
+  const { db } = database;
+  // The migration source names migrations without extension (server/db).
+  const [, names] = (await db.migrate.list()) as [unknown[], string[]];
+  for (const name of names.slice(0, names.indexOf(ROLLUPS))) await db.migrate.up({ name });
+  expect(await db.schema.hasTable('email_rollups')).toBe(false);
+
+  const at = new Date('2026-11-20T10:00:00Z');
+  const workspaceId = newId();
+  const campaignId = newId();
+  const [k1, k2] = [newId(), newId()];
+  const { id: planId } = await db('plans').first('id');
+  await db('workspaces').insert({ id: workspaceId, name: 'Old', plan_id: planId, timezone: 'Asia/Kolkata', created_at: at });
+  await db('campaigns').insert({ id: campaignId, workspace_id: workspaceId, name: 'Old campaign', status: 'active', created_at: at, updated_at: at });
+  await db('contacts').insert([k1, k2].map((id) => ({ id, workspace_id: workspaceId, campaign_id: campaignId, email: `${id}@lead.io`, status: 'active', created_at: at, updated_at: at })));
+  const event = (type: string, contactId: string | null, when: string, more: object = {}) => ({
+    id: newId(), workspace_id: workspaceId, campaign_id: campaignId, contact_id: contactId, type, occurred_at: new Date(when), ...more,
+  });
+  await db('email_events').insert([
+    event('sent', k1, '2026-11-19T18:29:59Z'), // 23:59:59 on the 19th in Kolkata
+    event('sent', k2, '2026-11-19T18:30:00Z'), // 00:00 on the 20th
+    event('sent', k1, '2026-11-20T09:00:00Z'),
+    event('opened', k1, '2026-11-20T09:01:00Z', { flagged: true }), // a scanner: not unique
+    event('opened', k1, '2026-11-20T11:00:00Z'),
+    event('opened', k1, '2026-11-20T12:00:00Z'),
+    event('replied', k2, '2026-11-20T13:00:00Z'),
+    event('sent', k1, '2026-11-20T09:00:00Z', { is_warmup: true }),
+  ]);
+
+  t = await startTestServer({ database });
+  t.clock.set('2026-11-20T15:00:00Z');
+  const client = t.client((await t.services.workspaces.createKey(workspaceId)).apiKey);
+
+  const count = await client.GET('/v1/analytics/campaign/count', { params: { query: { campaignId } } });
+  expect(count.data!.data.emails).toEqual({ ...ZERO, sent: 3, opened: 3, replied: 1 });
+  expect(count.data!.data.uniqueContacts).toEqual({ ...ZERO, sent: 2, opened: 1, replied: 1 });
+
+  const summary = await client.GET('/v1/analytics/campaign/summary', { params: { query: { startDate: '2026-11-20', endDate: '2026-11-20' } } });
+  expect(summary.data!.data).toMatchObject({
+    timezone: 'Asia/Kolkata',
+    totals: { ...ZERO, sent: 2, opened: 3, replied: 1 },
+    // k1 was first sent to on the 19th (Kolkata): a unique of that day.
+    unique: { ...ZERO, sent: 1, opened: 1, replied: 1 },
+  });
+  const before = await client.GET('/v1/analytics/campaign/summary', { params: { query: { startDate: '2026-11-19', endDate: '2026-11-19' } } });
+  expect(before.data!.data.graph).toEqual([{ date: '2026-11-19', ...ZERO, sent: 1 }]);
+}, 180_000); // every migration one by one, then a server
