@@ -59,8 +59,8 @@ export interface paths {
         /**
          * Get an email account's connection status
          * @description Tells whether an account can send now: its status (`active`, `paused`, `connectionError`,
-         *     `sendingError`), today's campaign sends against its daily limit (workspace time zone), and `canSend`
-         *     with the `reason` when it cannot. Costs no credits and changes nothing. Errors: `400` missing or
+         *     `sendingError`), today's sends (campaign, placement-test and warm-up) against its daily limit
+         *     (workspace time zone), and `canSend` with the `reason` when it cannot. Costs no credits and changes nothing. Errors: `400` missing or
          *     malformed `accountId`; `404` no such account in this workspace.
          */
         get: operations["getAccountStatus"];
@@ -978,8 +978,8 @@ export interface paths {
         /**
          * Get an email account's connection status
          * @description Tells whether an account can send now: its status (`active`, `paused`, `connectionError`,
-         *     `sendingError`), today's campaign sends against its daily limit (workspace time zone), and `canSend`
-         *     with the `reason` when it cannot. Costs no credits and changes nothing. Errors: `400` missing or
+         *     `sendingError`), today's sends (campaign, placement-test and warm-up) against its daily limit
+         *     (workspace time zone), and `canSend` with the `reason` when it cannot. Costs no credits and changes nothing. Errors: `400` missing or
          *     malformed `accountId`; `404` no such account in this workspace.
          */
         get: operations["getAccountStatusV2"];
@@ -3002,9 +3002,13 @@ export interface paths {
          *     out), `recipientCount` of them (default 20) picked round-robin over their provider domains, so each
          *     provider is represented. The worker sends the messages at once (placement mail never counts in campaign
          *     analytics or the unibox) and reads each recipient's INBOX and spam folder (`\Junk`, else the usual names)
-         *     over IMAP about every minute, looking for the message by its Message-ID; the test completes when every
-         *     message is found or refused, or at `timeoutMinutes` (default 60), when the rest is `nowhere`. Poll
-         *     `GET /v2/placement/get`, or subscribe to `placement.completed`.
+         *     over IMAP about every minute, looking for the message by its Message-ID, and deletes it from the
+         *     recipient's mailbox once found; the test completes when every message is found or refused, or at
+         *     `timeoutMinutes` (default 60), when the rest is `nowhere`. Poll `GET /v2/placement/get`, or subscribe to
+         *     `placement.completed`.
+         *
+         *     Each message counts against its account's `dailyLimit`, shared with campaign and warm-up mail, and shows
+         *     in the account's `sentToday`; a message the account has no room for today is `notSent`, with that reason.
          *
          *     Costs no credits. Errors: `400` invalid body (the field is named); `404` an account not in this workspace;
          *     `409` an account that cannot send now (paused or failing), or a pool with no mailbox besides the senders.
@@ -3862,12 +3866,12 @@ export interface components {
              */
             email: string;
             /**
-             * @description dailyLimit - sentToday - warmupSentToday (warm-up and campaign mail share the limit), never below 0.
+             * @description dailyLimit - sentToday - warmupSentToday (campaign, placement-test and warm-up mail share the limit), never below 0.
              * @example 38
              */
             remainingToday: number;
             /**
-             * @description Campaign emails sent today.
+             * @description Campaign and inbox-placement-test emails sent today.
              * @example 12
              */
             sentToday: number;
@@ -4921,15 +4925,15 @@ export interface components {
         };
         /**
          * @description A connected sending account. Its SMTP and IMAP passwords are stored encrypted (AES-256-GCM) and never
-         *     returned. `sentToday` counts the campaign emails and `warmupSentToday` the warm-up emails it sent today, in
-         *     the workspace's time zone; both share `dailyLimit` (warm-up never takes the last of it from campaigns: it
-         *     stops when the two together reach the limit).
+         *     returned. `sentToday` counts the campaign and inbox-placement-test emails and `warmupSentToday` the warm-up
+         *     emails it sent today, in the workspace's time zone; all share `dailyLimit` (warm-up never takes the last of
+         *     it from campaigns: it stops when they together reach the limit).
          */
         EmailAccount: {
             /** Format: date-time */
             createdAt: string;
             /**
-             * @description Most emails the account sends a day, campaign and warm-up together.
+             * @description Most emails the account sends a day, campaign, warm-up and placement-test mail together.
              * @example 50
              */
             dailyLimit: number;
@@ -4948,7 +4952,7 @@ export interface components {
             imap: components["schemas"]["EmailAccountServer"] | null;
             provider: components["schemas"]["EmailAccountProvider"];
             /**
-             * @description Campaign emails sent today (workspace time zone), warm-up excluded.
+             * @description Campaign and inbox-placement-test emails sent today (workspace time zone), warm-up excluded.
              * @example 12
              */
             sentToday: number;
@@ -4990,11 +4994,14 @@ export interface components {
              */
             reason: "paused" | "connectionError" | "sendingError" | "dailyLimitReached" | null;
             /**
-             * @description Campaign emails it may still send today.
+             * @description Emails it may still send today (dailyLimit less campaign, placement-test and warm-up sends), never below 0.
              * @example 38
              */
             remainingToday: number;
-            /** @example 12 */
+            /**
+             * @description Campaign and inbox-placement-test emails sent today, warm-up excluded.
+             * @example 12
+             */
             sentToday: number;
             status: components["schemas"]["EmailAccountStatus"];
             /**
@@ -6226,7 +6233,7 @@ export interface components {
         };
         /**
          * @description Results by placement: `inbox`, `spam`, `nowhere` (not found in INBOX or spam by the deadline), `notSent` (the
-         *     send failed or the recipient's server refused it), `pending` (still looked for). `inboxPercent` = inbox /
+         *     send failed, the recipient's server refused it, or the account's daily limit was reached), `pending` (still looked for). `inboxPercent` = inbox /
          *     (inbox + spam + nowhere) x 100, two decimals; `null` while none of those is known.
          */
         PlacementCounts: {

@@ -10,10 +10,12 @@
  * For each: rows/s of the upload, of the worker and end to end, time to first progress (request start to the
  * first batch applied), and the process's peak heap and RSS, beside a baseline in the same run: the same rows
  * loaded into a scratch table with COPY (PostgreSQL; PGlite has no COPY FROM STDIN, so batched multi-row
- * INSERTs there). BENCH_IMPORT_SIZES / BENCH_VERIFY_SIZES (comma-separated) and BENCH_DATABASES
- * (`postgres,pglite`) change the run.
+ * INSERTs there), the queries the DNS server answered during a verification, and the machine's 1-minute load
+ * average as each job ended. BENCH_IMPORT_SIZES /
+ * BENCH_VERIFY_SIZES (comma-separated; empty runs none) and BENCH_DATABASES (`postgres,pglite`) change the run.
  */
 import { request } from 'node:http';
+import { loadavg } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { Readable } from 'node:stream';
@@ -27,7 +29,8 @@ import { createServices, type Deps, type Services } from '../server/services';
 import { startDnsServer, type Zone } from '../test/helpers/dns-server';
 import { freshBenchDatabase } from './bench-database';
 
-const sizes = (name: string, fallback: number[]) => (process.env[name] ? process.env[name].split(',').map(Number) : fallback);
+/** A comma-separated list of sizes; an empty one runs none. */
+const sizes = (name: string, fallback: number[]) => (process.env[name] === undefined ? fallback : process.env[name].split(',').filter(Boolean).map(Number));
 const IMPORT_SIZES = sizes('BENCH_IMPORT_SIZES', [5_000, 50_000, 500_000]);
 const VERIFY_SIZES = sizes('BENCH_VERIFY_SIZES', [1_000, 10_000, 100_000]);
 const DATABASES = (process.env.BENCH_DATABASES ?? 'postgres,pglite').split(',');
@@ -95,10 +98,9 @@ interface Measure {
   workerS: number;
   heapMb: number;
   rssMb: number;
-  baselineS: number;
 }
 
-async function runJob(base: string, apiKey: string, services: Services, path: string, header: string, rows: number, line: (i: number) => string): Promise<Omit<Measure, 'baselineS'>> {
+async function runJob(base: string, apiKey: string, services: Services, path: string, header: string, rows: number, line: (i: number) => string): Promise<Measure> {
   global.gc?.();
   const peaks = memoryPeaks();
   const start = performance.now();
@@ -152,6 +154,12 @@ async function main(): Promise<void> {
   for (let d = 0; d < DOMAINS; d++) zone[`domain${d}.test`] = { MX: [{ exchange: `mx.domain${d}.test`, priority: 10 }] };
   const dns = await startDnsServer(zone);
   const table: string[] = [];
+  /** One line of the table; the load average beside the rates, since the machine may be shared. */
+  const report = (label: string, job: string, m: Measure, baselineS: number, dnsQueries: number) => {
+    const line = `| ${label} | ${job} | ${m.rows.toLocaleString('en-US')} | ${rate(m.rows, m.uploadS)} | ${rate(m.rows, m.workerS)} | ${rate(m.rows, m.totalS)} | ${fmt(m.firstProgressS, 2)} s | ${fmt(m.heapMb, 0)} / ${fmt(m.rssMb, 0)} MB | ${rate(m.rows, baselineS)} | ${dnsQueries.toLocaleString('en-US')} | ${fmt(loadavg()[0])} |`;
+    table.push(line);
+    console.log(line);
+  };
   try {
     for (const kind of DATABASES) {
       const { database, label, drop } = await openBench(kind);
@@ -174,14 +182,14 @@ async function main(): Promise<void> {
           const b = await baseline(database.db, rows, contactLine, ['email', 'first_name', 'last_name', 'company_name', 'city', 'tier']);
           const created = Number((await database.db('contacts').where({ campaign_id: campaignId }).count({ n: '*' }).first())!.n);
           if (created !== rows) throw new Error(`import of ${rows}: ${created} contacts created`);
-          table.push(`| ${label} | import | ${rows.toLocaleString('en-US')} | ${rate(rows, m.uploadS)} | ${rate(rows, m.workerS)} | ${rate(rows, m.totalS)} | ${fmt(m.firstProgressS, 2)} s | ${fmt(m.heapMb, 0)} / ${fmt(m.rssMb, 0)} MB | ${rate(rows, b)} |`);
-          console.log(table[table.length - 1]);
+          report(label, 'import', m, b, 0);
         }
         for (const rows of VERIFY_SIZES) {
+          const asked = dns.queries.length;
           const m = await runJob(base, apiKey, services, '/v2/job/verify', 'email\n', rows, addressLine);
+          const dnsQueries = dns.queries.length - asked;
           const b = await baseline(database.db, rows, addressLine, ['email']);
-          table.push(`| ${label} | verify | ${rows.toLocaleString('en-US')} | ${rate(rows, m.uploadS)} | ${rate(rows, m.workerS)} | ${rate(rows, m.totalS)} | ${fmt(m.firstProgressS, 2)} s | ${fmt(m.heapMb, 0)} / ${fmt(m.rssMb, 0)} MB | ${rate(rows, b)} |`);
-          console.log(table[table.length - 1]);
+          report(label, 'verify', m, b, dnsQueries);
         }
       } finally {
         server?.close();
@@ -192,8 +200,8 @@ async function main(): Promise<void> {
   } finally {
     await dns.close();
   }
-  console.log('\n| database | job | rows | upload rows/s | worker rows/s | end to end rows/s | first progress | peak live heap / RSS | baseline rows/s |');
-  console.log('|---|---|---:|---:|---:|---:|---:|---|---:|');
+  console.log('\n| database | job | rows | upload rows/s | worker rows/s | end to end rows/s | first progress | peak live heap / RSS | baseline rows/s | DNS queries | load average |');
+  console.log('|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|');
   for (const line of table) console.log(line);
 }
 

@@ -34,7 +34,7 @@ import { JobService } from './modules/job/service';
 import { JobStore } from './modules/job/store';
 import { IdempotencyStore } from './http/idempotency';
 import { createDnsLookup } from './dns';
-import { AccountMailAccess, AccountService, type WarmupSentToday, type WarmupHealthOf, type LinkedCampaigns, type MailLoginCheck } from './modules/account/service';
+import { AccountMailAccess, AccountService, type SentTodayOf, type WarmupHealthOf, type LinkedCampaigns, type MailLoginCheck } from './modules/account/service';
 import { AccountStore } from './modules/account/store';
 import { SecretBox } from './secrets';
 import { AnalyticsService } from './modules/analytics/service';
@@ -105,10 +105,12 @@ export function createServices(deps: Deps) {
     lockLinkedTo: (...args) => campaigns.lockLinkedTo(...args),
     pauseWithoutAccounts: (...args) => campaigns.pauseWithoutAccounts(...args),
   };
-  // The account view shows today's warm-up sends and vitals the warm-up health, which the warm-up pool counts (built below).
-  const warmupSentToday: WarmupSentToday = (...args) => warmup.sentToday(...args);
+  // The account view shows today's warm-up and placement-test sends and vitals the warm-up health, which the
+  // warm-up pool and the placement tests count (built below).
+  const warmupSentToday: SentTodayOf = (...args) => warmup.sentToday(...args);
   const warmupHealth: WarmupHealthOf = (...args) => warmup.healthScores(...args);
-  const accounts = new AccountService(db, accountStore, events, linkedCampaigns, workspaces, secrets, dns, config, clock, warmupSentToday, warmupHealth, config.verifyMailLogins ? loginCheck : null);
+  const placementSentToday: SentTodayOf = (...args) => placement.sentToday(...args);
+  const accounts = new AccountService(db, accountStore, events, linkedCampaigns, workspaces, secrets, dns, config, clock, warmupSentToday, warmupHealth, placementSentToday, config.verifyMailLogins ? loginCheck : null);
   // Progress rows are the sending engine's; campaigns and contacts reach them through ports (sending is built below).
   const progress: CampaignProgressPort & ContactProgressPort = {
     startCampaign: (...args) => sending.startCampaign(...args),
@@ -148,7 +150,7 @@ export function createServices(deps: Deps) {
     ...DEFAULT_WARMUP_SETTINGS,
     readIntervalMs: config.warmupReadIntervalSeconds * 1000,
   });
-  const placement = new PlacementService(db, new PlacementStore(), accounts, mailAccess, mail, warmup, events, clock, deps.logger);
+  const placement = new PlacementService(db, new PlacementStore(), accounts, mailAccess, mail, warmup, workspaces, events, clock, deps.logger);
   const jobs = new JobService(db, new JobStore(), contacts, campaigns, suppression, verification, enrichment, leads, lists, events, clock, deps.logger, config.jobBatchSize, config.jobConcurrency);
   return { contactLifecycle, placement, warmup, jobs, webhooks, sending, tracking, suppression, mail, inbox, events, credits, workspaces, quota, idempotency, whitelabel, campaigns, contacts, accounts, analytics, leads, verification, enrichment, lists };
 }

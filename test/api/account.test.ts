@@ -192,7 +192,7 @@ describe('the encryption key', () => {
     const ws = await t.createWorkspace();
     const { db, clock, config } = t.deps;
     const noKey = new SecretBox({ secretKey: undefined, databaseUrl: 'postgres://db.internal/outreach', dataDir: '' });
-    const accounts = new AccountService(db, new AccountStore(), t.services.events, t.services.campaigns, t.services.workspaces, noKey, createDnsLookup(config), config, clock, t.services.warmup.sentToday, (...args) => t.services.warmup.healthScores(...args));
+    const accounts = new AccountService(db, new AccountStore(), t.services.events, t.services.campaigns, t.services.workspaces, noKey, createDnsLookup(config), config, clock, t.services.warmup.sentToday, (...args) => t.services.warmup.healthScores(...args), t.services.placement.sentToday);
     await expect(accounts.connect(ws.workspaceId, googleAccount('a@b.io'))).rejects.toMatchObject({
       status: 409,
       message: expect.stringMatching(/^Email accounts cannot be connected: the server has no encryption key/),

@@ -4,53 +4,23 @@
  * after migrating to the latest, the counters equal count(*) and every active contact of an active campaign
  * has a progress row (what the old worker's next run would have made), the others none.
  */
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
-import knex, { type Knex } from 'knex';
-import { migrate, openDatabase, pendingMigrations, type Database } from '../../server/db';
+import type { Knex } from 'knex';
+import { migrate, pendingMigrations, type Database } from '../../server/db';
+import { databaseBefore } from '../helpers/server';
 import { newId } from '../../server/ids';
 
 const MIGRATION = '20261127020000_contact_counts_and_due_index';
-const DIR = join(__dirname, '../../server/db/migrations');
-
-/** The migrations before this one, named as server/db names them (so `migrate` goes on from there). */
-const before: Knex.MigrationSource<string> = {
-  getMigrations: () => Promise.resolve(readdirSync(DIR).filter((f) => f.endsWith('.ts')).map((f) => f.replace(/\.ts$/, '')).filter((name) => name < MIGRATION).sort()),
-  getMigrationName: (name) => name,
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  getMigration: (name) => Promise.resolve(require(join(DIR, name))),
-};
-
-async function freshDatabase(): Promise<Database> {
-  const url = process.env.TEST_DATABASE_URL;
-  if (!url) return openDatabase({ databaseUrl: undefined, dataDir: '' }, { inMemory: true });
-  const name = `${process.env.TEST_RUN_ID ?? 'lr_test'}_mig_${newId().replace(/-/g, '').slice(-12)}`;
-  const admin = knex({ client: 'pg', connection: url });
-  await admin.raw(`CREATE DATABASE ${name}`);
-  const target = new URL(url);
-  target.pathname = `/${name}`;
-  const database = await openDatabase({ databaseUrl: target.toString(), dataDir: '' });
-  return {
-    ...database,
-    close: async () => {
-      await database.close();
-      await admin.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.destroy();
-    },
-  };
-}
 
 describe(`migration ${MIGRATION}`, () => {
   let database: Database;
   let db: Knex;
   beforeAll(async () => {
-    database = await freshDatabase();
+    database = await databaseBefore(MIGRATION);
     db = database.db;
   });
   afterAll(() => database.close());
 
   it('backfills the contact counters and the progress rows the old worker would have made', async () => {
-    await db.migrate.latest({ migrationSource: before });
     expect((await pendingMigrations(db))[0]).toBe(MIGRATION);
     const now = new Date('2026-11-20T10:00:00Z');
     const plan = (await db('plans').first('id')).id;

@@ -299,6 +299,32 @@ describe('verify and enrich jobs', () => {
     ]);
   });
 
+  it('asks DNS for a domain’s MX once per job for 5 minutes, and again after a timeout', async () => {
+    const mxQueries = () => dns.queries.filter((q) => q.type === 'MX' && q.name.toLowerCase() === 'acme.com').length;
+    const emails = Array.from({ length: 8 }, (_, i) => `mx-cache-${i}@acme.com`);
+    const { data } = await (await postJson('/v2/job/verify', { emails })).json();
+    const before = mxQueries();
+    // Batches of 2: the first asks, the second reads the job's cache.
+    expect(await t.services.jobs.runOnce()).toBe(2);
+    expect(await t.services.jobs.runOnce()).toBe(2);
+    expect(mxQueries()).toBe(before + 1);
+    // 5 minutes later the answer is asked again, once.
+    t.clock.advance(300_001);
+    expect(await drain()).toBe(4);
+    expect(mxQueries()).toBe(before + 2);
+    expect((await getJob(data.job.id)).counts).toMatchObject({ valid: 8 });
+
+    // A timeout is not kept: the next batch asks again and gets the answer.
+    const other = Array.from({ length: 4 }, (_, i) => `mx-timeout-${i}@acme.com`);
+    const timedOut = (await (await postJson('/v2/job/verify', { emails: other })).json()).data.job;
+    dns.mode = 'silent';
+    expect(await t.services.jobs.runOnce()).toBe(2);
+    dns.mode = 'answer';
+    expect(await drain()).toBe(2);
+    expect((await getJob(timedOut.id)).counts).toMatchObject({ unknown: 2, valid: 2 });
+    expect((await results(timedOut.id)).slice(1).map((l) => l.split(',')[3])).toEqual(['dnsTimeout', 'dnsTimeout', '', '']);
+  });
+
   it('verifies a CSV file by its email column', async () => {
     const { data } = await (await upload('/v2/job/verify', 'name,E-mail\nA,ok@acme.com\n')).json();
     await drain();

@@ -97,10 +97,15 @@ describeWithDovecot('inbox placement tests', () => {
     expect(refused.reason).toMatch(/552 5\.2\.2 Mailbox full/);
     const spam = test.results.find((r) => r.from === JANE && r.to === 'b***@outlook.test')!;
     expect(spam).toMatchObject({ placement: 'spam', folder: 'Junk', domain: 'outlook.test', seenAt: t.clock.now().toISOString(), sentAt: t.clock.now().toISOString() });
-    // What the provider holds is what the test says.
-    expect((await provider.locate(BOB, spam.messageId!)).map((l) => l.mailbox)).toEqual(['Junk']);
+    // Where the provider filed each message is what the test says; once found, it is deleted from the mailbox.
+    const filed = (from: string, to: string) => provider.deliveries.slice(before).find((d) => d.from === from && d.to === to)!.folder;
+    expect(filed(JANE, BOB)).toBe('Junk');
+    expect(await provider.locate(BOB, spam.messageId!)).toEqual([]);
     const inbox = test.results.find((r) => r.from === JANE && r.to === 'seed1@gmail.test')!;
-    expect((await provider.locate('seed1@gmail.test', inbox.messageId!)).map((l) => l.mailbox)).toEqual(['INBOX']);
+    expect(filed(JANE, 'seed1@gmail.test')).toBe('INBOX');
+    expect(await provider.locate('seed1@gmail.test', inbox.messageId!)).toEqual([]);
+    // The one dropped silently was never found: nothing to delete, nothing there.
+    expect(filed(JANE, 'seed3@yahoo.test')).toBeNull();
 
     // Before the deadline the dropped messages stay pending; at it they are nowhere.
     t.clock.advance(29 * MINUTE);
@@ -186,6 +191,26 @@ describeWithDovecot('inbox placement tests', () => {
     await t.db('email_accounts').where({ id: joe }).update({ status: 'active' });
     expect(res.status).toBe(409);
     expect(await res.json()).toMatchObject({ error: `${JOE} is paused: only active accounts can send a placement test.`, details: [{ field: 'body.accountIds.1' }] });
+  });
+
+  it("counts placement sends against the account's daily limit and in sentToday", async () => {
+    const KIM = 'kim@acme.test';
+    provider.addMailbox(KIM);
+    const { data } = await ws.client.POST('/v2/account/connect', { body: { ...provider.connectBody(KIM), dailyLimit: 3 } });
+    const kim = data!.data.account.id;
+    const started = (await (await post(ws, { accountIds: [kim], subject: 'Limit', text: 'y', recipientCount: 5 })).json()).data.test;
+    await drain();
+    const test = await get(ws, started.id);
+    // Three went out; the other two found the limit reached, and were never handed to SMTP.
+    expect(test.counts).toMatchObject({ total: 5, inbox: 3, notSent: 2, pending: 0 });
+    expect(test.results.filter((r) => r.placement === 'notSent').map((r) => r.reason)).toEqual(
+      Array(2).fill("The account's daily limit of 3 emails (campaign, warm-up and placement-test mail together) is reached for today."),
+    );
+    expect(provider.deliveries.filter((d) => d.from === KIM)).toHaveLength(3);
+    const listed = (await ws.client.GET('/v1/account/list', { params: { query: { limit: 100 } } })).data!.data.items.find((a) => a.id === kim)!;
+    expect(listed).toMatchObject({ sentToday: 3, warmupSentToday: 0 });
+    const status = (await ws.client.GET('/v1/account/status', { params: { query: { accountId: kim } } })).data!.data;
+    expect(status).toMatchObject({ sentToday: 3, remainingToday: 0, canSend: false, reason: 'dailyLimitReached' });
   });
 
   it('never sends a message twice when two workers run at once', async () => {

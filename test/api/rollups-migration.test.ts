@@ -3,51 +3,18 @@
  * the migration before, events written the old way (straight into email_events), then the latest schema
  * and the answers through HTTP.
  */
-import knex from 'knex';
-import { openDatabase, type Database } from '../../server/db';
 import { newId } from '../../server/ids';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { databaseBefore, startTestServer, type TestServer } from '../helpers/server';
 
 const ROLLUPS = '20261127010000_create_email_rollups';
 const ZERO = { sent: 0, opened: 0, clicked: 0, replied: 0, bounced: 0, unsubscribed: 0 };
-
-/** A fresh database of this test's own: PGlite in memory, or an empty PostgreSQL database under TEST_DATABASE_URL. */
-async function freshDatabase(): Promise<Database> {
-  const url = process.env.TEST_DATABASE_URL;
-  if (!url) return openDatabase({ databaseUrl: undefined, dataDir: '' }, { inMemory: true });
-  const name = `rollups_migration_${newId().replace(/-/g, '').slice(-12)}`;
-  const admin = knex({ client: 'pg', connection: url });
-  try {
-    await admin.raw(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.destroy();
-  }
-  const target = new URL(url);
-  target.pathname = `/${name}`;
-  const database = await openDatabase({ databaseUrl: target.toString(), dataDir: '' });
-  return {
-    ...database,
-    close: async () => {
-      await database.close();
-      const dropper = knex({ client: 'pg', connection: url });
-      try {
-        await dropper.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await dropper.destroy();
-      }
-    },
-  };
-}
 
 let t: TestServer;
 afterAll(() => t?.close());
 
 it('builds the rollups from the events stored before it, on the workspace time zone of today', async () => {
-  const database = await freshDatabase();
+  const database = await databaseBefore(ROLLUPS);
   const { db } = database;
-  // The migration source names migrations without extension (server/db).
-  const [, names] = (await db.migrate.list()) as [unknown[], string[]];
-  for (const name of names.slice(0, names.indexOf(ROLLUPS))) await db.migrate.up({ name });
   expect(await db.schema.hasTable('email_rollups')).toBe(false);
 
   const at = new Date('2026-11-20T10:00:00Z');

@@ -87,7 +87,9 @@ describeWithDovecot('warm-up pool on the loopback provider', () => {
     for (const email of [ANN, BOB, CY, DEE, EVE]) provider.imap.deliverDirect(email, [big, Buffer.from('\u0000\u0001 not a message at all')]);
     // The campaign inbox reader looks at the same INBOXes and stores none of it.
     await t.services.inbox.runOnce();
-    expect(await t.services.warmup.reader.runOnce()).toBe(5);
+    // Only mailboxes expecting warm-up mail are opened: the recipients of the four emails.
+    const recipients = new Set((await messages()).map((m) => m.recipient_id));
+    expect(await t.services.warmup.reader.runOnce()).toBe(recipients.size);
     const seen = (await messages()).filter((m) => m.kind === 'first');
     for (const m of seen) {
       expect(m.landed).toBe(m.sender_email === ANN ? 'spam' : 'inbox');

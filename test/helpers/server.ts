@@ -19,7 +19,7 @@ import { createApp, type AppOptions } from '../../server/app';
 import { createMetrics, type Metrics } from '../../server/observability/metrics';
 import { readBundledSpec } from '../../server/project-root';
 import { loadConfig, type Config } from '../../server/config';
-import { migrate, openDatabase, type Database } from '../../server/db';
+import { migrate, openDatabase, pendingMigrations, type Database } from '../../server/db';
 import { createServices, type Deps, type Services } from '../../server/services';
 import { newId } from '../../server/ids';
 import { TestClock } from './clock';
@@ -62,23 +62,17 @@ export interface TestServer {
 
 const TEST_PLAN_ID = '00000000-0000-7000-8000-00000000feed';
 
-async function openTestDatabase(own?: string): Promise<Database & { url?: string }> {
-  if (own) {
-    const database = await openDatabase({ databaseUrl: own, dataDir: '' });
-    await migrate(database.db);
-    return { ...database, url: own };
-  }
+/**
+ * A database of the caller's own, dropped on close: an empty PGlite in memory, or under TEST_DATABASE_URL a new
+ * PostgreSQL database (a copy of `template` when one is named) that the run's teardown drops too.
+ */
+export async function scratchDatabase(template?: string): Promise<Database & { url?: string }> {
   const url = process.env.TEST_DATABASE_URL;
-  const runId = process.env.TEST_RUN_ID;
-  if (!url || !runId) {
-    const database = await openDatabase({ databaseUrl: undefined, dataDir: '' }, { inMemory: true });
-    await migrate(database.db);
-    return database;
-  }
-  const name = `${runId}_${newId().replace(/-/g, '').slice(-12)}`;
+  if (!url) return openDatabase({ databaseUrl: undefined, dataDir: '' }, { inMemory: true });
+  const name = `${process.env.TEST_RUN_ID ?? 'lr_test'}_${newId().replace(/-/g, '').slice(-12)}`;
   const admin = knex({ client: 'pg', connection: url });
   try {
-    await admin.raw(`CREATE DATABASE ${name} TEMPLATE ${runId}_tpl`);
+    await admin.raw(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
   } finally {
     await admin.destroy();
   }
@@ -98,6 +92,29 @@ async function openTestDatabase(own?: string): Promise<Database & { url?: string
       }
     },
   };
+}
+
+/** A scratch database migrated up to, not including, `migration`: the schema that data "written the old way" meets. */
+export async function databaseBefore(migration: string): Promise<Database> {
+  const database = await scratchDatabase();
+  const names = await pendingMigrations(database.db);
+  for (const name of names.slice(0, names.indexOf(migration))) await database.db.migrate.up({ name });
+  return database;
+}
+
+async function openTestDatabase(own?: string): Promise<Database & { url?: string }> {
+  if (own) {
+    const database = await openDatabase({ databaseUrl: own, dataDir: '' });
+    await migrate(database.db);
+    return { ...database, url: own };
+  }
+  const runId = process.env.TEST_RUN_ID;
+  if (!process.env.TEST_DATABASE_URL || !runId) {
+    const database = await scratchDatabase();
+    await migrate(database.db);
+    return database;
+  }
+  return scratchDatabase(`${runId}_tpl`);
 }
 
 export async function startTestServer(

@@ -41,8 +41,8 @@ export interface LinkedCampaigns {
   pauseWithoutAccounts(trx: Executor, campaignIds: string[]): Promise<string[]>;
 }
 
-/** Warm-up emails each of `accountIds` sent today (local day in `timezone`). */
-export type WarmupSentToday = (db: Executor, accountIds: string[], timezone: string) => Promise<Map<string, number>>;
+/** Emails of one kind (warm-up, placement tests) each of `accountIds` sent today (local day in `timezone`). */
+export type SentTodayOf = (db: Executor, accountIds: string[], timezone: string) => Promise<Map<string, number>>;
 
 /** The warm-up health (inbox share of the last 7 days) of each of `accountIds`. */
 export type WarmupHealthOf = (db: Executor, accountIds: string[]) => Promise<Map<string, Schemas['WarmupHealth']>>;
@@ -95,9 +95,11 @@ export class AccountService {
     private readonly config: Pick<Config, 'dkimSelectors' | 'dnsblIpZones' | 'dnsblDomainZones'>,
     private readonly clock: Clock,
     /** Warm-up sends today per account (the warmup module's count, wired by the composition root). */
-    private readonly warmupSentToday: WarmupSentToday,
+    private readonly warmupSentToday: SentTodayOf,
     /** Warm-up health per account for vitals (the warmup module's, wired by the composition root). */
     private readonly warmupHealth: WarmupHealthOf,
+    /** Inbox-placement-test sends today per account (the placement module's count, wired by the composition root). */
+    private readonly placementSentToday: SentTodayOf,
     /** Tries the logins before an account is stored; null skips it (VERIFY_MAIL_LOGINS=0). */
     private readonly loginCheck: MailLoginCheck | null = null,
   ) {}
@@ -106,13 +108,17 @@ export class AccountService {
     return dayIn(workspace.timezone, this.clock.now());
   }
 
-  /** Campaign sends (stored events) and warm-up sends (the mail record) today per account. */
+  /**
+   * Sends today per account: campaign sends (stored events) and placement-test sends (the mail record) as
+   * `campaign`, warm-up sends (the pool's record) as `warmup`; all three share the daily limit.
+   */
   private async sentToday(db: Executor, workspace: ZonedWorkspace, ids: string[]): Promise<Map<string, { campaign: number; warmup: number }>> {
-    const [campaign, warmup] = await Promise.all([
+    const [campaign, placement, warmup] = await Promise.all([
       this.events.sentOnDay(db, workspace.id, ids, this.today(workspace), workspace.timezone),
+      this.placementSentToday(db, ids, workspace.timezone),
       this.warmupSentToday(db, ids, workspace.timezone),
     ]);
-    return new Map(ids.map((id) => [id, { campaign: campaign.get(id)?.campaign ?? 0, warmup: warmup.get(id) ?? 0 }]));
+    return new Map(ids.map((id) => [id, { campaign: (campaign.get(id)?.campaign ?? 0) + (placement.get(id) ?? 0), warmup: warmup.get(id) ?? 0 }]));
   }
 
   private async view(db: Executor, workspace: ZonedWorkspace, row: AccountRow): Promise<Schemas['EmailAccount']> {
@@ -246,7 +252,7 @@ export class AccountService {
     const row = await this.require(this.db, workspace.id, accountId);
     const sent = (await this.sentToday(this.db, workspace, [row.id])).get(row.id)!;
     const sentToday = sent.campaign;
-    // Warm-up and campaign mail share the daily limit.
+    // Campaign, placement-test and warm-up mail share the daily limit.
     const remainingToday = Math.max(0, row.daily_limit - sent.campaign - sent.warmup);
     const reason = row.status !== 'active' ? row.status : remainingToday === 0 ? 'dailyLimitReached' : null;
     return {
@@ -456,6 +462,13 @@ export class AccountMailAccess {
     const row = await this.store.findAny(db, accountId);
     if (!row || row.workspace_id !== workspaceId) return null;
     return this.login(row, 'smtp', row.smtp_host, row.smtp_port, row.smtp_user, row.smtp_password_enc);
+  }
+
+  /** The SMTP or IMAP login of an account row the caller already holds (the warm-up pool's), or null when it has none. */
+  loginFromRow(row: AccountRow, kind: 'smtp' | 'imap'): MailLogin | null {
+    return kind === 'smtp'
+      ? this.login(row, 'smtp', row.smtp_host, row.smtp_port, row.smtp_user, row.smtp_password_enc)
+      : this.login(row, 'imap', row.imap_host, row.imap_port, row.imap_user, row.imap_password_enc);
   }
 
   private login(row: AccountRow, kind: 'smtp' | 'imap', host: string | null, port: number | null, user: string | null, passwordEnc: string | null): MailLogin | null {

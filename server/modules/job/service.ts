@@ -15,6 +15,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
+import { LRUCache } from 'lru-cache';
 import type { components } from '../../../generated/api';
 import type { Clock } from '../../clock';
 import type { Db, Executor } from '../../db';
@@ -31,7 +32,7 @@ import type { LeadService } from '../leads/service';
 import type { ListService } from '../list/service';
 import type { EventService } from '../events/service';
 import type { SuppressionService } from '../suppression/service';
-import type { VerificationService } from '../verification/service';
+import type { MxCache, VerificationService } from '../verification/service';
 import { csvRows, mapHeader, type ColumnMap } from './csv';
 import { ACTIVE, type InputRow, type JobRow, type JobStore, type ResultRow } from './store';
 
@@ -111,6 +112,8 @@ export class JobService {
   private readonly limits = contactLimits();
   /** Which process applied a batch (job_batches.done_by). */
   private readonly workerName = `${hostname()}:${process.pid}`;
+  /** MX answers per job (verify jobs and imports that verify), so its batches do not ask DNS again; the 8 latest jobs'. */
+  private readonly mxCaches = new LRUCache<string, MxCache>({ max: 8 });
 
   constructor(
     private readonly db: Db,
@@ -401,7 +404,7 @@ export class JobService {
       case 'contactImport':
         return this.importBatch(trx, job, rows);
       case 'verify':
-        return this.verifyBatch(trx, rows);
+        return this.verifyBatch(trx, job, rows);
       case 'enrich':
         return this.enrichBatch(trx, job, rows);
     }
@@ -450,7 +453,7 @@ export class JobService {
       });
     }
     if (options.verify && open.length) {
-      const { results: verdicts } = await this.verification.verify(emails(), trx);
+      const { results: verdicts } = await this.verification.verify(emails(), trx, this.mxCache(job.id));
       const status = new Map(verdicts.map((v) => [v.email, v.status]));
       open = open.filter((row) => {
         const s = status.get(row.email!);
@@ -489,10 +492,17 @@ export class JobService {
     return null;
   }
 
-  private async verifyBatch(trx: Executor, rows: InputRow[]): Promise<ResultRow[]> {
+  private mxCache(jobId: string): MxCache {
+    let cache = this.mxCaches.get(jobId);
+    if (!cache) this.mxCaches.set(jobId, (cache = this.verification.newMxCache()));
+    return cache;
+  }
+
+  private async verifyBatch(trx: Executor, job: JobRow, rows: InputRow[]): Promise<ResultRow[]> {
     const { results } = await this.verification.verify(
       rows.map((r) => String((r.data as { email: string }).email ?? '')),
       trx,
+      this.mxCache(job.id),
     );
     return results.map((v, i) => ({
       row_no: rows[i].row_no,

@@ -145,14 +145,19 @@ export class JobStore {
       .select('row_no', 'email', 'data');
   }
 
-  /** The first row of the job holding each of `emails`. */
+  /**
+   * The first row of the job holding each of `emails`: one index probe per address (an aggregate subquery,
+   * never flattened), where `email in (...)` had the planner scan every row of the job per batch whenever
+   * its statistics still counted the job as small.
+   */
   async firstRows(db: Executor, jobId: string, emails: string[]): Promise<Map<string, number>> {
     if (!emails.length) return new Map();
-    const rows: { email: string; first: number }[] = await db('job_rows')
-      .where('job_id', jobId)
-      .whereIn('email', emails)
-      .groupBy('email')
-      .select('email', db.raw('min(row_no)::int as first'));
+    const { rows } = await db.raw<{ rows: { email: string; first: number }[] }>(
+      `select wanted.email, f.first from unnest(?::text[]) as wanted(email)
+       cross join lateral (select min(row_no)::int as first from job_rows where job_id = ? and email = wanted.email) f
+       where f.first is not null`,
+      [emails, jobId],
+    );
     return new Map(rows.map((r) => [r.email, r.first]));
   }
 

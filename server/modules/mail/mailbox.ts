@@ -57,6 +57,8 @@ const SPAM_NAMES = ['Junk', 'Spam', 'Junk E-mail', 'Junk Email', '[Gmail]/Spam',
 
 /** Messages fetched per round trip. */
 const FETCH_CHUNK = 50;
+/** Messages whose chosen header fields are fetched per round trip (a few hundred bytes each). */
+const HEADER_CHUNK = 500;
 
 function imapClient(login: MailLogin, address: string, timeoutMs: number): ImapFlow {
   return new ImapFlow({
@@ -116,15 +118,27 @@ export async function verifyImapLogin(login: MailLogin, options: ConnectionOptio
  * (`MailService.withMailbox` does both). UIDs are used throughout, never sequence numbers.
  */
 export class MailboxSession {
-  private constructor(private readonly client: ImapFlow) {}
+  private constructor(
+    private readonly client: ImapFlow,
+    /**
+     * The folder list: asked once (LIST is a round trip), or given by the opener from an earlier session of
+     * the same login; ensureFolder adds what it creates.
+     */
+    private listed: Folder[] | null,
+  ) {}
 
-  static async open(login: MailLogin, options: ConnectionOptions): Promise<MailboxSession> {
-    return new MailboxSession(await connectImap(login, options));
+  static async open(login: MailLogin, options: ConnectionOptions, folders: Folder[] | null = null): Promise<MailboxSession> {
+    return new MailboxSession(await connectImap(login, options), folders);
   }
 
   async folders(): Promise<Folder[]> {
-    const boxes = await this.client.list();
-    return boxes.map((b) => ({ path: b.path, name: b.name, specialUse: b.specialUse ?? null }));
+    this.listed ??= (await this.client.list()).map((b) => ({ path: b.path, name: b.name, specialUse: b.specialUse ?? null }));
+    return this.listed;
+  }
+
+  /** The folder list as this session knows it (null when it never asked). */
+  knownFolders(): Folder[] | null {
+    return this.listed;
   }
 
   /** The folder with this special use (`\Junk`, `\Sent`, ...), or null when the server names none. */
@@ -143,8 +157,10 @@ export class MailboxSession {
 
   /** Creates the folder unless it exists. */
   async ensureFolder(path: string): Promise<void> {
-    if ((await this.folders()).some((f) => f.path === path)) return;
+    const folders = await this.folders();
+    if (folders.some((f) => f.path === path)) return;
     await this.client.mailboxCreate(path);
+    folders.push({ path, name: path, specialUse: null });
   }
 
   /** Opens a folder; the operations below act on the folder opened last. */
@@ -184,11 +200,31 @@ export class MailboxSession {
       .sort((a, b) => a.uid - b.uid);
   }
 
+  /**
+   * The named header fields of these messages (raw header lines, unfolded by the caller), with each message's
+   * size: what recognising a message by its headers costs, whatever the size of its body.
+   */
+  async fetchHeaders(uids: number[], names: string[]): Promise<{ uid: number; size: number; headers: Buffer }[]> {
+    const out: { uid: number; size: number; headers: Buffer }[] = [];
+    for (let i = 0; i < uids.length; i += HEADER_CHUNK) {
+      const chunk = uids.slice(i, i + HEADER_CHUNK);
+      for (const m of await this.client.fetchAll(chunk.join(','), { uid: true, size: true, headers: names }, { uid: true })) {
+        out.push({ uid: m.uid, size: m.size ?? 0, headers: m.headers ?? Buffer.alloc(0) });
+      }
+    }
+    return out.sort((a, b) => a.uid - b.uid);
+  }
+
   /** Moves messages of the open folder to `destination`; returns their UIDs there when the server says. */
   async move(uids: number[], destination: string): Promise<Map<number, number>> {
     if (uids.length === 0) return new Map();
     const result = await this.client.messageMove(uids.join(','), destination, { uid: true });
     return result ? (result.uidMap ?? new Map()) : new Map();
+  }
+
+  /** Deletes messages of the open folder for good (flagged \\Deleted and expunged). */
+  async delete(uids: number[]): Promise<void> {
+    if (uids.length) await this.client.messageDelete(uids.join(','), { uid: true });
   }
 
   async addFlags(uids: number[], flags: string[]): Promise<void> {

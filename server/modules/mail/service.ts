@@ -15,7 +15,7 @@ import type { Db, Executor } from '../../db';
 import type { Logger } from '../../logger';
 import { compose, composeRaw, type Composed, type Draft, type OutgoingMessage } from './compose';
 import type { ConnectionOptions, LoginFailure, MailLogin } from './login';
-import { MailboxSession, verifyImapLogin } from './mailbox';
+import { MailboxSession, verifyImapLogin, type Folder } from './mailbox';
 import { MailStore, type ListFilter, type MessageKind, type MessageRow, type MessageStatus, type ThreadParent } from './store';
 import { TransportPool, type RawMessage, type SendOutcome } from './transport';
 
@@ -59,6 +59,8 @@ export interface SendRequest {
 
 export interface SendResult {
   composed: Composed;
+  /** The very bytes sent (for a caller that appends several sent messages to Sent in one session). */
+  raw: Buffer;
   outcome: SendOutcome;
   /** The stored row with its outcome (when `record` was given). */
   row: MessageRow | null;
@@ -74,9 +76,18 @@ export function statusOf(kind: MessageKind, outcome: SendOutcome): Exclude<Messa
   return outcome.kind === 'bounced' && kind === 'campaign' ? 'bounced' : 'failed';
 }
 
+/** How long a login's folder list is reused before it is asked again. */
+const FOLDER_LIST_TTL_MS = 60 * 60_000;
+
 export class MailService {
   private readonly transports: TransportPool;
   private readonly imap: ConnectionOptions;
+  /**
+   * Each login's folder list from a recent session, so a later session within FOLDER_LIST_TTL_MS skips the
+   * LIST round trip (the warm-up pool opens thousands of short sessions a day). A session that fails forgets
+   * it: a folder renamed or deleted meanwhile costs one failed read, then a fresh list.
+   */
+  private readonly folderLists = new Map<string, { folders: Folder[]; listedAt: number }>();
 
   constructor(
     private readonly db: Db,
@@ -158,19 +169,26 @@ export class MailService {
     let appendedToSent = false;
     if (outcome.kind === 'sent' && request.appendToSent) {
       try {
-        appendedToSent = await this.appendToSent(request.appendToSent, raw);
+        appendedToSent = (await this.appendToSent(request.appendToSent, [raw])) > 0;
       } catch (err) {
         this.logger.warn({ accountId: login.accountId, err: (err as Error).message }, 'mail: could not append the sent message to Sent');
       }
     }
-    return { composed, outcome, row, appendedToSent };
+    return { composed, raw, outcome, row, appendedToSent };
   }
 
-  /** Appends a sent message to the account's special-use \Sent folder (seen); false when it has none. */
-  appendToSent(login: MailLogin, raw: Buffer): Promise<boolean> {
+  /**
+   * Appends sent messages to the account's special-use \Sent folder (seen), in one session (one login for
+   * all of them); how many were appended, 0 when it has no \Sent folder.
+   */
+  appendToSent(login: MailLogin, raws: Buffer[]): Promise<number> {
+    if (raws.length === 0) return Promise.resolve(0);
     return this.withMailbox(login, async (session) => {
       const sent = await session.specialUse('\\Sent');
-      return sent ? Boolean(await session.append(sent, raw, ['\\Seen'])) : false;
+      if (!sent) return 0;
+      let appended = 0;
+      for (const raw of raws) if (await session.append(sent, raw, ['\\Seen'])) appended += 1;
+      return appended;
     });
   }
 
@@ -183,9 +201,19 @@ export class MailService {
 
   /** Runs `work` in a session on the account's mailbox, closed afterwards whatever happens. */
   async withMailbox<T>(login: MailLogin, work: (session: MailboxSession) => Promise<T>): Promise<T> {
-    const session = await this.openMailbox(login);
+    const key = `${login.accountId} ${login.username}@${login.host}:${login.port}`;
+    const now = this.clock.now().getTime();
+    const known = this.folderLists.get(key);
+    const fresh = known && now - known.listedAt < FOLDER_LIST_TTL_MS ? known : null;
+    const session = await MailboxSession.open(login, this.imap, fresh?.folders ?? null);
     try {
-      return await work(session);
+      const result = await work(session);
+      const folders = session.knownFolders();
+      if (folders) this.folderLists.set(key, { folders, listedAt: fresh?.listedAt ?? now });
+      return result;
+    } catch (err) {
+      this.folderLists.delete(key);
+      throw err;
     } finally {
       await session.close();
     }
@@ -283,9 +311,9 @@ export class MailService {
     return this.store.campaignSentSince(db, campaignId, since);
   }
 
-  /** Per account: outbound messages of `kind` created since `since` that went out or may have. */
-  sentSinceByAccount(db: Executor, accountIds: string[], kind: MessageKind, since: Date): Promise<Map<string, number>> {
-    return this.store.sentSinceByAccount(db, accountIds, kind, since);
+  /** Per account: outbound messages of these kinds created since `since` that went out or may have. */
+  sentSinceByAccount(db: Executor, accountIds: string[], kinds: readonly MessageKind[], since: Date): Promise<Map<string, number>> {
+    return this.store.sentSinceByAccount(db, accountIds, kinds, since);
   }
 
   /** The account's last `n` finished campaign sends: how many, and how many bounced hard. */

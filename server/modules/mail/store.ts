@@ -204,12 +204,13 @@ export class MailStore {
     return { all: row?.all ?? 0, first: row?.first ?? 0 };
   }
 
-  /** Messages of `kind` each account sent since `since` (accounts with none are absent). */
-  async sentSinceByAccount(db: Executor, accountIds: string[], kind: MessageKind, since: Date): Promise<Map<string, number>> {
+  /** Messages of these kinds each account sent since `since` (accounts with none are absent). */
+  async sentSinceByAccount(db: Executor, accountIds: string[], kinds: readonly MessageKind[], since: Date): Promise<Map<string, number>> {
     if (accountIds.length === 0) return new Map();
     const rows: { account_id: string; n: number }[] = await db('email_messages')
       .whereIn('account_id', accountIds)
-      .andWhere({ direction: 'outbound', kind })
+      .andWhere({ direction: 'outbound' })
+      .whereIn('kind', kinds)
       .andWhere('created_at', '>=', since)
       .whereIn('status', COUNTED)
       .groupBy('account_id')

@@ -1,9 +1,10 @@
 /**
  * Inbox placement tests: a user's message sent from chosen accounts to mailboxes of the warm-up pool, and
  * where each recipient's provider filed it. The worker job (runOnce) sends queued messages through the mail
- * module (claimed with SKIP LOCKED and a lease, so two workers never send one twice), looks for sent ones by
- * Message-ID in each recipient's INBOX and spam folder about every minute, and completes a test when every
- * message is found or refused, or at its deadline (the rest is `nowhere`), recording `placement.completed`.
+ * module (claimed with SKIP LOCKED and a lease, so two workers never send one twice; each counts against the
+ * account's daily limit), looks for sent ones by Message-ID in each recipient's INBOX and spam folder about
+ * every minute (deleting each once found), and completes a test when every message is found or refused, or
+ * at its deadline (the rest is `nowhere`), recording `placement.completed`.
  */
 import type { components } from '../../../generated/api';
 import type { Clock } from '../../clock';
@@ -15,7 +16,9 @@ import type { Backlog } from '../../telemetry';
 import type { AccountMailAccess, AccountService } from '../account/service';
 import type { EventService } from '../events/service';
 import type { MailLogin, MailService } from '../mail/service';
+import { startOfLocalDay } from '../sending/schedule';
 import type { PoolMember } from '../warmup/service';
+import type { WorkspaceService } from '../workspace/service';
 import { PlacementStore, type Placement, type ResultRow, type TestRow } from './store';
 
 type Schemas = components['schemas'];
@@ -100,6 +103,7 @@ export class PlacementService {
     private readonly mailAccess: AccountMailAccess,
     private readonly mail: MailService,
     private readonly pool: PlacementPool,
+    private readonly workspaces: WorkspaceService,
     private readonly events: EventService,
     private readonly clock: Clock,
     private readonly logger: Logger,
@@ -233,6 +237,10 @@ export class PlacementService {
     };
   }
 
+  /** Placement-test emails each account sent today (local day in `timezone`): part of the account view's `sentToday`. */
+  sentToday = (db: Executor, accountIds: string[], timezone: string): Promise<Map<string, number>> =>
+    this.mail.sentSinceByAccount(db, accountIds, ['placement'], startOfLocalDay(timezone, this.clock.now()));
+
   // --- the worker job ---
 
   /** Sends and looks due now, for the worker's metrics. */
@@ -250,8 +258,35 @@ export class PlacementService {
     const claimed = await this.db.transaction((trx) => this.store.claim(trx, 'queued', now, new Date(now.getTime() + this.settings.sendLeaseMs), this.settings.sendBatch));
     if (!claimed.length) return 0;
     const tests = new Map((await this.store.testsOf(this.db, [...new Set(claimed.map((r) => r.test_id))])).map((t) => [t.id, t]));
-    for (const row of claimed) await this.sendOne(row, tests.get(row.test_id)!);
+    const left = await this.capacityLeft(claimed.map((r) => ({ accountId: r.account_id, workspaceId: tests.get(r.test_id)!.workspace_id })), now);
+    for (const row of claimed) {
+      const room = left.get(row.account_id);
+      if (room !== undefined && room.left <= 0) {
+        const reason = `The account's daily limit of ${room.limit} emails (campaign, warm-up and placement-test mail together) is reached for today.`;
+        await this.store.updateIf(this.db, row.id, 'sending', { state: 'done', placement: 'notSent', reason });
+        continue;
+      }
+      if (room) room.left -= 1;
+      await this.sendOne(row, tests.get(row.test_id)!);
+    }
     return claimed.length;
+  }
+
+  /**
+   * What is left of each sending account's daily limit today (its workspace's day): placement tests share it
+   * with campaign and warm-up mail. Accounts gone meanwhile are absent (sendOne reports them).
+   */
+  private async capacityLeft(senders: { accountId: string; workspaceId: string }[], now: Date): Promise<Map<string, { limit: number; left: number }>> {
+    const out = new Map<string, { limit: number; left: number }>();
+    const byWorkspace = groupBy(senders, (s) => s.workspaceId);
+    const timezones = await this.workspaces.timezones(this.db, [...byWorkspace.keys()]);
+    for (const [workspaceId, group] of byWorkspace) {
+      const ids = [...new Set(group.map((s) => s.accountId))];
+      const accounts = await this.accounts.summaries(this.db, workspaceId, ids);
+      const sent = await this.mail.sentSinceByAccount(this.db, ids, ['campaign', 'warmup', 'placement'], startOfLocalDay(timezones.get(workspaceId) ?? 'UTC', now));
+      for (const [id, a] of accounts) out.set(id, { limit: a.dailyLimit, left: a.dailyLimit - (sent.get(id) ?? 0) });
+    }
+    return out;
   }
 
   private async sendOne(row: ResultRow, test: TestRow): Promise<void> {
@@ -289,7 +324,11 @@ export class PlacementService {
     return claimed.length;
   }
 
-  /** Looks for each message in the recipient's INBOX and spam folder; a failure waits for the next look. */
+  /**
+   * Looks for each message in the recipient's INBOX and spam folder, and deletes the ones found once their
+   * place is recorded: a test message is of no use to the mailbox's owner (often another workspace's warm-up
+   * account) and must not wait in their inbox. A failure waits for the next look.
+   */
   private async readMailbox(recipientId: string, rows: ResultRow[]): Promise<void> {
     const login = await this.pool.loginOf(this.db, recipientId, 'imap');
     if (!login) {
@@ -302,12 +341,16 @@ export class PlacementService {
         const folders: [string, Placement][] = [['INBOX', 'inbox'], ...(spam ? [[spam, 'spam'] as [string, Placement]] : [])];
         const left = new Set(rows);
         for (const [folder, placement] of folders) {
-          await session.select(folder, { readOnly: true });
+          await session.select(folder);
+          const found: number[] = [];
           for (const r of [...left]) {
-            if (!(await session.search({ header: { 'message-id': r.message_id! } })).length) continue;
+            const uids = await session.search({ header: { 'message-id': r.message_id! } });
+            if (!uids.length) continue;
             left.delete(r);
             await this.store.updateIf(this.db, r.id, 'sent', { state: 'done', placement, folder, seen_at: this.clock.now(), reason: null });
+            found.push(...uids);
           }
+          await session.delete(found);
         }
       });
     } catch (err) {

@@ -234,10 +234,9 @@ export class SendingService {
     const locked = await this.store.lockSendingAccounts(trx, campaignId, now);
     if (campaignLeft <= 0 || locked.length === 0) return [];
     const dayStart = startOfLocalDay(campaign.workspace_timezone, now);
-    const sentToday = await this.mail.sentSinceByAccount(trx, locked.map((a) => a.id), 'campaign', dayStart);
-    // Warm-up mail shares the account's daily limit with campaigns.
-    const warmupToday = await this.mail.sentSinceByAccount(trx, locked.map((a) => a.id), 'warmup', dayStart);
-    const accounts: SendingAccount[] = locked.map((a) => ({ ...a, sent_today: (sentToday.get(a.id) ?? 0) + (warmupToday.get(a.id) ?? 0) }));
+    // Warm-up and placement-test mail share the account's daily limit with campaigns.
+    const sentToday = await this.mail.sentSinceByAccount(trx, locked.map((a) => a.id), ['campaign', 'warmup', 'placement'], dayStart);
+    const accounts: SendingAccount[] = locked.map((a) => ({ ...a, sent_today: sentToday.get(a.id) ?? 0 }));
     // Every account in its gap or at its daily limit: no due contact is read (a busy run stays cheap).
     if (!accounts.some((a) => canSend(a, now))) return [];
     const claimed: Claimed[] = [];

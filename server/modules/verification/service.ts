@@ -5,6 +5,7 @@
  * spec/paths/people_verification/verify.yaml; keep the two in step.
  */
 import type { components } from '../../../generated/api';
+import { LRUCache } from 'lru-cache';
 import type { Clock } from '../../clock';
 import type { Config } from '../../config';
 import type { Db, Executor } from '../../db';
@@ -47,6 +48,18 @@ const PROBE_VERDICTS: Record<Exclude<ProbeOutcome, 'accepted'>, [Status, SubStat
   temporaryFailure: ['unknown', 'smtpTemporaryFailure'],
 };
 
+/**
+ * MX answers kept across calls for one bulk job (its batches ask for the same domains again): definite
+ * answers only, each for MX_CACHE_SECONDS (node's resolver does not report a record's TTL; 5 minutes is the
+ * low end of the TTLs MX records are usually given), at most MX_CACHE_DOMAINS.
+ */
+export type MxCache = LRUCache<string, Promise<DnsResult<MxRecord>>>;
+const MX_CACHE_SECONDS = 300;
+const MX_CACHE_DOMAINS = 10_000;
+
+/** An answer that holds until the record changes: records, no such domain, or no MX (not a timeout or a failure). */
+const isDefinite = (mx: DnsResult<MxRecord>) => mx.ok || mx.reason === 'notFound' || mx.reason === 'noData';
+
 /** The cache key: the trimmed address, lower-cased (mail servers treat local parts case-insensitively in practice). */
 const cacheKey = (email: string) => email.trim().toLowerCase();
 
@@ -67,21 +80,41 @@ export class VerificationService {
     private readonly config: VerificationConfig,
   ) {}
 
+  /** A cache of MX answers for the calls of one bulk job (timed by the injected clock). */
+  newMxCache(): MxCache {
+    // ttlResolution 0: the clock is read at every look-up (by default lru-cache reuses a reading until a timer
+    // fires, which may not happen between two batches on the embedded database).
+    return new LRUCache({ max: MX_CACHE_DOMAINS, ttl: MX_CACHE_SECONDS * 1000, ttlResolution: 0, perf: { now: () => this.clock.now().getTime() } });
+  }
+
   /**
    * One result per address, in order; each distinct address is checked (or read from the cache) once.
-   * `db` is the caller's transaction when it has one (a bulk job's batch).
+   * `db` is the caller's transaction when it has one (a bulk job's batch); `mxCache` the job's MX answers.
    */
-  async verify(emails: string[], db: Executor = this.db): Promise<{ results: VerificationResult[]; summary: VerificationSummary }> {
+  async verify(emails: string[], db: Executor = this.db, mxCache?: MxCache): Promise<{ results: VerificationResult[]; summary: VerificationSummary }> {
     const now = this.clock.now();
     const keys = [...new Set(emails.map(cacheKey))];
     const verdicts = new Map<string, Verdict>();
     for (const row of await this.store.fresh(db, keys, now)) verdicts.set(row.email, fromRow(row));
 
-    // One MX look-up per domain per request, however many of its addresses are sent.
+    // One MX look-up per domain per request, however many of its addresses are sent (none when the job's cache knows it).
     const mxByDomain = new Map<string, Promise<DnsResult<MxRecord>>>();
+    // The job's cache holds the look-up itself, so batches running at once share one query; it is dropped when
+    // the answer is not definite.
     const lookupMx = (domain: string) => {
-      if (!mxByDomain.has(domain)) mxByDomain.set(domain, this.dns.mx(domain));
-      return mxByDomain.get(domain)!;
+      let answer = mxByDomain.get(domain) ?? mxCache?.get(domain);
+      if (!answer) {
+        const asked = this.dns.mx(domain);
+        answer = asked;
+        if (mxCache) {
+          mxCache.set(domain, asked);
+          void asked.then((mx) => {
+            if (!isDefinite(mx) && mxCache.peek(domain) === asked) mxCache.delete(domain);
+          });
+        }
+      }
+      mxByDomain.set(domain, answer);
+      return answer;
     };
     const checked: [string, Verdict][] = [];
     await forEachLimit(
@@ -120,8 +153,7 @@ export class VerificationService {
     const mx = await lookupMx(parsed.domain);
     // A null MX (RFC 7505: a single "." exchange) says the domain accepts no mail.
     const exchanges = mx.ok ? mx.records.filter((r) => r.exchange && r.exchange !== '.') : [];
-    const definite = mx.ok || mx.reason === 'notFound' || mx.reason === 'noData';
-    const verdict = (status: Status, subStatus: SubStatus, cacheable = definite): Verdict => ({
+    const verdict = (status: Status, subStatus: SubStatus, cacheable = isDefinite(mx)): Verdict => ({
       ...flags,
       ...this.outcome(status, subStatus, flags),
       mxFound: exchanges.length > 0,

@@ -4,14 +4,16 @@
  *
  * Two worker jobs share the work across any number of processes:
  *   - `sender` (runOnce): members due to send are locked (FOR UPDATE SKIP LOCKED) and, inside their window and
- *     under today's ramp and the account's daily limit (campaign and warm-up together), each gets one new
+ *     under today's ramp and the account's daily limit (campaign, placement and warm-up together), each gets one new
  *     warm-up email to a partner stored as `sending` in the same transaction; answers the readers scheduled are
  *     claimed the same way. Only then does SMTP start (through the mail module), so two workers never send one
- *     warm-up email twice; one left `sending` by a worker that died becomes `unknown`, never re-sent.
- *   - `reader` (runOnce): mailboxes are claimed for a lease, then read over IMAP: warm-up mail (recognised by
- *     its Message-ID in the pool's record) found in the spam folder is recorded as spam, marked read and moved
- *     to INBOX (the rescue); in INBOX it is recorded (inbox unless rescued), marked read, some flagged, answered
- *     to the sender's reply rate after a human delay, and archived into the `Warmup` folder.
+ *     warm-up email twice; one left `sending` by a worker that died becomes `unknown`, never re-sent. Each
+ *     sender's emails of a run are appended to its Sent folder in one IMAP session.
+ *   - `reader` (runOnce): mailboxes expecting warm-up mail are claimed for a lease, then read over IMAP in one
+ *     session each: warm-up mail (recognised by its Message-ID header in the pool's record) found in the spam
+ *     folder is recorded as spam, marked read and moved to INBOX (the rescue); in INBOX it is recorded (inbox
+ *     unless rescued), marked read, some flagged, answered to the sender's reply rate after a human delay, and
+ *     archived into the `Warmup` folder.
  *
  * Protection: a hard bounce pauses the sender (`hard_bounce`); spam for most of the last 7 days' placement
  * pauses it (`spam_placement`); a refused login puts the account in connectionError (out of the pool until it
@@ -35,7 +37,7 @@ import type { ZonedWorkspace } from '../workspace/context';
 import type { WorkspaceService } from '../workspace/service';
 import { firstMessage, replyMessage } from './content';
 import { healthOf, nextGapMs, nextLocalDay, rampTarget, windowOpensAt, type WarmupPlanSettings } from './plan';
-import type { MemberRow, PoolMailboxRow, WarmupMessageRow, WarmupStore } from './store';
+import type { ExpectedRow, MemberRow, Pace, PoolMailboxRow, WarmupMessageRow, WarmupStore } from './store';
 
 type Schemas = components['schemas'];
 type Counts = Schemas['WarmupCounts'];
@@ -59,10 +61,8 @@ export interface WarmupSettings {
   readConcurrency: number;
   /** How often a mailbox is read. */
   readIntervalMs: number;
-  /** Messages of one folder looked at per read. */
+  /** Messages of one folder looked at per read (only their Message-ID header is fetched: a 20 MB message costs no more). */
   messagesPerRead: number;
-  /** Bytes of each message fetched to recognise it (a 20 MB message costs this much). */
-  headBytes: number;
   /** Answers go out between these many minutes after the reader saw the email. */
   replyDelayMinutes: [number, number];
   /** Share of read warm-up emails also flagged important, in percent. */
@@ -76,8 +76,7 @@ export const DEFAULT_WARMUP_SETTINGS: WarmupSettings = {
   readBatch: 50,
   readConcurrency: 8,
   readIntervalMs: 60_000,
-  messagesPerRead: 200,
-  headBytes: 16 * 1024,
+  messagesPerRead: 500,
   replyDelayMinutes: [5, 45],
   flagPercent: 30,
   spamMinSeen: 10,
@@ -89,6 +88,7 @@ const READ_LEASE_MS = 5 * 60_000;
 const PARTNER_SKIP_MS = 24 * 3_600_000;
 const HEALTH_DAYS = 7;
 const DAY_MS = 86_400_000;
+const EXPECT_DAYS = 2;
 
 /** The Message-ID of a raw message's header block, without angle brackets; null when it has none. */
 export function headerMessageId(source: Buffer): string | null {
@@ -109,6 +109,8 @@ type Member = AccountMember | (PoolMember & { kind: 'mailbox'; row: PoolMailboxR
 
 export class WarmupService {
   private markerKey: Buffer | null = null;
+  /** Members known to have a warmup_members row (rows are never deleted): each run inserts only the new ones. */
+  private readonly joined = new Set<string>();
 
   constructor(
     private readonly db: Db,
@@ -149,21 +151,29 @@ export class WarmupService {
   /** A member's SMTP or IMAP login (accounts through the account module, pool-only mailboxes decrypted here). */
   async loginOf(db: Executor, memberId: string, kind: 'smtp' | 'imap'): Promise<MailLogin | null> {
     const mailbox = await this.store.mailbox(db, memberId);
-    if (mailbox) {
-      const host = kind === 'smtp' ? mailbox.smtp_host : mailbox.imap_host;
-      const port = kind === 'smtp' ? mailbox.smtp_port : mailbox.imap_port;
-      const username = kind === 'smtp' ? mailbox.smtp_user : mailbox.imap_user;
-      const enc = kind === 'smtp' ? mailbox.smtp_password_enc : mailbox.imap_password_enc;
-      return { accountId: mailbox.id, workspaceId: '', email: mailbox.email, host, port, username, password: this.secrets.decrypt(enc, `${mailbox.id}:${kind}`) };
-    }
+    if (mailbox) return this.mailboxLogin(mailbox, kind);
     const account = await this.accounts.findAnyAccount(db, memberId);
     if (!account) return null;
     return kind === 'smtp' ? this.mailAccess.smtpLogin(db, account.workspace_id, account.id) : this.mailAccess.imapLogin(db, account.id);
   }
 
+  /** A pool member's login from the row the pool look-up already loaded (no query). */
+  private memberLogin(member: Member, kind: 'smtp' | 'imap'): MailLogin | null {
+    if (member.kind === 'mailbox') return this.mailboxLogin(member.row, kind);
+    return kind === 'imap' && member.row.status === 'connectionError' ? null : this.mailAccess.loginFromRow(member.row, kind);
+  }
+
+  private mailboxLogin(mailbox: PoolMailboxRow, kind: 'smtp' | 'imap'): MailLogin {
+    const host = kind === 'smtp' ? mailbox.smtp_host : mailbox.imap_host;
+    const port = kind === 'smtp' ? mailbox.smtp_port : mailbox.imap_port;
+    const username = kind === 'smtp' ? mailbox.smtp_user : mailbox.imap_user;
+    const enc = kind === 'smtp' ? mailbox.smtp_password_enc : mailbox.imap_password_enc;
+    return { accountId: mailbox.id, workspaceId: '', email: mailbox.email, host, port, username, password: this.secrets.decrypt(enc, `${mailbox.id}:${kind}`) };
+  }
+
   /** Warm-up emails each account sent today (local day in `timezone`): the account view's `warmupSentToday`. */
   sentToday = (db: Executor, accountIds: string[], timezone: string): Promise<Map<string, number>> =>
-    this.store.sentSince(db, accountIds, startOfLocalDay(timezone, this.clock.now()));
+    this.store.sentSince(db, accountIds, startOfLocalDay(timezone, this.clock.now())).then((sent) => new Map([...sent].map(([id, n]) => [id, n.all])));
 
   /** inbox / (inbox + spam) of each member's warm-up mail over the last 7 days, with its label. */
   async healthScores(db: Executor, memberIds: string[]): Promise<Map<string, Schemas['WarmupHealth']>> {
@@ -257,7 +267,12 @@ export class WarmupService {
   /** The sender job: one pass; how many warm-up emails it sent. */
   readonly sender = { runOnce: () => this.runSend(), backlog: () => this.store.sendBacklog(this.db, this.clock.now()) };
   /** The reader job: one pass; how many mailboxes it read. */
-  readonly reader = { runOnce: () => this.runRead(), backlog: () => this.store.readBacklog(this.db, this.clock.now()) };
+  readonly reader = { runOnce: () => this.runRead(), backlog: () => this.store.readBacklog(this.db, this.clock.now(), this.expectedSince()) };
+
+  /** Warm-up mail not seen this long after it was sent is given up for lost: its mailbox is no longer read for it. */
+  private expectedSince(): Date {
+    return new Date(this.clock.now().getTime() - EXPECT_DAYS * DAY_MS);
+  }
 
   private plan(member: AccountMember): WarmupPlanSettings {
     const r = member.row;
@@ -274,98 +289,97 @@ export class WarmupService {
 
   async runSend(): Promise<number> {
     const now = this.clock.now();
-    await this.store.expireSending(this.db, new Date(now.getTime() - SENDING_LEASE_MS));
-    const members = (await this.poolMembers(this.db)).filter((m) => m.inPool);
+    const [, pool] = await Promise.all([this.store.expireSending(this.db, new Date(now.getTime() - SENDING_LEASE_MS)), this.poolMembers(this.db)]);
+    const members = pool.filter((m) => m.inPool);
     // A member that just joined sends within the next half minute (when inside its window).
-    await this.store.ensureMembers(this.db, members.map((m) => ({ member_id: m.id, next_send_at: new Date(now.getTime() + randomInt(0, 30_000)), next_read_at: now })));
-    const planned = await this.planFirstEmails(members, now);
-    const replies = await this.db.transaction((trx) => this.store.claimDueReplies(trx, now, this.settings.sendBatch));
-    const all = [...planned, ...replies];
-    await Promise.all(all.map((m) => this.deliver(m)));
+    const joining = members.filter((m) => !this.joined.has(m.id));
+    await this.store.ensureMembers(this.db, joining.map((m) => ({ member_id: m.id, next_send_at: new Date(now.getTime() + randomInt(0, 30_000)), next_read_at: now })));
+    for (const m of joining) this.joined.add(m.id);
+    const all = await this.db.transaction(async (trx) => [...(await this.planFirstEmails(trx, members, now)), ...(await this.store.claimDueReplies(trx, now, this.settings.sendBatch))]);
+    const byId = new Map(members.map((m) => [m.id, m]));
+    const bySender = new Map<string, WarmupMessageRow[]>();
+    for (const m of all) bySender.set(m.sender_id, [...(bySender.get(m.sender_id) ?? []), m]);
+    await Promise.all([...bySender].map(([senderId, messages]) => this.deliverFrom(senderId, byId.get(senderId), messages)));
     return all.length;
   }
 
-  /** Locks due senders and writes one warm-up email for each that may send now (one transaction). */
-  private async planFirstEmails(members: Member[], now: Date): Promise<WarmupMessageRow[]> {
+  /** Locks due senders and writes one warm-up email for each that may send now (in the caller's transaction). */
+  private async planFirstEmails(trx: Executor, members: Member[], now: Date): Promise<WarmupMessageRow[]> {
     const senders = members.filter((m): m is AccountMember => m.kind === 'account');
     if (senders.length === 0) return [];
     const byId = new Map(members.map((m) => [m.id, m]));
-    return this.db.transaction(async (trx) => {
-      const due = await this.store.claimDueSenders(trx, senders.map((s) => s.id), now, this.settings.sendBatch);
-      if (due.length === 0) return [];
-      const partnerRows = new Map((await this.store.members(trx, members.map((m) => m.id))).map((r) => [r.member_id, r]));
-      const dueIds = due.map((d) => d.member_id);
-      const sentToday = new Map<string, number>();
-      const allToday = new Map<string, number>();
-      const campaignToday = new Map<string, number>();
-      // Counts per time zone (a workspace's day).
-      for (const tz of new Set(dueIds.map((id) => (byId.get(id) as AccountMember).timezone))) {
-        const ids = dueIds.filter((id) => (byId.get(id) as AccountMember).timezone === tz);
-        const since = startOfLocalDay(tz, now);
-        for (const [id, n] of await this.store.sentSince(trx, ids, since, 'first')) sentToday.set(id, n);
-        for (const [id, n] of await this.store.sentSince(trx, ids, since)) allToday.set(id, n);
-        for (const [id, n] of await this.mail.sentSinceByAccount(trx, ids, 'campaign', since)) campaignToday.set(id, n);
+    const due = await this.store.claimDueSenders(trx, senders.map((s) => s.id), now, this.settings.sendBatch);
+    if (due.length === 0) return [];
+    const skipped = await this.store.skippedUntilAfter(trx, now);
+    const dueIds = due.map((d) => d.member_id);
+    const warmupToday = new Map<string, { all: number; first: number }>();
+    const otherToday = new Map<string, number>();
+    const partnerCounts = await this.store.partnerCounts(trx, dueIds, new Date(now.getTime() - HEALTH_DAYS * DAY_MS));
+    // Counts per time zone (a workspace's day).
+    for (const tz of new Set(dueIds.map((id) => (byId.get(id) as AccountMember).timezone))) {
+      const ids = dueIds.filter((id) => (byId.get(id) as AccountMember).timezone === tz);
+      const since = startOfLocalDay(tz, now);
+      for (const [id, n] of await this.store.sentSince(trx, ids, since)) warmupToday.set(id, n);
+      for (const [id, n] of await this.mail.sentSinceByAccount(trx, ids, ['campaign', 'placement'], since)) otherToday.set(id, n);
+    }
+    const out: WarmupMessageRow[] = [];
+    const paces: Pace[] = [];
+    for (const row of due) {
+      const sender = byId.get(row.member_id) as AccountMember;
+      const plan = this.plan(sender);
+      const opens = windowOpensAt(plan, now);
+      if (opens > now) {
+        paces.push({ member_id: sender.id, next_send_at: new Date(opens.getTime() + randomInt(0, 5 * 60_000)), last_subject: null });
+        continue;
       }
-      const out: WarmupMessageRow[] = [];
-      for (const row of due) {
-        const sender = byId.get(row.member_id) as AccountMember;
-        const plan = this.plan(sender);
-        const opens = windowOpensAt(plan, now);
-        if (opens > now) {
-          await this.store.updateMember(trx, sender.id, { next_send_at: new Date(opens.getTime() + randomInt(0, 5 * 60_000)) });
-          continue;
-        }
-        const target = rampTarget(plan, now);
-        const sent = sentToday.get(sender.id) ?? 0;
-        // Warm-up and campaign mail share the account's daily limit.
-        const capacity = sender.row.daily_limit - (campaignToday.get(sender.id) ?? 0) - (allToday.get(sender.id) ?? 0);
-        if (sent >= target || capacity <= 0) {
-          await this.store.updateMember(trx, sender.id, { next_send_at: windowOpensAt(plan, nextLocalDay(plan.timezone, now)) });
-          continue;
-        }
-        const partner = await this.pickPartner(trx, sender, members, partnerRows, now);
-        if (!partner) {
-          await this.accounts.noteWarmup(trx, sender.id, { code: 'pool_too_small', message: 'No other mailbox in the warm-up pool can take mail now: it sends nothing until one joins.' });
-          await this.store.updateMember(trx, sender.id, { next_send_at: new Date(now.getTime() + 5 * 60_000) });
-          continue;
-        }
-        if (sender.row.warmup_reason_code === 'pool_too_small') await this.accounts.noteWarmup(trx, sender.id, null);
-        const id = newId();
-        const messageId = `${id}@${sender.domain}`;
-        const content = firstMessage(this.key(), messageId, row.last_subject);
-        const message: WarmupMessageRow = {
-          id,
-          message_id: messageId,
-          kind: 'first',
-          parent_id: null,
-          sender_id: sender.id,
-          recipient_id: partner.id,
-          sender_email: sender.email,
-          recipient_email: partner.email,
-          subject: content.subject,
-          text: content.text,
-          html: content.html,
-          in_reply_to: null,
-          references: null,
-          status: 'sending',
-          status_reason: null,
-          send_at: now,
-          sent_at: now,
-          landed: null,
-          seen_at: null,
-          rescued_at: null,
-          replied_at: null,
-          created_at: now,
-        };
-        await this.store.insertMessage(trx, message);
-        await this.store.updateMember(trx, sender.id, {
-          last_subject: content.subject,
-          next_send_at: new Date(now.getTime() + nextGapMs(plan, now, Math.min(target - sent - 1, capacity - 1))),
-        });
-        out.push(message);
+      const target = rampTarget(plan, now);
+      const sent = warmupToday.get(sender.id)?.first ?? 0;
+      // Warm-up, campaign and placement-test mail share the account's daily limit.
+      const capacity = sender.row.daily_limit - (otherToday.get(sender.id) ?? 0) - (warmupToday.get(sender.id)?.all ?? 0);
+      if (sent >= target || capacity <= 0) {
+        paces.push({ member_id: sender.id, next_send_at: windowOpensAt(plan, nextLocalDay(plan.timezone, now)), last_subject: null });
+        continue;
       }
-      return out;
-    });
+      const partner = this.pickPartner(sender, members, skipped, partnerCounts.get(sender.id) ?? new Map<string, number>());
+      if (!partner) {
+        await this.accounts.noteWarmup(trx, sender.id, { code: 'pool_too_small', message: 'No other mailbox in the warm-up pool can take mail now: it sends nothing until one joins.' });
+        paces.push({ member_id: sender.id, next_send_at: new Date(now.getTime() + 5 * 60_000), last_subject: null });
+        continue;
+      }
+      if (sender.row.warmup_reason_code === 'pool_too_small') await this.accounts.noteWarmup(trx, sender.id, null);
+      const id = newId();
+      const messageId = `${id}@${sender.domain}`;
+      const content = firstMessage(this.key(), messageId, row.last_subject);
+      const message: WarmupMessageRow = {
+        id,
+        message_id: messageId,
+        kind: 'first',
+        parent_id: null,
+        sender_id: sender.id,
+        recipient_id: partner.id,
+        sender_email: sender.email,
+        recipient_email: partner.email,
+        subject: content.subject,
+        text: content.text,
+        html: content.html,
+        in_reply_to: null,
+        references: null,
+        status: 'sending',
+        status_reason: null,
+        send_at: now,
+        sent_at: now,
+        landed: null,
+        seen_at: null,
+        rescued_at: null,
+        replied_at: null,
+        created_at: now,
+      };
+      paces.push({ member_id: sender.id, last_subject: content.subject, next_send_at: new Date(now.getTime() + nextGapMs(plan, now, Math.min(target - sent - 1, capacity - 1))) });
+      out.push(message);
+    }
+    await this.store.insertMessages(trx, out);
+    await this.store.setPaces(trx, paces);
+    return out;
   }
 
   /**
@@ -373,26 +387,46 @@ export class WarmupService {
    * preferring other domains and the partners this sender wrote to least in the last 7 days, at random among
    * equals: mail spreads over many partners and domains, never fixed pairs.
    */
-  private async pickPartner(trx: Executor, sender: AccountMember, members: Member[], rows: Map<string, MemberRow>, now: Date): Promise<Member | null> {
-    const candidates = members.filter((m) => m.id !== sender.id && m.email !== sender.email && m.inPool && !((rows.get(m.id)?.skip_until ?? new Date(0)) > now));
+  private pickPartner(sender: AccountMember, members: Member[], skipped: Set<string>, counts: Map<string, number>): Member | null {
+    const candidates = members.filter((m) => m.id !== sender.id && m.email !== sender.email && m.inPool && !skipped.has(m.id));
     if (candidates.length === 0) return null;
-    const counts = await this.store.partnerCounts(trx, sender.id, new Date(now.getTime() - HEALTH_DAYS * DAY_MS));
     const score = (m: Member) => (counts.get(m.id) ?? 0) * 2 + (m.domain === sender.domain ? 1 : 0);
     const best = Math.min(...candidates.map(score));
     const pool = candidates.filter((m) => score(m) === best);
     return pool[randomInt(0, pool.length)];
   }
 
-  /** Sends one claimed warm-up email and records what happened. */
-  private async deliver(message: WarmupMessageRow): Promise<void> {
-    const login = await this.loginOf(this.db, message.sender_id, 'smtp');
+  /**
+   * Sends one sender's claimed warm-up emails (over its pooled SMTP connections), appends those that went out
+   * to its Sent folder in one IMAP session (one login for all of them), and records each outcome.
+   */
+  private async deliverFrom(senderId: string, member: Member | undefined, messages: WarmupMessageRow[]): Promise<void> {
+    // A sender that left the pool meanwhile (an answer claimed after it paused) is looked up.
+    const login = member ? this.memberLogin(member, 'smtp') : await this.loginOf(this.db, senderId, 'smtp');
     if (!login) {
-      await this.store.finishMessage(this.db, message.id, { status: 'failed', status_reason: 'The sender has no SMTP login.' });
+      for (const m of messages) await this.store.finishMessage(this.db, m.id, { status: 'failed', status_reason: 'The sender has no SMTP login.' });
       return;
     }
-    const account = await this.accounts.findAnyAccount(this.db, message.sender_id);
+    const account = member ? (member.kind === 'account' ? member.row : undefined) : await this.accounts.findAnyAccount(this.db, senderId);
+    const sent = await Promise.all(messages.map((m) => this.sendOne(login, account, m)));
+    const raws = sent.flatMap((r) => (r.raw ? [r.raw] : []));
+    if (raws.length) {
+      const imap = member ? this.memberLogin(member, 'imap') : await this.loginOf(this.db, senderId, 'imap');
+      try {
+        if (imap) await this.mail.appendToSent(imap, raws);
+      } catch (err) {
+        this.logger.warn({ memberId: senderId, err: (err as Error).message }, 'warm-up: could not append sent mail to Sent');
+      }
+    }
+    // Plain sends are recorded in one statement; answers and failures each need more (a transaction each).
+    const plain = messages.filter((_, i) => sent[i].outcome.kind === 'sent' && !sent[i].parent);
+    await this.store.finishMessages(this.db, plain.map((m) => m.id), { status: 'sent', status_reason: null });
+    for (const [i, m] of messages.entries()) if (!plain.includes(m)) await this.record(m, sent[i].parent, sent[i].outcome, account);
+  }
+
+  /** Sends one claimed warm-up email; the bytes sent when the server took it. */
+  private async sendOne(login: MailLogin, account: AccountRow | undefined, message: WarmupMessageRow): Promise<{ outcome: SendOutcome; raw: Buffer | null; parent: WarmupMessageRow | undefined }> {
     const parent = message.parent_id ? await this.store.message(this.db, message.parent_id) : undefined;
-    let outcome: SendOutcome;
     try {
       const result = await this.mail.send({
         login,
@@ -407,12 +441,15 @@ export class WarmupService {
         },
         // Accounts' warm-up mail is recorded as `warmup` (hidden from the unibox, counted against the daily limit).
         ...(account ? { record: { workspaceId: account.workspace_id, accountId: account.id, kind: 'warmup' as const } } : {}),
-        appendToSent: await this.loginOf(this.db, message.sender_id, 'imap'),
       });
-      outcome = result.outcome;
+      return { outcome: result.outcome, raw: result.outcome.kind === 'sent' ? result.raw : null, parent };
     } catch (err) {
-      outcome = { kind: 'transient', response: (err as Error).message };
+      return { outcome: { kind: 'transient', response: (err as Error).message }, raw: null, parent };
     }
+  }
+
+  /** Records what happened to one warm-up email, and what it means for the sender and the partner. */
+  private async record(message: WarmupMessageRow, parent: WarmupMessageRow | undefined, outcome: SendOutcome, account: AccountRow | undefined): Promise<void> {
     await this.db.transaction(async (trx) => {
       if (outcome.kind === 'sent' || outcome.kind === 'unknown') {
         await this.store.finishMessage(trx, message.id, { status: outcome.kind, status_reason: outcome.kind === 'unknown' ? outcome.response : null });
@@ -463,29 +500,35 @@ export class WarmupService {
     const now = this.clock.now();
     const members = (await this.poolMembers(this.db)).filter((m) => m.inPool);
     if (members.length === 0) return 0;
-    const claimed = await this.db.transaction((trx) => this.store.claimDueReaders(trx, members.map((m) => m.id), now, this.settings.readBatch, READ_LEASE_MS));
+    // One statement (UPDATE of rows selected FOR UPDATE SKIP LOCKED): atomic without a transaction around it.
+    const claimed = await this.store.claimDueReaders(this.db, members.map((m) => m.id), now, this.expectedSince(), this.settings.readBatch, READ_LEASE_MS);
+    if (claimed.length === 0) return 0;
+    // What each mailbox may hold, looked up once for the run (not once per session).
+    const expected = new Map<string, Map<string, ExpectedRow>>(claimed.map((c) => [c.member_id, new Map()]));
+    for (const row of await this.store.expectedMail(this.db, claimed.map((c) => c.member_id), this.expectedSince())) expected.get(row.recipient_id)!.set(row.message_id, row);
     const queue = [...claimed];
+    const byId = new Map(members.map((m) => [m.id, m]));
     const senders = new Set<string>();
     const work = async () => {
-      for (let next = queue.shift(); next; next = queue.shift()) await this.readMember(next, senders);
+      for (let next = queue.shift(); next; next = queue.shift()) await this.readMember(next, byId, expected.get(next.member_id)!, senders);
     };
     await Promise.all(Array.from({ length: Math.min(this.settings.readConcurrency, queue.length) }, work));
     await this.protectFromSpam([...senders]);
     return claimed.length;
   }
 
-  private async readMember(member: MemberRow, senders: Set<string>): Promise<void> {
+  private async readMember(member: MemberRow, pool: Map<string, Member>, expected: Map<string, ExpectedRow>, senders: Set<string>): Promise<void> {
     const patch: Partial<MemberRow> = { read_claimed_until: null, next_read_at: new Date(this.clock.now().getTime() + this.settings.readIntervalMs) };
     try {
-      const login = await this.loginOf(this.db, member.member_id, 'imap');
+      const login = this.memberLogin(pool.get(member.member_id)!, 'imap');
       if (!login) return;
       await this.mail.withMailbox(login, async (session) => {
         const junk = await session.spamFolder();
         if (junk) {
-          const done = await this.readFolder(session, member.member_id, junk, 'spam', member.junk_uid_validity, Number(member.junk_last_uid), senders);
+          const done = await this.readFolder(session, junk, 'spam', member.junk_uid_validity, Number(member.junk_last_uid), { pool, expected, senders });
           Object.assign(patch, { junk_uid_validity: done.uidValidity, junk_last_uid: done.lastUid });
         }
-        const done = await this.readFolder(session, member.member_id, 'INBOX', 'inbox', member.inbox_uid_validity, Number(member.inbox_last_uid), senders);
+        const done = await this.readFolder(session, 'INBOX', 'inbox', member.inbox_uid_validity, Number(member.inbox_last_uid), { pool, expected, senders });
         Object.assign(patch, { inbox_uid_validity: done.uidValidity, inbox_last_uid: done.lastUid, read_failures: 0, last_error: null });
       });
     } catch (err) {
@@ -499,41 +542,53 @@ export class WarmupService {
   }
 
   /**
-   * Looks at the folder's messages after the checkpoint (only their first bytes: a 20 MB or malformed message
-   * costs `headBytes` and is passed over), and handles the warm-up mail among them.
+   * Looks at the folder's messages after the checkpoint (their Message-ID header only: a 20 MB or malformed
+   * message costs no more than another and is passed over), and handles the warm-up mail among them (the
+   * `expected` mail of this mailbox); `senders` collects whose mail was seen.
    */
-  private async readFolder(session: MailboxSession, memberId: string, path: string, where: 'inbox' | 'spam', uidValidity: string | null, lastUid: number, senders: Set<string>) {
+  private async readFolder(
+    session: MailboxSession,
+    path: string,
+    where: 'inbox' | 'spam',
+    uidValidity: string | null,
+    lastUid: number,
+    { pool, expected, senders }: { pool: Map<string, Member>; expected: Map<string, ExpectedRow>; senders: Set<string> },
+  ) {
     const box = await session.select(path);
     let last = box.uidValidity === uidValidity ? lastUid : 0;
-    if (box.exists === 0) return { uidValidity: box.uidValidity, lastUid: last };
+    // Nothing new since the checkpoint: no search needed.
+    if (box.exists === 0 || (box.uidNext > 0 && box.uidNext <= last + 1)) return { uidValidity: box.uidValidity, lastUid: last };
     const uids = (await session.search({ uid: `${last + 1}:*` })).filter((u) => u > last).slice(0, this.settings.messagesPerRead);
     if (uids.length === 0) return { uidValidity: box.uidValidity, lastUid: last };
-    const heads = await session.fetch(uids, { maxBytes: this.settings.headBytes });
     const ids = new Map<string, number>();
-    for (const head of heads) {
-      const id = headerMessageId(head.source);
+    for (const head of await session.fetchHeaders(uids, ['message-id'])) {
+      const id = headerMessageId(head.headers);
       if (id) ids.set(id, head.uid);
     }
-    const found = await this.store.byMessageIds(this.db, memberId, [...ids.keys()]);
+    const found = [...ids.keys()].flatMap((id) => expected.get(id) ?? []);
     const now = this.clock.now();
-    const read: number[] = [];
-    const flagged: number[] = [];
-    for (const m of found) {
-      const uid = ids.get(m.message_id)!;
-      read.push(uid);
-      if (randomInt(0, 100) < this.settings.flagPercent) flagged.push(uid);
-      senders.add(m.sender_id);
-      await this.db.transaction(async (trx) => {
-        await this.store.markSeen(trx, m.id, where, now);
-        if (where === 'inbox' && m.kind === 'first') await this.scheduleReply(trx, m, now);
-      });
+    const read = found.map((m) => ids.get(m.message_id)!);
+    const flagged = read.filter(() => randomInt(0, 100) < this.settings.flagPercent);
+    for (const m of found) senders.add(m.sender_id);
+    if (found.length) {
+      const replies = where === 'inbox' ? await this.answersTo(found.filter((m) => m.kind === 'first'), pool, now) : [];
+      const markSeen = (db: Executor) => this.store.markSeen(db, found.map((m) => m.id), where, now);
+      // Seen and answered together, or neither.
+      if (replies.length) {
+        await this.db.transaction(async (trx) => {
+          await markSeen(trx);
+          await this.store.insertReplies(trx, replies);
+        });
+      } else {
+        await markSeen(this.db);
+      }
     }
     await session.addFlags(read, ['\\Seen']);
     await session.addFlags(flagged, ['\\Flagged']);
     if (where === 'spam') {
       // The rescue: out of spam into INBOX, where the INBOX pass of this read archives it.
       await session.move(read, 'INBOX');
-      for (const m of found) await this.store.markRescued(this.db, m.id, now);
+      await this.store.markRescued(this.db, found.map((m) => m.id), now);
     } else if (read.length) {
       await session.ensureFolder(ARCHIVE_FOLDER);
       await session.move(read, ARCHIVE_FOLDER);
@@ -542,38 +597,44 @@ export class WarmupService {
     return { uidValidity: box.uidValidity, lastUid: last };
   }
 
-  /** Answers the email to the sender's reply rate, after a human-like delay (the sender job sends it). */
-  private async scheduleReply(trx: Executor, m: WarmupMessageRow, now: Date): Promise<void> {
-    const sender = await this.accounts.findAnyAccount(trx, m.sender_id);
-    if (!sender || randomInt(0, 100) >= sender.warmup_reply_rate_percent) return;
-    const id = newId();
-    const messageId = `${id}@${domainOf(m.recipient_email).toLowerCase()}`;
-    const content = replyMessage(this.key(), messageId);
-    const [lo, hi] = this.settings.replyDelayMinutes;
-    await this.store.insertReply(trx, {
-      id,
-      message_id: messageId,
-      kind: 'reply',
-      parent_id: m.id,
-      sender_id: m.recipient_id,
-      recipient_id: m.sender_id,
-      sender_email: m.recipient_email,
-      recipient_email: m.sender_email,
-      subject: replySubject(m.subject),
-      text: content.text,
-      html: content.html,
-      in_reply_to: m.message_id,
-      references: m.message_id,
-      status: 'scheduled',
-      status_reason: null,
-      send_at: new Date(now.getTime() + randomInt(lo * 60_000, hi * 60_000 + 1)),
-      sent_at: null,
-      landed: null,
-      seen_at: null,
-      rescued_at: null,
-      replied_at: null,
-      created_at: now,
-    });
+  /** The answers to these emails, to each sender's reply rate, due after a human-like delay (the sender job sends them). */
+  private async answersTo(firsts: ExpectedRow[], pool: Map<string, Member>, now: Date): Promise<WarmupMessageRow[]> {
+    const replies: WarmupMessageRow[] = [];
+    for (const m of firsts) {
+      const member = pool.get(m.sender_id);
+      // A sender out of the pool now (paused meanwhile) is looked up.
+      const sender = member ? (member.kind === 'account' ? member.row : undefined) : await this.accounts.findAnyAccount(this.db, m.sender_id);
+      if (!sender || randomInt(0, 100) >= sender.warmup_reply_rate_percent) continue;
+      const id = newId();
+      const messageId = `${id}@${domainOf(m.recipient_email).toLowerCase()}`;
+      const content = replyMessage(this.key(), messageId);
+      const [lo, hi] = this.settings.replyDelayMinutes;
+      replies.push({
+        id,
+        message_id: messageId,
+        kind: 'reply',
+        parent_id: m.id,
+        sender_id: m.recipient_id,
+        recipient_id: m.sender_id,
+        sender_email: m.recipient_email,
+        recipient_email: m.sender_email,
+        subject: replySubject(m.subject),
+        text: content.text,
+        html: content.html,
+        in_reply_to: m.message_id,
+        references: m.message_id,
+        status: 'scheduled',
+        status_reason: null,
+        send_at: new Date(now.getTime() + randomInt(lo * 60_000, hi * 60_000 + 1)),
+        sent_at: null,
+        landed: null,
+        seen_at: null,
+        rescued_at: null,
+        replied_at: null,
+        created_at: now,
+      });
+    }
+    return replies;
   }
 
   /** Pauses senders whose mail landed in spam more often than in the inbox over the last 7 days. */

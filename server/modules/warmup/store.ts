@@ -41,6 +41,13 @@ export interface MemberRow {
 
 export type MessageStatus = 'scheduled' | 'sending' | 'sent' | 'bounced' | 'failed' | 'unknown';
 
+/** When a member sends next, and (when it just wrote one) its last subject. */
+export interface Pace {
+  member_id: string;
+  next_send_at: Date;
+  last_subject: string | null;
+}
+
 export interface WarmupMessageRow {
   id: string;
   message_id: string;
@@ -65,6 +72,9 @@ export interface WarmupMessageRow {
   replied_at: Date | null;
   created_at: Date;
 }
+
+/** A warm-up email as a reader needs it: to recognise it, record where it landed and answer it. */
+export type ExpectedRow = Pick<WarmupMessageRow, 'id' | 'message_id' | 'kind' | 'sender_id' | 'recipient_id' | 'sender_email' | 'recipient_email' | 'subject'>;
 
 /** Statuses that count as a send attempt that left (or may have left) the account. */
 const ATTEMPTED = ['sending', 'sent', 'bounced', 'unknown'];
@@ -114,24 +124,51 @@ export class WarmupStore {
     return db('warmup_members').whereIn('member_id', ids).andWhere('next_send_at', '<=', now).orderBy('next_send_at').limit(limit).forUpdate().skipLocked();
   }
 
+  /** One run's new paces in one statement (a subject of null keeps the member's last one). */
+  async setPaces(db: Executor, paces: Pace[]): Promise<void> {
+    if (paces.length === 0) return;
+    const values = paces.map(() => '(?::uuid, ?::timestamptz, ?::text)').join(', ');
+    await db.raw(
+      `UPDATE warmup_members AS m SET next_send_at = v.next_send_at, last_subject = COALESCE(v.last_subject, m.last_subject)
+       FROM (VALUES ${values}) AS v(member_id, next_send_at, last_subject) WHERE m.member_id = v.member_id`,
+      paces.flatMap((p) => [p.member_id, p.next_send_at, p.last_subject]),
+    );
+  }
+
   async updateMember(db: Executor, memberId: string, patch: Partial<MemberRow>): Promise<void> {
     await db('warmup_members').where({ member_id: memberId }).update(patch);
   }
 
-  async members(db: Executor, ids: string[]): Promise<MemberRow[]> {
-    if (ids.length === 0) return [];
-    return db('warmup_members').whereIn('member_id', ids);
+  /** Members skipped as partners until after `now` (they refused mail). */
+  async skippedUntilAfter(db: Executor, now: Date): Promise<Set<string>> {
+    return new Set(await db('warmup_members').where('skip_until', '>', now).pluck('member_id'));
   }
 
-  /** Claims mailboxes of `ids` due for reading: marked for `leaseMs` before anyone connects. */
-  async claimDueReaders(db: Executor, ids: string[], now: Date, limit: number, leaseMs: number): Promise<MemberRow[]> {
-    if (ids.length === 0) return [];
-    const due = db('warmup_members')
-      .whereIn('member_id', ids)
-      .andWhere('next_read_at', '<=', now)
+  /**
+   * Mailboxes due to be read: their interval has passed, nobody holds them, and warm-up mail sent to them since
+   * `expectedSince` has not been seen yet (a mailbox expecting nothing is not opened: only warm-up mail is
+   * handled there).
+   */
+  private dueReaders(db: Executor, now: Date, expectedSince: Date) {
+    return db('warmup_members')
+      .where('next_read_at', '<=', now)
       .andWhere((q) => {
         q.whereNull('read_claimed_until').orWhere('read_claimed_until', '<', now);
       })
+      .whereExists(
+        db('warmup_messages')
+          .whereRaw('warmup_messages.recipient_id = warmup_members.member_id')
+          .whereNull('seen_at')
+          .whereIn('status', ['sent', 'unknown'])
+          .andWhere('sent_at', '>=', expectedSince),
+      );
+  }
+
+  /** Claims mailboxes of `ids` due for reading: marked for `leaseMs` before anyone connects. */
+  async claimDueReaders(db: Executor, ids: string[], now: Date, expectedSince: Date, limit: number, leaseMs: number): Promise<MemberRow[]> {
+    if (ids.length === 0) return [];
+    const due = this.dueReaders(db, now, expectedSince)
+      .whereIn('member_id', ids)
       .orderBy('next_read_at')
       .limit(limit)
       .forUpdate()
@@ -149,25 +186,20 @@ export class WarmupStore {
   }
 
   /** Mailboxes due to be read: the reader job's backlog. */
-  readBacklog(db: Executor, now: Date): Promise<Backlog> {
-    const due = db('warmup_members')
-      .where('next_read_at', '<=', now)
-      .andWhere((q) => {
-        q.whereNull('read_claimed_until').orWhere('read_claimed_until', '<', now);
-      });
-    return backlogOf(due, 'next_read_at');
+  readBacklog(db: Executor, now: Date, expectedSince: Date): Promise<Backlog> {
+    return backlogOf(this.dueReaders(db, now, expectedSince), 'next_read_at');
   }
 
   // --- messages ---
 
-  async insertMessage(db: Executor, row: WarmupMessageRow): Promise<void> {
-    await db('warmup_messages').insert(row);
+  /** One run's first emails (at most a run's send batch: one statement). */
+  async insertMessages(db: Executor, rows: WarmupMessageRow[]): Promise<void> {
+    if (rows.length) await db('warmup_messages').insert(rows);
   }
 
-  /** Inserts an answer unless the message already has one (another reader was first); true when inserted. */
-  async insertReply(db: Executor, row: WarmupMessageRow): Promise<boolean> {
-    const inserted = await db('warmup_messages').insert(row).onConflict(db.raw("(parent_id) WHERE kind = 'reply'")).ignore().returning('id');
-    return inserted.length > 0;
+  /** Inserts answers, each unless its message already has one (another reader was first). */
+  async insertReplies(db: Executor, rows: WarmupMessageRow[]): Promise<void> {
+    if (rows.length) await db('warmup_messages').insert(rows).onConflict(db.raw("(parent_id) WHERE kind = 'reply'")).ignore();
   }
 
   /** Claims due answers: `sending` from here on, so one worker sends each. */
@@ -177,7 +209,11 @@ export class WarmupStore {
   }
 
   async finishMessage(db: Executor, id: string, patch: { status: MessageStatus; status_reason: string | null }): Promise<void> {
-    await db('warmup_messages').where({ id, status: 'sending' }).update(patch);
+    await this.finishMessages(db, [id], patch);
+  }
+
+  async finishMessages(db: Executor, ids: string[], patch: { status: MessageStatus; status_reason: string | null }): Promise<void> {
+    if (ids.length) await db('warmup_messages').whereIn('id', ids).andWhere({ status: 'sending' }).update(patch);
   }
 
   /** Messages left `sending` since before `before` (a worker stopped): `unknown`, never sent again. */
@@ -185,44 +221,56 @@ export class WarmupStore {
     return db('warmup_messages').where({ status: 'sending' }).andWhere('sent_at', '<', before).update({ status: 'unknown', status_reason: 'The worker stopped before the SMTP outcome was recorded.' });
   }
 
-  async byMessageIds(db: Executor, recipientId: string, messageIds: string[]): Promise<WarmupMessageRow[]> {
-    if (messageIds.length === 0) return [];
-    return db('warmup_messages').where({ recipient_id: recipientId }).whereIn('message_id', messageIds);
+  /** Warm-up mail sent to these mailboxes since `since` (seen or not; without the bodies): what a read may find there. */
+  async expectedMail(db: Executor, recipientIds: string[], since: Date): Promise<ExpectedRow[]> {
+    if (recipientIds.length === 0) return [];
+    return db('warmup_messages')
+      .whereIn('recipient_id', recipientIds)
+      .whereIn('status', ['sent', 'unknown'])
+      .andWhere('sent_at', '>=', since)
+      .select('id', 'message_id', 'kind', 'sender_id', 'recipient_id', 'sender_email', 'recipient_email', 'subject');
   }
 
   async message(db: Executor, id: string): Promise<WarmupMessageRow | undefined> {
     return db('warmup_messages').where({ id }).first<WarmupMessageRow | undefined>();
   }
 
-  async markSeen(db: Executor, id: string, landed: 'inbox' | 'spam', at: Date): Promise<void> {
-    await db('warmup_messages').where({ id }).whereNull('seen_at').update({ landed, seen_at: at });
+  async markSeen(db: Executor, ids: string[], landed: 'inbox' | 'spam', at: Date): Promise<void> {
+    if (ids.length) await db('warmup_messages').whereIn('id', ids).whereNull('seen_at').update({ landed, seen_at: at });
   }
 
-  async markRescued(db: Executor, id: string, at: Date): Promise<void> {
-    await db('warmup_messages').where({ id }).whereNull('rescued_at').update({ rescued_at: at });
+  async markRescued(db: Executor, ids: string[], at: Date): Promise<void> {
+    if (ids.length) await db('warmup_messages').whereIn('id', ids).whereNull('rescued_at').update({ rescued_at: at });
   }
 
   async markReplied(db: Executor, id: string, at: Date): Promise<void> {
     await db('warmup_messages').where({ id }).whereNull('replied_at').update({ replied_at: at });
   }
 
-  /** Warm-up emails each of `senderIds` attempted since `since` (all kinds, or first emails only). */
-  async sentSince(db: Executor, senderIds: string[], since: Date, kind?: 'first'): Promise<Map<string, number>> {
+  /** Warm-up emails each of `senderIds` attempted since `since`: all (answers included), and first emails. */
+  async sentSince(db: Executor, senderIds: string[], since: Date): Promise<Map<string, { all: number; first: number }>> {
     if (senderIds.length === 0) return new Map();
-    const q = db('warmup_messages').whereIn('sender_id', senderIds).whereIn('status', ATTEMPTED).andWhere('sent_at', '>=', since);
-    if (kind) q.andWhere({ kind });
-    const rows: { sender_id: string; n: number }[] = await q.groupBy('sender_id').select('sender_id', db.raw('count(*)::int AS n'));
-    return new Map(rows.map((r) => [r.sender_id, r.n]));
+    const rows: { sender_id: string; all: number; first: number }[] = await db('warmup_messages')
+      .whereIn('sender_id', senderIds)
+      .whereIn('status', ATTEMPTED)
+      .andWhere('sent_at', '>=', since)
+      .groupBy('sender_id')
+      .select('sender_id', db.raw('count(*)::int AS "all"'), db.raw("(count(*) FILTER (WHERE kind = 'first'))::int AS first"));
+    return new Map(rows.map((r) => [r.sender_id, { all: r.all, first: r.first }]));
   }
 
-  /** First emails each sender wrote to each partner since `since`: spreads mail over partners. */
-  async partnerCounts(db: Executor, senderId: string, since: Date): Promise<Map<string, number>> {
-    const rows: { recipient_id: string; n: number }[] = await db('warmup_messages')
-      .where({ sender_id: senderId, kind: 'first' })
+  /** Per sender, first emails it wrote to each partner since `since`: spreads mail over partners. */
+  async partnerCounts(db: Executor, senderIds: string[], since: Date): Promise<Map<string, Map<string, number>>> {
+    const out = new Map<string, Map<string, number>>();
+    if (senderIds.length === 0) return out;
+    const rows: { sender_id: string; recipient_id: string; n: number }[] = await db('warmup_messages')
+      .whereIn('sender_id', senderIds)
+      .andWhere({ kind: 'first' })
       .andWhere('created_at', '>=', since)
-      .groupBy('recipient_id')
-      .select('recipient_id', db.raw('count(*)::int AS n'));
-    return new Map(rows.map((r) => [r.recipient_id, r.n]));
+      .groupBy('sender_id', 'recipient_id')
+      .select('sender_id', 'recipient_id', db.raw('count(*)::int AS n'));
+    for (const r of rows) out.set(r.sender_id, (out.get(r.sender_id) ?? new Map<string, number>()).set(r.recipient_id, r.n));
+    return out;
   }
 
   /** Where partners found each sender's mail since `since`. */
