@@ -33,7 +33,7 @@ export class Problems {
 export const label = (index: number) => String.fromCharCode(65 + index);
 
 /** `n` weights that add up to 100, the first ones taking the remainder (34/33/33). */
-export function evenWeights(n: number): number[] {
+function evenWeights(n: number): number[] {
   const base = Math.floor(100 / n);
   return Array.from({ length: n }, (_, i) => base + (i < 100 - base * n ? 1 : 0));
 }
