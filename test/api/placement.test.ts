@@ -3,6 +3,7 @@
  * on several provider domains, the worker finds each message in INBOX or Junk (or nowhere by the deadline),
  * and `placement.completed` reaches a webhook. Time moves by the injected clock.
  */
+import { readHook, readJson, type ErrorBody, type Success } from '../helpers/bodies';
 import { describeWithDovecot } from '../helpers/imap-server';
 import { startMailProvider, type MailProvider } from '../helpers/mail-provider';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
@@ -31,6 +32,8 @@ describeWithDovecot('inbox placement tests', () => {
   };
   const post = (w: TestWorkspace, body: unknown) =>
     t.fetch('/v2/placement/create', { apiKey: w.apiKey, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  /** The test a create answered with (201). */
+  const created = async (res: Response) => (await readJson<Success<'/v2/placement/create', 'post'>>(res)).data.test;
   const get = async (w: TestWorkspace, id: string) => (await w.client.GET('/v2/placement/get', { params: { query: { id } } })).data!.data.test;
   const drain = async () => {
     while ((await t.services.placement.runOnce()) > 0);
@@ -60,7 +63,7 @@ describeWithDovecot('inbox placement tests', () => {
   it('answers 409 while the pool has no mailbox besides the senders', async () => {
     const res = await post(ws, { accountIds: [jane], subject: 'Hello', text: 'Hi' });
     expect(res.status).toBe(409);
-    expect((await res.json()).error).toMatch(/warm-up pool has no mailbox/);
+    expect((await readJson<ErrorBody>(res)).error).toMatch(/warm-up pool has no mailbox/);
   });
 
   it('sends to the pool, finds each message in INBOX or Junk or nowhere, and completes with an event', async () => {
@@ -78,12 +81,12 @@ describeWithDovecot('inbox placement tests', () => {
     const before = provider.deliveries.length;
     const res = await post(ws, { accountIds: [joe, jane], subject: 'Quick question', text: 'Are you the right person?', html: '<p>Are you the right person?</p>', timeoutMinutes: 30 });
     expect(res.status).toBe(201);
-    const started = (await res.json()).data.test;
+    const started = await created(res);
     expect(started).toMatchObject({ status: 'running', accountIds: [joe, jane], recipientCount: 5, timeoutMinutes: 30, createdAt: t.clock.now().toISOString(), completedAt: null });
     expect(started.deadlineAt).toBe(new Date(t.clock.now().getTime() + 30 * MINUTE).toISOString());
     expect(started.counts).toEqual({ total: 10, inbox: 0, spam: 0, nowhere: 0, notSent: 0, pending: 10, inboxPercent: null });
     // Jane's own mailbox is left out for both senders; Bob (another workspace's account) is masked.
-    expect(started.results.map((r: { from: string; to: string }) => `${r.from}>${r.to}`)).toEqual([
+    expect(started.results.map((r) => `${r.from}>${r.to}`)).toEqual([
       ...['seed4@aol.test', 'seed1@gmail.test', 'seed2@gmail.test', 'b***@outlook.test', 'seed3@yahoo.test'].map((to) => `${JOE}>${to}`),
       ...['seed4@aol.test', 'seed1@gmail.test', 'seed2@gmail.test', 'b***@outlook.test', 'seed3@yahoo.test'].map((to) => `${JANE}>${to}`),
     ]);
@@ -134,7 +137,7 @@ describeWithDovecot('inbox placement tests', () => {
     expect((await ws.client.GET('/v2/email/list', { params: { query: {} } })).data!.data.items).toEqual([]);
 
     while ((await t.services.webhooks.runOnce()) > 0);
-    const events = receiver.received.map((h) => JSON.parse(h.body)).filter((e) => e.workspaceId === ws.workspaceId);
+    const events = receiver.received.map((h) => readHook<'placement.completed'>(h)).filter((e) => e.workspaceId === ws.workspaceId);
     expect(events.map((e) => e.type)).toEqual(['placement.completed']);
     expect(events[0].data.test).toEqual(test);
 
@@ -146,9 +149,9 @@ describeWithDovecot('inbox placement tests', () => {
 
   it('completes as soon as every message is seen, spreading a small count over the domains', async () => {
     const res = await post(ws, { accountIds: [joe], subject: 'Spread', text: 'Hi', recipientCount: 3 });
-    const started = (await res.json()).data.test;
+    const started = await created(res);
     // One per domain first (Jane is in the pool and not a sender here; her own workspace sees her address).
-    expect(started.results.map((r: { to: string }) => r.to)).toEqual([JANE, 'seed4@aol.test', 'seed1@gmail.test']);
+    expect(started.results.map((r) => r.to)).toEqual([JANE, 'seed4@aol.test', 'seed1@gmail.test']);
     await drain();
     const test = await get(ws, started.id);
     expect(test).toMatchObject({ status: 'completed', completedAt: t.clock.now().toISOString() });
@@ -159,7 +162,7 @@ describeWithDovecot('inbox placement tests', () => {
     const res = await post(ws, { accountIds: [joe, bob], subject: 'x', text: 'y' });
     expect(res.status).toBe(404);
     expect(await res.json()).toMatchObject({ code: 'not_found', details: [{ field: 'body.accountIds.1', code: 'not_found' }] });
-    const mine = (await (await post(ws, { accountIds: [joe], subject: 'Mine', text: 'y', recipientCount: 1 })).json()).data.test;
+    const mine = await created(await post(ws, { accountIds: [joe], subject: 'Mine', text: 'y', recipientCount: 1 }));
     const theirs = await t.fetch(`/v2/placement/get?id=${mine.id}`, { apiKey: other.apiKey });
     expect(theirs.status).toBe(404);
     expect((await other.client.GET('/v2/placement/list', { params: { query: {} } })).data!.data.pagination.total).toBe(0);
@@ -179,7 +182,7 @@ describeWithDovecot('inbox placement tests', () => {
     for (const [body, field] of cases) {
       const bad = await post(ws, body);
       expect(bad.status).toBe(400);
-      expect((await bad.json()).details.map((d: { field: string }) => d.field)).toContain(field);
+      expect((await readJson<ErrorBody>(bad)).details.map((d) => d.field)).toContain(field);
     }
     const badId = await t.fetch('/v2/placement/get?id=nope', { apiKey: ws.apiKey });
     expect(badId.status).toBe(400);
@@ -198,7 +201,7 @@ describeWithDovecot('inbox placement tests', () => {
     provider.addMailbox(KIM);
     const { data } = await ws.client.POST('/v2/account/connect', { body: { ...provider.connectBody(KIM), dailyLimit: 3 } });
     const kim = data!.data.account.id;
-    const started = (await (await post(ws, { accountIds: [kim], subject: 'Limit', text: 'y', recipientCount: 5 })).json()).data.test;
+    const started = await created(await post(ws, { accountIds: [kim], subject: 'Limit', text: 'y', recipientCount: 5 }));
     await drain();
     const test = await get(ws, started.id);
     // Three went out; the other two found the limit reached, and were never handed to SMTP.
@@ -216,7 +219,7 @@ describeWithDovecot('inbox placement tests', () => {
   it('never sends a message twice when two workers run at once', async () => {
     await drain();
     const before = provider.deliveries.length;
-    const started = (await (await post(ws, { accountIds: [joe, jane], subject: 'Twice?', text: 'y' })).json()).data.test;
+    const started = await created(await post(ws, { accountIds: [joe, jane], subject: 'Twice?', text: 'y' }));
     await Promise.all([t.services.placement.runOnce(), t.services.placement.runOnce()]);
     await drain();
     expect(provider.deliveries.slice(before).map((d) => `${d.mailFrom}>${d.to}`).sort()).toEqual(

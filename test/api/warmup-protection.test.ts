@@ -5,6 +5,8 @@
  * spam that is not the majority does not pause. The pause reaches a webhook. Time is the test clock; the jobs
  * are run by hand.
  */
+import { expect } from '@jest/globals';
+import { readHook } from '../helpers/bodies';
 import { describeWithDovecot } from '../helpers/imap-server';
 import { startMailProvider, type MailProvider } from '../helpers/mail-provider';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
@@ -85,7 +87,7 @@ describeWithDovecot('warm-up spam protection', () => {
     expect(provider.deliveries.filter((d) => d.from === SAM)).toHaveLength(before);
 
     while ((await t.services.webhooks.runOnce()) > 0);
-    const events = hooks.received.map((h) => JSON.parse(h.body) as { type: string; data: { accountId: string; reason: { code: string } | null } });
+    const events = hooks.received.map((h) => readHook<'account.warmupPaused'>(h));
     expect(events).toEqual([expect.objectContaining({ type: 'account.warmupPaused', data: expect.objectContaining({ accountId: sam, reason: expect.objectContaining({ code: 'spam_placement' }) }) })]);
   });
 

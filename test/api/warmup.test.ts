@@ -5,12 +5,16 @@
  * unibox and campaign analytics stay untouched, refusals and bounces are handled with reasons, and the events
  * reach a webhook. Time is the test clock; the jobs are run by hand.
  */
+import { expect } from '@jest/globals';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import { describeWithDovecot } from '../helpers/imap-server';
 import { startMailProvider, type MailProvider } from '../helpers/mail-provider';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver';
 import { createServices } from '../../server/services';
 import { hasMarker } from '../../server/modules/warmup/content';
+import type { MemberRow, WarmupMessageRow } from '../../server/modules/warmup/store';
+import { readHook } from '../helpers/bodies';
+import { found } from '../helpers/rows';
 
 jest.setTimeout(120_000);
 
@@ -28,7 +32,7 @@ describeWithDovecot('warm-up pool on the loopback provider', () => {
   let ws2: TestWorkspace;
   const ids: Record<string, string> = {};
 
-  const messages = () => t.db('warmup_messages').orderBy('created_at');
+  const messages = () => t.db('warmup_messages').orderBy('created_at').select<WarmupMessageRow[]>();
   const account = async (ws: TestWorkspace, email: string) => (await ws.client.GET('/v1/account/list', { params: { query: { limit: 100 } } })).data!.data.items.find((a) => a.id === ids[email])!;
   const summary = async (ws: TestWorkspace, email: string) => (await ws.client.GET('/v1/analytics/account/warmup/summary', { params: { query: { accountId: ids[email] } } })).data!.data;
 
@@ -97,7 +101,7 @@ describeWithDovecot('warm-up pool on the loopback provider', () => {
       const where = await provider.locate(m.recipient_email, `<${m.message_id}>`);
       expect(where).toEqual([{ mailbox: 'Warmup', uid: expect.any(Number), flags: expect.arrayContaining(['\\Seen']) }]);
     }
-    const replies = await t.db('warmup_messages').where({ kind: 'reply' });
+    const replies = await t.db('warmup_messages').where({ kind: 'reply' }).select<WarmupMessageRow[]>();
     // Reply rate 100%, but pool-only mailboxes answer too; each first email gets one answer.
     expect(replies).toHaveLength(4);
     expect(replies.every((r) => r.status === 'scheduled' && r.send_at > t.clock.now())).toBe(true);
@@ -105,7 +109,7 @@ describeWithDovecot('warm-up pool on the loopback provider', () => {
     // Human delay: nothing before 5 minutes, all within 45.
     t.clock.advance(46 * 60_000);
     await t.services.warmup.sender.runOnce();
-    const answered = await t.db('warmup_messages').where({ kind: 'reply' });
+    const answered = await t.db('warmup_messages').where({ kind: 'reply' }).select<WarmupMessageRow[]>();
     expect(answered.map((r) => r.status)).toEqual(['sent', 'sent', 'sent', 'sent']);
     for (const r of answered) {
       const parent = seen.find((m) => m.id === r.parent_id)!;
@@ -163,9 +167,9 @@ describeWithDovecot('warm-up pool on the loopback provider', () => {
     await t.db('warmup_members').where({ member_id: ids[CY] }).update({ next_send_at: t.clock.now() });
     const before = provider.deliveries.length;
     await t.services.warmup.sender.runOnce();
-    const last = (await t.db('warmup_messages').where({ sender_id: ids[CY], kind: 'first', status: 'failed' }).first())!;
+    const last = await found(t.db('warmup_messages').where({ sender_id: ids[CY], kind: 'first', status: 'failed' }).first<WarmupMessageRow | undefined>(), 'failed warm-up message');
     expect(last.status_reason).toMatch(/^partner_refused: 552/);
-    expect((await t.db('warmup_members').where({ member_id: last.recipient_id }).first()).skip_until).not.toBeNull();
+    expect((await found(t.db('warmup_members').where({ member_id: last.recipient_id }).first<MemberRow | undefined>(), 'pool member')).skip_until).not.toBeNull();
     // Each refusing partner costs one try, never a loop: after all four, the pool has nobody left for Cy.
     for (let i = 0; i < 4; i += 1) {
       await t.db('warmup_members').where({ member_id: ids[CY] }).update({ next_send_at: t.clock.now() });
@@ -189,7 +193,7 @@ describeWithDovecot('warm-up pool on the loopback provider', () => {
     for (const email of [ANN, CY, DEE, EVE]) provider.refuse(email, null);
 
     while ((await t.services.webhooks.runOnce()) > 0);
-    const events = hooks.received.map((h) => JSON.parse(h.body) as { type: string; data: { email: string; reason: { code: string } | null } });
+    const events = hooks.received.map((h) => readHook<'account.warmupEnabled' | 'account.warmupPaused' | 'account.statusChanged'>(h));
     expect(events.filter((e) => e.type === 'account.warmupEnabled').map((e) => e.data.email).sort()).toEqual([BOB, ANN].sort());
     expect(events.find((e) => e.type === 'account.warmupPaused')).toMatchObject({ data: { email: BOB, reason: { code: 'hard_bounce' } } });
     // Workspace 2's events go to nobody here: the subscription is workspace 1's.
