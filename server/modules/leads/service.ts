@@ -13,7 +13,7 @@ import type { Config } from '../../config';
 import type { Db, Executor } from '../../db';
 import { badRequest, detail } from '../../http/errors';
 import type { CreditService } from '../credits/service';
-import { employeeRangeOf, normalizeDomain, PEOPLE_DATA_OPTIONS, type CompanyRow, type LeadCompany, type LeadPerson, type PeopleDataOption, type PersonRow } from './model';
+import { employeeRangeOf, normalizeDomain, type CompanyRow, type LeadCompany, type LeadPerson, type PeopleDataOption, type PersonRow } from './model';
 import type { LeadStore } from './store';
 import { defaulted } from '../../http/pagination';
 
@@ -164,9 +164,9 @@ export class LeadService {
 
   /** People as the workspace may see them now (what it has revealed, nothing charged), in the order of `ids`. */
   async showPeople(db: Executor, workspaceId: string, ids: string[]): Promise<Map<string, LeadPerson>> {
-    const found = await this.store.peopleWithCompanies(db, workspaceId, ids);
-    // In the options' own order, as a search shows them.
-    return new Map(found.map((f) => [f.person.id, toLeadPerson(f.person, f.company, PEOPLE_DATA_OPTIONS.filter((o) => f.revealed.includes(o)), 0)]));
+    const [people, revealed] = await Promise.all([this.store.peopleByIds(db, ids), this.store.revealedOptions(db, workspaceId, ids)]);
+    const companies = await this.store.companiesByIds(db, people.flatMap((p) => (p.company_id ? [p.company_id] : [])));
+    return new Map(people.map((p) => [p.id, toLeadPerson(p, p.company_id ? companies.get(p.company_id) : undefined, revealed.get(p.id) ?? [], 0)]));
   }
 
   /** Companies as the workspace may see them now: in full where it has revealed them. */

@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../../clock';
 import type { Executor, RawResult } from '../../db';
-import { COMPANY_COLUMNS, EMPLOYEE_RANGES, PERSON_COLUMNS, type CompanyRow, type EmailStatus, type EmployeeRange, type PeopleDataOption, type PersonRow } from './model';
+import { COMPANY_COLUMNS, EMPLOYEE_RANGES, PEOPLE_DATA_OPTIONS, PERSON_COLUMNS, type CompanyRow, type EmailStatus, type EmployeeRange, type PeopleDataOption, type PersonRow } from './model';
 
 export interface PeopleFilters {
   titles?: string[];
@@ -154,25 +154,15 @@ export class LeadStore {
    * query that reads the page's rows (a search would otherwise ask for each separately).
    */
   async searchPeople(db: Executor, workspaceId: string, filters: PeopleFilters, page: Page): Promise<{ rows: FoundPerson[]; total: number }> {
-    const rows = this.withCompanyAndReveals(db, workspaceId, this.page(db, 'people', this.peopleWhere(db, filters), page));
+    const rows = this.page(db, 'people', this.peopleWhere(db, filters), page)
+      .leftJoin('companies', 'companies.id', 'people.company_id')
+      .select([
+        ...PERSON_COLUMNS.map((c) => `people.${c}`),
+        ...COMPANY_COLUMNS.map((c) => `companies.${c} as ${COMPANY_PREFIX}${c}`),
+        db.raw('array(select data_option from people_reveals r where r.workspace_id = ? and r.person_id = people.id) as revealed', [workspaceId]),
+      ]);
     const [found, total] = await Promise.all([rows as Promise<Record<string, unknown>[]>, this.count(db, this.peopleWhere(db, filters))]);
     return { rows: found.map(splitCompany), total };
-  }
-
-  /** `ids` (unknown ones left out) with their companies and what the workspace has revealed of each, in one query. */
-  async peopleWithCompanies(db: Executor, workspaceId: string, ids: string[]): Promise<FoundPerson[]> {
-    if (!ids.length) return [];
-    const rows = (await this.withCompanyAndReveals(db, workspaceId, db('people').whereIn('people.id', [...new Set(ids)]))) as Record<string, unknown>[];
-    return rows.map(splitCompany);
-  }
-
-  /** Selects the people of `people` with their companies (prefixed columns) and the workspace's reveals of each. */
-  private withCompanyAndReveals(db: Executor, workspaceId: string, people: Knex.QueryBuilder): Knex.QueryBuilder {
-    return people.leftJoin('companies', 'companies.id', 'people.company_id').select([
-      ...PERSON_COLUMNS.map((c) => `people.${c}`),
-      ...COMPANY_COLUMNS.map((c) => `companies.${c} as ${COMPANY_PREFIX}${c}`),
-      db.raw('array(select data_option from people_reveals r where r.workspace_id = ? and r.person_id = people.id) as revealed', [workspaceId]),
-    ]);
   }
 
   /** A page of companies, each with whether the workspace has seen it in full. */
@@ -245,6 +235,19 @@ export class LeadStore {
     if (!ids.length) return new Set();
     const rows: { id: string }[] = await db(entity).whereIn('id', ids).select('id');
     return new Set(rows.map((r) => r.id));
+  }
+
+  /** The data options each person has revealed to the workspace, in the spec's order (like a search answer). */
+  async revealedOptions(db: Executor, workspaceId: string, personIds: string[]): Promise<Map<string, PeopleDataOption[]>> {
+    const out = new Map<string, PeopleDataOption[]>();
+    if (!personIds.length) return out;
+    const rows: { person_id: string; data_option: PeopleDataOption }[] = await db('people_reveals')
+      .where({ workspace_id: workspaceId })
+      .whereIn('person_id', personIds)
+      .select('person_id', 'data_option');
+    for (const r of rows) out.set(r.person_id, [...(out.get(r.person_id) ?? []), r.data_option]);
+    for (const [id, options] of out) out.set(id, PEOPLE_DATA_OPTIONS.filter((o) => options.includes(o)));
+    return out;
   }
 
   /** The companies the workspace has seen in full. */

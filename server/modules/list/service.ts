@@ -185,18 +185,9 @@ export class ListService {
   }
 
   private async *shownBatches(workspaceId: string, list: List): AsyncGenerator<(PersonMember | CompanyMember)[]> {
-    const show = (rows: MemberRef[]) => (list.kind === 'people' ? this.showPeople(this.db, workspaceId, rows) : this.showCompanies(this.db, workspaceId, rows));
-    // One batch ahead: the next batch is read while the response takes this one, so the database's time and
-    // the formatting overlap. A read that fails while no one awaits it yet is handled here and thrown when
-    // its turn comes (or dropped with the export when the client has gone).
-    let ahead: Promise<(PersonMember | CompanyMember)[]> | undefined;
     for await (const rows of this.walk(this.db, list.kind, list.id)) {
-      const shown = show(rows);
-      shown.catch(() => undefined);
-      if (ahead) yield await ahead;
-      ahead = shown;
+      yield list.kind === 'people' ? await this.showPeople(this.db, workspaceId, rows) : await this.showCompanies(this.db, workspaceId, rows);
     }
-    if (ahead) yield await ahead;
   }
 
   /**
