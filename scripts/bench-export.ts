@@ -10,8 +10,9 @@
  * sources of git revision REF (extracted to a temporary folder, this checkout's node_modules linked) against
  * the same database, and each size is measured on both, one after the other, so that both meet the same data
  * and machine load. Per server and size: one warm-up call, then 3 measured calls (p50 is the middle one, the
- * best the fastest; a warm-up over 30 s is the one measured call), with the server's RSS before the warm-up, at its peak (sampled every 100 ms) and 2 s after
- * the last call. Every body is hashed: the two servers' CSVs must be the same bytes, with a line per member.
+ * best the fastest; a warm-up over 30 s is the one measured call), with the server's RSS before the warm-up,
+ * at its peak (sampled every 100 ms) and 2 s (BENCH_EXPORT_SETTLE_MS) after the last call. Every body is
+ * hashed: the two servers' CSVs must be the same bytes, with a line per member.
  */
 import { execSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -34,6 +35,8 @@ const ROOT = join(__dirname, '..');
 const SECRET_KEY = '5c'.repeat(32);
 const CALLS = 3;
 const SLOW_MS = 30_000;
+/** How long after the last call the RSS is read again (bench:scale's 2 s by default). */
+const SETTLE_MS = Number(process.env.BENCH_EXPORT_SETTLE_MS ?? 2000);
 
 const fmt = (n: number) => (n >= 1e6 && n % 1e6 === 0 ? `${n / 1e6}M` : n >= 1e3 && n % 1e3 === 0 ? `${n / 1e3}k` : String(n));
 const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
@@ -119,7 +122,7 @@ async function main(): Promise<void> {
           const measured = [];
           for (let i = 0; i < CALLS; i += 1) measured.push(await exportOnce(server.base));
           return measured;
-        });
+        }, SETTLE_MS);
         for (const call of calls) {
           // Header plus one line per member (no field of these rows holds a line break).
           if (call.lines !== size + 1) throw new Error(`${server.name}: ${call.lines} lines for ${size} members`);
@@ -136,7 +139,7 @@ async function main(): Promise<void> {
       if (hashes.size !== 1) throw new Error(`the servers' CSVs differ at ${fmt(size)} members`);
     }
 
-    console.log('\n| members | server | p50 s | best s | rows/s (p50) | RSS before -> peak -> 2 s after, MB | after / before | load average (1, 5, 15 min) |');
+    console.log('\n| members | server | p50 s | best s | rows/s (p50) | RSS before -> peak -> after, MB | after / before | load average (1, 5, 15 min) |');
     console.log('|---:|---|---:|---:|---:|---|---:|---|');
     for (const r of rows) {
       console.log(
