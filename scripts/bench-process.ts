@@ -1,6 +1,9 @@
-/** Child processes of the benchmarks: a free loopback port, waiting for a server to answer, stopping it. */
-import type { ChildProcess } from 'node:child_process';
+/** Child processes of the benchmarks: the API server on a free loopback port, waiting for it, its RSS, stopping it. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -37,4 +40,48 @@ export function stop(child: ChildProcess): Promise<void> {
     });
     child.kill('SIGTERM');
   });
+}
+
+/** A process's resident set size in MB, from /proc (Linux). */
+export function rssMb(pid: number): number {
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
+  return Math.round(kb / 1024);
+}
+
+/**
+ * The API server (`server/main.ts` under `root`, a checkout) in a child process on a free loopback port against
+ * `databaseUrl`, the worker off and responses not validated (as in production); its log goes to a temporary file.
+ */
+export async function startServer(root: string, env: Record<string, string>): Promise<{ child: ChildProcess; base: string }> {
+  const port = await freePort();
+  const logFile = join(tmpdir(), `bench-server-${process.pid}-${port}.log`);
+  const logFd = openSync(logFile, 'w');
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'server/main.ts')], {
+    cwd: root,
+    env: { ...process.env, NODE_OPTIONS: '', PORT: String(port), SEED_DEMO: '0', LOG_LEVEL: 'info', VALIDATE_RESPONSES: '0', WORKER_ENABLED: '0', ...env },
+    stdio: ['ignore', logFd, logFd],
+  });
+  closeSync(logFd);
+  const base = `http://127.0.0.1:${port}`;
+  await waitReady(`${base}/healthz`, child, logFile);
+  return { child, base };
+}
+
+/**
+ * Runs `fn` while sampling the RSS of process `pid` every 100 ms: its RSS before, at the peak, and `settleMs`
+ * after `fn` ended (what the process kept).
+ */
+export async function withRss<T>(pid: number, fn: () => Promise<T>, settleMs = 2000): Promise<{ result: T; rssBeforeMb: number; rssPeakMb: number; rssAfterMb: number }> {
+  const rssBeforeMb = rssMb(pid);
+  let rssPeakMb = rssBeforeMb;
+  const sampler = setInterval(() => (rssPeakMb = Math.max(rssPeakMb, rssMb(pid))), 100);
+  try {
+    const result = await fn();
+    rssPeakMb = Math.max(rssPeakMb, rssMb(pid));
+    clearInterval(sampler);
+    await new Promise((r) => setTimeout(r, settleMs));
+    return { result, rssBeforeMb, rssPeakMb, rssAfterMb: rssMb(pid) };
+  } finally {
+    clearInterval(sampler);
+  }
 }

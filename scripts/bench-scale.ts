@@ -37,9 +37,9 @@
  * `-- --table FILE --before BEFORE_FILE` beside an earlier run's, per operation and size.
  * BENCH_SCALE_KEEP=1 keeps the database afterwards.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import pino from 'pino';
@@ -50,7 +50,8 @@ import { newId } from '../server/ids';
 import { rebuildRollups } from '../server/modules/events/store';
 import { createServices, type Deps } from '../server/services';
 import { freshBenchDatabase } from './bench-database';
-import { freePort, stop, waitReady } from './bench-process';
+import { startServer, stop, withRss } from './bench-process';
+import { addListPeople, BENCH_UUID_SQL } from './bench-rows';
 
 const MAX_EVENTS = Number(process.env.BENCH_SCALE_MAX_EVENTS ?? 10_000_000);
 const MAX_CONTACTS = Number(process.env.BENCH_SCALE_MAX_CONTACTS ?? 1_000_000);
@@ -121,20 +122,8 @@ function argument(name: string): string | undefined {
   return i >= 0 ? process.argv[i + 1] : undefined;
 }
 
-function rssMb(pid: number): number {
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
-  return Math.round(kb / 1024);
-}
-
-/**
- * Deterministic uuid v7-shaped ids for bulk rows, so that events can name a contact and its message without a
- * join: 12 hex of a millisecond time (base + k), version 7, 3 hex of the campaign's index, variant 8, then the
- * kind (1 contact, 2 message, 3 person) and k.
- */
-const SQL_FUNCTIONS = `
-CREATE FUNCTION bench_uuid(kind int, idx int, k bigint) RETURNS uuid IMMUTABLE LANGUAGE sql AS $$
-  SELECT (lpad(to_hex(1767225600000 + k), 12, '0') || '7' || lpad(to_hex(idx), 3, '0') || '8' || to_hex(kind) || lpad(to_hex(k), 14, '0'))::uuid
-$$;
+/** bench_uuid (bench-rows.ts), event ids at a given time, and the campaigns the bulk rows are spread over. */
+const SQL_FUNCTIONS = `${BENCH_UUID_SQL}
 CREATE FUNCTION bench_event_id(at timestamptz) RETURNS uuid VOLATILE LANGUAGE sql AS $$
   SELECT overlay(overlay(replace(gen_random_uuid()::text, '-', '') PLACING lpad(to_hex((extract(epoch FROM at) * 1000)::bigint), 12, '0') FROM 1 FOR 12) PLACING '7' FROM 13 FOR 1)::uuid
 $$;
@@ -187,16 +176,7 @@ async function grow(pg: Client, db: Db, target: { events: number; contacts: numb
     await pg.query('DROP TABLE bench_new');
     await pg.query('UPDATE bench_campaigns SET contacts = CASE WHEN big THEN $1::int ELSE $2::int END WHERE contacts < CASE WHEN big THEN $1::int ELSE $2::int END', [bigPer, smallPer]);
     // Lead-database people and the big list's memberships, one person per contact of the big workspace.
-    const persons = `generate_series(${done.contacts}::bigint, ${target.contacts - 1}::bigint) k`;
-    await run('people', `INSERT INTO people (id, first_name, last_name, title, seniority, department, city, state, country, work_email, email_status,
-                                        company_name, company_domain, company_industry, company_employee_count, score, created_at, updated_at)
-      SELECT bench_uuid(3, 0, k), 'First' || k, 'Last' || k, 'Head of Sales', 'head', 'sales', 'Berlin', 'Berlin', 'Germany',
-             'person' || k || '@company' || (k % 997) || '.example', 'verified', 'Company ' || (k % 997), 'company' || (k % 997) || '.example',
-             'software', 50, (k % 100)::smallint, $1, $1
-        FROM ${persons}`, [now]);
-    await run('list_people', `INSERT INTO list_people (list_id, person_id, added_at) SELECT $1, bench_uuid(3, 0, k), to_timestamp((1767225600000 + k) / 1000.0) FROM ${persons}`, [listId]);
-    // The list's member counter, which the list service keeps on its own adds and removes.
-    await run('lists', 'UPDATE lists SET member_count = (SELECT count(*) FROM list_people WHERE list_id = $1) WHERE id = $1', [listId]);
+    await addListPeople(run, listId, done.contacts, target.contacts, now);
     console.log(`  contacts ${fmt(done.contacts)} -> ${fmt(target.contacts)} (+ messages, progress rows, people, list members): ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   }
   if (target.events > done.events) {
@@ -347,18 +327,10 @@ async function main(): Promise<void> {
     console.log(`Setup through the services (51 workspaces, ${BIG_CAMPAIGNS + SMALL_WORKSPACES * SMALL_CAMPAIGNS} campaigns launched): ${((performance.now() - setup0) / 1000).toFixed(0)} s`);
 
     // --- the server ---
-    const port = await freePort();
-    const logFile = join(tmpdir(), `bench-scale-${process.pid}.log`);
-    const logFd = openSync(logFile, 'w');
-    server = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'server/main.ts')], {
-      cwd: ROOT,
-      env: { ...process.env, NODE_OPTIONS: '', DATABASE_URL: bench.url, PORT: String(port), SEED_DEMO: '0', LOG_LEVEL: 'info', VALIDATE_RESPONSES: '0', WORKER_ENABLED: '0', SECRET_KEY },
-      stdio: ['ignore', logFd, logFd],
-    });
-    closeSync(logFd);
-    const base = `http://127.0.0.1:${port}`;
+    const started = await startServer(ROOT, { DATABASE_URL: bench.url, SECRET_KEY });
+    server = started.child;
+    const { base } = started;
     const serverPid = server.pid!;
-    await waitReady(`${base}/healthz`, server, logFile);
 
     const headers = { 'X-API-Key': big.apiKey, 'Content-Type': 'application/json' };
     const call = async (path: string, init: RequestInit = {}): Promise<void> => {
@@ -449,13 +421,8 @@ async function main(): Promise<void> {
         rows.push(await time(OPS.listLeads, C, () => call(`/v2/list/leads?listId=${list.id}&limit=100&cursor=${cursor}`)));
         rows.push(await time(OPS.listLeadsSkip, C, () => call(`/v2/list/leads?listId=${list.id}&limit=100&skip=${Math.max(0, C - 100)}`)));
         rows.push(await time(OPS.emailList, C, () => call(`/v2/email/list?campaignId=${newest}`)));
-        const rssBefore = rssMb(serverPid);
-        let rssPeak = rssBefore;
-        const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssMb(serverPid))), 100);
-        const row = await time(OPS.export, C, () => call(`/v2/list/export?listId=${list.id}&format=csv`));
-        clearInterval(sampler);
-        await new Promise((r) => setTimeout(r, 2000));
-        Object.assign(row, { rssBeforeMb: rssBefore, rssPeakMb: rssPeak, rssAfterMb: rssMb(serverPid) });
+        const { result: row, ...rss } = await withRss(serverPid, () => time(OPS.export, C, () => call(`/v2/list/export?listId=${list.id}&format=csv`)));
+        Object.assign(row, rss);
         console.log(`    server RSS ${row.rssBeforeMb} MB before the export calls, ${row.rssPeakMb} MB at the peak, ${row.rssAfterMb} MB 2 s after the last`);
         rows.push(row);
       }

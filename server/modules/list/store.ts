@@ -34,11 +34,12 @@ const MEMBERS = {
  * PostgreSQL before autovacuum) the planner would otherwise sort the whole list for every batch. SET LOCAL
  * needs a transaction: the caller's (switched back on afterwards), or a short one of our own.
  */
-async function inIndexOrder<T>(db: Executor, run: (db: Executor) => Promise<T>): Promise<T> {
-  if (!db.isTransaction) return db.transaction((trx) => inIndexOrder(trx, run));
+async function inIndexOrder<T>(db: Executor, run: (db: Executor) => Promise<T>, restore = true): Promise<T> {
+  // Our own transaction ends with the query: nothing to switch back (a round trip less per batch of a walk).
+  if (!db.isTransaction) return db.transaction((trx) => inIndexOrder(trx, run, false));
   await db.raw('SET LOCAL enable_sort = off');
   const result = await run(db);
-  await db.raw('SET LOCAL enable_sort = on');
+  if (restore) await db.raw('SET LOCAL enable_sort = on');
   return result;
 }
 
