@@ -121,7 +121,7 @@ export class TransportPool {
 
 type SmtpError = Error & { response?: string; responseCode?: number; command?: string; code?: string };
 
-function outcomeOf(info: SMTPPool.SentMessageInfo): SendOutcome {
+function outcomeOf(info: { rejected: unknown[]; response: string }): SendOutcome {
   if (info.rejected.length > 0) return { kind: 'bounced', response: String(info.response ?? 'recipient rejected') };
   return { kind: 'sent', response: String(info.response ?? '') };
 }
