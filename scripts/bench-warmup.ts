@@ -8,8 +8,8 @@
  * The baseline replays each step right after the jobs did it (so both meet the same machine load), with plain
  * nodemailer and imapflow on a twin set of mailboxes (`base<i>` for `box<i>`, same domains), doing the same work:
  *   - sends: the same messages (sender, recipient, subject and bodies; composed by nodemailer's MailComposer)
- *     through one pooled nodemailer transport per sender (2 connections, as the mail module's), every sender
- *     of the step at once;
+ *     through one pooled nodemailer transport per sender (2 connections, as the mail module's), as many
+ *     senders at once as a sender run (sendConcurrency, 100);
  *   - Sent appends: per sender and step, one IMAP session appending that step's messages to Sent;
  *   - reads: the mailboxes the reader read in that step, 8 at once (the reader's concurrency), one session
  *     each: Junk then INBOX, new UIDs past an in-memory checkpoint (no SEARCH when UIDNEXT shows none), their
@@ -19,9 +19,11 @@
  * record of every message in warmup_messages and email_messages, the checkpoints), finding the special-use
  * folders, and the warm-up content.
  *
- * BENCH_DATABASE_URL (else DATABASE_URL) selects PostgreSQL (database lr_bench_warmup), otherwise the
- * embedded PGlite runs in memory. Needs dovecot and root.
+ * BENCH_DATABASE_URL (else DATABASE_URL) selects PostgreSQL (database lr_bench_warmup_<accounts>), otherwise
+ * the embedded PGlite runs in memory. BENCH_HEAP_SNAPSHOT=file writes a heap snapshot after the day (after the
+ * last collection), to see what the heap still holds. Needs dovecot and root.
  */
+import { writeHeapSnapshot } from 'node:v8';
 import nodemailer from 'nodemailer';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { ImapFlow } from 'imapflow';
@@ -40,7 +42,8 @@ const PER_DAY = Number(process.env.BENCH_PER_DAY ?? 40);
 const STEPS = 144;
 const STEP_MS = 10 * 60_000;
 const READ_CONCURRENCY = 8;
-const DB_NAME = 'lr_bench_warmup';
+// One database per size, so runs at two sizes can go side by side.
+const DB_NAME = `lr_bench_warmup_${ACCOUNTS}`;
 const mb = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MB`;
 /** The heap in use after a full collection (the script runs with --expose-gc), so before and after compare. */
 const heapUsed = () => {
@@ -70,6 +73,8 @@ interface Side {
   heapBefore: number;
   heapPeak: number;
   heapAfter: number;
+  /** After the SMTP pools of both sides are closed (their connections are also the in-process provider's sessions). */
+  heapPoolsClosed: number;
 }
 
 /** The baseline: plain nodemailer and imapflow replaying each step on its own mailboxes. */
@@ -79,7 +84,7 @@ function baseline(provider: MailProvider, addresses: string[]) {
   const sentIds = new Set<string>();
   const checkpoints = new Map<string, number>();
   const archived = new Set<string>();
-  const side: Side = { sent: 0, sendMs: 0, appendSessions: 0, recognised: 0, readMs: 0, mailboxReads: 0, heapBefore: 0, heapPeak: 0, heapAfter: 0 };
+  const side: Side = { sent: 0, sendMs: 0, appendSessions: 0, recognised: 0, readMs: 0, mailboxReads: 0, heapBefore: 0, heapPeak: 0, heapAfter: 0, heapPoolsClosed: 0 };
   let n = 0;
 
   const sendFrom = async (from: string, messages: Step['sent']) => {
@@ -142,13 +147,21 @@ function baseline(provider: MailProvider, addresses: string[]) {
     async step(step: Step): Promise<void> {
       const bySender = new Map<string, Step['sent']>();
       for (const m of step.sent) bySender.set(m.from, [...(bySender.get(m.from) ?? []), m]);
-      const [, sendMs] = await timed(() => Promise.all([...bySender].map(([from, messages]) => sendFrom(from, messages))));
+      // As many senders at once as a sender run delivers (500 IMAP logins at once outrun dovecot on a loaded machine).
+      const queue = [...bySender];
+      const [, sendMs] = await timed(() =>
+        Promise.all(
+          Array.from({ length: Math.min(DEFAULT_WARMUP_SETTINGS.sendConcurrency, queue.length) }, async () => {
+            for (let next = queue.shift(); next; next = queue.shift()) await sendFrom(...next);
+          }),
+        ),
+      );
       side.sendMs += sendMs;
-      const queue = [...step.read];
+      const readers = [...step.read];
       const [, readMs] = await timed(() =>
         Promise.all(
-          Array.from({ length: Math.min(READ_CONCURRENCY, queue.length) }, async () => {
-            for (let user = queue.shift(); user; user = queue.shift()) await readMailbox(user);
+          Array.from({ length: Math.min(READ_CONCURRENCY, readers.length) }, async () => {
+            for (let user = readers.shift(); user; user = readers.shift()) await readMailbox(user);
           }),
         ),
       );
@@ -181,7 +194,7 @@ async function main(): Promise<void> {
     emailOf.set(account.id, email);
   }
   const base = baseline(provider, [...twin.values()]);
-  const app: Side = { sent: 0, sendMs: 0, appendSessions: 0, recognised: 0, readMs: 0, mailboxReads: 0, heapBefore: heapUsed(), heapPeak: 0, heapAfter: 0 };
+  const app: Side = { sent: 0, sendMs: 0, appendSessions: 0, recognised: 0, readMs: 0, mailboxReads: 0, heapBefore: heapUsed(), heapPeak: 0, heapAfter: 0, heapPoolsClosed: 0 };
   app.heapPeak = app.heapBefore;
 
   const read = async (step: Step, now: Date) => {
@@ -224,8 +237,12 @@ async function main(): Promise<void> {
   }
   app.recognised = Number((await database.db('warmup_messages').whereNotNull('seen_at').count<{ n: string }[]>({ n: '*' }))[0].n);
   app.heapAfter = heapUsed();
+  if (process.env.BENCH_HEAP_SNAPSHOT) writeHeapSnapshot(process.env.BENCH_HEAP_SNAPSHOT);
   services.mail.close();
   base.close();
+  // The pooled connections end with a QUIT exchange: give them a moment before measuring again.
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  app.heapPoolsClosed = heapUsed();
   await database.close();
   await provider.close();
   report(label, app, base.side);
@@ -253,7 +270,7 @@ function report(label: string, app: Side, base: Side): void {
   row('read rate (msg/s)', rate(app.recognised, app.readMs).toFixed(0), rate(base.recognised, base.readMs).toFixed(0), pct(rate(app.recognised, app.readMs), rate(base.recognised, base.readMs)));
   const per100 = (s: Side) => (s.mailboxReads ? (s.readMs / s.mailboxReads) * 100 : 0);
   row('reader run time per 100 mailboxes', `${per100(app).toFixed(0)} ms`, `${per100(base).toFixed(0)} ms`, pct(per100(base), per100(app)));
-  row('heap before / peak / after the day', `${mb(app.heapBefore)} / ${mb(app.heapPeak)} / ${mb(app.heapAfter)}`, '');
+  row('heap before / peak / after the day / after closing the SMTP pools', `${mb(app.heapBefore)} / ${mb(app.heapPeak)} / ${mb(app.heapAfter)} / ${mb(app.heapPoolsClosed)}`, '');
 }
 
 main().catch((err) => {

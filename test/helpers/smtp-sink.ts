@@ -1,7 +1,8 @@
 /**
  * A loopback SMTP server (smtp-server) that keeps what it receives, parsed as a mail client would
  * (mailparser), and answers what a test scripts: a refused recipient, a temporary failure, a refused
- * login, or silence after DATA (a server that never answers).
+ * login, silence after DATA (a server that never answers), or a connection closed for idling as the client's
+ * next MAIL FROM arrives (421, as smtp-server's idle timeout answers).
  */
 import type { AddressInfo } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
@@ -24,6 +25,8 @@ export interface SmtpSink {
   passwords: Set<string>;
   /** How long the server takes to accept each message (a slow receiver); 0 by default. */
   delayMs: number;
+  /** The next this many MAIL FROM commands are answered 421 and their connection closed (an idle timeout). */
+  idleCloses: number;
   close(): Promise<void>;
 }
 
@@ -33,7 +36,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
   const received: SinkMessage[] = [];
   const faults = new Map<string, Fault>();
   const passwords = new Set<string>();
-  const state = { delayMs: 0 };
+  const state = { delayMs: 0, idleCloses: 0 };
   const faultFor = (to: string) => faults.get(to.toLowerCase()) ?? faults.get('*');
   const server = new SMTPServer({
     authOptional: true,
@@ -42,6 +45,11 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     onAuth(auth, _session, cb) {
       if (passwords.size && !passwords.has(auth.password ?? '')) return cb(smtpError(535, '5.7.8 Authentication credentials invalid'));
       cb(null, { user: auth.username });
+    },
+    onMailFrom(_address, _session, cb) {
+      if (state.idleCloses <= 0) return cb();
+      state.idleCloses -= 1;
+      cb(smtpError(421, 'Timeout - closing connection'));
     },
     onRcptTo(address, _session, cb) {
       const fault = faultFor(address.address);
@@ -75,6 +83,12 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     },
     set delayMs(ms: number) {
       state.delayMs = ms;
+    },
+    get idleCloses() {
+      return state.idleCloses;
+    },
+    set idleCloses(n: number) {
+      state.idleCloses = n;
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

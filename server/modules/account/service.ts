@@ -238,8 +238,9 @@ export class AccountService {
     return new Set((await this.store.findMany(db, workspaceId, ids)).map((r) => r.id));
   }
 
-  async summaries(db: Executor, workspaceId: string, ids: string[]): Promise<Map<string, AccountSummary>> {
-    const rows = await this.store.findMany(db, workspaceId, ids);
+  /** The workspace's accounts among `ids`; `lock` holds their rows (in id order) until the caller's transaction ends. */
+  async summaries(db: Executor, workspaceId: string, ids: string[], options: { lock?: boolean } = {}): Promise<Map<string, AccountSummary>> {
+    const rows = await this.store.findMany(db, workspaceId, ids, options);
     return new Map(rows.map((r) => [r.id, { id: r.id, email: r.email, provider: r.provider, status: r.status, dailyLimit: r.daily_limit }]));
   }
 

@@ -59,8 +59,10 @@ export class AccountStore {
     return query;
   }
 
-  async findMany(db: Executor, workspaceId: string, ids: string[]): Promise<AccountRow[]> {
-    return db('email_accounts').where('workspace_id', workspaceId).whereIn('id', ids);
+  /** `lock`: FOR NO KEY UPDATE in id order (rows referencing them can still be inserted meanwhile). */
+  async findMany(db: Executor, workspaceId: string, ids: string[], options: { lock?: boolean } = {}): Promise<AccountRow[]> {
+    const query = db<AccountRow>('email_accounts').where('workspace_id', workspaceId).whereIn('id', ids);
+    return options.lock ? query.orderBy('id').forNoKeyUpdate() : query;
   }
 
   async list(db: Executor, workspaceId: string, page: { limit: number; skip: number; status?: string; id?: string }): Promise<{ rows: AccountRow[]; total: number }> {

@@ -38,16 +38,16 @@ export class TransportPool {
 
   constructor(private readonly options: ConnectionOptions) {}
 
-  private async transportFor(login: MailLogin): Promise<SmtpTransporter> {
+  private async transportFor(login: MailLogin): Promise<{ transport: SmtpTransporter; address: string }> {
     const address = await resolveAllowedAddress(login.host, { allowPrivate: this.options.allowPrivate });
     // A changed login or address replaces the pool.
     const key = `${address}:${login.port}:${login.username}:${login.password}`;
     const existing = this.pools.get(login.accountId);
-    if (existing?.key === key) return existing.transport;
+    if (existing?.key === key) return { transport: existing.transport, address };
     existing?.transport.close();
     const transport = nodemailer.createTransport({ ...this.connection(login, address), pool: true, maxConnections: CONNECTIONS_PER_ACCOUNT, maxMessages: 100 });
     this.pools.set(login.accountId, { key, transport });
-    return transport;
+    return { transport, address };
   }
 
   private connection(login: MailLogin, address: string) {
@@ -65,19 +65,29 @@ export class TransportPool {
   }
 
   async send(login: MailLogin, message: OutgoingMessage | RawMessage): Promise<SendOutcome> {
-    let transport: SmtpTransporter;
+    let pooled: { transport: SmtpTransporter; address: string };
     try {
-      transport = await this.transportFor(login);
+      pooled = await this.transportFor(login);
     } catch (err) {
       if (err instanceof OutboundRefusedError) return { kind: 'accountFailure', response: `private_destination: ${err.message}` };
       return { kind: 'transient', response: `SMTP host not resolved: ${(err as Error).message}` };
     }
+    const mail = { ...message, envelope: { from: login.email, to: [message.to] } };
     try {
-      const info = await transport.sendMail({ ...message, envelope: { from: login.email, to: [message.to] } });
-      if (info.rejected.length > 0) return { kind: 'bounced', response: String(info.response ?? 'recipient rejected') };
-      return { kind: 'sent', response: String(info.response ?? '') };
+      return outcomeOf(await pooled.transport.sendMail(mail));
     } catch (err) {
-      return classify(err as Error & { response?: string; responseCode?: number; command?: string; code?: string });
+      const e = err as SmtpError;
+      if (!droppedBeforeRecipient(e)) return classify(e);
+      // A pooled connection the server dropped (a 421 when its idle timeout met our next command, a reset)
+      // before it took the recipient: once more on a fresh connection of its own, so nothing can go out twice.
+      const fresh = nodemailer.createTransport(this.connection(login, pooled.address));
+      try {
+        return outcomeOf(await fresh.sendMail(mail));
+      } catch (again) {
+        return classify(again as SmtpError);
+      } finally {
+        fresh.close();
+      }
     }
   }
 
@@ -109,7 +119,27 @@ export class TransportPool {
   }
 }
 
-function classify(e: Error & { response?: string; responseCode?: number; command?: string; code?: string }): SendOutcome {
+type SmtpError = Error & { response?: string; responseCode?: number; command?: string; code?: string };
+
+function outcomeOf(info: { rejected: unknown[]; response: string }): SendOutcome {
+  if (info.rejected.length > 0) return { kind: 'bounced', response: String(info.response ?? 'recipient rejected') };
+  return { kind: 'sent', response: String(info.response ?? '') };
+}
+
+/** Commands of a session before its recipient is accepted (each message here has one recipient). */
+const BEFORE_RECIPIENT = new Set(['EHLO', 'HELO', 'LHLO', 'STARTTLS', 'MAIL FROM', 'RCPT TO']);
+
+/**
+ * The connection went away before the server took the recipient: a 421 (closing the channel) anywhere
+ * but in answer to the message data, or a dropped socket during the envelope. A message whose data went out
+ * (command DATA, or a connection lost mid-message) may have been taken, and is not sent again.
+ */
+function droppedBeforeRecipient(e: SmtpError): boolean {
+  if (e.responseCode === 421) return e.command !== 'DATA';
+  return (e.code === 'ECONNECTION' || e.code === 'ESOCKET' || e.code === 'EPROTOCOL') && BEFORE_RECIPIENT.has(e.command ?? '');
+}
+
+function classify(e: SmtpError): SendOutcome {
   const response = (e.response ?? `${e.code ?? 'error'}: ${e.message}`).slice(0, 1000);
   if (e.code === 'EAUTH' || e.responseCode === 535 || e.responseCode === 534) return { kind: 'accountFailure', response: `auth_failed: ${response}` };
   const code = e.responseCode ?? 0;

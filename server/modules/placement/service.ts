@@ -15,7 +15,7 @@ import type { Logger } from '../../logger';
 import type { Backlog } from '../../telemetry';
 import type { AccountMailAccess, AccountService } from '../account/service';
 import type { EventService } from '../events/service';
-import type { MailLogin, MailService } from '../mail/service';
+import type { Composed, MailLogin, MailService } from '../mail/service';
 import { startOfLocalDay } from '../sending/schedule';
 import type { PoolMember } from '../warmup/service';
 import type { WorkspaceService } from '../workspace/service';
@@ -255,56 +255,63 @@ export class PlacementService {
 
   private async sendDue(): Promise<number> {
     const now = this.clock.now();
-    const claimed = await this.db.transaction((trx) => this.store.claim(trx, 'queued', now, new Date(now.getTime() + this.settings.sendLeaseMs), this.settings.sendBatch));
-    if (!claimed.length) return 0;
-    const tests = new Map((await this.store.testsOf(this.db, [...new Set(claimed.map((r) => r.test_id))])).map((t) => [t.id, t]));
-    const left = await this.capacityLeft(claimed.map((r) => ({ accountId: r.account_id, workspaceId: tests.get(r.test_id)!.workspace_id })), now);
-    for (const row of claimed) {
-      const room = left.get(row.account_id);
-      if (room !== undefined && room.left <= 0) {
-        const reason = `The account's daily limit of ${room.limit} emails (campaign, warm-up and placement-test mail together) is reached for today.`;
-        await this.store.updateIf(this.db, row.id, 'sending', { state: 'done', placement: 'notSent', reason });
-        continue;
+    // Claimed, checked against each account's daily limit and recorded as `sending` in one transaction that
+    // locks the sending accounts: another worker's check waits for it and counts these messages, so two
+    // tests sending at once never pass the limit. SMTP starts after the commit.
+    const claimed = await this.db.transaction(async (trx) => {
+      const rows = await this.store.claim(trx, 'queued', now, new Date(now.getTime() + this.settings.sendLeaseMs), this.settings.sendBatch);
+      if (!rows.length) return [];
+      const tests = new Map((await this.store.testsOf(trx, [...new Set(rows.map((r) => r.test_id))])).map((t) => [t.id, t]));
+      const left = await this.capacityLeft(trx, rows.map((r) => ({ accountId: r.account_id, workspaceId: tests.get(r.test_id)!.workspace_id })), now);
+      const ready: { row: ResultRow; login: MailLogin; composed: Composed }[] = [];
+      for (const row of rows) {
+        const test = tests.get(row.test_id)!;
+        const room = left.get(row.account_id);
+        const login = room ? await this.mailAccess.smtpLogin(trx, test.workspace_id, row.account_id) : null;
+        if (!room || !login) {
+          await this.store.updateIf(trx, row.id, 'sending', { state: 'done', placement: 'notSent', reason: 'The sending account was removed.' });
+        } else if (room.left <= 0) {
+          const reason = `The account's daily limit of ${room.limit} emails (campaign, warm-up and placement-test mail together) is reached for today.`;
+          await this.store.updateIf(trx, row.id, 'sending', { state: 'done', placement: 'notSent', reason });
+        } else {
+          room.left -= 1;
+          const composed = this.mail.compose({ to: row.recipient_email, subject: test.subject, text: test.text_body, ...(test.html_body ? { html: test.html_body } : {}), from: login.email, date: now });
+          await this.mail.recordOutbound(trx, composed, { workspaceId: test.workspace_id, accountId: row.account_id, kind: 'placement' });
+          ready.push({ row, login, composed });
+        }
       }
-      if (room) room.left -= 1;
-      await this.sendOne(row, tests.get(row.test_id)!);
-    }
+      return ready;
+    });
+    for (const { row, login, composed } of claimed) await this.sendOne(row, login, composed);
     return claimed.length;
   }
 
   /**
-   * What is left of each sending account's daily limit today (its workspace's day): placement tests share it
-   * with campaign and warm-up mail. Accounts gone meanwhile are absent (sendOne reports them).
+   * What is left of each sending account's daily limit today (its workspace's day), with the accounts locked
+   * until the caller's transaction ends (workspace by workspace, accounts in id order: no two workers wait
+   * on each other): placement tests share it with campaign and warm-up mail. Accounts gone meanwhile are absent.
    */
-  private async capacityLeft(senders: { accountId: string; workspaceId: string }[], now: Date): Promise<Map<string, { limit: number; left: number }>> {
+  private async capacityLeft(trx: Executor, senders: { accountId: string; workspaceId: string }[], now: Date): Promise<Map<string, { limit: number; left: number }>> {
     const out = new Map<string, { limit: number; left: number }>();
     const byWorkspace = groupBy(senders, (s) => s.workspaceId);
-    const timezones = await this.workspaces.timezones(this.db, [...byWorkspace.keys()]);
-    for (const [workspaceId, group] of byWorkspace) {
-      const ids = [...new Set(group.map((s) => s.accountId))];
-      const accounts = await this.accounts.summaries(this.db, workspaceId, ids);
-      const sent = await this.mail.sentSinceByAccount(this.db, ids, ['campaign', 'warmup', 'placement'], startOfLocalDay(timezones.get(workspaceId) ?? 'UTC', now));
+    const timezones = await this.workspaces.timezones(trx, [...byWorkspace.keys()]);
+    for (const workspaceId of [...byWorkspace.keys()].sort()) {
+      const ids = [...new Set(byWorkspace.get(workspaceId)!.map((s) => s.accountId))];
+      const accounts = await this.accounts.summaries(trx, workspaceId, ids, { lock: true });
+      const sent = await this.mail.sentSinceByAccount(trx, ids, ['campaign', 'warmup', 'placement'], startOfLocalDay(timezones.get(workspaceId) ?? 'UTC', now));
       for (const [id, a] of accounts) out.set(id, { limit: a.dailyLimit, left: a.dailyLimit - (sent.get(id) ?? 0) });
     }
     return out;
   }
 
-  private async sendOne(row: ResultRow, test: TestRow): Promise<void> {
-    const login = await this.mailAccess.smtpLogin(this.db, test.workspace_id, row.account_id);
-    if (!login) {
-      await this.store.updateIf(this.db, row.id, 'sending', { state: 'done', placement: 'notSent', reason: 'The sending account was removed.' });
-      return;
-    }
-    const result = await this.mail.send({
-      login,
-      draft: { to: row.recipient_email, subject: test.subject, text: test.text_body, ...(test.html_body ? { html: test.html_body } : {}) },
-      record: { workspaceId: test.workspace_id, accountId: row.account_id, kind: 'placement' },
-    });
+  /** Sends one claimed message recorded as `sending`, and records its outcome on the row. */
+  private async sendOne(row: ResultRow, login: MailLogin, composed: Composed): Promise<void> {
+    const outcome = await this.mail.transmit(login, composed.message);
+    await this.mail.finish(this.db, composed.id, 'placement', outcome);
     const now = this.clock.now();
-    const { outcome } = result;
     if (outcome.kind === 'sent' || outcome.kind === 'unknown') {
       // `unknown`: the server may have taken it; the readers decide.
-      await this.store.updateIf(this.db, row.id, 'sending', { state: 'sent', message_id: result.composed.messageId, sent_at: now, due_at: now });
+      await this.store.updateIf(this.db, row.id, 'sending', { state: 'sent', message_id: composed.messageId, sent_at: now, due_at: now });
     } else if (outcome.kind === 'transient' && row.attempts < this.settings.sendAttempts) {
       await this.store.updateIf(this.db, row.id, 'sending', { state: 'queued', due_at: new Date(now.getTime() + RETRY_MS), reason: outcome.response });
     } else {

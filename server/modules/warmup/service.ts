@@ -56,6 +56,8 @@ export interface PoolMember {
 export interface WarmupSettings {
   /** Members one run locks to send (and answers it claims). */
   sendBatch: number;
+  /** Senders of a run delivering at once (each over its own pooled SMTP connections). */
+  sendConcurrency: number;
   /** Mailboxes one run reads, and how many at once. */
   readBatch: number;
   readConcurrency: number;
@@ -72,7 +74,9 @@ export interface WarmupSettings {
 }
 
 export const DEFAULT_WARMUP_SETTINGS: WarmupSettings = {
-  sendBatch: 50,
+  // A whole tick's due senders in one run (500 accounts at 40 a day: ~140 every 10 minutes), sent side by side.
+  sendBatch: 500,
+  sendConcurrency: 100,
   readBatch: 50,
   readConcurrency: 8,
   readIntervalMs: 60_000,
@@ -299,7 +303,12 @@ export class WarmupService {
     const byId = new Map(members.map((m) => [m.id, m]));
     const bySender = new Map<string, WarmupMessageRow[]>();
     for (const m of all) bySender.set(m.sender_id, [...(bySender.get(m.sender_id) ?? []), m]);
-    await Promise.all([...bySender].map(([senderId, messages]) => this.deliverFrom(senderId, byId.get(senderId), messages)));
+    const sent: string[] = [];
+    await eachAtOnce([...bySender], this.settings.sendConcurrency, async ([senderId, messages]) => {
+      sent.push(...(await this.deliverFrom(senderId, byId.get(senderId), messages)));
+    });
+    // The run's plain sends are recorded in one statement (until then they stay `sending`: never sent twice).
+    await this.store.finishMessages(this.db, sent, { status: 'sent', status_reason: null });
     return all.length;
   }
 
@@ -398,14 +407,15 @@ export class WarmupService {
 
   /**
    * Sends one sender's claimed warm-up emails (over its pooled SMTP connections), appends those that went out
-   * to its Sent folder in one IMAP session (one login for all of them), and records each outcome.
+   * to its Sent folder in one IMAP session (one login for all of them), and records answers and failures; the
+   * ids of plain first emails that went out, for the caller to record together.
    */
-  private async deliverFrom(senderId: string, member: Member | undefined, messages: WarmupMessageRow[]): Promise<void> {
+  private async deliverFrom(senderId: string, member: Member | undefined, messages: WarmupMessageRow[]): Promise<string[]> {
     // A sender that left the pool meanwhile (an answer claimed after it paused) is looked up.
     const login = member ? this.memberLogin(member, 'smtp') : await this.loginOf(this.db, senderId, 'smtp');
     if (!login) {
-      for (const m of messages) await this.store.finishMessage(this.db, m.id, { status: 'failed', status_reason: 'The sender has no SMTP login.' });
-      return;
+      await this.store.finishMessages(this.db, messages.map((m) => m.id), { status: 'failed', status_reason: 'The sender has no SMTP login.' });
+      return [];
     }
     const account = member ? (member.kind === 'account' ? member.row : undefined) : await this.accounts.findAnyAccount(this.db, senderId);
     const sent = await Promise.all(messages.map((m) => this.sendOne(login, account, m)));
@@ -418,10 +428,10 @@ export class WarmupService {
         this.logger.warn({ memberId: senderId, err: (err as Error).message }, 'warm-up: could not append sent mail to Sent');
       }
     }
-    // Plain sends are recorded in one statement; answers and failures each need more (a transaction each).
+    // Answers and failures each need more than their status (a transaction each).
     const plain = messages.filter((_, i) => sent[i].outcome.kind === 'sent' && !sent[i].parent);
-    await this.store.finishMessages(this.db, plain.map((m) => m.id), { status: 'sent', status_reason: null });
     for (const [i, m] of messages.entries()) if (!plain.includes(m)) await this.record(m, sent[i].parent, sent[i].outcome, account);
+    return plain.map((m) => m.id);
   }
 
   /** Sends one claimed warm-up email; the bytes sent when the server took it. */
@@ -506,13 +516,9 @@ export class WarmupService {
     // What each mailbox may hold, looked up once for the run (not once per session).
     const expected = new Map<string, Map<string, ExpectedRow>>(claimed.map((c) => [c.member_id, new Map()]));
     for (const row of await this.store.expectedMail(this.db, claimed.map((c) => c.member_id), this.expectedSince())) expected.get(row.recipient_id)!.set(row.message_id, row);
-    const queue = [...claimed];
     const byId = new Map(members.map((m) => [m.id, m]));
     const senders = new Set<string>();
-    const work = async () => {
-      for (let next = queue.shift(); next; next = queue.shift()) await this.readMember(next, byId, expected.get(next.member_id)!, senders);
-    };
-    await Promise.all(Array.from({ length: Math.min(this.settings.readConcurrency, queue.length) }, work));
+    await eachAtOnce(claimed, this.settings.readConcurrency, (next) => this.readMember(next, byId, expected.get(next.member_id)!, senders));
     await this.protectFromSpam([...senders]);
     return claimed.length;
   }
@@ -651,6 +657,15 @@ export class WarmupService {
       );
     }
   }
+}
+
+/** Runs `work` on every item, at most `limit` at a time. */
+async function eachAtOnce<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  const queue = [...items];
+  const worker = async () => {
+    for (let next = queue.shift(); next !== undefined; next = queue.shift()) await work(next);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, queue.length) }, worker));
 }
 
 /** A refusal that is the partner's (a full mailbox, a temporary refusal), not a sign against the sender. */
