@@ -32,17 +32,17 @@ const start = (month: string) => `${month}-01 00:00:00+00`;
 
 /**
  * Creates the partition of `month`, moving into it the events of that month the default partition holds
- * (PostgreSQL refuses a partition whose rows sit in the default). Run in a transaction: the default stays
- * locked until commit, so no insert reaches it between the move and the attach; inserts into the other
- * partitions go on (ATTACH takes SHARE UPDATE EXCLUSIVE on the parent). The new table is made LIKE the
- * parent, so `*` lists the same columns in the same order on both sides of the move.
+ * (PostgreSQL refuses a partition whose rows sit in the default). Run in a transaction: it holds the parent
+ * locked until commit, so a concurrent insert waits (milliseconds, the default being near empty) and then
+ * routes by the new partitions, where one let through to the default during the attach would fail the
+ * default's partition check. The new table is made LIKE the parent, so `*` lists the same columns in the same order on both
+ * sides of the move.
  */
 export async function createMonthPartition(db: Knex | Knex.Transaction, month: string): Promise<void> {
   if (!/^\d{4}-\d{2}$/.test(month)) throw new Error(`not a month: ${month}`);
   const name = partitionName(month);
-  // Parent first, as every writer does, so that this cannot deadlock with them.
-  await db.raw('LOCK TABLE ONLY email_events IN SHARE UPDATE EXCLUSIVE MODE');
-  await db.raw('LOCK TABLE email_events_default IN ACCESS EXCLUSIVE MODE');
+  // The parent alone is enough: every statement on email_events takes its lock first.
+  await db.raw('LOCK TABLE ONLY email_events IN ACCESS EXCLUSIVE MODE');
   await db.raw(`CREATE TABLE ${name} (LIKE email_events INCLUDING DEFAULTS)`);
   await db.raw(`WITH moved AS (DELETE FROM email_events_default WHERE occurred_at >= ? AND occurred_at < ? RETURNING *) INSERT INTO ${name} SELECT * FROM moved`, [
     start(month),
