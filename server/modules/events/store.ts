@@ -1,8 +1,8 @@
 /**
  * email_events: the mail events analytics count, written by `record`, kept for audits in partitions by
  * month (migration 20261128030000); analytics read the rollups `record` keeps beside them (migration
- * 20261127010000), whose cost does not grow with the events stored. Every query is scoped by workspace; day bounds are the workspace's local midnights
- * (`'<day>'::timestamp AT TIME ZONE tz`).
+ * 20261127010000), whose cost does not grow with the events stored. Every query is scoped by workspace;
+ * day bounds are the workspace's local midnights (`'<day>'::timestamp AT TIME ZONE tz`).
  */
 import { jsonColumn, type Executor, type RawResult } from '../../db';
 
