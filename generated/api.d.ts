@@ -229,8 +229,9 @@ export interface paths {
          * Campaign count metrics
          * @description Counts for one campaign (`campaignId`) or for all the workspace's campaigns (no `campaignId`), all time:
          *     campaigns by status (`completed` as campaigns read it), contacts by sending status, email events by type
-         *     and distinct contacts by event type (stored events only, warm-up excluded). Costs no credits and changes
-         *     nothing. Errors: `400` malformed `campaignId`; `404` no such campaign in this workspace.
+         *     and distinct contacts by event type (stored events only, warm-up excluded; events past the server's raw
+         *     event retention still count, until a change of the workspace's time zone recounts the events kept). Costs
+         *     no credits and changes nothing. Errors: `400` malformed `campaignId`; `404` no such campaign in this workspace.
          */
         get: operations["getCampaignCounts"];
         put?: never;
@@ -260,6 +261,9 @@ export interface paths {
          *     - `rates`: unique opened, clicked, replied, bounced, unsubscribed contacts divided by the unique contacts
          *       sent to, in percent with two decimals (0 when nobody was sent to);
          *     - `graph`: one entry per day of the range with that day's event counts, days without events as zeros.
+         *
+         *     Counts outlive the raw events a server keeps (`EMAIL_EVENT_RETENTION_MONTHS`; by default it keeps all), except
+         *     after a change of the workspace's time zone: days are then recounted from the events still kept.
          *
          *     Costs no credits and changes nothing. Errors: `400` malformed dates, `startDate` after `endDate`, or a
          *     range longer than 366 days; `404` no such campaign in this workspace.
@@ -1148,8 +1152,9 @@ export interface paths {
          * Campaign count metrics
          * @description Counts for one campaign (`campaignId`) or for all the workspace's campaigns (no `campaignId`), all time:
          *     campaigns by status (`completed` as campaigns read it), contacts by sending status, email events by type
-         *     and distinct contacts by event type (stored events only, warm-up excluded). Costs no credits and changes
-         *     nothing. Errors: `400` malformed `campaignId`; `404` no such campaign in this workspace.
+         *     and distinct contacts by event type (stored events only, warm-up excluded; events past the server's raw
+         *     event retention still count, until a change of the workspace's time zone recounts the events kept). Costs
+         *     no credits and changes nothing. Errors: `400` malformed `campaignId`; `404` no such campaign in this workspace.
          */
         get: operations["getCampaignCountsV2"];
         put?: never;
@@ -1204,6 +1209,9 @@ export interface paths {
          *     - `rates`: unique opened, clicked, replied, bounced, unsubscribed contacts divided by the unique contacts
          *       sent to, in percent with two decimals (0 when nobody was sent to);
          *     - `graph`: one entry per day of the range with that day's event counts, days without events as zeros.
+         *
+         *     Counts outlive the raw events a server keeps (`EMAIL_EVENT_RETENTION_MONTHS`; by default it keeps all), except
+         *     after a change of the workspace's time zone: days are then recounted from the events still kept.
          *
          *     Costs no credits and changes nothing. Errors: `400` malformed dates, `startDate` after `endDate`, or a
          *     range longer than 366 days; `404` no such campaign in this workspace.

@@ -47,7 +47,8 @@ import { loadConfig } from '../server/config';
 import { migrate, openDatabase, type Db } from '../server/db';
 import { encodeCursor } from '../server/http/cursor';
 import { newId } from '../server/ids';
-import { rebuildRollups } from '../server/modules/events/store';
+import { createMonthPartition } from '../server/db/migrations/20261128030000_partition_email_events';
+import { addMonths, EventStore, monthOf, rebuildRollups } from '../server/modules/events/store';
 import { createServices, type Deps } from '../server/services';
 import { freshBenchDatabase } from './bench-database';
 import { startServer, stop, withRss } from './bench-process';
@@ -189,6 +190,13 @@ async function grow(pg: Client, db: Db, target: { events: number; contacts: numb
                        AND indexname NOT IN (SELECT conname FROM pg_constraint WHERE conrelid = 'email_events'::regclass)`)
     ).rows;
     for (const index of indexes) await pg.query(`DROP INDEX "${index.indexname}"`);
+    // A partition for every month the events cover, as the worker makes them month by month; without them
+    // the events of past months would all land in the default partition.
+    const { months } = await new EventStore().eventPartitions(db);
+    const oldest = (await pg.query<{ at: Date }>('SELECT min(window_start) AS at FROM bench_campaigns')).rows[0].at;
+    for (let month = monthOf(oldest); month <= monthOf(now); month = addMonths(month, 1)) {
+      if (!months.includes(month)) await db.transaction((trx) => createMonthPartition(trx, month));
+    }
     // The events of the big workspace, then a tenth of that for the small ones, in chunks of a million.
     for (const [big, from, to] of [
       [true, done.events, target.events],
@@ -207,7 +215,8 @@ async function grow(pg: Client, db: Db, target: { events: number; contacts: numb
           [now, start, end, offset, campaigns]);
       }
     }
-    for (const index of indexes) await run('email_events indexes', index.indexdef);
+    // A partitioned table's index is defined ON ONLY the parent; built ON it, it is built on every partition.
+    for (const index of indexes) await run('email_events indexes', index.indexdef.replace(' ON ONLY ', ' ON '));
     // The rollups that EventService.record keeps beside each event, rebuilt from the raw events in each
     // workspace's time zone (the bulk insert bypassed record).
     const r0 = performance.now();

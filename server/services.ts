@@ -86,7 +86,7 @@ export function createServices(deps: Deps) {
   const dns = createDnsLookup(config);
   const accountStore = new AccountStore();
 
-  const events = new EventService(db, new EventStore(), clock, config.eventRetentionDays);
+  const events = new EventService(db, new EventStore(), clock, config.eventRetentionDays, config.emailEventRetentionMonths);
   const credits = new CreditService(new CreditStore(), clock);
   const workspaces = new WorkspaceService(db, new WorkspaceStore(), credits, clock);
   const quota = new QuotaService(db, clock);

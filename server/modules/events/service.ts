@@ -11,7 +11,7 @@ import type { Clock } from '../../clock';
 import type { Db, Executor } from '../../db';
 import { badRequest, detail } from '../../http/errors';
 import { newId } from '../../ids';
-import { EVENT_TYPES, rebuildRollups, zeroCounts, type CountedType, type EmailEventRow, type EventCounts, type EventStore, type RangeRow } from './store';
+import { addMonths, EVENT_TYPES, monthOf, rebuildRollups, zeroCounts, type CountedType, type EmailEventRow, type EventCounts, type EventStore, type RangeRow } from './store';
 
 export { zeroCounts, type EventCounts } from './store';
 
@@ -86,6 +86,15 @@ export type EventListener = (db: Executor, event: Event) => Promise<void>;
 const CURSOR = /^ev1\.(0|[1-9][0-9]{0,17})$/;
 const PRUNE_BATCH = 5000;
 const DAY_MS = 86_400_000;
+/** Months of email_events partitioned ahead of the clock, beside the current one. */
+const MONTHS_AHEAD = 2;
+
+/** What the partition job has to do: months to create and to drop, and the default's events to delete. */
+interface PartitionWork {
+  create: string[];
+  drop: string[];
+  pruneBefore: Date | undefined;
+}
 
 export class EventService {
   private readonly listeners: EventListener[] = [];
@@ -95,6 +104,8 @@ export class EventService {
     private readonly store: EventStore,
     private readonly clock: Clock,
     private readonly retentionDays = 30,
+    /** Months of raw mail events kept before the current one (EMAIL_EVENT_RETENTION_MONTHS); 0 keeps them all. */
+    private readonly emailEventRetentionMonths = 0,
   ) {}
 
   onRecorded(listener: EventListener): void {
@@ -157,6 +168,41 @@ export class EventService {
   readonly retention = {
     runOnce: (): Promise<number> => this.store.pruneFeed(this.db, new Date(this.clock.now().getTime() - this.retentionDays * DAY_MS), PRUNE_BATCH),
   };
+
+  /**
+   * The worker's job over email_events' partitions (migration 20261128030000): the current month and the next
+   * two get partitions ahead of their events, events that fell into the default partition get partitions of
+   * their months, and with a retention the months before it are dropped whole (the default's events before it
+   * deleted). Returns how many changes it made, 0 when there was nothing to do. Workers take turns (an
+   * advisory lock); one that finds the lock taken does nothing until its next run.
+   */
+  readonly partitions = {
+    runOnce: async (): Promise<number> => {
+      if (!this.partitionWork(await this.store.eventPartitions(this.db))) return 0;
+      return this.db.transaction(async (trx) => {
+        if (!(await this.store.lockPartitions(trx))) return 0;
+        // Read again under the lock: another worker may have done it meanwhile.
+        const work = this.partitionWork(await this.store.eventPartitions(trx));
+        if (!work) return 0;
+        for (const month of work.create) await this.store.createEventPartition(trx, month);
+        for (const month of work.drop) await this.store.dropEventPartition(trx, month);
+        const pruned = work.pruneBefore ? await this.store.pruneDefaultPartition(trx, work.pruneBefore) : 0;
+        return work.create.length + work.drop.length + pruned;
+      });
+    },
+  };
+
+  private partitionWork(state: { months: string[]; inDefault: string[] }): PartitionWork | undefined {
+    const current = monthOf(this.clock.now());
+    const oldest = this.emailEventRetentionMonths > 0 ? addMonths(current, -this.emailEventRetentionMonths) : undefined;
+    const kept = (month: string) => oldest === undefined || month >= oldest;
+    const ahead = Array.from({ length: MONTHS_AHEAD + 1 }, (_, i) => addMonths(current, i));
+    const wanted = new Set([...ahead, ...state.inDefault.filter(kept)]);
+    const create = [...wanted].filter((m) => !state.months.includes(m)).sort();
+    const drop = state.months.filter((m) => !kept(m)).sort();
+    const pruneBefore = oldest !== undefined && state.inDefault.some((m) => !kept(m)) ? new Date(`${oldest}-01T00:00:00Z`) : undefined;
+    return create.length || drop.length || pruneBefore ? { create, drop, pruneBefore } : undefined;
+  }
 
   /**
    * Rollup days are cut in the zone of email_rollup_zones; a read in another zone (the workspace's changed,

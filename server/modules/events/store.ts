@@ -1,14 +1,19 @@
 /**
- * email_events: the mail events analytics count, written by `record`, kept for audits; analytics read
- * the rollups `record` keeps beside them (migration 20261127010000), whose cost does not grow with the
- * events stored. Every query is scoped by workspace; day bounds are the workspace's local midnights
- * (`'<day>'::timestamp AT TIME ZONE tz`).
+ * email_events: the mail events analytics count, written by `record`, kept for audits in partitions by
+ * month (migration 20261128030000); analytics read the rollups `record` keeps beside them (migration
+ * 20261127010000), whose cost does not grow with the events stored. Every query is scoped by workspace;
+ * day bounds are the workspace's local midnights (`'<day>'::timestamp AT TIME ZONE tz`).
  */
 import { jsonColumn, type Executor, type RawResult } from '../../db';
 
 import { ROLLUP_LOCK } from '../../db/migrations/20261127010000_create_email_rollups';
+import { createMonthPartition, PARTITION_NAME, partitionName } from '../../db/migrations/20261128030000_partition_email_events';
 
 export { rebuildRollups } from '../../db/migrations/20261127010000_create_email_rollups';
+export { addMonths, monthOf } from '../../db/migrations/20261128030000_partition_email_events';
+
+/** The advisory lock (one key) that one worker at a time holds while it changes email_events' partitions. */
+const PARTITION_LOCK = 2026112803;
 
 export const EVENT_TYPES = ['sent', 'opened', 'clicked', 'replied', 'bounced', 'unsubscribed'] as const;
 export type CountedType = (typeof EVENT_TYPES)[number];
@@ -118,6 +123,45 @@ export class EventStore {
   async pruneFeed(db: Executor, before: Date, limit: number): Promise<number> {
     const result = await db.raw<RawResult>('DELETE FROM events WHERE id IN (SELECT id FROM events WHERE recorded_at < ? LIMIT ?)', [before, limit]);
     return result.rowCount ?? 0;
+  }
+
+  /** The months email_events has a partition of (`2026-11`), and those of the events its default partition holds. */
+  async eventPartitions(db: Executor): Promise<{ months: string[]; inDefault: string[] }> {
+    const names = await db.raw<RawResult<{ name: string }>>("SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'email_events'::regclass");
+    const inDefault = await db.raw<RawResult<{ month: string }>>("SELECT DISTINCT to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM') AS month FROM email_events_default");
+    return {
+      months: names.rows.flatMap((r) => {
+        const m = PARTITION_NAME.exec(r.name);
+        return m ? [`${m[1]}-${m[2]}`] : [];
+      }),
+      inDefault: inDefault.rows.map((r) => r.month),
+    };
+  }
+
+  /**
+   * Takes the partitions' lock for the transaction, without waiting: false when another worker holds it.
+   * Waits for table locks at most 5 s, so that inserts do not queue for long behind a partition change that
+   * waits for a long transaction; the change is tried again at the next run.
+   */
+  async lockPartitions(trx: Executor): Promise<boolean> {
+    await trx.raw("SET LOCAL lock_timeout = '5s'");
+    const result = await trx.raw<RawResult<{ locked: boolean }>>('SELECT pg_try_advisory_xact_lock(?) AS locked', [PARTITION_LOCK]);
+    return result.rows[0].locked;
+  }
+
+  /** Creates the partition of a month, moving into it that month's events from the default partition. */
+  async createEventPartition(trx: Executor, month: string): Promise<void> {
+    await createMonthPartition(trx, month);
+  }
+
+  /** Drops a month's partition with its events. */
+  async dropEventPartition(trx: Executor, month: string): Promise<void> {
+    await trx.raw(`DROP TABLE ${partitionName(month)}`);
+  }
+
+  /** Deletes the default partition's events before `before`; returns how many. */
+  async pruneDefaultPartition(trx: Executor, before: Date): Promise<number> {
+    return (await trx.raw<RawResult>('DELETE FROM email_events_default WHERE occurred_at < ?', [before])).rowCount ?? 0;
   }
 
   /**
