@@ -53,7 +53,7 @@ const propertiesOf = (s: Partial<SchemaObject>) => ('properties' in s ? (s.prope
  * such as ["string", "number"] has none), and maxLength not at all.
  */
 function bound(s: object, keyword: 'maximum' | 'minimum' | 'maxLength' | 'maxItems' | 'minItems'): number | undefined {
-  const value: unknown = Object.getOwnPropertyDescriptor(s, keyword)?.value;
+  const value: unknown = Reflect.get(s, keyword);
   return typeof value === 'number' ? value : undefined;
 }
 

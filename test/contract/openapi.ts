@@ -1,7 +1,7 @@
 /**
  * The bundle (generated/openapi.json) as the contract tests read it: its operations, $ref
  * resolution, and an Ajv 2020 validator that checks a value against any schema of the bundle.
- * It is typed with openapi-typescript's OpenAPI 3 types, as scripts/generate.ts, which writes it, types it.
+ * Typed with openapi-typescript's OpenAPI 3 types, as scripts/generate.ts (which writes it) types it.
  */
 import { readFileSync } from 'node:fs';
 import Ajv2020 from 'ajv/dist/2020';
@@ -41,6 +41,9 @@ export const operations: Operation[] = Object.entries(spec.paths ?? {}).flatMap(
 /** An operation that is still the spec's placeholder (no real contract yet). */
 export const isPlaceholder = (o: Operation) => /^Placeholder/.test(o.op.description ?? '');
 
+/** The path segments of a `#/...` reference, as written. */
+const refSegments = (ref: string) => ref.slice(2).split('/');
+
 /** The value at a `#/...` pointer of the bundle. */
 function at(ref: string): unknown {
   return refSegments(ref)
@@ -58,9 +61,6 @@ export function deref<T extends object>(value: T | ReferenceObject): T {
   }
   return v as T;
 }
-
-/** The path segments of a `#/...` reference, as written. */
-const refSegments = (ref: string) => ref.slice(2).split('/');
 
 /** Where a value of the bundle is defined: its reference's target, or `inline` (where it is written) when it is no reference. */
 export const definedAt = (value: object, inline: string[]): string[] => (isRef(value) ? refSegments(value.$ref) : inline);
