@@ -5,6 +5,8 @@
  */
 import type { Fixture } from './fixture';
 import { newId } from '../../server/ids';
+import type { DeliveryRow } from '../../server/modules/webhooks/store';
+import { found } from '../helpers/rows';
 
 export type Version = 'v1' | 'v2';
 export interface Answer {
@@ -581,7 +583,7 @@ export const entries: Record<string, Entry> = {
       await hook(f);
       const ws = f.ws.workspaceId;
       await f.t.db.transaction((trx) => f.t.services.events.record(trx, { workspaceId: ws, type: 'email.sent', data: { email: 'a@b.test' }, mail: {} }));
-      const delivery = await f.t.db('webhook_deliveries').where({ workspace_id: ws }).first('id');
+      const delivery = await found(f.t.db('webhook_deliveries').where({ workspace_id: ws }).first<Pick<DeliveryRow, 'id'> | undefined>('id'), 'webhook delivery');
       return f.c.POST('/v2/webhook/retry', { body: { deliveryId: delivery.id } });
     },
     errors: { 404: (f) => f.c.POST('/v2/webhook/retry', { body: { deliveryId: MISSING } }) },
@@ -678,7 +680,7 @@ export const entries: Record<string, Entry> = {
       400: (f) => f.c.POST('/v2/job/enrich', { body: { people: [] } }),
       402: async (f) => {
         const poor = await f.t.createWorkspace({ credits: 0 });
-        const person = await f.t.db('people').whereNotNull('work_email').first('work_email');
+        const person = await found(f.t.db('people').whereNotNull('work_email').first<{ work_email: string } | undefined>('work_email'), 'person with a work email');
         return f.clientFor(poor.apiKey).POST('/v2/job/enrich', { body: { people: [{ email: person.work_email }] } });
       },
     },

@@ -6,8 +6,10 @@
  * change no stored data (every table but the quota counters is compared before and after).
  */
 import fc from 'fast-check';
+import type { ReferenceObject, SchemaObject } from 'openapi-typescript';
+import type { RawResult } from '../../server/db';
 import { startFixture, type Fixture } from './fixture';
-import { deref, examplesOf, operations, validateAt, validateResponse, type Json, type Operation } from './openapi';
+import { definedAt, deref, examplesOf, operations, paramText, validateAt, validateResponse, type Operation } from './openapi';
 
 const RUNS_PER_OPERATION = 5;
 /** Tables every request changes by design (a rejected request still counts toward the quota). */
@@ -17,8 +19,8 @@ let f: Fixture;
 let tables: string[];
 beforeAll(async () => {
   f = await startFixture();
-  const rows = await f.t.db('information_schema.tables').select('table_name').where({ table_type: 'BASE TABLE' }).whereRaw('table_schema = current_schema()');
-  tables = rows.map((r: { table_name: string }) => r.table_name).filter((n: string) => !COUNTERS.has(n) && !n.startsWith('knex_')).sort();
+  const rows = await f.t.db('information_schema.tables').select<{ table_name: string }[]>('table_name').where({ table_type: 'BASE TABLE' }).whereRaw('table_schema = current_schema()');
+  tables = rows.map((r) => r.table_name).filter((n) => !COUNTERS.has(n) && !n.startsWith('knex_')).sort();
 }, 60_000);
 afterAll(() => f?.close());
 
@@ -27,29 +29,39 @@ async function snapshot(): Promise<Record<string, string>> {
   const sql = tables
     .map((table) => `select '${table}' as t, count(*)::text || ':' || coalesce(md5(string_agg(x::text, '|' order by x::text)), '') as v from "${table}" x`)
     .join(' union all ');
-  const r = await f.t.db.raw(sql);
-  return Object.fromEntries((r.rows ?? r).map((row: { t: string; v: string }) => [row.t, row.v]));
+  const { rows } = await f.t.db.raw<RawResult<{ t: string; v: string }>>(sql);
+  return Object.fromEntries(rows.map((row) => [row.t, row.v]));
 }
 
-/** A schema with $ref followed and allOf parts merged (enough to find properties and bounds). */
-function flatten(schema: Json | undefined): Json {
-  const s = schema ? deref<Json>(schema) : {};
+/** A schema (none: `{}`) with $ref followed and allOf parts merged (enough to find properties and bounds). */
+function flatten(schema: SchemaObject | ReferenceObject | undefined): Partial<SchemaObject> {
+  const s: Partial<SchemaObject> = schema ? deref(schema) : {};
   if (!s.allOf) return s;
-  const parts = s.allOf.map((p: Json) => flatten(p));
+  const parts = s.allOf.map((p) => flatten(p));
   return {
-    ...s,
     type: 'object',
-    properties: Object.assign({}, ...parts.map((p: Json) => p.properties ?? {})),
-    required: parts.flatMap((p: Json) => p.required ?? []),
-    additionalProperties: parts.some((p: Json) => p.additionalProperties === false) ? false : undefined,
+    properties: Object.fromEntries(parts.flatMap((p) => Object.entries(propertiesOf(p)))),
+    required: parts.flatMap((p) => p.required ?? []),
+    additionalProperties: parts.some((p) => 'additionalProperties' in p && p.additionalProperties === false) ? false : undefined,
   };
 }
 
-const typesOf = (s: Json): string[] => (Array.isArray(s.type) ? s.type : s.type ? [s.type] : s.const !== undefined ? [typeof s.const] : []);
+const propertiesOf = (s: Partial<SchemaObject>) => ('properties' in s ? (s.properties ?? {}) : {});
+
+/**
+ * A bound of a schema, as written: openapi-typescript types bounds only on the subtypes of their `type` (a type list
+ * such as ["string", "number"] has none), and maxLength not at all.
+ */
+function bound(s: object, keyword: 'maximum' | 'minimum' | 'maxLength' | 'maxItems' | 'minItems'): number | undefined {
+  const value: unknown = Reflect.get(s, keyword);
+  return typeof value === 'number' ? value : undefined;
+}
+
+const typesOf = (s: Partial<SchemaObject>): string[] => (Array.isArray(s.type) ? s.type : s.type ? [s.type] : s.const !== undefined ? [typeof s.const] : []);
 const SAMPLES: Record<string, unknown> = { string: 'zz', number: 1.5, integer: 7, boolean: true, object: { z: 1 }, array: [1], null: null };
 
 /** Values of JSON types the schema does not allow (none when the schema names no type). */
-function wrongTypeValues(s: Json): unknown[] {
+function wrongTypeValues(s: Partial<SchemaObject>): unknown[] {
   const allowed = typesOf(s);
   if (!allowed.length) return [];
   // An integer is a number too; 1.5 is a wrong type for an integer.
@@ -69,17 +81,10 @@ interface Request {
 
 type Mutation = { name: string; apply: (base: Request) => Request };
 
-/** A parameter's example as it goes into a URL: a scalar as text, a list joined by commas (as String() joins it). */
-function paramText(value: unknown): string {
-  if (Array.isArray(value)) return value.map(paramText).join(',');
-  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return JSON.stringify(value);
-}
-
 function baseRequest(o: Operation): Request | undefined {
   let path = o.path;
   const query: Record<string, string> = {};
-  for (const p of (o.op.parameters ?? []).map((x: Json) => deref<Json>(x))) {
+  for (const p of (o.op.parameters ?? []).map((x) => deref(x))) {
     const value = examplesOf(p)[0]?.value;
     if (value === undefined) {
       if (p.required) return undefined;
@@ -88,7 +93,7 @@ function baseRequest(o: Operation): Request | undefined {
     if (p.in === 'path') path = path.replace(`{${p.name}}`, encodeURIComponent(paramText(value)));
     else if (p.in === 'query') query[p.name] = paramText(value);
   }
-  const media = o.op.requestBody && deref<Json>(o.op.requestBody).content?.['application/json'];
+  const media = o.op.requestBody && deref(o.op.requestBody).content['application/json'];
   if (!media) return { path, query };
   const body = examplesOf(media)[0]?.value;
   return body === undefined ? undefined : { path, query, body };
@@ -97,24 +102,27 @@ function baseRequest(o: Operation): Request | undefined {
 /** The ways to break this operation's request, each certain to be invalid by its schema. */
 function mutations(o: Operation): fc.Arbitrary<Mutation>[] {
   const out: fc.Arbitrary<Mutation>[] = [];
-  const withBody = (name: string, edit: (body: Json) => unknown): Mutation => ({ name, apply: (b) => ({ ...b, body: edit(structuredClone(b.body) as Json) }) });
+  // Every request body of the bundle is an object (its examples, which the base request sends, are valid).
+  const withBody = (name: string, edit: (body: Record<string, unknown>) => unknown): Mutation => ({ name, apply: (b) => ({ ...b, body: edit(structuredClone(b.body) as Record<string, unknown>) }) });
 
   out.push(fc.stringMatching(/^[a-z]{3,12}$/).map((k) => ({ name: `unknown query parameter zz${k}`, apply: (b) => ({ ...b, query: { ...b.query, [`zz${k}`]: '1' } }) })));
 
-  for (const p of (o.op.parameters ?? []).map((x: Json) => deref<Json>(x))) {
-    const s = deref<Json>(p.schema ?? {});
+  for (const p of (o.op.parameters ?? []).map((x) => deref(x))) {
+    const s: Partial<SchemaObject> = p.schema ? deref(p.schema) : {};
+    const [maximum, minimum, maxLength] = [bound(s, 'maximum'), bound(s, 'minimum'), bound(s, 'maxLength')];
     if (p.in === 'query' && p.required) out.push(fc.constant({ name: `missing ${p.name}`, apply: (b) => ({ ...b, query: Object.fromEntries(Object.entries(b.query).filter(([k]) => k !== p.name)) }) }));
     const bad: fc.Arbitrary<string>[] = [];
     if (s.type === 'integer' || s.type === 'number') {
       bad.push(fc.stringMatching(/^[a-z]{1,6}$/));
-      if (s.maximum !== undefined) bad.push(fc.integer({ min: 1, max: 1e6 }).map((d) => String(s.maximum + d)));
-      if (s.minimum !== undefined) bad.push(fc.integer({ min: 1, max: 1e6 }).map((d) => String(s.minimum - d)));
+      if (maximum !== undefined) bad.push(fc.integer({ min: 1, max: 1e6 }).map((d) => String(maximum + d)));
+      if (minimum !== undefined) bad.push(fc.integer({ min: 1, max: 1e6 }).map((d) => String(minimum - d)));
     }
     if (s.format === 'uuid') bad.push(fc.stringMatching(/^[g-z]{1,30}$/));
     if (s.format === 'email') bad.push(fc.stringMatching(/^[a-z]{1,20}$/));
     if (s.format === 'date') bad.push(fc.constantFrom('2026-13-01', 'yesterday', '2026/11/23'));
-    if (s.enum) bad.push(fc.stringMatching(/^[A-Z]{2,8}$/).filter((x) => !s.enum.includes(x)));
-    if (s.maxLength !== undefined) bad.push(fc.integer({ min: 1, max: 20 }).map((d) => 'a'.repeat(s.maxLength + d)));
+    const values: unknown[] | undefined = s.enum;
+    if (values) bad.push(fc.stringMatching(/^[A-Z]{2,8}$/).filter((x) => !values.includes(x)));
+    if (maxLength !== undefined) bad.push(fc.integer({ min: 1, max: 20 }).map((d) => 'a'.repeat(maxLength + d)));
     for (const arb of bad) {
       out.push(
         arb.map((value) => ({
@@ -130,31 +138,40 @@ function mutations(o: Operation): fc.Arbitrary<Mutation>[] {
     }
   }
 
-  const schema = o.op.requestBody ? flatten(deref<Json>(o.op.requestBody).content?.['application/json']?.schema) : undefined;
+  const json = o.op.requestBody && deref(o.op.requestBody).content['application/json'];
+  const schema = o.op.requestBody ? flatten(json && deref(json).schema) : undefined;
   if (schema) {
     out.push(fc.constantFrom('{', '{"a":', 'not json', '[1,2', '{"x":1,}').map((raw) => ({ name: `malformed JSON ${raw}`, apply: (b) => ({ ...b, raw }) })));
     out.push(fc.constantFrom('"text"', '42', '[]', 'null', 'true').map((raw) => ({ name: `body is ${raw}`, apply: (b) => ({ ...b, raw }) })));
-    if (schema.additionalProperties === false) {
+    if ('additionalProperties' in schema && schema.additionalProperties === false) {
       out.push(fc.stringMatching(/^[a-z]{3,12}$/).map((k) => withBody(`unknown property zz${k}`, (body) => ({ ...body, [`zz${k}`]: 1 }))));
     }
     for (const key of schema.required ?? []) {
       out.push(fc.constant(withBody(`missing ${key}`, (body) => (delete body[key], body))));
     }
-    for (const [key, raw] of Object.entries<Json>(schema.properties ?? {})) {
+    for (const [key, raw] of Object.entries(propertiesOf(schema))) {
       const s = flatten(raw);
+      const [maximum, minimum, maxLength, maxItems, minItems] = [bound(s, 'maximum'), bound(s, 'minimum'), bound(s, 'maxLength'), bound(s, 'maxItems'), bound(s, 'minItems')];
       const wrong = wrongTypeValues(s);
       if (wrong.length) out.push(fc.constantFrom(...wrong).map((v) => withBody(`${key} of the wrong type ${JSON.stringify(v)}`, (body) => ({ ...body, [key]: v }))));
-      if (typesOf(s).includes('string') && s.maxLength !== undefined) {
-        out.push(fc.integer({ min: 1, max: 50 }).map((d) => withBody(`${key} over maxLength by ${d}`, (body) => ({ ...body, [key]: 'x'.repeat(s.maxLength + d) }))));
+      if (typesOf(s).includes('string') && maxLength !== undefined) {
+        out.push(fc.integer({ min: 1, max: 50 }).map((d) => withBody(`${key} over maxLength by ${d}`, (body) => ({ ...body, [key]: 'x'.repeat(maxLength + d) }))));
       }
       if (typesOf(s).some((t) => t === 'integer' || t === 'number')) {
-        if (s.maximum !== undefined) out.push(fc.integer({ min: 1, max: 1e6 }).map((d) => withBody(`${key} above maximum`, (body) => ({ ...body, [key]: s.maximum + d }))));
-        if (s.minimum !== undefined) out.push(fc.integer({ min: 1, max: 1e6 }).map((d) => withBody(`${key} below minimum`, (body) => ({ ...body, [key]: s.minimum - d }))));
+        if (maximum !== undefined) out.push(fc.integer({ min: 1, max: 1e6 }).map((d) => withBody(`${key} above maximum`, (body) => ({ ...body, [key]: maximum + d }))));
+        if (minimum !== undefined) out.push(fc.integer({ min: 1, max: 1e6 }).map((d) => withBody(`${key} below minimum`, (body) => ({ ...body, [key]: minimum - d }))));
       }
-      if (typesOf(s).includes('array') && s.maxItems !== undefined && s.maxItems <= 2000) {
-        out.push(fc.constant(withBody(`${key} over maxItems`, (body) => ({ ...body, [key]: Array.from({ length: s.maxItems + 1 }, (_, i) => (Array.isArray(body[key]) && body[key].length ? body[key][i % body[key].length] : i)) }))));
+      if (typesOf(s).includes('array') && maxItems !== undefined && maxItems <= 2000) {
+        out.push(
+          fc.constant(
+            withBody(`${key} over maxItems`, (body) => {
+              const items = body[key];
+              return { ...body, [key]: Array.from({ length: maxItems + 1 }, (_, i): unknown => (Array.isArray(items) && items.length ? items[i % items.length] : i)) };
+            }),
+          ),
+        );
       }
-      if (typesOf(s).includes('array') && s.minItems) {
+      if (typesOf(s).includes('array') && minItems) {
         out.push(fc.constant(withBody(`${key} under minItems`, (body) => ({ ...body, [key]: [] }))));
       }
     }
@@ -182,8 +199,8 @@ async function send(o: Operation, req: Request): Promise<{ status: number; body:
 }
 
 function requestSchemaPath(o: Operation): string[] {
-  const rb = o.op.requestBody;
-  return [...(rb.$ref ? rb.$ref.slice(2).split('/') : ['paths', o.path, o.method, 'requestBody']), 'content', 'application/json', 'schema'];
+  const inline = ['paths', o.path, o.method, 'requestBody'];
+  return [...(o.op.requestBody ? definedAt(o.op.requestBody, inline) : inline), 'content', 'application/json', 'schema'];
 }
 
 const fuzzable = operations.filter((o) => baseRequest(o));

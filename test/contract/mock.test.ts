@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { createClient, type ApiClient } from '../../client';
-import { deref, examplesOf, isPlaceholder, operations, type Json, type Operation } from './openapi';
+import { deref, examplesOf, isPlaceholder, operations, paramText, type Operation } from './openapi';
 
 const PRISM = join(__dirname, '../../node_modules/@stoplight/prism-cli/dist/index.js');
 const START_TIMEOUT_MS = 90_000;
@@ -66,8 +66,8 @@ const successStatus = (o: Operation) => Number(Object.keys(o.op.responses).find(
 
 /** The first example of the operation's success response, and its media type. */
 function successExample(o: Operation): { type: string; value: unknown } | undefined {
-  const content: Json = deref<Json>(o.op.responses[String(successStatus(o))]).content ?? {};
-  for (const [type, media] of Object.entries<Json>(content)) {
+  const content = deref(o.op.responses[String(successStatus(o))]).content ?? {};
+  for (const [type, media] of Object.entries(content)) {
     const first = examplesOf(media)[0];
     if (first) return { type, value: first.value };
   }
@@ -95,7 +95,7 @@ describe('typed calls answer the documented examples', () => {
       headers: { Prefer: 'code=404' },
     });
     expect(response.status).toBe(404);
-    const notFound = deref<Json>(byId('getCampaignName').op.responses['404']).content['application/json'];
+    const notFound = deref(byId('getCampaignName').op.responses['404']).content?.['application/json'];
     expect(examplesOf(notFound).map((e) => e.value)).toContainEqual(error);
   });
 
@@ -109,16 +109,16 @@ describe('typed calls answer the documented examples', () => {
 function exampleRequest(o: Operation): { path: string; query: Record<string, string>; body: unknown } | undefined {
   let path = o.path;
   const query: Record<string, string> = {};
-  for (const p of (o.op.parameters ?? []).map((x: Json) => deref<Json>(x))) {
+  for (const p of (o.op.parameters ?? []).map((x) => deref(x))) {
     const value = examplesOf(p)[0]?.value ?? p.schema?.default;
     if (value === undefined) {
       if (p.required) return undefined;
       continue;
     }
-    if (p.in === 'path') path = path.replace(`{${p.name}}`, encodeURIComponent(String(value)));
-    if (p.in === 'query') query[p.name] = Array.isArray(value) ? value.join(',') : String(value);
+    if (p.in === 'path') path = path.replace(`{${p.name}}`, encodeURIComponent(paramText(value)));
+    if (p.in === 'query') query[p.name] = paramText(value);
   }
-  const media = o.op.requestBody && deref<Json>(o.op.requestBody).content?.['application/json'];
+  const media = o.op.requestBody && deref(o.op.requestBody).content['application/json'];
   const body = examplesOf(media)[0]?.value;
   if (media && body === undefined) return undefined;
   return { path, query, body };

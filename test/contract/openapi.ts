@@ -1,13 +1,15 @@
 /**
  * The bundle (generated/openapi.json) as the contract tests read it: its operations, $ref
  * resolution, and an Ajv 2020 validator that checks a value against any schema of the bundle.
+ * Typed with openapi-typescript's OpenAPI 3 types, as scripts/generate.ts (which writes it) types it.
  */
+import { readFileSync } from 'node:fs';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import bundle from '../../generated/openapi.json';
+import type { MediaTypeObject, OpenAPI3, OperationObject, ParameterObject, PathItemObject, ReferenceObject, ResponsesObject } from 'openapi-typescript';
+import { BUNDLED_SPEC } from '../../server/project-root';
 
-export type Json = Record<string, any>;
-export const spec = bundle as Json;
+export const spec = JSON.parse(readFileSync(BUNDLED_SPEC, 'utf8')) as OpenAPI3;
 export const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 export type Method = (typeof METHODS)[number];
 
@@ -15,30 +17,53 @@ export interface Operation {
   method: Method;
   path: string;
   operationId: string;
-  op: Json;
+  op: OperationObject & { responses: ResponsesObject };
   /** `GET /v1/ratelimit/limits` */
   key: string;
 }
 
-export const operations: Operation[] = Object.entries<Json>(spec.paths).flatMap(([path, item]) =>
-  METHODS.filter((m) => item[m]).map((method) => ({ method, path, operationId: item[method].operationId, op: item[method], key: `${method.toUpperCase()} ${path}` })),
-);
+export const isRef = (o: object): o is ReferenceObject => '$ref' in o;
+
+/** The operations of a path item: the bundle writes them inline, each with an operationId and responses (spec lint). */
+function operationsOf(path: string, item: PathItemObject | ReferenceObject): Operation[] {
+  if (isRef(item)) throw new Error(`${path}: expected an inline path item, found ${item.$ref}`);
+  return METHODS.flatMap((method) => {
+    const op = item[method];
+    if (!op) return [];
+    const key = `${method.toUpperCase()} ${path}`;
+    if (isRef(op) || op.operationId === undefined || op.responses === undefined) throw new Error(`${key}: expected an inline operation with an operationId and responses`);
+    return [{ method, path, operationId: op.operationId, op: { ...op, responses: op.responses }, key }];
+  });
+}
+
+export const operations: Operation[] = Object.entries(spec.paths ?? {}).flatMap(([path, item]) => operationsOf(path, item));
 
 /** An operation that is still the spec's placeholder (no real contract yet). */
 export const isPlaceholder = (o: Operation) => /^Placeholder/.test(o.op.description ?? '');
 
-/** Follows `#/...` references until a non-reference. */
-export function deref<T = Json>(value: Json): T {
-  let v = value;
-  while (v && typeof v.$ref === 'string') {
-    v = v.$ref
-      .slice(2)
-      .split('/')
-      .map((s: string) => decodeURIComponent(s).replace(/~1/g, '/').replace(/~0/g, '~'))
-      .reduce((o: Json, k: string) => o?.[k], spec);
+/** The path segments of a `#/...` reference, as written. */
+const refSegments = (ref: string) => ref.slice(2).split('/');
+
+/** The value at a `#/...` pointer of the bundle. */
+function at(ref: string): unknown {
+  return refSegments(ref)
+    .map((s) => decodeURIComponent(s).replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce<unknown>((o, k) => (typeof o === 'object' && o !== null ? (o as Record<string, unknown>)[k] : undefined), spec);
+}
+
+/** Follows `#/...` references until a non-reference: what a reference in the place of a `T` points at is a `T`. */
+export function deref<T extends object>(value: T | ReferenceObject): T {
+  let v: unknown = value;
+  while (typeof v === 'object' && v !== null && isRef(v)) {
+    const target = at(v.$ref);
+    if (target === undefined) throw new Error(`${v.$ref} is not in the bundle`);
+    v = target;
   }
   return v as T;
 }
+
+/** Where a value of the bundle is defined: its reference's target, or `inline` (where it is written) when it is no reference. */
+export const definedAt = (value: object, inline: string[]): string[] => (isRef(value) ? refSegments(value.$ref) : inline);
 
 const pointer = (segments: string[]) => segments.map((s) => encodeURIComponent(s.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/');
 
@@ -66,8 +91,7 @@ export function validateAt(segments: string[], value: unknown): string[] {
 export function responseSchemaPath(o: Operation, status: string, mediaType = 'application/json'): string[] {
   const response = o.op.responses[status];
   if (!response) throw new Error(`${o.key} documents no ${status}`);
-  const base = response.$ref ? response.$ref.slice(2).split('/') : ['paths', o.path, o.method, 'responses', status];
-  return [...base, 'content', mediaType, 'schema'];
+  return [...definedAt(response, ['paths', o.path, o.method, 'responses', status]), 'content', mediaType, 'schema'];
 }
 
 export function validateResponse(o: Operation, status: number, body: unknown): string[] {
@@ -75,11 +99,24 @@ export function validateResponse(o: Operation, status: number, body: unknown): s
   return validateAt(responseSchemaPath(o, String(status), typeof body === 'string' ? 'text/csv' : 'application/json'), body);
 }
 
-/** Named examples (or the single `example`) of a media type object. */
-export function examplesOf(media: Json | undefined): { name: string; value: unknown }[] {
+export interface Example {
+  name: string;
+  value: unknown;
+}
+
+/** A parameter's example as it goes into a URL: a scalar as text, a list joined by commas (as String() joins it). */
+export function paramText(value: unknown): string {
+  if (Array.isArray(value)) return value.map(paramText).join(',');
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value);
+}
+
+/** Named examples (or the single `example`) of a media type or parameter object. */
+export function examplesOf(media: MediaTypeObject | ParameterObject | ReferenceObject | undefined): Example[] {
   if (!media) return [];
-  const named = Object.entries<Json>(media.examples ?? {}).map(([name, ex]) => ({ name, value: deref(ex).value }));
-  return media.example !== undefined ? [...named, { name: 'example', value: media.example }] : named;
+  const m = deref(media);
+  const named = Object.entries(m.examples ?? {}).map(([name, ex]): Example => ({ name, value: deref(ex).value }));
+  return m.example !== undefined ? [...named, { name: 'example', value: m.example }] : named;
 }
 
 /** The seed's operation list, as `METHOD /path` keys. */

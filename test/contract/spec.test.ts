@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { deref, examplesOf, operations, responseSchemaPath, seedOperations, spec, validateAt, type Json } from './openapi';
+import { definedAt, deref, examplesOf, isRef, operations, responseSchemaPath, seedOperations, spec, validateAt } from './openapi';
 
 const seed = seedOperations(readFileSync(join(__dirname, 'seed-operations.txt'), 'utf8'));
 const byKey = new Map(operations.map((o) => [o.key, o]));
@@ -42,7 +42,7 @@ describe('operations', () => {
       ['400', '402', '403', '404', '409', '415', '429']
         .filter((status) => o.op.responses[status])
         .filter((status) => {
-          const headers = deref<Json>(o.op.responses[status]).headers ?? {};
+          const headers = deref(o.op.responses[status]).headers ?? {};
           return !headers.RateLimit || !headers['RateLimit-Policy'];
         })
         .map((status) => `${o.key} ${status}`),
@@ -51,7 +51,7 @@ describe('operations', () => {
   });
 
   it('takes Idempotency-Key on every POST that creates (201) or charges (402), and then answers 409 and 422', () => {
-    const takesKey = (o: (typeof operations)[number]) => (o.op.parameters ?? []).some((p: Json) => deref<Json>(p).name === 'Idempotency-Key');
+    const takesKey = (o: (typeof operations)[number]) => (o.op.parameters ?? []).some((p) => deref(p).name === 'Idempotency-Key');
     const creatingOrCharging = operations.filter((o) => o.method === 'post' && (o.op.responses['201'] || o.op.responses['402']));
     expect(creatingOrCharging.filter((o) => !takesKey(o)).map((o) => o.key)).toEqual([]);
     const withKey = operations.filter(takesKey);
@@ -63,10 +63,11 @@ describe('operations', () => {
     const problems: string[] = [];
     for (const o of operations) {
       const wanted = o.path.startsWith('/v2/') ? 'ErrorV2' : 'ErrorV1';
-      for (const [status, response] of Object.entries<Json>(o.op.responses)) {
+      for (const [status, response] of Object.entries(o.op.responses)) {
         if (Number(status) < 400) continue;
-        const schema = deref<Json>(response).content?.['application/json']?.schema ?? {};
-        if (schema.$ref !== `#/components/schemas/${wanted}`) problems.push(`${o.key} ${status}: ${schema.$ref ?? 'inline schema'}, expected ${wanted}`);
+        const schema = deref(response).content?.['application/json']?.schema;
+        const ref = schema && isRef(schema) ? schema.$ref : undefined;
+        if (ref !== `#/components/schemas/${wanted}`) problems.push(`${o.key} ${status}: ${ref ?? 'inline schema'}, expected ${wanted}`);
       }
     }
     expect(problems).toEqual([]);
@@ -93,19 +94,21 @@ describe('examples are valid against their own schemas', () => {
     };
     for (const o of operations) {
       const base = ['paths', o.path, o.method];
-      const body = o.op.requestBody && deref<Json>(o.op.requestBody);
-      for (const [type, media] of Object.entries<Json>(body?.content ?? {})) {
-        const at = o.op.requestBody.$ref ? o.op.requestBody.$ref.slice(2).split('/') : [...base, 'requestBody'];
-        for (const ex of examplesOf(media)) check(`${o.key} request ${type} example ${ex.name}`, [...at, 'content', type, 'schema'], ex.value);
+      const { requestBody } = o.op;
+      if (requestBody) {
+        const at = definedAt(requestBody, [...base, 'requestBody']);
+        for (const [type, media] of Object.entries(deref(requestBody).content)) {
+          for (const ex of examplesOf(media)) check(`${o.key} request ${type} example ${ex.name}`, [...at, 'content', type, 'schema'], ex.value);
+        }
       }
-      (o.op.parameters ?? []).forEach((p: Json, i: number) => {
-        const param = deref<Json>(p);
-        const at = p.$ref ? p.$ref.slice(2).split('/') : [...base, 'parameters', String(i)];
+      (o.op.parameters ?? []).forEach((p, i) => {
+        const param = deref(p);
+        const at = definedAt(p, [...base, 'parameters', String(i)]);
         for (const ex of examplesOf(param)) check(`${o.key} parameter ${param.name} example ${ex.name}`, [...at, 'schema'], ex.value);
       });
       for (const status of Object.keys(o.op.responses)) {
-        const content: Json = deref<Json>(o.op.responses[status]).content ?? {};
-        for (const [type, media] of Object.entries<Json>(content)) {
+        const content = deref(o.op.responses[status]).content ?? {};
+        for (const [type, media] of Object.entries(content)) {
           for (const ex of examplesOf(media)) check(`${o.key} ${status} ${type} example ${ex.name}`, responseSchemaPath(o, status, type), ex.value);
         }
       }
@@ -119,15 +122,15 @@ describe('examples are valid against their own schemas', () => {
     const walk = (node: unknown, segments: string[]) => {
       if (Array.isArray(node)) return node.forEach((v, i) => walk(v, [...segments, String(i)]));
       if (typeof node !== 'object' || node === null) return;
-      const n = node as Json;
+      const examples = 'examples' in node ? node.examples : undefined;
       const isSchema = segments.includes('schema') || segments.includes('schemas');
-      if (isSchema && Array.isArray(n.examples)) {
-        n.examples.forEach((ex: unknown, i: number) => {
+      if (isSchema && Array.isArray(examples)) {
+        examples.forEach((ex: unknown, i) => {
           const errors = validateAt(segments, ex);
           if (errors.length) problems.push(`${segments.join('/')} examples[${i}]: ${errors.join('; ')}`);
         });
       }
-      for (const [k, v] of Object.entries(n)) if (!(k === 'examples' && Array.isArray(v))) walk(v, [...segments, k]);
+      for (const [k, v] of Object.entries(node)) if (!(k === 'examples' && Array.isArray(v))) walk(v, [...segments, k]);
     };
     walk(spec.paths, ['paths']);
     walk(spec.components, ['components']);
@@ -137,12 +140,12 @@ describe('examples are valid against their own schemas', () => {
 
 describe('the bundle', () => {
   it('names the three environments as servers', () => {
-    expect(spec.servers.map((s: Json) => s.description).sort()).toEqual(['local', 'production', 'staging']);
+    expect((spec.servers ?? []).map((s) => s.description).sort()).toEqual(['local', 'production', 'staging']);
   });
 
   it('puts the X-API-Key scheme on every operation', () => {
     expect(spec.security).toEqual([{ ApiKeyAuth: [] }]);
-    expect(spec.components.securitySchemes.ApiKeyAuth).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-API-Key' });
-    expect(operations.filter((o) => o.op.security && !o.op.security.some((s: Json) => 'ApiKeyAuth' in s)).map((o) => o.key)).toEqual([]);
+    expect(spec.components?.securitySchemes?.ApiKeyAuth).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-API-Key' });
+    expect(operations.filter((o) => o.op.security && !o.op.security.some((s) => 'ApiKeyAuth' in s)).map((o) => o.key)).toEqual([]);
   });
 });
