@@ -1,3 +1,4 @@
+import { expect } from '@jest/globals';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -4,6 +4,7 @@
  * answer compared with a count over email_events, for several ranges and time zones, and the rollups
  * kept by `record` compared with a rebuild from email_events.
  */
+import type { RawResult } from '../../server/db';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import { newId } from '../../server/ids';
 import { rebuildRollups } from '../../server/modules/events/store';
@@ -63,17 +64,23 @@ async function layout(name: string): Promise<Layout> {
   return { campaignId, steps, contactIds };
 }
 
+/** A count of one event type, as the reference queries below answer it. */
+interface TypeCount {
+  type: string;
+  n: number;
+}
+
 /** A raw count over email_events of this workspace, campaign traffic only, the reference answer. */
 async function rawCounts(where: Record<string, string>, from: Date | null, to: Date | null, types: string[] = COUNTED) {
   const inRange = (column: string) => (from ? `AND ${column} >= ? AND ${column} < ?` : '');
   const bounds = from ? [from, to] : [];
   const filter = Object.keys(where).map((c) => `AND ${c} = ?`).join(' ');
   const base = [ws.workspaceId, ...Object.values(where)];
-  const totals: { type: string; n: number }[] = (
-    await t.db.raw(`SELECT type, count(*)::int AS n FROM email_events WHERE workspace_id = ? AND NOT is_warmup ${filter} ${inRange('occurred_at')} GROUP BY type`, [...base, ...bounds])
+  const totals = (
+    await t.db.raw<RawResult<TypeCount>>(`SELECT type, count(*)::int AS n FROM email_events WHERE workspace_id = ? AND NOT is_warmup ${filter} ${inRange('occurred_at')} GROUP BY type`, [...base, ...bounds])
   ).rows;
-  const unique: { type: string; n: number }[] = (
-    await t.db.raw(
+  const unique = (
+    await t.db.raw<RawResult<TypeCount>>(
       `SELECT type, count(*)::int AS n FROM (
          SELECT type, contact_id, min(occurred_at) AS first_at FROM email_events
           WHERE workspace_id = ? AND NOT is_warmup AND NOT flagged AND contact_id IS NOT NULL ${filter}
@@ -82,12 +89,12 @@ async function rawCounts(where: Record<string, string>, from: Date | null, to: D
       [...base, ...bounds],
     )
   ).rows;
-  const pick = (rows: { type: string; n: number }[]) => Object.fromEntries(types.map((type) => [type, rows.find((r) => r.type === type)?.n ?? 0]));
+  const pick = (rows: TypeCount[]) => Object.fromEntries(types.map((type) => [type, rows.find((r) => r.type === type)?.n ?? 0]));
   return { totals: pick(totals), unique: pick(unique) };
 }
 
 async function localMidnight(day: string, zone: string): Promise<Date> {
-  return (await t.db.raw('SELECT (?::timestamp AT TIME ZONE ?) AS at', [day, zone])).rows[0].at;
+  return (await t.db.raw<RawResult<{ at: Date }>>('SELECT (?::timestamp AT TIME ZONE ?) AS at', [day, zone])).rows[0].at;
 }
 
 describe('analytics from rollups', () => {
@@ -135,8 +142,8 @@ describe('analytics from rollups', () => {
           const { data } = await ws.client.GET('/v1/analytics/campaign/summary', { params: { query: { campaignId, startDate, endDate } } });
           const expected = await rawCounts(campaignId ? { campaign_id: campaignId } : {}, from, to);
           expect({ zone, startDate, campaignId, totals: data!.data.totals, unique: data!.data.unique }).toEqual({ zone, startDate, campaignId, ...expected });
-          const days: { day: string; type: string; n: number }[] = (
-            await t.db.raw(
+          const days = (
+            await t.db.raw<RawResult<TypeCount & { day: string }>>(
               `SELECT to_char(occurred_at AT TIME ZONE ?, 'YYYY-MM-DD') AS day, type, count(*)::int AS n FROM email_events
                 WHERE workspace_id = ? AND NOT is_warmup AND occurred_at >= ? AND occurred_at < ? ${campaignId ? 'AND campaign_id = ?' : ''} GROUP BY 1, 2`,
               [zone, ws.workspaceId, from, to, ...(campaignId ? [campaignId] : [])],
@@ -204,8 +211,8 @@ describe('analytics from rollups', () => {
         t.clock.set(now);
         const { data } = await ws.client.GET('/v1/analytics/account/campaign/count');
         const day = data!.data.date;
-        const rows: { account_id: string; n: number }[] = (
-          await t.db.raw(
+        const rows = (
+          await t.db.raw<RawResult<{ account_id: string; n: number }>>(
             `SELECT account_id, count(*)::int AS n FROM email_events WHERE workspace_id = ? AND type = 'sent' AND NOT is_warmup
                 AND occurred_at >= (?::timestamp AT TIME ZONE ?) AND occurred_at < (?::timestamp AT TIME ZONE ?) GROUP BY 1`,
             [ws.workspaceId, day, zone, addDays(day, 1), zone],
@@ -222,7 +229,7 @@ describe('analytics from rollups', () => {
     await ws.client.GET('/v1/analytics/campaign/summary');
     await recordMailEvents(t, ws.workspaceId, randomEvents(random(27), 150));
     const snapshot = async () => {
-      const rows = async (table: string, order: string) => (await t.db.raw(`SELECT * FROM ${table} WHERE workspace_id = ? ORDER BY ${order}`, [ws.workspaceId])).rows;
+      const rows = async (table: string, order: string) => (await t.db.raw<RawResult<Record<string, unknown>>>(`SELECT * FROM ${table} WHERE workspace_id = ? ORDER BY ${order}`, [ws.workspaceId])).rows;
       return {
         rollups: await rows('email_rollups', 'scope, scope_id, is_warmup, day, type'),
         totals: await rows('email_rollup_totals', 'scope, scope_id, is_warmup, type'),

@@ -1,3 +1,4 @@
+import { readJson, type ErrorBody, type Success } from '../helpers/bodies';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import { newId } from '../../server/ids';
 import { recordMailEvents } from '../helpers/mail-events';
@@ -39,9 +40,10 @@ interface EventInput {
 
 const events = (ws: TestWorkspace, list: EventInput[]) => recordMailEvents(t, ws.workspaceId, list);
 
-async function raw(ws: TestWorkspace, path: string) {
+/** A GET's status and body; a test that reads into the body names what the status makes it (`raw<ErrorBody>`). */
+async function raw<T = unknown>(ws: TestWorkspace, path: string) {
   const res = await t.fetch(path, { apiKey: ws.apiKey });
-  return { status: res.status, body: await res.json() };
+  return { status: res.status, body: await readJson<T>(res) };
 }
 
 describe('GET /v1/analytics/campaign/summary', () => {
@@ -144,11 +146,11 @@ describe('GET /v1/analytics/campaign/summary', () => {
     expect(reversedV2.body).toMatchObject({ code: 'validation_error', details: [{ field: 'query.startDate', location: 'query', code: 'range' }] });
     const long = await raw(ws, `/v1/analytics/campaign/summary?startDate=2025-11-22&endDate=2026-11-23`);
     expect(long).toEqual({ status: 400, body: { error: 'The date range may span at most 366 days.' } });
-    const fullYear = await raw(ws, `/v1/analytics/campaign/summary?startDate=2025-11-23&endDate=2026-11-23`);
+    const fullYear = await raw<Success<'/v1/analytics/campaign/summary', 'get'>>(ws, `/v1/analytics/campaign/summary?startDate=2025-11-23&endDate=2026-11-23`);
     expect(fullYear.status).toBe(200);
     expect(fullYear.body.data.graph).toHaveLength(366);
     for (const day of ['2026-13-01', '2026-02-30', 'yesterday']) {
-      const malformed = await raw(ws, `/v2/analytics/campaign/summary?startDate=${day}`);
+      const malformed = await raw<ErrorBody>(ws, `/v2/analytics/campaign/summary?startDate=${day}`);
       expect(malformed.status).toBe(400);
       expect(malformed.body.details[0]).toMatchObject({ field: 'query.startDate', code: 'format' });
     }
@@ -217,7 +219,7 @@ describe('GET /v1/analytics/campaign/count', () => {
 
     const other = await t.createWorkspace();
     expect(await raw(other, `/v1/analytics/campaign/count?campaignId=${running}`)).toEqual({ status: 404, body: { error: 'Campaign not found.' } });
-    const bad = await raw(other, '/v2/analytics/campaign/count?campaignId=42');
+    const bad = await raw<ErrorBody>(other, '/v2/analytics/campaign/count?campaignId=42');
     expect(bad.status).toBe(400);
     expect(bad.body.details[0]).toMatchObject({ field: 'query.campaignId', code: 'format' });
   });
@@ -273,7 +275,7 @@ describe('GET /v1/analytics/account/campaign/count', () => {
     const ws = await t.createWorkspace();
     const theirs = await account(await t.createWorkspace(), 'y@acme.io');
     expect(await raw(ws, `/v1/analytics/account/campaign/count?accountId=${theirs}`)).toEqual({ status: 404, body: { error: 'Email account not found.' } });
-    const bad = await raw(ws, '/v2/analytics/account/campaign/count?limit=0');
+    const bad = await raw<ErrorBody>(ws, '/v2/analytics/account/campaign/count?limit=0');
     expect(bad.status).toBe(400);
     expect(bad.body.details[0]).toMatchObject({ field: 'query.limit', code: 'minimum' });
   });

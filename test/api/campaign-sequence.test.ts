@@ -1,3 +1,4 @@
+import { expect } from '@jest/globals';
 import { newId } from '../../server/ids';
 import type { VariantRow } from '../../server/modules/campaign/store';
 import type { ErrorBody, Success } from '../helpers/bodies';

@@ -1,3 +1,4 @@
+import { expect } from '@jest/globals';
 import { newId } from '../../server/ids';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { createCampaign, insertAccount, raw, readyCampaign, schedule } from './campaign-helpers';

@@ -6,6 +6,8 @@
  */
 import type { Knex } from 'knex';
 import { migrate, pendingMigrations, type Database } from '../../server/db';
+import type { PlanRow } from '../../server/modules/workspace/store';
+import { found } from '../helpers/rows';
 import { databaseBefore } from '../helpers/server';
 import { newId } from '../../server/ids';
 
@@ -23,7 +25,7 @@ describe(`migration ${MIGRATION}`, () => {
   it('backfills the contact counters and the progress rows the old worker would have made', async () => {
     expect((await pendingMigrations(db))[0]).toBe(MIGRATION);
     const now = new Date('2026-11-20T10:00:00Z');
-    const plan = (await db('plans').first('id')).id;
+    const plan = (await found(db('plans').first<Pick<PlanRow, 'id'> | undefined>('id'), 'plan')).id;
     const workspace = newId();
     await db('workspaces').insert({ id: workspace, name: 'Old', plan_id: plan, created_at: now });
     const campaign = async (status: string) => {

@@ -4,6 +4,9 @@
  * (the plan cap, the campaign list, analytics) answers as counting would. Also: the sending engine's progress
  * rows are made when contacts join an active campaign or it goes active, never by a worker run.
  */
+import type { ContactRow } from '../../server/modules/contact/store';
+import { readJson, type Success } from '../helpers/bodies';
+import { found } from '../helpers/rows';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import { newId } from '../../server/ids';
 import { createCampaign, readyCampaign } from './campaign-helpers';
@@ -93,7 +96,7 @@ describe('contact counters', () => {
     await ws.client.POST('/v2/list/add/leads', { body: { listId, personIds: [jane.id, luis.id] } });
     const sent = await t.fetch('/v2/list/send-to-campaign', { method: 'POST', apiKey: ws.apiKey, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ listId, campaignId }) });
     expect(sent.status).toBe(200);
-    expect((await sent.json()).data.counts.added).toBe(2);
+    expect((await readJson<Success<'/v2/list/send-to-campaign', 'post'>>(sent)).data.counts.added).toBe(2);
     await expectCountersExact();
   });
 
@@ -111,7 +114,7 @@ describe('contact counters', () => {
     expect((over.error as { error: string }).error).toBe('Your plan allows 4 contacts; the workspace holds 3 and this request would add 2.');
     // Status changes do not change the total; a delete frees a place.
     await t.db('contacts').where({ campaign_id: one }).update({ status: 'completed' });
-    const first = await t.db('contacts').where({ campaign_id: one }).first('id');
+    const first = await found(t.db('contacts').where({ campaign_id: one }).first<Pick<ContactRow, 'id'> | undefined>('id'), 'contact');
     expect((await capped.client.POST('/v1/contact/delete', { body: { contactId: first.id } })).response.status).toBe(200);
     expect((await add(two, ['d@c.test', 'e@c.test'], capped)).response.status).toBe(200);
     await expectCountersExact();

@@ -3,6 +3,7 @@
  * replaces, remove reports), each by id or by campaign and address, with their validation in both
  * formats and 404 for another workspace's contact or campaign.
  */
+import { expect } from '@jest/globals';
 import { readJson, type ErrorBody, type Success, type V1ErrorBody } from '../helpers/bodies';
 import { newId } from '../../server/ids';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';

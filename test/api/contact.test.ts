@@ -3,6 +3,7 @@
  * both error formats, another workspace's campaign, the plan's contact cap, atomicity and
  * concurrent adds of the same addresses.
  */
+import { expect } from '@jest/globals';
 import type { RawResult } from '../../server/db';
 import { readJson, type ErrorBody } from '../helpers/bodies';
 import { newId } from '../../server/ids';

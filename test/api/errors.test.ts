@@ -3,6 +3,7 @@
  * leaks internals: malformed JSON, body too large, unknown route, wrong method, brute-forced keys,
  * an unexpected failure, and a database that cannot be reached.
  */
+import { expect } from '@jest/globals';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import knex from 'knex';

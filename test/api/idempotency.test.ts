@@ -4,7 +4,9 @@
  * the first runs is a 409; one effect under concurrency, also from two server processes; 24 hours
  * by the clock; keys per workspace; a 5xx frees the key; a dead process's claim ends with its lease.
  */
+import { expect } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
+import { found } from '../helpers/rows';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { startServerProcess, stopServerProcesses } from '../helpers/server-process';
 import { insertFixtures } from './people-search-fixtures';
@@ -66,7 +68,7 @@ describe('replays', () => {
     expect(again).toEqual({ status: 201, body: first.body, replayed: 'true' });
     expect(await campaignCount(ws.workspaceId)).toBe(1);
     // Encrypted at rest: a stored answer may hold a secret shown once.
-    expect((await t.db('idempotency_keys').where({ key }).first()).response_body).not.toContain('Q4 founders');
+    expect((await found(t.db('idempotency_keys').where({ key }).first<{ response_body: string | null } | undefined>('response_body'), 'idempotency key')).response_body).not.toContain('Q4 founders');
     // Without a key every request runs.
     expect((await post(ws.apiKey, '/v2/campaign/create', { name: 'Q4 founders' })).status).toBe(201);
     expect(await campaignCount(ws.workspaceId)).toBe(2);

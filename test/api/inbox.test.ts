@@ -3,6 +3,7 @@
  * unrelated and malformed mail; checkpoints across reader instances; a UIDVALIDITY reset; an IMAP login
  * failure; the unibox operations; and answers through SMTP (a loopback sink) filed in the Sent mailbox.
  */
+import { expect } from '@jest/globals';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import { describeWithDovecot, startImapServer, type ImapTestServer } from '../helpers/imap-server';

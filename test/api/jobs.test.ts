@@ -4,7 +4,11 @@
  * jobs (402 up front, charged once), cancel mid-job, another workspace's job, Idempotency-Key, the list,
  * and the job.completed / job.failed webhooks. The worker is driven by calling its runOnce.
  */
+import { expect } from '@jest/globals';
+import type { WorkspaceRow } from '../../server/modules/workspace/store';
+import { readHook, readJson, type ErrorBody, type Success } from '../helpers/bodies';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server';
+import { found } from '../helpers/rows';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver';
 import { addCampaign, contactRows } from './contact.helpers';
@@ -30,6 +34,9 @@ afterAll(async () => {
   await dns.close();
   await receiver.close();
 });
+
+/** What each job-creating operation answers with 202: the job. */
+type Accepted = Success<'/v2/job/contact-import' | '/v2/job/verify' | '/v2/job/enrich', 'post'>;
 
 const upload = (path: string, text: string | Buffer, workspace = ws, headers: Record<string, string> = {}) =>
   t.fetch(path, { method: 'POST', apiKey: workspace.apiKey, headers: { 'Content-Type': 'text/csv', ...headers }, body: typeof text === 'string' ? text : new Blob([new Uint8Array(text)]) });
@@ -73,7 +80,7 @@ describe('contact import from CSV', () => {
     ].join('\r\n');
     const res = await upload(`/v2/job/contact-import?campaignId=${campaignId}&skipInWorkspace=true`, file);
     expect(res.status).toBe(202);
-    const { data } = await res.json();
+    const { data } = await readJson<Accepted>(res);
     expect(data.job).toMatchObject({ type: 'contactImport', status: 'queued', progress: { total: 9, processed: 0 }, counts: { created: 0, skipped: 0, invalid: 0 }, campaignId });
     expect(data.job.options).toEqual({ skipInWorkspace: true, skipInAnyList: false, skipSuppressed: true, verify: false });
 
@@ -111,7 +118,7 @@ describe('contact import from CSV', () => {
       'email\nok@acme.com\ntemp@mailinator.com\nnobody@no-such-domain.test\nagain@acme.com\n',
     );
     expect(res.status).toBe(202);
-    const { data } = await res.json();
+    const { data } = await readJson<Accepted>(res);
     await drain();
     expect((await getJob(data.job.id)).counts).toEqual({ created: 2, skipped: 2, invalid: 0 });
     expect((await results(data.job.id)).map((l) => l.split(',').slice(0, 4).join(','))).toEqual([
@@ -139,7 +146,7 @@ describe('contact import from CSV', () => {
     for (const [file, message] of cases) {
       const res = await upload(`/v2/job/contact-import?campaignId=${campaignId}`, file);
       expect(res.status).toBe(400);
-      const body = await res.json();
+      const body = await readJson<ErrorBody>(res);
       expect(body.error).toBe(message);
       expect(body.details).toEqual([{ field: 'body.csv', location: 'body', message: message.replace(/^Line/, 'line'), code: 'csv' }]);
     }
@@ -175,7 +182,7 @@ describe('contact import into a people list', () => {
     const file = ['Email,First Name', `${jane.work_email!.toUpperCase()},Jane`, `${luis.work_email},Luis`, 'nobody@nowhere.io,', `${jane.work_email},`, 'broken,'].join('\n');
     const res = await upload(`/v2/job/contact-import?listId=${listId}&skipInAnyList=true`, file, mine);
     expect(res.status).toBe(202);
-    const { data } = await res.json();
+    const { data } = await readJson<Accepted>(res);
     expect(data.job).toMatchObject({ type: 'contactImport', campaignId: null, listId, options: { skipInWorkspace: false, skipInAnyList: true, skipSuppressed: true, verify: false } });
     expect(await drain()).toBe(5);
     expect(await getJob(data.job.id, mine)).toMatchObject({ status: 'completed', counts: { created: 1, skipped: 3, invalid: 1 } });
@@ -190,7 +197,7 @@ describe('contact import into a people list', () => {
     ]);
 
     // Without skipInAnyList a person of another list is added; one this list holds is still skipped.
-    const again = (await (await postJson('/v2/job/contact-import', { listId, contacts: [{ email: jane.work_email }, { email: luis.work_email }] }, mine)).json()).data.job;
+    const again = (await readJson<Accepted>(await postJson('/v2/job/contact-import', { listId, contacts: [{ email: jane.work_email }, { email: luis.work_email }] }, mine))).data.job;
     await drain();
     expect((await results(again.id, mine)).slice(1)).toEqual([`1,${jane.work_email},skipped,alreadyInList,`, `2,${luis.work_email},created,,${luis.id}`]);
     expect(await members(mine, listId)).toEqual([jane.id, luis.id].sort());
@@ -201,7 +208,7 @@ describe('contact import into a people list', () => {
     const listId = await newList(mine, 'Held');
     await mine.client.POST('/v2/list/add/leads', { body: { listId, personIds: [amy.id] } });
     const campaignId = await addCampaign(t, mine);
-    const { data } = await (await upload(`/v2/job/contact-import?campaignId=${campaignId}&skipInAnyList=true`, `email\n${amy.work_email}\n${jane.work_email}\n`, mine)).json();
+    const { data } = await readJson<Accepted>(await upload(`/v2/job/contact-import?campaignId=${campaignId}&skipInAnyList=true`, `email\n${amy.work_email}\n${jane.work_email}\n`, mine));
     await drain();
     expect((await results(data.job.id, mine)).map((l) => l.split(',').slice(0, 4).join(','))).toEqual([
       'row,email,outcome,reason',
@@ -217,7 +224,7 @@ describe('contact import into a people list', () => {
     const before = await jobCount();
     const both = await upload(`/v2/job/contact-import?campaignId=${campaignId}&listId=${listId}`, 'email\na@acme.com\n', mine);
     expect(both.status).toBe(400);
-    expect((await both.json()).error).toBe('Give exactly one of campaignId and listId (in the query).');
+    expect((await readJson<ErrorBody>(both)).error).toBe('Give exactly one of campaignId and listId (in the query).');
     expect((await postJson('/v2/job/contact-import', { contacts: [{ email: 'a@acme.com' }] }, mine)).status).toBe(400);
     expect((await upload(`/v2/job/contact-import?listId=${listId}`, 'email\na@acme.com\n')).status).toBe(404);
     expect((await postJson('/v2/job/contact-import', { listId, contacts: [{ email: 'a@acme.com' }] })).status).toBe(404);
@@ -237,8 +244,8 @@ describe('contact import from JSON', () => {
     expect(first.status).toBe(202);
     expect(again.status).toBe(202);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
-    const job = (await first.json()).data.job;
-    expect((await again.json()).data.job.id).toBe(job.id);
+    const job = (await readJson<Accepted>(first)).data.job;
+    expect((await readJson<Accepted>(again)).data.job.id).toBe(job.id);
     expect(job.options).toEqual({ skipInWorkspace: false, skipInAnyList: false, skipSuppressed: false, verify: false });
     await drain();
     expect((await getJob(job.id)).counts).toEqual({ created: 2, skipped: 1, invalid: 0 });
@@ -250,7 +257,7 @@ describe('contact import from JSON', () => {
     const before = await jobCount();
     const res = await postJson('/v2/job/contact-import', { campaignId, contacts: [{ email: 'a@acme.com' }, { email: 'b@acme.com', customVariables: { email: 'x' } }] });
     expect(res.status).toBe(400);
-    expect((await res.json()).details).toEqual([{ field: 'body.contacts.1.customVariables.email', location: 'body', message: '"email" is a built-in contact field and cannot be a custom variable', code: 'reserved' }]);
+    expect((await readJson<ErrorBody>(res)).details).toEqual([{ field: 'body.contacts.1.customVariables.email', location: 'body', message: '"email" is a built-in contact field and cannot be a custom variable', code: 'reserved' }]);
     expect(await jobCount()).toBe(before);
   });
 
@@ -265,7 +272,7 @@ describe('cancel', () => {
   it('stops a job between batches; what was done stays; a second cancel is a 409 naming the state', async () => {
     const campaignId = await addCampaign(t, ws);
     const file = ['email', ...Array.from({ length: 6 }, (_, i) => `c${i}@acme.com`)].join('\n');
-    const { data } = await (await upload(`/v2/job/contact-import?campaignId=${campaignId}`, file)).json();
+    const { data } = await readJson<Accepted>(await upload(`/v2/job/contact-import?campaignId=${campaignId}`, file));
     expect(await t.services.jobs.runOnce()).toBe(2);
     expect(await getJob(data.job.id)).toMatchObject({ status: 'running', progress: { total: 6, processed: 2 } });
 
@@ -279,7 +286,7 @@ describe('cancel', () => {
 
     const again = await t.fetch('/v2/job/cancel', { method: 'POST', apiKey: ws.apiKey, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ jobId: data.job.id }) });
     expect(again.status).toBe(409);
-    expect((await again.json()).error).toBe('The job is already cancelled; only a queued or running job can be cancelled.');
+    expect((await readJson<ErrorBody>(again)).error).toBe('The job is already cancelled; only a queued or running job can be cancelled.');
   });
 });
 
@@ -287,7 +294,7 @@ describe('verify and enrich jobs', () => {
   it('verifies addresses with the synchronous checks, one result per row', async () => {
     const res = await postJson('/v2/job/verify', { emails: ['ok@acme.com', 'temp@mailinator.com', 'broken', 'ok@acme.com'] });
     expect(res.status).toBe(202);
-    const { data } = await res.json();
+    const { data } = await readJson<Accepted>(res);
     await drain();
     expect((await getJob(data.job.id)).counts).toEqual({ valid: 2, invalid: 1, catchAll: 0, unknown: 0, disposable: 1 });
     expect(await results(data.job.id)).toEqual([
@@ -302,7 +309,7 @@ describe('verify and enrich jobs', () => {
   it('asks DNS for a domain’s MX once per job for 5 minutes, and again after a timeout', async () => {
     const mxQueries = () => dns.queries.filter((q) => q.type === 'MX' && q.name.toLowerCase() === 'acme.com').length;
     const emails = Array.from({ length: 8 }, (_, i) => `mx-cache-${i}@acme.com`);
-    const { data } = await (await postJson('/v2/job/verify', { emails })).json();
+    const { data } = await readJson<Accepted>(await postJson('/v2/job/verify', { emails }));
     const before = mxQueries();
     // Batches of 2: the first asks, the second reads the job's cache.
     expect(await t.services.jobs.runOnce()).toBe(2);
@@ -316,7 +323,7 @@ describe('verify and enrich jobs', () => {
 
     // A timeout is not kept: the next batch asks again and gets the answer.
     const other = Array.from({ length: 4 }, (_, i) => `mx-timeout-${i}@acme.com`);
-    const timedOut = (await (await postJson('/v2/job/verify', { emails: other })).json()).data.job;
+    const timedOut = (await readJson<Accepted>(await postJson('/v2/job/verify', { emails: other }))).data.job;
     dns.mode = 'silent';
     expect(await t.services.jobs.runOnce()).toBe(2);
     dns.mode = 'answer';
@@ -326,7 +333,7 @@ describe('verify and enrich jobs', () => {
   });
 
   it('verifies a CSV file by its email column', async () => {
-    const { data } = await (await upload('/v2/job/verify', 'name,E-mail\nA,ok@acme.com\n')).json();
+    const { data } = await readJson<Accepted>(await upload('/v2/job/verify', 'name,E-mail\nA,ok@acme.com\n'));
     await drain();
     expect((await getJob(data.job.id)).counts.valid).toBe(1);
   });
@@ -336,9 +343,9 @@ describe('verify and enrich jobs', () => {
     const before = await jobCount();
     const res = await postJson('/v2/job/enrich', { people: [{ email: jane.work_email }, { email: luis.work_email }] }, poor);
     expect(res.status).toBe(402);
-    expect((await res.json()).error).toBe('Insufficient credits: this request needs 2 credits and the balance is 1.');
+    expect((await readJson<ErrorBody>(res)).error).toBe('Insufficient credits: this request needs 2 credits and the balance is 1.');
     expect(await jobCount()).toBe(before);
-    expect((await t.db('workspaces').where({ id: poor.workspaceId }).first('credit_balance')).credit_balance).toBe(1);
+    expect((await found(t.db('workspaces').where({ id: poor.workspaceId }).first<Pick<WorkspaceRow, 'credit_balance'> | undefined>('credit_balance'), 'workspace')).credit_balance).toBe(1);
     expect(await t.db('people_reveals').where({ workspace_id: poor.workspaceId })).toEqual([]);
   });
 
@@ -346,9 +353,9 @@ describe('verify and enrich jobs', () => {
     const rich = await t.createWorkspace({ credits: 10 });
     const res = await postJson('/v2/job/enrich', { people: [{ email: jane.work_email }, { email: 'nobody@nowhere.io' }, { linkedinUrl: 'linkedin.com/in/jane-doe' }, { email: luis.work_email }] }, rich);
     expect(res.status).toBe(202);
-    const { data } = await res.json();
+    const { data } = await readJson<Accepted>(res);
     expect(data.job).toMatchObject({ type: 'enrich', credits: { charged: 2 }, dataOptions: ['workEmailReveal'] });
-    expect((await t.db('workspaces').where({ id: rich.workspaceId }).first('credit_balance')).credit_balance).toBe(8);
+    expect((await found(t.db('workspaces').where({ id: rich.workspaceId }).first<Pick<WorkspaceRow, 'credit_balance'> | undefined>('credit_balance'), 'workspace')).credit_balance).toBe(8);
     await drain();
     expect((await getJob(data.job.id, rich)).counts).toEqual({ matched: 3, unmatched: 1 });
     const lines = await results(data.job.id, rich);
@@ -363,9 +370,9 @@ describe('verify and enrich jobs', () => {
 describe('reading jobs', () => {
   it('lists newest first with filters, and hides another workspace’s jobs (404)', async () => {
     const mine = await t.createWorkspace();
-    const a = (await (await postJson('/v2/job/verify', { emails: ['a@acme.com'] }, mine)).json()).data.job;
+    const a = (await readJson<Accepted>(await postJson('/v2/job/verify', { emails: ['a@acme.com'] }, mine))).data.job;
     t.clock.advance(1000);
-    const b = (await (await postJson('/v2/job/verify', { emails: ['b@acme.com'] }, mine)).json()).data.job;
+    const b = (await readJson<Accepted>(await postJson('/v2/job/verify', { emails: ['b@acme.com'] }, mine))).data.job;
     const list = await mine.client.GET('/v2/job/list', { params: { query: {} } });
     expect(list.data!.data.items.map((j) => j.id)).toEqual([b.id, a.id]);
     const byStatus = await mine.client.GET('/v2/job/list', { params: { query: { type: 'verify', status: 'queued', limit: 1 } } });
@@ -386,9 +393,9 @@ describe('events', () => {
     const hooked = await t.createWorkspace();
     const sub = await hooked.client.POST('/v2/webhook/create', { body: { url: receiver.url, eventTypes: ['job.completed', 'job.failed'] } });
     expect(sub.response.status).toBe(201);
-    const done = (await (await postJson('/v2/job/verify', { emails: ['a@acme.com'] }, hooked)).json()).data.job;
+    const done = (await readJson<Accepted>(await postJson('/v2/job/verify', { emails: ['a@acme.com'] }, hooked))).data.job;
     const campaignId = await addCampaign(t, hooked);
-    const failing = (await (await upload(`/v2/job/contact-import?campaignId=${campaignId}`, 'email\na@acme.com\nb@acme.com\nc@acme.com\n', hooked)).json()).data.job;
+    const failing = (await readJson<Accepted>(await upload(`/v2/job/contact-import?campaignId=${campaignId}`, 'email\na@acme.com\nb@acme.com\nc@acme.com\n', hooked))).data.job;
     await t.services.jobs.runOnce(); // the verification
     await t.services.jobs.runOnce(); // the import's first batch
     await t.db('campaigns').where({ id: campaignId }).delete();
@@ -396,7 +403,7 @@ describe('events', () => {
     expect(await getJob(failing.id, hooked)).toMatchObject({ status: 'failed', error: 'Campaign not found.', progress: { processed: 2 } });
 
     while ((await t.services.webhooks.runOnce()) > 0);
-    const events = receiver.received.map((h) => JSON.parse(h.body)).filter((e) => e.workspaceId === hooked.workspaceId);
+    const events = receiver.received.map((h) => readHook<'job.completed' | 'job.failed'>(h)).filter((e) => e.workspaceId === hooked.workspaceId);
     expect(events.map((e) => [e.type, e.data.job.id, e.data.job.status])).toEqual(
       expect.arrayContaining([
         ['job.completed', done.id, 'completed'],
@@ -404,6 +411,6 @@ describe('events', () => {
       ]),
     );
     expect(events).toHaveLength(2);
-    expect(events.find((e) => e.type === 'job.completed').data.job).toEqual(await getJob(done.id, hooked));
+    expect(events.find((e) => e.type === 'job.completed')!.data.job).toEqual(await getJob(done.id, hooked));
   });
 });

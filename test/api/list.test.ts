@@ -1,3 +1,6 @@
+import { expect } from '@jest/globals';
+import type { RawResult } from '../../server/db';
+import { readJson, type ErrorBody } from '../helpers/bodies';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import { amy, bakery, bob, brightpath, carla, insertFixtures, jane, luis, northwind } from './people-search-fixtures';
 
@@ -21,9 +24,11 @@ async function call(w: TestWorkspace, method: string, path: string, body?: unkno
     headers: body === undefined ? {} : { 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  const json = await res.json();
-  if (res.status >= 400) expect(json.requestId).toBe(res.headers.get('x-request-id'));
-  return { status: res.status, body: json, fields: res.status >= 400 ? (json.details as { field: string }[]).map((d) => d.field) : [] };
+  if (res.status < 400) return { status: res.status, body: await readJson<unknown>(res), fields: [] };
+  // Lists are /v2 only: an error answers the /v2 error body.
+  const json = await readJson<ErrorBody>(res);
+  expect(json.requestId).toBe(res.headers.get('x-request-id'));
+  return { status: res.status, body: json, fields: json.details.map((d) => d.field) };
 }
 
 async function createList(w: TestWorkspace, kind: 'people' | 'company', name = uniqueName()) {
@@ -351,10 +356,10 @@ describe('member count', () => {
   const counted = async () =>
     Object.fromEntries(
       (
-        await t.db.raw(`SELECT l.id, l.member_count AS kept,
+        await t.db.raw<RawResult<{ id: string; kept: number; counted: string }>>(`SELECT l.id, l.member_count AS kept,
           (SELECT count(*) FROM list_people m WHERE m.list_id = l.id) + (SELECT count(*) FROM list_companies m WHERE m.list_id = l.id) AS counted
           FROM lists l`)
-      ).rows.map((r: { id: string; kept: number; counted: string }) => [r.id, [r.kept, Number(r.counted)]]),
+      ).rows.map((r): [string, [number, number]] => [r.id, [r.kept, Number(r.counted)]]),
     );
 
   it('is kept by every add and remove, and the migration counts the members of lists that existed before it', async () => {

@@ -3,6 +3,7 @@
  * recorded, an answer in its thread appended to Sent, and a mailbox session that finds \Junk, searches by
  * header, moves, flags, fetches with a size bound and appends. What warm-up and placement tests build on.
  */
+import { expect } from '@jest/globals';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import { describeWithDovecot, startImapServer, type ImapTestServer } from '../helpers/imap-server';

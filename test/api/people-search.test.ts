@@ -1,3 +1,4 @@
+import { expect } from '@jest/globals';
 import { readJson, type ErrorBody, type Success, type V1ErrorBody } from '../helpers/bodies';
 import { startTestServer, type TestServer } from '../helpers/server';
 import type { LedgerRow } from '../../server/modules/credits/store';

@@ -4,6 +4,8 @@
  * and the answers through HTTP.
  */
 import { newId } from '../../server/ids';
+import type { PlanRow } from '../../server/modules/workspace/store';
+import { found } from '../helpers/rows';
 import { databaseBefore, startTestServer, type TestServer } from '../helpers/server';
 
 const ROLLUPS = '20261127010000_create_email_rollups';
@@ -21,7 +23,7 @@ it('builds the rollups from the events stored before it, on the workspace time z
   const workspaceId = newId();
   const campaignId = newId();
   const [k1, k2] = [newId(), newId()];
-  const { id: planId } = await db('plans').first('id');
+  const { id: planId } = await found(db('plans').first<Pick<PlanRow, 'id'> | undefined>('id'), 'plan');
   await db('workspaces').insert({ id: workspaceId, name: 'Old', plan_id: planId, timezone: 'Asia/Kolkata', created_at: at });
   await db('campaigns').insert({ id: campaignId, workspace_id: workspaceId, name: 'Old campaign', status: 'active', created_at: at, updated_at: at });
   await db('contacts').insert([k1, k2].map((id) => ({ id, workspace_id: workspaceId, campaign_id: campaignId, email: `${id}@lead.io`, status: 'active', created_at: at, updated_at: at })));

@@ -3,6 +3,7 @@
  * independent HMAC, retries over moved time, 410, disable and resume, the outbox in the change's
  * transaction, private destinations, isolation, the delivery log and the client's verifier.
  */
+import { expect } from '@jest/globals';
 import type { Event } from '../../server/modules/events/service';
 import { createHmac } from 'node:crypto';
 import { verifyWebhook } from '../../client/webhooks';

@@ -1,3 +1,4 @@
+import { expect } from '@jest/globals';
 import { readJson, type ErrorBody } from '../helpers/bodies';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import type { WorkspaceRow } from '../../server/modules/workspace/store';
