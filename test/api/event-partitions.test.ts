@@ -7,8 +7,10 @@
 import type { Knex } from 'knex';
 import { newId } from '../../server/ids';
 import { rebuildRollups } from '../../server/modules/events/store';
+import type { PlanRow } from '../../server/modules/workspace/store';
 import { TestClock } from '../helpers/clock';
 import { recordMailEvents } from '../helpers/mail-events';
+import { found } from '../helpers/rows';
 import { databaseBefore, startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 
 const PARTITION = '20261128030000_partition_email_events';
@@ -55,7 +57,7 @@ describe('the migration', () => {
     const workspaceId = newId();
     const campaignId = newId();
     const [k1, k2] = [newId(), newId()];
-    const { id: planId } = await db('plans').first('id');
+    const { id: planId } = await found(db('plans').first<Pick<PlanRow, 'id'> | undefined>('id'), 'plan');
     await db('workspaces').insert({ id: workspaceId, name: 'Old', plan_id: planId, timezone: 'UTC', created_at: at });
     await db('campaigns').insert({ id: campaignId, workspace_id: workspaceId, name: 'Old campaign', status: 'active', created_at: at, updated_at: at });
     await db('contacts').insert([k1, k2].map((id) => ({ id, workspace_id: workspaceId, campaign_id: campaignId, email: `${id}@lead.io`, status: 'active', created_at: at, updated_at: at })));
