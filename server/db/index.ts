@@ -127,6 +127,11 @@ async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
   return release;
 }
 
+/** Whether `db` (or the transaction) runs on the embedded PGlite, whose planner has no table statistics. */
+export function isEmbedded(db: Executor): boolean {
+  return (db.client as Knex.Client).config.client === ClientPgLite;
+}
+
 export async function migrate(db: Db): Promise<string[]> {
   const [, applied] = (await db.migrate.latest()) as [number, string[]];
   return applied;

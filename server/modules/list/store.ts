@@ -1,6 +1,6 @@
 /** Lists and their memberships: plain rows. Members are ordered by (added_at, member id) everywhere. */
 import type { Knex } from 'knex';
-import type { Executor } from '../../db';
+import { isEmbedded, type Executor } from '../../db';
 import type { Position } from '../../http/cursor';
 
 export type ListKind = 'people' | 'company';
@@ -29,12 +29,14 @@ const MEMBERS = {
 } as const;
 
 /**
- * Runs a member query with sorting disabled, so it walks the (list_id, added_at, member id) index and stops
- * after `limit` rows. Without table statistics (the embedded database never auto-analyzes; a bulk load on
- * PostgreSQL before autovacuum) the planner would otherwise sort the whole list for every batch. SET LOCAL
- * needs a transaction: the caller's (switched back on afterwards), or a short one of our own.
+ * Runs a member query so that it walks the (list_id, added_at, member id) index and stops after `limit` rows.
+ * PostgreSQL's planner does so from its statistics (autovacuum keeps them). The embedded database never
+ * analyzes, and without statistics its planner would sort the whole list for every page, so there sorting is
+ * disabled; SET LOCAL needs a transaction: the caller's (switched back on afterwards), or a short one of our
+ * own, which on the embedded database costs no round trip.
  */
 async function inIndexOrder<T>(db: Executor, run: (db: Executor) => Promise<T>): Promise<T> {
+  if (!isEmbedded(db)) return run(db);
   if (!db.isTransaction) return db.transaction((trx) => inIndexOrder(trx, run));
   await db.raw('SET LOCAL enable_sort = off');
   const result = await run(db);
