@@ -1,6 +1,6 @@
 /** Lists and their memberships: plain rows. Members are ordered by (added_at, member id) everywhere. */
 import type { Knex } from 'knex';
-import { isEmbedded, type Executor } from '../../db';
+import { isEmbedded, pageTotal, TOTAL_COLUMN, type Executor } from '../../db';
 import type { Position } from '../../http/cursor';
 
 export type ListKind = 'people' | 'company';
@@ -55,12 +55,17 @@ export class ListStore {
   }
 
   async page(db: Executor, workspaceId: string, page: { limit: number; skip: number; kind?: ListKind }): Promise<{ rows: ListRow[]; total: number }> {
-    const filter = { workspace_id: workspaceId, ...(page.kind ? { kind: page.kind } : {}) };
-    const [rows, [{ total }]] = await Promise.all([
-      db('lists').where(filter).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).offset(page.skip).limit(page.limit).select<ListRow[]>('*'),
-      db('lists').where(filter).count<{ total: string }[]>({ total: '*' }),
-    ]);
-    return { rows, total: Number(total) };
+    const filtered = () => db('lists').where({ workspace_id: workspaceId, ...(page.kind ? { kind: page.kind } : {}) });
+    const rows = await filtered()
+      .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+      .offset(page.skip)
+      .limit(page.limit)
+      .select<(ListRow & { total: string })[]>('*', db.raw(TOTAL_COLUMN));
+    const total = await pageTotal(rows, page.skip, async () => {
+      const [{ count }] = await filtered().count<{ count: string }[]>({ count: '*' });
+      return Number(count);
+    });
+    return { rows, total };
   }
 
   async insert(db: Executor, row: ListRow): Promise<void> {
