@@ -118,6 +118,8 @@ describe('get and all', () => {
     });
     const rest = await w.client.GET('/v2/list/all', { params: { query: { limit: 2, skip: 2 } } });
     expect(rest.data!.data).toEqual({ items: [made[0]], pagination: { limit: 2, skip: 2, total: 3, hasMore: false } });
+    const past = await w.client.GET('/v2/list/all', { params: { query: { limit: 2, skip: 4 } } });
+    expect(past.data!.data).toEqual({ items: [], pagination: { limit: 2, skip: 4, total: 3, hasMore: false } });
     const companies = await w.client.GET('/v2/list/all', { params: { query: { kind: 'company' } } });
     expect(companies.data!.data).toEqual({ items: [made[1]], pagination: { limit: 20, skip: 0, total: 1, hasMore: false } });
     expect(await call(w, 'GET', '/v2/list/all?kind=robots')).toMatchObject({ status: 400, fields: ['query.kind'] });

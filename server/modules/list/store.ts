@@ -44,6 +44,25 @@ async function inIndexOrder<T>(db: Executor, run: (db: Executor) => Promise<T>):
   return result;
 }
 
+/** A page of members: `limit`, and an offset (`skip`) or the position it follows (`after`). */
+export interface MemberRange {
+  limit: number;
+  skip?: number;
+  after?: Position | null;
+}
+
+/** The member rows of a page in list order, of the list the caller names in a where clause. */
+function memberPage(db: Executor, kind: ListKind, range: MemberRange): Knex.QueryBuilder {
+  const { table, column } = MEMBERS[kind];
+  const q = db(table)
+    .select(`${column} as id`, 'added_at')
+    .orderBy([{ column: 'added_at' }, { column }])
+    .limit(range.limit);
+  if (range.after) q.whereRaw(`(added_at, ${column}) > (?, ?)`, [range.after.at, range.after.id]);
+  if (range.skip) q.offset(range.skip);
+  return q;
+}
+
 export class ListStore {
   async find(db: Executor, workspaceId: string, id: string): Promise<ListRow | undefined> {
     return db('lists').where({ workspace_id: workspaceId, id }).first<ListRow | undefined>();
@@ -106,18 +125,28 @@ export class ListStore {
    * Member ids in list order: a page by offset (`skip`), or the page after `after` (keyset: a client's cursor,
    * and exports and sends that walk a whole list in constant memory). The lead module reads the members' rows.
    */
-  members(db: Executor, kind: ListKind, listId: string, range: { limit: number; skip?: number; after?: Position | null }): Promise<MemberRef[]> {
-    const { table, column } = MEMBERS[kind];
-    return inIndexOrder(db, (trx) => {
-      const q = trx(table)
-        .where('list_id', listId)
-        .select<MemberRef[]>(`${column} as id`, 'added_at')
-        .orderBy([{ column: 'added_at' }, { column }])
-        .limit(range.limit);
-      if (range.after) q.whereRaw(`(added_at, ${column}) > (?, ?)`, [range.after.at, range.after.id]);
-      if (range.skip) q.offset(range.skip);
-      return q;
-    });
+  members(db: Executor, kind: ListKind, listId: string, range: MemberRange): Promise<MemberRef[]> {
+    return inIndexOrder(db, (trx) => memberPage(trx, kind, range).where('list_id', listId));
+  }
+
+  /**
+   * The workspace's list (undefined when it is not the workspace's) and a page of its members as `members`
+   * reads them, in one statement: a client's page costs one round trip. A list of the other kind has no
+   * members of `kind`.
+   */
+  async withMembers(db: Executor, workspaceId: string, kind: ListKind, listId: string, range: MemberRange): Promise<{ list: ListRow | undefined; members: MemberRef[] }> {
+    type Row = ListRow & { member_id: string | null; member_added_at: Date | null };
+    const page = memberPage(db, kind, range).whereRaw('list_id = l.id').toSQL();
+    const rows = await inIndexOrder(db, (trx) =>
+      trx('lists as l')
+        .joinRaw(`LEFT JOIN LATERAL (${page.sql}) m ON true`, [...page.bindings])
+        .where({ 'l.workspace_id': workspaceId, 'l.id': listId })
+        .orderBy([{ column: 'm.added_at' }, { column: 'm.id' }])
+        .select<Row[]>('l.*', 'm.id as member_id', 'm.added_at as member_added_at'),
+    );
+    if (!rows.length) return { list: undefined, members: [] };
+    const { member_id: _id, member_added_at: _at, ...list } = rows[0];
+    return { list, members: rows.flatMap((r) => (r.member_id && r.member_added_at ? [{ id: r.member_id, added_at: r.member_added_at }] : [])) };
   }
 
   /** Which of `personIds` any people list of the workspace holds. */
