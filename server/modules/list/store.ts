@@ -52,10 +52,10 @@ export interface MemberRange {
 }
 
 /** The member rows of a page in list order, of the list the caller names in a where clause. */
-function memberPage(db: Executor, kind: ListKind, range: MemberRange): Knex.QueryBuilder {
+function memberPage(db: Executor, kind: ListKind, range: MemberRange) {
   const { table, column } = MEMBERS[kind];
   const q = db(table)
-    .select(`${column} as id`, 'added_at')
+    .select<MemberRef[]>(`${column} as id`, 'added_at')
     .orderBy([{ column: 'added_at' }, { column }])
     .limit(range.limit);
   if (range.after) q.whereRaw(`(added_at, ${column}) > (?, ?)`, [range.after.at, range.after.id]);
