@@ -127,6 +127,23 @@ async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
   return release;
 }
 
+/** The select-list column that counts every row the page query's filter matches, read by `pageTotal`. */
+export const TOTAL_COLUMN = 'count(*) OVER () AS total';
+
+/**
+ * The total of a page read with `TOTAL_COLUMN` beside its rows, in the page's own statement. An empty page
+ * carries no total: the first page's is 0, one past the end asks `count` (a second statement, only then).
+ */
+export async function pageTotal(rows: { total: string | number }[], skip: number, count: () => Promise<number>): Promise<number> {
+  if (rows.length) return Number(rows[0].total);
+  return skip > 0 ? count() : 0;
+}
+
+/** Whether `db` (or the transaction) runs on the embedded PGlite, whose planner has no table statistics. */
+export function isEmbedded(db: Executor): boolean {
+  return (db.client as Knex.Client).config.client === ClientPgLite;
+}
+
 export async function migrate(db: Db): Promise<string[]> {
   const [, applied] = (await db.migrate.latest()) as [number, string[]];
   return applied;

@@ -165,6 +165,9 @@ describe('GET /v1/campaign/list', () => {
     const second = await ws.client.GET('/v1/campaign/list', { params: { query: { limit: 2, skip: 2 } } });
     expect(second.data!.data.items.map((x) => x.id)).toEqual([a.id]);
     expect(second.data!.data.pagination).toEqual({ limit: 2, skip: 2, total: 3, hasMore: false });
+    // A page past the end still tells the total (it has no row to carry it).
+    const past = await ws.client.GET('/v1/campaign/list', { params: { query: { limit: 2, skip: 5 } } });
+    expect(past.data!.data).toEqual({ items: [], pagination: { limit: 2, skip: 5, total: 3, hasMore: false } });
 
     await t.db('campaigns').where({ id: b.id }).update({ status: 'paused' });
     const paused = await ws.client.GET('/v1/campaign/list', { params: { query: { status: 'paused' } } });

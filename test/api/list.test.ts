@@ -123,6 +123,8 @@ describe('get and all', () => {
     });
     const rest = await w.client.GET('/v2/list/all', { params: { query: { limit: 2, skip: 2 } } });
     expect(rest.data!.data).toEqual({ items: [made[0]], pagination: { limit: 2, skip: 2, total: 3, hasMore: false } });
+    const past = await w.client.GET('/v2/list/all', { params: { query: { limit: 2, skip: 4 } } });
+    expect(past.data!.data).toEqual({ items: [], pagination: { limit: 2, skip: 4, total: 3, hasMore: false } });
     const companies = await w.client.GET('/v2/list/all', { params: { query: { kind: 'company' } } });
     expect(companies.data!.data).toEqual({ items: [made[1]], pagination: { limit: 20, skip: 0, total: 1, hasMore: false } });
     expect(await call(w, 'GET', '/v2/list/all?kind=robots')).toMatchObject({ status: 400, fields: ['query.kind'] });
@@ -239,6 +241,8 @@ describe('read members', () => {
     const next = await ws.client.GET('/v2/list/leads', { params: { query: { listId: list.id, limit: 2, skip: 2 } } });
     expect(next.data!.data.items.map((p) => p.id)).toEqual([carla.id]);
     expect(next.data!.data.pagination).toEqual({ limit: 2, skip: 2, total: 3, hasMore: false, nextCursor: null });
+    const past = await ws.client.GET('/v2/list/leads', { params: { query: { listId: list.id, limit: 2, skip: 5 } } });
+    expect(past.data!.data).toEqual({ items: [], pagination: { limit: 2, skip: 5, total: 3, hasMore: false, nextCursor: null } });
     // The first page's cursor leads to the same next page as the skip.
     const byCursor = await ws.client.GET('/v2/list/leads', { params: { query: { listId: list.id, limit: 2, cursor: data!.data.pagination.nextCursor! } } });
     expect(byCursor.data!.data).toEqual({ ...next.data!.data, pagination: { ...next.data!.data.pagination, skip: 0 } });

@@ -1,6 +1,5 @@
 /** Plain rows for campaigns, their steps, variants and linked accounts. Every query is scoped by workspace. */
-import type { Knex } from 'knex';
-import type { Executor } from '../../db';
+import { pageTotal, TOTAL_COLUMN, type Executor } from '../../db';
 import { UNFINISHED_STATUSES } from '../contact/statuses';
 
 export interface ScheduleJson {
@@ -64,27 +63,47 @@ export interface VariantRow {
   created_at: Date;
 }
 
+const UNFINISHED = UNFINISHED_STATUSES.map((s) => `'${s}'`).join(', ');
+
 /**
- * The status a campaign reads as, in SQL over `campaigns as c`: `completed` is derived, never stored,
- * so contacts changing status (another module) need no hook here. It reads the contact module's
- * counters (contact_counts, kept by triggers on contacts) inside the campaign's own query: the one read
- * of another module's table that must stay in one statement (README, "Layout").
+ * The status a campaign reads as, in SQL over `campaigns as c`, from two SQL booleans: whether it has contacts
+ * and whether any of them is unfinished. `completed` is derived, never stored, so contacts changing status
+ * (another module) need no hook here. Both read the contact module's counters (contact_counts, kept by
+ * triggers on contacts) inside the campaign's own query: the one read of another module's table that must
+ * stay in one statement (README, "Layout").
  */
-export const EFFECTIVE_STATUS_SQL = `CASE WHEN c.status = 'active'
-  AND EXISTS (SELECT 1 FROM contact_counts cc WHERE cc.campaign_id = c.id AND cc.n > 0)
-  AND NOT EXISTS (SELECT 1 FROM contact_counts cc WHERE cc.campaign_id = c.id AND cc.n > 0 AND cc.status IN (${UNFINISHED_STATUSES.map((s) => `'${s}'`).join(', ')}))
-  THEN 'completed' ELSE c.status END`;
+const effectiveStatus = (hasContacts: string, hasUnfinished: string) =>
+  `CASE WHEN c.status = 'active' AND ${hasContacts} AND NOT ${hasUnfinished} THEN 'completed' ELSE c.status END`;
+
+/** The effective status with its own look-ups of the counters, for filters and counts over many campaigns. */
+export const EFFECTIVE_STATUS_SQL = effectiveStatus(
+  'EXISTS (SELECT 1 FROM contact_counts cc WHERE cc.campaign_id = c.id AND cc.n > 0)',
+  `EXISTS (SELECT 1 FROM contact_counts cc WHERE cc.campaign_id = c.id AND cc.n > 0 AND cc.status IN (${UNFINISHED}))`,
+);
+
+/** A campaign's counters in one look-up (the lateral `k` of a view): its contacts, and the two facts of its status. */
+const COUNTERS_SQL = `LATERAL (SELECT coalesce(sum(cc.n), 0)::int AS contact_count,
+    coalesce(bool_or(cc.n > 0), false) AS has_contacts,
+    coalesce(bool_or(cc.n > 0 AND cc.status IN (${UNFINISHED})), false) AS has_unfinished
+  FROM contact_counts cc WHERE cc.campaign_id = c.id) k`;
+
+const NEWEST_FIRST = [
+  { column: 'c.created_at', order: 'desc' },
+  { column: 'c.id', order: 'desc' },
+] as const;
 
 export class CampaignStore {
+  /** The workspace's campaigns as read (`campaigns as c`), each with one look-up per derived count. */
   private views(db: Executor, workspaceId: string) {
     return db('campaigns as c')
       .where('c.workspace_id', workspaceId)
+      .crossJoin(db.raw(COUNTERS_SQL))
       .select<CampaignView[]>(
         'c.*',
-        db.raw(`${EFFECTIVE_STATUS_SQL} AS effective_status`),
+        db.raw(`${effectiveStatus('k.has_contacts', 'k.has_unfinished')} AS effective_status`),
         db.raw('(SELECT count(*)::int FROM campaign_steps s WHERE s.campaign_id = c.id) AS step_count'),
         db.raw('(SELECT count(*)::int FROM campaign_accounts ca WHERE ca.campaign_id = c.id) AS account_count'),
-        db.raw('(SELECT coalesce(sum(cc.n), 0)::int FROM contact_counts cc WHERE cc.campaign_id = c.id) AS contact_count'),
+        'k.contact_count',
       );
   }
 
@@ -99,17 +118,26 @@ export class CampaignStore {
     return query;
   }
 
+  /**
+   * A page of the workspace's campaigns and their total in one statement: the page is chosen (and counted)
+   * from the campaign rows alone, and only its campaigns are looked up for their counts.
+   */
   async list(db: Executor, workspaceId: string, page: { limit: number; skip: number; status?: string }): Promise<{ rows: CampaignView[]; total: number }> {
-    const byStatus = <Q extends Knex.QueryBuilder>(q: Q): Q => {
+    const filtered = () => {
+      const q = db('campaigns as c').where('c.workspace_id', workspaceId);
       if (page.status) q.whereRaw(`(${EFFECTIVE_STATUS_SQL}) = ?`, [page.status]);
       return q;
     };
-    const rows = await byStatus(this.views(db, workspaceId)).orderBy([
-      { column: 'c.created_at', order: 'desc' },
-      { column: 'c.id', order: 'desc' },
-    ]).limit(page.limit).offset(page.skip);
-    const [{ count }] = await byStatus(db('campaigns as c').where('c.workspace_id', workspaceId)).count<{ count: string | number }[]>({ count: '*' });
-    return { rows, total: Number(count) };
+    const pageIds = filtered().select('c.id', db.raw(TOTAL_COLUMN)).orderBy([...NEWEST_FIRST]).limit(page.limit).offset(page.skip).as('p');
+    const rows = await this.views(db, workspaceId)
+      .join(pageIds, 'p.id', 'c.id')
+      .select<(CampaignView & { total: string })[]>('p.total')
+      .orderBy([...NEWEST_FIRST]);
+    const total = await pageTotal(rows, page.skip, async () => {
+      const [{ count }] = await filtered().count<{ count: string | number }[]>({ count: '*' });
+      return Number(count);
+    });
+    return { rows, total };
   }
 
   async insert(db: Executor, row: CampaignRow): Promise<void> {

@@ -166,8 +166,9 @@ export class ListService {
     const page = pageOf(query);
     const after = query.cursor ? decodeCursor(query.cursor) : null;
     if (after && page.skip > 0) throw badRequest('Page by cursor or by skip, not both.', [detail('skip', 'must be 0 with a cursor', 'conflict', 'query')]);
-    const list = await this.ofKind(workspaceId, listId, kind);
-    const found = await this.store.members(this.db, kind, listId, { limit: page.limit + 1, skip: page.skip, after });
+    const { list, members: found } = await this.store.withMembers(this.db, workspaceId, kind, listId, { limit: page.limit + 1, skip: page.skip, after });
+    if (!list) throw notFound(LIST_NOT_FOUND);
+    assertKind(list, kind, 'read');
     const rows = found.slice(0, page.limit);
     const last = rows[rows.length - 1];
     const hasMore = found.length > page.limit;

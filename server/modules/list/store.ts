@@ -1,6 +1,6 @@
 /** Lists and their memberships: plain rows. Members are ordered by (added_at, member id) everywhere. */
 import type { Knex } from 'knex';
-import type { Executor } from '../../db';
+import { isEmbedded, pageTotal, TOTAL_COLUMN, type Executor } from '../../db';
 import type { Position } from '../../http/cursor';
 
 export type ListKind = 'people' | 'company';
@@ -29,18 +29,39 @@ const MEMBERS = {
 } as const;
 
 /**
- * Runs a member query with sorting disabled, so it walks the (list_id, added_at, member id) index and stops
- * after `limit` rows. Without table statistics (the embedded database never auto-analyzes; a bulk load on
- * PostgreSQL before autovacuum) the planner would otherwise sort the whole list for every batch. SET LOCAL
- * needs a transaction: the caller's (switched back on afterwards), or a short one of our own.
+ * Runs a member query so that it walks the (list_id, added_at, member id) index and stops after `limit` rows.
+ * PostgreSQL's planner does so from its statistics (autovacuum keeps them). The embedded database never
+ * analyzes, and without statistics its planner would sort the whole list for every page, so there sorting is
+ * disabled; SET LOCAL needs a transaction: the caller's (switched back on afterwards), or a short one of our
+ * own, which on the embedded database costs no round trip.
  */
 async function inIndexOrder<T>(db: Executor, run: (db: Executor) => Promise<T>, restore = true): Promise<T> {
+  if (!isEmbedded(db)) return run(db);
   // Our own transaction ends with the query: nothing to switch back (a round trip less per batch of a walk).
   if (!db.isTransaction) return db.transaction((trx) => inIndexOrder(trx, run, false));
   await db.raw('SET LOCAL enable_sort = off');
   const result = await run(db);
   if (restore) await db.raw('SET LOCAL enable_sort = on');
   return result;
+}
+
+/** A page of members: `limit`, and an offset (`skip`) or the position it follows (`after`). */
+export interface MemberRange {
+  limit: number;
+  skip?: number;
+  after?: Position | null;
+}
+
+/** The member rows of a page in list order, of the list the caller names in a where clause. */
+function memberPage(db: Executor, kind: ListKind, range: MemberRange) {
+  const { table, column } = MEMBERS[kind];
+  const q = db(table)
+    .select<MemberRef[]>(`${column} as id`, 'added_at')
+    .orderBy([{ column: 'added_at' }, { column }])
+    .limit(range.limit);
+  if (range.after) q.whereRaw(`(added_at, ${column}) > (?, ?)`, [range.after.at, range.after.id]);
+  if (range.skip) q.offset(range.skip);
+  return q;
 }
 
 export class ListStore {
@@ -54,12 +75,17 @@ export class ListStore {
   }
 
   async page(db: Executor, workspaceId: string, page: { limit: number; skip: number; kind?: ListKind }): Promise<{ rows: ListRow[]; total: number }> {
-    const filter = { workspace_id: workspaceId, ...(page.kind ? { kind: page.kind } : {}) };
-    const [rows, [{ total }]] = await Promise.all([
-      db('lists').where(filter).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).offset(page.skip).limit(page.limit).select<ListRow[]>('*'),
-      db('lists').where(filter).count<{ total: string }[]>({ total: '*' }),
-    ]);
-    return { rows, total: Number(total) };
+    const filtered = () => db('lists').where({ workspace_id: workspaceId, ...(page.kind ? { kind: page.kind } : {}) });
+    const rows = await filtered()
+      .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+      .offset(page.skip)
+      .limit(page.limit)
+      .select<(ListRow & { total: string })[]>('*', db.raw(TOTAL_COLUMN));
+    const total = await pageTotal(rows, page.skip, async () => {
+      const [{ count }] = await filtered().count<{ count: string }[]>({ count: '*' });
+      return Number(count);
+    });
+    return { rows, total };
   }
 
   async insert(db: Executor, row: ListRow): Promise<void> {
@@ -100,18 +126,28 @@ export class ListStore {
    * Member ids in list order: a page by offset (`skip`), or the page after `after` (keyset: a client's cursor,
    * and exports and sends that walk a whole list in constant memory). The lead module reads the members' rows.
    */
-  members(db: Executor, kind: ListKind, listId: string, range: { limit: number; skip?: number; after?: Position | null }): Promise<MemberRef[]> {
-    const { table, column } = MEMBERS[kind];
-    return inIndexOrder(db, (trx) => {
-      const q = trx(table)
-        .where('list_id', listId)
-        .select<MemberRef[]>(`${column} as id`, 'added_at')
-        .orderBy([{ column: 'added_at' }, { column }])
-        .limit(range.limit);
-      if (range.after) q.whereRaw(`(added_at, ${column}) > (?, ?)`, [range.after.at, range.after.id]);
-      if (range.skip) q.offset(range.skip);
-      return q;
-    });
+  members(db: Executor, kind: ListKind, listId: string, range: MemberRange): Promise<MemberRef[]> {
+    return inIndexOrder(db, (trx) => memberPage(trx, kind, range).where('list_id', listId));
+  }
+
+  /**
+   * The workspace's list (undefined when it is not the workspace's) and a page of its members as `members`
+   * reads them, in one statement: a client's page costs one round trip. A list of the other kind has no
+   * members of `kind`.
+   */
+  async withMembers(db: Executor, workspaceId: string, kind: ListKind, listId: string, range: MemberRange): Promise<{ list: ListRow | undefined; members: MemberRef[] }> {
+    type Row = ListRow & { member_id: string | null; member_added_at: Date | null };
+    const page = memberPage(db, kind, range).whereRaw('list_id = l.id').toSQL();
+    const rows = await inIndexOrder(db, (trx) =>
+      trx('lists as l')
+        .joinRaw(`LEFT JOIN LATERAL (${page.sql}) m ON true`, [...page.bindings])
+        .where({ 'l.workspace_id': workspaceId, 'l.id': listId })
+        .orderBy([{ column: 'm.added_at' }, { column: 'm.id' }])
+        .select<Row[]>('l.*', 'm.id as member_id', 'm.added_at as member_added_at'),
+    );
+    if (!rows.length) return { list: undefined, members: [] };
+    const { member_id: _id, member_added_at: _at, ...list } = rows[0];
+    return { list, members: rows.flatMap((r) => (r.member_id && r.member_added_at ? [{ id: r.member_id, added_at: r.member_added_at }] : [])) };
   }
 
   /** Which of `personIds` any people list of the workspace holds. */
