@@ -93,7 +93,10 @@ it('sends a trace per request with the workspace and operation, and a trace per 
   const workspaceId = (await readJson<Success<'/v2/authenticate', 'get'>>(auth)).data.workspace.id;
 
   const requestSpan = () => spans.find((s) => s.kind === 2 && attr(s, 'operation') === 'authenticateV2');
-  for (let i = 0; i < 100 && !(requestSpan() && spans.some((s) => s.name.startsWith('worker '))); i += 1) await new Promise((r) => setTimeout(r, 100));
+  // The worker's first runs end (and are exported) at their own pace: wait for each job this test names.
+  const JOBS = ['sending', 'inbox', 'webhooks'];
+  const jobsSeen = () => JOBS.every((job) => spans.some((s) => s.name.startsWith('worker ') && attr(s, 'worker.job') === job));
+  for (let i = 0; i < 200 && !(requestSpan() && jobsSeen()); i += 1) await new Promise((r) => setTimeout(r, 100));
   expect(paths[0]).toBe('POST /v1/traces application/json');
 
   const server = requestSpan()!;
@@ -104,7 +107,7 @@ it('sends a trace per request with the workspace and operation, and a trace per 
   if (adminUrl) expect(spans.some((s) => s.traceId === server.traceId && s.name.startsWith('pg'))).toBe(true);
 
   const runs = spans.filter((s) => s.name.startsWith('worker '));
-  expect(runs.map((s) => attr(s, 'worker.job'))).toEqual(expect.arrayContaining(['sending', 'inbox', 'webhooks']));
+  expect(runs.map((s) => attr(s, 'worker.job'))).toEqual(expect.arrayContaining(JOBS));
   // Each run is the root of its own trace.
   for (const run of runs) expect(run.parentSpanId ?? '').toBe('');
   expect(new Set(runs.map((s) => s.traceId)).size).toBe(runs.length);
