@@ -1,5 +1,5 @@
 /** Plain rows for campaigns, their steps, variants and linked accounts. Every query is scoped by workspace. */
-import { pageTotal, TOTAL_COLUMN, type Executor } from '../../db';
+import { columnsOf, pageTotal, prepared, TOTAL_COLUMN, type Executor } from '../../db';
 import { UNFINISHED_STATUSES } from '../contact/statuses';
 
 export interface ScheduleJson {
@@ -87,6 +87,12 @@ const COUNTERS_SQL = `LATERAL (SELECT coalesce(sum(cc.n), 0)::int AS contact_cou
     coalesce(bool_or(cc.n > 0 AND cc.status IN (${UNFINISHED})), false) AS has_unfinished
   FROM contact_counts cc WHERE cc.campaign_id = c.id) k`;
 
+const CAMPAIGN_COLUMNS = columnsOf<CampaignRow>({
+  id: true, workspace_id: true, name: true, status: true, schedule: true, daily_limit: true, stop_on_reply: true, stop_for_company: true,
+  stop_on_auto_reply: true, intent_sets_lead_status: true, email_gap_minutes: true, random_wait_max_minutes: true, daily_new_contacts: true,
+  track_opens: true, track_clicks: true, text_only: true, launched_at: true, created_at: true, updated_at: true,
+}).map((column) => `c.${column}`);
+
 const NEWEST_FIRST = [
   { column: 'c.created_at', order: 'desc' },
   { column: 'c.id', order: 'desc' },
@@ -99,7 +105,7 @@ export class CampaignStore {
       .where('c.workspace_id', workspaceId)
       .crossJoin(db.raw(COUNTERS_SQL))
       .select<CampaignView[]>(
-        'c.*',
+        ...CAMPAIGN_COLUMNS,
         db.raw(`${effectiveStatus('k.has_contacts', 'k.has_unfinished')} AS effective_status`),
         db.raw('(SELECT count(*)::int FROM campaign_steps s WHERE s.campaign_id = c.id) AS step_count'),
         db.raw('(SELECT count(*)::int FROM campaign_accounts ca WHERE ca.campaign_id = c.id) AS account_count'),
@@ -129,10 +135,13 @@ export class CampaignStore {
       return q;
     };
     const pageIds = filtered().select('c.id', db.raw(TOTAL_COLUMN)).orderBy([...NEWEST_FIRST]).limit(page.limit).offset(page.skip).as('p');
-    const rows = await this.views(db, workspaceId)
-      .join(pageIds, 'p.id', 'c.id')
-      .select<(CampaignView & { total: string })[]>('p.total')
-      .orderBy([...NEWEST_FIRST]);
+    const rows = await prepared(
+      db,
+      this.views(db, workspaceId)
+        .join(pageIds, 'p.id', 'c.id')
+        .select<(CampaignView & { total: string })[]>('p.total')
+        .orderBy([...NEWEST_FIRST]),
+    );
     const total = await pageTotal(rows, page.skip, async () => {
       const [{ count }] = await filtered().count<{ count: string | number }[]>({ count: '*' });
       return Number(count);

@@ -1,6 +1,6 @@
 /** Lists and their memberships: plain rows. Members are ordered by (added_at, member id) everywhere. */
 import type { Knex } from 'knex';
-import { isEmbedded, pageTotal, TOTAL_COLUMN, type Executor } from '../../db';
+import { columnsOf, isEmbedded, pageTotal, prepared, TOTAL_COLUMN, type Executor } from '../../db';
 import type { Position } from '../../http/cursor';
 
 export type ListKind = 'people' | 'company';
@@ -22,6 +22,8 @@ export interface MemberRef {
   added_at: Date;
 }
 
+
+const LIST_COLUMNS = columnsOf<ListRow>({ id: true, workspace_id: true, kind: true, name: true, member_count: true, created_at: true, updated_at: true });
 
 const MEMBERS = {
   people: { table: 'list_people', column: 'person_id' },
@@ -76,11 +78,14 @@ export class ListStore {
 
   async page(db: Executor, workspaceId: string, page: { limit: number; skip: number; kind?: ListKind }): Promise<{ rows: ListRow[]; total: number }> {
     const filtered = () => db('lists').where({ workspace_id: workspaceId, ...(page.kind ? { kind: page.kind } : {}) });
-    const rows = await filtered()
-      .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
-      .offset(page.skip)
-      .limit(page.limit)
-      .select<(ListRow & { total: string })[]>('*', db.raw(TOTAL_COLUMN));
+    const rows = await prepared(
+      db,
+      filtered()
+        .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+        .offset(page.skip)
+        .limit(page.limit)
+        .select<(ListRow & { total: string })[]>(...LIST_COLUMNS, db.raw(TOTAL_COLUMN)),
+    );
     const total = await pageTotal(rows, page.skip, async () => {
       const [{ count }] = await filtered().count<{ count: string }[]>({ count: '*' });
       return Number(count);
