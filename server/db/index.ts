@@ -156,7 +156,7 @@ const statementNames = new Map<string, string>();
  * every connection of the pool. They name their columns: a prepared `select *` fails once a column is added
  * to its table while the process runs (a rolling upgrade). The embedded database runs the query as it is.
  */
-export function prepared<Q extends Knex.QueryBuilder>(db: Executor, query: Q): Q {
+export function prepared<Q extends Knex.QueryBuilder | Knex.Raw>(db: Executor, query: Q): Q {
   if (isEmbedded(db)) return query;
   const { sql } = query.toSQL();
   let name = statementNames.get(sql);
@@ -164,7 +164,8 @@ export function prepared<Q extends Knex.QueryBuilder>(db: Executor, query: Q): Q
     name = `prepared_${statementNames.size + 1}`;
     statementNames.set(sql, name);
   }
-  return query.options({ name });
+  query.options({ name });
+  return query;
 }
 
 /** Whether `db` (or the transaction) runs on the embedded PGlite, whose planner has no table statistics. */

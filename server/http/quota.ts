@@ -12,7 +12,7 @@
  * database. Rejected requests count too (the seed's rule); a revoked key is read as revoked on the
  * request after the revocation.
  */
-import type { Db } from '../db';
+import { columnsOf, prepared, type Db } from '../db';
 import type { Clock } from '../clock';
 import type { Admission, AuthContext, QuotaDecision } from './admission';
 
@@ -65,6 +65,11 @@ interface HitRow {
   minute_ages: number[] | null;
   minute_hits: number[] | null;
 }
+
+const HIT_COLUMNS = columnsOf<HitRow>({
+  key_hash: true, key_id: true, revoked: true, workspace_id: true, workspace_name: true, whitelabel_enabled: true, timezone: true,
+  per_second: true, per_min: true, per_hour: true, per_day: true, second_ages: true, second_hits: true, minute_ages: true, minute_hits: true,
+}).join(', ');
 
 interface Waiter {
   resolve(admission: Admission): void;
@@ -123,11 +128,14 @@ export class QuotaService {
   /** Counts each key's hits in one call and decides each key's requests in turn. */
   private async hit(batches: { keyHash: string; hits: number }[]): Promise<Admission[][]> {
     const nowMs = this.clock.now().getTime();
-    const { rows } = await this.db.raw<{ rows: HitRow[] }>('SELECT * FROM quota_hit(?::text[], ?::integer[], ?)', [
-      batches.map((b) => b.keyHash),
-      batches.map((b) => b.hits),
-      nowMs,
-    ]);
+    const { rows } = await prepared(
+      this.db,
+      this.db.raw<{ rows: HitRow[] }>(`SELECT ${HIT_COLUMNS} FROM quota_hit(?::text[], ?::integer[], ?)`, [
+        batches.map((b) => b.keyHash),
+        batches.map((b) => b.hits),
+        nowMs,
+      ]),
+    );
     const byKey = new Map(rows.map((row) => [row.key_hash, row]));
     return batches.map((b) => this.decideAll(byKey.get(b.keyHash), b.hits, nowMs));
   }
