@@ -6,5 +6,6 @@ module.exports = {
   transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
   globalSetup: '<rootDir>/test/helpers/global-setup.ts',
   globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
+  setupFilesAfterEnv: ['<rootDir>/test/helpers/one-query-per-connection.ts'],
   testTimeout: 30000,
 };

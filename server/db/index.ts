@@ -168,6 +168,19 @@ export function prepared<Q extends Knex.QueryBuilder | Knex.Raw>(db: Executor, q
   return query;
 }
 
+/**
+ * `Promise.all` for independent queries on `db`: at once on the pooled knex (each takes a connection of its
+ * own), one after another on a transaction, whose single connection must not be sent a statement while it
+ * runs another (pg 8 queues it with a deprecation warning, pg 9 refuses it).
+ */
+export async function queryAll<Q extends (() => unknown)[]>(db: Executor, queries: [...Q]): Promise<{ [K in keyof Q]: Awaited<ReturnType<Q[K]>> }> {
+  type Results = { [K in keyof Q]: Awaited<ReturnType<Q[K]>> };
+  if (!db.isTransaction) return (await Promise.all(queries.map((query) => query()))) as Results;
+  const results: unknown[] = [];
+  for (const query of queries) results.push(await query());
+  return results as Results;
+}
+
 /** Whether `db` (or the transaction) runs on the embedded PGlite, whose planner has no table statistics. */
 export function isEmbedded(db: Executor): boolean {
   return (db.client as Knex.Client).config.client === ClientPgLite;

@@ -4,7 +4,7 @@
  * stored email events (the events module), in the workspace's time zone.
  */
 import type { components } from '../../../generated/api';
-import { isUniqueViolation, type Db, type Executor } from '../../db';
+import { isUniqueViolation, queryAll, type Db, type Executor } from '../../db';
 import type { Clock } from '../../clock';
 import type { Config } from '../../config';
 import type { DnsLookup } from '../../dns';
@@ -113,10 +113,10 @@ export class AccountService {
    * `campaign`, warm-up sends (the pool's record) as `warmup`; all three share the daily limit.
    */
   private async sentToday(db: Executor, workspace: ZonedWorkspace, ids: string[]): Promise<Map<string, { campaign: number; warmup: number }>> {
-    const [campaign, placement, warmup] = await Promise.all([
-      this.events.sentOnDay(db, workspace.id, ids, this.today(workspace), workspace.timezone),
-      this.placementSentToday(db, ids, workspace.timezone),
-      this.warmupSentToday(db, ids, workspace.timezone),
+    const [campaign, placement, warmup] = await queryAll(db, [
+      () => this.events.sentOnDay(db, workspace.id, ids, this.today(workspace), workspace.timezone),
+      () => this.placementSentToday(db, ids, workspace.timezone),
+      () => this.warmupSentToday(db, ids, workspace.timezone),
     ]);
     return new Map(ids.map((id) => [id, { campaign: (campaign.get(id)?.campaign ?? 0) + (placement.get(id) ?? 0), warmup: warmup.get(id) ?? 0 }]));
   }

@@ -1,5 +1,5 @@
 /** Plain rows of jobs, their input rows, batches and results. Callers pass their transaction. */
-import type { Executor } from '../../db';
+import { queryAll, type Executor } from '../../db';
 import type { Backlog, BacklogRow } from '../../telemetry';
 
 export type JobStatusValue = 'receiving' | 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
@@ -77,9 +77,9 @@ export class JobStore {
       if (filter.status) q.andWhere('status', filter.status);
       return q;
     };
-    const [rows, count] = await Promise.all([
-      base().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit).offset(skip),
-      base().count<{ n: string | number }[]>({ n: '*' }).first(),
+    const [rows, count] = await queryAll(db, [
+      () => base().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit).offset(skip),
+      () => base().count<{ n: string | number }[]>({ n: '*' }).first(),
     ]);
     return { rows, total: Number(count?.n ?? 0) };
   }

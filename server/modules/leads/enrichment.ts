@@ -4,7 +4,7 @@
  * database's own rule (LeadService.revealPeople), all in one transaction.
  */
 import type { components } from '../../../generated/api';
-import type { Db, Executor } from '../../db';
+import { queryAll, type Db, type Executor } from '../../db';
 import { badRequest, detail, type ErrorDetail } from '../../http/errors';
 import { normalizeDomain, type PeopleDataOption, type PersonRow } from './model';
 import { DEFAULT_PEOPLE_DATA_OPTIONS, toLeadPerson, type LeadService } from './service';
@@ -116,10 +116,10 @@ export class EnrichmentService {
     const emails = [...new Set(keys.flatMap((k) => (k.email ? [k.email] : [])))];
     const slugs = [...new Set(keys.flatMap((k) => (k.linkedin ? [k.linkedin] : [])))];
     const names = [...new Map(keys.flatMap((k) => (k.name && (k.domain || k.companyName) ? [[nameKey(k.name.first, k.name.last), k.name] as const] : []))).values()];
-    const [byEmail, byLinkedin, byName] = await Promise.all([
-      this.store.byWorkEmails(db, emails).then((rows) => groupBy(rows, (r) => r.work_email?.toLowerCase() ?? null)),
-      this.store.byLinkedinUrls(db, slugs.flatMap(linkedinUrlForms)).then((rows) => groupBy(rows, (r) => (r.linkedin_url ? linkedinSlug(r.linkedin_url) : null))),
-      this.store.byNames(db, names).then((rows) => groupBy(rows, (r) => nameKey(normalizeName(r.first_name), normalizeName(r.last_name)))),
+    const [byEmail, byLinkedin, byName] = await queryAll(db, [
+      () => this.store.byWorkEmails(db, emails).then((rows) => groupBy(rows, (r) => r.work_email?.toLowerCase() ?? null)),
+      () => this.store.byLinkedinUrls(db, slugs.flatMap(linkedinUrlForms)).then((rows) => groupBy(rows, (r) => (r.linkedin_url ? linkedinSlug(r.linkedin_url) : null))),
+      () => this.store.byNames(db, names).then((rows) => groupBy(rows, (r) => nameKey(normalizeName(r.first_name), normalizeName(r.last_name)))),
     ]);
 
     return keys.map((k): Match => {

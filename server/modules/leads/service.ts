@@ -10,7 +10,7 @@ import type { components } from '../../../generated/api';
 import type { Knex } from 'knex';
 import type { Clock } from '../../clock';
 import type { Config } from '../../config';
-import type { Db, Executor } from '../../db';
+import { queryAll, type Db, type Executor } from '../../db';
 import { badRequest, detail } from '../../http/errors';
 import type { CreditService } from '../credits/service';
 import { employeeRangeOf, normalizeDomain, type CompanyRow, type LeadCompany, type LeadPerson, type PeopleDataOption, type PersonRow } from './model';
@@ -164,14 +164,14 @@ export class LeadService {
 
   /** People as the workspace may see them now (what it has revealed, nothing charged), in the order of `ids`. */
   async showPeople(db: Executor, workspaceId: string, ids: string[]): Promise<Map<string, LeadPerson>> {
-    const [people, revealed] = await Promise.all([this.store.peopleByIds(db, ids), this.store.revealedOptions(db, workspaceId, ids)]);
+    const [people, revealed] = await queryAll(db, [() => this.store.peopleByIds(db, ids), () => this.store.revealedOptions(db, workspaceId, ids)]);
     const companies = await this.store.companiesByIds(db, people.flatMap((p) => (p.company_id ? [p.company_id] : [])));
     return new Map(people.map((p) => [p.id, toLeadPerson(p, p.company_id ? companies.get(p.company_id) : undefined, revealed.get(p.id) ?? [], 0)]));
   }
 
   /** Companies as the workspace may see them now: in full where it has revealed them. */
   async showCompanies(db: Executor, workspaceId: string, ids: string[]): Promise<Map<string, LeadCompany & { revealed: boolean }>> {
-    const [companies, full] = await Promise.all([this.store.companiesByIds(db, ids), this.store.revealedCompanies(db, workspaceId, ids)]);
+    const [companies, full] = await queryAll(db, [() => this.store.companiesByIds(db, ids), () => this.store.revealedCompanies(db, workspaceId, ids)]);
     return new Map([...companies.values()].map((c) => [c.id, { ...toLeadCompany(c, full.has(c.id)), revealed: full.has(c.id) }]));
   }
 

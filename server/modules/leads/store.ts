@@ -5,7 +5,7 @@
 import type { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../../clock';
-import type { Executor, RawResult } from '../../db';
+import { queryAll, type Executor, type RawResult } from '../../db';
 import { COMPANY_COLUMNS, EMPLOYEE_RANGES, PEOPLE_DATA_OPTIONS, PERSON_COLUMNS, type CompanyRow, type EmailStatus, type EmployeeRange, type PeopleDataOption, type PersonRow } from './model';
 
 export interface PeopleFilters {
@@ -161,7 +161,7 @@ export class LeadStore {
         ...COMPANY_COLUMNS.map((c) => `companies.${c} as ${COMPANY_PREFIX}${c}`),
         db.raw('array(select data_option from people_reveals r where r.workspace_id = ? and r.person_id = people.id) as revealed', [workspaceId]),
       ]);
-    const [found, total] = await Promise.all([rows as Promise<Record<string, unknown>[]>, this.count(db, this.peopleWhere(db, filters))]);
+    const [found, total] = await queryAll(db, [() => rows as Promise<Record<string, unknown>[]>, () => this.count(db, this.peopleWhere(db, filters))]);
     return { rows: found.map(splitCompany), total };
   }
 
@@ -171,7 +171,7 @@ export class LeadStore {
       ...COMPANY_COLUMNS,
       db.raw('exists(select 1 from company_reveals r where r.workspace_id = ? and r.company_id = companies.id) as revealed', [workspaceId]),
     ]);
-    const [found, total] = await Promise.all([rows as Promise<(CompanyRow & { revealed: boolean })[]>, this.count(db, this.companiesWhere(db, filters))]);
+    const [found, total] = await queryAll(db, [() => rows as Promise<(CompanyRow & { revealed: boolean })[]>, () => this.count(db, this.companiesWhere(db, filters))]);
     return { rows: found, total };
   }
 

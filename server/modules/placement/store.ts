@@ -1,5 +1,5 @@
 /** Plain rows of placement tests and their results. Callers pass their transaction. */
-import { jsonColumn, type Executor } from '../../db';
+import { jsonColumn, queryAll, type Executor } from '../../db';
 import { backlogOf, type Backlog } from '../../telemetry';
 
 export type Placement = 'pending' | 'inbox' | 'spam' | 'nowhere' | 'notSent';
@@ -67,9 +67,9 @@ export class PlacementStore {
       if (status) q.andWhere('status', status);
       return q;
     };
-    const [rows, [{ total }]] = await Promise.all([
-      scope().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit).offset(skip).select<TestRow[]>('*'),
-      scope().count<{ total: string | number }[]>({ total: '*' }),
+    const [rows, [{ total }]] = await queryAll(db, [
+      () => scope().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit).offset(skip).select<TestRow[]>('*'),
+      () => scope().count<{ total: string | number }[]>({ total: '*' }),
     ]);
     return { rows: rows.map(parsed), total: Number(total) };
   }

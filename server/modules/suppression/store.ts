@@ -1,5 +1,5 @@
 /** suppressions: addresses and whole domains a workspace never mails again. */
-import type { Executor } from '../../db';
+import { queryAll, type Executor } from '../../db';
 
 export type SuppressionReason = 'unsubscribed' | 'bounced' | 'manual';
 
@@ -26,9 +26,9 @@ export class SuppressionStore {
       if (page.search) q.andWhere('value', 'like', `%${page.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
       return q;
     };
-    const [rows, count] = await Promise.all([
-      scoped().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'value' }]).limit(page.limit).offset(page.skip).select<SuppressionRow[]>('value', 'reason', 'created_at'),
-      scoped().count<{ n: string }[]>('* as n'),
+    const [rows, count] = await queryAll(db, [
+      () => scoped().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'value' }]).limit(page.limit).offset(page.skip).select<SuppressionRow[]>('value', 'reason', 'created_at'),
+      () => scoped().count<{ n: string }[]>('* as n'),
     ]);
     return { rows, total: Number(count[0].n) };
   }

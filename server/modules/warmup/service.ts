@@ -22,7 +22,7 @@
 import { randomInt } from 'node:crypto';
 import type { components } from '../../../generated/api';
 import type { Clock } from '../../clock';
-import type { Db, Executor } from '../../db';
+import { queryAll, type Db, type Executor } from '../../db';
 import type { Logger } from '../../logger';
 import { domainOf } from '../../email-address';
 import { newId } from '../../ids';
@@ -139,7 +139,7 @@ export class WarmupService {
   // --- the pool ---
 
   private async poolMembers(db: Executor): Promise<Member[]> {
-    const [accounts, mailboxes] = await Promise.all([this.accounts.warmupAccounts(db), this.store.mailboxes(db)]);
+    const [accounts, mailboxes] = await queryAll(db, [() => this.accounts.warmupAccounts(db), () => this.store.mailboxes(db)]);
     const timezones = await this.workspaces.timezones(db, [...new Set(accounts.map((a) => a.workspace_id))]);
     return [
       ...accounts.map((row): Member => ({ id: row.id, kind: 'account', email: row.email, domain: domainOf(row.email).toLowerCase(), workspaceId: row.workspace_id, inPool: row.in_pool, row, timezone: timezones.get(row.workspace_id) ?? 'UTC' })),

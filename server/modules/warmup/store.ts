@@ -4,7 +4,7 @@
  * the ids never collide (both UUIDs), so a member id alone names either.
  */
 import type { Knex } from 'knex';
-import type { Executor } from '../../db';
+import { queryAll, type Executor } from '../../db';
 import { backlogOf, type Backlog } from '../../telemetry';
 
 export interface PoolMailboxRow {
@@ -315,7 +315,7 @@ export class WarmupStore {
         q.where({ sender_id: memberId });
       }),
     ];
-    const rows = await Promise.all(parts);
+    const rows = await queryAll(db, parts.map((part) => () => part));
     return rows.flat() as DayCount[];
   }
 }

@@ -1,5 +1,5 @@
 /** webhook_subscriptions, webhook_deliveries (the outbox) and webhook_attempts (the log). */
-import type { Executor, RawResult } from '../../db';
+import { queryAll, type Executor, type RawResult } from '../../db';
 import { backlogOf, type Backlog } from '../../telemetry';
 
 export interface SubscriptionRow {
@@ -56,9 +56,9 @@ export class WebhookStore {
   }
 
   async page(db: Executor, workspaceId: string, page: { limit: number; skip: number }): Promise<{ rows: SubscriptionRow[]; total: number }> {
-    const [rows, count] = await Promise.all([
-      db<SubscriptionRow>('webhook_subscriptions').where({ workspace_id: workspaceId }).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.skip),
-      db('webhook_subscriptions').where({ workspace_id: workspaceId }).count<{ n: string }[]>('* as n'),
+    const [rows, count] = await queryAll(db, [
+      () => db<SubscriptionRow>('webhook_subscriptions').where({ workspace_id: workspaceId }).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.skip),
+      () => db('webhook_subscriptions').where({ workspace_id: workspaceId }).count<{ n: string }[]>('* as n'),
     ]);
     return { rows, total: Number(count[0].n) };
   }
@@ -172,8 +172,9 @@ export class WebhookStore {
   }
 
   async attempts(db: Executor, subscriptionId: string, page: { limit: number; skip: number }) {
-    const [rows, count] = await Promise.all([
-      db('webhook_attempts as a')
+    const [rows, count] = await queryAll(db, [
+      () =>
+        db('webhook_attempts as a')
         .join('webhook_deliveries as d', 'd.id', 'a.delivery_id')
         .where('a.subscription_id', subscriptionId)
         .orderBy('a.attempted_at', 'desc')
@@ -181,7 +182,7 @@ export class WebhookStore {
         .limit(page.limit)
         .offset(page.skip)
         .select('a.*', 'd.event_id', 'd.event_type', 'd.status as delivery_status', 'd.next_attempt_at'),
-      db('webhook_attempts').where({ subscription_id: subscriptionId }).count<{ n: string }[]>('* as n'),
+      () => db('webhook_attempts').where({ subscription_id: subscriptionId }).count<{ n: string }[]>('* as n'),
     ]);
     return { rows: rows as (AttemptRow & { event_id: string; event_type: string; delivery_status: DeliveryRow['status']; next_attempt_at: Date })[], total: Number(count[0].n) };
   }
