@@ -155,6 +155,11 @@ describe('the partition job and the retention', () => {
       [far]: 'email_events_default',
     });
 
+    // The job looks at the catalog at most hourly: within the hour of its last look it leaves them in the default.
+    t.clock.advance(59 * 60_000);
+    expect(await t.services.events.partitions.runOnce()).toBe(0);
+    expect(Object.values(await partitionOf(t.db)).filter((p) => p === 'email_events_default')).toHaveLength(3);
+    t.clock.advance(60_000);
     // Two runs at once (two workers): one creates the three months, the other finds them made or the lock taken.
     const runs = await Promise.all([t.services.events.partitions.runOnce(), t.services.events.partitions.runOnce()]);
     expect(runs.reduce((a, b) => a + b)).toBe(3);
