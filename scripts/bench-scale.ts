@@ -227,7 +227,7 @@ async function grow(pg: Client, db: Db, target: { events: number; contacts: numb
   }
   await pg.query('SET session_replication_role = DEFAULT');
   const t0 = performance.now();
-  await pg.query('VACUUM ANALYZE contacts, contact_counts, email_messages, sending_progress, email_events, email_rollups, email_rollup_totals, email_event_firsts, people, list_people, lists');
+  await pg.query('VACUUM ANALYZE contacts, contact_counts, email_messages, sending_progress, email_events, email_rollups, email_rollup_totals, email_event_firsts, email_rollup_days, people, list_people, lists');
   spent['VACUUM ANALYZE'] = (performance.now() - t0) / 1000;
   console.log(`  seconds spent: ${Object.entries(spent).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')}`);
 }

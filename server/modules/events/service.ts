@@ -239,19 +239,26 @@ export class EventService {
 
   /**
    * Over calendar days: mail events per type, contacts whose first event of a type (in the workspace, or in
-   * the campaign) falls in the range, and the events per local day (days without events left out).
+   * the campaign) falls in the range, and the events per local day (days without events left out), from a
+   * row per day.
    */
   async rangeCounts(db: Executor, q: { workspaceId: string; campaignId?: string; days: Days }): Promise<{ totals: EventCounts; unique: EventCounts; byDay: Map<string, EventCounts> }> {
-    const scope: [RangeRow['scope'], string[]] = q.campaignId ? ['campaign', [q.campaignId]] : ['workspace', [q.workspaceId]];
     await this.inZone(db, q.workspaceId, q.days.timezone);
-    const rows = await this.store.rangeCounts(db, { workspaceId: q.workspaceId, scopes: [scope], warmup: false, types: EVENT_TYPES, days: q.days, byDay: true });
+    const scope = q.campaignId ? ({ scope: 'campaign', scopeId: q.campaignId } as const) : ({ scope: 'workspace', scopeId: q.workspaceId } as const);
+    const rows = await this.store.dayCounts(db, { workspaceId: q.workspaceId, ...scope, days: q.days });
+    const totals = zeroCounts();
+    const unique = zeroCounts();
     const byDay = new Map<string, EventCounts>();
     for (const row of rows) {
-      const counts = byDay.get(row.day!) ?? zeroCounts();
-      counts[row.type as CountedType] += row.total;
-      byDay.set(row.day!, counts);
+      const counts = zeroCounts();
+      for (const type of EVENT_TYPES) {
+        counts[type] = row[type];
+        totals[type] += row[type];
+        unique[type] += row[`${type}_uniq`];
+      }
+      byDay.set(row.day, counts);
     }
-    return { ...countsOf(rows), byDay };
+    return { totals, unique, byDay };
   }
 
   /** Campaign sends and warm-up sends per account on one local day. */
