@@ -11,7 +11,7 @@ import type { Clock } from '../../clock';
 import type { Db, Executor } from '../../db';
 import { badRequest, detail } from '../../http/errors';
 import { newId } from '../../ids';
-import { addMonths, EVENT_TYPES, monthOf, rebuildRollups, zeroCounts, type CountedType, type EmailEventRow, type EventCounts, type EventStore, type RangeRow } from './store';
+import { addMonths, EVENT_TYPES, monthOf, rebuildRollups, zeroCounts, type CountedType, type EmailEventRow, type EventCounts, type EventStore } from './store';
 
 export { zeroCounts, type EventCounts } from './store';
 

@@ -311,13 +311,12 @@ export class EventStore {
     return query.groupBy('scope', 'scope_id', 'is_warmup', 'type').select('scope', 'scope_id', 'is_warmup', 'type', db.raw('sum(total)::int AS total'), db.raw('sum(uniq)::int AS uniq'));
   }
 
-  /** A workspace's or campaign's day rows over the rollup days, campaign traffic only, in day order. */
+  /** A workspace's or campaign's day rows over the rollup days, campaign traffic only. */
   async dayCounts(db: Executor, q: { workspaceId: string; scope: 'workspace' | 'campaign'; scopeId: string; days: { startDate: string; endDate: string } }): Promise<DayRow[]> {
     return db('email_rollup_days')
       .where({ workspace_id: q.workspaceId, scope: q.scope, scope_id: q.scopeId })
       .andWhere('day', '>=', q.days.startDate)
       .andWhere('day', '<=', q.days.endDate)
-      .orderBy('day')
       .select<DayRow[]>(db.raw("to_char(day, 'YYYY-MM-DD') AS day"), ...DAY_TYPES.flatMap((type) => [type, `${type}_uniq`]));
   }
 
