@@ -235,7 +235,7 @@ describe('analytics from rollups', () => {
         totals: await rows('email_rollup_totals', 'scope, scope_id, is_warmup, type'),
         firsts: await rows('email_event_firsts', 'scope, scope_id, is_warmup, type, contact_id'),
         zones: await rows('email_rollup_zones', 'timezone'),
-        days: await rows('email_rollup_days', 'scope, scope_id, day'),
+        days: await rows('email_rollup_days', 'campaign_id, day'),
       };
     };
     const kept = await snapshot();

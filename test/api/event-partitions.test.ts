@@ -6,7 +6,8 @@
  */
 import type { Knex } from 'knex';
 import { newId } from '../../server/ids';
-import { rebuildRollups } from '../../server/modules/events/store';
+// The rollups as the code before the partitions kept them (no day rows yet).
+import { rebuildRollups } from '../../server/db/migrations/20261127010000_create_email_rollups';
 import type { PlanRow } from '../../server/modules/workspace/store';
 import { TestClock } from '../helpers/clock';
 import { recordMailEvents } from '../helpers/mail-events';

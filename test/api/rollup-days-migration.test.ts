@@ -1,5 +1,5 @@
 /**
- * Migration 20261202010000 fills email_rollup_days (a row per workspace or campaign and day) from the rollups
+ * Migration 20261202010000 fills email_rollup_days (a row per campaign and day) from the rollups
  * kept before it: a database at the migration before, events and their rollups written as the code before it
  * left them, then the latest schema and the summaries through HTTP; `down` drops the table.
  */

@@ -239,13 +239,22 @@ export class EventService {
 
   /**
    * Over calendar days: mail events per type, contacts whose first event of a type (in the workspace, or in
-   * the campaign) falls in the range, and the events per local day (days without events left out), from a
-   * row per day.
+   * the campaign) falls in the range, and the events per local day (days without events left out). A
+   * campaign's from its row per day, the workspace's from the rollups' rows per type and day.
    */
   async rangeCounts(db: Executor, q: { workspaceId: string; campaignId?: string; days: Days }): Promise<{ totals: EventCounts; unique: EventCounts; byDay: Map<string, EventCounts> }> {
     await this.inZone(db, q.workspaceId, q.days.timezone);
-    const scope = q.campaignId ? ({ scope: 'campaign', scopeId: q.campaignId } as const) : ({ scope: 'workspace', scopeId: q.workspaceId } as const);
-    const rows = await this.store.dayCounts(db, { workspaceId: q.workspaceId, ...scope, days: q.days });
+    if (!q.campaignId) {
+      const rows = await this.store.rangeCounts(db, { workspaceId: q.workspaceId, scopes: [['workspace', [q.workspaceId]]], warmup: false, types: EVENT_TYPES, days: q.days, byDay: true });
+      const byDay = new Map<string, EventCounts>();
+      for (const row of rows) {
+        const counts = byDay.get(row.day!) ?? zeroCounts();
+        counts[row.type as CountedType] += row.total;
+        byDay.set(row.day!, counts);
+      }
+      return { ...countsOf(rows), byDay };
+    }
+    const rows = await this.store.campaignDays(db, { workspaceId: q.workspaceId, campaignId: q.campaignId, days: q.days });
     const totals = zeroCounts();
     const unique = zeroCounts();
     const byDay = new Map<string, EventCounts>();

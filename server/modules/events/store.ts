@@ -1,8 +1,8 @@
 /**
  * email_events: the mail events analytics count, written by `record`, kept for audits in partitions by
  * month (migration 20261128030000); analytics read the rollups `record` keeps beside them (migration
- * 20261127010000, and their days per workspace and campaign, 20261202010000), whose cost does not grow with
- * the events stored. Every query is scoped by workspace;
+ * 20261127010000, and a row per campaign and day, 20261202010000), whose cost does not grow with the
+ * events stored. Every query is scoped by workspace;
  * day bounds are the workspace's local midnights (`'<day>'::timestamp AT TIME ZONE tz`).
  */
 import { jsonColumn, type Executor, type RawResult } from '../../db';
@@ -36,6 +36,7 @@ export interface RangeQuery {
   types: readonly string[];
   /** Calendar days of the rollup zone, both included. */
   days: { startDate: string; endDate: string };
+  byDay?: boolean;
 }
 
 export interface RangeRow {
@@ -43,12 +44,14 @@ export interface RangeRow {
   scope_id: string;
   is_warmup: boolean;
   type: string;
+  /** With `byDay`. */
+  day?: string;
   total: number;
   /** Contacts whose first event of the type in the scope falls in the range. */
   uniq: number;
 }
 
-/** One day of a workspace or campaign (email_rollup_days): events per type, and `<type>_uniq` first events. */
+/** One day of a campaign (email_rollup_days): events per type, and `<type>_uniq` first events. */
 export type DayRow = { day: string } & Record<CountedType | `${CountedType}_uniq`, number>;
 
 export interface EmailEventRow {
@@ -184,8 +187,18 @@ export class EventStore {
       ] as const
     ).filter((s): s is readonly [RollupScope, string] => s[1] !== null);
     const candidates = e.contact_id && !e.flagged ? scopes.filter(([scope]) => scope !== 'account') : [];
-    // The day rows' column of this type (a name from DAY_TYPES), when the summary counts it.
-    const dayColumn = !e.is_warmup && (DAY_TYPES as readonly string[]).includes(e.type) ? e.type : undefined;
+    // The campaign day row's column of this type (a name from DAY_TYPES), when the summary counts it.
+    const dayColumn = e.campaign_id && !e.is_warmup && (DAY_TYPES as readonly string[]).includes(e.type) ? e.type : undefined;
+    if (dayColumn) {
+      // The campaign's day row before any other rollup row: every event of the campaign and day takes it
+      // first, so two of them wait for each other there, not holding type rows the other one needs.
+      await db.raw(
+        `INSERT INTO email_rollup_days (workspace_id, campaign_id, day, ${dayColumn})
+         SELECT ?, ?, (?::timestamptz AT TIME ZONE coalesce((SELECT timezone FROM email_rollup_zones WHERE workspace_id = ?), 'UTC'))::date, 1
+         ON CONFLICT (workspace_id, campaign_id, day) DO UPDATE SET ${dayColumn} = email_rollup_days.${dayColumn} + 1`,
+        [e.workspace_id, e.campaign_id, e.occurred_at, e.workspace_id],
+      );
+    }
     const values = (list: readonly (readonly [RollupScope, string])[]) => list.map(() => '(?::text, ?::uuid)').join(', ');
     const firsts = candidates.length
       ? `INSERT INTO email_event_firsts (workspace_id, scope, scope_id, is_warmup, type, contact_id, first_at)
@@ -214,11 +227,9 @@ export class EventStore {
        )${
          dayColumn
            ? `,
-       dd AS (
-         INSERT INTO email_rollup_days (workspace_id, scope, scope_id, day, ${dayColumn}, ${dayColumn}_uniq)
-         SELECT ?, scope, scope_id, d.day, 1, uniq FROM s, d WHERE scope IN ('workspace', 'campaign') ORDER BY 2, 3
-         ON CONFLICT (workspace_id, scope, scope_id, day)
-         DO UPDATE SET ${dayColumn} = email_rollup_days.${dayColumn} + 1, ${dayColumn}_uniq = email_rollup_days.${dayColumn}_uniq + excluded.${dayColumn}_uniq
+       du AS (
+         UPDATE email_rollup_days SET ${dayColumn}_uniq = ${dayColumn}_uniq + 1 FROM d
+          WHERE workspace_id = ? AND campaign_id = ? AND email_rollup_days.day = d.day AND EXISTS (SELECT 1 FROM f WHERE f.scope = 'campaign')
        )`
            : ''
        }
@@ -235,7 +246,7 @@ export class EventStore {
         e.workspace_id,
         e.is_warmup,
         e.type,
-        ...(dayColumn ? [e.workspace_id] : []),
+        ...(dayColumn ? [e.workspace_id, e.campaign_id] : []),
       ],
     );
     const rows = result.rows;
@@ -268,12 +279,12 @@ export class EventStore {
       .insert(moves.map((m) => ({ workspace_id: e.workspace_id, is_warmup: e.is_warmup, type: e.type, total: 0, ...m })))
       .onConflict(['workspace_id', 'scope', 'scope_id', 'is_warmup', 'day', 'type'])
       .merge({ uniq: db.raw('email_rollups.uniq + excluded.uniq') });
-    const dayMoves = dayColumn ? moves.filter((m) => m.scope === 'workspace' || m.scope === 'campaign') : [];
+    const dayMoves = dayColumn ? moves.filter((m) => m.scope === 'campaign') : [];
     if (dayColumn && dayMoves.length > 0) {
       const uniqColumn = `${dayColumn}_uniq`;
       await db('email_rollup_days')
-        .insert(dayMoves.map((m) => ({ workspace_id: e.workspace_id, scope: m.scope, scope_id: m.scope_id, day: m.day, [uniqColumn]: m.uniq })))
-        .onConflict(['workspace_id', 'scope', 'scope_id', 'day'])
+        .insert(dayMoves.map((m) => ({ workspace_id: e.workspace_id, campaign_id: m.scope_id, day: m.day, [uniqColumn]: m.uniq })))
+        .onConflict(['workspace_id', 'campaign_id', 'day'])
         .merge({ [uniqColumn]: db.raw('?? + excluded.??', [`email_rollup_days.${uniqColumn}`, uniqColumn]) });
     }
   }
@@ -290,7 +301,7 @@ export class EventStore {
       .select('type', 'total', 'uniq');
   }
 
-  /** Events and first events per scope, warm-up flag and type over the rollup days. */
+  /** Events and first events per scope, warm-up flag and type over the rollup days (and per day when `byDay`). */
   async rangeCounts(db: Executor, q: RangeQuery): Promise<RangeRow[]> {
     const scopes = q.scopes.filter(([, ids]) => ids.length > 0);
     if (scopes.length === 0) return [];
@@ -308,13 +319,17 @@ export class EventStore {
       .whereIn('type', q.types)
       .andWhere('day', '>=', q.days.startDate)
       .andWhere('day', '<=', q.days.endDate);
-    return query.groupBy('scope', 'scope_id', 'is_warmup', 'type').select('scope', 'scope_id', 'is_warmup', 'type', db.raw('sum(total)::int AS total'), db.raw('sum(uniq)::int AS uniq'));
+    const sums = [db.raw('sum(total)::int AS total'), db.raw('sum(uniq)::int AS uniq')];
+    if (!q.byDay) return query.groupBy('scope', 'scope_id', 'is_warmup', 'type').select('scope', 'scope_id', 'is_warmup', 'type', ...sums);
+    return query
+      .groupByRaw('1, 2, 3, 4, 5')
+      .select('scope', 'scope_id', 'is_warmup', 'type', db.raw("to_char(day, 'YYYY-MM-DD') AS day"), ...sums);
   }
 
-  /** A workspace's or campaign's day rows over the rollup days, campaign traffic only. */
-  async dayCounts(db: Executor, q: { workspaceId: string; scope: 'workspace' | 'campaign'; scopeId: string; days: { startDate: string; endDate: string } }): Promise<DayRow[]> {
+  /** A campaign's day rows over the rollup days, campaign traffic only. */
+  async campaignDays(db: Executor, q: { workspaceId: string; campaignId: string; days: { startDate: string; endDate: string } }): Promise<DayRow[]> {
     return db('email_rollup_days')
-      .where({ workspace_id: q.workspaceId, scope: q.scope, scope_id: q.scopeId })
+      .where({ workspace_id: q.workspaceId, campaign_id: q.campaignId })
       .andWhere('day', '>=', q.days.startDate)
       .andWhere('day', '<=', q.days.endDate)
       .select<DayRow[]>(db.raw("to_char(day, 'YYYY-MM-DD') AS day"), ...DAY_TYPES.flatMap((type) => [type, `${type}_uniq`]));
