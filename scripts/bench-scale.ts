@@ -35,7 +35,8 @@
  * back within 10% of its level), and writes rows { operation, size, p50Ms, p95Ms, calls } to FILE
  * (the export's rows also rssBeforeMb, rssPeakMb, rssAfterMb); `-- --table FILE` prints the table again from it,
  * `-- --table FILE --before BEFORE_FILE` beside an earlier run's, per operation and size.
- * BENCH_SCALE_KEEP=1 keeps the database afterwards.
+ * BENCH_SCALE_KEEP=1 keeps the database afterwards; BENCH_SCALE_DB_NAME names it (lr_bench_scale), so that runs side
+ * by side do not drop each other's.
  */
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -57,7 +58,7 @@ import { addListPeople, BENCH_UUID_SQL } from './bench-rows';
 const MAX_EVENTS = Number(process.env.BENCH_SCALE_MAX_EVENTS ?? 10_000_000);
 const MAX_CONTACTS = Number(process.env.BENCH_SCALE_MAX_CONTACTS ?? 1_000_000);
 const KEEP = process.env.BENCH_SCALE_KEEP === '1';
-const DB_NAME = 'lr_bench_scale';
+const DB_NAME = process.env.BENCH_SCALE_DB_NAME ?? 'lr_bench_scale';
 const ROOT = join(__dirname, '..');
 const SECRET_KEY = '5c'.repeat(32);
 const CALLS = 20;
@@ -226,7 +227,7 @@ async function grow(pg: Client, db: Db, target: { events: number; contacts: numb
   }
   await pg.query('SET session_replication_role = DEFAULT');
   const t0 = performance.now();
-  await pg.query('VACUUM ANALYZE contacts, contact_counts, email_messages, sending_progress, email_events, email_rollups, email_rollup_totals, email_event_firsts, people, list_people, lists');
+  await pg.query('VACUUM ANALYZE contacts, contact_counts, email_messages, sending_progress, email_events, email_rollups, email_rollup_totals, email_event_firsts, email_rollup_days, people, list_people, lists');
   spent['VACUUM ANALYZE'] = (performance.now() - t0) / 1000;
   console.log(`  seconds spent: ${Object.entries(spent).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')}`);
 }

@@ -2,7 +2,7 @@
  * The rollups answer exactly what counting the raw events answers: a seeded random set of events (out of
  * order, flagged, warm-up, without contact or campaign) recorded through `record`, then every analytics
  * answer compared with a count over email_events, for several ranges and time zones, and the rollups
- * kept by `record` compared with a rebuild from email_events.
+ * kept by `record` (the day rows included) compared with a rebuild from email_events.
  */
 import type { RawResult } from '../../server/db';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
@@ -235,10 +235,12 @@ describe('analytics from rollups', () => {
         totals: await rows('email_rollup_totals', 'scope, scope_id, is_warmup, type'),
         firsts: await rows('email_event_firsts', 'scope, scope_id, is_warmup, type, contact_id'),
         zones: await rows('email_rollup_zones', 'timezone'),
+        days: await rows('email_rollup_days', 'campaign_id, day'),
       };
     };
     const kept = await snapshot();
     expect(kept.rollups.length).toBeGreaterThan(100);
+    expect(kept.days.length).toBeGreaterThan(20);
     await rebuildRollups(t.db, ws.workspaceId);
     expect(await snapshot()).toEqual(kept);
   });

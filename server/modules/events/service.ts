@@ -11,7 +11,7 @@ import type { Clock } from '../../clock';
 import type { Db, Executor } from '../../db';
 import { badRequest, detail } from '../../http/errors';
 import { newId } from '../../ids';
-import { addMonths, EVENT_TYPES, monthOf, rebuildRollups, zeroCounts, type CountedType, type EmailEventRow, type EventCounts, type EventStore, type RangeRow } from './store';
+import { addMonths, EVENT_TYPES, monthOf, rebuildRollups, zeroCounts, type CountedType, type EmailEventRow, type EventCounts, type EventStore } from './store';
 
 export { zeroCounts, type EventCounts } from './store';
 
@@ -88,6 +88,12 @@ const PRUNE_BATCH = 5000;
 const DAY_MS = 86_400_000;
 /** Months of email_events partitioned ahead of the clock, beside the current one. */
 const MONTHS_AHEAD = 2;
+/**
+ * How often the partition job reads the catalog and the default partition: months are made two ahead and
+ * dropped a month at a time, so an hour late changes nothing, and an event in the default partition is
+ * stored and counted meanwhile.
+ */
+const PARTITION_CHECK_MS = 3_600_000;
 
 /** What the partition job has to do: months to create and to drop, and the default's events to delete. */
 interface PartitionWork {
@@ -98,6 +104,8 @@ interface PartitionWork {
 
 export class EventService {
   private readonly listeners: EventListener[] = [];
+  /** When this process's partition job last found nothing to do or did it (the clock's ms). */
+  private partitionsCheckedAt: number | undefined;
 
   constructor(
     private readonly db: Db,
@@ -173,24 +181,34 @@ export class EventService {
    * The worker's job over email_events' partitions (migration 20261128030000): the current month and the next
    * two get partitions ahead of their events, events that fell into the default partition get partitions of
    * their months, and with a retention the months before it are dropped whole (the default's events before it
-   * deleted). Returns how many changes it made, 0 when there was nothing to do. Workers take turns (an
-   * advisory lock); one that finds the lock taken does nothing until its next run.
+   * deleted). Returns how many changes it made, 0 when there was nothing to do. It looks at its first run and
+   * then at most hourly (PARTITION_CHECK_MS). Workers take turns (an advisory lock); one that finds the lock
+   * taken, or whose run failed, looks again at its next run.
    */
   readonly partitions = {
     runOnce: async (): Promise<number> => {
-      if (!this.partitionWork(await this.store.eventPartitions(this.db))) return 0;
-      return this.db.transaction(async (trx) => {
-        if (!(await this.store.lockPartitions(trx))) return 0;
-        // Read again under the lock: another worker may have done it meanwhile.
-        const work = this.partitionWork(await this.store.eventPartitions(trx));
-        if (!work) return 0;
-        for (const month of work.create) await this.store.createEventPartition(trx, month);
-        for (const month of work.drop) await this.store.dropEventPartition(trx, month);
-        const pruned = work.pruneBefore ? await this.store.pruneDefaultPartition(trx, work.pruneBefore) : 0;
-        return work.create.length + work.drop.length + pruned;
-      });
+      const now = this.clock.now().getTime();
+      if (this.partitionsCheckedAt !== undefined && now - this.partitionsCheckedAt < PARTITION_CHECK_MS) return 0;
+      const changes = await this.changePartitions();
+      if (changes !== undefined) this.partitionsCheckedAt = now;
+      return changes ?? 0;
     },
   };
+
+  /** The partition job's work: how many changes it made, or undefined when another worker holds the lock. */
+  private async changePartitions(): Promise<number | undefined> {
+    if (!this.partitionWork(await this.store.eventPartitions(this.db))) return 0;
+    return this.db.transaction(async (trx) => {
+      if (!(await this.store.lockPartitions(trx))) return undefined;
+      // Read again under the lock: another worker may have done it meanwhile.
+      const work = this.partitionWork(await this.store.eventPartitions(trx));
+      if (!work) return 0;
+      for (const month of work.create) await this.store.createEventPartition(trx, month);
+      for (const month of work.drop) await this.store.dropEventPartition(trx, month);
+      const pruned = work.pruneBefore ? await this.store.pruneDefaultPartition(trx, work.pruneBefore) : 0;
+      return work.create.length + work.drop.length + pruned;
+    });
+  }
 
   private partitionWork(state: { months: string[]; inDefault: string[] }): PartitionWork | undefined {
     const current = monthOf(this.clock.now());
@@ -221,19 +239,35 @@ export class EventService {
 
   /**
    * Over calendar days: mail events per type, contacts whose first event of a type (in the workspace, or in
-   * the campaign) falls in the range, and the events per local day (days without events left out).
+   * the campaign) falls in the range, and the events per local day (days without events left out). A
+   * campaign's from its row per day, the workspace's from the rollups' rows per type and day.
    */
   async rangeCounts(db: Executor, q: { workspaceId: string; campaignId?: string; days: Days }): Promise<{ totals: EventCounts; unique: EventCounts; byDay: Map<string, EventCounts> }> {
-    const scope: [RangeRow['scope'], string[]] = q.campaignId ? ['campaign', [q.campaignId]] : ['workspace', [q.workspaceId]];
     await this.inZone(db, q.workspaceId, q.days.timezone);
-    const rows = await this.store.rangeCounts(db, { workspaceId: q.workspaceId, scopes: [scope], warmup: false, types: EVENT_TYPES, days: q.days, byDay: true });
+    if (!q.campaignId) {
+      const rows = await this.store.rangeCounts(db, { workspaceId: q.workspaceId, scopes: [['workspace', [q.workspaceId]]], warmup: false, types: EVENT_TYPES, days: q.days, byDay: true });
+      const byDay = new Map<string, EventCounts>();
+      for (const row of rows) {
+        const counts = byDay.get(row.day!) ?? zeroCounts();
+        counts[row.type as CountedType] += row.total;
+        byDay.set(row.day!, counts);
+      }
+      return { ...countsOf(rows), byDay };
+    }
+    const rows = await this.store.campaignDays(db, { workspaceId: q.workspaceId, campaignId: q.campaignId, days: q.days });
+    const totals = zeroCounts();
+    const unique = zeroCounts();
     const byDay = new Map<string, EventCounts>();
     for (const row of rows) {
-      const counts = byDay.get(row.day!) ?? zeroCounts();
-      counts[row.type as CountedType] += row.total;
-      byDay.set(row.day!, counts);
+      const counts = zeroCounts();
+      for (const type of EVENT_TYPES) {
+        counts[type] = row[type];
+        totals[type] += row[type];
+        unique[type] += row[`${type}_uniq`];
+      }
+      byDay.set(row.day, counts);
     }
-    return { ...countsOf(rows), byDay };
+    return { totals, unique, byDay };
   }
 
   /** Campaign sends and warm-up sends per account on one local day. */

@@ -1,21 +1,24 @@
 /**
  * email_events: the mail events analytics count, written by `record`, kept for audits in partitions by
  * month (migration 20261128030000); analytics read the rollups `record` keeps beside them (migration
- * 20261127010000), whose cost does not grow with the events stored. Every query is scoped by workspace;
+ * 20261127010000, and a row per campaign and day, 20261202010000), whose cost does not grow with the
+ * events stored. Every query is scoped by workspace;
  * day bounds are the workspace's local midnights (`'<day>'::timestamp AT TIME ZONE tz`).
  */
 import { jsonColumn, type Executor, type RawResult } from '../../db';
 
 import { ROLLUP_LOCK } from '../../db/migrations/20261127010000_create_email_rollups';
 import { createMonthPartition, PARTITION_NAME, partitionName } from '../../db/migrations/20261128030000_partition_email_events';
+import { DAY_TYPES } from '../../db/migrations/20261202010000_create_email_rollup_days';
 
-export { rebuildRollups } from '../../db/migrations/20261127010000_create_email_rollups';
+export { rebuildRollups } from '../../db/migrations/20261202010000_create_email_rollup_days';
 export { addMonths, monthOf } from '../../db/migrations/20261128030000_partition_email_events';
 
 /** The advisory lock (one key) that one worker at a time holds while it changes email_events' partitions. */
 const PARTITION_LOCK = 2026112803;
 
-export const EVENT_TYPES = ['sent', 'opened', 'clicked', 'replied', 'bounced', 'unsubscribed'] as const;
+/** The types analytics count: the columns of email_rollup_days. */
+export const EVENT_TYPES = DAY_TYPES;
 export type CountedType = (typeof EVENT_TYPES)[number];
 export type EventCounts = Record<CountedType, number>;
 
@@ -47,6 +50,9 @@ export interface RangeRow {
   /** Contacts whose first event of the type in the scope falls in the range. */
   uniq: number;
 }
+
+/** One day of a campaign (email_rollup_days): events per type, and `<type>_uniq` first events. */
+export type DayRow = { day: string } & Record<CountedType | `${CountedType}_uniq`, number>;
 
 export interface EmailEventRow {
   id: string;
@@ -181,6 +187,18 @@ export class EventStore {
       ] as const
     ).filter((s): s is readonly [RollupScope, string] => s[1] !== null);
     const candidates = e.contact_id && !e.flagged ? scopes.filter(([scope]) => scope !== 'account') : [];
+    // The campaign day row's column of this type (a name from DAY_TYPES), when the summary counts it.
+    const dayColumn = e.campaign_id && !e.is_warmup && (DAY_TYPES as readonly string[]).includes(e.type) ? e.type : undefined;
+    if (dayColumn) {
+      // The campaign's day row before any other rollup row: every event of the campaign and day takes it
+      // first, so two of them wait for each other there, not holding type rows the other one needs.
+      await db.raw(
+        `INSERT INTO email_rollup_days (workspace_id, campaign_id, day, ${dayColumn})
+         SELECT ?, ?, (?::timestamptz AT TIME ZONE coalesce((SELECT timezone FROM email_rollup_zones WHERE workspace_id = ?), 'UTC'))::date, 1
+         ON CONFLICT (workspace_id, campaign_id, day) DO UPDATE SET ${dayColumn} = email_rollup_days.${dayColumn} + 1`,
+        [e.workspace_id, e.campaign_id, e.occurred_at, e.workspace_id],
+      );
+    }
     const values = (list: readonly (readonly [RollupScope, string])[]) => list.map(() => '(?::text, ?::uuid)').join(', ');
     const firsts = candidates.length
       ? `INSERT INTO email_event_firsts (workspace_id, scope, scope_id, is_warmup, type, contact_id, first_at)
@@ -206,7 +224,15 @@ export class EventStore {
          SELECT ?, scope, scope_id, ?, ?, 1, uniq FROM s WHERE scope IN ('workspace', 'campaign') ORDER BY 2, 3
          ON CONFLICT (workspace_id, scope, scope_id, is_warmup, type)
          DO UPDATE SET total = email_rollup_totals.total + excluded.total, uniq = email_rollup_totals.uniq + excluded.uniq
-       )
+       )${
+         dayColumn
+           ? `,
+       du AS (
+         UPDATE email_rollup_days SET ${dayColumn}_uniq = ${dayColumn}_uniq + 1 FROM d
+          WHERE workspace_id = ? AND campaign_id = ? AND email_rollup_days.day = d.day AND EXISTS (SELECT 1 FROM f WHERE f.scope = 'campaign')
+       )`
+           : ''
+       }
        SELECT f.scope, z.timezone FROM z LEFT JOIN f ON true`,
       [
         e.workspace_id,
@@ -220,6 +246,7 @@ export class EventStore {
         e.workspace_id,
         e.is_warmup,
         e.type,
+        ...(dayColumn ? [e.workspace_id, e.campaign_id] : []),
       ],
     );
     const rows = result.rows;
@@ -252,6 +279,14 @@ export class EventStore {
       .insert(moves.map((m) => ({ workspace_id: e.workspace_id, is_warmup: e.is_warmup, type: e.type, total: 0, ...m })))
       .onConflict(['workspace_id', 'scope', 'scope_id', 'is_warmup', 'day', 'type'])
       .merge({ uniq: db.raw('email_rollups.uniq + excluded.uniq') });
+    const dayMoves = dayColumn ? moves.filter((m) => m.scope === 'campaign') : [];
+    if (dayColumn && dayMoves.length > 0) {
+      const uniqColumn = `${dayColumn}_uniq`;
+      await db('email_rollup_days')
+        .insert(dayMoves.map((m) => ({ workspace_id: e.workspace_id, campaign_id: m.scope_id, day: m.day, [uniqColumn]: m.uniq })))
+        .onConflict(['workspace_id', 'campaign_id', 'day'])
+        .merge({ [uniqColumn]: db.raw('?? + excluded.??', [`email_rollup_days.${uniqColumn}`, uniqColumn]) });
+    }
   }
 
   /** The zone a workspace's rollup days are cut in (none before its first event or rebuild). */
@@ -289,6 +324,15 @@ export class EventStore {
     return query
       .groupByRaw('1, 2, 3, 4, 5')
       .select('scope', 'scope_id', 'is_warmup', 'type', db.raw("to_char(day, 'YYYY-MM-DD') AS day"), ...sums);
+  }
+
+  /** A campaign's day rows over the rollup days, campaign traffic only. */
+  async campaignDays(db: Executor, q: { workspaceId: string; campaignId: string; days: { startDate: string; endDate: string } }): Promise<DayRow[]> {
+    return db('email_rollup_days')
+      .where({ workspace_id: q.workspaceId, campaign_id: q.campaignId })
+      .andWhere('day', '>=', q.days.startDate)
+      .andWhere('day', '<=', q.days.endDate)
+      .select<DayRow[]>(db.raw("to_char(day, 'YYYY-MM-DD') AS day"), ...DAY_TYPES.flatMap((type) => [type, `${type}_uniq`]));
   }
 
   /**
