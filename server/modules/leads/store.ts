@@ -75,6 +75,10 @@ const REVEALED = 'shown__revealed';
 const prefixed = <C extends string>(prefix: string, columns: readonly C[]) => columns.map((c) => [c, `${prefix}${c}`] as const);
 const SHOWN_PERSON_KEYS = prefixed(SHOWN_PERSON_PREFIX, SHOWN_PERSON_COLUMNS);
 const SHOWN_COMPANY_KEYS = prefixed(SHOWN_COMPANY_PREFIX, SHOWN_COMPANY_COLUMNS);
+/** The select lists of those columns, written once (knex would quote some 30 names on every request). */
+const selectList = (table: string, keys: readonly (readonly [string, string])[]) => keys.map(([c, key]) => `${table}.${c} as ${key}`).join(', ');
+const SHOWN_PERSON_SELECT = `${selectList('shown_p', SHOWN_PERSON_KEYS)}, ${selectList('shown_c', SHOWN_COMPANY_KEYS)}`;
+const SHOWN_COMPANY_SELECT = selectList('shown_c', SHOWN_COMPANY_KEYS);
 
 function pick<T>(row: Record<string, unknown>, keys: readonly (readonly [string, string])[]): T {
   const out: Record<string, unknown> = {};
@@ -239,21 +243,14 @@ export class LeadStore {
     return q
       .join('people as shown_p', 'shown_p.id', personId)
       .leftJoin('companies as shown_c', 'shown_c.id', 'shown_p.company_id')
-      .select([
-        ...SHOWN_PERSON_KEYS.map(([c, key]) => `shown_p.${c} as ${key}`),
-        ...SHOWN_COMPANY_KEYS.map(([c, key]) => `shown_c.${c} as ${key}`),
-        db.raw(`array(select data_option from people_reveals r where r.workspace_id = ? and r.person_id = shown_p.id) as ${REVEALED}`, [workspaceId]),
-      ]);
+      .select(db.raw(`${SHOWN_PERSON_SELECT}, array(select data_option from people_reveals r where r.workspace_id = ? and r.person_id = shown_p.id) as ${REVEALED}`, [workspaceId]));
   }
 
   /** See LeadService.joinShownCompanies; readShownCompany reads the columns back. */
   joinShownCompanies(db: Executor, q: Knex.QueryBuilder, workspaceId: string, companyId: string): Knex.QueryBuilder {
     return q
       .join('companies as shown_c', 'shown_c.id', companyId)
-      .select([
-        ...SHOWN_COMPANY_KEYS.map(([c, key]) => `shown_c.${c} as ${key}`),
-        db.raw(`exists(select 1 from company_reveals r where r.workspace_id = ? and r.company_id = shown_c.id) as ${REVEALED}`, [workspaceId]),
-      ]);
+      .select(db.raw(`${SHOWN_COMPANY_SELECT}, exists(select 1 from company_reveals r where r.workspace_id = ? and r.company_id = shown_c.id) as ${REVEALED}`, [workspaceId]));
   }
 
   async companiesByIds(db: Executor, ids: string[]): Promise<Map<string, CompanyRow>> {

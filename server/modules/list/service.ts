@@ -255,11 +255,11 @@ export class ListService {
   }
 
   private showPerson(m: JoinedMember): PersonMember {
-    return { ...this.leads.showJoinedPerson(m.row), addedAt: m.added_at.toISOString() };
+    return Object.assign(this.leads.showJoinedPerson(m.row), { addedAt: m.added_at.toISOString() });
   }
 
   private showCompany(m: JoinedMember): CompanyMember {
-    return { ...this.leads.showJoinedCompany(m.row), addedAt: m.added_at.toISOString() };
+    return Object.assign(this.leads.showJoinedCompany(m.row), { addedAt: m.added_at.toISOString() });
   }
 
   /** Locks the workspace's list for a change; 404 when it is not the workspace's, 409 when it is of the other kind. */
@@ -283,7 +283,7 @@ export class ListService {
   }
 }
 
-function assertKind(list: ListRow, kind: ListKind, action: Action): void {
+function assertKind(list: Pick<ListRow, 'kind'>, kind: ListKind, action: Action): void {
   if (list.kind === kind) return;
   throw conflict(`This list is a ${list.kind} list: ${OTHER_KIND_HINT[action](list.kind)}.`, [
     detail('listId', `is a ${list.kind} list`, 'wrongKind', action === 'read' ? 'query' : 'body'),

@@ -16,6 +16,9 @@ export interface ListRow {
   updated_at: Date;
 }
 
+/** What a page of members reads of its list (every member row carries it). */
+export type PageList = Pick<ListRow, 'kind' | 'member_count'>;
+
 /** A member: its lead-database id and when it joined the list. */
 export interface MemberRef {
   id: string;
@@ -154,22 +157,21 @@ export class ListStore {
   }
 
   /**
-   * The workspace's list (undefined when it is not the workspace's) and a page of its members as `members`
-   * reads them, in one statement: a client's page costs one round trip. A list of the other kind has no
-   * members of `kind`.
+   * The workspace's list (undefined when it is not the workspace's: its kind and member count, what a page
+   * needs) and a page of its members as `members` reads them, in one statement: a client's page costs one
+   * round trip. A list of the other kind has no members of `kind`.
    */
-  async withMembers(db: Executor, workspaceId: string, kind: ListKind, listId: string, range: MemberRange, join: MemberJoin): Promise<{ list: ListRow | undefined; members: JoinedMember[] }> {
-    type Row = ListRow & Partial<JoinedRow>;
+  async withMembers(db: Executor, workspaceId: string, kind: ListKind, listId: string, range: MemberRange, join: MemberJoin): Promise<{ list: PageList | undefined; members: JoinedMember[] }> {
+    type Row = PageList & Partial<JoinedRow>;
     const page = joinedPage(db, kind, db.ref('l.id'), range, join).toSQL();
     const rows = await inIndexOrder(db, (trx) =>
       trx('lists as l')
         .joinRaw(`LEFT JOIN LATERAL (${page.sql}) m ON true`, [...page.bindings])
         .where({ 'l.workspace_id': workspaceId, 'l.id': listId })
         .orderBy([{ column: 'm.member_added_at' }, { column: 'm.member_id' }])
-        .select<Row[]>('l.*', 'm.*'),
+        .select<Row[]>('l.kind', 'l.member_count', 'm.*'),
     );
     if (!rows.length) return { list: undefined, members: [] };
-    // The joined row carries the list's columns too: the list is that row.
     return { list: rows[0], members: rows.flatMap((r) => (r.member_id && r.member_added_at ? [{ id: r.member_id, added_at: r.member_added_at, row: r }] : [])) };
   }
 
