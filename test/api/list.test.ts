@@ -1,6 +1,7 @@
 import { expect } from '@jest/globals';
 import type { RawResult } from '../../server/db';
 import { readJson, type ErrorBody } from '../helpers/bodies';
+import { statementsDuring } from '../helpers/statements';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import { amy, bakery, bob, brightpath, carla, insertFixtures, jane, luis, northwind } from './people-search-fixtures';
 
@@ -269,6 +270,20 @@ describe('read members', () => {
       revealed: false,
       addedAt: t.clock.now().toISOString(),
     });
+  });
+
+  it('reads a page of members with their people or companies in one statement', async () => {
+    const people = await createList(ws, 'people');
+    await addPeople(ws, people.id, [jane.id, luis.id, carla.id]);
+    const companies = await createList(ws, 'company');
+    await ws.client.POST('/v2/list/add/companies', { body: { listId: companies.id, companyIds: [northwind.id, bakery.id] } });
+    const reads = (statements: string[]) => statements.filter((sql) => /"lists"|"list_people"|"list_companies"|"people"|"companies"|_reveals/.test(sql));
+    const leads = await statementsDuring(t.db, () => ws.client.GET('/v2/list/leads', { params: { query: { listId: people.id } } }));
+    expect(leads.result.data!.data.items).toHaveLength(3);
+    expect(reads(leads.statements)).toHaveLength(1);
+    const members = await statementsDuring(t.db, () => ws.client.GET('/v2/list/companies', { params: { query: { listId: companies.id } } }));
+    expect(members.result.data!.data.items).toHaveLength(2);
+    expect(reads(members.statements)).toHaveLength(1);
   });
 
   it('pages by cursor in list order, never repeating or skipping a member while the list changes', async () => {

@@ -13,8 +13,8 @@ import type { Config } from '../../config';
 import { queryAll, type Db, type Executor } from '../../db';
 import { badRequest, detail } from '../../http/errors';
 import type { CreditService } from '../credits/service';
-import { employeeRangeOf, normalizeDomain, type CompanyRow, type LeadCompany, type LeadPerson, type PeopleDataOption, type PersonRow } from './model';
-import type { LeadStore } from './store';
+import { employeeRangeOf, normalizeDomain, type CompanyRow, type LeadCompany, type LeadPerson, type PeopleDataOption, type PersonRow, type ShownCompanyRow, type ShownPersonRow } from './model';
+import { readShownCompany, readShownPerson, type LeadStore } from './store';
 import { defaulted } from '../../http/pagination';
 
 export type PeopleSearchRequest = components['schemas']['PeopleSearchRequest'];
@@ -26,7 +26,7 @@ export const DEFAULT_PEOPLE_DATA_OPTIONS: PeopleDataOption[] = ['workEmailReveal
 export const MAX_PAGE = 500;
 
 /** Whether a person has the data an option reveals (no data, no charge). */
-export function hasData(person: PersonRow, option: PeopleDataOption): boolean {
+export function hasData(person: ShownPersonRow, option: PeopleDataOption): boolean {
   switch (option) {
     case 'workEmailReveal':
       return person.work_email !== null;
@@ -45,7 +45,7 @@ function hasFullData(c: CompanyRow): boolean {
   );
 }
 
-export function toLeadCompany(c: CompanyRow, full: boolean): LeadCompany {
+export function toLeadCompany(c: ShownCompanyRow, full: boolean): LeadCompany {
   const identity: LeadCompany = {
     id: c.id,
     name: c.name,
@@ -72,7 +72,7 @@ export function toLeadCompany(c: CompanyRow, full: boolean): LeadCompany {
 }
 
 /** A person as a search shows it: only the requested options' data, and what it cost. */
-export function toLeadPerson(p: PersonRow, company: CompanyRow | undefined, options: readonly PeopleDataOption[], creditsCharged: number): LeadPerson {
+export function toLeadPerson(p: ShownPersonRow, company: ShownCompanyRow | undefined, options: readonly PeopleDataOption[], creditsCharged: number): LeadPerson {
   const full = options.includes('fullContactAndCompany');
   const person: LeadPerson = {
     id: p.id,
@@ -169,10 +169,29 @@ export class LeadService {
     return new Map(people.map((p) => [p.id, toLeadPerson(p, p.company_id ? companies.get(p.company_id) : undefined, revealed.get(p.id) ?? [], 0)]));
   }
 
-  /** Companies as the workspace may see them now: in full where it has revealed them. */
-  async showCompanies(db: Executor, workspaceId: string, ids: string[]): Promise<Map<string, LeadCompany & { revealed: boolean }>> {
-    const [companies, full] = await queryAll(db, [() => this.store.companiesByIds(db, ids), () => this.store.revealedCompanies(db, workspaceId, ids)]);
-    return new Map([...companies.values()].map((c) => [c.id, { ...toLeadCompany(c, full.has(c.id)), revealed: full.has(c.id) }]));
+  /**
+   * Joins to `q` (another module's query, such as a list's member page) the people its column `personId`
+   * names, with what showJoinedPerson needs; an inner join: a row without its person is left out.
+   */
+  joinShownPeople(q: Knex.QueryBuilder, workspaceId: string, personId: string): Knex.QueryBuilder {
+    return this.store.joinShownPeople(this.db, q, workspaceId, personId);
+  }
+
+  /** The person of a row of joinShownPeople as the workspace may see it now (what it has revealed, nothing charged). */
+  showJoinedPerson(row: Record<string, unknown>): LeadPerson {
+    const { person, company, revealed } = readShownPerson(row);
+    return toLeadPerson(person, company, revealed, 0);
+  }
+
+  /** Joins to `q` the companies its column `companyId` names, as joinShownPeople does people. */
+  joinShownCompanies(q: Knex.QueryBuilder, workspaceId: string, companyId: string): Knex.QueryBuilder {
+    return this.store.joinShownCompanies(this.db, q, workspaceId, companyId);
+  }
+
+  /** The company of a row of joinShownCompanies as the workspace may see it now: in full where it has revealed it. */
+  showJoinedCompany(row: Record<string, unknown>): LeadCompany & { revealed: boolean } {
+    const { company, revealed } = readShownCompany(row);
+    return { ...toLeadCompany(company, revealed), revealed };
   }
 
   peopleByIds(db: Executor, ids: string[]): Promise<PersonRow[]> {

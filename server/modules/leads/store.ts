@@ -6,7 +6,10 @@ import type { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../../clock';
 import { queryAll, type Executor, type RawResult } from '../../db';
-import { COMPANY_COLUMNS, EMPLOYEE_RANGES, PEOPLE_DATA_OPTIONS, PERSON_COLUMNS, type CompanyRow, type EmailStatus, type EmployeeRange, type PeopleDataOption, type PersonRow } from './model';
+import {
+  COMPANY_COLUMNS, EMPLOYEE_RANGES, PEOPLE_DATA_OPTIONS, PERSON_COLUMNS, SHOWN_COMPANY_COLUMNS, SHOWN_PERSON_COLUMNS, type CompanyRow, type EmailStatus,
+  type EmployeeRange, type PeopleDataOption, type PersonRow, type ShownCompanyRow, type ShownPersonRow,
+} from './model';
 
 export interface PeopleFilters {
   titles?: string[];
@@ -60,6 +63,42 @@ function splitCompany(row: Record<string, unknown>): FoundPerson {
     else person[key] = value;
   }
   return { person: person as unknown as PersonRow, company: company.id ? (company as unknown as CompanyRow) : undefined, revealed: revealed as PeopleDataOption[] };
+}
+
+/**
+ * A caller's row with joinShownPeople's (or joinShownCompanies') columns: each under a prefix, so that they
+ * clash with none of the caller's own (a list's id and name, say).
+ */
+const SHOWN_PERSON_PREFIX = 'shown_person__';
+const SHOWN_COMPANY_PREFIX = 'shown_company__';
+const REVEALED = 'shown__revealed';
+const prefixed = <C extends string>(prefix: string, columns: readonly C[]) => columns.map((c) => [c, `${prefix}${c}`] as const);
+const SHOWN_PERSON_KEYS = prefixed(SHOWN_PERSON_PREFIX, SHOWN_PERSON_COLUMNS);
+const SHOWN_COMPANY_KEYS = prefixed(SHOWN_COMPANY_PREFIX, SHOWN_COMPANY_COLUMNS);
+/** The select lists of those columns, written once (knex would quote some 30 names on every request). */
+const selectList = (table: string, keys: readonly (readonly [string, string])[]) => keys.map(([c, key]) => `${table}.${c} as ${key}`).join(', ');
+const SHOWN_PERSON_SELECT = `${selectList('shown_p', SHOWN_PERSON_KEYS)}, ${selectList('shown_c', SHOWN_COMPANY_KEYS)}`;
+const SHOWN_COMPANY_SELECT = selectList('shown_c', SHOWN_COMPANY_KEYS);
+
+function pick<T>(row: Record<string, unknown>, keys: readonly (readonly [string, string])[]): T {
+  const out: Record<string, unknown> = {};
+  for (const [column, key] of keys) out[column] = row[key];
+  return out as T;
+}
+
+/** A person of a joinShownPeople row: its columns, its company's (none without one), its revealed options in the spec's order. */
+export function readShownPerson(row: Record<string, unknown>): { person: ShownPersonRow; company: ShownCompanyRow | undefined; revealed: PeopleDataOption[] } {
+  const revealed = row[REVEALED] as string[];
+  return {
+    person: pick(row, SHOWN_PERSON_KEYS),
+    company: row[`${SHOWN_COMPANY_PREFIX}id`] === null ? undefined : pick(row, SHOWN_COMPANY_KEYS),
+    revealed: revealed.length ? PEOPLE_DATA_OPTIONS.filter((o) => revealed.includes(o)) : [],
+  };
+}
+
+/** A company of a joinShownCompanies row, and whether the workspace has seen it in full. */
+export function readShownCompany(row: Record<string, unknown>): { company: ShownCompanyRow; revealed: boolean } {
+  return { company: pick(row, SHOWN_COMPANY_KEYS), revealed: row[REVEALED] as boolean };
 }
 
 const lower = (values: string[]) => values.map((v) => v.trim().toLowerCase());
@@ -199,6 +238,21 @@ export class LeadStore {
     return Number(row?.count ?? 0);
   }
 
+  /** See LeadService.joinShownPeople; readShownPerson reads the columns back. */
+  joinShownPeople(db: Executor, q: Knex.QueryBuilder, workspaceId: string, personId: string): Knex.QueryBuilder {
+    return q
+      .join('people as shown_p', 'shown_p.id', personId)
+      .leftJoin('companies as shown_c', 'shown_c.id', 'shown_p.company_id')
+      .select(db.raw(`${SHOWN_PERSON_SELECT}, array(select data_option from people_reveals r where r.workspace_id = ? and r.person_id = shown_p.id) as ${REVEALED}`, [workspaceId]));
+  }
+
+  /** See LeadService.joinShownCompanies; readShownCompany reads the columns back. */
+  joinShownCompanies(db: Executor, q: Knex.QueryBuilder, workspaceId: string, companyId: string): Knex.QueryBuilder {
+    return q
+      .join('companies as shown_c', 'shown_c.id', companyId)
+      .select(db.raw(`${SHOWN_COMPANY_SELECT}, exists(select 1 from company_reveals r where r.workspace_id = ? and r.company_id = shown_c.id) as ${REVEALED}`, [workspaceId]));
+  }
+
   async companiesByIds(db: Executor, ids: string[]): Promise<Map<string, CompanyRow>> {
     if (!ids.length) return new Map();
     const rows = await db('companies').select<CompanyRow[]>(COMPANY_COLUMNS).whereIn('id', [...new Set(ids)]);
@@ -248,13 +302,6 @@ export class LeadStore {
     for (const r of rows) out.set(r.person_id, [...(out.get(r.person_id) ?? []), r.data_option]);
     for (const [id, options] of out) out.set(id, PEOPLE_DATA_OPTIONS.filter((o) => options.includes(o)));
     return out;
-  }
-
-  /** The companies the workspace has seen in full. */
-  async revealedCompanies(db: Executor, workspaceId: string, companyIds: string[]): Promise<Set<string>> {
-    if (!companyIds.length) return new Set();
-    const rows: { company_id: string }[] = await db('company_reveals').where({ workspace_id: workspaceId }).whereIn('company_id', companyIds).select('company_id');
-    return new Set(rows.map((r) => r.company_id));
   }
 
   /** People among `personIds` (a subquery) with a work email not yet revealed to the workspace. */

@@ -12,7 +12,7 @@ import type { CampaignService } from '../campaign/service';
 import type { ContactService, NewContact } from '../contact/service';
 import type { CreditService } from '../credits/service';
 import type { LeadService } from '../leads/service';
-import type { ListKind, ListRow, ListStore, MemberRef } from './store';
+import type { JoinedMember, ListKind, ListRow, ListStore, MemberJoin } from './store';
 import { pageOf, paginated } from '../../http/pagination';
 import { decodeCursor, encodeCursor, type Position } from '../../http/cursor';
 
@@ -150,12 +150,12 @@ export class ListService {
 
   async people(workspaceId: string, listId: string, query: MembersQuery) {
     const { rows, pagination } = await this.membersPage(workspaceId, listId, 'people', query);
-    return { items: await this.showPeople(this.db, workspaceId, rows), pagination };
+    return { items: rows.map((m) => this.showPerson(m)), pagination };
   }
 
   async companies(workspaceId: string, listId: string, query: MembersQuery) {
     const { rows, pagination } = await this.membersPage(workspaceId, listId, 'company', query);
-    return { items: await this.showCompanies(this.db, workspaceId, rows), pagination };
+    return { items: rows.map((m) => this.showCompany(m)), pagination };
   }
 
   /**
@@ -166,7 +166,8 @@ export class ListService {
     const page = pageOf(query);
     const after = query.cursor ? decodeCursor(query.cursor) : null;
     if (after && page.skip > 0) throw badRequest('Page by cursor or by skip, not both.', [detail('skip', 'must be 0 with a cursor', 'conflict', 'query')]);
-    const { list, members: found } = await this.store.withMembers(this.db, workspaceId, kind, listId, { limit: page.limit + 1, skip: page.skip, after });
+    const range = { limit: page.limit + 1, skip: page.skip, after };
+    const { list, members: found } = await this.store.withMembers(this.db, workspaceId, kind, listId, range, this.shown(workspaceId, kind));
     if (!list) throw notFound(LIST_NOT_FOUND);
     assertKind(list, kind, 'read');
     const rows = found.slice(0, page.limit);
@@ -186,8 +187,8 @@ export class ListService {
   }
 
   private async *shownBatches(workspaceId: string, list: List): AsyncGenerator<(PersonMember | CompanyMember)[]> {
-    for await (const rows of this.walk(this.db, list.kind, list.id)) {
-      yield list.kind === 'people' ? await this.showPeople(this.db, workspaceId, rows) : await this.showCompanies(this.db, workspaceId, rows);
+    for await (const rows of this.walk(this.db, list.kind, list.id, this.shown(workspaceId, list.kind))) {
+      yield list.kind === 'people' ? rows.map((m) => this.showPerson(m)) : rows.map((m) => this.showCompany(m));
     }
   }
 
@@ -231,11 +232,11 @@ export class ListService {
     });
   }
 
-  /** Every member of a list, BATCH_SIZE at a time, by keyset (constant memory for any list size). */
-  private async *walk(db: Executor, kind: ListKind, listId: string): AsyncGenerator<MemberRef[]> {
+  /** Every member of a list, BATCH_SIZE at a time, by keyset (constant memory for any list size), with the rows `join` adds. */
+  private async *walk(db: Executor, kind: ListKind, listId: string, join?: MemberJoin): AsyncGenerator<JoinedMember[]> {
     let after: Position | null = null;
     for (;;) {
-      const rows = await this.store.members(db, kind, listId, { limit: BATCH_SIZE, after });
+      const rows = await this.store.members(db, kind, listId, { limit: BATCH_SIZE, after }, join);
       if (rows.length) yield rows;
       if (rows.length < BATCH_SIZE) return;
       const last = rows[rows.length - 1];
@@ -243,22 +244,22 @@ export class ListService {
     }
   }
 
-  /** Members as the lead module shows them to the workspace (only what it has revealed), in list order. */
-  private async showPeople(db: Executor, workspaceId: string, members: MemberRef[]): Promise<PersonMember[]> {
-    const people = await this.leads.showPeople(db, workspaceId, members.map((m) => m.id));
-    // A person deleted between the two reads (its memberships go with it) is left out, as the join used to.
-    return members.flatMap((m) => {
-      const person = people.get(m.id);
-      return person ? [{ ...person, addedAt: new Date(m.added_at).toISOString() }] : [];
-    });
+  /**
+   * Members as the lead module shows them to the workspace (only what it has revealed), read with the member
+   * page: a member whose person or company is gone (its memberships go with it) is left out by the join.
+   */
+  private shown(workspaceId: string, kind: ListKind): MemberJoin {
+    return kind === 'people'
+      ? (page, memberId) => this.leads.joinShownPeople(page, workspaceId, memberId)
+      : (page, memberId) => this.leads.joinShownCompanies(page, workspaceId, memberId);
   }
 
-  private async showCompanies(db: Executor, workspaceId: string, members: MemberRef[]): Promise<CompanyMember[]> {
-    const companies = await this.leads.showCompanies(db, workspaceId, members.map((m) => m.id));
-    return members.flatMap((m) => {
-      const company = companies.get(m.id);
-      return company ? [{ ...company, addedAt: new Date(m.added_at).toISOString() }] : [];
-    });
+  private showPerson(m: JoinedMember): PersonMember {
+    return Object.assign(this.leads.showJoinedPerson(m.row), { addedAt: m.added_at.toISOString() });
+  }
+
+  private showCompany(m: JoinedMember): CompanyMember {
+    return Object.assign(this.leads.showJoinedCompany(m.row), { addedAt: m.added_at.toISOString() });
   }
 
   /** Locks the workspace's list for a change; 404 when it is not the workspace's, 409 when it is of the other kind. */
@@ -282,7 +283,7 @@ export class ListService {
   }
 }
 
-function assertKind(list: ListRow, kind: ListKind, action: Action): void {
+function assertKind(list: Pick<ListRow, 'kind'>, kind: ListKind, action: Action): void {
   if (list.kind === kind) return;
   throw conflict(`This list is a ${list.kind} list: ${OTHER_KIND_HINT[action](list.kind)}.`, [
     detail('listId', `is a ${list.kind} list`, 'wrongKind', action === 'read' ? 'query' : 'body'),

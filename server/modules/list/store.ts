@@ -16,6 +16,9 @@ export interface ListRow {
   updated_at: Date;
 }
 
+/** What a page of members reads of its list (every member row carries it). */
+export type PageList = Pick<ListRow, 'kind' | 'member_count'>;
+
 /** A member: its lead-database id and when it joined the list. */
 export interface MemberRef {
   id: string;
@@ -54,17 +57,39 @@ export interface MemberRange {
   after?: Position | null;
 }
 
-/** The member rows of a page in list order, of the list the caller names in a where clause. */
-function memberPage(db: Executor, kind: ListKind, range: MemberRange) {
+/** The member rows of a page in list order, of the list `listId` names (a value, or the outer query's column). */
+function memberPage(db: Executor, kind: ListKind, listId: string | Knex.Raw, range: MemberRange) {
   const { table, column } = MEMBERS[kind];
   const q = db(table)
     .select<MemberRef[]>(`${column} as id`, 'added_at')
+    .where('list_id', listId)
     .orderBy([{ column: 'added_at' }, { column }])
     .limit(range.limit);
   if (range.after) q.whereRaw(`(added_at, ${column}) > (?, ?)`, [range.after.at, range.after.id]);
   if (range.skip) q.offset(range.skip);
   return q;
 }
+
+/**
+ * Another module's rows joined to a member page: it gets the page (alias `m`, its columns `member_id` and
+ * `member_added_at`) and the column of the member id, and adds its joins and its columns, under names no list
+ * column has. The lead module shows members so (LeadService.joinShownPeople), without naming our tables.
+ */
+export type MemberJoin = (page: Knex.QueryBuilder, memberId: string) => Knex.QueryBuilder;
+
+/** A member and the row its MemberJoin read with it. */
+export interface JoinedMember extends MemberRef {
+  row: Record<string, unknown>;
+}
+
+type JoinedRow = Record<string, unknown> & { member_id: string; member_added_at: Date };
+
+function joinedPage(db: Executor, kind: ListKind, listId: string | Knex.Raw, range: MemberRange, join: MemberJoin): Knex.QueryBuilder {
+  const page = db.from(memberPage(db, kind, listId, range).as('m')).select('m.id as member_id', 'm.added_at as member_added_at');
+  return join(page, 'm.id');
+}
+
+const joined = (row: JoinedRow): JoinedMember => ({ id: row.member_id, added_at: row.member_added_at, row });
 
 export class ListStore {
   async find(db: Executor, workspaceId: string, id: string): Promise<ListRow | undefined> {
@@ -128,31 +153,34 @@ export class ListStore {
   }
 
   /**
-   * Member ids in list order: a page by offset (`skip`), or the page after `after` (keyset: a client's cursor,
-   * and exports and sends that walk a whole list in constant memory). The lead module reads the members' rows.
+   * Members in list order, with the rows `join` adds: a page by offset (`skip`), or the page after `after`
+   * (keyset: a client's cursor, and exports and sends that walk a whole list in constant memory).
    */
-  members(db: Executor, kind: ListKind, listId: string, range: MemberRange): Promise<MemberRef[]> {
-    return inIndexOrder(db, (trx) => memberPage(trx, kind, range).where('list_id', listId));
+  async members(db: Executor, kind: ListKind, listId: string, range: MemberRange, join: MemberJoin = (page) => page): Promise<JoinedMember[]> {
+    const rows = await inIndexOrder(db, (trx) => joinedPage(trx, kind, listId, range, join).orderBy([{ column: 'm.added_at' }, { column: 'm.id' }]) as Promise<JoinedRow[]>);
+    return rows.map(joined);
   }
 
   /**
-   * The workspace's list (undefined when it is not the workspace's) and a page of its members as `members`
-   * reads them, in one statement: a client's page costs one round trip. A list of the other kind has no
-   * members of `kind`.
+   * The workspace's list (undefined when it is not the workspace's: its kind and member count, what a page
+   * needs) and a page of its members as `members` reads them, in one statement: a client's page costs one
+   * round trip. A list of the other kind has no members of `kind`.
    */
-  async withMembers(db: Executor, workspaceId: string, kind: ListKind, listId: string, range: MemberRange): Promise<{ list: ListRow | undefined; members: MemberRef[] }> {
-    type Row = ListRow & { member_id: string | null; member_added_at: Date | null };
-    const page = memberPage(db, kind, range).whereRaw('list_id = l.id').toSQL();
+  async withMembers(db: Executor, workspaceId: string, kind: ListKind, listId: string, range: MemberRange, join: MemberJoin): Promise<{ list: PageList | undefined; members: JoinedMember[] }> {
+    type Row = PageList & Partial<JoinedRow>;
+    const page = joinedPage(db, kind, db.ref('l.id'), range, join).toSQL();
     const rows = await inIndexOrder(db, (trx) =>
-      trx('lists as l')
-        .joinRaw(`LEFT JOIN LATERAL (${page.sql}) m ON true`, [...page.bindings])
-        .where({ 'l.workspace_id': workspaceId, 'l.id': listId })
-        .orderBy([{ column: 'm.added_at' }, { column: 'm.id' }])
-        .select<Row[]>('l.*', 'm.id as member_id', 'm.added_at as member_added_at'),
+      prepared(
+        trx,
+        trx('lists as l')
+          .joinRaw(`LEFT JOIN LATERAL (${page.sql}) m ON true`, [...page.bindings])
+          .where({ 'l.workspace_id': workspaceId, 'l.id': listId })
+          .orderBy([{ column: 'm.member_added_at' }, { column: 'm.member_id' }])
+          .select<Row[]>('l.kind', 'l.member_count', 'm.*'),
+      ),
     );
     if (!rows.length) return { list: undefined, members: [] };
-    const { member_id: _id, member_added_at: _at, ...list } = rows[0];
-    return { list, members: rows.flatMap((r) => (r.member_id && r.member_added_at ? [{ id: r.member_id, added_at: r.member_added_at }] : [])) };
+    return { list: rows[0], members: rows.flatMap((r) => (r.member_id && r.member_added_at ? [{ id: r.member_id, added_at: r.member_added_at, row: r }] : [])) };
   }
 
   /** Which of `personIds` any people list of the workspace holds. */
