@@ -75,6 +75,13 @@ export const PERSON_COLUMNS = [
   'company_employee_count', 'company_keywords', 'score', 'created_at', 'updated_at',
 ] as const satisfies readonly (keyof PersonRow)[];
 
+/** The columns a person is shown from (toLeadPerson): no dates or arrays to parse when a whole list is shown. */
+export const SHOWN_PERSON_COLUMNS = [
+  'id', 'first_name', 'last_name', 'title', 'seniority', 'department', 'city', 'state', 'country', 'linkedin_url',
+  'work_email', 'email_status', 'mobile_phone', 'company_id',
+] as const satisfies readonly (keyof PersonRow)[];
+export type ShownPersonRow = Pick<PersonRow, (typeof SHOWN_PERSON_COLUMNS)[number]>;
+
 export const SENIORITIES: readonly Seniority[] = ['owner', 'founder', 'cSuite', 'partner', 'vp', 'head', 'director', 'manager', 'senior', 'entry', 'intern'];
 export const DEPARTMENTS: readonly Department[] = [
   'executive', 'engineering', 'product', 'design', 'sales', 'marketing', 'customerSuccess', 'finance', 'humanResources',

@@ -13,7 +13,7 @@ import type { Config } from '../../config';
 import type { Db, Executor } from '../../db';
 import { badRequest, detail } from '../../http/errors';
 import type { CreditService } from '../credits/service';
-import { employeeRangeOf, normalizeDomain, type CompanyRow, type LeadCompany, type LeadPerson, type PeopleDataOption, type PersonRow } from './model';
+import { employeeRangeOf, normalizeDomain, type CompanyRow, type LeadCompany, type LeadPerson, type PeopleDataOption, type PersonRow, type ShownPersonRow } from './model';
 import type { LeadStore } from './store';
 import { defaulted } from '../../http/pagination';
 
@@ -26,7 +26,7 @@ export const DEFAULT_PEOPLE_DATA_OPTIONS: PeopleDataOption[] = ['workEmailReveal
 export const MAX_PAGE = 500;
 
 /** Whether a person has the data an option reveals (no data, no charge). */
-export function hasData(person: PersonRow, option: PeopleDataOption): boolean {
+export function hasData(person: ShownPersonRow, option: PeopleDataOption): boolean {
   switch (option) {
     case 'workEmailReveal':
       return person.work_email !== null;
@@ -72,7 +72,7 @@ export function toLeadCompany(c: CompanyRow, full: boolean): LeadCompany {
 }
 
 /** A person as a search shows it: only the requested options' data, and what it cost. */
-export function toLeadPerson(p: PersonRow, company: CompanyRow | undefined, options: readonly PeopleDataOption[], creditsCharged: number): LeadPerson {
+export function toLeadPerson(p: ShownPersonRow, company: CompanyRow | undefined, options: readonly PeopleDataOption[], creditsCharged: number): LeadPerson {
   const full = options.includes('fullContactAndCompany');
   const person: LeadPerson = {
     id: p.id,
@@ -164,7 +164,7 @@ export class LeadService {
 
   /** People as the workspace may see them now (what it has revealed, nothing charged), in the order of `ids`. */
   async showPeople(db: Executor, workspaceId: string, ids: string[]): Promise<Map<string, LeadPerson>> {
-    const [people, revealed] = await Promise.all([this.store.peopleByIds(db, ids), this.store.revealedOptions(db, workspaceId, ids)]);
+    const [people, revealed] = await Promise.all([this.store.shownPeopleByIds(db, ids), this.store.revealedOptions(db, workspaceId, ids)]);
     const companies = await this.store.companiesByIds(db, people.flatMap((p) => (p.company_id ? [p.company_id] : [])));
     return new Map(people.map((p) => [p.id, toLeadPerson(p, p.company_id ? companies.get(p.company_id) : undefined, revealed.get(p.id) ?? [], 0)]));
   }

@@ -6,7 +6,10 @@ import type { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../../clock';
 import type { Executor, RawResult } from '../../db';
-import { COMPANY_COLUMNS, EMPLOYEE_RANGES, PEOPLE_DATA_OPTIONS, PERSON_COLUMNS, type CompanyRow, type EmailStatus, type EmployeeRange, type PeopleDataOption, type PersonRow } from './model';
+import {
+  COMPANY_COLUMNS, EMPLOYEE_RANGES, PEOPLE_DATA_OPTIONS, PERSON_COLUMNS, SHOWN_PERSON_COLUMNS, type CompanyRow, type EmailStatus, type EmployeeRange,
+  type PeopleDataOption, type PersonRow, type ShownPersonRow,
+} from './model';
 
 export interface PeopleFilters {
   titles?: string[];
@@ -205,9 +208,19 @@ export class LeadStore {
     return new Map(rows.map((r) => [r.id, r]));
   }
 
-  async peopleByIds(db: Executor, ids: string[]): Promise<PersonRow[]> {
+  peopleByIds(db: Executor, ids: string[]): Promise<PersonRow[]> {
+    return this.peopleIn(db, ids, PERSON_COLUMNS);
+  }
+
+  shownPeopleByIds(db: Executor, ids: string[]): Promise<ShownPersonRow[]> {
+    return this.peopleIn(db, ids, SHOWN_PERSON_COLUMNS);
+  }
+
+  /** `columns` of the people `ids` names, by id. */
+  private async peopleIn<C extends keyof PersonRow>(db: Executor, ids: string[], columns: readonly C[]): Promise<Pick<PersonRow, C>[]> {
     if (!ids.length) return [];
-    return db('people').select(PERSON_COLUMNS).whereIn('id', [...new Set(ids)]).orderBy('id');
+    const rows: Pick<PersonRow, C>[] = await db('people').select(columns).whereIn('id', [...new Set(ids)]).orderBy('id');
+    return rows;
   }
 
   /**

@@ -246,11 +246,14 @@ export class ListService {
   /** Members as the lead module shows them to the workspace (only what it has revealed), in list order. */
   private async showPeople(db: Executor, workspaceId: string, members: MemberRef[]): Promise<PersonMember[]> {
     const people = await this.leads.showPeople(db, workspaceId, members.map((m) => m.id));
-    // A person deleted between the two reads (its memberships go with it) is left out, as the join used to.
-    return members.flatMap((m) => {
+    const shown: PersonMember[] = [];
+    for (const m of members) {
+      // A person deleted between the two reads (its memberships go with it) is left out, as the join used to.
       const person = people.get(m.id);
-      return person ? [{ ...person, addedAt: new Date(m.added_at).toISOString() }] : [];
-    });
+      // The shown person is this call's own: completed in place, not copied (an export shows a million).
+      if (person) shown.push(Object.assign(person, { addedAt: new Date(m.added_at).toISOString() }));
+    }
+    return shown;
   }
 
   private async showCompanies(db: Executor, workspaceId: string, members: MemberRef[]): Promise<CompanyMember[]> {
