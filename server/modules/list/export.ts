@@ -79,20 +79,46 @@ function csvCell(value: Cell): string {
   return NEEDS_QUOTES.test(value) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
+/**
+ * A piece of an export's text stays below V8's large-object size (128 KB, even in two-byte characters): a large
+ * string still waiting for the socket at a young-generation collection is promoted at once, and the old space
+ * it grows stays grown long after the export.
+ */
+const PIECE_CHARS = 32 * 1024;
+
 async function* csvChunks(list: List, batches: AsyncIterable<Member[]>): AsyncGenerator<string> {
   const byColumn = list.kind === 'people' ? PERSON_CELLS : COMPANY_CELLS;
   const cells = Object.values(byColumn) as ((m: Member) => Cell)[];
   yield Object.keys(byColumn).map(csvCell).join(',') + '\n';
   // One row's cells, reused row after row: a row leaves its line behind and nothing else.
   const row: string[] = new Array<string>(cells.length);
-  for await (const batch of batches) {
-    if (!batch.length) continue;
-    const lines = batch.map((member) => {
+  const iterator = batches[Symbol.asyncIterator]();
+  /** The next batch's pieces of text (none when no batch is left): only they outlive the call, not its members. */
+  const nextPieces = async (): Promise<string[]> => {
+    const next = await iterator.next();
+    if (next.done) return [];
+    const pieces: string[] = [];
+    let lines: string[] = [];
+    let chars = 0;
+    for (const member of next.value) {
       for (let i = 0; i < cells.length; i += 1) row[i] = csvCell(cells[i](member));
-      return row.join(',');
-    });
-    yield lines.join('\n') + '\n';
-  }
+      const line = row.join(',');
+      lines.push(line);
+      chars += line.length + 1;
+      if (chars < PIECE_CHARS) continue;
+      // Each piece one flat string with its last line break (a string added to it would be flattened again as it is sent).
+      lines.push('');
+      pieces.push(lines.join('\n'));
+      lines = [];
+      chars = 0;
+    }
+    if (lines.length) {
+      lines.push('');
+      pieces.push(lines.join('\n'));
+    }
+    return pieces.length ? pieces : nextPieces();
+  };
+  for (let pieces = await nextPieces(); pieces.length; pieces = await nextPieces()) yield* pieces;
 }
 
 /** At most one piece of text waits for the response beside what its socket buffers. */
