@@ -208,19 +208,18 @@ export class LeadStore {
     return new Map(rows.map((r) => [r.id, r]));
   }
 
-  peopleByIds(db: Executor, ids: string[]): Promise<PersonRow[]> {
-    return this.peopleIn(db, ids, PERSON_COLUMNS);
+  async peopleByIds(db: Executor, ids: string[]): Promise<PersonRow[]> {
+    return ids.length ? this.peopleNamed(db, ids).select<PersonRow[]>(PERSON_COLUMNS) : [];
   }
 
-  shownPeopleByIds(db: Executor, ids: string[]): Promise<ShownPersonRow[]> {
-    return this.peopleIn(db, ids, SHOWN_PERSON_COLUMNS);
+  /** The people `ids` names with the columns a person is shown from. */
+  async shownPeopleByIds(db: Executor, ids: string[]): Promise<ShownPersonRow[]> {
+    return ids.length ? this.peopleNamed(db, ids).select<ShownPersonRow[]>(SHOWN_PERSON_COLUMNS) : [];
   }
 
-  /** `columns` of the people `ids` names, by id. */
-  private async peopleIn<C extends keyof PersonRow>(db: Executor, ids: string[], columns: readonly C[]): Promise<Pick<PersonRow, C>[]> {
-    if (!ids.length) return [];
-    const rows: Pick<PersonRow, C>[] = await db('people').select(columns).whereIn('id', [...new Set(ids)]).orderBy('id');
-    return rows;
+  /** The people `ids` names, by id. */
+  private peopleNamed(db: Executor, ids: string[]) {
+    return db('people').whereIn('id', [...new Set(ids)]).orderBy('id');
   }
 
   /**

@@ -1,8 +1,10 @@
 /**
  * Writes a list export to the response as it is read, batch by batch: CSV (RFC 4180 quoting, formula-injection
- * escaping) or JSON in the usual envelope. Each batch becomes one piece of text, and the next batch is read
- * only when the response has taken it (back-pressure), so memory stays flat whatever the list's size, and the
- * per-row cost is the formatting alone, not a stream step per row.
+ * escaping) or JSON in the usual envelope. Each batch becomes a few pieces of text, and the next batch is read
+ * only when the response has taken them (back-pressure), so memory stays flat whatever the list's size, and the
+ * per-row cost is the formatting alone, not a stream step per row. What a batch allocates dies young (see
+ * scripts/README.md, the list export's memory): a batch outliving two young-generation collections would be
+ * promoted to the old space, which then stays grown long after the export.
  */
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -67,9 +69,8 @@ const NEEDS_QUOTES = /[",\n\r]/;
 const FORMULA_START = /^[-=+@\t\r\uFF0B\uFF0D\uFF1D\uFF20]/;
 
 /**
- * One cell as csv-stringify wrote it with `escape_formulas` (the export's bytes are unchanged), without its
- * per-cell arrays and option objects: they made most of an export's garbage, and a batch outliving two
- * young-generation collections is promoted to the old space, which grew the server's heap for minutes.
+ * One cell as csv-stringify writes it with `escape_formulas` (the export's bytes are the same), without the
+ * arrays and option objects it makes per cell: with them they were most of an export's garbage.
  */
 function csvCell(value: Cell): string {
   if (value === null || value === undefined || value === '') return '';
@@ -81,8 +82,7 @@ function csvCell(value: Cell): string {
 
 /**
  * A piece of an export's text stays below V8's large-object size (128 KB, even in two-byte characters): a large
- * string still waiting for the socket at a young-generation collection is promoted at once, and the old space
- * it grows stays grown long after the export.
+ * string still waiting for the socket at a young-generation collection is promoted at once.
  */
 const PIECE_CHARS = 32 * 1024;
 
@@ -100,22 +100,21 @@ async function* csvChunks(list: List, batches: AsyncIterable<Member[]>): AsyncGe
     const pieces: string[] = [];
     let lines: string[] = [];
     let chars = 0;
+    const cut = () => {
+      // One flat string with its last line break (a string added to it would be flattened again as it is sent).
+      lines.push('');
+      pieces.push(lines.join('\n'));
+      lines = [];
+      chars = 0;
+    };
     for (const member of next.value) {
       for (let i = 0; i < cells.length; i += 1) row[i] = csvCell(cells[i](member));
       const line = row.join(',');
       lines.push(line);
       chars += line.length + 1;
-      if (chars < PIECE_CHARS) continue;
-      // Each piece one flat string with its last line break (a string added to it would be flattened again as it is sent).
-      lines.push('');
-      pieces.push(lines.join('\n'));
-      lines = [];
-      chars = 0;
+      if (chars >= PIECE_CHARS) cut();
     }
-    if (lines.length) {
-      lines.push('');
-      pieces.push(lines.join('\n'));
-    }
+    if (lines.length) cut();
     return pieces.length ? pieces : nextPieces();
   };
   for (let pieces = await nextPieces(); pieces.length; pieces = await nextPieces()) yield* pieces;
