@@ -164,7 +164,7 @@ export class LeadService {
 
   /** People as the workspace may see them now (what it has revealed, nothing charged), in the order of `ids`. */
   async showPeople(db: Executor, workspaceId: string, ids: string[]): Promise<Map<string, LeadPerson>> {
-    const [people, revealed] = await queryAll(db, [() => this.store.peopleByIds(db, ids), () => this.store.revealedOptions(db, workspaceId, ids)]);
+    const [people, revealed] = await queryAll(db, [() => this.store.shownPeopleByIds(db, ids), () => this.store.revealedOptions(db, workspaceId, ids)]);
     const companies = await this.store.companiesByIds(db, people.flatMap((p) => (p.company_id ? [p.company_id] : [])));
     return new Map(people.map((p) => [p.id, toLeadPerson(p, p.company_id ? companies.get(p.company_id) : undefined, revealed.get(p.id) ?? [], 0)]));
   }

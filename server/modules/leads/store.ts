@@ -260,8 +260,17 @@ export class LeadStore {
   }
 
   async peopleByIds(db: Executor, ids: string[]): Promise<PersonRow[]> {
-    if (!ids.length) return [];
-    return db('people').select(PERSON_COLUMNS).whereIn('id', [...new Set(ids)]).orderBy('id');
+    return ids.length ? this.peopleNamed(db, ids).select<PersonRow[]>(PERSON_COLUMNS) : [];
+  }
+
+  /** The people `ids` names with the columns a person is shown from. */
+  async shownPeopleByIds(db: Executor, ids: string[]): Promise<ShownPersonRow[]> {
+    return ids.length ? this.peopleNamed(db, ids).select<ShownPersonRow[]>(SHOWN_PERSON_COLUMNS) : [];
+  }
+
+  /** The people `ids` names, by id. */
+  private peopleNamed(db: Executor, ids: string[]) {
+    return db('people').whereIn('id', [...new Set(ids)]).orderBy('id');
   }
 
   /**

@@ -1,13 +1,14 @@
 /**
- * Writes a list export to the response as it is read, batch by batch: CSV through csv-stringify (RFC 4180
- * quoting, formula-injection escaping) or JSON in the usual envelope. Each batch becomes one piece of text,
- * and the next batch is read only when the response has taken it (back-pressure), so memory stays flat
- * whatever the list's size, and the per-row cost is the formatting alone, not a stream step per row.
+ * Writes a list export to the response as it is read, batch by batch: CSV (RFC 4180 quoting, formula-injection
+ * escaping) or JSON in the usual envelope. Each batch becomes a few pieces of text, and the next batch is read
+ * only when the response has taken them (back-pressure), so memory stays flat whatever the list's size, and the
+ * per-row cost is the formatting alone, not a stream step per row. What a batch allocates dies young (see
+ * scripts/README.md, the list export's memory): a batch outliving two young-generation collections would be
+ * promoted to the old space, which then stays grown long after the export.
  */
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Response } from 'express';
-import { stringify } from 'csv-stringify/sync';
 import { ok } from '../../http/route';
 import type { CompanyMember, List, PersonMember } from './service';
 
@@ -62,20 +63,61 @@ const COMPANY_CELLS: Record<string, (m: CompanyMember) => Cell> = {
   addedAt: (m) => m.addedAt,
 };
 
+/** A cell that holds one of these is quoted, its quotes doubled (RFC 4180). */
+const NEEDS_QUOTES = /[",\n\r]/;
+/** Text a spreadsheet would run as a formula (OWASP's CSV injection list, full-width forms included) gets a `'`. */
+const FORMULA_START = /^[-=+@\t\r\uFF0B\uFF0D\uFF1D\uFF20]/;
+
+/**
+ * One cell as csv-stringify writes it with `escape_formulas` (the export's bytes are the same), without the
+ * arrays and option objects it makes per cell: with them they were most of an export's garbage.
+ */
+function csvCell(value: Cell): string {
+  if (value === null || value === undefined || value === '') return '';
+  // A number is never quoted, nor escaped as a formula (a negative one is a number, not a formula).
+  if (typeof value === 'number') return String(value);
+  const text = FORMULA_START.test(value) ? `'${value}` : value;
+  return NEEDS_QUOTES.test(value) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/**
+ * A piece of an export's text stays below V8's large-object size (128 KB, even in two-byte characters): a large
+ * string still waiting for the socket at a young-generation collection is promoted at once.
+ */
+const PIECE_CHARS = 32 * 1024;
+
 async function* csvChunks(list: List, batches: AsyncIterable<Member[]>): AsyncGenerator<string> {
   const byColumn = list.kind === 'people' ? PERSON_CELLS : COMPANY_CELLS;
-  const columns = Object.keys(byColumn);
   const cells = Object.values(byColumn) as ((m: Member) => Cell)[];
-  let header = true;
-  for await (const batch of batches) {
-    if (!batch.length) continue;
-    yield stringify(
-      batch.map((member) => cells.map((cell) => cell(member))),
-      { header, columns, escape_formulas: true },
-    );
-    header = false;
-  }
-  if (header) yield stringify([], { header, columns });
+  yield Object.keys(byColumn).map(csvCell).join(',') + '\n';
+  // One row's cells, reused row after row: a row leaves its line behind and nothing else.
+  const row: string[] = new Array<string>(cells.length);
+  const iterator = batches[Symbol.asyncIterator]();
+  /** The next batch's pieces of text (none when no batch is left): only they outlive the call, not its members. */
+  const nextPieces = async (): Promise<string[]> => {
+    const next = await iterator.next();
+    if (next.done) return [];
+    const pieces: string[] = [];
+    let lines: string[] = [];
+    let chars = 0;
+    const cut = () => {
+      // One flat string with its last line break (a string added to it would be flattened again as it is sent).
+      lines.push('');
+      pieces.push(lines.join('\n'));
+      lines = [];
+      chars = 0;
+    };
+    for (const member of next.value) {
+      for (let i = 0; i < cells.length; i += 1) row[i] = csvCell(cells[i](member));
+      const line = row.join(',');
+      lines.push(line);
+      chars += line.length + 1;
+      if (chars >= PIECE_CHARS) cut();
+    }
+    if (lines.length) cut();
+    return pieces.length ? pieces : nextPieces();
+  };
+  for (let pieces = await nextPieces(); pieces.length; pieces = await nextPieces()) yield* pieces;
 }
 
 /** At most one piece of text waits for the response beside what its socket buffers. */

@@ -237,10 +237,11 @@ export class ListService {
     let after: Position | null = null;
     for (;;) {
       const rows = await this.store.members(db, kind, listId, { limit: BATCH_SIZE, after }, join);
+      // Taken before the yield: a suspended walk holds its position, not the batch it handed over.
+      const last = rows.length === BATCH_SIZE ? rows[rows.length - 1] : undefined;
+      after = last ? { at: last.added_at, id: last.id } : null;
       if (rows.length) yield rows;
-      if (rows.length < BATCH_SIZE) return;
-      const last = rows[rows.length - 1];
-      after = { at: last.added_at, id: last.id };
+      if (!after) return;
     }
   }
 
