@@ -158,7 +158,15 @@ describe('sending engine', () => {
     });
     expect(await t.services.sending.runOnce()).toBe(1);
     t.clock.advance(9 * MIN);
+    // With its only account in its gap, the pass reads neither the campaign's steps nor its sends today.
+    const campaignReads: string[] = [];
+    const record = (q: { sql: string; bindings?: unknown[] }) => {
+      if (q.bindings?.includes(c.id) && /campaign_steps|step_variants|email_messages/.test(q.sql)) campaignReads.push(q.sql);
+    };
+    t.db.on('query', record);
     expect(await t.services.sending.runOnce()).toBe(0);
+    t.db.off('query', record);
+    expect(campaignReads).toEqual([]);
     t.clock.advance(MIN);
     expect(await t.services.sending.runOnce()).toBe(1);
     t.clock.advance(10 * MIN);

@@ -227,17 +227,20 @@ export class SendingService {
     // Outside the schedule nothing is claimed; the due rows keep their times (the status shows the next open moment).
     const open = nextOpenMoment(campaign.schedule, now);
     if (!open || open > now) return [];
+    const locked = await this.store.lockSendingAccounts(trx, campaignId, now);
+    // Every account in its gap (the usual state between sends): nothing can go out, whatever was sent today, so
+    // nothing else is read (a busy run stays cheap).
+    if (!locked.some((a) => a.next_send_at <= now)) return [];
     const steps = await this.store.steps(trx, campaignId);
     const campaignDay = await this.mail.campaignSentSince(trx, campaignId, startOfLocalDay(campaign.schedule.timezone, now));
     let campaignLeft = campaign.daily_limit === null ? Infinity : campaign.daily_limit - campaignDay.all;
     let newLeft = campaign.daily_new_contacts === null ? Infinity : campaign.daily_new_contacts - campaignDay.first;
-    const locked = await this.store.lockSendingAccounts(trx, campaignId, now);
-    if (campaignLeft <= 0 || locked.length === 0) return [];
+    if (campaignLeft <= 0) return [];
     const dayStart = startOfLocalDay(campaign.workspace_timezone, now);
     // Warm-up and placement-test mail share the account's daily limit with campaigns.
     const sentToday = await this.mail.sentSinceByAccount(trx, locked.map((a) => a.id), ['campaign', 'warmup', 'placement'], dayStart);
     const accounts: SendingAccount[] = locked.map((a) => ({ ...a, sent_today: sentToday.get(a.id) ?? 0 }));
-    // Every account in its gap or at its daily limit: no due contact is read (a busy run stays cheap).
+    // Every account at its daily limit or in its gap: no due contact is read.
     if (!accounts.some((a) => canSend(a, now))) return [];
     const claimed: Claimed[] = [];
     const due = await this.store.dueContacts(trx, campaignId, now, this.options.batchSize);
