@@ -3,9 +3,7 @@
  * the migration before, events written the old way (straight into email_events), then the latest schema
  * and the answers through HTTP.
  */
-import { newId } from '../../server/ids';
-import type { PlanRow } from '../../server/modules/workspace/store';
-import { found } from '../helpers/rows';
+import { oldWorkspace } from '../helpers/old-workspace';
 import { databaseBefore, startTestServer, type TestServer } from '../helpers/server';
 
 const ROLLUPS = '20261127010000_create_email_rollups';
@@ -19,17 +17,7 @@ it('builds the rollups from the events stored before it, on the workspace time z
   const { db } = database;
   expect(await db.schema.hasTable('email_rollups')).toBe(false);
 
-  const at = new Date('2026-11-20T10:00:00Z');
-  const workspaceId = newId();
-  const campaignId = newId();
-  const [k1, k2] = [newId(), newId()];
-  const { id: planId } = await found(db('plans').first<Pick<PlanRow, 'id'> | undefined>('id'), 'plan');
-  await db('workspaces').insert({ id: workspaceId, name: 'Old', plan_id: planId, timezone: 'Asia/Kolkata', created_at: at });
-  await db('campaigns').insert({ id: campaignId, workspace_id: workspaceId, name: 'Old campaign', status: 'active', created_at: at, updated_at: at });
-  await db('contacts').insert([k1, k2].map((id) => ({ id, workspace_id: workspaceId, campaign_id: campaignId, email: `${id}@lead.io`, status: 'active', created_at: at, updated_at: at })));
-  const event = (type: string, contactId: string | null, when: string, more: object = {}) => ({
-    id: newId(), workspace_id: workspaceId, campaign_id: campaignId, contact_id: contactId, type, occurred_at: new Date(when), ...more,
-  });
+  const { workspaceId, campaignId, k1, k2, event } = await oldWorkspace(db);
   await db('email_events').insert([
     event('sent', k1, '2026-11-19T18:29:59Z'), // 23:59:59 on the 19th in Kolkata
     event('sent', k2, '2026-11-19T18:30:00Z'), // 00:00 on the 20th
