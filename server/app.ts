@@ -3,10 +3,10 @@
  *
  * Order: request id and version -> health, docs and spec (no key, no quota) -> JSON body ->
  * X-API-Key and quota (one database round trip) -> OpenAPI request validation -> idempotency keys -> routes (/v1 routes under /v1 and /v2,
- * v2-only routes under /v2) -> 404 -> the error middleware.
+ * v2-only routes under /v2; looked up by their first segment) -> 404 -> the error middleware.
  */
 import cors from 'cors';
-import express, { Router } from 'express';
+import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { DOCS_DIR, EXAMPLES_DIR, readBundledSpec } from './project-root';
 import { requestContext } from './http/request-context';
@@ -23,6 +23,27 @@ import { ApiError } from './http/errors';
 import { noTelemetry } from './telemetry';
 import { trackingRouter } from './modules/tracking/routes';
 import { createRoutes, createServices, type Deps, type Services } from './services';
+import type { Route } from './http/route';
+
+/**
+ * The routes in a router per first path segment (`/campaign/...`), and a middleware that hands a request to
+ * its segment's router: a request is matched against its module's few routes, not the API's ninety in turn.
+ * Segments are looked up in lower case, since Express routes without case sensitivity.
+ */
+function bySegment(routes: Route[]) {
+  const routers = new Map<string, Router>();
+  for (const r of routes) {
+    const segment = r.path.split('/')[2].toLowerCase();
+    let router = routers.get(segment);
+    if (!router) routers.set(segment, (router = Router()));
+    r.register(router);
+  }
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const router = routers.get(req.path.split('/', 2)[1].toLowerCase());
+    if (router) router(req, res, next);
+    else next();
+  };
+}
 
 export interface AppOptions {
   /** The process's shutdown state, which /readyz reports (main.ts); tests may pass their own. */
@@ -81,11 +102,10 @@ export function createApp(deps: Deps, services: Services = createServices(deps),
 
   app.use(['/v1', '/v2'], idempotency(services.idempotency, spec, logger, telemetry));
 
-  const both = Router();
-  const v2Only = Router();
-  for (const r of createRoutes(services)) r.register(r.path.startsWith('/v1/') ? both : v2Only);
-  app.use('/v1', both);
-  app.use('/v2', both, v2Only);
+  const routes = createRoutes(services);
+  app.use('/v1', bySegment(routes.filter((r) => r.path.startsWith('/v1/'))));
+  // /v1 routes are served under /v2 too, ahead of the v2-only ones.
+  app.use('/v2', bySegment([...routes.filter((r) => r.path.startsWith('/v1/')), ...routes.filter((r) => !r.path.startsWith('/v1/'))]));
 
   app.use(() => {
     throw new ApiError(404, 'not_found', 'Route not found.');

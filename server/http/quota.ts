@@ -128,9 +128,9 @@ export class QuotaService {
   /** Counts each key's hits in one call and decides each key's requests in turn. */
   private async hit(batches: { keyHash: string; hits: number }[]): Promise<Admission[][]> {
     const nowMs = this.clock.now().getTime();
-    const { rows } = await prepared(
+    const rows = await prepared<HitRow>(
       this.db,
-      this.db.raw<{ rows: HitRow[] }>(`SELECT ${HIT_COLUMNS} FROM quota_hit(?::text[], ?::integer[], ?)`, [
+      this.db.raw(`SELECT ${HIT_COLUMNS} FROM quota_hit(?::text[], ?::integer[], ?)`, [
         batches.map((b) => b.keyHash),
         batches.map((b) => b.hits),
         nowMs,

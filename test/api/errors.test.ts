@@ -96,6 +96,14 @@ describe('routes', () => {
     const res = await t.fetch('/v1/campaign/create', { method: 'POST', apiKey: ws.apiKey, body: '{}', headers: { 'Content-Type': 'application/json' } });
     expect(res.status).toBe(404);
   });
+
+  it('finds a route by its module segment in any case, as Express matches paths', async () => {
+    for (const path of ['/v1/campaign/list', '/v2/Campaign/list', '/V1/CAMPAIGN/list', '/v2/list/all']) {
+      expect([path, (await t.fetch(path, { apiKey: ws.apiKey })).status]).toEqual([path, 200]);
+    }
+    // A segment with routes, and a path none of them has: the API's 404, not a stall.
+    await expectV2(await t.fetch('/v2/campaign/nothing', { apiKey: ws.apiKey }), 404, 'not_found', 'Route not found.');
+  });
 });
 
 describe('authentication', () => {

@@ -135,13 +135,7 @@ export class CampaignStore {
       return q;
     };
     const pageIds = filtered().select('c.id', db.raw(TOTAL_COLUMN)).orderBy([...NEWEST_FIRST]).limit(page.limit).offset(page.skip).as('p');
-    const rows = await prepared(
-      db,
-      this.views(db, workspaceId)
-        .join(pageIds, 'p.id', 'c.id')
-        .select<(CampaignView & { total: string })[]>('p.total')
-        .orderBy([...NEWEST_FIRST]),
-    );
+    const rows = await prepared<CampaignView & { total: string }>(db, this.views(db, workspaceId).join(pageIds, 'p.id', 'c.id').select('p.total').orderBy([...NEWEST_FIRST]));
     const total = await pageTotal(rows, page.skip, async () => {
       const [{ count }] = await filtered().count<{ count: string | number }[]>({ count: '*' });
       return Number(count);

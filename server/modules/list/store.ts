@@ -103,13 +103,13 @@ export class ListStore {
 
   async page(db: Executor, workspaceId: string, page: { limit: number; skip: number; kind?: ListKind }): Promise<{ rows: ListRow[]; total: number }> {
     const filtered = () => db('lists').where({ workspace_id: workspaceId, ...(page.kind ? { kind: page.kind } : {}) });
-    const rows = await prepared(
+    const rows = await prepared<ListRow & { total: string }>(
       db,
       filtered()
         .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
         .offset(page.skip)
         .limit(page.limit)
-        .select<(ListRow & { total: string })[]>(...LIST_COLUMNS, db.raw(TOTAL_COLUMN)),
+        .select(...LIST_COLUMNS, db.raw(TOTAL_COLUMN)),
     );
     const total = await pageTotal(rows, page.skip, async () => {
       const [{ count }] = await filtered().count<{ count: string }[]>({ count: '*' });
@@ -168,15 +168,15 @@ export class ListStore {
    */
   async withMembers(db: Executor, workspaceId: string, kind: ListKind, listId: string, range: MemberRange, join: MemberJoin): Promise<{ list: PageList | undefined; members: JoinedMember[] }> {
     type Row = PageList & Partial<JoinedRow>;
-    const page = joinedPage(db, kind, db.ref('l.id'), range, join).toSQL();
     const rows = await inIndexOrder(db, (trx) =>
-      prepared(
+      prepared<Row>(
         trx,
         trx('lists as l')
-          .joinRaw(`LEFT JOIN LATERAL (${page.sql}) m ON true`, [...page.bindings])
+          // The page is compiled inside this statement (a query bound to a raw is inlined in parentheses), not on its own.
+          .joinRaw('LEFT JOIN LATERAL ? m ON true', [trx.raw('?', [joinedPage(trx, kind, trx.ref('l.id'), range, join)])])
           .where({ 'l.workspace_id': workspaceId, 'l.id': listId })
           .orderBy([{ column: 'm.member_added_at' }, { column: 'm.member_id' }])
-          .select<Row[]>('l.kind', 'l.member_count', 'm.*'),
+          .select('l.kind', 'l.member_count', 'm.*'),
       ),
     );
     if (!rows.length) return { list: undefined, members: [] };

@@ -168,7 +168,7 @@ export class MailStore {
       });
     }
     if (f.before) q.andWhereRaw('(created_at, id) < (?, ?)', [f.before.createdAt, f.before.id]);
-    const rows = await prepared(db, q.orderBy(NEWEST_FIRST).limit(f.limit).select(MESSAGE_COLUMNS));
+    const rows = await prepared<MessageRow>(db, q.orderBy(NEWEST_FIRST).limit(f.limit).select(MESSAGE_COLUMNS));
     return rows.map(normalize);
   }
 
