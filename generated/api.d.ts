@@ -2563,8 +2563,9 @@ export interface paths {
         /**
          * Get the companies of a company list
          * @description Returns the members of a company list in the order they were added (ties by id), with `limit`/`skip` pagination,
-         *     or page by page at flat cost with `cursor` (the previous page's `pagination.nextCursor`): prefer it past the first
-         *     few pages of a large list, since a `skip` is walked.
+         *     or page by page with `cursor` (the previous page's `pagination.nextCursor`). Both cost about the same at any depth
+         *     of a large list; prefer `cursor` to read a list through while it changes: a page by `skip` shifts when members
+         *     before it are added or removed, a cursor's next page neither repeats nor skips a member.
          *     Each company shows its identity fields, and every field when this workspace has seen it in full
          *     (company search with `full`; `revealed: true`). Reading a list never reveals or charges anything.
          *
@@ -2756,8 +2757,9 @@ export interface paths {
         /**
          * Get the people of a people list
          * @description Returns the members of a people list in the order they were added (ties by id), with `limit`/`skip` pagination,
-         *     or page by page at flat cost with `cursor` (the previous page's `pagination.nextCursor`): prefer it past the first
-         *     few pages of a large list, since a `skip` is walked.
+         *     or page by page with `cursor` (the previous page's `pagination.nextCursor`). Both cost about the same at any depth
+         *     of a large list; prefer `cursor` to read a list through while it changes: a page by `skip` shifts when members
+         *     before it are added or removed, a cursor's next page neither repeats nor skips a member.
          *     Each person shows only what this workspace has revealed before (a people search with
          *     `workEmailReveal`, `fullContactAndCompany` or `mobilePhoneReveal`, or a send-to-campaign): `email`,
          *     `mobilePhone`, `linkedinUrl` and the full company appear only for the data options listed in `revealed`.

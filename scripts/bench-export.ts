@@ -109,7 +109,7 @@ async function main(): Promise<void> {
     for (let size = 10_000; size <= MAX; size *= 10) {
       const t0 = performance.now();
       const run = (_table: string, sql: string, params?: unknown[]) => pg.query(sql, params);
-      await addListPeople(run, list.id, done, size, new Date());
+      await addListPeople(run, database.db, list.id, done, size, new Date());
       await pg.query('VACUUM ANALYZE people, list_people, lists');
       done = size;
       console.log(`\n${fmt(size)} members (built in ${((performance.now() - t0) / 1000).toFixed(0)} s; load average ${load()})`);

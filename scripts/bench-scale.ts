@@ -13,7 +13,7 @@
  *     no measured operation reads it, and it would double the build), then the rollups that record keeps
  *     beside them, rebuilt from the raw events by the events module's rebuildRollups;
  *   - lead-database people and the big people list's memberships (as list/add/leads stores them), and the
- *     list's member counter set from the rows.
+ *     list's member counter and member blocks built from the rows (the list module's rebuildMemberBlocks).
  * The big workspace has 200 active campaigns over three years, each with its events in its own 90 days (the
  * newest ends today), and 20 accounts; each small workspace has 2 campaigns and an account.
  *
@@ -178,7 +178,7 @@ async function grow(pg: Client, db: Db, target: { events: number; contacts: numb
     await pg.query('DROP TABLE bench_new');
     await pg.query('UPDATE bench_campaigns SET contacts = CASE WHEN big THEN $1::int ELSE $2::int END WHERE contacts < CASE WHEN big THEN $1::int ELSE $2::int END', [bigPer, smallPer]);
     // Lead-database people and the big list's memberships, one person per contact of the big workspace.
-    await addListPeople(run, listId, done.contacts, target.contacts, now);
+    await addListPeople(run, db, listId, done.contacts, target.contacts, now);
     console.log(`  contacts ${fmt(done.contacts)} -> ${fmt(target.contacts)} (+ messages, progress rows, people, list members): ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   }
   if (target.events > done.events) {

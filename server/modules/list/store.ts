@@ -1,6 +1,6 @@
 /** Lists and their memberships: plain rows. Members are ordered by (added_at, member id) everywhere. */
 import type { Knex } from 'knex';
-import { columnsOf, isEmbedded, pageTotal, prepared, TOTAL_COLUMN, type Executor } from '../../db';
+import { columnsOf, isEmbedded, pageTotal, prepared, TOTAL_COLUMN, type Executor, type RawResult } from '../../db';
 import type { Position } from '../../http/cursor';
 
 export type ListKind = 'people' | 'company';
@@ -57,7 +57,34 @@ export interface MemberRange {
   after?: Position | null;
 }
 
-/** The member rows of a page in list order, of the list `listId` names (a value, or the outer query's column). */
+/**
+ * Members per block of a list's member order (list_member_blocks, see its migration): a page by `skip` walks
+ * at most twice this many members past its block's first key; a block grown past twice this is cut again.
+ */
+export const BLOCK_SIZE = 1000;
+
+/**
+ * The block of `listId` that holds the member at offset `skip` (alias `b`): its first key and `before`, the
+ * members of the blocks before it. None when the list holds `skip` members or fewer. The running sum reads one
+ * row per block (a thousand at a million members) by the primary key.
+ */
+function blockAt(db: Executor, listId: string | Knex.Raw, skip: number) {
+  const blocks = db('list_member_blocks')
+    .where('list_id', listId)
+    .select('first_added_at', 'first_member_id', 'member_count', db.raw('sum(member_count) OVER (ORDER BY first_added_at, first_member_id) - member_count AS before'));
+  return db
+    .from(blocks.as('s'))
+    .where(db.raw('before + member_count'), '>', skip)
+    .orderBy([{ column: 'first_added_at' }, { column: 'first_member_id' }])
+    .limit(1)
+    .select('first_added_at', 'first_member_id', 'before');
+}
+
+/**
+ * The member rows of a page in list order, of the list `listId` names (a value, or the outer query's column).
+ * A page by `skip` starts at the first key of the block that holds it and skips only the members of that block
+ * before it (fewer than 2 * BLOCK_SIZE), not every member of the list before it.
+ */
 function memberPage(db: Executor, kind: ListKind, listId: string | Knex.Raw, range: MemberRange) {
   const { table, column } = MEMBERS[kind];
   const q = db(table)
@@ -66,8 +93,14 @@ function memberPage(db: Executor, kind: ListKind, listId: string | Knex.Raw, ran
     .orderBy([{ column: 'added_at' }, { column }])
     .limit(range.limit);
   if (range.after) q.whereRaw(`(added_at, ${column}) > (?, ?)`, [range.after.at, range.after.id]);
-  if (range.skip) q.offset(range.skip);
-  return q;
+  if (!range.skip) return q;
+  // knex compiles a raw offset (its query builder checks for one); its types declare a number only.
+  const offset = db.raw('? - b.before', [range.skip]) as unknown as number;
+  q.whereRaw(`(added_at, ${column}) >= (b.first_added_at, b.first_member_id)`).offset(offset);
+  return db
+    .from(blockAt(db, listId, range.skip).as('b'))
+    .joinRaw('JOIN LATERAL ? p ON true', [db.raw('?', [q])])
+    .select<MemberRef[]>('p.id', 'p.added_at');
 }
 
 /**
@@ -90,6 +123,71 @@ function joinedPage(db: Executor, kind: ListKind, listId: string | Knex.Raw, ran
 }
 
 const joined = (row: JoinedRow): JoinedMember => ({ id: row.member_id, added_at: row.member_added_at, row });
+
+/** The key of a list's first block: before every member's (added_at, member id). */
+const FIRST_KEY = { at: '-infinity', id: '00000000-0000-0000-0000-000000000000' };
+
+/**
+ * Adds `sign` (1 or -1) per member to the count of the block that holds it (the last whose first key is not
+ * after the member's), in one statement; a list's first block is made by its first add. Returns the counts of
+ * the blocks changed. The caller holds the list's lock.
+ */
+async function countInBlocks(db: Executor, listId: string, members: MemberRef[], sign: 1 | -1): Promise<number[]> {
+  if (!members.length) return [];
+  const { rows } = await db.raw<RawResult<{ member_count: number }>>(
+    `INSERT INTO list_member_blocks AS b (list_id, first_added_at, first_member_id, member_count)
+     SELECT ?, k.first_added_at, k.first_member_id, count(*) * ?
+       FROM unnest(?::timestamptz[], ?::uuid[]) AS m(added_at, id)
+       CROSS JOIN LATERAL (
+         SELECT first_added_at, first_member_id FROM (
+           (SELECT first_added_at, first_member_id FROM list_member_blocks
+             WHERE list_id = ? AND (first_added_at, first_member_id) <= (m.added_at, m.id)
+             ORDER BY first_added_at DESC, first_member_id DESC LIMIT 1)
+           UNION ALL SELECT ?::timestamptz, ?::uuid) c
+          ORDER BY first_added_at DESC, first_member_id DESC LIMIT 1) k
+      GROUP BY k.first_added_at, k.first_member_id
+     ON CONFLICT (list_id, first_added_at, first_member_id) DO UPDATE SET member_count = b.member_count + excluded.member_count
+     RETURNING b.member_count`,
+    [listId, sign, members.map((m) => m.added_at), members.map((m) => m.id), listId, FIRST_KEY.at, FIRST_KEY.id],
+  );
+  return rows.map((r) => r.member_count);
+}
+
+/**
+ * Cuts every block of the list holding more than `over` members into blocks of BLOCK_SIZE (the first keeps its
+ * key), in one statement: a block's members are the `member_count` from its first key on.
+ */
+async function cutBlocks(db: Executor, kind: ListKind, listId: string, over: number): Promise<void> {
+  const { table, column } = MEMBERS[kind];
+  await db.raw(
+    `INSERT INTO list_member_blocks AS b (list_id, first_added_at, first_member_id, member_count)
+     SELECT big.list_id, CASE WHEN m.i = 0 THEN big.first_added_at ELSE m.added_at END, CASE WHEN m.i = 0 THEN big.first_member_id ELSE m.id END,
+            least(?, big.member_count - m.i)
+       FROM list_member_blocks big
+       CROSS JOIN LATERAL (
+         SELECT added_at, ?? AS id, row_number() OVER (ORDER BY added_at, ??) - 1 AS i FROM ??
+          WHERE list_id = big.list_id AND (added_at, ??) >= (big.first_added_at, big.first_member_id)
+          ORDER BY added_at, ?? LIMIT big.member_count) m
+      WHERE big.list_id = ? AND big.member_count > ? AND m.i % ? = 0
+     ON CONFLICT (list_id, first_added_at, first_member_id) DO UPDATE SET member_count = excluded.member_count`,
+    [BLOCK_SIZE, column, column, table, column, column, listId, over, BLOCK_SIZE],
+  );
+}
+
+/**
+ * Builds a list's blocks again from its member rows, for rows written by SQL (the benchmarks' bulk lists) as
+ * the list's adds would have left them.
+ */
+export async function rebuildMemberBlocks(db: Executor, kind: ListKind, listId: string): Promise<void> {
+  const { table } = MEMBERS[kind];
+  await db('list_member_blocks').where({ list_id: listId }).delete();
+  await db.raw(
+    `INSERT INTO list_member_blocks (list_id, first_added_at, first_member_id, member_count)
+     SELECT ?, ?::timestamptz, ?::uuid, count(*) FROM ?? WHERE list_id = ? HAVING count(*) > 0`,
+    [listId, FIRST_KEY.at, FIRST_KEY.id, table, listId],
+  );
+  await cutBlocks(db, kind, listId, BLOCK_SIZE);
+}
 
 export class ListStore {
   async find(db: Executor, workspaceId: string, id: string): Promise<ListRow | undefined> {
@@ -135,21 +233,28 @@ export class ListStore {
     return row;
   }
 
-  /** Adds memberships; returns the ids that were not members yet. */
+  /** Adds memberships and counts them in their blocks; returns the ids that were not members yet. */
   async addMembers(db: Executor, kind: ListKind, listId: string, ids: string[], at: Date): Promise<string[]> {
     if (!ids.length) return [];
     const { table, column } = MEMBERS[kind];
     // One order for every request, so concurrent inserts into one list take row locks in the same order.
     const rows = [...ids].sort().map((id) => ({ list_id: listId, [column]: id, added_at: at }));
     const inserted: Record<string, string>[] = await db(table).insert(rows).onConflict(['list_id', column]).ignore().returning(column);
-    return inserted.map((r) => r[column]);
+    const added = inserted.map((r) => r[column]);
+    const counts = await countInBlocks(db, listId, added.map((id) => ({ id, added_at: at })), 1);
+    if (counts.some((n) => n > 2 * BLOCK_SIZE)) await cutBlocks(db, kind, listId, 2 * BLOCK_SIZE);
+    return added;
   }
 
-  /** Removes memberships; returns the ids that were members. */
+  /** Removes memberships and uncounts them from their blocks; returns the ids that were members. */
   async removeMembers(db: Executor, kind: ListKind, listId: string, ids: string[]): Promise<string[]> {
     const { table, column } = MEMBERS[kind];
-    const removed: Record<string, string>[] = await db(table).where({ list_id: listId }).whereIn(column, ids).delete().returning(column);
-    return removed.map((r) => r[column]);
+    const removed: Record<string, string | Date>[] = await db(table).where({ list_id: listId }).whereIn(column, ids).delete().returning([column, 'added_at']);
+    const members = removed.map((r) => ({ id: r[column] as string, added_at: r.added_at as Date }));
+    const counts = await countInBlocks(db, listId, members, -1);
+    // An empty block is only a row more for every page by skip to sum (an add makes the first block again).
+    if (counts.includes(0)) await db('list_member_blocks').where({ list_id: listId, member_count: 0 }).delete();
+    return members.map((m) => m.id);
   }
 
   /**
