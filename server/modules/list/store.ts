@@ -66,12 +66,12 @@ export const BLOCK_SIZE = 1000;
 /**
  * The block of `listId` that holds the member at offset `skip` (alias `b`): its first key and `before`, the
  * members of the blocks before it. None when the list holds `skip` members or fewer. The running sum reads one
- * row per block (a thousand at a million members) by the primary key.
+ * row per block: a thousand at a million members.
  */
 function blockAt(db: Executor, listId: string | Knex.Raw, skip: number) {
   const blocks = db('list_member_blocks')
     .where('list_id', listId)
-    .select('first_added_at', 'first_member_id', 'member_count', db.raw('sum(member_count) OVER (ORDER BY first_added_at, first_member_id) - member_count AS before'));
+    .select('first_added_at', 'first_member_id', 'member_count', db.raw('sum(member_count) OVER (ORDER BY first_added_at, first_member_id ROWS UNBOUNDED PRECEDING) - member_count AS before'));
   return db
     .from(blocks.as('s'))
     .where(db.raw('before + member_count'), '>', skip)
@@ -136,19 +136,16 @@ async function countInBlocks(db: Executor, listId: string, members: MemberRef[],
   if (!members.length) return [];
   const { rows } = await db.raw<RawResult<{ member_count: number }>>(
     `INSERT INTO list_member_blocks AS b (list_id, first_added_at, first_member_id, member_count)
-     SELECT ?, k.first_added_at, k.first_member_id, count(*) * ?
+     SELECT ?, coalesce(k.first_added_at, ?), coalesce(k.first_member_id, ?), count(*) * ?
        FROM unnest(?::timestamptz[], ?::uuid[]) AS m(added_at, id)
-       CROSS JOIN LATERAL (
-         SELECT first_added_at, first_member_id FROM (
-           (SELECT first_added_at, first_member_id FROM list_member_blocks
-             WHERE list_id = ? AND (first_added_at, first_member_id) <= (m.added_at, m.id)
-             ORDER BY first_added_at DESC, first_member_id DESC LIMIT 1)
-           UNION ALL SELECT ?::timestamptz, ?::uuid) c
-          ORDER BY first_added_at DESC, first_member_id DESC LIMIT 1) k
-      GROUP BY k.first_added_at, k.first_member_id
+       LEFT JOIN LATERAL (
+         SELECT first_added_at, first_member_id FROM list_member_blocks
+          WHERE list_id = ? AND (first_added_at, first_member_id) <= (m.added_at, m.id)
+          ORDER BY first_added_at DESC, first_member_id DESC LIMIT 1) k ON true
+      GROUP BY 2, 3
      ON CONFLICT (list_id, first_added_at, first_member_id) DO UPDATE SET member_count = b.member_count + excluded.member_count
      RETURNING b.member_count`,
-    [listId, sign, members.map((m) => m.added_at), members.map((m) => m.id), listId, FIRST_KEY.at, FIRST_KEY.id],
+    [listId, FIRST_KEY.at, FIRST_KEY.id, sign, members.map((m) => m.added_at), members.map((m) => m.id), listId],
   );
   return rows.map((r) => r.member_count);
 }
@@ -159,7 +156,7 @@ async function countInBlocks(db: Executor, listId: string, members: MemberRef[],
  */
 async function cutBlocks(db: Executor, kind: ListKind, listId: string, over: number): Promise<void> {
   const { table, column } = MEMBERS[kind];
-  await db.raw(
+  await inIndexOrder(db, (trx) => trx.raw(
     `INSERT INTO list_member_blocks AS b (list_id, first_added_at, first_member_id, member_count)
      SELECT big.list_id, CASE WHEN m.i = 0 THEN big.first_added_at ELSE m.added_at END, CASE WHEN m.i = 0 THEN big.first_member_id ELSE m.id END,
             least(?, big.member_count - m.i)
@@ -171,7 +168,7 @@ async function cutBlocks(db: Executor, kind: ListKind, listId: string, over: num
       WHERE big.list_id = ? AND big.member_count > ? AND m.i % ? = 0
      ON CONFLICT (list_id, first_added_at, first_member_id) DO UPDATE SET member_count = excluded.member_count`,
     [BLOCK_SIZE, column, column, table, column, column, listId, over, BLOCK_SIZE],
-  );
+  ));
 }
 
 /**
@@ -249,8 +246,7 @@ export class ListStore {
   /** Removes memberships and uncounts them from their blocks; returns the ids that were members. */
   async removeMembers(db: Executor, kind: ListKind, listId: string, ids: string[]): Promise<string[]> {
     const { table, column } = MEMBERS[kind];
-    const removed: Record<string, string | Date>[] = await db(table).where({ list_id: listId }).whereIn(column, ids).delete().returning([column, 'added_at']);
-    const members = removed.map((r) => ({ id: r[column] as string, added_at: r.added_at as Date }));
+    const members = await db(table).where({ list_id: listId }).whereIn(column, ids).delete().returning<MemberRef[]>([`${column} as id`, 'added_at']);
     const counts = await countInBlocks(db, listId, members, -1);
     // An empty block is only a row more for every page by skip to sum (an add makes the first block again).
     if (counts.includes(0)) await db('list_member_blocks').where({ list_id: listId, member_count: 0 }).delete();
