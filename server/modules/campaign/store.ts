@@ -1,5 +1,5 @@
 /** Plain rows for campaigns, their steps, variants and linked accounts. Every query is scoped by workspace. */
-import { columnsOf, pageTotal, prepared, TOTAL_COLUMN, type Executor } from '../../db';
+import { columnsOf, pageTotal, prepared, selectList, TOTAL_COLUMN, type Executor } from '../../db';
 import { UNFINISHED_STATUSES } from '../contact/statuses';
 
 export interface ScheduleJson {
@@ -91,7 +91,16 @@ const CAMPAIGN_COLUMNS = columnsOf<CampaignRow>({
   id: true, workspace_id: true, name: true, status: true, schedule: true, daily_limit: true, stop_on_reply: true, stop_for_company: true,
   stop_on_auto_reply: true, intent_sets_lead_status: true, email_gap_minutes: true, random_wait_max_minutes: true, daily_new_contacts: true,
   track_opens: true, track_clicks: true, text_only: true, launched_at: true, created_at: true, updated_at: true,
-}).map((column) => `c.${column}`);
+});
+
+/** What `views` selects: a campaign's columns and its derived counts. */
+const VIEW_SELECT = [
+  selectList(CAMPAIGN_COLUMNS, 'c'),
+  `${effectiveStatus('k.has_contacts', 'k.has_unfinished')} AS effective_status`,
+  '(SELECT count(*)::int FROM campaign_steps s WHERE s.campaign_id = c.id) AS step_count',
+  '(SELECT count(*)::int FROM campaign_accounts ca WHERE ca.campaign_id = c.id) AS account_count',
+  'k.contact_count',
+].join(', ');
 
 const NEWEST_FIRST = [
   { column: 'c.created_at', order: 'desc' },
@@ -104,13 +113,7 @@ export class CampaignStore {
     return db('campaigns as c')
       .where('c.workspace_id', workspaceId)
       .crossJoin(db.raw(COUNTERS_SQL))
-      .select<CampaignView[]>(
-        ...CAMPAIGN_COLUMNS,
-        db.raw(`${effectiveStatus('k.has_contacts', 'k.has_unfinished')} AS effective_status`),
-        db.raw('(SELECT count(*)::int FROM campaign_steps s WHERE s.campaign_id = c.id) AS step_count'),
-        db.raw('(SELECT count(*)::int FROM campaign_accounts ca WHERE ca.campaign_id = c.id) AS account_count'),
-        'k.contact_count',
-      );
+      .select<CampaignView[]>(db.raw(VIEW_SELECT));
   }
 
   async exists(db: Executor, workspaceId: string, id: string): Promise<boolean> {

@@ -1,6 +1,6 @@
 /** Lists and their memberships: plain rows. Members are ordered by (added_at, member id) everywhere. */
 import type { Knex } from 'knex';
-import { columnsOf, isEmbedded, pageTotal, prepared, TOTAL_COLUMN, type Executor, type RawResult } from '../../db';
+import { columnsOf, isEmbedded, pageTotal, prepared, selectList, TOTAL_COLUMN, type Executor, type RawResult } from '../../db';
 import type { Position } from '../../http/cursor';
 
 export type ListKind = 'people' | 'company';
@@ -26,7 +26,7 @@ export interface MemberRef {
 }
 
 
-const LIST_COLUMNS = columnsOf<ListRow>({ id: true, workspace_id: true, kind: true, name: true, member_count: true, created_at: true, updated_at: true });
+const LIST_SELECT = selectList(columnsOf<ListRow>({ id: true, workspace_id: true, kind: true, name: true, member_count: true, created_at: true, updated_at: true }));
 
 const MEMBERS = {
   people: { table: 'list_people', column: 'person_id' },
@@ -204,7 +204,7 @@ export class ListStore {
         .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
         .offset(page.skip)
         .limit(page.limit)
-        .select(...LIST_COLUMNS, db.raw(TOTAL_COLUMN)),
+        .select(db.raw(`${LIST_SELECT}, ${TOTAL_COLUMN}`)),
     );
     const total = await pageTotal(rows, page.skip, async () => {
       const [{ count }] = await filtered().count<{ count: string }[]>({ count: '*' });

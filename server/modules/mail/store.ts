@@ -2,7 +2,7 @@
  * `email_messages`: every message the accounts send and every inbound one matched to them. This is the only
  * code that reads or writes the table; other modules go through MailService.
  */
-import { columnsOf, prepared, type Executor } from '../../db';
+import { columnsOf, prepared, selectList, type Executor } from '../../db';
 
 /**
  * What a message is. `campaign`, `manual`, `warmup` and `placement` are outbound, `reply`, `autoReply` and
@@ -48,6 +48,7 @@ const MESSAGE_COLUMNS = columnsOf<MessageRow>({
   direction: true, kind: true, message_id: true, in_reply_to: true, references: true, thread_id: true, from_address: true, to_address: true,
   subject: true, text_body: true, html_body: true, status: true, smtp_response: true, sent_at: true, received_at: true, read_at: true, created_at: true,
 });
+const MESSAGE_SELECT = selectList(MESSAGE_COLUMNS);
 
 /** What a reply needs from the message it answers. */
 export type ThreadParent = Pick<MessageRow, 'id' | 'subject' | 'message_id' | 'references' | 'thread_id'>;
@@ -168,7 +169,7 @@ export class MailStore {
       });
     }
     if (f.before) q.andWhereRaw('(created_at, id) < (?, ?)', [f.before.createdAt, f.before.id]);
-    const rows = await prepared<MessageRow>(db, q.orderBy(NEWEST_FIRST).limit(f.limit).select(MESSAGE_COLUMNS));
+    const rows = await prepared<MessageRow>(db, q.orderBy(NEWEST_FIRST).limit(f.limit).select(db.raw(MESSAGE_SELECT)));
     return rows.map(normalize);
   }
 
