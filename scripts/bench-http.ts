@@ -10,7 +10,7 @@
  * one-workspace case (the two are compared, so they run under the same conditions); then the hello
  * again. Prints req/s, p50, p99 and the serving process's CPU time per request of each, with the ratio
  * to the hello (the mean of its two runs), on PostgreSQL (BENCH_DATABASE_URL or DATABASE_URL; a fresh
- * database lr_bench_http, dropped afterwards) and on the embedded database (a temporary DATA_DIR).
+ * database lr_bench_http_<pid>, dropped afterwards) and on the embedded database (a temporary DATA_DIR).
  *
  * BENCH_SECONDS (10) per case after a 2 s warm-up; BENCH_TARGETS (postgres,pglite); BENCH_CASES keeps only
  * the cases whose name contains one of its comma-separated words (the hello always runs), so that a profile
@@ -139,7 +139,8 @@ async function runTarget(target: string, hello: { url: string; pid: number }): P
   let cleanup: () => Promise<void>;
   let config: Config;
   if (target === 'postgres') {
-    const bench = await freshBenchDatabase('lr_bench_http', 'bench:http');
+    // Named per run: two runs at once would otherwise drop each other's database.
+    const bench = await freshBenchDatabase(`lr_bench_http_${process.pid}`, 'bench:http');
     env.DATABASE_URL = bench.url;
     config = loadConfig({ databaseUrl: bench.url, dataDir: '' });
     cleanup = () => bench.drop();
