@@ -8,10 +8,9 @@ import type { Knex } from 'knex';
 import { newId } from '../../server/ids';
 // The rollups as the code before the partitions kept them (no day rows yet).
 import { rebuildRollups } from '../../server/db/migrations/20261127010000_create_email_rollups';
-import type { PlanRow } from '../../server/modules/workspace/store';
 import { TestClock } from '../helpers/clock';
 import { recordMailEvents } from '../helpers/mail-events';
-import { found } from '../helpers/rows';
+import { oldWorkspace } from '../helpers/old-workspace';
 import { databaseBefore, startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 
 const PARTITION = '20261128030000_partition_email_events';
@@ -54,17 +53,7 @@ describe('the migration', () => {
     const plainShape = await shape(db);
     expect(plainShape.kind).toBe('r');
 
-    const at = new Date('2026-11-20T10:00:00Z');
-    const workspaceId = newId();
-    const campaignId = newId();
-    const [k1, k2] = [newId(), newId()];
-    const { id: planId } = await found(db('plans').first<Pick<PlanRow, 'id'> | undefined>('id'), 'plan');
-    await db('workspaces').insert({ id: workspaceId, name: 'Old', plan_id: planId, timezone: 'UTC', created_at: at });
-    await db('campaigns').insert({ id: campaignId, workspace_id: workspaceId, name: 'Old campaign', status: 'active', created_at: at, updated_at: at });
-    await db('contacts').insert([k1, k2].map((id) => ({ id, workspace_id: workspaceId, campaign_id: campaignId, email: `${id}@lead.io`, status: 'active', created_at: at, updated_at: at })));
-    const event = (type: string, contactId: string, when: string, more: object = {}) => ({
-      id: newId(), workspace_id: workspaceId, campaign_id: campaignId, contact_id: contactId, type, occurred_at: new Date(when), ...more,
-    });
+    const { workspaceId, campaignId, k1, k2, event } = await oldWorkspace(db, 'UTC');
     const old = [
       event('sent', k1, '2019-03-10T08:00:00Z'),
       event('sent', k2, '2026-09-30T23:59:59.999Z'), // the last instant of September (UTC)

@@ -76,9 +76,9 @@ const prefixed = <C extends string>(prefix: string, columns: readonly C[]) => co
 const SHOWN_PERSON_KEYS = prefixed(SHOWN_PERSON_PREFIX, SHOWN_PERSON_COLUMNS);
 const SHOWN_COMPANY_KEYS = prefixed(SHOWN_COMPANY_PREFIX, SHOWN_COMPANY_COLUMNS);
 /** The select lists of those columns, written once (knex would quote some 30 names on every request). */
-const selectList = (table: string, keys: readonly (readonly [string, string])[]) => keys.map(([c, key]) => `${table}.${c} as ${key}`).join(', ');
-const SHOWN_PERSON_SELECT = `${selectList('shown_p', SHOWN_PERSON_KEYS)}, ${selectList('shown_c', SHOWN_COMPANY_KEYS)}`;
-const SHOWN_COMPANY_SELECT = selectList('shown_c', SHOWN_COMPANY_KEYS);
+const aliasedSelect = (table: string, keys: readonly (readonly [string, string])[]) => keys.map(([c, key]) => `${table}.${c} as ${key}`).join(', ');
+const SHOWN_PERSON_SELECT = `${aliasedSelect('shown_p', SHOWN_PERSON_KEYS)}, ${aliasedSelect('shown_c', SHOWN_COMPANY_KEYS)}`;
+const SHOWN_COMPANY_SELECT = aliasedSelect('shown_c', SHOWN_COMPANY_KEYS);
 
 function pick<T>(row: Record<string, unknown>, keys: readonly (readonly [string, string])[]): T {
   const out: Record<string, unknown> = {};
