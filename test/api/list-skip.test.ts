@@ -38,11 +38,12 @@ async function change(kind: Kind, action: 'add' | 'remove', listId: string, ids:
   let memberCount = 0;
   for (let i = 0; i < ids.length; i += 1000) {
     const batch = ids.slice(i, i + 1000);
-    const path = `/v2/list/${action}/${kind === 'people' ? 'leads' : 'companies'}` as const;
-    const body = kind === 'people' ? { listId, personIds: batch } : { listId, companyIds: batch };
-    const res = await t.fetch(path, { method: 'POST', apiKey: ws.apiKey, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    expect(res.status).toBe(200);
-    memberCount = ((await res.json()) as { data: { list: { memberCount: number } } }).data.list.memberCount;
+    const { data, response } =
+      kind === 'people'
+        ? await ws.client.POST(action === 'add' ? '/v2/list/add/leads' : '/v2/list/remove/leads', { body: { listId, personIds: batch } })
+        : await ws.client.POST(action === 'add' ? '/v2/list/add/companies' : '/v2/list/remove/companies', { body: { listId, companyIds: batch } });
+    expect(response.status).toBe(200);
+    memberCount = data!.data.list.memberCount;
   }
   return memberCount;
 }
@@ -55,9 +56,11 @@ async function byOffset(kind: Kind, listId: string, skip: number): Promise<strin
 }
 
 async function bySkip(kind: Kind, listId: string, skip: number): Promise<string[]> {
-  const res = await t.fetch(`/v2/list/${kind === 'people' ? 'leads' : 'companies'}?listId=${listId}&limit=${LIMIT}&skip=${skip}`, { apiKey: ws.apiKey });
-  expect(res.status).toBe(200);
-  return ((await res.json()) as { data: { items: { id: string }[] } }).data.items.map((m) => m.id);
+  const query = { listId, limit: LIMIT, skip };
+  const { data, response } =
+    kind === 'people' ? await ws.client.GET('/v2/list/leads', { params: { query } }) : await ws.client.GET('/v2/list/companies', { params: { query } });
+  expect(response.status).toBe(200);
+  return data!.data.items.map((m) => m.id);
 }
 
 /**
