@@ -26,6 +26,15 @@ describe('GET /v1/authenticate', () => {
     expect(await revoked.json()).toEqual({ error: 'This API key has been revoked.' });
   });
 
+  it('answers in full every time: no ETag, so no 304 the spec does not document', async () => {
+    const ws = await t.createWorkspace();
+    const first = await t.fetch('/v1/authenticate', { apiKey: ws.apiKey });
+    expect(first.headers.get('etag')).toBeNull();
+    const again = await t.fetch('/v1/authenticate', { apiKey: ws.apiKey, headers: { 'If-None-Match': 'W/"2b-anything"' } });
+    expect(again.status).toBe(200);
+    expect(await again.json()).toEqual(await first.json());
+  });
+
   it('answers the v2 alias with the v2 error body', async () => {
     const res = await t.fetch('/v2/authenticate', { apiKey: 'lr_nope' });
     expect(res.status).toBe(401);
