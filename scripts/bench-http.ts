@@ -211,7 +211,7 @@ end
 }
 
 /**
- * The hello answering with the body `url` answers (a page of 20 people is 12.6 KB against the hello's 17 bytes):
+ * The hello answering with the body `url` answers (list/leads' page of 20 people is 12.3 KB, the hello's 17 bytes):
  * what a bare Express process does to serialize and send that body, next to the case that also finds it.
  */
 async function helloWithBodyOf(hello: { url: string; pid: number }, url: string, apiKey: string, name: string): Promise<Result | undefined> {

@@ -55,7 +55,7 @@ export function createApp(deps: Deps, services: Services = createServices(deps),
   const spec = readBundledSpec();
   const app = express();
   app.disable('x-powered-by');
-  // No ETag: the spec documents none and no 304, and Express would hash every body to make one.
+  // No ETag: the spec documents none (nor the 304 a client's copy of one would get), and Express hashed every body for it.
   app.set('etag', false);
   // Which proxies may name the client address (X-Forwarded-For): none unless TRUST_PROXY says so.
   app.set('trust proxy', config.trustProxy);

@@ -26,7 +26,7 @@ describe('GET /v1/authenticate', () => {
     expect(await revoked.json()).toEqual({ error: 'This API key has been revoked.' });
   });
 
-  it('answers in full every time: no ETag, so no 304 the spec does not document', async () => {
+  it('sends no ETag, which the spec does not document, and answers a validator in full', async () => {
     const ws = await t.createWorkspace();
     const first = await t.fetch('/v1/authenticate', { apiKey: ws.apiKey });
     expect(first.headers.get('etag')).toBeNull();
