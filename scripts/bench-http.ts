@@ -60,6 +60,8 @@ interface Result {
   cpuUs: number;
   non2xx: number;
   errors: string;
+  /** For the hello answering a case's body: that case's name. */
+  bodyOf?: string;
 }
 
 const UNIT_MS: Record<string, number> = { us: 0.001, ms: 1, s: 1000, m: 60_000 };
@@ -198,7 +200,7 @@ end
       measure(server.pid!, 'GET /v1/campaign/list', `${base}/v1/campaign/list`, key),
       measure(server.pid!, 'GET /v2/list/all', `${base}/v2/list/all`, key),
       measure(server.pid!, 'GET /v2/list/leads', `${base}/v2/list/leads?listId=${listId}`, key),
-      await helloWithBodyOf(hello, `${base}/v2/list/leads?listId=${listId}`, mainKey, 'list/leads'),
+      await helloWithBodyOf(hello, 'GET /v2/list/leads', `${base}/v2/list/leads?listId=${listId}`, mainKey),
       measure(server.pid!, 'GET /v2/email/list', `${base}/v2/email/list`, key),
       measure(hello.pid, 'hello again', hello.url),
     ].filter((r) => r !== undefined);
@@ -214,14 +216,15 @@ end
  * The hello answering with the body `url` answers (list/leads' page of 20 people is 12.3 KB, the hello's 17 bytes):
  * what a bare Express process does to serialize and send that body, next to the case that also finds it.
  */
-async function helloWithBodyOf(hello: { url: string; pid: number }, url: string, apiKey: string, name: string): Promise<Result | undefined> {
+async function helloWithBodyOf(hello: { url: string; pid: number }, name: string, url: string, apiKey: string): Promise<Result | undefined> {
   if (CASES.length && !CASES.some((c) => name.includes(c))) return undefined;
   const answer = await fetch(url, { headers: { 'X-API-Key': apiKey } });
   const body = await answer.text();
   if (!answer.ok) throw new Error(`${url}: ${answer.status} ${body}`);
   const put = await fetch(`${hello.url}body`, { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body });
   if (!put.ok) throw new Error(`the hello refused the body: ${put.status}`);
-  return measure(hello.pid, `hello with the body of ${name} (${(Buffer.byteLength(body) / 1024).toFixed(1)} KB)`, `${hello.url}body`);
+  const result = measure(hello.pid, `hello with the body of ${name} (${(Buffer.byteLength(body) / 1024).toFixed(1)} KB)`, `${hello.url}body`);
+  return result && { ...result, bodyOf: name };
 }
 
 function table(target: string, results: Result[]): string {
@@ -235,8 +238,7 @@ function table(target: string, results: Result[]): string {
     '|---|---:|---:|---:|---:|---:|',
     ...rows,
     ...results.flatMap((withBody) => {
-      const name = /^hello with the body of (\S+)/.exec(withBody.name)?.[1];
-      const r = name && results.find((c) => c !== withBody && c.name.includes(name));
+      const r = results.find((c) => c.name === withBody.bodyOf);
       return r ? [`${r.name}: ${((100 * r.rps) / withBody.rps).toFixed(0)}% of the hello with its body`] : [];
     }),
   ].join('\n');

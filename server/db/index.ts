@@ -146,10 +146,12 @@ export async function pageTotal(rows: { total: string | number }[], skip: number
 export const columnsOf = <Row>(fields: Record<keyof Row & string, true>): (keyof Row & string)[] => Object.keys(fields) as (keyof Row & string)[];
 
 /**
- * A hot read's select list, quoted once (of `table`, an alias, when given), for `db.raw`: knex would quote each
- * name again on every compile, most of the compile of a wide row.
+ * A hot read's select list, quoted once (of `table`, an alias, when given; each column named `prefix` + its name
+ * when a prefix is given), for `db.raw`: knex would quote each name again on every compile, most of the compile
+ * of a wide row.
  */
-export const selectList = (columns: readonly string[], table?: string): string => columns.map((c) => (table ? `"${table}"."${c}"` : `"${c}"`)).join(', ');
+export const selectList = (columns: readonly string[], table?: string, prefix?: string): string =>
+  columns.map((c) => `${table ? `"${table}".` : ''}"${c}"${prefix ? ` AS "${prefix}${c}"` : ''}`).join(', ');
 
 /** The name of each statement text `prepared` has seen in this process; bounded by the texts the code can make. */
 const statementNames = new Map<string, string>();

@@ -5,7 +5,7 @@
 import type { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../../clock';
-import { queryAll, type Executor, type RawResult } from '../../db';
+import { queryAll, selectList, type Executor, type RawResult } from '../../db';
 import {
   COMPANY_COLUMNS, EMPLOYEE_RANGES, PEOPLE_DATA_OPTIONS, PERSON_COLUMNS, SHOWN_COMPANY_COLUMNS, SHOWN_PERSON_COLUMNS, type CompanyRow, type EmailStatus,
   type EmployeeRange, type PeopleDataOption, type PersonRow, type ShownCompanyRow, type ShownPersonRow,
@@ -76,9 +76,8 @@ const prefixed = <C extends string>(prefix: string, columns: readonly C[]) => co
 const SHOWN_PERSON_KEYS = prefixed(SHOWN_PERSON_PREFIX, SHOWN_PERSON_COLUMNS);
 const SHOWN_COMPANY_KEYS = prefixed(SHOWN_COMPANY_PREFIX, SHOWN_COMPANY_COLUMNS);
 /** The select lists of those columns, written once (knex would quote some 30 names on every request). */
-const aliasedSelect = (table: string, keys: readonly (readonly [string, string])[]) => keys.map(([c, key]) => `${table}.${c} as ${key}`).join(', ');
-const SHOWN_PERSON_SELECT = `${aliasedSelect('shown_p', SHOWN_PERSON_KEYS)}, ${aliasedSelect('shown_c', SHOWN_COMPANY_KEYS)}`;
-const SHOWN_COMPANY_SELECT = aliasedSelect('shown_c', SHOWN_COMPANY_KEYS);
+const SHOWN_COMPANY_SELECT = selectList(SHOWN_COMPANY_COLUMNS, 'shown_c', SHOWN_COMPANY_PREFIX);
+const SHOWN_PERSON_SELECT = `${selectList(SHOWN_PERSON_COLUMNS, 'shown_p', SHOWN_PERSON_PREFIX)}, ${SHOWN_COMPANY_SELECT}`;
 
 function pick<T>(row: Record<string, unknown>, keys: readonly (readonly [string, string])[]): T {
   const out: Record<string, unknown> = {};
