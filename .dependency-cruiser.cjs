@@ -20,7 +20,8 @@ module.exports = {
     {
       name: 'no-module-imports-the-composition-root',
       severity: 'error',
-      comment: 'Only the composition root (services.ts) and the entry points know every module; a module is handed what it uses.',
+      comment:
+        'Only the composition root (services.ts) and the entry points know every module; a module is handed what it uses.',
       from: { path: '^server/modules/' },
       to: { path: '^server/(services|app|main|boot|worker[^/]*)\\.ts$' },
     },
@@ -42,7 +43,8 @@ module.exports = {
     {
       name: 'mail-libraries-only-in-mail',
       severity: 'error',
-      comment: 'server/modules/mail/ owns composing, sending and reading mail: the only user of nodemailer and imapflow.',
+      comment:
+        'server/modules/mail/ owns composing, sending and reading mail: the only user of nodemailer and imapflow.',
       from: { path: '^server/', pathNot: '^server/modules/mail/' },
       to: { path: '(^|/)node_modules/(@types/)?(nodemailer|imapflow)(/|$)' },
     },
@@ -52,6 +54,9 @@ module.exports = {
     // Type-only imports count: a type import still ties one folder to another.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+    },
   },
 };

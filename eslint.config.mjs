@@ -3,12 +3,14 @@
 // eslint-disable comments.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import prettierConfig from 'eslint-config-prettier';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'generated/**', 'node_modules/**', 'coverage/**'] },
   {
     files: ['server/**/*.ts', 'client/**/*.ts', 'scripts/**/*.ts', 'test/**/*.ts'],
-    extends: [js.configs.recommended, ...tseslint.configs.recommendedTypeChecked],
+    // Layout is Prettier's (`npm run format`); eslint-config-prettier turns off the rules that would disagree with it.
+    extends: [js.configs.recommended, ...tseslint.configs.recommendedTypeChecked, prettierConfig],
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },

@@ -18,16 +18,25 @@ export const PACKAGE_NAME = '@leadreach/api-client';
 
 export function buildClientPackage(): string {
   rmSync(PACKAGE_DIR, { recursive: true, force: true });
-  execFileSync(join(root, 'node_modules', '.bin', 'tsc'), ['-p', 'client/tsconfig.json'], { cwd: root, stdio: 'inherit' });
+  execFileSync(join(root, 'node_modules', '.bin', 'tsc'), ['-p', 'client/tsconfig.json'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
   // Our own files: the bundle that npm run generate writes, and the project's package.json.
-  const spec = JSON.parse(readFileSync(join(root, 'generated', 'openapi.json'), 'utf8')) as { servers: unknown; info: { title: string; version: string } };
+  const spec = JSON.parse(readFileSync(join(root, 'generated', 'openapi.json'), 'utf8')) as {
+    servers: unknown;
+    info: { title: string; version: string };
+  };
   const rootPackage = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
     license: string;
     engines: Record<string, string>;
     dependencies: Record<string, string>;
   };
   copyFileSync(join(root, 'generated', 'api.d.ts'), join(PACKAGE_DIR, 'generated', 'api.d.ts'));
-  writeFileSync(join(PACKAGE_DIR, 'generated', 'openapi.json'), JSON.stringify({ servers: spec.servers }, null, 2) + '\n');
+  writeFileSync(
+    join(PACKAGE_DIR, 'generated', 'openapi.json'),
+    JSON.stringify({ servers: spec.servers }, null, 2) + '\n',
+  );
   const manifest = {
     name: PACKAGE_NAME,
     version: spec.info.version,
@@ -35,10 +44,16 @@ export function buildClientPackage(): string {
     license: rootPackage.license,
     main: './client/index.js',
     types: './client/index.d.ts',
-    exports: { '.': { types: './client/index.d.ts', default: './client/index.js' }, './package.json': './package.json' },
+    exports: {
+      '.': { types: './client/index.d.ts', default: './client/index.js' },
+      './package.json': './package.json',
+    },
     files: ['client', 'generated'],
     engines: rootPackage.engines,
-    dependencies: { 'openapi-fetch': rootPackage.dependencies['openapi-fetch'], standardwebhooks: rootPackage.dependencies.standardwebhooks },
+    dependencies: {
+      'openapi-fetch': rootPackage.dependencies['openapi-fetch'],
+      standardwebhooks: rootPackage.dependencies.standardwebhooks,
+    },
   };
   writeFileSync(join(PACKAGE_DIR, 'package.json'), JSON.stringify(manifest, null, 2) + '\n');
   return PACKAGE_DIR;

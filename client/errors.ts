@@ -12,7 +12,13 @@ export type ErrorDetail = components['schemas']['ErrorDetail'];
 export type ErrorBody = ErrorV1 | ErrorV2;
 
 export function isErrorV2(body: unknown): body is ErrorV2 {
-  return typeof body === 'object' && body !== null && 'statusCode' in body && 'code' in body && Array.isArray((body as ErrorV2).details);
+  return (
+    typeof body === 'object' &&
+    body !== null &&
+    'statusCode' in body &&
+    'code' in body &&
+    Array.isArray((body as ErrorV2).details)
+  );
 }
 
 function isErrorBody(body: unknown): body is ErrorBody {
@@ -35,7 +41,9 @@ export class ApiRequestError extends Error {
 
   constructor(response: Response, body: unknown) {
     // A proxy or a crash may answer something that is not one of our bodies: keep its status.
-    const errorBody: ErrorBody = isErrorBody(body) ? body : { error: `HTTP ${response.status} ${response.statusText}`.trim() };
+    const errorBody: ErrorBody = isErrorBody(body)
+      ? body
+      : { error: `HTTP ${response.status} ${response.statusText}`.trim() };
     super(errorBody.error);
     this.name = 'ApiRequestError';
     this.status = response.status;
@@ -47,7 +55,9 @@ export class ApiRequestError extends Error {
 }
 
 /** `const body = unwrap(await client.GET('/v1/ratelimit/limits'))`: the success body, or throws ApiRequestError. */
-export function unwrap<R extends { data?: unknown; error?: unknown; response: Response }>(result: R): Extract<R, { error?: never }>['data'] {
+export function unwrap<R extends { data?: unknown; error?: unknown; response: Response }>(
+  result: R,
+): Extract<R, { error?: never }>['data'] {
   if (!result.response.ok) throw new ApiRequestError(result.response, result.error);
   return result.data;
 }

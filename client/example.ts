@@ -36,7 +36,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  if (err instanceof ApiRequestError) console.error(`API error ${err.status}: ${err.message} (request id ${err.requestId ?? 'none'})`);
+  if (err instanceof ApiRequestError)
+    console.error(`API error ${err.status}: ${err.message} (request id ${err.requestId ?? 'none'})`);
   else console.error(err instanceof Error ? err.message : err);
   process.exit(1);
 });

@@ -18,7 +18,16 @@ import { resolveRetryOptions, retryingFetch, type RetryOptions } from './retry';
 import { idempotencyKeys } from './idempotency';
 
 export type { paths, components, operations } from '../generated/api';
-export { ApiRequestError, unwrap, isErrorV2, requestIdOf, type ErrorV1, type ErrorV2, type ErrorDetail, type ErrorBody } from './errors';
+export {
+  ApiRequestError,
+  unwrap,
+  isErrorV2,
+  requestIdOf,
+  type ErrorV1,
+  type ErrorV2,
+  type ErrorDetail,
+  type ErrorBody,
+} from './errors';
 export { parseRetryAfter, backoffDelay, type RetryOptions } from './retry';
 export { verifyWebhook, type WebhookEvent } from './webhooks';
 
@@ -41,14 +50,19 @@ interface CommonOptions {
   headers?: Record<string, string>;
 }
 
-export type ClientOptions = CommonOptions & ({ environment: Environment; baseUrl?: never } | { baseUrl: string; environment?: never });
+export type ClientOptions = CommonOptions &
+  ({ environment: Environment; baseUrl?: never } | { baseUrl: string; environment?: never });
 
 export type ApiClient = Client<paths>;
 
 export function createClient(options: ClientOptions): ApiClient {
   if (!options.apiKey) throw new TypeError('createClient: apiKey is required');
-  const baseUrl = 'baseUrl' in options && options.baseUrl ? options.baseUrl : ENVIRONMENTS[options.environment as Environment];
-  if (!baseUrl) throw new TypeError(`createClient: unknown environment "${String(options.environment)}"; use ${Object.keys(ENVIRONMENTS).join(', ')} or baseUrl`);
+  const baseUrl =
+    'baseUrl' in options && options.baseUrl ? options.baseUrl : ENVIRONMENTS[options.environment as Environment];
+  if (!baseUrl)
+    throw new TypeError(
+      `createClient: unknown environment "${String(options.environment)}"; use ${Object.keys(ENVIRONMENTS).join(', ')} or baseUrl`,
+    );
   const baseFetch = options.fetch ?? ((input: Request) => globalThis.fetch(input));
   const client = createFetchClient<paths>({
     baseUrl: baseUrl.replace(/\/+$/, ''),

@@ -47,9 +47,12 @@ export function resolveRetryOptions(options: RetryOptions | false | undefined): 
     now: o.now ?? Date.now,
     onRetry: o.onRetry,
   };
-  if (!Number.isInteger(resolved.maxAttempts) || resolved.maxAttempts < 1) throw new RangeError('retry.maxAttempts must be an integer >= 1');
-  if (resolved.minDelayMs <= 0) throw new RangeError('retry.minDelayMs must be > 0: a retry is never an immediate resend');
-  if (resolved.retryOn.some((s) => !RETRYABLE_STATUSES.includes(s))) throw new RangeError('retry.retryOn may only hold 429 and 503');
+  if (!Number.isInteger(resolved.maxAttempts) || resolved.maxAttempts < 1)
+    throw new RangeError('retry.maxAttempts must be an integer >= 1');
+  if (resolved.minDelayMs <= 0)
+    throw new RangeError('retry.minDelayMs must be > 0: a retry is never an immediate resend');
+  if (resolved.retryOn.some((s) => !RETRYABLE_STATUSES.includes(s)))
+    throw new RangeError('retry.retryOn may only hold 429 and 503');
   return resolved;
 }
 
@@ -116,7 +119,11 @@ export function retryingFetch(
         continue;
       }
       if (!options.retryOn.includes(response.status) || attempt >= options.maxAttempts) return response;
-      const delayMs = backoffDelay(attempt, parseRetryAfter(response.headers.get('retry-after'), options.now()), options);
+      const delayMs = backoffDelay(
+        attempt,
+        parseRetryAfter(response.headers.get('retry-after'), options.now()),
+        options,
+      );
       if (options.now() + delayMs - started > options.maxElapsedMs) return response;
       options.onRetry?.({ attempt, status: response.status, delayMs, requestId: response.headers.get('x-request-id') });
       // Free the connection before waiting.

@@ -12,7 +12,11 @@ import type { components } from '../generated/api';
 export type WebhookEvent = components['schemas']['Event'];
 
 /** Returns the verified event, or throws when the signature or timestamp does not hold. */
-export function verifyWebhook(rawBody: string | Uint8Array, headers: Record<string, string | string[] | undefined>, secret: string): WebhookEvent {
+export function verifyWebhook(
+  rawBody: string | Uint8Array,
+  headers: Record<string, string | string[] | undefined>,
+  secret: string,
+): WebhookEvent {
   const flat: Record<string, string> = {};
   for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) {
     const value = headers[name];

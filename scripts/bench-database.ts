@@ -2,7 +2,10 @@
 import knex from 'knex';
 import { openDatabase, type Database } from '../server/db';
 
-export async function freshBenchDatabase(name: string, script: string): Promise<{ url: string; drop(): Promise<void>; release(): Promise<void> }> {
+export async function freshBenchDatabase(
+  name: string,
+  script: string,
+): Promise<{ url: string; drop(): Promise<void>; release(): Promise<void> }> {
   const url = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL;
   if (!url) throw new Error(`${script} needs PostgreSQL: set BENCH_DATABASE_URL or DATABASE_URL`);
   const admin = knex({ client: 'pg', connection: url });
@@ -26,10 +29,22 @@ export async function freshBenchDatabase(name: string, script: string): Promise<
  */
 export async function openBenchDatabase(name: string): Promise<{ database: Database; label: string }> {
   if (!(process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL)) {
-    return { database: await openDatabase({ databaseUrl: undefined, dataDir: '' }, { inMemory: true }), label: 'PGlite (embedded, in memory)' };
+    return {
+      database: await openDatabase({ databaseUrl: undefined, dataDir: '' }, { inMemory: true }),
+      label: 'PGlite (embedded, in memory)',
+    };
   }
   const fresh = await freshBenchDatabase(name, 'this benchmark');
   const database = await openDatabase({ databaseUrl: fresh.url, dataDir: '' });
   // The fresh database stays for inspection after the run; only the admin connection is closed with the database.
-  return { database: { ...database, close: async () => { await database.close(); await fresh.release(); } }, label: 'PostgreSQL' };
+  return {
+    database: {
+      ...database,
+      close: async () => {
+        await database.close();
+        await fresh.release();
+      },
+    },
+    label: 'PostgreSQL',
+  };
 }

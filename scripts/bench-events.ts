@@ -39,22 +39,46 @@ async function main(): Promise<void> {
   await db.raw('CREATE TABLE events_plain (LIKE events INCLUDING DEFAULTS)');
   await db.raw('CREATE UNIQUE INDEX ON events_plain (workspace_id, position)');
   const workspaces: string[] = [];
-  for (let i = 0; i < 8; i += 1) workspaces.push((await services.workspaces.createWorkspace({ name: `Bench ${i}` })).workspace.id);
+  for (let i = 0; i < 8; i += 1)
+    workspaces.push((await services.workspaces.createWorkspace({ name: `Bench ${i}` })).workspace.id);
 
   const one = async (trx: Db, variant: Variant, workspaceId: string, workMs: number) => {
     const now = new Date();
     const id = newId();
     const data = { email: 'a@b.test', campaignId: null };
-    const analytics = { id, workspace_id: workspaceId, campaign_id: null, step_id: null, variant_id: null, account_id: null, contact_id: null, message_id: null, type: 'sent', is_warmup: false, flagged: false, occurred_at: now };
-    const feedRow = { id, workspace_id: workspaceId, type: 'email.sent', campaign_id: null, occurred_at: now, recorded_at: now, payload: JSON.stringify({ id, type: 'email.sent', occurredAt: now.toISOString(), workspaceId, data }) };
+    const analytics = {
+      id,
+      workspace_id: workspaceId,
+      campaign_id: null,
+      step_id: null,
+      variant_id: null,
+      account_id: null,
+      contact_id: null,
+      message_id: null,
+      type: 'sent',
+      is_warmup: false,
+      flagged: false,
+      occurred_at: now,
+    };
+    const feedRow = {
+      id,
+      workspace_id: workspaceId,
+      type: 'email.sent',
+      campaign_id: null,
+      occurred_at: now,
+      recorded_at: now,
+      payload: JSON.stringify({ id, type: 'email.sent', occurredAt: now.toISOString(), workspaceId, data }),
+    };
     await store.insertEmailEvent(trx, analytics);
     if (variant === 'feed (shipped)') await store.insertFeedEvent(trx, feedRow);
     if (variant === 'feed row') await trx('events_plain').insert(feedRow);
     if (variant === 'immediate lock') {
-      const [row] = await trx.raw(
-        'INSERT INTO event_streams AS s (workspace_id, last_position) VALUES (?, 1) ON CONFLICT (workspace_id) DO UPDATE SET last_position = s.last_position + 1 RETURNING last_position',
-        [workspaceId],
-      ).then((r: { rows: { last_position: string }[] }) => r.rows);
+      const [row] = await trx
+        .raw(
+          'INSERT INTO event_streams AS s (workspace_id, last_position) VALUES (?, 1) ON CONFLICT (workspace_id) DO UPDATE SET last_position = s.last_position + 1 RETURNING last_position',
+          [workspaceId],
+        )
+        .then((r: { rows: { last_position: string }[] }) => r.rows);
       await trx('events_plain').insert({ ...feedRow, position: row.last_position });
     }
     if (workMs > 0) await trx.raw('SELECT pg_sleep(?)', [workMs / 1000]);
@@ -76,10 +100,17 @@ async function main(): Promise<void> {
     );
     const seconds = (performance.now() - start) / 1000;
     times.sort((a, b) => a - b);
-    return { rate: size / seconds, p50: times[Math.floor(times.length * 0.5)], p99: times[Math.min(times.length - 1, Math.floor(times.length * 0.99))] };
+    return {
+      rate: size / seconds,
+      p50: times[Math.floor(times.length * 0.5)],
+      p99: times[Math.min(times.length - 1, Math.floor(times.length * 0.99))],
+    };
   };
 
-  const rows: string[] = ['| work per transaction | transactions | workspaces | variant | events/s | p50 ms | p99 ms | of baseline |', '|---|---:|---:|---|---:|---:|---:|---:|'];
+  const rows: string[] = [
+    '| work per transaction | transactions | workspaces | variant | events/s | p50 ms | p99 ms | of baseline |',
+    '|---|---:|---:|---|---:|---:|---:|---:|',
+  ];
   const cases: [number, number][] = [...SIZES.map((s) => [s, 0] as [number, number]), [1000, WORK_MS]];
   for (const [size, workMs] of cases) {
     for (const spread of [1, 8]) {
@@ -94,8 +125,12 @@ async function main(): Promise<void> {
     }
   }
   // Every positioned event: positions 1..n per workspace with no gap or repeat.
-  const check = await db.raw<RawResult<{ n: number; d: number; unpositioned: number }>>('SELECT count(*)::int AS n, count(DISTINCT (workspace_id, position))::int AS d, sum(CASE WHEN position IS NULL THEN 1 ELSE 0 END)::int AS unpositioned FROM events');
-  console.log(`\nfeed rows: ${check.rows[0].n}, distinct positions: ${check.rows[0].d}, without a position: ${check.rows[0].unpositioned}\n`);
+  const check = await db.raw<RawResult<{ n: number; d: number; unpositioned: number }>>(
+    'SELECT count(*)::int AS n, count(DISTINCT (workspace_id, position))::int AS d, sum(CASE WHEN position IS NULL THEN 1 ELSE 0 END)::int AS unpositioned FROM events',
+  );
+  console.log(
+    `\nfeed rows: ${check.rows[0].n}, distinct positions: ${check.rows[0].d}, without a position: ${check.rows[0].unpositioned}\n`,
+  );
   console.log(rows.join('\n'));
   await database.close();
   await bench.drop();

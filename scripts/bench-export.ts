@@ -38,8 +38,12 @@ const SLOW_MS = 30_000;
 /** How long after the last call the RSS is read again (bench:scale's 2 s by default). */
 const SETTLE_MS = Number(process.env.BENCH_EXPORT_SETTLE_MS ?? 2000);
 
-const fmt = (n: number) => (n >= 1e6 && n % 1e6 === 0 ? `${n / 1e6}M` : n >= 1e3 && n % 1e3 === 0 ? `${n / 1e3}k` : String(n));
-const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
+const fmt = (n: number) =>
+  n >= 1e6 && n % 1e6 === 0 ? `${n / 1e6}M` : n >= 1e3 && n % 1e3 === 0 ? `${n / 1e3}k` : String(n);
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
 
 function argument(name: string): string | undefined {
   const i = process.argv.indexOf(name);
@@ -49,7 +53,10 @@ function argument(name: string): string | undefined {
 /** The sources of revision `ref` in a temporary folder that runs as a checkout (node_modules linked from this one). */
 function checkout(ref: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'bench-export-baseline-'));
-  execSync(`git archive ${ref} package.json tsconfig.json server generated spec | tar -x -C ${dir}`, { cwd: ROOT, stdio: 'inherit' });
+  execSync(`git archive ${ref} package.json tsconfig.json server generated spec | tar -x -C ${dir}`, {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   return dir;
 }
@@ -69,10 +76,21 @@ interface Row {
 async function main(): Promise<void> {
   const baselineRef = argument('--baseline');
   const bench = await freshBenchDatabase(DB_NAME, 'bench:export');
-  const config = loadConfig({ databaseUrl: bench.url, dataDir: '', secretKey: SECRET_KEY, seedDemo: false, validateResponses: false });
+  const config = loadConfig({
+    databaseUrl: bench.url,
+    dataDir: '',
+    secretKey: SECRET_KEY,
+    seedDemo: false,
+    validateResponses: false,
+  });
   const database = await openDatabase(config);
   await migrate(database.db);
-  const services = createServices({ config, db: database.db, clock: { now: () => new Date() }, logger: pino({ level: 'silent' }) });
+  const services = createServices({
+    config,
+    db: database.db,
+    clock: { now: () => new Date() },
+    logger: pino({ level: 'silent' }),
+  });
   const pg = new Client({ connectionString: bench.url });
   await pg.connect();
   await pg.query("SET synchronous_commit = off; SET maintenance_work_mem = '256MB'");
@@ -90,7 +108,9 @@ async function main(): Promise<void> {
     /** One export, read to the end: its time, size and hash. */
     const exportOnce = async (base: string) => {
       const t0 = performance.now();
-      const res = await fetch(`${base}/v2/list/export?listId=${list.id}&format=csv`, { headers: { 'X-API-Key': apiKey } });
+      const res = await fetch(`${base}/v2/list/export?listId=${list.id}&format=csv`, {
+        headers: { 'X-API-Key': apiKey },
+      });
       if (!res.ok || !res.body) throw new Error(`export: ${res.status} ${await res.text()}`);
       const hash = createHash('sha256');
       let bytes = 0;
@@ -112,24 +132,38 @@ async function main(): Promise<void> {
       await addListPeople(run, database.db, list.id, done, size, new Date());
       await pg.query('VACUUM ANALYZE people, list_people, lists');
       done = size;
-      console.log(`\n${fmt(size)} members (built in ${((performance.now() - t0) / 1000).toFixed(0)} s; load average ${load()})`);
+      console.log(
+        `\n${fmt(size)} members (built in ${((performance.now() - t0) / 1000).toFixed(0)} s; load average ${load()})`,
+      );
       const hashes = new Set<string>();
       for (const server of servers) {
-        const { result: calls, ...rss } = await withRss(server.child.pid!, async () => {
-          const first = await exportOnce(server.base);
-          // A call over 30 s is its own measurement (warming up changes nothing there).
-          if (first.ms > SLOW_MS) return [first];
-          const measured = [];
-          for (let i = 0; i < CALLS; i += 1) measured.push(await exportOnce(server.base));
-          return measured;
-        }, SETTLE_MS);
+        const { result: calls, ...rss } = await withRss(
+          server.child.pid!,
+          async () => {
+            const first = await exportOnce(server.base);
+            // A call over 30 s is its own measurement (warming up changes nothing there).
+            if (first.ms > SLOW_MS) return [first];
+            const measured = [];
+            for (let i = 0; i < CALLS; i += 1) measured.push(await exportOnce(server.base));
+            return measured;
+          },
+          SETTLE_MS,
+        );
         for (const call of calls) {
           // Header plus one line per member (no field of these rows holds a line break).
           if (call.lines !== size + 1) throw new Error(`${server.name}: ${call.lines} lines for ${size} members`);
           hashes.add(call.hash);
         }
         const times = calls.map((c) => c.ms).sort((a, b) => a - b);
-        const row: Row = { server: server.name, size, p50Ms: times[Math.floor(times.length / 2)], bestMs: times[0], mb: calls[0].bytes / 1e6, ...rss, load: load() };
+        const row: Row = {
+          server: server.name,
+          size,
+          p50Ms: times[Math.floor(times.length / 2)],
+          bestMs: times[0],
+          mb: calls[0].bytes / 1e6,
+          ...rss,
+          load: load(),
+        };
         rows.push(row);
         console.log(
           `  ${server.name.padEnd(24)} p50 ${(row.p50Ms / 1000).toFixed(2).padStart(7)} s  best ${(row.bestMs / 1000).toFixed(2).padStart(7)} s  ${row.mb.toFixed(1)} MB` +
@@ -139,7 +173,9 @@ async function main(): Promise<void> {
       if (hashes.size !== 1) throw new Error(`the servers' CSVs differ at ${fmt(size)} members`);
     }
 
-    console.log('\n| members | server | p50 s | best s | rows/s (p50) | RSS before -> peak -> after, MB | after / before | load average (1, 5, 15 min) |');
+    console.log(
+      '\n| members | server | p50 s | best s | rows/s (p50) | RSS before -> peak -> after, MB | after / before | load average (1, 5, 15 min) |',
+    );
     console.log('|---:|---|---:|---:|---:|---|---:|---|');
     for (const r of rows) {
       console.log(

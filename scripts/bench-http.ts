@@ -32,8 +32,14 @@ import { freePort, stop, waitReady } from './bench-process';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const TARGETS = (process.env.BENCH_TARGETS ?? 'postgres,pglite').split(',').map((s) => s.trim()).filter(Boolean);
-const CASES = (process.env.BENCH_CASES ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+const TARGETS = (process.env.BENCH_TARGETS ?? 'postgres,pglite')
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
+const CASES = (process.env.BENCH_CASES ?? '')
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const ROOT = join(__dirname, '..');
 const PARALLEL_WORKSPACES = 8;
@@ -76,7 +82,9 @@ const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' 
 
 /** Runs wrk and reads req/s, p50, p99, requests, non-2xx count and socket errors from its report. */
 function wrk(name: string, url: string, args: string[], seconds: number): Omit<Result, 'cpuUs'> & { requests: number } {
-  const run = spawnSync('wrk', ['-t2', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', ...args, url], { encoding: 'utf8' });
+  const run = spawnSync('wrk', ['-t2', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', ...args, url], {
+    encoding: 'utf8',
+  });
   if (run.error) throw new Error(`wrk: ${run.error.message} (install it: apt-get install -y wrk)`);
   const out = run.stdout;
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN);
@@ -88,7 +96,8 @@ function wrk(name: string, url: string, args: string[], seconds: number): Omit<R
   const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? NaN);
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
   const errors = /Socket errors:[^\n]*/.exec(out)?.[0] ?? '';
-  if (![rps, p50, p99].every(Number.isFinite)) throw new Error(`wrk gave no result for ${name}:\n${out}\n${run.stderr}`);
+  if (![rps, p50, p99].every(Number.isFinite))
+    throw new Error(`wrk gave no result for ${name}:\n${out}\n${run.stderr}`);
   return { name, rps, p50Ms: p50, p99Ms: p99, requests, non2xx, errors };
 }
 
@@ -100,7 +109,9 @@ function measure(pid: number, name: string, url: string, args: string[] = []): R
   const run = wrk(name, url, args, SECONDS);
   const r = { ...run, cpuUs: ((cpuMs(pid) - cpuBefore) * 1000) / run.requests };
   const note = [r.non2xx ? `${r.non2xx} non-2xx` : '', r.errors].filter(Boolean).join('; ');
-  console.log(`  ${name.padEnd(44)} ${r.rps.toFixed(0).padStart(8)} req/s   p50 ${r.p50Ms.toFixed(2).padStart(6)} ms   p99 ${r.p99Ms.toFixed(2).padStart(8)} ms   CPU ${r.cpuUs.toFixed(0).padStart(4)} µs/req ${note ? `  (${note})` : ''}`);
+  console.log(
+    `  ${name.padEnd(44)} ${r.rps.toFixed(0).padStart(8)} req/s   p50 ${r.p50Ms.toFixed(2).padStart(6)} ms   p99 ${r.p99Ms.toFixed(2).padStart(8)} ms   CPU ${r.cpuUs.toFixed(0).padStart(4)} µs/req ${note ? `  (${note})` : ''}`,
+  );
   return r;
 }
 
@@ -129,7 +140,12 @@ async function prepare(config: Config): Promise<{ mainKey: string; parallelKeys:
     await generateLeads(database.db, { people: 100, companies: 10, seed: 1 });
     const list = await services.lists.create(main.workspace.id, 'people', 'Bench list');
     const people: { id: string }[] = await database.db('people').orderBy('id').limit(20).select('id');
-    await services.lists.addMembers(main.workspace.id, 'people', list.id, people.map((p) => p.id));
+    await services.lists.addMembers(
+      main.workspace.id,
+      'people',
+      list.id,
+      people.map((p) => p.id),
+    );
     const parallelKeys: string[] = [];
     for (let i = 0; i < PARALLEL_WORKSPACES; i++) {
       parallelKeys.push((await services.workspaces.createWorkspace({ name: `Bench ${i + 1}`, planId })).apiKey);
@@ -141,7 +157,14 @@ async function prepare(config: Config): Promise<{ mainKey: string; parallelKeys:
 }
 
 async function runTarget(target: string, hello: { url: string; pid: number }): Promise<Result[]> {
-  const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: '', SEED_DEMO: '0', LOG_LEVEL: 'info', VALIDATE_RESPONSES: '0', WORKER_ENABLED: '0' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_OPTIONS: '',
+    SEED_DEMO: '0',
+    LOG_LEVEL: 'info',
+    VALIDATE_RESPONSES: '0',
+    WORKER_ENABLED: '0',
+  };
   let cleanup: () => Promise<void>;
   let config: Config;
   if (target === 'postgres') {
@@ -190,12 +213,19 @@ end
   try {
     await waitReady(`${base}/healthz`, server, logFile);
     const key = ['-H', `X-API-Key: ${mainKey}`];
-    console.log(`\n${target === 'postgres' ? 'PostgreSQL' : 'Embedded database (PGlite)'}: ${CONNECTIONS} connections, ${SECONDS} s per case, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    console.log(
+      `\n${target === 'postgres' ? 'PostgreSQL' : 'Embedded database (PGlite)'}: ${CONNECTIONS} connections, ${SECONDS} s per case, load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
     const results: Result[] = [
       measure(hello.pid, 'hello (Express 5, no middleware)', hello.url),
       measure(server.pid!, '/healthz', `${base}/healthz`),
       measure(server.pid!, 'GET /v1/authenticate', `${base}/v1/authenticate`, ['-s', scripts[0]]),
-      measure(server.pid!, `GET /v1/authenticate, ${PARALLEL_WORKSPACES} workspaces`, `${base}/v1/authenticate`, ['-s', scripts[1]]),
+      measure(server.pid!, `GET /v1/authenticate, ${PARALLEL_WORKSPACES} workspaces`, `${base}/v1/authenticate`, [
+        '-s',
+        scripts[1],
+      ]),
       measure(server.pid!, 'GET /v1/ratelimit/limits', `${base}/v1/ratelimit/limits`, key),
       measure(server.pid!, 'GET /v1/campaign/list', `${base}/v1/campaign/list`, key),
       measure(server.pid!, 'GET /v2/list/all', `${base}/v2/list/all`, key),
@@ -216,22 +246,34 @@ end
  * The hello answering with the body `url` answers (list/leads' page of 20 people is 12.3 KB, the hello's 17 bytes):
  * what a bare Express process does to serialize and send that body, next to the case that also finds it.
  */
-async function helloWithBodyOf(hello: { url: string; pid: number }, name: string, url: string, apiKey: string): Promise<Result | undefined> {
+async function helloWithBodyOf(
+  hello: { url: string; pid: number },
+  name: string,
+  url: string,
+  apiKey: string,
+): Promise<Result | undefined> {
   if (CASES.length && !CASES.some((c) => name.includes(c))) return undefined;
   const answer = await fetch(url, { headers: { 'X-API-Key': apiKey } });
   const body = await answer.text();
   if (!answer.ok) throw new Error(`${url}: ${answer.status} ${body}`);
   const put = await fetch(`${hello.url}body`, { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body });
   if (!put.ok) throw new Error(`the hello refused the body: ${put.status}`);
-  const result = measure(hello.pid, `hello with the body of ${name} (${(Buffer.byteLength(body) / 1024).toFixed(1)} KB)`, `${hello.url}body`);
+  const result = measure(
+    hello.pid,
+    `hello with the body of ${name} (${(Buffer.byteLength(body) / 1024).toFixed(1)} KB)`,
+    `${hello.url}body`,
+  );
   return result && { ...result, bodyOf: name };
 }
 
 function table(target: string, results: Result[]): string {
   const hello = (results[0].rps + results[results.length - 1].rps) / 2;
-  const rows = results.slice(1, -1).map(
-    (r) => `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50Ms.toFixed(1)} | ${r.p99Ms.toFixed(1)} | ${r.cpuUs.toFixed(0)} | ${((100 * r.rps) / hello).toFixed(0)}% |${r.non2xx ? ` ${r.non2xx} non-2xx` : ''}`,
-  );
+  const rows = results
+    .slice(1, -1)
+    .map(
+      (r) =>
+        `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50Ms.toFixed(1)} | ${r.p99Ms.toFixed(1)} | ${r.cpuUs.toFixed(0)} | ${((100 * r.rps) / hello).toFixed(0)}% |${r.non2xx ? ` ${r.non2xx} non-2xx` : ''}`,
+    );
   return [
     `${target}: hello ${results[0].rps.toFixed(0)} and ${results[results.length - 1].rps.toFixed(0)} req/s (mean ${hello.toFixed(0)})`,
     '| case | req/s | p50 ms | p99 ms | CPU µs/req | of hello |',
@@ -247,7 +289,11 @@ function table(target: string, results: Result[]): string {
 async function main(): Promise<void> {
   if (spawnSync('wrk', ['--version']).error) throw new Error('bench:http needs wrk: apt-get install -y wrk');
   const helloPort = await freePort();
-  const hello = spawn(process.execPath, ['-e', HELLO], { cwd: ROOT, env: { ...process.env, NODE_OPTIONS: '', PORT: String(helloPort) }, stdio: 'inherit' });
+  const hello = spawn(process.execPath, ['-e', HELLO], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_OPTIONS: '', PORT: String(helloPort) },
+    stdio: 'inherit',
+  });
   const helloUrl = `http://127.0.0.1:${helloPort}/`;
   const tables: string[] = [];
   try {
@@ -262,7 +308,11 @@ async function main(): Promise<void> {
   } finally {
     await stop(hello);
   }
-  console.log(`\nload average at the end: ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+  console.log(
+    `\nload average at the end: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}\n`,
+  );
   console.log(tables.join('\n\n'));
 }
 

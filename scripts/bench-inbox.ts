@@ -74,15 +74,30 @@ async function main() {
   const { db } = database;
   try {
     await migrate(db);
-    const config = loadConfig({ validateResponses: false, seedDemo: false, secretKey: '33'.repeat(32), allowPrivateMailHosts: true, verifyMailLogins: false });
+    const config = loadConfig({
+      validateResponses: false,
+      seedDemo: false,
+      secretKey: '33'.repeat(32),
+      allowPrivateMailHosts: true,
+      verifyMailLogins: false,
+    });
     const deps: Deps = { config, db, clock: systemClock, logger: pino({ level: 'warn' }) };
     const services = createServices(deps);
     const { workspace } = await services.workspaces.createWorkspace({ name: 'Inbox bench' });
 
-    console.log(`Setting up ${ACCOUNTS} accounts, ${ACCOUNTS * perAccount} contacts and sent emails, ${ACCOUNTS * perAccount} new messages on dovecot 127.0.0.1:${imap.port} ...`);
+    console.log(
+      `Setting up ${ACCOUNTS} accounts, ${ACCOUNTS * perAccount} contacts and sent emails, ${ACCOUNTS * perAccount} new messages on dovecot 127.0.0.1:${imap.port} ...`,
+    );
     const campaignId = newId();
     const now = new Date();
-    await db('campaigns').insert({ id: campaignId, workspace_id: workspace.id, name: 'Bench', status: 'active', created_at: now, updated_at: now });
+    await db('campaigns').insert({
+      id: campaignId,
+      workspace_id: workspace.id,
+      name: 'Bench',
+      status: 'active',
+      created_at: now,
+      updated_at: now,
+    });
     for (let a = 0; a < ACCOUNTS; a++) {
       const email = `sdr${a}@bench-mail.example`;
       imap.addUser(email, `pw${a}`);
@@ -99,13 +114,35 @@ async function main() {
         const i = a * perAccount + k;
         const contactId = newId();
         const contact = `lead${i}@company${i % 997}.example`;
-        contacts.push({ id: contactId, workspace_id: workspace.id, campaign_id: campaignId, email: contact, status: 'active', created_at: now, updated_at: now });
+        contacts.push({
+          id: contactId,
+          workspace_id: workspace.id,
+          campaign_id: campaignId,
+          email: contact,
+          status: 'active',
+          created_at: now,
+          updated_at: now,
+        });
         const id = newId();
         const messageId = `<${id}@bench-mail.example>`;
         sent.push({
-          id, workspace_id: workspace.id, account_id: account.id, campaign_id: campaignId, contact_id: contactId, direction: 'outbound', kind: 'campaign',
-          message_id: messageId, references: [], thread_id: id, from_address: email, to_address: contact, subject: 'Quick question',
-          text_body: 'Hi, quick question about your team.', status: 'sent', sent_at: now, created_at: now,
+          id,
+          workspace_id: workspace.id,
+          account_id: account.id,
+          campaign_id: campaignId,
+          contact_id: contactId,
+          direction: 'outbound',
+          kind: 'campaign',
+          message_id: messageId,
+          references: [],
+          thread_id: id,
+          from_address: email,
+          to_address: contact,
+          subject: 'Quick question',
+          text_body: 'Hi, quick question about your team.',
+          status: 'sent',
+          sent_at: now,
+          created_at: now,
         });
         raws.push(message(i % 100, i, email, contact, messageId));
       }
@@ -129,23 +166,36 @@ async function main() {
     for (;;) {
       const n = await services.inbox.runOnce();
       runs += 1;
-      perRun.push(`${n} in ${((performance.now() - started) / 1000).toFixed(1)} s, heap ${mb(process.memoryUsage().heapUsed)}`);
+      perRun.push(
+        `${n} in ${((performance.now() - started) / 1000).toFixed(1)} s, heap ${mb(process.memoryUsage().heapUsed)}`,
+      );
       total += n;
       if (n === 0) break;
     }
     const seconds = (performance.now() - started) / 1000;
     clearInterval(sampler);
 
-    const kinds = await db('email_messages').where({ direction: 'inbound' }).groupBy('kind').select('kind', db.raw('count(*)::int AS n'));
+    const kinds = await db('email_messages')
+      .where({ direction: 'inbound' })
+      .groupBy('kind')
+      .select('kind', db.raw('count(*)::int AS n'));
     const events = await db('email_events').groupBy('type').select('type', db.raw('count(*)::int AS n'));
     const contacts = await db('contacts').groupBy('status').select('status', db.raw('count(*)::int AS n'));
-    console.log(`\nDatabase: ${label}; settings: ${config.inboxMessagesPerRun} messages per account per run, ${config.inboxAccountsPerRun} accounts per run, ${config.inboxConcurrency} at once`);
+    console.log(
+      `\nDatabase: ${label}; settings: ${config.inboxMessagesPerRun} messages per account per run, ${config.inboxAccountsPerRun} accounts per run, ${config.inboxConcurrency} at once`,
+    );
     console.log(`Runs: ${perRun.map((r, i) => `\n  run ${i + 1}: ${r}`).join('')}`);
-    console.log(`\nRead and classified ${total} messages from ${ACCOUNTS} mailboxes in ${seconds.toFixed(1)} s (${Math.round(total / seconds)} messages/s, ${runs} runs)`);
-    console.log(`Stored: ${kinds.map((k: { kind: string; n: number }) => `${k.kind} ${k.n}`).join(', ')} (unrelated mail is not stored)`);
+    console.log(
+      `\nRead and classified ${total} messages from ${ACCOUNTS} mailboxes in ${seconds.toFixed(1)} s (${Math.round(total / seconds)} messages/s, ${runs} runs)`,
+    );
+    console.log(
+      `Stored: ${kinds.map((k: { kind: string; n: number }) => `${k.kind} ${k.n}`).join(', ')} (unrelated mail is not stored)`,
+    );
     console.log(`Events: ${events.map((e: { type: string; n: number }) => `${e.type} ${e.n}`).join(', ')}`);
     console.log(`Contacts: ${contacts.map((c: { status: string; n: number }) => `${c.status} ${c.n}`).join(', ')}`);
-    console.log(`Heap: before ${mb(heapBefore)}, peak ${mb(Math.max(...samples))}, after ${mb(process.memoryUsage().heapUsed)}; RSS peak ${mb(Math.max(...rss))}`);
+    console.log(
+      `Heap: before ${mb(heapBefore)}, peak ${mb(Math.max(...samples))}, after ${mb(process.memoryUsage().heapUsed)}; RSS peak ${mb(Math.max(...rss))}`,
+    );
     console.log(`Goal: under 60 s, flat memory -> ${seconds < 60 ? 'met' : 'MISSED'}`);
   } finally {
     await database.close();

@@ -30,7 +30,8 @@ import { startDnsServer, type Zone } from '../test/helpers/dns-server';
 import { freshBenchDatabase } from './bench-database';
 
 /** A comma-separated list of sizes; an empty one runs none. */
-const sizes = (name: string, fallback: number[]) => (process.env[name] === undefined ? fallback : process.env[name].split(',').filter(Boolean).map(Number));
+const sizes = (name: string, fallback: number[]) =>
+  process.env[name] === undefined ? fallback : process.env[name].split(',').filter(Boolean).map(Number);
 const IMPORT_SIZES = sizes('BENCH_IMPORT_SIZES', [5_000, 50_000, 500_000]);
 const VERIFY_SIZES = sizes('BENCH_VERIFY_SIZES', [1_000, 10_000, 100_000]);
 const DATABASES = (process.env.BENCH_DATABASES ?? 'postgres,pglite').split(',');
@@ -61,7 +62,8 @@ function memoryPeaks() {
   };
 }
 
-const contactLine = (i: number) => `lead${i}@company${i % DOMAINS}.test,First${i},Last${i},Company ${i % DOMAINS},City ${i % 50},tier${i % 3}\n`;
+const contactLine = (i: number) =>
+  `lead${i}@company${i % DOMAINS}.test,First${i},Last${i},Company ${i % DOMAINS},City ${i % 50},tier${i % 3}\n`;
 const addressLine = (i: number) => `person${i}@domain${i % DOMAINS}.test\n`;
 
 /** The CSV, generated as it is sent (64 KB chunks). */
@@ -77,14 +79,23 @@ function* csvChunks(header: string, rows: number, line: (i: number) => string): 
   if (chunk) yield chunk;
 }
 
-function post(url: string, apiKey: string, body: Readable, contentType: string): Promise<{ status: number; body: unknown }> {
+function post(
+  url: string,
+  apiKey: string,
+  body: Readable,
+  contentType: string,
+): Promise<{ status: number; body: unknown }> {
   return new Promise((resolve, reject) => {
     // A fresh connection each time: a kept-alive one may be closed by the server as it is reused.
-    const req = request(url, { method: 'POST', agent: false, headers: { 'X-API-Key': apiKey, 'Content-Type': contentType } }, (res) => {
-      let text = '';
-      res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) as unknown }));
-    });
+    const req = request(
+      url,
+      { method: 'POST', agent: false, headers: { 'X-API-Key': apiKey, 'Content-Type': contentType } },
+      (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) as unknown }));
+      },
+    );
     req.on('error', reject);
     body.pipe(req);
   });
@@ -100,7 +111,15 @@ interface Measure {
   rssMb: number;
 }
 
-async function runJob(base: string, apiKey: string, services: Services, path: string, header: string, rows: number, line: (i: number) => string): Promise<Measure> {
+async function runJob(
+  base: string,
+  apiKey: string,
+  services: Services,
+  path: string,
+  header: string,
+  rows: number,
+  line: (i: number) => string,
+): Promise<Measure> {
   global.gc?.();
   const peaks = memoryPeaks();
   const start = performance.now();
@@ -115,17 +134,32 @@ async function runJob(base: string, apiKey: string, services: Services, path: st
   }
   const end = performance.now();
   const { heapMb, rssMb } = peaks.stop();
-  return { rows, uploadS: (uploaded - start) / 1000, firstProgressS: (first - start) / 1000, workerS: (end - uploaded) / 1000, totalS: (end - start) / 1000, heapMb, rssMb };
+  return {
+    rows,
+    uploadS: (uploaded - start) / 1000,
+    firstProgressS: (first - start) / 1000,
+    workerS: (end - uploaded) / 1000,
+    totalS: (end - start) / 1000,
+    heapMb,
+    rssMb,
+  };
 }
 
 /** The same rows into a scratch table: COPY on PostgreSQL, multi-row INSERTs on PGlite. */
-async function baseline(db: Database['db'], rows: number, line: (i: number) => string, columns: string[]): Promise<number> {
+async function baseline(
+  db: Database['db'],
+  rows: number,
+  line: (i: number) => string,
+  columns: string[],
+): Promise<number> {
   await db.raw(`DROP TABLE IF EXISTS bench_scratch`);
   await db.raw(`CREATE TABLE bench_scratch (${columns.map((c) => `${c} text`).join(', ')})`);
   function* batches() {
     for (let i = 0; i < rows; i += 5000) {
       yield Array.from({ length: Math.min(5000, rows - i) }, (_, k) => {
-        const cells = line(i + k).trimEnd().split(',');
+        const cells = line(i + k)
+          .trimEnd()
+          .split(',');
         return Object.fromEntries(columns.map((c, j) => [c, cells[j]]));
       });
     }
@@ -143,7 +177,11 @@ async function openBench(kind: string): Promise<{ database: Database; label: str
     return { database, label: 'PGlite (in memory)', drop: async () => {} };
   }
   const bench = await freshBenchDatabase('lr_bench_jobs', 'bench:jobs');
-  return { database: await openDatabase({ databaseUrl: bench.url, dataDir: '' }), label: 'PostgreSQL', drop: () => bench.drop() };
+  return {
+    database: await openDatabase({ databaseUrl: bench.url, dataDir: '' }),
+    label: 'PostgreSQL',
+    drop: () => bench.drop(),
+  };
 }
 
 const rate = (rows: number, s: number) => Math.round(rows / s).toLocaleString('en-US');
@@ -151,7 +189,8 @@ const fmt = (n: number, d = 1) => n.toFixed(d);
 
 async function main(): Promise<void> {
   const zone: Zone = {};
-  for (let d = 0; d < DOMAINS; d++) zone[`domain${d}.test`] = { MX: [{ exchange: `mx.domain${d}.test`, priority: 10 }] };
+  for (let d = 0; d < DOMAINS; d++)
+    zone[`domain${d}.test`] = { MX: [{ exchange: `mx.domain${d}.test`, priority: 10 }] };
   const dns = await startDnsServer(zone);
   const table: string[] = [];
   /** One line of the table; the load average beside the rates, since the machine may be shared. */
@@ -166,8 +205,19 @@ async function main(): Promise<void> {
       let server: Server | undefined;
       try {
         await migrate(database.db);
-        const config = loadConfig({ dnsServers: [dns.address], dnsTimeoutMs: 2000, seedDemo: false, validateResponses: false, logLevel: 'silent' });
-        const deps: Deps = { config, db: database.db, clock: { now: () => new Date() }, logger: pino({ level: 'silent' }) };
+        const config = loadConfig({
+          dnsServers: [dns.address],
+          dnsTimeoutMs: 2000,
+          seedDemo: false,
+          validateResponses: false,
+          logLevel: 'silent',
+        });
+        const deps: Deps = {
+          config,
+          db: database.db,
+          clock: { now: () => new Date() },
+          logger: pino({ level: 'silent' }),
+        };
         const services = createServices(deps);
         server = createApp(deps, services).listen(0, '127.0.0.1');
         await new Promise((r) => server!.once('listening', r));
@@ -177,10 +227,34 @@ async function main(): Promise<void> {
         for (const rows of IMPORT_SIZES) {
           const campaignId = newId();
           const now = new Date();
-          await database.db('campaigns').insert({ id: campaignId, workspace_id: workspace.id, name: `Bench ${rows}`, status: 'draft', created_at: now, updated_at: now });
-          const m = await runJob(base, apiKey, services, `/v2/job/contact-import?campaignId=${campaignId}`, 'email,firstName,lastName,companyName,city,tier\n', rows, contactLine);
-          const b = await baseline(database.db, rows, contactLine, ['email', 'first_name', 'last_name', 'company_name', 'city', 'tier']);
-          const created = Number((await database.db('contacts').where({ campaign_id: campaignId }).count({ n: '*' }).first())!.n);
+          await database.db('campaigns').insert({
+            id: campaignId,
+            workspace_id: workspace.id,
+            name: `Bench ${rows}`,
+            status: 'draft',
+            created_at: now,
+            updated_at: now,
+          });
+          const m = await runJob(
+            base,
+            apiKey,
+            services,
+            `/v2/job/contact-import?campaignId=${campaignId}`,
+            'email,firstName,lastName,companyName,city,tier\n',
+            rows,
+            contactLine,
+          );
+          const b = await baseline(database.db, rows, contactLine, [
+            'email',
+            'first_name',
+            'last_name',
+            'company_name',
+            'city',
+            'tier',
+          ]);
+          const created = Number(
+            (await database.db('contacts').where({ campaign_id: campaignId }).count({ n: '*' }).first())!.n,
+          );
           if (created !== rows) throw new Error(`import of ${rows}: ${created} contacts created`);
           report(label, 'import', m, b, 0);
         }
@@ -200,7 +274,9 @@ async function main(): Promise<void> {
   } finally {
     await dns.close();
   }
-  console.log('\n| database | job | rows | upload rows/s | worker rows/s | end to end rows/s | first progress | peak live heap / RSS | baseline rows/s | DNS queries | load average |');
+  console.log(
+    '\n| database | job | rows | upload rows/s | worker rows/s | end to end rows/s | first progress | peak live heap / RSS | baseline rows/s | DNS queries | load average |',
+  );
   console.log('|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|');
   for (const line of table) console.log(line);
 }

@@ -52,13 +52,25 @@ export function rssMb(pid: number): number {
  * The API server (`server/main.ts` under `root`, a checkout) in a child process on a free loopback port against
  * `databaseUrl`, the worker off and responses not validated (as in production); its log goes to a temporary file.
  */
-export async function startServer(root: string, env: Record<string, string>): Promise<{ child: ChildProcess; base: string }> {
+export async function startServer(
+  root: string,
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; base: string }> {
   const port = await freePort();
   const logFile = join(tmpdir(), `bench-server-${process.pid}-${port}.log`);
   const logFd = openSync(logFile, 'w');
   const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'server/main.ts')], {
     cwd: root,
-    env: { ...process.env, NODE_OPTIONS: '', PORT: String(port), SEED_DEMO: '0', LOG_LEVEL: 'info', VALIDATE_RESPONSES: '0', WORKER_ENABLED: '0', ...env },
+    env: {
+      ...process.env,
+      NODE_OPTIONS: '',
+      PORT: String(port),
+      SEED_DEMO: '0',
+      LOG_LEVEL: 'info',
+      VALIDATE_RESPONSES: '0',
+      WORKER_ENABLED: '0',
+      ...env,
+    },
     stdio: ['ignore', logFd, logFd],
   });
   closeSync(logFd);
@@ -71,7 +83,11 @@ export async function startServer(root: string, env: Record<string, string>): Pr
  * Runs `fn` while sampling the RSS of process `pid` every 100 ms: its RSS before, at the peak, and `settleMs`
  * after `fn` ended (what the process kept).
  */
-export async function withRss<T>(pid: number, fn: () => Promise<T>, settleMs = 2000): Promise<{ result: T; rssBeforeMb: number; rssPeakMb: number; rssAfterMb: number }> {
+export async function withRss<T>(
+  pid: number,
+  fn: () => Promise<T>,
+  settleMs = 2000,
+): Promise<{ result: T; rssBeforeMb: number; rssPeakMb: number; rssAfterMb: number }> {
   const rssBeforeMb = rssMb(pid);
   let rssPeakMb = rssBeforeMb;
   const sampler = setInterval(() => (rssPeakMb = Math.max(rssPeakMb, rssMb(pid))), 100);

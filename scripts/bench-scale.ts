@@ -93,11 +93,23 @@ const OPS = {
   summary: { name: 'GET /v1/analytics/campaign/summary (workspace, 90 days)', dimension: 'events', p95GoalMs: 100 },
   campaignSummary: { name: 'GET /v1/analytics/campaign/summary (newest campaign, 90 days)', dimension: 'events' },
   idle: { name: 'worker: idle run', dimension: 'contacts', p95GoalMs: 50 },
-  busy: { name: `worker: busy run (${BUSY_SHARE * 100}% due, nothing sendable)`, dimension: 'contacts', p95GoalMs: 200 },
+  busy: {
+    name: `worker: busy run (${BUSY_SHARE * 100}% due, nothing sendable)`,
+    dimension: 'contacts',
+    p95GoalMs: 200,
+  },
   add: { name: 'POST /v1/contact/add (1,000, plan contact cap)', dimension: 'contacts' },
   campaignList: { name: 'GET /v1/campaign/list (limit 100)', dimension: 'contacts' },
-  listLeads: { name: 'GET /v2/list/leads (last page of the big list, by cursor)', dimension: 'contacts', was: LAST_PAGE },
-  listLeadsSkip: { name: 'GET /v2/list/leads (last page of the big list, by skip)', dimension: 'contacts', was: LAST_PAGE },
+  listLeads: {
+    name: 'GET /v2/list/leads (last page of the big list, by cursor)',
+    dimension: 'contacts',
+    was: LAST_PAGE,
+  },
+  listLeadsSkip: {
+    name: 'GET /v2/list/leads (last page of the big list, by skip)',
+    dimension: 'contacts',
+    was: LAST_PAGE,
+  },
   emailList: { name: 'GET /v2/email/list (one campaign)', dimension: 'contacts' },
   export: { name: 'GET /v2/list/export (big list, CSV)', dimension: 'contacts', outputGrows: true },
 } satisfies Record<string, Op>;
@@ -113,7 +125,8 @@ interface Row {
   rssAfterMb?: number;
 }
 
-const fmt = (n: number) => (n >= 1e6 && n % 1e6 === 0 ? `${n / 1e6}M` : n >= 1e3 && n % 1e3 === 0 ? `${n / 1e3}k` : String(n));
+const fmt = (n: number) =>
+  n >= 1e6 && n % 1e6 === 0 ? `${n / 1e6}M` : n >= 1e3 && n % 1e3 === 0 ? `${n / 1e3}k` : String(n);
 const ms = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
 const dateOf = (d: Date) => d.toISOString().slice(0, 10);
 /** Nearest-rank percentile of sorted values. */
@@ -135,7 +148,13 @@ CREATE TABLE bench_campaigns (
 );`;
 
 /** The bulk rows for one size: contacts, their messages and progress, events, people and list members. */
-async function grow(pg: Client, db: Db, target: { events: number; contacts: number }, done: { events: number; contacts: number }, listId: string): Promise<void> {
+async function grow(
+  pg: Client,
+  db: Db,
+  target: { events: number; contacts: number },
+  done: { events: number; contacts: number },
+  listId: string,
+): Promise<void> {
   const now = new Date();
   const spent: Record<string, number> = {};
   /** A statement, its time added to the table it writes (for the build's report). */
@@ -154,16 +173,24 @@ async function grow(pg: Client, db: Db, target: { events: number; contacts: numb
   const smallPer = Math.max(1, Math.round((target.contacts * SMALL_SHARE) / (SMALL_WORKSPACES * SMALL_CAMPAIGNS)));
   if (target.contacts > done.contacts) {
     const t0 = performance.now();
-    await pg.query(`CREATE TEMP TABLE bench_new AS
-      SELECT c.*, k FROM bench_campaigns c CROSS JOIN LATERAL generate_series(c.contacts, (CASE WHEN c.big THEN $1::int ELSE $2::int END) - 1) k`, [bigPer, smallPer]);
+    await pg.query(
+      `CREATE TEMP TABLE bench_new AS
+      SELECT c.*, k FROM bench_campaigns c CROSS JOIN LATERAL generate_series(c.contacts, (CASE WHEN c.big THEN $1::int ELSE $2::int END) - 1) k`,
+      [bigPer, smallPer],
+    );
     await pg.query('SET session_replication_role = DEFAULT');
-    await run('contacts', `INSERT INTO contacts (id, workspace_id, campaign_id, email, first_name, last_name, company_name, job_title, custom_variables, status, created_at, updated_at)
+    await run(
+      'contacts',
+      `INSERT INTO contacts (id, workspace_id, campaign_id, email, first_name, last_name, company_name, job_title, custom_variables, status, created_at, updated_at)
       SELECT bench_uuid(1, idx, k), workspace_id, id, 'lead' || idx || '-' || k || '@company' || (k % 997) || '.example', 'First' || k, 'Last' || k,
              'Company ' || (k % 997), 'Head of Sales', '{}', 'active', window_start, window_start
-        FROM bench_new`);
+        FROM bench_new`,
+    );
     await pg.query('SET session_replication_role = replica');
     const sentAt = `n.window_start + (n.k % 86400) * interval '1 second'`;
-    await run('email_messages', `INSERT INTO email_messages (id, workspace_id, account_id, campaign_id, contact_id, step_id, variant_id, step_number, direction, kind, message_id,
+    await run(
+      'email_messages',
+      `INSERT INTO email_messages (id, workspace_id, account_id, campaign_id, contact_id, step_id, variant_id, step_number, direction, kind, message_id,
                                                 "references", thread_id, from_address, to_address, subject, text_body, html_body, status, smtp_response, sent_at, created_at, handed_at)
       SELECT bench_uuid(2, n.idx, n.k), n.workspace_id, n.account_id, n.id, bench_uuid(1, n.idx, n.k), n.step_id, n.variant_id, 1, 'outbound', 'campaign',
              '<' || bench_uuid(2, n.idx, n.k) || '@bench-mail.example>', '{}', bench_uuid(2, n.idx, n.k), n.account_email,
@@ -171,15 +198,25 @@ async function grow(pg: Client, db: Db, target: { events: number; contacts: numb
              'Hello First' || n.k || ', a quick question about Company ' || (n.k % 997) || ' and its sales team: who looks after outbound there?',
              '<p>Hello First' || n.k || ', a quick question about Company ' || (n.k % 997) || ' and its sales team: who looks after outbound there?</p>',
              'sent', '250 2.0.0 OK', ${sentAt}, ${sentAt}, ${sentAt}
-        FROM bench_new n`);
-    await run('sending_progress', `INSERT INTO sending_progress (contact_id, workspace_id, campaign_id, account_id, step_number, state, due_at, reason, attempts, last_message_id, last_sent_at, updated_at)
+        FROM bench_new n`,
+    );
+    await run(
+      'sending_progress',
+      `INSERT INTO sending_progress (contact_id, workspace_id, campaign_id, account_id, step_number, state, due_at, reason, attempts, last_message_id, last_sent_at, updated_at)
       SELECT bench_uuid(1, n.idx, n.k), n.workspace_id, n.id, n.account_id, 2, 'waiting', $1, NULL, 0, bench_uuid(2, n.idx, n.k), ${sentAt}, ${sentAt}
-        FROM bench_new n`, [new Date(now.getTime() + 3 * DAY_MS)]);
+        FROM bench_new n`,
+      [new Date(now.getTime() + 3 * DAY_MS)],
+    );
     await pg.query('DROP TABLE bench_new');
-    await pg.query('UPDATE bench_campaigns SET contacts = CASE WHEN big THEN $1::int ELSE $2::int END WHERE contacts < CASE WHEN big THEN $1::int ELSE $2::int END', [bigPer, smallPer]);
+    await pg.query(
+      'UPDATE bench_campaigns SET contacts = CASE WHEN big THEN $1::int ELSE $2::int END WHERE contacts < CASE WHEN big THEN $1::int ELSE $2::int END',
+      [bigPer, smallPer],
+    );
     // Lead-database people and the big list's memberships, one person per contact of the big workspace.
     await addListPeople(run, db, listId, done.contacts, target.contacts, now);
-    console.log(`  contacts ${fmt(done.contacts)} -> ${fmt(target.contacts)} (+ messages, progress rows, people, list members): ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+    console.log(
+      `  contacts ${fmt(done.contacts)} -> ${fmt(target.contacts)} (+ messages, progress rows, people, list members): ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+    );
   }
   if (target.events > done.events) {
     const t0 = performance.now();
@@ -187,7 +224,10 @@ async function grow(pg: Client, db: Db, target: { events: number; contacts: numb
     // More rows than the table holds are added: its secondary indexes are dropped and built again afterwards
     // from their own definitions (random inserts into four large indexes made the 10M step take most of an hour).
     const indexes = (
-      await pg.query<{ indexname: string; indexdef: string }>(`SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' AND tablename = 'email_events'
+      await pg.query<{
+        indexname: string;
+        indexdef: string;
+      }>(`SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' AND tablename = 'email_events'
                        AND indexname NOT IN (SELECT conname FROM pg_constraint WHERE conrelid = 'email_events'::regclass)`)
     ).rows;
     for (const index of indexes) await pg.query(`DROP INDEX "${index.indexname}"`);
@@ -207,13 +247,16 @@ async function grow(pg: Client, db: Db, target: { events: number; contacts: numb
       const offset = big ? 0 : BIG_CAMPAIGNS;
       for (let start = from; start < to; start += chunk) {
         const end = Math.min(to, start + chunk);
-        await run('email_events', `INSERT INTO email_events (id, workspace_id, campaign_id, step_id, variant_id, account_id, contact_id, message_id, type, is_warmup, flagged, occurred_at)
+        await run(
+          'email_events',
+          `INSERT INTO email_events (id, workspace_id, campaign_id, step_id, variant_id, account_id, contact_id, message_id, type, is_warmup, flagged, occurred_at)
           SELECT bench_event_id(at), workspace_id, id, step_id, variant_id, account_id, bench_uuid(1, idx, k), bench_uuid(2, idx, k),
                  CASE WHEN r < 0.5 THEN 'sent' WHEN r < 0.8 THEN 'opened' WHEN r < 0.9 THEN 'clicked' WHEN r < 0.96 THEN 'replied' WHEN r < 0.98 THEN 'bounced' ELSE 'unsubscribed' END,
                  false, false, at
             FROM (SELECT c.*, floor(random() * c.contacts)::bigint AS k, random() AS r, least($1::timestamptz, c.window_start + random() * interval '90 days') AS at
                     FROM generate_series($2::bigint, $3::bigint - 1) g JOIN bench_campaigns c ON c.idx = $4::int + (g % $5::int)::int) e`,
-          [now, start, end, offset, campaigns]);
+          [now, start, end, offset, campaigns],
+        );
       }
     }
     // A partitioned table's index is defined ON ONLY the parent; built ON it, it is built on every partition.
@@ -223,13 +266,21 @@ async function grow(pg: Client, db: Db, target: { events: number; contacts: numb
     const r0 = performance.now();
     await rebuildRollups(db);
     spent.rollups = (performance.now() - r0) / 1000;
-    console.log(`  events ${fmt(done.events)} -> ${fmt(target.events)} (+ ${SMALL_SHARE * 100}% in the small workspaces): ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+    console.log(
+      `  events ${fmt(done.events)} -> ${fmt(target.events)} (+ ${SMALL_SHARE * 100}% in the small workspaces): ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+    );
   }
   await pg.query('SET session_replication_role = DEFAULT');
   const t0 = performance.now();
-  await pg.query('VACUUM ANALYZE contacts, contact_counts, email_messages, sending_progress, email_events, email_rollups, email_rollup_totals, email_event_firsts, email_rollup_days, people, list_people, lists');
+  await pg.query(
+    'VACUUM ANALYZE contacts, contact_counts, email_messages, sending_progress, email_events, email_rollups, email_rollup_totals, email_event_firsts, email_rollup_days, people, list_people, lists',
+  );
   spent['VACUUM ANALYZE'] = (performance.now() - t0) / 1000;
-  console.log(`  seconds spent: ${Object.entries(spent).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')}`);
+  console.log(
+    `  seconds spent: ${Object.entries(spent)
+      .map(([k, v]) => `${k} ${v.toFixed(0)}`)
+      .join(', ')}`,
+  );
 }
 
 /**
@@ -239,8 +290,12 @@ async function grow(pg: Client, db: Db, target: { events: number; contacts: numb
 function table(rows: Row[], before?: Row[]): string {
   const sizes = [...new Set([...rows, ...(before ?? [])].map((r) => r.size))].sort((a, b) => a - b);
   const heading = before ? 'before -> after p50 / p95 ms' : 'p50 / p95 ms';
-  const lines = [`| operation | ${sizes.map((s) => `${fmt(s)} ${heading}`).join(' | ')} | largest / smallest p50 | goal |`, `|---|${sizes.map(() => '---:').join('|')}|---:|---|`];
-  const cell = (r: Row | undefined) => (r ? `${ms(r.p50Ms)} / ${ms(r.p95Ms)}${r.calls < CALLS ? ` (${r.calls})` : ''}` : '');
+  const lines = [
+    `| operation | ${sizes.map((s) => `${fmt(s)} ${heading}`).join(' | ')} | largest / smallest p50 | goal |`,
+    `|---|${sizes.map(() => '---:').join('|')}|---:|---|`,
+  ];
+  const cell = (r: Row | undefined) =>
+    r ? `${ms(r.p50Ms)} / ${ms(r.p95Ms)}${r.calls < CALLS ? ` (${r.calls})` : ''}` : '';
   for (const op of Object.values(OPS) as Op[]) {
     const mine = rows.filter((r) => r.operation === op.name);
     const earlier = before?.filter((r) => r.operation === op.name || r.operation === op.was) ?? [];
@@ -252,7 +307,10 @@ function table(rows: Row[], before?: Row[]): string {
     const bounded = op.p95GoalMs === undefined || last.p95Ms < op.p95GoalMs;
     // Constant memory: the server's RSS back within 10% of where it was before the export calls.
     const returned = last.rssAfterMb === undefined || last.rssAfterMb <= 1.1 * last.rssBeforeMb!;
-    const memory = last.rssAfterMb !== undefined ? `; RSS ${last.rssBeforeMb} -> ${last.rssPeakMb} -> ${last.rssAfterMb} MB${returned ? '' : ', not returned'}` : '';
+    const memory =
+      last.rssAfterMb !== undefined
+        ? `; RSS ${last.rssBeforeMb} -> ${last.rssPeakMb} -> ${last.rssAfterMb} MB${returned ? '' : ', not returned'}`
+        : '';
     const holds = flat && bounded && returned;
     const goal = `${op.outputGrows ? 'constant memory' : flat ? 'within 2x' : 'NOT within 2x'}${op.p95GoalMs !== undefined ? `; p95 ${bounded ? '<' : '>='} ${op.p95GoalMs} ms at ${fmt(last.size)}` : ''}${memory}: ${holds ? 'holds' : 'fails'}`;
     const cells = sizes.map((s) => {
@@ -276,7 +334,15 @@ async function main(): Promise<void> {
   }
   const json = argument('--json');
   const bench = await freshBenchDatabase(DB_NAME, 'bench:scale');
-  const config = loadConfig({ databaseUrl: bench.url, dataDir: '', secretKey: SECRET_KEY, allowPrivateMailHosts: true, verifyMailLogins: false, seedDemo: false, validateResponses: false });
+  const config = loadConfig({
+    databaseUrl: bench.url,
+    dataDir: '',
+    secretKey: SECRET_KEY,
+    allowPrivateMailHosts: true,
+    verifyMailLogins: false,
+    seedDemo: false,
+    validateResponses: false,
+  });
   const database = await openDatabase(config);
   await migrate(database.db);
   const db = database.db;
@@ -293,10 +359,27 @@ async function main(): Promise<void> {
     // --- setup through the services ---
     const now = new Date();
     const planId = newId();
-    await db('plans').insert({ id: planId, name: 'Bench scale', per_min: 1e9, per_hour: 1e9, per_day: 1e9, credits: 0, max_contacts: 100_000_000, created_at: now });
+    await db('plans').insert({
+      id: planId,
+      name: 'Bench scale',
+      per_min: 1e9,
+      per_hour: 1e9,
+      per_day: 1e9,
+      credits: 0,
+      max_contacts: 100_000_000,
+      created_at: now,
+    });
     const schedule = { timezone: 'UTC', days: [0, 1, 2, 3, 4, 5, 6], from: '00:00', to: '23:59' };
     const steps = [
-      { delayDays: 0, variants: [{ subject: 'Quick question, {{firstName}}', body: '<p>Hello {{firstName}}, a quick question about {{companyName}}.</p>' }] },
+      {
+        delayDays: 0,
+        variants: [
+          {
+            subject: 'Quick question, {{firstName}}',
+            body: '<p>Hello {{firstName}}, a quick question about {{companyName}}.</p>',
+          },
+        ],
+      },
       { delayDays: 3, variants: [{ subject: '', body: 'Following up, {{firstName}}.' }] },
     ];
     const span = 3 * 365 * DAY_MS - 90 * DAY_MS;
@@ -306,21 +389,46 @@ async function main(): Promise<void> {
       const accountList: { id: string; email: string }[] = [];
       for (let a = 0; a < accounts; a += 1) {
         const email = `sdr${a}@${name.toLowerCase().replace(/\W+/g, '-')}.bench-mail.example`;
-        const account = await services.accounts.connect(workspace.id, { email, provider: 'smtp', dailyLimit: 500, smtp: { host: '127.0.0.1', port: 2525, password: 'x' } });
+        const account = await services.accounts.connect(workspace.id, {
+          email,
+          provider: 'smtp',
+          dailyLimit: 500,
+          smtp: { host: '127.0.0.1', port: 2525, password: 'x' },
+        });
         accountList.push({ id: account.id, email });
       }
       const campaignIds: string[] = [];
       for (let c = 0; c < campaigns; c += 1) {
         const account = accountList[c % accounts];
-        const campaign = await services.campaigns.create(workspace.id, { name: `Campaign ${c + 1}`, accountIds: [account.id], schedule });
+        const campaign = await services.campaigns.create(workspace.id, {
+          name: `Campaign ${c + 1}`,
+          accountIds: [account.id],
+          schedule,
+        });
         await services.campaigns.createSteps(workspace.id, campaign.id, steps);
         await services.campaigns.launch(workspace.id, campaign.id);
-        const first = await db('campaign_steps as s').join('step_variants as v', 'v.step_id', 's.id').where({ 's.campaign_id': campaign.id, 's.step_order': 1 }).first<{ step_id: string; variant_id: string }>('s.id as step_id', 'v.id as variant_id');
+        const first = await db('campaign_steps as s')
+          .join('step_variants as v', 'v.step_id', 's.id')
+          .where({ 's.campaign_id': campaign.id, 's.step_order': 1 })
+          .first<{ step_id: string; variant_id: string }>('s.id as step_id', 'v.id as variant_id');
         // The big workspace's campaigns start over three years, the newest 90 days ago.
-        const windowStart = new Date(now.getTime() - 90 * DAY_MS - (big ? span * (1 - c / (campaigns - 1)) : span * Math.random()));
-        await pg.query('INSERT INTO bench_campaigns (idx, id, workspace_id, account_id, account_email, step_id, variant_id, window_start, big) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)', [
-          idx, campaign.id, workspace.id, account.id, account.email, first.step_id, first.variant_id, windowStart, big,
-        ]);
+        const windowStart = new Date(
+          now.getTime() - 90 * DAY_MS - (big ? span * (1 - c / (campaigns - 1)) : span * Math.random()),
+        );
+        await pg.query(
+          'INSERT INTO bench_campaigns (idx, id, workspace_id, account_id, account_email, step_id, variant_id, window_start, big) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)',
+          [
+            idx,
+            campaign.id,
+            workspace.id,
+            account.id,
+            account.email,
+            first.step_id,
+            first.variant_id,
+            windowStart,
+            big,
+          ],
+        );
         idx += 1;
         campaignIds.push(campaign.id);
       }
@@ -328,13 +436,22 @@ async function main(): Promise<void> {
     };
     const setup0 = performance.now();
     const big = await makeWorkspace('Bench big', BIG_ACCOUNTS, BIG_CAMPAIGNS, true);
-    for (let w = 0; w < SMALL_WORKSPACES; w += 1) await makeWorkspace(`Bench small ${w + 1}`, 1, SMALL_CAMPAIGNS, false);
+    for (let w = 0; w < SMALL_WORKSPACES; w += 1)
+      await makeWorkspace(`Bench small ${w + 1}`, 1, SMALL_CAMPAIGNS, false);
     // contact/add goes to a campaign of its own (a draft: the worker never looks at it), emptied after each call.
     const addCampaign = await services.campaigns.create(big.workspace.id, { name: 'Contact add' });
     const list = await services.lists.create(big.workspace.id, 'people', 'Big list');
     // Every account's next send a month away: a busy run finds due contacts and nothing it may send.
-    await db('sending_accounts').insert((await db('email_accounts').select('id')).map((a: { id: string }) => ({ account_id: a.id, next_send_at: new Date(now.getTime() + 30 * DAY_MS), failures: 0 })));
-    console.log(`Setup through the services (51 workspaces, ${BIG_CAMPAIGNS + SMALL_WORKSPACES * SMALL_CAMPAIGNS} campaigns launched): ${((performance.now() - setup0) / 1000).toFixed(0)} s`);
+    await db('sending_accounts').insert(
+      (await db('email_accounts').select('id')).map((a: { id: string }) => ({
+        account_id: a.id,
+        next_send_at: new Date(now.getTime() + 30 * DAY_MS),
+        failures: 0,
+      })),
+    );
+    console.log(
+      `Setup through the services (51 workspaces, ${BIG_CAMPAIGNS + SMALL_WORKSPACES * SMALL_CAMPAIGNS} campaigns launched): ${((performance.now() - setup0) / 1000).toFixed(0)} s`,
+    );
 
     // --- the server ---
     const started = await startServer(ROOT, { DATABASE_URL: bench.url, SECRET_KEY });
@@ -347,7 +464,10 @@ async function main(): Promise<void> {
       const res = await fetch(`${base}${path}`, { ...init, headers });
       // The whole body is read (an export streams its CSV); only its status is checked.
       const body = await res.arrayBuffer();
-      if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${path}: ${res.status} ${Buffer.from(body).toString('utf8').slice(0, 300)}`);
+      if (!res.ok)
+        throw new Error(
+          `${init.method ?? 'GET'} ${path}: ${res.status} ${Buffer.from(body).toString('utf8').slice(0, 300)}`,
+        );
     };
     /** Warm-up and measured calls of one operation; `after` runs untimed after each call. */
     const time = async (op: Op, size: number, fn: () => Promise<void>, after?: () => Promise<void>): Promise<Row> => {
@@ -364,8 +484,16 @@ async function main(): Promise<void> {
       const times: number[] = [];
       for (let i = 0; i < calls; i += 1) times.push(await once());
       times.sort((a, b) => a - b);
-      const row: Row = { operation: op.name, size, p50Ms: percentile(times, 0.5), p95Ms: percentile(times, 0.95), calls: times.length };
-      console.log(`  ${op.name.padEnd(64)} ${fmt(size).padStart(5)}  p50 ${ms(row.p50Ms).padStart(7)} ms  p95 ${ms(row.p95Ms).padStart(7)} ms  (${times.length} calls)`);
+      const row: Row = {
+        operation: op.name,
+        size,
+        p50Ms: percentile(times, 0.5),
+        p95Ms: percentile(times, 0.95),
+        calls: times.length,
+      };
+      console.log(
+        `  ${op.name.padEnd(64)} ${fmt(size).padStart(5)}  p50 ${ms(row.p50Ms).padStart(7)} ms  p95 ${ms(row.p95Ms).padStart(7)} ms  (${times.length} calls)`,
+      );
       return row;
     };
 
@@ -374,7 +502,11 @@ async function main(): Promise<void> {
     const top = Math.max(MAX_EVENTS, MAX_CONTACTS);
     for (let size = 10_000; size <= top; size *= 10) {
       const target = { events: Math.min(size, MAX_EVENTS), contacts: Math.min(size, MAX_CONTACTS) };
-      console.log(`\nSize: ${fmt(target.events)} events, ${fmt(target.contacts)} contacts in the big workspace (load average ${loadavg().map((l) => l.toFixed(2)).join(' ')})`);
+      console.log(
+        `\nSize: ${fmt(target.events)} events, ${fmt(target.contacts)} contacts in the big workspace (load average ${loadavg()
+          .map((l) => l.toFixed(2))
+          .join(' ')})`,
+      );
       const grew = { events: target.events > done.events, contacts: target.contacts > done.contacts };
       await grow(pg, db, target, done, list.id);
       const today = new Date();
@@ -382,20 +514,32 @@ async function main(): Promise<void> {
       if (grew.events) {
         rows.push(await time(OPS.count, target.events, () => call('/v1/analytics/campaign/count')));
         rows.push(await time(OPS.summary, target.events, () => call(`/v1/analytics/campaign/summary?${range}`)));
-        rows.push(await time(OPS.campaignSummary, target.events, () => call(`/v1/analytics/campaign/summary?campaignId=${newest}&${range}`)));
+        rows.push(
+          await time(OPS.campaignSummary, target.events, () =>
+            call(`/v1/analytics/campaign/summary?campaignId=${newest}&${range}`),
+          ),
+        );
       }
       if (grew.contacts) {
         const C = target.contacts;
         rows.push(await time(OPS.idle, C, async () => void (await services.sending.runOnce())));
-        const due = await pg.query(`UPDATE sending_progress SET due_at = $1 WHERE state = 'waiting' AND random() < ${BUSY_SHARE}`, [new Date(Date.now() - 60_000)]);
+        const due = await pg.query(
+          `UPDATE sending_progress SET due_at = $1 WHERE state = 'waiting' AND random() < ${BUSY_SHARE}`,
+          [new Date(Date.now() - 60_000)],
+        );
         console.log(`  (busy run: ${due.rowCount} contacts due)`);
         rows.push(await time(OPS.busy, C, async () => void (await services.sending.runOnce())));
-        await pg.query(`UPDATE sending_progress SET due_at = $1 WHERE state = 'waiting'`, [new Date(Date.now() + 3 * DAY_MS)]);
+        await pg.query(`UPDATE sending_progress SET due_at = $1 WHERE state = 'waiting'`, [
+          new Date(Date.now() + 3 * DAY_MS),
+        ]);
         await pg.query('VACUUM ANALYZE sending_progress');
         let batch = 0;
         const addBody = () => {
           batch += 1;
-          const contacts = Array.from({ length: 1000 }, (_, i) => ({ email: `added${batch}-${i}@new-company${i % 97}.example`, firstName: `Added${i}` }));
+          const contacts = Array.from({ length: 1000 }, (_, i) => ({
+            email: `added${batch}-${i}@new-company${i % 97}.example`,
+            firstName: `Added${i}`,
+          }));
           return JSON.stringify({ campaignId: addCampaign.id, contacts });
         };
         rows.push(
@@ -422,18 +566,32 @@ async function main(): Promise<void> {
         );
         const cursor = encodeCursor(before.rows[0].added_at, before.rows[0].person_id);
         // Untimed: that page is the list's last 100 members and its counter matches the rows.
-        const last = (await (await fetch(`${base}/v2/list/leads?listId=${list.id}&limit=100&cursor=${cursor}`, { headers })).json()) as {
+        const last = (await (
+          await fetch(`${base}/v2/list/leads?listId=${list.id}&limit=100&cursor=${cursor}`, { headers })
+        ).json()) as {
           data: { items: unknown[]; pagination: { total: number; hasMore: boolean } };
         };
         if (last.data.items.length !== 100 || last.data.pagination.hasMore || last.data.pagination.total !== C) {
-          throw new Error(`last page by cursor: ${last.data.items.length} items, hasMore ${last.data.pagination.hasMore}, total ${last.data.pagination.total} (expected 100, false, ${C})`);
+          throw new Error(
+            `last page by cursor: ${last.data.items.length} items, hasMore ${last.data.pagination.hasMore}, total ${last.data.pagination.total} (expected 100, false, ${C})`,
+          );
         }
-        rows.push(await time(OPS.listLeads, C, () => call(`/v2/list/leads?listId=${list.id}&limit=100&cursor=${cursor}`)));
-        rows.push(await time(OPS.listLeadsSkip, C, () => call(`/v2/list/leads?listId=${list.id}&limit=100&skip=${Math.max(0, C - 100)}`)));
+        rows.push(
+          await time(OPS.listLeads, C, () => call(`/v2/list/leads?listId=${list.id}&limit=100&cursor=${cursor}`)),
+        );
+        rows.push(
+          await time(OPS.listLeadsSkip, C, () =>
+            call(`/v2/list/leads?listId=${list.id}&limit=100&skip=${Math.max(0, C - 100)}`),
+          ),
+        );
         rows.push(await time(OPS.emailList, C, () => call(`/v2/email/list?campaignId=${newest}`)));
-        const { result: row, ...rss } = await withRss(serverPid, () => time(OPS.export, C, () => call(`/v2/list/export?listId=${list.id}&format=csv`)));
+        const { result: row, ...rss } = await withRss(serverPid, () =>
+          time(OPS.export, C, () => call(`/v2/list/export?listId=${list.id}&format=csv`)),
+        );
         Object.assign(row, rss);
-        console.log(`    server RSS ${row.rssBeforeMb} MB before the export calls, ${row.rssPeakMb} MB at the peak, ${row.rssAfterMb} MB 2 s after the last`);
+        console.log(
+          `    server RSS ${row.rssBeforeMb} MB before the export calls, ${row.rssPeakMb} MB at the peak, ${row.rssAfterMb} MB 2 s after the last`,
+        );
         rows.push(row);
       }
       Object.assign(done, target);
@@ -442,7 +600,11 @@ async function main(): Promise<void> {
       if (json) writeFileSync(json, `${JSON.stringify(rows, null, 2)}\n`);
     }
 
-    console.log(`\nload average at the end: ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+    console.log(
+      `\nload average at the end: ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}\n`,
+    );
     console.log(table(rows));
   } finally {
     if (server) await stop(server);

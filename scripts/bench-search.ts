@@ -35,18 +35,64 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
 const DB_NAME = process.env.BENCH_DB_NAME ?? 'lr_bench';
 const BENCH_PLAN_ID = '00000000-0000-7000-8000-0000000be4c4';
 
-const SEARCHES: { name: string; path: '/v1/mixed_people/search' | '/v1/company/find'; body: Record<string, unknown> }[] = [
+const SEARCHES: {
+  name: string;
+  path: '/v1/mixed_people/search' | '/v1/company/find';
+  body: Record<string, unknown>;
+}[] = [
   { name: 'people: title words', path: '/v1/mixed_people/search', body: { titles: ['sales director'] } },
-  { name: 'people: seniority + location', path: '/v1/mixed_people/search', body: { seniorities: ['vp', 'director'], locations: ['California'] } },
-  { name: 'people: industry + employee range', path: '/v1/mixed_people/search', body: { industries: ['Computer Software'], employeeRanges: ['51-200', '201-500'] } },
+  {
+    name: 'people: seniority + location',
+    path: '/v1/mixed_people/search',
+    body: { seniorities: ['vp', 'director'], locations: ['California'] },
+  },
+  {
+    name: 'people: industry + employee range',
+    path: '/v1/mixed_people/search',
+    body: { industries: ['Computer Software'], employeeRanges: ['51-200', '201-500'] },
+  },
   { name: 'people: company domain', path: '/v1/mixed_people/search', body: { companyDomains: ['DOMAIN'] } },
   { name: 'people: keywords', path: '/v1/mixed_people/search', body: { keywords: 'cybersecurity' } },
-  { name: 'people: combined filters', path: '/v1/mixed_people/search', body: { titles: ['engineering manager', 'head of engineering'], locations: ['United States'], employeeRanges: ['201-500', '501-1000'], emailStatuses: ['verified'] } },
-  { name: 'people: department, all reveals', path: '/v1/mixed_people/search', body: { departments: ['marketing'], seniorities: ['cSuite'], dataOptions: ['workEmailReveal', 'fullContactAndCompany', 'mobilePhoneReveal'] } },
-  { name: 'people: deep page (500)', path: '/v1/mixed_people/search', body: { seniorities: ['entry'], page: 500, perPage: 100, dataOptions: [] } },
+  {
+    name: 'people: combined filters',
+    path: '/v1/mixed_people/search',
+    body: {
+      titles: ['engineering manager', 'head of engineering'],
+      locations: ['United States'],
+      employeeRanges: ['201-500', '501-1000'],
+      emailStatuses: ['verified'],
+    },
+  },
+  {
+    name: 'people: department, all reveals',
+    path: '/v1/mixed_people/search',
+    body: {
+      departments: ['marketing'],
+      seniorities: ['cSuite'],
+      dataOptions: ['workEmailReveal', 'fullContactAndCompany', 'mobilePhoneReveal'],
+    },
+  },
+  {
+    name: 'people: deep page (500)',
+    path: '/v1/mixed_people/search',
+    body: { seniorities: ['entry'], page: 500, perPage: 100, dataOptions: [] },
+  },
   { name: 'people: no filter', path: '/v1/mixed_people/search', body: { dataOptions: [] } },
-  { name: 'companies: industry + size + location', path: '/v1/company/find', body: { industries: ['Financial Services'], employeeRanges: ['51-200'], locations: ['United States'], dataOptions: ['basic'] } },
-  { name: 'companies: technologies, full', path: '/v1/company/find', body: { technologies: ['snowflake', 'datadog'], keywords: 'cloud', dataOptions: ['full'] } },
+  {
+    name: 'companies: industry + size + location',
+    path: '/v1/company/find',
+    body: {
+      industries: ['Financial Services'],
+      employeeRanges: ['51-200'],
+      locations: ['United States'],
+      dataOptions: ['basic'],
+    },
+  },
+  {
+    name: 'companies: technologies, full',
+    path: '/v1/company/find',
+    body: { technologies: ['snowflake', 'datadog'], keywords: 'cloud', dataOptions: ['full'] },
+  },
 ];
 
 type Search = (typeof SEARCHES)[number];
@@ -89,14 +135,22 @@ async function cpuSnapshot(db: Knex) {
   };
 }
 
-const fmtLoad = () => loadavg().map((l) => l.toFixed(2)).join(' / ');
+const fmtLoad = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' / ');
 
 async function main() {
   const server = process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL;
-  if (!server) throw new Error('Set BENCH_DATABASE_URL (or DATABASE_URL) to a PostgreSQL server, e.g. postgres://postgres@127.0.0.1:5432/postgres');
+  if (!server)
+    throw new Error(
+      'Set BENCH_DATABASE_URL (or DATABASE_URL) to a PostgreSQL server, e.g. postgres://postgres@127.0.0.1:5432/postgres',
+    );
   const admin = knex({ client: 'pg', connection: server });
   try {
-    const exists = await admin('pg_database').where({ datname: DB_NAME }).first<{ datname: string } | undefined>('datname');
+    const exists = await admin('pg_database')
+      .where({ datname: DB_NAME })
+      .first<{ datname: string } | undefined>('datname');
     if (!exists) await admin.raw(`CREATE DATABASE ${DB_NAME}`);
   } finally {
     await admin.destroy();
@@ -110,7 +164,9 @@ async function main() {
 
   const count = async (table: string) => Number((await db(table).count<{ n: string }[]>({ n: '*' }).first())?.n);
   if ((await count('people')) !== PEOPLE || (await count('companies')) !== COMPANIES) {
-    console.log(`Loading ${PEOPLE.toLocaleString()} people and ${COMPANIES.toLocaleString()} companies into ${DB_NAME} (once)...`);
+    console.log(
+      `Loading ${PEOPLE.toLocaleString()} people and ${COMPANIES.toLocaleString()} companies into ${DB_NAME} (once)...`,
+    );
     const bar = new SingleBar({ format: '{phase} [{bar}] {value}/{total}' }, Presets.shades_classic);
     bar.start(PEOPLE, 0, { phase: 'companies' });
     const started = Date.now();
@@ -132,14 +188,25 @@ async function main() {
   const deps: Deps = { config, db, clock: systemClock, logger: pino({ level: 'silent' }) };
   const services = createServices(deps);
   await db('plans')
-    .insert({ id: BENCH_PLAN_ID, name: 'Benchmark', per_min: 1_000_000, per_hour: 10_000_000, per_day: 100_000_000, credits: 0, created_at: new Date() })
+    .insert({
+      id: BENCH_PLAN_ID,
+      name: 'Benchmark',
+      per_min: 1_000_000,
+      per_hour: 10_000_000,
+      per_day: 100_000_000,
+      credits: 0,
+      created_at: new Date(),
+    })
     .onConflict('id')
     .ignore();
   // One workspace per client, as separate customers: requests of one workspace take turns on its
   // quota counter by design, which is not what this benchmark measures.
   const apiKeys: string[] = [];
   for (let c = 0; c < Math.max(1, CLIENTS); c++) {
-    const { workspace, apiKey } = await services.workspaces.createWorkspace({ name: `Benchmark ${new Date().toISOString()} #${c + 1}`, planId: BENCH_PLAN_ID });
+    const { workspace, apiKey } = await services.workspaces.createWorkspace({
+      name: `Benchmark ${new Date().toISOString()} #${c + 1}`,
+      planId: BENCH_PLAN_ID,
+    });
     await db('workspaces').where({ id: workspace.id }).update({ credit_balance: 1_000_000_000 });
     apiKeys.push(apiKey);
   }
@@ -156,14 +223,20 @@ async function main() {
 
   const run = async (s: Search, apiKey: string): Promise<number> => {
     const t0 = performance.now();
-    const res = await fetch(base + s.path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body: bodies.get(s) });
+    const res = await fetch(base + s.path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+      body: bodies.get(s),
+    });
     const json = (await res.json()) as { data?: { pagination: { totalEntries: number } }; error?: string };
     if (res.status !== 200) throw new Error(`${s.name}: ${res.status} ${json.error}`);
     totals.set(s, json.data!.pagination.totalEntries);
     return performance.now() - t0;
   };
 
-  console.log(`\nThe count of the same filters is ${config.searchCountCacheSeconds ? `reused for ${config.searchCountCacheSeconds} s` : 'counted every time'} (SEARCH_COUNT_CACHE_SECONDS).`);
+  console.log(
+    `\nThe count of the same filters is ${config.searchCountCacheSeconds ? `reused for ${config.searchCountCacheSeconds} s` : 'counted every time'} (SEARCH_COUNT_CACHE_SECONDS).`,
+  );
   console.log(`\nOne at a time: ${ITERATIONS} requests per search (after 3 warm-up requests), through HTTP:\n`);
   console.log('search'.padEnd(42) + 'results'.padStart(10) + 'p50 ms'.padStart(9) + 'p95 ms'.padStart(9));
   const sequential = new Map<Search, Stats>();
@@ -173,7 +246,12 @@ async function main() {
     for (let i = 0; i < ITERATIONS; i++) times.push(await run(s, apiKeys[0]));
     const row = stats(times);
     sequential.set(s, row);
-    console.log(s.name.padEnd(42) + String(totals.get(s)).padStart(10) + row.p50.toFixed(1).padStart(9) + row.p95.toFixed(1).padStart(9));
+    console.log(
+      s.name.padEnd(42) +
+        String(totals.get(s)).padStart(10) +
+        row.p50.toFixed(1).padStart(9) +
+        row.p95.toFixed(1).padStart(9),
+    );
   }
 
   const concurrent = new Map<Search, number[]>(SEARCHES.map((s) => [s, []]));
@@ -182,24 +260,33 @@ async function main() {
   let cpu: { node: number; postgres: number; machineBusy: number; machineTotal: number } | undefined;
   const loadBefore = fmtLoad();
   if (CLIENTS > 0) {
-    console.log(`\n${CLIENTS} clients for ${SECONDS} s, each sending the searches in turn (starting at a different one)...`);
+    console.log(
+      `\n${CLIENTS} clients for ${SECONDS} s, each sending the searches in turn (starting at a different one)...`,
+    );
     // A workspace's first request of a search reveals and charges its page once; warm that up so
     // the measured requests do the same work as the baseline's.
-    await Promise.all(apiKeys.map(async (key) => {
-      for (const s of SEARCHES) await run(s, key);
-    }));
+    await Promise.all(
+      apiKeys.map(async (key) => {
+        for (const s of SEARCHES) await run(s, key);
+      }),
+    );
     const before = await cpuSnapshot(db);
     // Whether the connection pool holds requests back: requests waiting for a connection, sampled.
     const pool = (db.client as { pool: { numUsed(): number; numPendingAcquires(): number } }).pool;
-    const sampler = setInterval(() => poolSamples.push({ used: pool.numUsed(), waiting: pool.numPendingAcquires() }), 10);
+    const sampler = setInterval(
+      () => poolSamples.push({ used: pool.numUsed(), waiting: pool.numPendingAcquires() }),
+      10,
+    );
     const t0 = performance.now();
     const until = t0 + SECONDS * 1000;
-    await Promise.all(apiKeys.map(async (key, c) => {
-      for (let i = c; performance.now() < until; i++) {
-        const s = SEARCHES[i % SEARCHES.length];
-        concurrent.get(s)!.push(await run(s, key));
-      }
-    }));
+    await Promise.all(
+      apiKeys.map(async (key, c) => {
+        for (let i = c; performance.now() < until; i++) {
+          const s = SEARCHES[i % SEARCHES.length];
+          concurrent.get(s)!.push(await run(s, key));
+        }
+      }),
+    );
     elapsed = (performance.now() - t0) / 1000;
     clearInterval(sampler);
     const after = await cpuSnapshot(db);
@@ -216,7 +303,10 @@ async function main() {
 
   // The tables as the README shows them.
   const ms = (n: number) => n.toFixed(1);
-  console.log('\n| search | results | 1 client p50 ms | 1 client p95 ms |' + (CLIENTS ? ` ${CLIENTS} clients p50 ms | ${CLIENTS} clients p95 ms | requests |` : ''));
+  console.log(
+    '\n| search | results | 1 client p50 ms | 1 client p95 ms |' +
+      (CLIENTS ? ` ${CLIENTS} clients p50 ms | ${CLIENTS} clients p95 ms | requests |` : ''),
+  );
   console.log('|---|---:|---:|---:|' + (CLIENTS ? '---:|---:|---:|' : ''));
   for (const s of SEARCHES) {
     const seq = sequential.get(s)!;
@@ -232,8 +322,12 @@ async function main() {
   if (CLIENTS && cpu) {
     const all = [...concurrent.values()].flat();
     const overall = stats(all);
-    console.log(`worst p95 with ${CLIENTS} clients: ${ms(worst([...concurrent.values()].map(stats)))} ms; all searches p50 ${ms(overall.p50)} / p95 ${ms(overall.p95)} ms (target < 50 ms)`);
-    console.log(`throughput: ${(all.length / elapsed).toFixed(0)} searches/s (${all.length} in ${elapsed.toFixed(1)} s)`);
+    console.log(
+      `worst p95 with ${CLIENTS} clients: ${ms(worst([...concurrent.values()].map(stats)))} ms; all searches p50 ${ms(overall.p50)} / p95 ${ms(overall.p95)} ms (target < 50 ms)`,
+    );
+    console.log(
+      `throughput: ${(all.length / elapsed).toFixed(0)} searches/s (${all.length} in ${elapsed.toFixed(1)} s)`,
+    );
     const cores = (seconds: number) => `${(seconds / elapsed).toFixed(2)} cores`;
     const cpus = cpu.machineTotal / elapsed;
     console.log(

@@ -48,7 +48,12 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', () => resolve()));
   const port = (sink.server.address() as AddressInfo).port;
 
-  const config = loadConfig({ databaseUrl: bench.url, secretKey: '66'.repeat(32), allowPrivateMailHosts: true, seedDemo: false });
+  const config = loadConfig({
+    databaseUrl: bench.url,
+    secretKey: '66'.repeat(32),
+    allowPrivateMailHosts: true,
+    seedDemo: false,
+  });
   const database = await openDatabase(config);
   await migrate(database.db);
   const db = database.db;
@@ -57,14 +62,27 @@ async function main(): Promise<void> {
   const services = createServices(deps);
   try {
     // Baseline: the same messages straight through nodemailer, 16 at a time over one pool.
-    const direct = nodemailer.createTransport({ pool: true, maxConnections: 16, host: '127.0.0.1', port, secure: false, ignoreTLS: true });
+    const direct = nodemailer.createTransport({
+      pool: true,
+      maxConnections: 16,
+      host: '127.0.0.1',
+      port,
+      secure: false,
+      ignoreTLS: true,
+    });
     const baseStart = performance.now();
     let next = 0;
     await Promise.all(
       Array.from({ length: 16 }, async () => {
         while (next < CONTACTS) {
           next += 1;
-          await direct.sendMail({ from: 'a@acme-mail.io', to: `c${next}@x.test`, subject: 'Hello', text: 'Hi', html: '<p>Hi</p>' });
+          await direct.sendMail({
+            from: 'a@acme-mail.io',
+            to: `c${next}@x.test`,
+            subject: 'Hello',
+            text: 'Hi',
+            html: '<p>Hi</p>',
+          });
         }
       }),
     );
@@ -73,24 +91,57 @@ async function main(): Promise<void> {
     received = 0;
 
     const planId = newId();
-    await db('plans').insert({ id: planId, name: 'Bench', per_min: 1e6, per_hour: 1e6, per_day: 1e6, credits: 0, created_at: clock.now() });
+    await db('plans').insert({
+      id: planId,
+      name: 'Bench',
+      per_min: 1e6,
+      per_hour: 1e6,
+      per_day: 1e6,
+      credits: 0,
+      created_at: clock.now(),
+    });
     const { workspace } = await services.workspaces.createWorkspace({ name: 'Bench', planId });
     const accountIds: string[] = [];
     for (let i = 0; i < ACCOUNTS; i += 1) {
-      const account = await services.accounts.connect(workspace.id, { email: `s${i}@acme-mail.io`, provider: 'smtp', dailyLimit: 1000, smtp: { host: '127.0.0.1', port, password: 'pw' } } as never);
+      const account = await services.accounts.connect(workspace.id, {
+        email: `s${i}@acme-mail.io`,
+        provider: 'smtp',
+        dailyLimit: 1000,
+        smtp: { host: '127.0.0.1', port, password: 'pw' },
+      } as never);
       accountIds.push(account.id);
     }
     const schedule = { timezone: 'UTC', days: [0, 1, 2, 3, 4, 5, 6], from: '00:00', to: '23:59' };
     const makeCampaign = async (name: string, contacts: number) => {
-      const campaign = await services.campaigns.create(workspace.id, { name, accountIds, schedule, options: { emailGapMinutes: 0, randomWaitMaxMinutes: 0 } });
+      const campaign = await services.campaigns.create(workspace.id, {
+        name,
+        accountIds,
+        schedule,
+        options: { emailGapMinutes: 0, randomWaitMaxMinutes: 0 },
+      });
       await services.campaigns.createSteps(workspace.id, campaign.id, [
-        { delayDays: 0, variants: [{ subject: 'Hi {{firstName}}', body: '<p>Hello {{firstName}}, see <a href="https://acme.test">this</a>.</p>' }] },
+        {
+          delayDays: 0,
+          variants: [
+            {
+              subject: 'Hi {{firstName}}',
+              body: '<p>Hello {{firstName}}, see <a href="https://acme.test">this</a>.</p>',
+            },
+          ],
+        },
         { delayDays: 1, variants: [{ subject: '', body: 'Following up, {{firstName}}.' }] },
       ] as never);
       for (let i = 0; i < contacts; i += 5000) {
         const rows = Array.from({ length: Math.min(5000, contacts - i) }, (_, k) => ({
-          id: newId(), workspace_id: workspace.id, campaign_id: campaign.id, email: `${name}${i + k}@x.test`, first_name: `N${i + k}`,
-          custom_variables: '{}', status: 'active', created_at: clock.now(), updated_at: clock.now(),
+          id: newId(),
+          workspace_id: workspace.id,
+          campaign_id: campaign.id,
+          email: `${name}${i + k}@x.test`,
+          first_name: `N${i + k}`,
+          custom_variables: '{}',
+          status: 'active',
+          created_at: clock.now(),
+          updated_at: clock.now(),
         }));
         await db('contacts').insert(rows);
       }
@@ -109,13 +160,18 @@ async function main(): Promise<void> {
         runs += 1;
       }
       const seconds = (performance.now() - start) / 1000;
-      rows.push([`engine: step ${step}, ${CONTACTS} messages (${runs} runs)`, `${(CONTACTS / seconds).toFixed(0)} msg/s, heap ${heapMb()} MB`]);
+      rows.push([
+        `engine: step ${step}, ${CONTACTS} messages (${runs} runs)`,
+        `${(CONTACTS / seconds).toFixed(0)} msg/s, heap ${heapMb()} MB`,
+      ]);
       clock.current += 86_400_000;
     }
 
     // 100,000 waiting contacts (not due for a day) beside the due ones: how long a run takes to find work.
     const waitingId = await makeCampaign('wait', WAITING);
-    await db('sending_progress').where({ campaign_id: waitingId }).update({ state: 'waiting', due_at: new Date(clock.current + 86_400_000) });
+    await db('sending_progress')
+      .where({ campaign_id: waitingId })
+      .update({ state: 'waiting', due_at: new Date(clock.current + 86_400_000) });
     await db.raw('ANALYZE');
     const times: number[] = [];
     for (let i = 0; i < 5; i += 1) {
@@ -123,7 +179,10 @@ async function main(): Promise<void> {
       await services.sending.runOnce();
       times.push(performance.now() - t0);
     }
-    rows.push([`scheduler: idle run among ${WAITING} waiting contacts (median of 5)`, `${times.sort((a, b) => a - b)[2].toFixed(1)} ms, heap ${heapMb()} MB`]);
+    rows.push([
+      `scheduler: idle run among ${WAITING} waiting contacts (median of 5)`,
+      `${times.sort((a, b) => a - b)[2].toFixed(1)} ms, heap ${heapMb()} MB`,
+    ]);
 
     console.log('\n| measure | result |\n|---|---|');
     for (const [k, v] of rows) console.log(`| ${k} | ${v} |`);

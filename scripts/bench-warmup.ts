@@ -79,12 +79,42 @@ interface Side {
 
 /** The baseline: plain nodemailer and imapflow replaying each step on its own mailboxes. */
 function baseline(provider: MailProvider, addresses: string[]) {
-  const login = (user: string) => ({ host: '127.0.0.1', port: provider.imapPort, secure: false, auth: { user, pass: provider.password(user) }, logger: false as const, disableAutoIdle: true });
-  const transports = new Map(addresses.map((a) => [a, nodemailer.createTransport({ host: '127.0.0.1', port: provider.smtpPort, secure: false, auth: { user: a, pass: provider.password(a) }, pool: true, maxConnections: 2 })]));
+  const login = (user: string) => ({
+    host: '127.0.0.1',
+    port: provider.imapPort,
+    secure: false,
+    auth: { user, pass: provider.password(user) },
+    logger: false as const,
+    disableAutoIdle: true,
+  });
+  const transports = new Map(
+    addresses.map((a) => [
+      a,
+      nodemailer.createTransport({
+        host: '127.0.0.1',
+        port: provider.smtpPort,
+        secure: false,
+        auth: { user: a, pass: provider.password(a) },
+        pool: true,
+        maxConnections: 2,
+      }),
+    ]),
+  );
   const sentIds = new Set<string>();
   const checkpoints = new Map<string, number>();
   const archived = new Set<string>();
-  const side: Side = { sent: 0, sendMs: 0, appendSessions: 0, recognised: 0, readMs: 0, mailboxReads: 0, heapBefore: 0, heapPeak: 0, heapAfter: 0, heapPoolsClosed: 0 };
+  const side: Side = {
+    sent: 0,
+    sendMs: 0,
+    appendSessions: 0,
+    recognised: 0,
+    readMs: 0,
+    mailboxReads: 0,
+    heapBefore: 0,
+    heapPeak: 0,
+    heapAfter: 0,
+    heapPoolsClosed: 0,
+  };
   let n = 0;
 
   const sendFrom = async (from: string, messages: Step['sent']) => {
@@ -93,7 +123,16 @@ function baseline(provider: MailProvider, addresses: string[]) {
         n += 1;
         const messageId = `<baseline-${n}@${from.split('@')[1]}>`;
         sentIds.add(messageId.slice(1, -1));
-        const raw = await new MailComposer({ from, to: m.to, subject: m.subject, text: m.text, ...(m.html ? { html: m.html } : {}), messageId }).compile().build();
+        const raw = await new MailComposer({
+          from,
+          to: m.to,
+          subject: m.subject,
+          text: m.text,
+          ...(m.html ? { html: m.html } : {}),
+          messageId,
+        })
+          .compile()
+          .build();
         const transport = transports.get(from)!;
         // A pooled connection the server closed for idling (421) is replaced: the one retry any pool user makes.
         await transport.sendMail({ envelope: { from, to: [m.to] }, raw }).catch((err: { responseCode?: number }) => {
@@ -119,7 +158,9 @@ function baseline(provider: MailProvider, addresses: string[]) {
     const uids = ((await client.search({ uid: `${last + 1}:*` }, { uid: true })) || []).filter((u) => u > last);
     if (!uids.length) return;
     const heads = await client.fetchAll(uids.join(','), { uid: true, headers: ['message-id'] }, { uid: true });
-    const mine = heads.filter((h) => sentIds.has(headerMessageId(h.headers ?? Buffer.alloc(0)) ?? '')).map((h) => h.uid);
+    const mine = heads
+      .filter((h) => sentIds.has(headerMessageId(h.headers ?? Buffer.alloc(0)) ?? ''))
+      .map((h) => h.uid);
     side.recognised += folder === 'INBOX' ? mine.length : 0;
     if (mine.length) {
       if (to !== 'INBOX' && !archived.has(user)) {
@@ -184,17 +225,37 @@ async function main(): Promise<void> {
   await migrate(database.db);
   const clock = new TestClock();
   clock.set('2026-11-23T00:00:00.000Z');
-  const config = loadConfig({ seedDemo: false, verifyMailLogins: false, allowPrivateMailHosts: true, secretKey: 'ab'.repeat(32) });
+  const config = loadConfig({
+    seedDemo: false,
+    verifyMailLogins: false,
+    allowPrivateMailHosts: true,
+    secretKey: 'ab'.repeat(32),
+  });
   const deps: Deps = { config, db: database.db, clock, logger: pino({ level: 'silent' }) };
   const services = createServices(deps);
   const { workspace } = await services.workspaces.createWorkspace({ name: 'Bench' });
   const emailOf = new Map<string, string>();
   for (const email of addresses) {
-    const account = await services.accounts.connect(workspace.id, { ...provider.connectBody(email), dailyLimit: 2000, warmup: { dailyLimit: PER_DAY, increasePerDay: PER_DAY, replyRatePercent: 0 } });
+    const account = await services.accounts.connect(workspace.id, {
+      ...provider.connectBody(email),
+      dailyLimit: 2000,
+      warmup: { dailyLimit: PER_DAY, increasePerDay: PER_DAY, replyRatePercent: 0 },
+    });
     emailOf.set(account.id, email);
   }
   const base = baseline(provider, [...twin.values()]);
-  const app: Side = { sent: 0, sendMs: 0, appendSessions: 0, recognised: 0, readMs: 0, mailboxReads: 0, heapBefore: heapUsed(), heapPeak: 0, heapAfter: 0, heapPoolsClosed: 0 };
+  const app: Side = {
+    sent: 0,
+    sendMs: 0,
+    appendSessions: 0,
+    recognised: 0,
+    readMs: 0,
+    mailboxReads: 0,
+    heapBefore: heapUsed(),
+    heapPeak: 0,
+    heapAfter: 0,
+    heapPoolsClosed: 0,
+  };
   app.heapPeak = app.heapBefore;
 
   const read = async (step: Step, now: Date) => {
@@ -202,23 +263,35 @@ async function main(): Promise<void> {
     app.readMs += ms;
     app.mailboxReads += n;
     // A mailbox read in this run has its next read set past now.
-    if (n) step.read.push(...(await database.db('warmup_members').where('next_read_at', '>', now).pluck('member_id')).map((id: string) => emailOf.get(id)!));
+    if (n)
+      step.read.push(
+        ...(await database.db('warmup_members').where('next_read_at', '>', now).pluck('member_id')).map((id: string) =>
+          emailOf.get(id)!,
+        ),
+      );
     return n;
   };
   /** The baseline does what the jobs just did, on its own mailboxes, right after them (the same machine load). */
   const replay = (step: Step) =>
-    base.step({ sent: step.sent.map((m) => ({ ...m, from: twin.get(m.from)!, to: twin.get(m.to)! })), read: step.read.map((a) => twin.get(a)!) });
+    base.step({
+      sent: step.sent.map((m) => ({ ...m, from: twin.get(m.from)!, to: twin.get(m.to)! })),
+      read: step.read.map((a) => twin.get(a)!),
+    });
 
   for (let i = 0; i < STEPS; i += 1) {
     const now = clock.now();
     const step: Step = { sent: [], read: [] };
     // Until a run finds fewer than a batch due (then nothing else is due now).
-    for (let n = DEFAULT_WARMUP_SETTINGS.sendBatch; n >= DEFAULT_WARMUP_SETTINGS.sendBatch; ) {
+    for (let n = DEFAULT_WARMUP_SETTINGS.sendBatch; n >= DEFAULT_WARMUP_SETTINGS.sendBatch;) {
       const [done, ms] = await timed(() => services.warmup.sender.runOnce());
       n = done;
       app.sendMs += ms;
     }
-    step.sent = await database.db('warmup_messages').where({ status: 'sent', sent_at: now }).orderBy('id').select({ from: 'sender_email', to: 'recipient_email', subject: 'subject', text: 'text', html: 'html' });
+    step.sent = await database
+      .db('warmup_messages')
+      .where({ status: 'sent', sent_at: now })
+      .orderBy('id')
+      .select({ from: 'sender_email', to: 'recipient_email', subject: 'subject', text: 'text', html: 'html' });
     app.sent += step.sent.length;
     app.appendSessions += new Set(step.sent.map((m) => m.from)).size;
     await read(step, now);
@@ -235,7 +308,9 @@ async function main(): Promise<void> {
     await replay(step);
     clock.advance(STEP_MS);
   }
-  app.recognised = Number((await database.db('warmup_messages').whereNotNull('seen_at').count<{ n: string }[]>({ n: '*' }))[0].n);
+  app.recognised = Number(
+    (await database.db('warmup_messages').whereNotNull('seen_at').count<{ n: string }[]>({ n: '*' }))[0].n,
+  );
   app.heapAfter = heapUsed();
   if (process.env.BENCH_HEAP_SNAPSHOT) writeHeapSnapshot(process.env.BENCH_HEAP_SNAPSHOT);
   services.mail.close();
@@ -258,19 +333,41 @@ function progress(app: Side, base: Side): string {
 }
 
 function report(label: string, app: Side, base: Side): void {
-  const row = (name: string, a: string | number, b: string | number, ratio = '') => console.log(`| ${name} | ${a} | ${b} | ${ratio} |`);
-  console.log(`\nbench:warmup on ${label}: ${ACCOUNTS} pool accounts x ${PER_DAY} a day, one simulated day (${STEPS} steps of 10 minutes, then reads until nothing is due)\n`);
+  const row = (name: string, a: string | number, b: string | number, ratio = '') =>
+    console.log(`| ${name} | ${a} | ${b} | ${ratio} |`);
+  console.log(
+    `\nbench:warmup on ${label}: ${ACCOUNTS} pool accounts x ${PER_DAY} a day, one simulated day (${STEPS} steps of 10 minutes, then reads until nothing is due)\n`,
+  );
   console.log('| measure | warm-up jobs | baseline (nodemailer / imapflow) | ratio |');
   console.log('|---|---:|---:|---:|');
   row('messages sent', app.sent, base.sent);
   row('Sent-folder append sessions', app.appendSessions, base.appendSessions);
-  row('send rate incl. Sent appends (msg/s)', rate(app.sent, app.sendMs).toFixed(0), rate(base.sent, base.sendMs).toFixed(0), pct(rate(app.sent, app.sendMs), rate(base.sent, base.sendMs)));
+  row(
+    'send rate incl. Sent appends (msg/s)',
+    rate(app.sent, app.sendMs).toFixed(0),
+    rate(base.sent, base.sendMs).toFixed(0),
+    pct(rate(app.sent, app.sendMs), rate(base.sent, base.sendMs)),
+  );
   row('mailbox reads (sessions)', app.mailboxReads, base.mailboxReads);
   row('messages read and recognised', app.recognised, base.recognised);
-  row('read rate (msg/s)', rate(app.recognised, app.readMs).toFixed(0), rate(base.recognised, base.readMs).toFixed(0), pct(rate(app.recognised, app.readMs), rate(base.recognised, base.readMs)));
+  row(
+    'read rate (msg/s)',
+    rate(app.recognised, app.readMs).toFixed(0),
+    rate(base.recognised, base.readMs).toFixed(0),
+    pct(rate(app.recognised, app.readMs), rate(base.recognised, base.readMs)),
+  );
   const per100 = (s: Side) => (s.mailboxReads ? (s.readMs / s.mailboxReads) * 100 : 0);
-  row('reader run time per 100 mailboxes', `${per100(app).toFixed(0)} ms`, `${per100(base).toFixed(0)} ms`, pct(per100(base), per100(app)));
-  row('heap before / peak / after the day / after closing the SMTP pools', `${mb(app.heapBefore)} / ${mb(app.heapPeak)} / ${mb(app.heapAfter)} / ${mb(app.heapPoolsClosed)}`, '');
+  row(
+    'reader run time per 100 mailboxes',
+    `${per100(app).toFixed(0)} ms`,
+    `${per100(base).toFixed(0)} ms`,
+    pct(per100(base), per100(app)),
+  );
+  row(
+    'heap before / peak / after the day / after closing the SMTP pools',
+    `${mb(app.heapBefore)} / ${mb(app.heapPeak)} / ${mb(app.heapAfter)} / ${mb(app.heapPoolsClosed)}`,
+    '',
+  );
 }
 
 main().catch((err) => {

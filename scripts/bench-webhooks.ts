@@ -31,13 +31,24 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', () => resolve()));
   const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
 
-  const config = loadConfig({ databaseUrl: bench.url, secretKey: 'aa'.repeat(32), allowPrivateWebhooks: true, seedDemo: false });
+  const config = loadConfig({
+    databaseUrl: bench.url,
+    secretKey: 'aa'.repeat(32),
+    allowPrivateWebhooks: true,
+    seedDemo: false,
+  });
   const database = await openDatabase(config);
   await migrate(database.db);
   const deps: Deps = { config, db: database.db, clock: { now: () => new Date() }, logger: pino({ level: 'silent' }) };
   const services = createServices(deps);
   try {
-    const payload = JSON.stringify({ id: newId(), type: 'email.sent', occurredAt: new Date().toISOString(), workspaceId: newId(), data: { email: 'a@b.test' } });
+    const payload = JSON.stringify({
+      id: newId(),
+      type: 'email.sent',
+      occurredAt: new Date().toISOString(),
+      workspaceId: newId(),
+      data: { email: 'a@b.test' },
+    });
     const secret = `whsec_${Buffer.alloc(24, 7).toString('base64')}`;
     let next = 0;
     const baseStart = performance.now();
@@ -58,7 +69,13 @@ async function main(): Promise<void> {
     const recordStart = performance.now();
     for (let i = 0; i < EVENTS; i += 500) {
       await database.db.transaction(async (trx) => {
-        for (let k = i; k < Math.min(EVENTS, i + 500); k += 1) await services.events.record(trx, { workspaceId: workspace.id, type: 'email.sent', data: { email: `c${k}@x.test` }, mail: {} });
+        for (let k = i; k < Math.min(EVENTS, i + 500); k += 1)
+          await services.events.record(trx, {
+            workspaceId: workspace.id,
+            type: 'email.sent',
+            data: { email: `c${k}@x.test` },
+            mail: {},
+          });
       });
     }
     const recordSeconds = (performance.now() - recordStart) / 1000;
@@ -71,8 +88,12 @@ async function main(): Promise<void> {
     const rate = EVENTS / ((performance.now() - start) / 1000);
     console.log('\n| measure | result |\n|---|---|');
     console.log(`| baseline: signed POSTs from a loop, 32 at a time | ${baseRate.toFixed(0)} /s |`);
-    console.log(`| events recorded with their outbox rows (500 a transaction) | ${(EVENTS / recordSeconds).toFixed(0)} /s |`);
-    console.log(`| worker: ${EVENTS} deliveries from the outbox (${runs} runs) | ${rate.toFixed(0)} /s, heap ${heapMb()} MB |`);
+    console.log(
+      `| events recorded with their outbox rows (500 a transaction) | ${(EVENTS / recordSeconds).toFixed(0)} /s |`,
+    );
+    console.log(
+      `| worker: ${EVENTS} deliveries from the outbox (${runs} runs) | ${rate.toFixed(0)} /s, heap ${heapMb()} MB |`,
+    );
   } finally {
     await database.close();
     await bench.drop();

@@ -19,7 +19,9 @@ export const DOCS_FILE = join(root, 'dist', 'docs', 'index.html');
 /** `src`/`href` attributes (and CSS `url()`/`@import`) that load from another host. */
 export function externalResources(html: string): string[] {
   const found = new Set<string>();
-  for (const m of html.matchAll(/<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)\s*=\s*["']?((?:https?:)?\/\/[^"' >]+)/gi)) {
+  for (const m of html.matchAll(
+    /<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)\s*=\s*["']?((?:https?:)?\/\/[^"' >]+)/gi,
+  )) {
     // A plain hyperlink (<a href>) is navigation, not a resource; <link rel=...> is a resource.
     found.add(m[1]);
   }
@@ -39,11 +41,24 @@ export function buildDocs(): string {
   try {
     execFileSync(
       join(root, 'node_modules', '.bin', 'redocly'),
-      ['build-docs', 'generated/openapi.json', '--inlineBundle', '--title', readBundledSpec().info.title, '-o', DOCS_FILE],
+      [
+        'build-docs',
+        'generated/openapi.json',
+        '--inlineBundle',
+        '--title',
+        readBundledSpec().info.title,
+        '-o',
+        DOCS_FILE,
+      ],
       // Telemetry off: the CLI would report the build, and the page would send traces to Redocly. Its notices
       // (boxed Node 20 and Redoc 3 banners, progress) go to stderr, which has no quiet option: it is kept and
       // shown only when the build fails, so `npm start` prints nothing of it before the API key.
-      { cwd: root, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', env: { ...process.env, REDOCLY_TELEMETRY: 'off' } },
+      {
+        cwd: root,
+        stdio: ['ignore', 'ignore', 'pipe'],
+        encoding: 'utf8',
+        env: { ...process.env, REDOCLY_TELEMETRY: 'off' },
+      },
     );
   } catch (err) {
     const output = (err as { stderr?: string }).stderr;
@@ -54,7 +69,10 @@ export function buildDocs(): string {
   writeFileSync(DOCS_FILE, html);
   if (!html.includes('"disableTelemetry":true')) throw new Error(`${DOCS_FILE}: Redoc telemetry is not disabled`);
   const external = [...externalResources(html), ...ATTRIBUTION_LOGOS.filter((logo) => html.includes(logo))];
-  if (external.length) throw new Error(`${DOCS_FILE} loads resources from other hosts, so it would not work offline: ${external.join(', ')}`);
+  if (external.length)
+    throw new Error(
+      `${DOCS_FILE} loads resources from other hosts, so it would not work offline: ${external.join(', ')}`,
+    );
   return DOCS_FILE;
 }
 

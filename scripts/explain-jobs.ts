@@ -20,29 +20,57 @@ const BATCHES = Number(process.env.EXPLAIN_BATCHES ?? 5);
 /** A statement's first line (and the table a LATERAL look-up reads), enough to tell the statements of a batch apart. */
 function label(firstLine: string, notice: string): string {
   const lateral = /lateral \(select .*? from (\w+)/.exec(notice);
-  return (firstLine.replace(/\(\$\d+(, \$\d+)*\)(, \(\$\d+(, \$\d+)*\))*/g, '(...)').slice(0, 80) + (lateral ? ` ... lateral ${lateral[1]}` : '')).trim();
+  return (
+    firstLine.replace(/\(\$\d+(, \$\d+)*\)(, \(\$\d+(, \$\d+)*\))*/g, '(...)').slice(0, 80) +
+    (lateral ? ` ... lateral ${lateral[1]}` : '')
+  ).trim();
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main(): Promise<void> {
   const fresh = await freshBenchDatabase('lr_explain_jobs', 'explain:jobs');
   const url = new URL(fresh.url);
-  url.searchParams.set('options', '-c session_preload_libraries=auto_explain -c auto_explain.log_min_duration=0 -c auto_explain.log_analyze=on -c client_min_messages=log');
+  url.searchParams.set(
+    'options',
+    '-c session_preload_libraries=auto_explain -c auto_explain.log_min_duration=0 -c auto_explain.log_analyze=on -c client_min_messages=log',
+  );
   const database = await openDatabase({ databaseUrl: url.toString(), dataDir: '' });
   const db = database.db;
   // auto_explain's LOG lines reach the client as notices (client_min_messages=log); kept only while a batch runs.
   let capture: string[] | null = null;
-  const pool = (db.client as { pool: { on(event: 'createSuccess', listener: (id: unknown, conn: { on(event: 'notice', l: (n: { message?: string }) => void): void }) => void): void } }).pool;
+  const pool = (
+    db.client as {
+      pool: {
+        on(
+          event: 'createSuccess',
+          listener: (id: unknown, conn: { on(event: 'notice', l: (n: { message?: string }) => void): void }) => void,
+        ): void;
+      };
+    }
+  ).pool;
   pool.on('createSuccess', (_id, conn) => conn.on('notice', (n) => capture?.push(String(n.message))));
   try {
     await migrate(db);
-    const config = loadConfig({ seedDemo: false, validateResponses: false, logLevel: 'silent', jobConcurrency: 1, jobBatchSize: 1000 });
+    const config = loadConfig({
+      seedDemo: false,
+      validateResponses: false,
+      logLevel: 'silent',
+      jobConcurrency: 1,
+      jobBatchSize: 1000,
+    });
     const deps: Deps = { config, db, clock: { now: () => new Date() }, logger: pino({ level: 'silent' }) };
     const services = createServices(deps);
     const { workspace } = await services.workspaces.createWorkspace({ name: 'Explain' });
     const campaignId = newId();
     const now = new Date();
-    await db('campaigns').insert({ id: campaignId, workspace_id: workspace.id, name: 'Explain', status: 'draft', created_at: now, updated_at: now });
+    await db('campaigns').insert({
+      id: campaignId,
+      workspace_id: workspace.id,
+      name: 'Explain',
+      status: 'draft',
+      created_at: now,
+      updated_at: now,
+    });
 
     const times = new Map<string, Map<number, number[]>>();
     const plans = new Map<string, string>();
@@ -59,8 +87,19 @@ async function main(): Promise<void> {
         filled = fill;
       }
       await db.raw('vacuum analyze contacts');
-      const contacts = Array.from({ length: BATCHES * 1000 }, (_, i) => ({ email: `lead${fill}-${i}@company${i % 1000}.test`, firstName: `First${i}`, lastName: `Last${i}`, companyName: `Company ${i % 1000}`, customVariables: { tier: `tier${i % 3}` } }));
-      await services.jobs.importJson(workspace.id, { campaignId }, { skipInWorkspace: false, skipInAnyList: false, skipSuppressed: true, verify: false }, contacts);
+      const contacts = Array.from({ length: BATCHES * 1000 }, (_, i) => ({
+        email: `lead${fill}-${i}@company${i % 1000}.test`,
+        firstName: `First${i}`,
+        lastName: `Last${i}`,
+        companyName: `Company ${i % 1000}`,
+        customVariables: { tier: `tier${i % 3}` },
+      }));
+      await services.jobs.importJson(
+        workspace.id,
+        { campaignId },
+        { skipInWorkspace: false, skipInAnyList: false, skipSuppressed: true, verify: false },
+        contacts,
+      );
       for (let b = 0; b < BATCHES; b++) {
         capture = [];
         const start = performance.now();
@@ -80,10 +119,13 @@ async function main(): Promise<void> {
     }
 
     const cell = (xs: number[] | undefined) => (xs ? median(xs).toFixed(1) : '-');
-    console.log(`| statement (median ms of ${BATCHES} batches of 1,000) | ${FILLS.map((f) => `${f.toLocaleString('en-US')} contacts`).join(' | ')} |`);
+    console.log(
+      `| statement (median ms of ${BATCHES} batches of 1,000) | ${FILLS.map((f) => `${f.toLocaleString('en-US')} contacts`).join(' | ')} |`,
+    );
     console.log(`|---|${FILLS.map(() => '---:').join('|')}|`);
     const rows = [...times].filter(([, byFill]) => FILLS.some((f) => median(byFill.get(f) ?? [0]) >= 0.5));
-    for (const [key, byFill] of rows) console.log(`| \`${key}\` | ${FILLS.map((f) => cell(byFill.get(f))).join(' | ')} |`);
+    for (const [key, byFill] of rows)
+      console.log(`| \`${key}\` | ${FILLS.map((f) => cell(byFill.get(f))).join(' | ')} |`);
     console.log(`| whole batch (worker, wall clock) | ${FILLS.map((f) => cell(batchMs.get(f))).join(' | ')} |`);
     if (process.env.EXPLAIN_PLANS === '1') for (const [key] of rows) console.log(`\n${key}\n${plans.get(key)}`);
   } finally {

@@ -19,7 +19,14 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, existsSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import openapiTS, { astToString, type OpenAPI3, type OperationObject, type PathItemObject, type ReferenceObject, type ResponseObject } from 'openapi-typescript';
+import openapiTS, {
+  astToString,
+  type OpenAPI3,
+  type OperationObject,
+  type PathItemObject,
+  type ReferenceObject,
+  type ResponseObject,
+} from 'openapi-typescript';
 
 const root = resolve(__dirname, '..');
 const outDir = join(root, 'generated');
@@ -30,10 +37,14 @@ function bundle(): OpenAPI3 {
   const dir = mkdtempSync(join(tmpdir(), 'bundle-'));
   const file = join(dir, 'openapi.json');
   try {
-    execFileSync(join(root, 'node_modules/.bin/redocly'), ['bundle', 'spec/openapi.yaml', '--ext', 'json', '-o', file], {
-      cwd: root,
-      stdio: 'pipe',
-    });
+    execFileSync(
+      join(root, 'node_modules/.bin/redocly'),
+      ['bundle', 'spec/openapi.yaml', '--ext', 'json', '-o', file],
+      {
+        cwd: root,
+        stdio: 'pipe',
+      },
+    );
   } catch (err) {
     // Redocly's output (banners included) is only worth showing when the bundle failed.
     const e = err as { stdout?: Buffer; stderr?: Buffer };
@@ -47,7 +58,8 @@ const isRef = (o: object): o is ReferenceObject => '$ref' in o;
 
 /** A path item or response the steps below change in place: the bundle writes these inline, never as a $ref. */
 function inline<T extends object>(o: T | ReferenceObject | undefined, where: string): T {
-  if (!o || isRef(o)) throw new Error(`${where}: expected an inline object in the bundle, found ${o ? o.$ref : 'nothing'}`);
+  if (!o || isRef(o))
+    throw new Error(`${where}: expected an inline object in the bundle, found ${o ? o.$ref : 'nothing'}`);
   return o;
 }
 
@@ -105,7 +117,11 @@ function takesIdempotencyKey(op: OperationObject): boolean {
  * The answers of the idempotency layer. An operation that already answers 409 for its own
  * conflicts gets one 409 response that describes both and shows both examples.
  */
-function addIdempotencyResponses(op: OperationObject, version: 'v1' | 'v2', components: Record<string, ResponseObject | ReferenceObject>): void {
+function addIdempotencyResponses(
+  op: OperationObject,
+  version: 'v1' | 'v2',
+  components: Record<string, ResponseObject | ReferenceObject>,
+): void {
   const responses = (op.responses ??= {});
   const component = (name: string) => inline(components[name], `components.responses.${name}`);
   const inProgress = errorResponseFor(version, 'IdempotencyInProgress');
@@ -131,7 +147,10 @@ function addIdempotencyResponses(op: OperationObject, version: 'v1' | 'v2', comp
   }
   for (const [status, response] of Object.entries(responses)) {
     if (!status.startsWith('2') || isRef(response)) continue;
-    response.headers = { ...response.headers, 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } };
+    response.headers = {
+      ...response.headers,
+      'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' },
+    };
   }
 }
 
@@ -174,7 +193,9 @@ export function deriveBundle(spec: OpenAPI3): OpenAPI3 {
 /** `POST /v2/campaign/create` for every operation that takes `Idempotency-Key` (the client sends one). */
 export function idempotentOperations(bundle: OpenAPI3): string[] {
   return Object.entries(bundle.paths ?? {}).flatMap(([path, item]) =>
-    operations(inline(item, path), path).flatMap(([m, op]) => (takesIdempotencyKey(op) ? [`${m.toUpperCase()} ${path}`] : [])),
+    operations(inline(item, path), path).flatMap(([m, op]) =>
+      takesIdempotencyKey(op) ? [`${m.toUpperCase()} ${path}`] : [],
+    ),
   );
 }
 
@@ -198,7 +219,9 @@ async function main(): Promise<void> {
       ([name, text]) => !existsSync(join(outDir, name)) || readFileSync(join(outDir, name), 'utf8') !== text,
     );
     if (stale.length) {
-      console.error(`generated/ is out of date (${stale.map(([n]) => n).join(', ')}): run npm run generate and commit.`);
+      console.error(
+        `generated/ is out of date (${stale.map(([n]) => n).join(', ')}): run npm run generate and commit.`,
+      );
       process.exit(1);
     }
     console.log('generated/ is in sync with spec/');
@@ -211,7 +234,10 @@ async function main(): Promise<void> {
     writeFileSync(tmp, text);
     renameSync(tmp, join(outDir, name));
   }
-  const count = Object.entries(derived.paths ?? {}).reduce((n, [path, item]) => n + operations(inline(item, path), path).length, 0);
+  const count = Object.entries(derived.paths ?? {}).reduce(
+    (n, [path, item]) => n + operations(inline(item, path), path).length,
+    0,
+  );
   console.log(`generated/openapi.json and generated/api.d.ts: ${count} operations`);
 }
 

@@ -90,7 +90,12 @@ export function createApp(deps: Deps, services: Services = createServices(deps),
   // Bulk jobs take larger JSON bodies (up to 100,000 contacts); their CSV bodies are streamed by the handler.
   app.use('/v2/job', express.json({ limit: config.jobBodyLimitBytes, verify: rejectUnsafeNumbers }));
   app.use(express.json({ limit: config.bodyLimitBytes, verify: rejectUnsafeNumbers }));
-  app.use(['/v1', '/v2'], authenticate(services.quota, new AuthFailureLimiter(db, clock, config.authFailuresPerMinute), telemetry), rejectUnsafeText, headAsGet);
+  app.use(
+    ['/v1', '/v2'],
+    authenticate(services.quota, new AuthFailureLimiter(db, clock, config.authFailuresPerMinute), telemetry),
+    rejectUnsafeText,
+    headAsGet,
+  );
   app.use(
     OpenApiValidator.middleware({
       apiSpec: spec,
@@ -107,7 +112,13 @@ export function createApp(deps: Deps, services: Services = createServices(deps),
   const routes = createRoutes(services);
   app.use('/v1', bySegment(routes.filter((r) => r.path.startsWith('/v1/'))));
   // /v1 routes are served under /v2 too, ahead of the v2-only ones.
-  app.use('/v2', bySegment([...routes.filter((r) => r.path.startsWith('/v1/')), ...routes.filter((r) => !r.path.startsWith('/v1/'))]));
+  app.use(
+    '/v2',
+    bySegment([
+      ...routes.filter((r) => r.path.startsWith('/v1/')),
+      ...routes.filter((r) => !r.path.startsWith('/v1/')),
+    ]),
+  );
 
   app.use(() => {
     throw new ApiError(404, 'not_found', 'Route not found.');

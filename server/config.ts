@@ -89,16 +89,27 @@ export interface Config {
   /** Allow webhook URLs on loopback, private or link-local addresses, and plain http. */
   allowPrivateWebhooks: boolean;
   /** Credits per revealed item in lead searches (a person or company already revealed is free). */
-  creditCosts: { workEmailReveal: number; fullContactAndCompany: number; mobilePhoneReveal: number; companyFull: number };
+  creditCosts: {
+    workEmailReveal: number;
+    fullContactAndCompany: number;
+    mobilePhoneReveal: number;
+    companyFull: number;
+  };
 }
 
 /** A comma-separated list of names, lower-case; an empty value is an empty list. */
 function names(raw: string): string[] {
-  return raw.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  return raw
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
 }
 
 /** Settings renamed when they outgrew their first name: the new name, and the old one still read. */
-const RENAMED: Record<string, string> = { WORKER_ENABLED: 'SENDING_ENABLED', WORKER_TICK_SECONDS: 'SENDING_TICK_SECONDS' };
+const RENAMED: Record<string, string> = {
+  WORKER_ENABLED: 'SENDING_ENABLED',
+  WORKER_TICK_SECONDS: 'SENDING_TICK_SECONDS',
+};
 
 /** The variable to read: the new name, or the old one when only that is set. */
 function renamed(name: string, env: NodeJS.ProcessEnv): string {
@@ -110,7 +121,10 @@ function renamed(name: string, env: NodeJS.ProcessEnv): string {
 export function deprecatedSettings(env: NodeJS.ProcessEnv = process.env): string[] {
   return Object.entries(RENAMED)
     .filter(([, old]) => env[old] !== undefined)
-    .map(([name, old]) => `${old} is deprecated: it governs every worker job, not sending alone; set ${name} instead${env[name] === undefined ? '' : ` (${name} is set and wins)`}.`);
+    .map(
+      ([name, old]) =>
+        `${old} is deprecated: it governs every worker job, not sending alone; set ${name} instead${env[name] === undefined ? '' : ` (${name} is set and wins)`}.`,
+    );
 }
 
 function int(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
@@ -148,9 +162,15 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     idempotencyLeaseSeconds: Math.max(1, int('IDEMPOTENCY_LEASE_SECONDS', 300, env)),
     searchCountCacheSeconds: Math.max(0, int('SEARCH_COUNT_CACHE_SECONDS', 60, env)),
     secretKey: env.SECRET_KEY || undefined,
-    dnsServers: (env.DNS_SERVERS || '').split(',').map((s) => s.trim()).filter(Boolean),
+    dnsServers: (env.DNS_SERVERS || '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     dnsTimeoutMs: int('DNS_TIMEOUT_MS', 3000, env),
-    dkimSelectors: (env.DKIM_SELECTORS || 'google,selector1,selector2,default,k1').split(',').map((s) => s.trim()).filter(Boolean),
+    dkimSelectors: (env.DKIM_SELECTORS || 'google,selector1,selector2,default,k1')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     dnsblIpZones: names(env.DNSBL_IP_ZONES ?? 'zen.spamhaus.org,bl.spamcop.net,b.barracudacentral.org'),
     dnsblDomainZones: names(env.DNSBL_DOMAIN_ZONES ?? 'dbl.spamhaus.org'),
     verificationCacheTtlSeconds: int('VERIFICATION_CACHE_TTL_SECONDS', 7 * 24 * 3600, env),
@@ -162,7 +182,10 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     smtpProbeFrom: env.SMTP_PROBE_FROM || 'verify@leadreach.io',
     seedDemo: bool('SEED_DEMO', true, env),
     serveExamples: bool('SERVE_EXAMPLES', false, env),
-    corsOrigins: (env.CORS_ORIGINS || '').split(',').map((s) => s.trim()).filter(Boolean),
+    corsOrigins: (env.CORS_ORIGINS || '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     shutdownGraceSeconds: int('SHUTDOWN_GRACE_SECONDS', 10, env),
     workerEnabled: bool(renamed('WORKER_ENABLED', env), true, env),
     workerTickSeconds: int(renamed('WORKER_TICK_SECONDS', env), 5, env),

@@ -86,4 +86,5 @@ export function dnsLookup(resolver: dns.Resolver): DnsLookup {
 }
 
 /** The usual entry point: `createDnsLookup(config).mx('example.com')`. */
-export const createDnsLookup = (config: Pick<Config, 'dnsServers' | 'dnsTimeoutMs'>): DnsLookup => dnsLookup(createResolver(config));
+export const createDnsLookup = (config: Pick<Config, 'dnsServers' | 'dnsTimeoutMs'>): DnsLookup =>
+  dnsLookup(createResolver(config));

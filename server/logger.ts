@@ -10,7 +10,10 @@ export type { Logger };
 export function createLogger(level: string, pretty: boolean = process.stdout.isTTY === true): Logger {
   const options = {
     level,
-    redact: { paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'apiKey', 'password'], censor: '[redacted]' },
+    redact: {
+      paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'apiKey', 'password'],
+      censor: '[redacted]',
+    },
   };
   if (!pretty) return pino(options);
   // Loaded only for a terminal: a service writing JSON to a collector never needs it. A require, not import(): the

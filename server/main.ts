@@ -18,7 +18,9 @@ async function seedDemo(deps: Deps, services: Services, port: number): Promise<v
   if ((await services.workspaces.countWorkspaces()) > 0) return;
   // Leads imported before the first start are kept as they are.
   const hasLeads = await deps.db('people').first<{ id: string } | undefined>('id');
-  const loaded = hasLeads ? { people: 0, companies: 0 } : await generateLeads(deps.db, { ...DEMO_LEADS, now: deps.clock.now() });
+  const loaded = hasLeads
+    ? { people: 0, companies: 0 }
+    : await generateLeads(deps.db, { ...DEMO_LEADS, now: deps.clock.now() });
   const { workspace, apiKey } = await services.workspaces.createWorkspace({ name: 'Demo workspace', whitelabel: true });
   const line = '-'.repeat(72);
   console.log(
@@ -68,7 +70,10 @@ async function main(): Promise<void> {
     // Idle keep-alive connections would hold close() open; in-flight requests still finish, for a while.
     server.closeIdleConnections();
     setTimeout(() => {
-      logger.warn({ graceSeconds: config.shutdownGraceSeconds }, 'shutdown grace period over: closing the remaining connections');
+      logger.warn(
+        { graceSeconds: config.shutdownGraceSeconds },
+        'shutdown grace period over: closing the remaining connections',
+      );
       server.closeAllConnections();
     }, config.shutdownGraceSeconds * 1000).unref();
   };

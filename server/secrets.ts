@@ -32,7 +32,8 @@ const WITHOUT_KEY = {
 export type KeyedFeature = keyof typeof WITHOUT_KEY;
 
 /** Whether a key exists or can be made: SECRET_KEY is set, or the embedded database keeps one in DATA_DIR. */
-export const hasSecretKey = (config: Pick<Config, 'secretKey' | 'databaseUrl'>): boolean => Boolean(config.secretKey || !config.databaseUrl);
+export const hasSecretKey = (config: Pick<Config, 'secretKey' | 'databaseUrl'>): boolean =>
+  Boolean(config.secretKey || !config.databaseUrl);
 
 /** The start-up log line for PostgreSQL without SECRET_KEY, naming what will not work; null when there is a key. */
 export function missingSecretKeyWarning(config: Pick<Config, 'secretKey' | 'databaseUrl'>): string | null {
@@ -82,7 +83,10 @@ export class SecretBox {
   /** The key; without one on PostgreSQL, a 409 naming the feature that needed it. */
   private resolveKey(feature?: KeyedFeature): Buffer {
     if (this.key) return this.key;
-    if (this.config.databaseUrl) throw conflict(`${feature ? WITHOUT_KEY[feature] : 'The server has no encryption key for its stored secrets.'} ${SET_IT}`);
+    if (this.config.databaseUrl)
+      throw conflict(
+        `${feature ? WITHOUT_KEY[feature] : 'The server has no encryption key for its stored secrets.'} ${SET_IT}`,
+      );
     this.key = readOrCreateKeyFile(this.config.dataDir);
     return this.key;
   }
@@ -103,7 +107,9 @@ export class SecretBox {
     const cipher = createCipheriv(ALGORITHM, this.resolveKey(), iv);
     cipher.setAAD(Buffer.from(context));
     const data = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-    return [FORMAT, iv, cipher.getAuthTag(), data].map((p) => (typeof p === 'string' ? p : p.toString('base64url'))).join('.');
+    return [FORMAT, iv, cipher.getAuthTag(), data]
+      .map((p) => (typeof p === 'string' ? p : p.toString('base64url')))
+      .join('.');
   }
 
   /** For the sender: the password stored for `context`. Throws when the value was tampered with. */

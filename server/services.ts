@@ -34,7 +34,14 @@ import { JobService } from './modules/job/service';
 import { JobStore } from './modules/job/store';
 import { IdempotencyStore } from './http/idempotency';
 import { createDnsLookup } from './dns';
-import { AccountMailAccess, AccountService, type SentTodayOf, type WarmupHealthOf, type LinkedCampaigns, type MailLoginCheck } from './modules/account/service';
+import {
+  AccountMailAccess,
+  AccountService,
+  type SentTodayOf,
+  type WarmupHealthOf,
+  type LinkedCampaigns,
+  type MailLoginCheck,
+} from './modules/account/service';
 import { AccountStore } from './modules/account/store';
 import { SecretBox } from './secrets';
 import { AnalyticsService } from './modules/analytics/service';
@@ -86,19 +93,33 @@ export function createServices(deps: Deps) {
   const dns = createDnsLookup(config);
   const accountStore = new AccountStore();
 
-  const events = new EventService(db, new EventStore(), clock, config.eventRetentionDays, config.emailEventRetentionMonths);
+  const events = new EventService(
+    db,
+    new EventStore(),
+    clock,
+    config.eventRetentionDays,
+    config.emailEventRetentionMonths,
+  );
   const credits = new CreditService(new CreditStore(), clock);
   const workspaces = new WorkspaceService(db, new WorkspaceStore(), credits, clock);
   const quota = new QuotaService(db, clock);
   const whitelabel = new WhitelabelService(db, workspaces, credits, clock);
   const secrets = new SecretBox(config);
-  const idempotency = new IdempotencyStore(db, clock, config.idempotencyLeaseSeconds, secrets.available ? secrets : null);
+  const idempotency = new IdempotencyStore(
+    db,
+    clock,
+    config.idempotencyLeaseSeconds,
+    secrets.available ? secrets : null,
+  );
   const mail = new MailService(db, new MailStore(), clock, deps.logger, {
     allowPrivate: config.allowPrivateMailHosts,
     smtpTimeoutMs: config.smtpTimeoutMs,
     imapTimeoutMs: config.imapTimeoutMs,
   });
-  const loginCheck: MailLoginCheck = { smtp: (login) => mail.verifySmtp(login), imap: (login) => mail.verifyImap(login) };
+  const loginCheck: MailLoginCheck = {
+    smtp: (login) => mail.verifySmtp(login),
+    imap: (login) => mail.verifyImap(login),
+  };
   // Campaigns link accounts, and removing an account pauses the campaigns it leaves without one: the
   // account module reaches the campaign module through this interface, resolved once both exist.
   const linkedCampaigns: LinkedCampaigns = {
@@ -110,7 +131,21 @@ export function createServices(deps: Deps) {
   const warmupSentToday: SentTodayOf = (...args) => warmup.sentToday(...args);
   const warmupHealth: WarmupHealthOf = (...args) => warmup.healthScores(...args);
   const placementSentToday: SentTodayOf = (...args) => placement.sentToday(...args);
-  const accounts = new AccountService(db, accountStore, events, linkedCampaigns, workspaces, secrets, dns, config, clock, warmupSentToday, warmupHealth, placementSentToday, config.verifyMailLogins ? loginCheck : null);
+  const accounts = new AccountService(
+    db,
+    accountStore,
+    events,
+    linkedCampaigns,
+    workspaces,
+    secrets,
+    dns,
+    config,
+    clock,
+    warmupSentToday,
+    warmupHealth,
+    placementSentToday,
+    config.verifyMailLogins ? loginCheck : null,
+  );
   // Progress rows are the sending engine's; campaigns and contacts reach them through ports (sending is built below).
   const progress: CampaignProgressPort & ContactProgressPort = {
     startCampaign: (...args) => sending.startCampaign(...args),
@@ -126,12 +161,48 @@ export function createServices(deps: Deps) {
   const lists = new ListService(db, new ListStore(), leads, contacts, campaigns, credits, clock);
   const mailAccess = new AccountMailAccess(accountStore, secrets, clock);
   const suppression = new SuppressionService(db, new SuppressionStore(), clock);
-  const tracking = new TrackingService(db, new TokenSigner(() => secrets.deriveKey('link-signing', 'emailLinks')), config.publicUrl, contacts, suppression, events, clock);
-  const sending = new SendingService(db, new SendingStore(), mailAccess, contacts, events, suppression, tracking, mail, clock);
+  const tracking = new TrackingService(
+    db,
+    new TokenSigner(() => secrets.deriveKey('link-signing', 'emailLinks')),
+    config.publicUrl,
+    contacts,
+    suppression,
+    events,
+    clock,
+  );
+  const sending = new SendingService(
+    db,
+    new SendingStore(),
+    mailAccess,
+    contacts,
+    events,
+    suppression,
+    tracking,
+    mail,
+    clock,
+  );
   // Resumes and moves change the engine's progress rows: the contact module reaches them through this interface.
   const contactLifecycle = new ContactLifecycle(db, new ContactStore(), campaigns, progress, clock);
-  const replyIntents = new ReplyIntentService(db, new IntentStore(), mail, campaigns, contacts, tracking, events, clock);
-  const inboxCollaborators = { mail, accounts: mailAccess, campaigns, contacts, events, suppression, bounces: sending, intents: replyIntents };
+  const replyIntents = new ReplyIntentService(
+    db,
+    new IntentStore(),
+    mail,
+    campaigns,
+    contacts,
+    tracking,
+    events,
+    clock,
+  );
+  const inboxCollaborators = {
+    mail,
+    accounts: mailAccess,
+    campaigns,
+    contacts,
+    events,
+    suppression,
+    bounces: sending,
+    intents: replyIntents,
+  };
   const inbox = new InboxService(db, new InboxStore(), inboxCollaborators, clock, deps.logger, {
     ...DEFAULT_INBOX_SETTINGS,
     messagesPerRun: config.inboxMessagesPerRun,
@@ -142,17 +213,84 @@ export function createServices(deps: Deps) {
   const webhooks = new WebhookService(db, new WebhookStore(), secrets, campaigns, config, clock);
   events.onRecorded(webhooks.enqueue);
   const telemetry = deps.telemetry ?? noTelemetry;
-  const messages = telemetry.tally('messages_total', 'Campaign messages handed to SMTP, by outcome (deferred: retried later).', 'outcome');
+  const messages = telemetry.tally(
+    'messages_total',
+    'Campaign messages handed to SMTP, by outcome (deferred: retried later).',
+    'outcome',
+  );
   sending.onOutcome((outcome) => messages.add(outcome));
   const deliveries = telemetry.tally('webhook_deliveries_total', 'Webhook delivery attempts by outcome.', 'outcome');
   webhooks.onAttempt((outcome) => deliveries.add(outcome));
-  const warmup = new WarmupService(db, new WarmupStore(), accounts, mailAccess, mail, workspaces, events, secrets, clock, deps.logger, {
-    ...DEFAULT_WARMUP_SETTINGS,
-    readIntervalMs: config.warmupReadIntervalSeconds * 1000,
-  });
-  const placement = new PlacementService(db, new PlacementStore(), accounts, mailAccess, mail, warmup, workspaces, events, clock, deps.logger);
-  const jobs = new JobService(db, new JobStore(), contacts, campaigns, suppression, verification, enrichment, leads, lists, events, clock, deps.logger, config.jobBatchSize, config.jobConcurrency);
-  return { contactLifecycle, placement, warmup, jobs, webhooks, sending, tracking, suppression, mail, inbox, events, credits, workspaces, quota, idempotency, whitelabel, campaigns, contacts, accounts, analytics, leads, verification, enrichment, lists };
+  const warmup = new WarmupService(
+    db,
+    new WarmupStore(),
+    accounts,
+    mailAccess,
+    mail,
+    workspaces,
+    events,
+    secrets,
+    clock,
+    deps.logger,
+    {
+      ...DEFAULT_WARMUP_SETTINGS,
+      readIntervalMs: config.warmupReadIntervalSeconds * 1000,
+    },
+  );
+  const placement = new PlacementService(
+    db,
+    new PlacementStore(),
+    accounts,
+    mailAccess,
+    mail,
+    warmup,
+    workspaces,
+    events,
+    clock,
+    deps.logger,
+  );
+  const jobs = new JobService(
+    db,
+    new JobStore(),
+    contacts,
+    campaigns,
+    suppression,
+    verification,
+    enrichment,
+    leads,
+    lists,
+    events,
+    clock,
+    deps.logger,
+    config.jobBatchSize,
+    config.jobConcurrency,
+  );
+  return {
+    contactLifecycle,
+    placement,
+    warmup,
+    jobs,
+    webhooks,
+    sending,
+    tracking,
+    suppression,
+    mail,
+    inbox,
+    events,
+    credits,
+    workspaces,
+    quota,
+    idempotency,
+    whitelabel,
+    campaigns,
+    contacts,
+    accounts,
+    analytics,
+    leads,
+    verification,
+    enrichment,
+    lists,
+  };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -51,6 +51,9 @@ export type BacklogRow = { due: number; oldest: Date | string | null } | undefin
 /** A backlog from a query of the due rows: how many, and the earliest `column` (a store's backlog() uses it). */
 export async function backlogOf(query: Knex.QueryBuilder, column: string | Knex.Raw): Promise<Backlog> {
   const raw = query.client.raw.bind(query.client) as Knex.RawBuilder;
-  const row = await query.first<BacklogRow>(raw('count(*)::int as due'), raw(typeof column === 'string' ? 'min(??) as oldest' : 'min(?) as oldest', [column]));
+  const row = await query.first<BacklogRow>(
+    raw('count(*)::int as due'),
+    raw(typeof column === 'string' ? 'min(??) as oldest' : 'min(?) as oldest', [column]),
+  );
   return { due: row?.due ?? 0, oldestDueAt: row?.oldest ? new Date(row.oldest) : null };
 }

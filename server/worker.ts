@@ -22,7 +22,10 @@ export interface Worker {
   stop(): Promise<void>;
 }
 
-export function startWorker(jobs: Record<string, Job>, options: { tickSeconds: number; logger: Logger; telemetry?: Telemetry }): Worker {
+export function startWorker(
+  jobs: Record<string, Job>,
+  options: { tickSeconds: number; logger: Logger; telemetry?: Telemetry },
+): Worker {
   const telemetry = options.telemetry ?? noTelemetry;
   telemetry.watchJobs(jobs);
   let stopping = false;
@@ -49,7 +52,9 @@ export function startWorker(jobs: Record<string, Job>, options: { tickSeconds: n
       if (!stopping && did === 0) await pause(options.tickSeconds * 1000);
     }
   };
-  const running = Object.entries(jobs).flatMap((entry) => Array.from({ length: entry[1].lanes ?? 1 }, () => loop(entry)));
+  const running = Object.entries(jobs).flatMap((entry) =>
+    Array.from({ length: entry[1].lanes ?? 1 }, () => loop(entry)),
+  );
   options.logger.info({ jobs: Object.keys(jobs), tickSeconds: options.tickSeconds }, 'worker started');
   return {
     async stop() {

@@ -23,6 +23,11 @@ export async function openCliContext(): Promise<CliContext> {
     await database.close();
     throw err;
   }
-  const deps: Deps = { config, db: database.db, clock: systemClock, logger: createLogger(process.env.LOG_LEVEL ?? 'warn') };
+  const deps: Deps = {
+    config,
+    db: database.db,
+    clock: systemClock,
+    logger: createLogger(process.env.LOG_LEVEL ?? 'warn'),
+  };
   return { deps, services: createServices(deps), close: database.close };
 }

@@ -40,7 +40,11 @@ export function buildProgram(): Command {
     .option('--json', 'print exactly one JSON object { workspaceId, apiKey }', false)
     .action(
       withContext(async ({ services }, opts: { name: string; email?: string; whitelabel: boolean; json: boolean }) => {
-        const created = await services.workspaces.createWorkspace({ name: opts.name, email: opts.email, whitelabel: opts.whitelabel });
+        const created = await services.workspaces.createWorkspace({
+          name: opts.name,
+          email: opts.email,
+          whitelabel: opts.whitelabel,
+        });
         if (opts.json) {
           console.log(JSON.stringify({ workspaceId: created.workspace.id, apiKey: created.apiKey }));
           return;
@@ -107,7 +111,9 @@ export function buildProgram(): Command {
     .requiredOption('--amount <n>', 'credits to add', positiveInt)
     .action(
       withContext(async ({ services, deps }, opts: { workspace: string; amount: number }) => {
-        const balance = await deps.db.transaction((trx) => services.credits.grant(trx, opts.workspace, opts.amount, 'admin_grant'));
+        const balance = await deps.db.transaction((trx) =>
+          services.credits.grant(trx, opts.workspace, opts.amount, 'admin_grant'),
+        );
         console.log(`Added ${opts.amount} credits. Balance: ${balance}.`);
       }),
     );
@@ -123,7 +129,9 @@ export function buildProgram(): Command {
         // openCliContext has already migrated; report what is applied.
         const applied = await migrate(deps.db);
         const [done] = (await deps.db.migrate.list()) as [unknown[], string[]];
-        console.log(`Migrations up to date (${done.length} applied${applied.length ? `, ${applied.length} just now` : ''}).`);
+        console.log(
+          `Migrations up to date (${done.length} applied${applied.length ? `, ${applied.length} just now` : ''}).`,
+        );
       }),
     );
   return program;

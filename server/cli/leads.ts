@@ -5,7 +5,13 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { MultiBar, Presets, SingleBar } from 'cli-progress';
 import { generateLeads } from '../modules/leads/generate';
-import { COMPANY_HEADERS, ImportError, PEOPLE_HEADERS, importLeadsCsv, type ImportReport } from '../modules/leads/import';
+import {
+  COMPANY_HEADERS,
+  ImportError,
+  PEOPLE_HEADERS,
+  importLeadsCsv,
+  type ImportReport,
+} from '../modules/leads/import';
 import type { CliContext } from './context';
 
 function count(value: string): number {
@@ -14,7 +20,10 @@ function count(value: string): number {
   return n;
 }
 
-const headerHelp = (table: Record<string, string[]>) => Object.entries(table).map(([col, names]) => `  ${col}: ${names.join(', ')}`).join('\n');
+const headerHelp = (table: Record<string, string[]>) =>
+  Object.entries(table)
+    .map(([col, names]) => `  ${col}: ${names.join(', ')}`)
+    .join('\n');
 
 function printReport(report: ImportReport) {
   if (report.unknownColumns.length) console.error(`Ignored unknown column(s): ${report.unknownColumns.join(', ')}`);
@@ -34,18 +43,29 @@ export function registerLeadCommands(program: Command, open: () => Promise<CliCo
     .option('--replace', 'empty the lead database first (reveals and list members of its people go with it)', false)
     .action(async (opts: { people: number; companies: number; seed: number; replace: boolean }) => {
       const ctx = await open();
-      const bars = new MultiBar({ format: '{phase} [{bar}] {percentage}% {value}/{total}', hideCursor: true }, Presets.shades_classic);
+      const bars = new MultiBar(
+        { format: '{phase} [{bar}] {percentage}% {value}/{total}', hideCursor: true },
+        Presets.shades_classic,
+      );
       const byPhase = new Map<string, SingleBar>();
       const started = Date.now();
       try {
-        await generateLeads(ctx.deps.db, { people: opts.people, companies: opts.companies, seed: opts.seed, replace: opts.replace }, (p) => {
-          const phase = p.phase === 'indexes' ? 'indexes  ' : p.phase.padEnd(9);
-          let bar = byPhase.get(phase);
-          if (!bar) byPhase.set(phase, (bar = bars.create(p.total || 1, 0, { phase })));
-          bar.update(p.phase === 'indexes' ? 0 : p.done, { phase: p.phase === 'indexes' ? `indexes (${p.done} rebuilt)` : phase });
-        });
+        await generateLeads(
+          ctx.deps.db,
+          { people: opts.people, companies: opts.companies, seed: opts.seed, replace: opts.replace },
+          (p) => {
+            const phase = p.phase === 'indexes' ? 'indexes  ' : p.phase.padEnd(9);
+            let bar = byPhase.get(phase);
+            if (!bar) byPhase.set(phase, (bar = bars.create(p.total || 1, 0, { phase })));
+            bar.update(p.phase === 'indexes' ? 0 : p.done, {
+              phase: p.phase === 'indexes' ? `indexes (${p.done} rebuilt)` : phase,
+            });
+          },
+        );
         bars.stop();
-        console.log(`Loaded ${opts.companies} companies and ${opts.people} people in ${((Date.now() - started) / 1000).toFixed(1)} s (seed ${opts.seed}).`);
+        console.log(
+          `Loaded ${opts.companies} companies and ${opts.people} people in ${((Date.now() - started) / 1000).toFixed(1)} s (seed ${opts.seed}).`,
+        );
       } finally {
         bars.stop();
         await ctx.close();
@@ -65,20 +85,29 @@ export function registerLeadCommands(program: Command, open: () => Promise<CliCo
         `People (first_name and last_name required; an existing email is updated; the company is found by\ncompany_domain, else company_name, and created when unknown):\n${headerHelp(PEOPLE_HEADERS)}\n`,
     )
     .action(async (opts: { people?: string; companies?: string; skipInvalid: boolean }) => {
-      if (!opts.people === !opts.companies) throw new InvalidArgumentError('give exactly one of --people FILE.csv or --companies FILE.csv');
+      if (!opts.people === !opts.companies)
+        throw new InvalidArgumentError('give exactly one of --people FILE.csv or --companies FILE.csv');
       const kind = opts.people ? 'people' : 'companies';
       const file = (opts.people ?? opts.companies)!;
       const ctx = await open();
-      const bar = new SingleBar({ format: `${kind} [{bar}] {percentage}% of the file`, hideCursor: true }, Presets.shades_classic);
+      const bar = new SingleBar(
+        { format: `${kind} [{bar}] {percentage}% of the file`, hideCursor: true },
+        Presets.shades_classic,
+      );
       bar.start(100, 0);
       try {
-        const report = await importLeadsCsv(ctx.deps.db, { kind, file, skipInvalid: opts.skipInvalid }, (bytes, total) => bar.update(Math.floor((bytes / Math.max(1, total)) * 100)));
+        const report = await importLeadsCsv(
+          ctx.deps.db,
+          { kind, file, skipInvalid: opts.skipInvalid },
+          (bytes, total) => bar.update(Math.floor((bytes / Math.max(1, total)) * 100)),
+        );
         bar.stop();
         printReport(report);
         console.log(
           `Imported ${kind}: ${report.inserted} new, ${report.updated} updated` +
             (report.companiesCreated ? `, ${report.companiesCreated} companies created` : '') +
-            (report.errors.length ? `, ${report.errors.length} invalid row(s) skipped` : '') + '.',
+            (report.errors.length ? `, ${report.errors.length} invalid row(s) skipped` : '') +
+            '.',
         );
       } catch (err) {
         bar.stop();

@@ -12,9 +12,16 @@ function port(value: string): number {
   return n;
 }
 
-export function registerWarmupCommands(program: Command, withContext: <A extends unknown[]>(fn: (ctx: CliContext, ...args: A) => Promise<void>) => (...args: A) => Promise<void>): void {
+export function registerWarmupCommands(
+  program: Command,
+  withContext: <A extends unknown[]>(
+    fn: (ctx: CliContext, ...args: A) => Promise<void>,
+  ) => (...args: A) => Promise<void>,
+): void {
   const warmup = program.command('warmup').description('the warm-up pool');
-  const mailbox = warmup.command('mailbox').description('pool-only mailboxes (warm-up partners that never send campaigns)');
+  const mailbox = warmup
+    .command('mailbox')
+    .description('pool-only mailboxes (warm-up partners that never send campaigns)');
   mailbox
     .command('add')
     .description('add a pool-only mailbox (SMTP and IMAP login; the password is stored encrypted)')
@@ -27,17 +34,32 @@ export function registerWarmupCommands(program: Command, withContext: <A extends
     .option('--username <name>', 'login name, when not the address')
     .option('--imap-password <password>', 'the IMAP password, when it differs')
     .action(
-      withContext(async ({ services }, o: { email: string; password: string; smtpHost: string; smtpPort: number; imapHost: string; imapPort: number; username?: string; imapPassword?: string }) => {
-        const row = await services.warmup.addMailbox(o);
-        console.log(`Pool mailbox ${row.email} added: ${row.id}`);
-      }),
+      withContext(
+        async (
+          { services },
+          o: {
+            email: string;
+            password: string;
+            smtpHost: string;
+            smtpPort: number;
+            imapHost: string;
+            imapPort: number;
+            username?: string;
+            imapPassword?: string;
+          },
+        ) => {
+          const row = await services.warmup.addMailbox(o);
+          console.log(`Pool mailbox ${row.email} added: ${row.id}`);
+        },
+      ),
     );
   mailbox
     .command('list')
     .description('list pool-only mailboxes with their status')
     .action(
       withContext(async ({ services }) => {
-        for (const m of await services.warmup.mailboxes()) console.log(`${m.id}  ${m.email}  ${m.status}${m.status_reason ? `  (${m.status_reason})` : ''}`);
+        for (const m of await services.warmup.mailboxes())
+          console.log(`${m.id}  ${m.email}  ${m.status}${m.status_reason ? `  (${m.status_reason})` : ''}`);
       }),
     );
   mailbox

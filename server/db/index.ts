@@ -14,7 +14,6 @@ import ClientPgLite from 'knex-pglite';
 import lockfile from 'proper-lockfile';
 import type { Config } from '../config';
 
-
 export type Db = Knex;
 /** What every store method takes first: the database, or the transaction it must run in. */
 export type Executor = Knex | Knex.Transaction;
@@ -29,7 +28,8 @@ export interface RawResult<Row = unknown> {
  * A json/jsonb column's value: the pg driver parses it, PGlite may hand over the text. Unknown until the
  * caller narrows it.
  */
-export const jsonColumn = (value: unknown): unknown => (typeof value === 'string' ? (JSON.parse(value) as unknown) : value);
+export const jsonColumn = (value: unknown): unknown =>
+  typeof value === 'string' ? (JSON.parse(value) as unknown) : value;
 
 export interface Database {
   db: Db;
@@ -68,9 +68,17 @@ const migrationSource: Knex.MigrationSource<string> = {
 const migrationConfig: Knex.MigratorConfig = { migrationSource, tableName: 'knex_migrations' };
 
 /** Opens the configured database. `inMemory` gives a throw-away PGlite (tests). */
-export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>, options: { inMemory?: boolean } = {}): Promise<Database> {
+export async function openDatabase(
+  config: Pick<Config, 'databaseUrl' | 'dataDir'>,
+  options: { inMemory?: boolean } = {},
+): Promise<Database> {
   if (config.databaseUrl) {
-    const db = knex({ client: 'pg', connection: config.databaseUrl, pool: { min: 0, max: 10 }, migrations: migrationConfig });
+    const db = knex({
+      client: 'pg',
+      connection: config.databaseUrl,
+      pool: { min: 0, max: 10 },
+      migrations: migrationConfig,
+    });
     return { db, kind: 'postgres', close: () => db.destroy() };
   }
   if (options.inMemory) {
@@ -80,7 +88,12 @@ export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir
   mkdirSync(config.dataDir, { recursive: true });
   // Only one process may open the embedded database: a second one would corrupt it.
   const release = await lockDataDir(config.dataDir);
-  const db = knex({ client: ClientPgLite, dialect: 'postgres', connection: { filename: join(config.dataDir, 'pgdata') }, migrations: migrationConfig });
+  const db = knex({
+    client: ClientPgLite,
+    dialect: 'postgres',
+    connection: { filename: join(config.dataDir, 'pgdata') },
+    migrations: migrationConfig,
+  });
   return {
     db,
     kind: 'pglite',
@@ -134,7 +147,11 @@ export const TOTAL_COLUMN = 'count(*) OVER () AS total';
  * The total of a page read with `TOTAL_COLUMN` beside its rows, in the page's own statement. An empty page
  * carries no total: the first page's is 0, one past the end asks `count` (a second statement, only then).
  */
-export async function pageTotal(rows: { total: string | number }[], skip: number, count: () => Promise<number>): Promise<number> {
+export async function pageTotal(
+  rows: { total: string | number }[],
+  skip: number,
+  count: () => Promise<number>,
+): Promise<number> {
   if (rows.length) return Number(rows[0].total);
   return skip > 0 ? count() : 0;
 }
@@ -143,7 +160,8 @@ export async function pageTotal(rows: { total: string | number }[], skip: number
  * The columns of a row type, for statements that name them (`prepared`): the object lists every field of `Row`
  * and nothing else, so a field added to the type without its column here is a type error.
  */
-export const columnsOf = <Row>(fields: Record<keyof Row & string, true>): (keyof Row & string)[] => Object.keys(fields) as (keyof Row & string)[];
+export const columnsOf = <Row>(fields: Record<keyof Row & string, true>): (keyof Row & string)[] =>
+  Object.keys(fields) as (keyof Row & string)[];
 
 /**
  * A hot read's select list, quoted once (of `table`, an alias, when given; each column named `prefix` + its name
@@ -185,7 +203,10 @@ export async function prepared<Row>(db: Executor, query: Knex.QueryBuilder | Kne
  * own), one after another on a transaction, whose single connection must not be sent a statement while it
  * runs another (pg 8 queues it with a deprecation warning, pg 9 refuses it).
  */
-export async function queryAll<Q extends (() => unknown)[]>(db: Executor, queries: [...Q]): Promise<{ [K in keyof Q]: Awaited<ReturnType<Q[K]>> }> {
+export async function queryAll<Q extends (() => unknown)[]>(
+  db: Executor,
+  queries: [...Q],
+): Promise<{ [K in keyof Q]: Awaited<ReturnType<Q[K]>> }> {
   type Results = { [K in keyof Q]: Awaited<ReturnType<Q[K]>> };
   if (!db.isTransaction) return (await Promise.all(queries.map((query) => query()))) as Results;
   const results: unknown[] = [];

@@ -22,7 +22,8 @@ export interface QuotaDecision {
 }
 
 /** What a presented key's hash comes to: unknown, revoked, or its workspace with this request counted. */
-export type Admission = { key: 'unknown' } | { key: 'revoked' } | { key: 'valid'; auth: AuthContext; decision: QuotaDecision };
+export type Admission =
+  { key: 'unknown' } | { key: 'revoked' } | { key: 'valid'; auth: AuthContext; decision: QuotaDecision };
 
 /** What a presented key's hash comes to, with its request counted: the quota service, in one database call. */
 export interface KeyAdmission {

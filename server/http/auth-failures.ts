@@ -21,7 +21,11 @@ export class AuthFailureLimiter {
     const since = new Date(now.getTime() - WINDOW_MS);
     await this.db('auth_failures').where({ address }).andWhere('at', '<=', since).delete();
     await this.db('auth_failures').insert({ address, at: now });
-    const recent: { at: Date }[] = await this.db('auth_failures').where({ address }).andWhere('at', '>', since).orderBy('at').select('at');
+    const recent: { at: Date }[] = await this.db('auth_failures')
+      .where({ address })
+      .andWhere('at', '>', since)
+      .orderBy('at')
+      .select('at');
     if (recent.length <= this.perMinute) return 0;
     const oldest = new Date(recent[recent.length - this.perMinute - 1].at).getTime();
     return Math.max(1, Math.ceil((oldest + WINDOW_MS - now.getTime()) / 1000));

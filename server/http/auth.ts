@@ -23,9 +23,15 @@ export function authenticate(quota: KeyAdmission, failures: AuthFailureLimiter, 
       const retryAfter = await failures.recordFailure(req.ip ?? 'unknown');
       telemetry.authFailed(retryAfter > 0 ? 'throttled' : !admission ? 'missing' : admission.key);
       if (retryAfter > 0) {
-        throw new ApiError(429, 'rate_limited', 'Too many failed authentication attempts. Please try again in a minute.', [], {
-          'Retry-After': String(retryAfter),
-        });
+        throw new ApiError(
+          429,
+          'rate_limited',
+          'Too many failed authentication attempts. Please try again in a minute.',
+          [],
+          {
+            'Retry-After': String(retryAfter),
+          },
+        );
       }
       if (!admission) throw unauthorized('Missing API key. Send it in the X-API-Key header.');
       throw unauthorized(admission.key === 'revoked' ? 'This API key has been revoked.' : 'Invalid API key.');
@@ -35,7 +41,9 @@ export function authenticate(quota: KeyAdmission, failures: AuthFailureLimiter, 
     res.set(decision.headers);
     if (!decision.admitted) {
       telemetry.quotaRefused(decision.exceeded!.name);
-      throw new ApiError(429, 'rate_limited', decision.exceeded!.message, [], { 'Retry-After': String(decision.retryAfterSeconds) });
+      throw new ApiError(429, 'rate_limited', decision.exceeded!.message, [], {
+        'Retry-After': String(decision.retryAfterSeconds),
+      });
     }
     next();
   };

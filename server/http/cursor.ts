@@ -26,8 +26,17 @@ export function decodeCursor(cursor: string, field = 'cursor'): Position {
   const [iso, id] = parts;
   const at = new Date(iso ?? '');
   const year = at.getUTCFullYear();
-  if (parts.length !== 2 || !UUID.test(id) || Number.isNaN(year) || year < 1970 || year > 9999 || at.toISOString() !== iso) {
-    throw badRequest('The cursor is not one this API gave.', [detail(field, 'is not a cursor from a previous page', 'invalid', 'query')]);
+  if (
+    parts.length !== 2 ||
+    !UUID.test(id) ||
+    Number.isNaN(year) ||
+    year < 1970 ||
+    year > 9999 ||
+    at.toISOString() !== iso
+  ) {
+    throw badRequest('The cursor is not one this API gave.', [
+      detail(field, 'is not a cursor from a previous page', 'invalid', 'query'),
+    ]);
   }
   return { at, id };
 }

@@ -27,7 +27,13 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
   503: 'service_unavailable',
 };
 
-const LOCATIONS: Record<string, ErrorDetail['location']> = { body: 'body', query: 'query', path: 'path', params: 'path', headers: 'header' };
+const LOCATIONS: Record<string, ErrorDetail['location']> = {
+  body: 'body',
+  query: 'query',
+  path: 'path',
+  params: 'path',
+  headers: 'header',
+};
 
 function isValidatorError(err: unknown): err is ValidatorError {
   return typeof err === 'object' && err !== null && 'status' in err && Array.isArray((err as ValidatorError).errors);
@@ -35,7 +41,10 @@ function isValidatorError(err: unknown): err is ValidatorError {
 
 /** `/body/contacts/3/email` -> `body.contacts.3.email`. */
 function validatorDetail(e: { path: string; message: string; errorCode?: string }): ErrorDetail {
-  const parts = e.path.replace(/^\.?\/?/, '').split(/[/.]/).filter(Boolean);
+  const parts = e.path
+    .replace(/^\.?\/?/, '')
+    .split(/[/.]/)
+    .filter(Boolean);
   const location = LOCATIONS[parts[0]] ?? 'body';
   const field = [location, ...parts.slice(1)].join('.');
   return { field, location, message: e.message, code: (e.errorCode ?? 'invalid').split('.')[0] };
@@ -44,7 +53,9 @@ function validatorDetail(e: { path: string; message: string; errorCode?: string 
 function isStorageDown(err: unknown): boolean {
   const e = err as { code?: string; message?: string; name?: string };
   return (
-    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', '57P01', '57P03', '08006', '08001', '53300'].includes(e?.code ?? '') ||
+    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', '57P01', '57P03', '08006', '08001', '53300'].includes(
+      e?.code ?? '',
+    ) ||
     e?.name === 'KnexTimeoutError' ||
     /Connection terminated|Timeout acquiring a connection|PGlite is closed/i.test(e?.message ?? '')
   );
@@ -53,30 +64,46 @@ function isStorageDown(err: unknown): boolean {
 export function toApiError(err: unknown, exposeResponseValidation: boolean): ApiError | undefined {
   if (err instanceof ApiError) return err;
   const bodyParser = err as { type?: string; status?: number; code?: string };
-  if (bodyParser?.type === 'entity.parse.failed') return new ApiError(400, 'malformed_json', 'Malformed JSON in request body.');
+  if (bodyParser?.type === 'entity.parse.failed')
+    return new ApiError(400, 'malformed_json', 'Malformed JSON in request body.');
   // zlib and brotli failures: a body that is not what its Content-Encoding says.
   if (bodyParser?.status === 400 && /^(Z_|ERR__)/.test(bodyParser.code ?? '')) {
-    return new ApiError(400, 'malformed_json', 'Request body cannot be decoded with its Content-Encoding (gzip, deflate or br).');
+    return new ApiError(
+      400,
+      'malformed_json',
+      'Request body cannot be decoded with its Content-Encoding (gzip, deflate or br).',
+    );
   }
   if (bodyParser?.type === 'entity.number.unsafe') return new ApiError(400, 'validation_error', (err as Error).message);
-  if (bodyParser?.type === 'entity.too.large') return new ApiError(413, 'payload_too_large', 'Request body is too large.');
+  if (bodyParser?.type === 'entity.too.large')
+    return new ApiError(413, 'payload_too_large', 'Request body is too large.');
   if (bodyParser?.type === 'encoding.unsupported' || bodyParser?.type === 'charset.unsupported') {
     return new ApiError(415, 'unsupported_media_type', 'Unsupported media type: send application/json.');
   }
   if (isValidatorError(err)) {
     if (err.status >= 500) {
       // A response that breaks the spec: a server bug, found by response validation (tests, dev).
-      return exposeResponseValidation ? new ApiError(500, 'internal_error', `Response does not match the spec: ${err.message}`) : undefined;
+      return exposeResponseValidation
+        ? new ApiError(500, 'internal_error', `Response does not match the spec: ${err.message}`)
+        : undefined;
     }
     const code = CODE_BY_STATUS[err.status] ?? 'validation_error';
     if (err.status === 404) return new ApiError(404, 'not_found', 'Route not found.');
     if (err.status === 405) return new ApiError(405, code, 'Method not allowed on this route.');
     if (err.status === 415) return new ApiError(415, code, 'Unsupported media type: send application/json.');
     // The validator's own text for an undecodable path carries a stray quote.
-    if (err.message === "malformed uri'") return new ApiError(400, code, 'Malformed URI: the path is not valid percent-encoded UTF-8.', [detail('url', 'is not valid percent-encoded UTF-8', 'format', 'path')]);
+    if (err.message === "malformed uri'")
+      return new ApiError(400, code, 'Malformed URI: the path is not valid percent-encoded UTF-8.', [
+        detail('url', 'is not valid percent-encoded UTF-8', 'format', 'path'),
+      ]);
     return new ApiError(err.status, code, err.message, (err.errors ?? []).map(validatorDetail));
   }
-  if (isStorageDown(err)) return new ApiError(503, 'service_unavailable', 'Service unavailable: storage cannot be reached. Please retry later.');
+  if (isStorageDown(err))
+    return new ApiError(
+      503,
+      'service_unavailable',
+      'Service unavailable: storage cannot be reached. Please retry later.',
+    );
   return undefined;
 }
 
@@ -84,7 +111,8 @@ export function errorMiddleware(logger: Logger, exposeResponseValidation: boolea
   // Express recognises an error handler by its four parameters.
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const requestId = res.locals.requestId as string;
-    const apiError = toApiError(err, exposeResponseValidation) ?? new ApiError(500, 'internal_error', 'Internal server error.');
+    const apiError =
+      toApiError(err, exposeResponseValidation) ?? new ApiError(500, 'internal_error', 'Internal server error.');
     if (apiError.status >= 500) logger.error({ err, requestId, method: req.method, path: req.path }, 'request failed');
     if (res.headersSent) {
       res.destroy();
@@ -93,7 +121,13 @@ export function errorMiddleware(logger: Logger, exposeResponseValidation: boolea
     res.set(apiError.headers);
     const body =
       res.locals.apiVersion === 'v2'
-        ? { error: apiError.message, code: apiError.code, statusCode: apiError.status, requestId, details: apiError.details }
+        ? {
+            error: apiError.message,
+            code: apiError.code,
+            statusCode: apiError.status,
+            requestId,
+            details: apiError.details,
+          }
         : { error: apiError.message };
     res.status(apiError.status).json(body);
   };

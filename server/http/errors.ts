@@ -22,15 +22,23 @@ export class ApiError extends Error {
 }
 
 /** A detail for one body field: `detail('contacts.3.email', 'is not a valid email', 'format')`. */
-export function detail(field: string, message: string, code: string, location: ErrorDetail['location'] = 'body'): ErrorDetail {
+export function detail(
+  field: string,
+  message: string,
+  code: string,
+  location: ErrorDetail['location'] = 'body',
+): ErrorDetail {
   return { field: `${location}.${field}`, location, message, code };
 }
 
-export const badRequest = (message: string, details: ErrorDetail[] = []) => new ApiError(400, 'validation_error', message, details);
+export const badRequest = (message: string, details: ErrorDetail[] = []) =>
+  new ApiError(400, 'validation_error', message, details);
 export const unauthorized = (message: string) => new ApiError(401, 'unauthorized', message);
 export const paymentRequired = (message: string) => new ApiError(402, 'insufficient_credits', message);
 export const forbidden = (message: string) => new ApiError(403, 'forbidden', message);
-export const notFound = (message: string, details: ErrorDetail[] = []) => new ApiError(404, 'not_found', message, details);
-export const conflict = (message: string, details: ErrorDetail[] = []) => new ApiError(409, 'conflict', message, details);
+export const notFound = (message: string, details: ErrorDetail[] = []) =>
+  new ApiError(404, 'not_found', message, details);
+export const conflict = (message: string, details: ErrorDetail[] = []) =>
+  new ApiError(409, 'conflict', message, details);
 export const serviceUnavailable = () =>
   new ApiError(503, 'service_unavailable', 'Service unavailable: storage cannot be reached. Please retry later.');

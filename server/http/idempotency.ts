@@ -120,8 +120,14 @@ export class IdempotencyStore {
 
   /** Worker job: deletes keys past their 24 hours. */
   async runOnce(): Promise<number> {
-    const expired = this.db('idempotency_keys').where('expires_at', '<=', this.clock.now()).limit(SWEEP_BATCH).select('workspace_id', 'key');
-    const deleted = await this.db('idempotency_keys').whereIn(['workspace_id', 'key'], expired).delete().returning('key');
+    const expired = this.db('idempotency_keys')
+      .where('expires_at', '<=', this.clock.now())
+      .limit(SWEEP_BATCH)
+      .select('workspace_id', 'key');
+    const deleted = await this.db('idempotency_keys')
+      .whereIn(['workspace_id', 'key'], expired)
+      .delete()
+      .returning('key');
     return deleted.length;
   }
 }
@@ -129,7 +135,9 @@ export class IdempotencyStore {
 /** JSON with object keys sorted, so `{a, b}` and `{b, a}` are the same request. */
 function canonicalJson(value: unknown): string {
   return JSON.stringify(value ?? null, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
   );
 }
 
@@ -140,7 +148,10 @@ interface Parameter {
 }
 
 /** Whether the operation the validator matched declares the header (directly or through a $ref). */
-function declaresIdempotencyKey(req: Request, spec: { components?: { parameters?: Record<string, Parameter> } }): boolean {
+function declaresIdempotencyKey(
+  req: Request,
+  spec: { components?: { parameters?: Record<string, Parameter> } },
+): boolean {
   const operation = (req as Request & { openapi?: { schema?: { parameters?: Parameter[] } } }).openapi?.schema;
   return (operation?.parameters ?? []).some((p) => {
     const param = p.$ref ? spec.components?.parameters?.[p.$ref.split('/').pop()!] : p;
@@ -155,21 +166,36 @@ export function idempotency(store: IdempotencyStore, spec: object, logger: Logge
     if (key === undefined || !declaresIdempotencyKey(req, spec)) return next();
     const { workspaceId } = res.locals.auth as AuthContext;
     // A body no parser read (a CSV upload the handler streams) is not known yet: its type and length stand in.
-    const body: unknown = req.body === undefined ? { contentType: req.get('content-type') ?? null, contentLength: req.get('content-length') ?? null } : req.body;
-    const fingerprint = createHash('sha256').update(`${req.method} ${req.originalUrl}\n${canonicalJson(body)}`).digest('hex');
+    const body: unknown =
+      req.body === undefined
+        ? { contentType: req.get('content-type') ?? null, contentLength: req.get('content-length') ?? null }
+        : req.body;
+    const fingerprint = createHash('sha256')
+      .update(`${req.method} ${req.originalUrl}\n${canonicalJson(body)}`)
+      .digest('hex');
 
     const claim = await store.claim(workspaceId, key, fingerprint);
     if (claim.outcome === 'reused') {
-      throw new ApiError(422, 'idempotency_key_reused', 'This Idempotency-Key was already used for another request. Use a fresh key for a new request.', [
-        detail('Idempotency-Key', 'was used for another method, path or body', 'idempotency_key_reused', 'header'),
-      ]);
+      throw new ApiError(
+        422,
+        'idempotency_key_reused',
+        'This Idempotency-Key was already used for another request. Use a fresh key for a new request.',
+        [detail('Idempotency-Key', 'was used for another method, path or body', 'idempotency_key_reused', 'header')],
+      );
     }
     if (claim.outcome === 'inProgress') {
-      throw new ApiError(409, 'idempotency_in_progress', 'A request with this Idempotency-Key is still in progress. Retry later with the same key.');
+      throw new ApiError(
+        409,
+        'idempotency_in_progress',
+        'A request with this Idempotency-Key is still in progress. Retry later with the same key.',
+      );
     }
     if (claim.outcome === 'replay') {
       telemetry.idempotentReplay();
-      res.status(claim.status).set({ 'Idempotent-Replayed': 'true', 'Content-Type': 'application/json; charset=utf-8' }).send(claim.body);
+      res
+        .status(claim.status)
+        .set({ 'Idempotent-Replayed': 'true', 'Content-Type': 'application/json; charset=utf-8' })
+        .send(claim.body);
       return;
     }
 
@@ -177,10 +203,14 @@ export function idempotency(store: IdempotencyStore, spec: object, logger: Logge
     const send = res.json.bind(res);
     res.json = (body: unknown) => {
       const stored =
-        res.statusCode >= 500 ? store.release(workspaceId, key, claim.claimId) : store.complete(workspaceId, key, claim.claimId, res.statusCode, JSON.stringify(body));
+        res.statusCode >= 500
+          ? store.release(workspaceId, key, claim.claimId)
+          : store.complete(workspaceId, key, claim.claimId, res.statusCode, JSON.stringify(body));
       // The answer goes out even when it could not be stored: the work is done either way; the key
       // then stays claimed until its lease ends.
-      stored.catch((err: unknown) => logger.error({ err, requestId: res.locals.requestId }, 'idempotency key not stored')).finally(() => send(body));
+      stored
+        .catch((err: unknown) => logger.error({ err, requestId: res.locals.requestId }, 'idempotency key not stored'))
+        .finally(() => send(body));
       return res;
     };
     next();

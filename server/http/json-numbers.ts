@@ -20,7 +20,7 @@ function unsafe(token: string): boolean {
 
 export function rejectUnsafeNumbers(_req: unknown, _res: unknown, buf: Buffer): void {
   const text = buf.toString('utf8');
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const c = text.charCodeAt(i);
     if (c === 34 /* " */) {
       // Skip the string, escapes included.
@@ -31,7 +31,10 @@ export function rejectUnsafeNumbers(_req: unknown, _res: unknown, buf: Buffer): 
       NUMBER.lastIndex = i;
       const m = NUMBER.exec(text);
       if (!m) return; // not JSON: the parser answers it
-      if (unsafe(m[0])) throw new UnsafeNumberError(`The number ${m[0].slice(0, 40)} cannot be represented exactly: send it as a string, or a value within ±9007199254740991 and the double range.`);
+      if (unsafe(m[0]))
+        throw new UnsafeNumberError(
+          `The number ${m[0].slice(0, 40)} cannot be represented exactly: send it as a string, or a value within ±9007199254740991 and the double range.`,
+        );
       i += m[0].length;
     } else i += 1;
   }

@@ -10,7 +10,8 @@ export interface Page {
 
 /** A parameter the spec gives a default, read from a request the validator has filled with it. */
 export function defaulted<T>(value: T | undefined, name: string): T {
-  if (value === undefined) throw new Error(`${name} has a spec default, so the OpenAPI validator sets it; was the request validated?`);
+  if (value === undefined)
+    throw new Error(`${name} has a spec default, so the OpenAPI validator sets it; was the request validated?`);
   return value;
 }
 
@@ -21,5 +22,8 @@ export function pageOf(query: { limit?: number; skip?: number }): Page {
 
 /** The spec's `{ items, pagination }` of one page of `total` items. */
 export function paginated<T>(items: T[], page: Page, total: number) {
-  return { items, pagination: { limit: page.limit, skip: page.skip, total, hasMore: page.skip + items.length < total } };
+  return {
+    items,
+    pagination: { limit: page.limit, skip: page.skip, total, hasMore: page.skip + items.length < total },
+  };
 }

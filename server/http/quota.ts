@@ -27,10 +27,34 @@ interface Window {
 
 /** Longest first: when several windows are full, the longest one's message is sent. */
 const WINDOWS: Window[] = [
-  { name: 'day', seconds: 86400, granularity: 'm', buckets: 1440, message: 'Daily rate limit exceeded. Please try again tomorrow.' },
-  { name: 'hour', seconds: 3600, granularity: 'm', buckets: 60, message: 'Hourly rate limit exceeded. Please try again in an hour.' },
-  { name: 'minute', seconds: 60, granularity: 's', buckets: 60, message: 'Minute rate limit exceeded. Please try again in a minute.' },
-  { name: 'second', seconds: 1, granularity: 's', buckets: 1, message: 'Per-second rate limit exceeded. Please try again in a second.' },
+  {
+    name: 'day',
+    seconds: 86400,
+    granularity: 'm',
+    buckets: 1440,
+    message: 'Daily rate limit exceeded. Please try again tomorrow.',
+  },
+  {
+    name: 'hour',
+    seconds: 3600,
+    granularity: 'm',
+    buckets: 60,
+    message: 'Hourly rate limit exceeded. Please try again in an hour.',
+  },
+  {
+    name: 'minute',
+    seconds: 60,
+    granularity: 's',
+    buckets: 60,
+    message: 'Minute rate limit exceeded. Please try again in a minute.',
+  },
+  {
+    name: 'second',
+    seconds: 1,
+    granularity: 's',
+    buckets: 1,
+    message: 'Per-second rate limit exceeded. Please try again in a second.',
+  },
 ];
 
 const BUCKET_MS = { s: 1000, m: 60_000 } as const;
@@ -67,8 +91,21 @@ interface HitRow {
 }
 
 const HIT_COLUMNS = columnsOf<HitRow>({
-  key_hash: true, key_id: true, revoked: true, workspace_id: true, workspace_name: true, whitelabel_enabled: true, timezone: true,
-  per_second: true, per_min: true, per_hour: true, per_day: true, second_ages: true, second_hits: true, minute_ages: true, minute_hits: true,
+  key_hash: true,
+  key_id: true,
+  revoked: true,
+  workspace_id: true,
+  workspace_name: true,
+  whitelabel_enabled: true,
+  timezone: true,
+  per_second: true,
+  per_min: true,
+  per_hour: true,
+  per_day: true,
+  second_ages: true,
+  second_hits: true,
+  minute_ages: true,
+  minute_hits: true,
 }).join(', ');
 
 interface Waiter {
@@ -164,7 +201,11 @@ export class QuotaService {
       if (limit === null) return [];
       const buckets = counted[window.granularity]
         .filter((b) => b.age < window.buckets)
-        .map((b) => ({ leavesAt: (current[window.granularity] - b.age + window.buckets) * BUCKET_MS[window.granularity], hits: b.hits, current: b.age === 0 }));
+        .map((b) => ({
+          leavesAt: (current[window.granularity] - b.age + window.buckets) * BUCKET_MS[window.granularity],
+          hits: b.hits,
+          current: b.age === 0,
+        }));
       return [{ window, limit, buckets, used: buckets.reduce((n, b) => n + b.hits, 0) }];
     });
     return Array.from({ length: hits }, (_, i) => {
@@ -191,7 +232,9 @@ export class QuotaService {
 }
 
 /** The headers of a counted request, and the longest full window when there is one. */
-function decide(states: { window: Window; limit: number; used: number; secondsUntilFree(free: number): number }[]): QuotaDecision {
+function decide(
+  states: { window: Window; limit: number; used: number; secondsUntilFree(free: number): number }[],
+): QuotaDecision {
   const headers: Record<string, string> = {
     'RateLimit-Policy': states.map((s) => `"${s.window.name}";q=${s.limit};w=${s.window.seconds}`).join(', '),
   };
@@ -201,5 +244,10 @@ function decide(states: { window: Window; limit: number; used: number; secondsUn
   headers.RateLimit = `"${tightest.window.name}";r=${remaining};t=${tightest.secondsUntilFree(Math.min(tightest.used, tightest.limit) - 1)}`;
   const full = states.filter((s) => s.used > s.limit);
   if (full.length === 0) return { admitted: true, headers };
-  return { admitted: false, exceeded: full[0].window, retryAfterSeconds: Math.max(...full.map((s) => s.secondsUntilFree(s.limit - 1))), headers };
+  return {
+    admitted: false,
+    exceeded: full[0].window,
+    retryAfterSeconds: Math.max(...full.map((s) => s.secondsUntilFree(s.limit - 1))),
+    headers,
+  };
 }

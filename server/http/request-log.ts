@@ -16,7 +16,12 @@ export function requestLog(logger: Logger) {
       res.off('finish', done);
       res.off('close', done);
       const line = {
-        req: { id: res.locals.requestId as string, method: req.method, url: req.originalUrl, remoteAddress: req.socket.remoteAddress },
+        req: {
+          id: res.locals.requestId as string,
+          method: req.method,
+          url: req.originalUrl,
+          remoteAddress: req.socket.remoteAddress,
+        },
         res: { statusCode: res.statusCode },
         responseTime: Math.round(performance.now() - started),
         workspaceId: (res.locals.auth as AuthContext | undefined)?.workspaceId,

@@ -13,10 +13,14 @@ type Method = Extract<HttpMethod, 'get' | 'post' | 'put' | 'delete'>;
 type Operation<P extends keyof paths, M extends Method> = paths[P][M];
 type Parameters<P extends keyof paths, M extends Method> = Operation<P, M> extends { parameters: infer X } ? X : never;
 
-export type PathParams<P extends keyof paths, M extends Method> = Parameters<P, M> extends { path: infer X } ? (X extends undefined ? Record<string, never> : X) : never;
-export type QueryParams<P extends keyof paths, M extends Method> = Parameters<P, M> extends { query?: infer X } ? NonNullable<X> : never;
+export type PathParams<P extends keyof paths, M extends Method> =
+  Parameters<P, M> extends { path: infer X } ? (X extends undefined ? Record<string, never> : X) : never;
+export type QueryParams<P extends keyof paths, M extends Method> =
+  Parameters<P, M> extends { query?: infer X } ? NonNullable<X> : never;
 export type RequestBody<P extends keyof paths, M extends Method> = RequestBodyJSON<Operation<P, M>>;
-export type SuccessBody<P extends keyof paths, M extends Method> = SuccessResponseJSON<Operation<P, M> & Record<string | number, unknown>>;
+export type SuccessBody<P extends keyof paths, M extends Method> = SuccessResponseJSON<
+  Operation<P, M> & Record<string | number, unknown>
+>;
 
 export interface RouteContext<P extends keyof paths, M extends Method> {
   params: PathParams<P, M>;

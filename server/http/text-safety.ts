@@ -28,9 +28,10 @@ function findUnsafe(value: unknown): string | null {
 }
 
 const problem = (field: string, location: ErrorDetail['location']) =>
-  badRequest(`${[location, field].filter(Boolean).join('.')} contains a NUL character or an unpaired surrogate, which text may not contain.`, [
-    detail(field, 'must not contain NUL characters or unpaired UTF-16 surrogates', 'invalid_text', location),
-  ]);
+  badRequest(
+    `${[location, field].filter(Boolean).join('.')} contains a NUL character or an unpaired surrogate, which text may not contain.`,
+    [detail(field, 'must not contain NUL characters or unpaired UTF-16 surrogates', 'invalid_text', location)],
+  );
 
 export function rejectUnsafeText(req: Request, _res: Response, next: NextFunction): void {
   let path: string | null = null;

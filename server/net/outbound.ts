@@ -27,7 +27,9 @@ export function isPublicAddress(address: string): boolean {
 function refuseUnlessPublic(host: string, addresses: string[]): void {
   const bad = addresses.find((a) => !isPublicAddress(a));
   if (bad !== undefined) {
-    throw new OutboundRefusedError(`${host} resolves to ${bad}, a loopback, private or link-local address; such destinations are not allowed.`);
+    throw new OutboundRefusedError(
+      `${host} resolves to ${bad}, a loopback, private or link-local address; such destinations are not allowed.`,
+    );
   }
 }
 
@@ -37,7 +39,9 @@ function refuseUnlessPublic(host: string, addresses: string[]): void {
  */
 export async function resolveAllowedAddress(host: string, options: { allowPrivate: boolean }): Promise<string> {
   const bare = host.replace(/^\[(.*)\]$/, '$1');
-  const addresses = ipaddr.isValid(bare) ? [bare] : (await dns.lookup(bare, { all: true, verbatim: true })).map((a) => a.address);
+  const addresses = ipaddr.isValid(bare)
+    ? [bare]
+    : (await dns.lookup(bare, { all: true, verbatim: true })).map((a) => a.address);
   if (addresses.length === 0) throw new OutboundRefusedError(`${host} has no address.`);
   if (!options.allowPrivate) refuseUnlessPublic(host, addresses);
   return ipaddr.process(addresses[0]).toString();

@@ -31,7 +31,12 @@ export function createMetrics(options: { spec: Spec; clock: Clock; db: Db; defau
   const operationOf = operationMatcher(options.spec);
 
   const requestLabels = ['operation', 'status', 'version'] as const;
-  const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests by operation, status and API version.', labelNames: requestLabels, registers });
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests by operation, status and API version.',
+    labelNames: requestLabels,
+    registers,
+  });
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'Time from the request to the end of its response, by operation, status and API version.',
@@ -39,23 +44,60 @@ export function createMetrics(options: { spec: Spec; clock: Clock; db: Db; defau
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers,
   });
-  const authFailures = new Counter({ name: 'auth_failures_total', help: 'Refused authentications by reason.', labelNames: ['reason'], registers });
-  const quotaRefusals = new Counter({ name: 'quota_refusals_total', help: 'Requests refused with 429 by the quota window that was full.', labelNames: ['window'], registers });
-  const replays = new Counter({ name: 'idempotent_replays_total', help: 'Requests answered from a stored Idempotency-Key answer.', registers });
-  const jobRuns = new Counter({ name: 'worker_job_runs_total', help: 'Worker job runs.', labelNames: ['job'], registers });
-  const jobErrors = new Counter({ name: 'worker_job_errors_total', help: 'Worker job runs that failed.', labelNames: ['job'], registers });
-  const jobItems = new Counter({ name: 'worker_job_items_total', help: 'Items worker job runs handled (what runOnce returned).', labelNames: ['job'], registers });
-  const jobDuration = new Histogram({ name: 'worker_job_run_duration_seconds', help: 'Duration of a worker job run.', labelNames: ['job'], buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60], registers });
+  const authFailures = new Counter({
+    name: 'auth_failures_total',
+    help: 'Refused authentications by reason.',
+    labelNames: ['reason'],
+    registers,
+  });
+  const quotaRefusals = new Counter({
+    name: 'quota_refusals_total',
+    help: 'Requests refused with 429 by the quota window that was full.',
+    labelNames: ['window'],
+    registers,
+  });
+  const replays = new Counter({
+    name: 'idempotent_replays_total',
+    help: 'Requests answered from a stored Idempotency-Key answer.',
+    registers,
+  });
+  const jobRuns = new Counter({
+    name: 'worker_job_runs_total',
+    help: 'Worker job runs.',
+    labelNames: ['job'],
+    registers,
+  });
+  const jobErrors = new Counter({
+    name: 'worker_job_errors_total',
+    help: 'Worker job runs that failed.',
+    labelNames: ['job'],
+    registers,
+  });
+  const jobItems = new Counter({
+    name: 'worker_job_items_total',
+    help: 'Items worker job runs handled (what runOnce returned).',
+    labelNames: ['job'],
+    registers,
+  });
+  const jobDuration = new Histogram({
+    name: 'worker_job_run_duration_seconds',
+    help: 'Duration of a worker job run.',
+    labelNames: ['job'],
+    buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60],
+    registers,
+  });
 
   let watched: [string, { backlog?(): Promise<Backlog> }][] = [];
   // Read at scrape time: one query per job, so the numbers are never older than the scrape.
   const readBacklogs = async () => {
     const now = options.clock.now().getTime();
     return Promise.all(
-      watched.filter(([, job]) => job.backlog !== undefined).map(async ([name, job]) => {
-        const b = await job.backlog!();
-        return { name, due: b.due, age: b.oldestDueAt ? Math.max(0, (now - b.oldestDueAt.getTime()) / 1000) : 0 };
-      }),
+      watched
+        .filter(([, job]) => job.backlog !== undefined)
+        .map(async ([name, job]) => {
+          const b = await job.backlog!();
+          return { name, due: b.due, age: b.oldestDueAt ? Math.max(0, (now - b.oldestDueAt.getTime()) / 1000) : 0 };
+        }),
     );
   };
   let pending: ReturnType<typeof readBacklogs> | null = null;
@@ -83,7 +125,12 @@ export function createMetrics(options: { spec: Spec; clock: Clock; db: Db; defau
   });
 
   // knex pools connections with tarn (PostgreSQL: up to 10; PGlite: exactly one).
-  const pool = () => (options.db.client as { pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number; max: number } }).pool;
+  const pool = () =>
+    (
+      options.db.client as {
+        pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number; max: number };
+      }
+    ).pool;
   new Gauge({
     name: 'db_pool_connections',
     help: 'Database pool connections by state: inUse, free, waiting (acquires queued), max.',
@@ -156,7 +203,10 @@ export function createMetrics(options: { spec: Spec; clock: Clock; db: Db; defau
         }
         registry.metrics().then(
           (text) => res.writeHead(200, { 'Content-Type': registry.contentType }).end(text),
-          (err: unknown) => res.writeHead(500, { 'Content-Type': 'text/plain' }).end(`metrics failed: ${err instanceof Error ? err.message : String(err)}\n`),
+          (err: unknown) =>
+            res
+              .writeHead(500, { 'Content-Type': 'text/plain' })
+              .end(`metrics failed: ${err instanceof Error ? err.message : String(err)}\n`),
         );
       });
       return new Promise((resolve) => server.listen(port, () => resolve(server)));

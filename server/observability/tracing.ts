@@ -33,7 +33,10 @@ export function startTracing(): Tracing {
           if (!('locals' in response)) return;
           const req = request as IncomingMessage & { originalUrl?: string; method?: string };
           const locals = (response as ServerResponse & { locals: { auth?: { workspaceId: string } } }).locals;
-          const operation = operationOf((req.method ?? 'get').toLowerCase(), (req.originalUrl ?? req.url ?? '').split('?')[0]);
+          const operation = operationOf(
+            (req.method ?? 'get').toLowerCase(),
+            (req.originalUrl ?? req.url ?? '').split('?')[0],
+          );
           if (operation) span.setAttribute('operation', operation);
           if (locals.auth) span.setAttribute('workspace.id', locals.auth.workspaceId);
         },
@@ -47,19 +50,23 @@ export function startTracing(): Tracing {
   return {
     jobRun(job, run) {
       // A root span: a run is its own trace, not a child of whatever was active.
-      return tracer.startActiveSpan(`worker ${job}`, { root: true, attributes: { 'worker.job': job } }, async (span) => {
-        try {
-          const did = await run();
-          span.setAttribute('worker.items', did);
-          return did;
-        } catch (err) {
-          span.recordException(err as Error);
-          span.setStatus({ code: SpanStatusCode.ERROR });
-          throw err;
-        } finally {
-          span.end();
-        }
-      });
+      return tracer.startActiveSpan(
+        `worker ${job}`,
+        { root: true, attributes: { 'worker.job': job } },
+        async (span) => {
+          try {
+            const did = await run();
+            span.setAttribute('worker.items', did);
+            return did;
+          } catch (err) {
+            span.recordException(err as Error);
+            span.setStatus({ code: SpanStatusCode.ERROR });
+            throw err;
+          } finally {
+            span.end();
+          }
+        },
+      );
     },
     shutdown: () => sdk.shutdown(),
   };

@@ -17,8 +17,18 @@ describe('account connect verifies the logins', () => {
     sink = await startSmtpSink();
     sink.passwords.add('smtp-right');
     imap = await startImapServer({ users: [{ user: 'ana@acme-mail.io', password: 'imap-right' }] });
-    t = await startTestServer({ config: { secretKey: '77'.repeat(32), allowPrivateMailHosts: true, verifyMailLogins: true, smtpTimeoutMs: 2000, imapTimeoutMs: 2000 } });
-    strict = await startTestServer({ config: { secretKey: '77'.repeat(32), allowPrivateMailHosts: false, verifyMailLogins: true } });
+    t = await startTestServer({
+      config: {
+        secretKey: '77'.repeat(32),
+        allowPrivateMailHosts: true,
+        verifyMailLogins: true,
+        smtpTimeoutMs: 2000,
+        imapTimeoutMs: 2000,
+      },
+    });
+    strict = await startTestServer({
+      config: { secretKey: '77'.repeat(32), allowPrivateMailHosts: false, verifyMailLogins: true },
+    });
     ws = await t.createWorkspace();
   });
   afterAll(async () => {
@@ -29,8 +39,13 @@ describe('account connect verifies the logins', () => {
   });
 
   const connect = (w: TestWorkspace, smtp: object, imapLogin?: object) =>
-    w.client.POST('/v2/account/connect', { body: { email: 'ana@acme-mail.io', provider: 'smtp', smtp, ...(imapLogin ? { imap: imapLogin } : {}) } as never });
-  const accounts = async () => Number((await t.db('email_accounts').where({ workspace_id: ws.workspaceId }).count<{ n: string }[]>('* as n'))[0].n);
+    w.client.POST('/v2/account/connect', {
+      body: { email: 'ana@acme-mail.io', provider: 'smtp', smtp, ...(imapLogin ? { imap: imapLogin } : {}) } as never,
+    });
+  const accounts = async () =>
+    Number(
+      (await t.db('email_accounts').where({ workspace_id: ws.workspaceId }).count<{ n: string }[]>('* as n'))[0].n,
+    );
 
   it('refuses a wrong SMTP password, an IMAP one, and a closed port, naming which, and stores nothing', async () => {
     const badSmtp = await connect(ws, { host: '127.0.0.1', port: sink.port, password: 'wrong' });
@@ -38,7 +53,11 @@ describe('account connect verifies the logins', () => {
     expect(badSmtp.error).toMatchObject({ code: 'mail_login_failed', details: [{ code: 'auth_failed' }] });
     expect(badSmtp.error!.error).toMatch(/^The SMTP login failed: authentication refused/);
 
-    const badImap = await connect(ws, { host: '127.0.0.1', port: sink.port, password: 'smtp-right' }, { host: '127.0.0.1', port: imap.port, password: 'wrong' });
+    const badImap = await connect(
+      ws,
+      { host: '127.0.0.1', port: sink.port, password: 'smtp-right' },
+      { host: '127.0.0.1', port: imap.port, password: 'wrong' },
+    );
     expect(badImap.response.status).toBe(400);
     expect(badImap.error!.details.map((d: { code: string }) => d.code)).toEqual(['auth_failed']);
     expect(badImap.error!.error).toMatch(/^The IMAP login failed/);
@@ -50,7 +69,11 @@ describe('account connect verifies the logins', () => {
   });
 
   it('stores the account when both logins work', async () => {
-    const ok = await connect(ws, { host: '127.0.0.1', port: sink.port, password: 'smtp-right' }, { host: '127.0.0.1', port: imap.port, password: 'imap-right' });
+    const ok = await connect(
+      ws,
+      { host: '127.0.0.1', port: sink.port, password: 'smtp-right' },
+      { host: '127.0.0.1', port: imap.port, password: 'imap-right' },
+    );
     expect(ok.response.status).toBe(201);
     expect(await accounts()).toBe(1);
   });

@@ -10,7 +10,13 @@ let dns: TestDnsServer;
 let t: TestServer;
 beforeAll(async () => {
   dns = await startDnsServer({
-    'acme.io': { MX: [{ exchange: 'alt1.aspmx.l.google.com', priority: 5 }, { exchange: 'aspmx.l.google.com', priority: 1 }], TXT: ['google-site-verification=abc', 'v=spf1 include:_spf.google.com ~all'] },
+    'acme.io': {
+      MX: [
+        { exchange: 'alt1.aspmx.l.google.com', priority: 5 },
+        { exchange: 'aspmx.l.google.com', priority: 1 },
+      ],
+      TXT: ['google-site-verification=abc', 'v=spf1 include:_spf.google.com ~all'],
+    },
     'google._domainkey.acme.io': { TXT: [[DKIM_KEY.slice(0, 30), DKIM_KEY.slice(30)]] },
     '_dmarc.acme.io': { TXT: ['v=DMARC1; p=reject; rua=mailto:dmarc@acme.io'] },
     'bare.io': { A: ['192.0.2.10'], TXT: ['google-site-verification=xyz'] },
@@ -52,7 +58,9 @@ beforeEach(() => {
 
 async function connect(ws: TestWorkspace, email: string, smtpHost?: string): Promise<string> {
   const smtp = smtpHost ? { host: smtpHost, port: 587, password: 'pw' } : { password: 'pw' };
-  const { data } = await ws.client.POST('/v2/account/connect', { body: { email, provider: smtpHost ? 'smtp' : 'google', smtp } });
+  const { data } = await ws.client.POST('/v2/account/connect', {
+    body: { email, provider: smtpHost ? 'smtp' : 'google', smtp },
+  });
   return data!.data.account.id;
 }
 
@@ -85,18 +93,49 @@ describe('POST /v1/account/vitals', () => {
         domain: 'acme.io',
         mx: passed('acme.io', ['1 aspmx.l.google.com', '5 alt1.aspmx.l.google.com']),
         spf: passed('acme.io', ['v=spf1 include:_spf.google.com ~all']),
-        dkim: { ...passed('google._domainkey.acme.io', [DKIM_KEY]), selector: 'google', checkedSelectors: ['google', 'selector1', 'k1'] },
+        dkim: {
+          ...passed('google._domainkey.acme.io', [DKIM_KEY]),
+          selector: 'google',
+          checkedSelectors: ['google', 'selector1', 'k1'],
+        },
         dmarc: passed('_dmarc.acme.io', ['v=DMARC1; p=reject; rua=mailto:dmarc@acme.io']),
         allPass: true,
         blocklists: {
           listedOn: [],
-          sendingHost: { host: 'smtp.gmail.com', addresses: [], reason: 'notFound', message: 'The name does not exist (NXDOMAIN).' },
-          checks: [{ zone: 'dbl.spamhaus.org', kind: 'domain', target: 'acme.io', query: 'acme.io.dbl.spamhaus.org', listed: false, returnCodes: [], reason: null, message: null }],
+          sendingHost: {
+            host: 'smtp.gmail.com',
+            addresses: [],
+            reason: 'notFound',
+            message: 'The name does not exist (NXDOMAIN).',
+          },
+          checks: [
+            {
+              zone: 'dbl.spamhaus.org',
+              kind: 'domain',
+              target: 'acme.io',
+              query: 'acme.io.dbl.spamhaus.org',
+              listed: false,
+              returnCodes: [],
+              reason: null,
+              message: null,
+            },
+          ],
         },
-        reputation: { days: 30, sent: 4, bounced: 1, replied: 1, unsubscribed: 0, bounceRatePercent: 25, replyRatePercent: 25, unsubscribeRatePercent: 0 },
+        reputation: {
+          days: 30,
+          sent: 4,
+          bounced: 1,
+          replied: 1,
+          unsubscribed: 0,
+          bounceRatePercent: 25,
+          replyRatePercent: 25,
+          unsubscribeRatePercent: 0,
+        },
         warmupHealth: { days: 7, landedInbox: 0, landedSpam: 0, score: null, label: 'unknown' },
         score: 75,
-        scoreReasons: [{ code: 'highBounceRate', points: 25, message: 'Bounce rate of the last 30 days is 25%, over 5%.' }],
+        scoreReasons: [
+          { code: 'highBounceRate', points: 25, message: 'Bounce rate of the last 30 days is 25%, over 5%.' },
+        ],
       },
     ]);
   });
@@ -106,7 +145,13 @@ describe('POST /v1/account/vitals', () => {
     const id = await connect(ws, 'ops@bare.io');
     const { data } = await ws.client.POST('/v1/account/vitals', { body: { accountIds: [id] } });
     const [v] = data!.data.items;
-    expect(v.mx).toEqual({ pass: false, name: 'bare.io', records: [], reason: 'noData', message: 'The name exists but has no record of this type.' });
+    expect(v.mx).toEqual({
+      pass: false,
+      name: 'bare.io',
+      records: [],
+      reason: 'noData',
+      message: 'The name exists but has no record of this type.',
+    });
     expect(v.spf).toEqual({
       pass: false,
       name: 'bare.io',
@@ -123,12 +168,34 @@ describe('POST /v1/account/vitals', () => {
       selector: null,
       checkedSelectors: ['google', 'selector1', 'k1'],
     });
-    expect(v.dmarc).toEqual({ pass: false, name: '_dmarc.bare.io', records: [], reason: 'notFound', message: 'The name does not exist (NXDOMAIN).' });
+    expect(v.dmarc).toEqual({
+      pass: false,
+      name: '_dmarc.bare.io',
+      records: [],
+      reason: 'notFound',
+      message: 'The name does not exist (NXDOMAIN).',
+    });
     expect(v.allPass).toBe(false);
-    expect(v.reputation).toEqual({ days: 30, sent: 0, bounced: 0, replied: 0, unsubscribed: 0, bounceRatePercent: 0, replyRatePercent: 0, unsubscribeRatePercent: 0 });
+    expect(v.reputation).toEqual({
+      days: 30,
+      sent: 0,
+      bounced: 0,
+      replied: 0,
+      unsubscribed: 0,
+      bounceRatePercent: 0,
+      replyRatePercent: 0,
+      unsubscribeRatePercent: 0,
+    });
     expect(v.score).toBe(50);
-    expect(v.scoreReasons.map((r) => [r.code, r.points])).toEqual([['spfFailed', 15], ['dkimFailed', 15], ['mxFailed', 10], ['dmarcFailed', 10]]);
-    expect(v.scoreReasons[0].message).toBe('SPF check failed: No SPF record (TXT starting with "v=spf1") among the TXT records.');
+    expect(v.scoreReasons.map((r) => [r.code, r.points])).toEqual([
+      ['spfFailed', 15],
+      ['dkimFailed', 15],
+      ['mxFailed', 10],
+      ['dmarcFailed', 10],
+    ]);
+    expect(v.scoreReasons[0].message).toBe(
+      'SPF check failed: No SPF record (TXT starting with "v=spf1") among the TXT records.',
+    );
   });
 
   it('asks each configured blocklist for the domain and every address of the SMTP host, in reverse-octet order', async () => {
@@ -137,12 +204,32 @@ describe('POST /v1/account/vitals', () => {
     const { data } = await ws.client.POST('/v1/account/vitals', { body: { accountIds: [id] } });
     const [v] = data!.data.items;
     expect(v.allPass).toBe(true);
-    expect(v.blocklists.sendingHost).toEqual({ host: 'mail.listed.io', addresses: ['198.51.100.7', '198.51.100.8'], reason: null, message: null });
-    const check = (zone: string, kind: string, target: string, query: string, rest: object) => ({ zone, kind, target, query, returnCodes: [], reason: null, message: null, ...rest });
+    expect(v.blocklists.sendingHost).toEqual({
+      host: 'mail.listed.io',
+      addresses: ['198.51.100.7', '198.51.100.8'],
+      reason: null,
+      message: null,
+    });
+    const check = (zone: string, kind: string, target: string, query: string, rest: object) => ({
+      zone,
+      kind,
+      target,
+      query,
+      returnCodes: [],
+      reason: null,
+      message: null,
+      ...rest,
+    });
     expect(v.blocklists.checks).toEqual([
-      check('dbl.spamhaus.org', 'domain', 'listed.io', 'listed.io.dbl.spamhaus.org', { listed: true, returnCodes: ['127.0.1.2'] }),
+      check('dbl.spamhaus.org', 'domain', 'listed.io', 'listed.io.dbl.spamhaus.org', {
+        listed: true,
+        returnCodes: ['127.0.1.2'],
+      }),
       check('zen.spamhaus.org', 'ip', '198.51.100.7', '7.100.51.198.zen.spamhaus.org', { listed: false }),
-      check('bl.spamcop.net', 'ip', '198.51.100.7', '7.100.51.198.bl.spamcop.net', { listed: true, returnCodes: ['127.0.0.2'] }),
+      check('bl.spamcop.net', 'ip', '198.51.100.7', '7.100.51.198.bl.spamcop.net', {
+        listed: true,
+        returnCodes: ['127.0.0.2'],
+      }),
       check('rbl.acme-lists.io', 'ip', '198.51.100.7', '7.100.51.198.rbl.acme-lists.io', {
         listed: null,
         returnCodes: ['203.0.113.99'],
@@ -153,7 +240,8 @@ describe('POST /v1/account/vitals', () => {
         listed: null,
         returnCodes: ['127.255.255.254'],
         reason: 'listRefused',
-        message: 'The list refused the query (127.255.255.254): it does not answer this resolver, or its query limit was reached.',
+        message:
+          'The list refused the query (127.255.255.254): it does not answer this resolver, or its query limit was reached.',
       }),
       check('bl.spamcop.net', 'ip', '198.51.100.8', '8.100.51.198.bl.spamcop.net', { listed: false }),
       check('rbl.acme-lists.io', 'ip', '198.51.100.8', '8.100.51.198.rbl.acme-lists.io', { listed: false }),
@@ -162,7 +250,11 @@ describe('POST /v1/account/vitals', () => {
     expect(v.score).toBe(40);
     expect(v.scoreReasons).toEqual([
       { code: 'domainListed', points: 30, message: 'The domain listed.io is listed on dbl.spamhaus.org.' },
-      { code: 'hostListed', points: 30, message: 'The sending host mail.listed.io (198.51.100.7) is listed on bl.spamcop.net.' },
+      {
+        code: 'hostListed',
+        points: 30,
+        message: 'The sending host mail.listed.io (198.51.100.7) is listed on bl.spamcop.net.',
+      },
     ]);
     // Each name is asked once.
     const asked = dns.queries.filter((q) => q.name.endsWith('.spamcop.net'));
@@ -175,7 +267,12 @@ describe('POST /v1/account/vitals', () => {
     dns.mode = 'silent';
     const { data } = await ws.client.POST('/v1/account/vitals', { body: { accountIds: [id] } });
     const [v] = data!.data.items;
-    expect(v.blocklists.sendingHost).toEqual({ host: '192.0.2.44', addresses: ['192.0.2.44'], reason: null, message: null });
+    expect(v.blocklists.sendingHost).toEqual({
+      host: '192.0.2.44',
+      addresses: ['192.0.2.44'],
+      reason: null,
+      message: null,
+    });
     expect(v.blocklists.checks.map((c) => [c.query, c.listed, c.reason])).toEqual([
       ['listed.io.dbl.spamhaus.org', null, 'timeout'],
       ['44.2.0.192.zen.spamhaus.org', null, 'timeout'],
@@ -186,7 +283,7 @@ describe('POST /v1/account/vitals', () => {
     expect(v.scoreReasons.map((r) => r.code)).toEqual(['spfFailed', 'dkimFailed', 'mxFailed', 'dmarcFailed']);
   });
 
-  it("takes the warm-up health of the last 7 days into the score: fair 10 points, poor 20", async () => {
+  it('takes the warm-up health of the last 7 days into the score: fair 10 points, poor 20', async () => {
     const ws = await t.createWorkspace();
     const id = await connect(ws, 'warm@acme.io');
     // Where partners' readers found this account's warm-up mail (the warmup module's record).
@@ -194,12 +291,26 @@ describe('POST /v1/account/vitals', () => {
       for (let i = 0; i < n; i++) {
         const messageId = newId();
         await t.db('warmup_messages').insert({
-          id: messageId, message_id: `${messageId}@acme.io`, kind: 'first', sender_id: id, recipient_id: newId(), sender_email: 'warm@acme.io',
-          recipient_email: 'p@pool.io', subject: 's', text: 't', status: 'sent', send_at: new Date(at), sent_at: new Date(at), landed, seen_at: new Date(at), created_at: new Date(at),
+          id: messageId,
+          message_id: `${messageId}@acme.io`,
+          kind: 'first',
+          sender_id: id,
+          recipient_id: newId(),
+          sender_email: 'warm@acme.io',
+          recipient_email: 'p@pool.io',
+          subject: 's',
+          text: 't',
+          status: 'sent',
+          send_at: new Date(at),
+          sent_at: new Date(at),
+          landed,
+          seen_at: new Date(at),
+          created_at: new Date(at),
         });
       }
     };
-    const vitals = async () => (await ws.client.POST('/v1/account/vitals', { body: { accountIds: [id] } })).data!.data.items[0];
+    const vitals = async () =>
+      (await ws.client.POST('/v1/account/vitals', { body: { accountIds: [id] } })).data!.data.items[0];
     await seen('inbox', 8, '2026-11-20T10:00:00Z');
     await seen('spam', 2, '2026-11-20T10:00:00Z');
     await seen('spam', 30, '2026-11-15T10:00:00Z'); // 8 days ago: out of the window
@@ -207,7 +318,13 @@ describe('POST /v1/account/vitals', () => {
     expect(v.warmupHealth).toEqual({ days: 7, landedInbox: 8, landedSpam: 2, score: 80, label: 'fair' });
     expect([v.score, v.scoreReasons]).toEqual([
       90,
-      [{ code: 'lowWarmupHealth', points: 10, message: 'Warm-up health is fair (80): 8 of 10 warm-up emails of the last 7 days landed in the inbox.' }],
+      [
+        {
+          code: 'lowWarmupHealth',
+          points: 10,
+          message: 'Warm-up health is fair (80): 8 of 10 warm-up emails of the last 7 days landed in the inbox.',
+        },
+      ],
     ]);
     await seen('spam', 3, '2026-11-22T10:00:00Z');
     v = await vitals();
@@ -219,13 +336,20 @@ describe('POST /v1/account/vitals', () => {
     const ws = await t.createWorkspace();
     const id = await connect(ws, 'rates@acme.io');
     const at = '2026-11-20T10:00:00Z';
-    const vitals = async () => (await ws.client.POST('/v1/account/vitals', { body: { accountIds: [id] } })).data!.data.items[0];
+    const vitals = async () =>
+      (await ws.client.POST('/v1/account/vitals', { body: { accountIds: [id] } })).data!.data.items[0];
     for (let i = 0; i < 100; i++) await event(ws, id, 'sent', at);
     for (let i = 0; i < 2; i++) await event(ws, id, 'bounced', at);
     await event(ws, id, 'unsubscribed', at);
     let v = await vitals();
     // 2% bounced and 1% unsubscribed: at the limits, not over.
-    expect(v.reputation).toMatchObject({ sent: 100, bounced: 2, unsubscribed: 1, bounceRatePercent: 2, unsubscribeRatePercent: 1 });
+    expect(v.reputation).toMatchObject({
+      sent: 100,
+      bounced: 2,
+      unsubscribed: 1,
+      bounceRatePercent: 2,
+      unsubscribeRatePercent: 1,
+    });
     expect([v.score, v.scoreReasons]).toEqual([100, []]);
     await event(ws, id, 'bounced', at);
     await event(ws, id, 'unsubscribed', at);
@@ -257,12 +381,28 @@ describe('POST /v1/account/vitals', () => {
   it('fails a null MX and duplicate SPF/DMARC records, skips a revoked DKIM key and uses the selectors asked', async () => {
     const ws = await t.createWorkspace();
     const id = await connect(ws, 'team@twospf.io');
-    const { data } = await ws.client.POST('/v1/account/vitals', { body: { accountIds: [id], dkimSelectors: ['s1', 'mailjet'] } });
+    const { data } = await ws.client.POST('/v1/account/vitals', {
+      body: { accountIds: [id], dkimSelectors: ['s1', 'mailjet'] },
+    });
     const [v] = data!.data.items;
-    expect(v.mx).toMatchObject({ pass: false, records: ['0 '], reason: 'noMatchingRecord', message: 'The domain publishes a null MX: it accepts no mail.' });
-    expect(v.spf).toMatchObject({ pass: false, reason: 'multipleRecords', records: ['v=spf1 -all', 'v=spf1 include:mailgun.org ~all'] });
+    expect(v.mx).toMatchObject({
+      pass: false,
+      records: ['0 '],
+      reason: 'noMatchingRecord',
+      message: 'The domain publishes a null MX: it accepts no mail.',
+    });
+    expect(v.spf).toMatchObject({
+      pass: false,
+      reason: 'multipleRecords',
+      records: ['v=spf1 -all', 'v=spf1 include:mailgun.org ~all'],
+    });
     expect(v.dmarc).toMatchObject({ pass: false, reason: 'multipleRecords' });
-    expect(v.dkim).toMatchObject({ pass: true, selector: 'mailjet', name: 'mailjet._domainkey.twospf.io', checkedSelectors: ['s1', 'mailjet'] });
+    expect(v.dkim).toMatchObject({
+      pass: true,
+      selector: 'mailjet',
+      name: 'mailjet._domainkey.twospf.io',
+      checkedSelectors: ['s1', 'mailjet'],
+    });
   });
 
   it('reports a DNS server that does not answer as timeouts, within the time limit', async () => {
@@ -275,7 +415,12 @@ describe('POST /v1/account/vitals', () => {
     expect(Date.now() - started).toBeLessThan(5000);
     const [v] = data!.data.items;
     for (const check of [v.mx, v.spf, v.dkim, v.dmarc]) {
-      expect(check).toMatchObject({ pass: false, records: [], reason: 'timeout', message: 'The DNS server did not answer in time.' });
+      expect(check).toMatchObject({
+        pass: false,
+        records: [],
+        reason: 'timeout',
+        message: 'The DNS server did not answer in time.',
+      });
     }
     expect(v.allPass).toBe(false);
   });
@@ -294,7 +439,11 @@ describe('POST /v1/account/vitals', () => {
     const b = await connect(ws, 'b@bare.io');
     const c = await connect(ws, 'c@acme.io');
     const { data } = await ws.client.POST('/v1/account/vitals', { body: { accountIds: [c, b, a] } });
-    expect(data!.data.items.map((v) => [v.email, v.allPass])).toEqual([['c@acme.io', true], ['b@bare.io', false], ['a@acme.io', true]]);
+    expect(data!.data.items.map((v) => [v.email, v.allPass])).toEqual([
+      ['c@acme.io', true],
+      ['b@bare.io', false],
+      ['a@acme.io', true],
+    ]);
     const acmeMx = dns.queries.filter((q) => q.name === 'acme.io' && q.type === 'MX');
     expect(acmeMx).toHaveLength(1);
   });
@@ -305,17 +454,37 @@ describe('POST /v1/account/vitals', () => {
     const mine = await connect(ws, 'mine@acme.io');
     const theirs = await connect(other, 'theirs@acme.io');
     const unknown = newId();
-    const v1 = await t.fetch('/v1/account/vitals', { apiKey: ws.apiKey, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ accountIds: [theirs] }) });
+    const v1 = await t.fetch('/v1/account/vitals', {
+      apiKey: ws.apiKey,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ accountIds: [theirs] }),
+    });
     expect(v1.status).toBe(404);
     expect(await v1.json()).toEqual({ error: 'Email account not found.' });
-    const v2 = await t.fetch('/v2/account/vitals', { apiKey: ws.apiKey, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ accountIds: [mine, theirs, unknown] }) });
+    const v2 = await t.fetch('/v2/account/vitals', {
+      apiKey: ws.apiKey,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ accountIds: [mine, theirs, unknown] }),
+    });
     expect(v2.status).toBe(404);
     expect(await v2.json()).toMatchObject({
       error: '2 email accounts not found.',
       code: 'not_found',
       details: [
-        { field: 'body.accountIds.1', location: 'body', message: `email account ${theirs} not found`, code: 'not_found' },
-        { field: 'body.accountIds.2', location: 'body', message: `email account ${unknown} not found`, code: 'not_found' },
+        {
+          field: 'body.accountIds.1',
+          location: 'body',
+          message: `email account ${theirs} not found`,
+          code: 'not_found',
+        },
+        {
+          field: 'body.accountIds.2',
+          location: 'body',
+          message: `email account ${unknown} not found`,
+          code: 'not_found',
+        },
       ],
     });
     expect(dns.queries).toEqual([]);
@@ -333,7 +502,12 @@ describe('POST /v1/account/vitals', () => {
       [{}, 'body.accountIds'],
     ];
     for (const [body, field] of cases) {
-      const res = await t.fetch('/v2/account/vitals', { apiKey: ws.apiKey, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await t.fetch('/v2/account/vitals', {
+        apiKey: ws.apiKey,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       expect(res.status).toBe(400);
       expect((await readJson<ErrorBody>(res)).details.map((d) => d.field)).toContain(field);
     }

@@ -30,7 +30,9 @@ async function connect(ws: TestWorkspace, email: string) {
 
 /** Warm-up needs to read the mailbox: an account with an IMAP login. */
 async function connectReadable(ws: TestWorkspace, email: string) {
-  const { data, response } = await ws.client.POST('/v2/account/connect', { body: { ...googleAccount(email), imap: { password: 'imap-1' } } });
+  const { data, response } = await ws.client.POST('/v2/account/connect', {
+    body: { ...googleAccount(email), imap: { password: 'imap-1' } },
+  });
   expect(response.status).toBe(201);
   return data!.data.account;
 }
@@ -69,7 +71,16 @@ describe('POST /v2/account/connect', () => {
       dailyLimit: 40,
       sentToday: 0,
       warmupSentToday: 0,
-      warmup: { enabled: true, status: 'active', reason: null, inPool: true, dailyLimit: 20, increasePerDay: 2, replyRatePercent: 30, ...ALL_DAY },
+      warmup: {
+        enabled: true,
+        status: 'active',
+        reason: null,
+        inPool: true,
+        dailyLimit: 20,
+        increasePerDay: 2,
+        replyRatePercent: 30,
+        ...ALL_DAY,
+      },
       smtp: { host: 'smtp.gmail.com', port: 587, username: 'jane@acme-mail.io' },
       imap: { host: 'imap.gmail.com', port: 993, username: 'jane@acme-mail.io' },
       createdAt: '2026-11-23T10:00:00.000Z',
@@ -77,7 +88,10 @@ describe('POST /v2/account/connect', () => {
     });
     expect(JSON.stringify(data)).not.toContain('secret-1');
 
-    const row = await t.db('email_accounts').where({ id: account.id }).first<{ smtp_password_enc: string; imap_password_enc: string }>('smtp_password_enc', 'imap_password_enc');
+    const row = await t
+      .db('email_accounts')
+      .where({ id: account.id })
+      .first<{ smtp_password_enc: string; imap_password_enc: string }>('smtp_password_enc', 'imap_password_enc');
     expect(row.smtp_password_enc).toMatch(/^v1\./);
     expect(row.smtp_password_enc).not.toContain('smtp-secret-1');
     const box = new SecretBox({ secretKey: SECRET_KEY, databaseUrl: undefined, dataDir: '' });
@@ -90,7 +104,11 @@ describe('POST /v2/account/connect', () => {
   it('connects an SMTP account with its own host, port and username, warm-up off and no IMAP', async () => {
     const ws = await t.createWorkspace();
     const { data } = await ws.client.POST('/v2/account/connect', {
-      body: { email: 'sales@northwind.com', provider: 'smtp', smtp: { host: 'mail.northwind.com', port: 465, username: 'sales', password: 'pw' } },
+      body: {
+        email: 'sales@northwind.com',
+        provider: 'smtp',
+        smtp: { host: 'mail.northwind.com', port: 465, username: 'sales', password: 'pw' },
+      },
     });
     expect(data!.data.account).toMatchObject({
       provider: 'smtp',
@@ -116,7 +134,9 @@ describe('POST /v2/account/connect', () => {
         { field: 'body.smtp.port', location: 'body', code: 'required' },
       ],
     });
-    expect(Number((await t.db('email_accounts').where({ workspace_id: ws.workspaceId }).count({ n: '*' }))[0].n)).toBe(0);
+    expect(Number((await t.db('email_accounts').where({ workspace_id: ws.workspaceId }).count({ n: '*' }))[0].n)).toBe(
+      0,
+    );
   });
 
   it('rejects schema violations: bad email, unknown provider, unknown field, missing password', async () => {
@@ -129,7 +149,10 @@ describe('POST /v2/account/connect', () => {
       [{ email: 'a@b.io', provider: 'google', smtp: { password: 'x' }, dailyLimit: 0 }, 'body.dailyLimit'],
     ];
     for (const [payload, field] of cases) {
-      const { status, body } = await v2Error('/v2/account/connect', ws, { method: 'POST', body: JSON.stringify(payload) });
+      const { status, body } = await v2Error('/v2/account/connect', ws, {
+        method: 'POST',
+        body: JSON.stringify(payload),
+      });
       expect(status).toBe(400);
       expect(body.details.map((d) => d.field)).toContain(field);
     }
@@ -138,9 +161,15 @@ describe('POST /v2/account/connect', () => {
   it('answers 409 for an address already connected in the workspace (case-insensitive), not in another', async () => {
     const ws = await t.createWorkspace();
     await connect(ws, 'dup@acme.io');
-    const { status, body } = await v2Error('/v2/account/connect', ws, { method: 'POST', body: JSON.stringify(googleAccount('DUP@acme.io')) });
+    const { status, body } = await v2Error('/v2/account/connect', ws, {
+      method: 'POST',
+      body: JSON.stringify(googleAccount('DUP@acme.io')),
+    });
     expect(status).toBe(409);
-    expect(body).toMatchObject({ error: 'An email account with the address dup@acme.io is already connected in this workspace.', code: 'conflict' });
+    expect(body).toMatchObject({
+      error: 'An email account with the address dup@acme.io is already connected in this workspace.',
+      code: 'conflict',
+    });
     const other = await t.createWorkspace();
     await connect(other, 'dup@acme.io');
   });
@@ -148,27 +177,49 @@ describe('POST /v2/account/connect', () => {
   it('lets one of several simultaneous connects of an address win; the others get 409', async () => {
     const ws = await t.createWorkspace();
     const statuses = await Promise.all(
-      [0, 1, 2].map(async () => (await ws.client.POST('/v2/account/connect', { body: googleAccount('race@acme.io') })).response.status),
+      [0, 1, 2].map(
+        async () =>
+          (await ws.client.POST('/v2/account/connect', { body: googleAccount('race@acme.io') })).response.status,
+      ),
     );
     expect(statuses.sort()).toEqual([201, 409, 409]);
-    expect(await t.db('email_accounts').where({ workspace_id: ws.workspaceId }).select('email')).toEqual([{ email: 'race@acme.io' }]);
+    expect(await t.db('email_accounts').where({ workspace_id: ws.workspaceId }).select('email')).toEqual([
+      { email: 'race@acme.io' },
+    ]);
   });
 
   it("answers 403 when the plan's email-account cap is reached", async () => {
     const ws = await t.createWorkspace();
     const planId = newId();
-    await t.db('plans').insert({ id: planId, name: 'Two accounts', per_min: 1000, per_hour: 1000, per_day: 1000, credits: 0, max_email_accounts: 2, created_at: t.clock.now() });
+    await t.db('plans').insert({
+      id: planId,
+      name: 'Two accounts',
+      per_min: 1000,
+      per_hour: 1000,
+      per_day: 1000,
+      credits: 0,
+      max_email_accounts: 2,
+      created_at: t.clock.now(),
+    });
     await t.db('workspaces').where({ id: ws.workspaceId }).update({ plan_id: planId });
     await connect(ws, 'one@acme.io');
     await connect(ws, 'two@acme.io');
-    const { status, body } = await v2Error('/v2/account/connect', ws, { method: 'POST', body: JSON.stringify(googleAccount('three@acme.io')) });
+    const { status, body } = await v2Error('/v2/account/connect', ws, {
+      method: 'POST',
+      body: JSON.stringify(googleAccount('three@acme.io')),
+    });
     expect(status).toBe(403);
     expect(body.error).toBe('Your plan allows at most 2 email accounts; remove one or upgrade the plan.');
   });
 
   it('is v2-only', async () => {
     const ws = await t.createWorkspace();
-    const res = await t.fetch('/v1/account/connect', { apiKey: ws.apiKey, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(googleAccount('x@y.io')) });
+    const res = await t.fetch('/v1/account/connect', {
+      apiKey: ws.apiKey,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(googleAccount('x@y.io')),
+    });
     expect(res.status).toBe(404);
   });
 });
@@ -186,14 +237,29 @@ describe('the encryption key', () => {
   });
 
   it('refuses a malformed SECRET_KEY at start-up', () => {
-    expect(() => new SecretBox({ secretKey: 'too-short', databaseUrl: undefined, dataDir: '' })).toThrow(/SECRET_KEY must be 32 bytes/);
+    expect(() => new SecretBox({ secretKey: 'too-short', databaseUrl: undefined, dataDir: '' })).toThrow(
+      /SECRET_KEY must be 32 bytes/,
+    );
   });
 
   it('makes connect answer 409 on PostgreSQL without SECRET_KEY, storing nothing', async () => {
     const ws = await t.createWorkspace();
     const { db, clock, config } = t.deps;
     const noKey = new SecretBox({ secretKey: undefined, databaseUrl: 'postgres://db.internal/outreach', dataDir: '' });
-    const accounts = new AccountService(db, new AccountStore(), t.services.events, t.services.campaigns, t.services.workspaces, noKey, createDnsLookup(config), config, clock, t.services.warmup.sentToday, (...args) => t.services.warmup.healthScores(...args), t.services.placement.sentToday);
+    const accounts = new AccountService(
+      db,
+      new AccountStore(),
+      t.services.events,
+      t.services.campaigns,
+      t.services.workspaces,
+      noKey,
+      createDnsLookup(config),
+      config,
+      clock,
+      t.services.warmup.sentToday,
+      (...args) => t.services.warmup.healthScores(...args),
+      t.services.placement.sentToday,
+    );
     await expect(accounts.connect(ws.workspaceId, googleAccount('a@b.io'))).rejects.toMatchObject({
       status: 409,
       message: expect.stringMatching(/^Email accounts cannot be connected: the server has no encryption key/),
@@ -217,7 +283,10 @@ describe('GET /v1/account/list', () => {
     await insertSent(ws, a.id, '2026-11-22T23:59:59Z'); // yesterday: not counted
 
     const { data } = await ws.client.GET('/v1/account/list', { params: { query: { limit: 2 } } });
-    expect(data!.data.items.map((i) => [i.email, i.sentToday])).toEqual([['a@acme.io', 2], ['b@acme.io', 0]]);
+    expect(data!.data.items.map((i) => [i.email, i.sentToday])).toEqual([
+      ['a@acme.io', 2],
+      ['b@acme.io', 0],
+    ]);
     expect(data!.data.pagination).toEqual({ limit: 2, skip: 0, total: 3, hasMore: true });
 
     const page2 = await ws.client.GET('/v1/account/list', { params: { query: { limit: 2, skip: 2 } } });
@@ -248,7 +317,8 @@ describe('GET /v1/account/status', () => {
   it('tells whether the account can send, and why not', async () => {
     const ws = await t.createWorkspace();
     const account = await connect(ws, 'status@acme.io');
-    const status = async () => (await ws.client.GET('/v1/account/status', { params: { query: { accountId: account.id } } })).data!.data;
+    const status = async () =>
+      (await ws.client.GET('/v1/account/status', { params: { query: { accountId: account.id } } })).data!.data;
     expect(await status()).toEqual({
       accountId: account.id,
       email: 'status@acme.io',
@@ -264,7 +334,12 @@ describe('GET /v1/account/status', () => {
     await t.db('email_accounts').where({ id: account.id }).update({ daily_limit: 2 });
     await insertSent(ws, account.id, '2026-11-23T01:00:00Z');
     await insertSent(ws, account.id, '2026-11-23T02:00:00Z');
-    expect(await status()).toMatchObject({ canSend: false, reason: 'dailyLimitReached', sentToday: 2, remainingToday: 0 });
+    expect(await status()).toMatchObject({
+      canSend: false,
+      reason: 'dailyLimitReached',
+      sentToday: 2,
+      remainingToday: 0,
+    });
     await t.db('email_accounts').where({ id: account.id }).update({ status: 'sendingError' });
     expect(await status()).toMatchObject({ status: 'sendingError', canSend: false, reason: 'sendingError' });
   });
@@ -289,10 +364,21 @@ describe('POST /v1/account/warmup/enable and /pause', () => {
     const ws = await t.createWorkspace();
     const account = await connectReadable(ws, 'warm@acme.io');
     t.clock.advance(60_000);
-    const enabled = await ws.client.POST('/v1/account/warmup/enable', { body: { accountId: account.id, warmup: { dailyLimit: 30, increasePerDay: 3 } } });
+    const enabled = await ws.client.POST('/v1/account/warmup/enable', {
+      body: { accountId: account.id, warmup: { dailyLimit: 30, increasePerDay: 3 } },
+    });
     expect(enabled.data!.message).toBe('Warm-up enabled');
     expect(enabled.data!.data.changed).toBe(true);
-    expect(enabled.data!.data.account.warmup).toEqual({ enabled: true, status: 'active', reason: null, inPool: true, dailyLimit: 30, increasePerDay: 3, replyRatePercent: 30, ...ALL_DAY });
+    expect(enabled.data!.data.account.warmup).toEqual({
+      enabled: true,
+      status: 'active',
+      reason: null,
+      inPool: true,
+      dailyLimit: 30,
+      increasePerDay: 3,
+      replyRatePercent: 30,
+      ...ALL_DAY,
+    });
     expect(enabled.data!.data.account.updatedAt).toBe('2026-11-23T10:01:00.000Z');
 
     t.clock.advance(60_000);
@@ -321,32 +407,76 @@ describe('POST /v1/account/warmup/enable and /pause', () => {
   it('refuses warm-up without IMAP (409) and bad windows or a zero ramp (400 naming the field)', async () => {
     const ws = await t.createWorkspace();
     const noImap = await connect(ws, 'noimap@acme.io');
-    const refused = await v2Error('/v2/account/warmup/enable', ws, { method: 'POST', body: JSON.stringify({ accountId: noImap.id }) });
-    expect(refused).toMatchObject({ status: 409, body: { error: 'Warm-up needs to read the mailbox: connect the account with an IMAP login first.', details: [{ field: 'body.accountId', code: 'imap_required' }] } });
-    const atConnect = await v2Error('/v2/account/connect', ws, { method: 'POST', body: JSON.stringify({ ...googleAccount('warm-noimap@acme.io'), warmup: {} }) });
+    const refused = await v2Error('/v2/account/warmup/enable', ws, {
+      method: 'POST',
+      body: JSON.stringify({ accountId: noImap.id }),
+    });
+    expect(refused).toMatchObject({
+      status: 409,
+      body: {
+        error: 'Warm-up needs to read the mailbox: connect the account with an IMAP login first.',
+        details: [{ field: 'body.accountId', code: 'imap_required' }],
+      },
+    });
+    const atConnect = await v2Error('/v2/account/connect', ws, {
+      method: 'POST',
+      body: JSON.stringify({ ...googleAccount('warm-noimap@acme.io'), warmup: {} }),
+    });
     expect(atConnect.status).toBe(409);
 
     const ok = await connectReadable(ws, 'window@acme.io');
-    const reversed = await v2Error('/v2/account/warmup/enable', ws, { method: 'POST', body: JSON.stringify({ accountId: ok.id, warmup: { windowFrom: '18:00', windowTo: '09:00' } }) });
-    expect(reversed).toMatchObject({ status: 400, body: { error: 'The warm-up window must open before it closes.', details: [{ field: 'body.warmup.windowTo', code: 'window_order' }] } });
-    const badHour = await v2Error('/v2/account/warmup/enable', ws, { method: 'POST', body: JSON.stringify({ accountId: ok.id, warmup: { windowFrom: '25:00' } }) });
+    const reversed = await v2Error('/v2/account/warmup/enable', ws, {
+      method: 'POST',
+      body: JSON.stringify({ accountId: ok.id, warmup: { windowFrom: '18:00', windowTo: '09:00' } }),
+    });
+    expect(reversed).toMatchObject({
+      status: 400,
+      body: {
+        error: 'The warm-up window must open before it closes.',
+        details: [{ field: 'body.warmup.windowTo', code: 'window_order' }],
+      },
+    });
+    const badHour = await v2Error('/v2/account/warmup/enable', ws, {
+      method: 'POST',
+      body: JSON.stringify({ accountId: ok.id, warmup: { windowFrom: '25:00' } }),
+    });
     expect(badHour.status).toBe(400);
     expect(badHour.body.details[0]).toMatchObject({ field: 'body.warmup.windowFrom' });
-    const zero = await v2Error('/v2/account/warmup/enable', ws, { method: 'POST', body: JSON.stringify({ accountId: ok.id, warmup: { increasePerDay: 0 } }) });
+    const zero = await v2Error('/v2/account/warmup/enable', ws, {
+      method: 'POST',
+      body: JSON.stringify({ accountId: ok.id, warmup: { increasePerDay: 0 } }),
+    });
     expect(zero.body.details[0]).toMatchObject({ field: 'body.warmup.increasePerDay', code: 'minimum' });
-    expect((await t.db('email_accounts').where({ id: ok.id }).first<{ warmup_enabled: boolean }>('warmup_enabled')).warmup_enabled).toBe(false);
+    expect(
+      (await t.db('email_accounts').where({ id: ok.id }).first<{ warmup_enabled: boolean }>('warmup_enabled'))
+        .warmup_enabled,
+    ).toBe(false);
 
-    const windowed = await ws.client.POST('/v1/account/warmup/enable', { body: { accountId: ok.id, warmup: { windowFrom: '08:00', windowTo: '17:30', weekdaysOnly: true } } });
-    expect(windowed.data!.data.account.warmup).toMatchObject({ windowFrom: '08:00', windowTo: '17:30', weekdaysOnly: true, inPool: true });
+    const windowed = await ws.client.POST('/v1/account/warmup/enable', {
+      body: { accountId: ok.id, warmup: { windowFrom: '08:00', windowTo: '17:30', weekdaysOnly: true } },
+    });
+    expect(windowed.data!.data.account.warmup).toMatchObject({
+      windowFrom: '08:00',
+      windowTo: '17:30',
+      weekdaysOnly: true,
+      inPool: true,
+    });
   });
 
   it('refuses to enable a banned warm-up (409) and keeps the ban on pause', async () => {
     const ws = await t.createWorkspace();
     const account = await connectReadable(ws, 'banned@acme.io');
     await t.db('email_accounts').where({ id: account.id }).update({ warmup_status: 'banned' });
-    const res = await t.fetch('/v1/account/warmup/enable', { apiKey: ws.apiKey, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ accountId: account.id }) });
+    const res = await t.fetch('/v1/account/warmup/enable', {
+      apiKey: ws.apiKey,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ accountId: account.id }),
+    });
     expect(res.status).toBe(409);
-    expect(await res.json()).toEqual({ error: 'Warm-up cannot be enabled: the warm-up network has banned this account.' });
+    expect(await res.json()).toEqual({
+      error: 'Warm-up cannot be enabled: the warm-up network has banned this account.',
+    });
     const paused = await ws.client.POST('/v1/account/warmup/pause', { body: { accountId: account.id } });
     expect(paused.data!.data.account.warmup).toMatchObject({ enabled: false, status: 'banned' });
   });
@@ -356,18 +486,32 @@ describe('POST /v1/account/warmup/enable and /pause', () => {
     const other = await t.createWorkspace();
     const theirs = await connect(other, 'warm-theirs@acme.io');
     for (const path of ['/v1/account/warmup/enable', '/v1/account/warmup/pause']) {
-      const res = await t.fetch(path, { apiKey: ws.apiKey, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ accountId: theirs.id }) });
+      const res = await t.fetch(path, {
+        apiKey: ws.apiKey,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ accountId: theirs.id }),
+      });
       expect(res.status).toBe(404);
       expect(await res.json()).toEqual({ error: 'Email account not found.' });
     }
-    expect((await t.db('email_accounts').where({ id: theirs.id }).first<{ warmup_enabled: boolean }>('warmup_enabled')).warmup_enabled).toBe(false);
+    expect(
+      (await t.db('email_accounts').where({ id: theirs.id }).first<{ warmup_enabled: boolean }>('warmup_enabled'))
+        .warmup_enabled,
+    ).toBe(false);
 
     const mine = await connect(ws, 'gone@acme.io');
     await ws.client.DELETE('/v1/account/delete', { params: { query: { accountId: mine.id } } });
-    const gone = await v2Error('/v2/account/warmup/enable', ws, { method: 'POST', body: JSON.stringify({ accountId: mine.id }) });
+    const gone = await v2Error('/v2/account/warmup/enable', ws, {
+      method: 'POST',
+      body: JSON.stringify({ accountId: mine.id }),
+    });
     expect(gone).toMatchObject({ status: 404, body: { error: 'Email account not found.', code: 'not_found' } });
 
-    const bad = await v2Error('/v2/account/warmup/enable', ws, { method: 'POST', body: JSON.stringify({ accountId: theirs.id, warmup: { replyRatePercent: 101 } }) });
+    const bad = await v2Error('/v2/account/warmup/enable', ws, {
+      method: 'POST',
+      body: JSON.stringify({ accountId: theirs.id, warmup: { replyRatePercent: 101 } }),
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.details[0]).toMatchObject({ field: 'body.warmup.replyRatePercent', code: 'maximum' });
   });
@@ -377,9 +521,13 @@ describe('DELETE /v1/account/delete', () => {
   async function campaign(ws: TestWorkspace, name: string, status: string, accountIds: string[]) {
     const id = newId();
     const now = t.clock.now();
-    await t.db('campaigns').insert({ id, workspace_id: ws.workspaceId, name, status, created_at: now, updated_at: now });
+    await t
+      .db('campaigns')
+      .insert({ id, workspace_id: ws.workspaceId, name, status, created_at: now, updated_at: now });
     for (const accountId of accountIds) {
-      await t.db('campaign_accounts').insert({ campaign_id: id, account_id: accountId, workspace_id: ws.workspaceId, created_at: now });
+      await t
+        .db('campaign_accounts')
+        .insert({ campaign_id: id, account_id: accountId, workspace_id: ws.workspaceId, created_at: now });
     }
     return id;
   }
@@ -403,11 +551,24 @@ describe('DELETE /v1/account/delete', () => {
       unlinkedCampaignIds: [onlyGone, both, draft].sort(),
       pausedCampaigns: [{ id: onlyGone, name: 'Only gone' }],
     });
-    const statuses = Object.fromEntries((await t.db('campaigns').where({ workspace_id: ws.workspaceId }).select<{ id: string; status: string }[]>('id', 'status')).map((c) => [c.id, c.status]));
+    const statuses = Object.fromEntries(
+      (
+        await t
+          .db('campaigns')
+          .where({ workspace_id: ws.workspaceId })
+          .select<{ id: string; status: string }[]>('id', 'status')
+      ).map((c) => [c.id, c.status]),
+    );
     expect(statuses).toEqual({ [onlyGone]: 'paused', [both]: 'active', [draft]: 'draft', [unrelated]: 'active' });
-    expect((await t.db('campaigns').where({ id: onlyGone }).first<{ updated_at: Date }>('updated_at')).updated_at.toISOString()).toBe('2026-11-23T10:00:05.000Z');
+    expect(
+      (
+        await t.db('campaigns').where({ id: onlyGone }).first<{ updated_at: Date }>('updated_at')
+      ).updated_at.toISOString(),
+    ).toBe('2026-11-23T10:00:05.000Z');
     expect(await t.db('campaign_accounts').where({ account_id: gone.id })).toEqual([]);
-    expect(await t.db('email_events').where({ workspace_id: ws.workspaceId }).select('account_id', 'type')).toEqual([{ account_id: null, type: 'sent' }]);
+    expect(await t.db('email_events').where({ workspace_id: ws.workspaceId }).select('account_id', 'type')).toEqual([
+      { account_id: null, type: 'sent' },
+    ]);
 
     const again = await t.fetch(`/v1/account/delete?accountId=${gone.id}`, { apiKey: ws.apiKey, method: 'DELETE' });
     expect(again.status).toBe(404);
@@ -418,7 +579,10 @@ describe('DELETE /v1/account/delete', () => {
     const other = await t.createWorkspace();
     const theirs = await connect(other, 'safe@acme.io');
     const res = await v2Error(`/v2/account/delete?accountId=${theirs.id}`, ws, { method: 'DELETE' });
-    expect(res).toMatchObject({ status: 404, body: { error: 'Email account not found.', code: 'not_found', details: [] } });
+    expect(res).toMatchObject({
+      status: 404,
+      body: { error: 'Email account not found.', code: 'not_found', details: [] },
+    });
     expect(await t.db('email_accounts').where({ id: theirs.id }).first()).toBeDefined();
     const missing = await v2Error('/v2/account/delete', ws, { method: 'DELETE' });
     expect(missing.status).toBe(400);

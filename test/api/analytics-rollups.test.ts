@@ -32,7 +32,18 @@ function random(seed: number): () => number {
   };
 }
 
-const TYPES = ['sent', 'sent', 'sent', 'opened', 'opened', 'clicked', 'replied', 'autoReplied', 'bounced', 'unsubscribed'];
+const TYPES = [
+  'sent',
+  'sent',
+  'sent',
+  'opened',
+  'opened',
+  'clicked',
+  'replied',
+  'autoReplied',
+  'bounced',
+  'unsubscribed',
+];
 const COUNTED = ['sent', 'opened', 'clicked', 'replied', 'bounced', 'unsubscribed'];
 const ZONES = ['UTC', 'America/New_York', 'Asia/Kolkata', 'Asia/Kathmandu', 'Pacific/Chatham'];
 const RANGES: [string, string][] = [
@@ -50,17 +61,46 @@ interface Layout {
 async function layout(name: string): Promise<Layout> {
   const now = t.clock.now();
   const campaignId = newId();
-  await t.db('campaigns').insert({ id: campaignId, workspace_id: ws.workspaceId, name, status: 'active', created_at: now, updated_at: now });
+  await t
+    .db('campaigns')
+    .insert({ id: campaignId, workspace_id: ws.workspaceId, name, status: 'active', created_at: now, updated_at: now });
   const steps: Layout['steps'] = [];
   for (const order of [1, 2]) {
     const stepId = newId();
-    await t.db('campaign_steps').insert({ id: stepId, workspace_id: ws.workspaceId, campaign_id: campaignId, step_order: order, created_at: now });
+    await t.db('campaign_steps').insert({
+      id: stepId,
+      workspace_id: ws.workspaceId,
+      campaign_id: campaignId,
+      step_order: order,
+      created_at: now,
+    });
     const variantIds = [newId(), newId()];
-    await t.db('step_variants').insert(variantIds.map((id, i) => ({ id, workspace_id: ws.workspaceId, campaign_id: campaignId, step_id: stepId, label: 'AB'[i], body: 'Hi', weight: 1, created_at: now })));
+    await t.db('step_variants').insert(
+      variantIds.map((id, i) => ({
+        id,
+        workspace_id: ws.workspaceId,
+        campaign_id: campaignId,
+        step_id: stepId,
+        label: 'AB'[i],
+        body: 'Hi',
+        weight: 1,
+        created_at: now,
+      })),
+    );
     steps.push({ stepId, variantIds });
   }
   const contactIds = Array.from({ length: 8 }, () => newId());
-  await t.db('contacts').insert(contactIds.map((id) => ({ id, workspace_id: ws.workspaceId, campaign_id: campaignId, email: `${id}@lead.io`, status: 'active', created_at: now, updated_at: now })));
+  await t.db('contacts').insert(
+    contactIds.map((id) => ({
+      id,
+      workspace_id: ws.workspaceId,
+      campaign_id: campaignId,
+      email: `${id}@lead.io`,
+      status: 'active',
+      created_at: now,
+      updated_at: now,
+    })),
+  );
   return { campaignId, steps, contactIds };
 }
 
@@ -74,10 +114,15 @@ interface TypeCount {
 async function rawCounts(where: Record<string, string>, from: Date | null, to: Date | null, types: string[] = COUNTED) {
   const inRange = (column: string) => (from ? `AND ${column} >= ? AND ${column} < ?` : '');
   const bounds = from ? [from, to] : [];
-  const filter = Object.keys(where).map((c) => `AND ${c} = ?`).join(' ');
+  const filter = Object.keys(where)
+    .map((c) => `AND ${c} = ?`)
+    .join(' ');
   const base = [ws.workspaceId, ...Object.values(where)];
   const totals = (
-    await t.db.raw<RawResult<TypeCount>>(`SELECT type, count(*)::int AS n FROM email_events WHERE workspace_id = ? AND NOT is_warmup ${filter} ${inRange('occurred_at')} GROUP BY type`, [...base, ...bounds])
+    await t.db.raw<RawResult<TypeCount>>(
+      `SELECT type, count(*)::int AS n FROM email_events WHERE workspace_id = ? AND NOT is_warmup ${filter} ${inRange('occurred_at')} GROUP BY type`,
+      [...base, ...bounds],
+    )
   ).rows;
   const unique = (
     await t.db.raw<RawResult<TypeCount>>(
@@ -89,12 +134,14 @@ async function rawCounts(where: Record<string, string>, from: Date | null, to: D
       [...base, ...bounds],
     )
   ).rows;
-  const pick = (rows: TypeCount[]) => Object.fromEntries(types.map((type) => [type, rows.find((r) => r.type === type)?.n ?? 0]));
+  const pick = (rows: TypeCount[]) =>
+    Object.fromEntries(types.map((type) => [type, rows.find((r) => r.type === type)?.n ?? 0]));
   return { totals: pick(totals), unique: pick(unique) };
 }
 
 async function localMidnight(day: string, zone: string): Promise<Date> {
-  return (await t.db.raw<RawResult<{ at: Date }>>('SELECT (?::timestamp AT TIME ZONE ?) AS at', [day, zone])).rows[0].at;
+  return (await t.db.raw<RawResult<{ at: Date }>>('SELECT (?::timestamp AT TIME ZONE ?) AS at', [day, zone])).rows[0]
+    .at;
 }
 
 describe('analytics from rollups', () => {
@@ -126,7 +173,9 @@ describe('analytics from rollups', () => {
     campaigns = [await layout('One'), await layout('Two')];
     accounts = [];
     for (const email of ['a@acme.io', 'b@acme.io']) {
-      const { data } = await ws.client.POST('/v2/account/connect', { body: { email, provider: 'google', smtp: { password: 'pw' }, dailyLimit: 50 } });
+      const { data } = await ws.client.POST('/v2/account/connect', {
+        body: { email, provider: 'google', smtp: { password: 'pw' }, dailyLimit: 50 },
+      });
       accounts.push(data!.data.account.id);
     }
     await recordMailEvents(t, ws.workspaceId, randomEvents(random(26), 400));
@@ -139,9 +188,16 @@ describe('analytics from rollups', () => {
         const from = await localMidnight(startDate, zone);
         const to = await localMidnight(addDays(endDate, 1), zone);
         for (const campaignId of [undefined, ...campaigns.map((c) => c.campaignId)]) {
-          const { data } = await ws.client.GET('/v1/analytics/campaign/summary', { params: { query: { campaignId, startDate, endDate } } });
+          const { data } = await ws.client.GET('/v1/analytics/campaign/summary', {
+            params: { query: { campaignId, startDate, endDate } },
+          });
           const expected = await rawCounts(campaignId ? { campaign_id: campaignId } : {}, from, to);
-          expect({ zone, startDate, campaignId, totals: data!.data.totals, unique: data!.data.unique }).toEqual({ zone, startDate, campaignId, ...expected });
+          expect({ zone, startDate, campaignId, totals: data!.data.totals, unique: data!.data.unique }).toEqual({
+            zone,
+            startDate,
+            campaignId,
+            ...expected,
+          });
           const days = (
             await t.db.raw<RawResult<TypeCount & { day: string }>>(
               `SELECT to_char(occurred_at AT TIME ZONE ?, 'YYYY-MM-DD') AS day, type, count(*)::int AS n FROM email_events
@@ -150,7 +206,13 @@ describe('analytics from rollups', () => {
             )
           ).rows;
           for (const entry of data!.data.graph) {
-            for (const type of COUNTED) expect([zone, entry.date, type, entry[type as 'sent']]).toEqual([zone, entry.date, type, days.find((d) => d.day === entry.date && d.type === type)?.n ?? 0]);
+            for (const type of COUNTED)
+              expect([zone, entry.date, type, entry[type as 'sent']]).toEqual([
+                zone,
+                entry.date,
+                type,
+                days.find((d) => d.day === entry.date && d.type === type)?.n ?? 0,
+              ]);
           }
         }
       }
@@ -161,7 +223,10 @@ describe('analytics from rollups', () => {
     for (const campaignId of [undefined, ...campaigns.map((c) => c.campaignId)]) {
       const { data } = await ws.client.GET('/v1/analytics/campaign/count', { params: { query: { campaignId } } });
       const expected = await rawCounts(campaignId ? { campaign_id: campaignId } : {}, null, null);
-      expect({ emails: data!.data.emails, uniqueContacts: data!.data.uniqueContacts }).toEqual({ emails: expected.totals, uniqueContacts: expected.unique });
+      expect({ emails: data!.data.emails, uniqueContacts: data!.data.uniqueContacts }).toEqual({
+        emails: expected.totals,
+        uniqueContacts: expected.unique,
+      });
     }
   });
 
@@ -175,7 +240,14 @@ describe('analytics from rollups', () => {
       autoReplies: c.totals.autoReplied,
       bounces: c.totals.bounced,
     });
-    const shown = (c: { sent: number; contactsSent: number; replies: number; uniqueReplies: number; autoReplies: number; bounces: number }) => ({
+    const shown = (c: {
+      sent: number;
+      contactsSent: number;
+      replies: number;
+      uniqueReplies: number;
+      autoReplies: number;
+      bounces: number;
+    }) => ({
       sent: c.sent,
       contactsSent: c.contactsSent,
       replies: c.replies,
@@ -189,14 +261,20 @@ describe('analytics from rollups', () => {
         const from = await localMidnight(startDate, zone);
         const to = await localMidnight(addDays(endDate, 1), zone);
         for (const c of campaigns) {
-          const { data } = await ws.client.GET('/v2/analytics/campaign/steps', { params: { query: { campaignId: c.campaignId, startDate, endDate } } });
-          expect(shown(data!.data.campaign)).toEqual(asCounts(await rawCounts({ campaign_id: c.campaignId }, from, to, types)));
+          const { data } = await ws.client.GET('/v2/analytics/campaign/steps', {
+            params: { query: { campaignId: c.campaignId, startDate, endDate } },
+          });
+          expect(shown(data!.data.campaign)).toEqual(
+            asCounts(await rawCounts({ campaign_id: c.campaignId }, from, to, types)),
+          );
           for (const [i, step] of c.steps.entries()) {
             const answer = data!.data.steps[i];
             expect(answer.stepId).toBe(step.stepId);
             expect(shown(answer.counts)).toEqual(asCounts(await rawCounts({ step_id: step.stepId }, from, to, types)));
             for (const [j, variantId] of step.variantIds.entries()) {
-              expect(shown(answer.variants[j].counts)).toEqual(asCounts(await rawCounts({ variant_id: variantId }, from, to, types)));
+              expect(shown(answer.variants[j].counts)).toEqual(
+                asCounts(await rawCounts({ variant_id: variantId }, from, to, types)),
+              );
             }
           }
         }
@@ -218,7 +296,12 @@ describe('analytics from rollups', () => {
             [ws.workspaceId, day, zone, addDays(day, 1), zone],
           )
         ).rows;
-        for (const item of data!.data.items) expect([zone, day, item.sentToday]).toEqual([zone, day, rows.find((r) => r.account_id === item.accountId)?.n ?? 0]);
+        for (const item of data!.data.items)
+          expect([zone, day, item.sentToday]).toEqual([
+            zone,
+            day,
+            rows.find((r) => r.account_id === item.accountId)?.n ?? 0,
+          ]);
       }
     }
   });
@@ -229,7 +312,13 @@ describe('analytics from rollups', () => {
     await ws.client.GET('/v1/analytics/campaign/summary');
     await recordMailEvents(t, ws.workspaceId, randomEvents(random(27), 150));
     const snapshot = async () => {
-      const rows = async (table: string, order: string) => (await t.db.raw<RawResult<Record<string, unknown>>>(`SELECT * FROM ${table} WHERE workspace_id = ? ORDER BY ${order}`, [ws.workspaceId])).rows;
+      const rows = async (table: string, order: string) =>
+        (
+          await t.db.raw<RawResult<Record<string, unknown>>>(
+            `SELECT * FROM ${table} WHERE workspace_id = ? ORDER BY ${order}`,
+            [ws.workspaceId],
+          )
+        ).rows;
       return {
         rollups: await rows('email_rollups', 'scope, scope_id, is_warmup, day, type'),
         totals: await rows('email_rollup_totals', 'scope, scope_id, is_warmup, type'),

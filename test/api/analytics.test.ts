@@ -14,18 +14,30 @@ const ZERO = { sent: 0, opened: 0, clicked: 0, replied: 0, bounced: 0, unsubscri
 
 async function campaign(ws: TestWorkspace, status = 'active', name = 'Campaign'): Promise<string> {
   const id = newId();
-  await t.db('campaigns').insert({ id, workspace_id: ws.workspaceId, name, status, created_at: t.clock.now(), updated_at: t.clock.now() });
+  await t
+    .db('campaigns')
+    .insert({ id, workspace_id: ws.workspaceId, name, status, created_at: t.clock.now(), updated_at: t.clock.now() });
   return id;
 }
 
 async function contact(ws: TestWorkspace, campaignId: string, status = 'active'): Promise<string> {
   const id = newId();
-  await t.db('contacts').insert({ id, workspace_id: ws.workspaceId, campaign_id: campaignId, email: `${id}@lead.io`, status, created_at: t.clock.now(), updated_at: t.clock.now() });
+  await t.db('contacts').insert({
+    id,
+    workspace_id: ws.workspaceId,
+    campaign_id: campaignId,
+    email: `${id}@lead.io`,
+    status,
+    created_at: t.clock.now(),
+    updated_at: t.clock.now(),
+  });
   return id;
 }
 
 async function account(ws: TestWorkspace, email: string): Promise<string> {
-  const { data } = await ws.client.POST('/v2/account/connect', { body: { email, provider: 'google', smtp: { password: 'pw' }, dailyLimit: 10 } });
+  const { data } = await ws.client.POST('/v2/account/connect', {
+    body: { email, provider: 'google', smtp: { password: 'pw' }, dailyLimit: 10 },
+  });
   return data!.data.account.id;
 }
 
@@ -99,11 +111,19 @@ describe('GET /v1/analytics/campaign/summary', () => {
   });
 
   it('covers all campaigns of the workspace without campaignId', async () => {
-    const { data } = await ws.client.GET('/v1/analytics/campaign/summary', { params: { query: { startDate: '2026-11-21', endDate: '2026-11-23' } } });
+    const { data } = await ws.client.GET('/v1/analytics/campaign/summary', {
+      params: { query: { startDate: '2026-11-21', endDate: '2026-11-23' } },
+    });
     expect(data!.data.campaignId).toBeNull();
     expect(data!.data.totals).toEqual({ sent: 4, opened: 4, clicked: 1, replied: 1, bounced: 1, unsubscribed: 1 });
     expect(data!.data.unique).toEqual({ sent: 3, opened: 2, clicked: 1, replied: 1, bounced: 1, unsubscribed: 1 });
-    expect(data!.data.rates).toEqual({ openRate: 66.67, clickRate: 33.33, replyRate: 33.33, bounceRate: 33.33, unsubscribeRate: 33.33 });
+    expect(data!.data.rates).toEqual({
+      openRate: 66.67,
+      clickRate: 33.33,
+      replyRate: 33.33,
+      bounceRate: 33.33,
+      unsubscribeRate: 33.33,
+    });
     expect(data!.data.graph[1]).toEqual({ date: '2026-11-22', ...ZERO, sent: 1, unsubscribed: 1 });
   });
 
@@ -112,7 +132,12 @@ describe('GET /v1/analytics/campaign/summary', () => {
     expect(data!.data.startDate).toBe('2026-10-25');
     expect(data!.data.endDate).toBe('2026-11-23');
     expect(data!.data.graph).toHaveLength(30);
-    expect(data!.data.graph.map((d) => d.date).slice(-4)).toEqual(['2026-11-20', '2026-11-21', '2026-11-22', '2026-11-23']);
+    expect(data!.data.graph.map((d) => d.date).slice(-4)).toEqual([
+      '2026-11-20',
+      '2026-11-21',
+      '2026-11-22',
+      '2026-11-23',
+    ]);
     expect(data!.data.graph[26]).toEqual({ date: '2026-11-20', ...ZERO, sent: 1 });
     expect(data!.data.totals.sent).toBe(4);
   });
@@ -127,12 +152,16 @@ describe('GET /v1/analytics/campaign/summary', () => {
       { type: 'opened', campaignId: c, contactId: k, at: '2026-11-23T05:00:00Z' }, // 2026-11-23 00:00:00 in New York
     ]);
     t.clock.set('2026-11-23T04:59:00Z');
-    const before = await tz.client.GET('/v1/analytics/campaign/summary', { params: { query: { campaignId: c, startDate: '2026-11-22' } } });
+    const before = await tz.client.GET('/v1/analytics/campaign/summary', {
+      params: { query: { campaignId: c, startDate: '2026-11-22' } },
+    });
     expect(before.data!.data).toMatchObject({ endDate: '2026-11-22', timezone: 'America/New_York' });
     expect(before.data!.data.graph).toEqual([{ date: '2026-11-22', ...ZERO, sent: 1 }]);
 
     t.clock.set('2026-11-23T05:00:00Z');
-    const after = await tz.client.GET('/v1/analytics/campaign/summary', { params: { query: { campaignId: c, startDate: '2026-11-22' } } });
+    const after = await tz.client.GET('/v1/analytics/campaign/summary', {
+      params: { query: { campaignId: c, startDate: '2026-11-22' } },
+    });
     expect(after.data!.data.graph).toEqual([
       { date: '2026-11-22', ...ZERO, sent: 1 },
       { date: '2026-11-23', ...ZERO, opened: 1 },
@@ -143,10 +172,16 @@ describe('GET /v1/analytics/campaign/summary', () => {
     const reversed = await raw(ws, `/v1/analytics/campaign/summary?startDate=2026-11-23&endDate=2026-11-22`);
     expect(reversed).toEqual({ status: 400, body: { error: 'startDate must not be after endDate.' } });
     const reversedV2 = await raw(ws, `/v2/analytics/campaign/summary?startDate=2026-11-23&endDate=2026-11-22`);
-    expect(reversedV2.body).toMatchObject({ code: 'validation_error', details: [{ field: 'query.startDate', location: 'query', code: 'range' }] });
+    expect(reversedV2.body).toMatchObject({
+      code: 'validation_error',
+      details: [{ field: 'query.startDate', location: 'query', code: 'range' }],
+    });
     const long = await raw(ws, `/v1/analytics/campaign/summary?startDate=2025-11-22&endDate=2026-11-23`);
     expect(long).toEqual({ status: 400, body: { error: 'The date range may span at most 366 days.' } });
-    const fullYear = await raw<Success<'/v1/analytics/campaign/summary', 'get'>>(ws, `/v1/analytics/campaign/summary?startDate=2025-11-23&endDate=2026-11-23`);
+    const fullYear = await raw<Success<'/v1/analytics/campaign/summary', 'get'>>(
+      ws,
+      `/v1/analytics/campaign/summary?startDate=2025-11-23&endDate=2026-11-23`,
+    );
     expect(fullYear.status).toBe(200);
     expect(fullYear.body.data.graph).toHaveLength(366);
     for (const day of ['2026-13-01', '2026-02-30', 'yesterday']) {
@@ -154,7 +189,10 @@ describe('GET /v1/analytics/campaign/summary', () => {
       expect(malformed.status).toBe(400);
       expect(malformed.body.details[0]).toMatchObject({ field: 'query.startDate', code: 'format' });
     }
-    expect(await raw(ws, '/v1/analytics/campaign/summary?endDate=2026-02-29')).toEqual({ status: 400, body: { error: 'endDate is not a calendar date: 2026-02-29.' } });
+    expect(await raw(ws, '/v1/analytics/campaign/summary?endDate=2026-02-29')).toEqual({
+      status: 400,
+      body: { error: 'endDate is not a calendar date: 2026-02-29.' },
+    });
     const unknownParam = await raw(ws, `/v1/analytics/campaign/summary?from=2026-11-01`);
     expect(unknownParam.status).toBe(400);
   });
@@ -162,7 +200,10 @@ describe('GET /v1/analytics/campaign/summary', () => {
   it("answers 404 for another workspace's or an unknown campaign", async () => {
     const other = await t.createWorkspace();
     for (const id of [c1, newId()]) {
-      expect(await raw(other, `/v1/analytics/campaign/summary?campaignId=${id}`)).toEqual({ status: 404, body: { error: 'Campaign not found.' } });
+      expect(await raw(other, `/v1/analytics/campaign/summary?campaignId=${id}`)).toEqual({
+        status: 404,
+        body: { error: 'Campaign not found.' },
+      });
     }
     const v2 = await raw(other, `/v2/analytics/campaign/summary?campaignId=${c1}`);
     expect(v2.body).toMatchObject({ error: 'Campaign not found.', code: 'not_found', statusCode: 404 });
@@ -218,7 +259,10 @@ describe('GET /v1/analytics/campaign/count', () => {
     expect(empty.data!.data.emails).toEqual(ZERO);
 
     const other = await t.createWorkspace();
-    expect(await raw(other, `/v1/analytics/campaign/count?campaignId=${running}`)).toEqual({ status: 404, body: { error: 'Campaign not found.' } });
+    expect(await raw(other, `/v1/analytics/campaign/count?campaignId=${running}`)).toEqual({
+      status: 404,
+      body: { error: 'Campaign not found.' },
+    });
     const bad = await raw<ErrorBody>(other, '/v2/analytics/campaign/count?campaignId=42');
     expect(bad.status).toBe(400);
     expect(bad.body.details[0]).toMatchObject({ field: 'query.campaignId', code: 'format' });
@@ -242,8 +286,19 @@ describe('GET /v1/analytics/account/campaign/count', () => {
     // A warm-up email of the pool's record (the warm-up tests send real ones).
     const warm = newId();
     await t.db('warmup_messages').insert({
-      id: warm, message_id: `${warm}@acme.io`, kind: 'first', sender_id: a, recipient_id: b, sender_email: 'a@acme.io', recipient_email: 'b@acme.io',
-      subject: 'Hello', text: 'Hi', status: 'sent', send_at: new Date('2026-11-23T09:30:00Z'), sent_at: new Date('2026-11-23T09:30:00Z'), created_at: new Date('2026-11-23T09:30:00Z'),
+      id: warm,
+      message_id: `${warm}@acme.io`,
+      kind: 'first',
+      sender_id: a,
+      recipient_id: b,
+      sender_email: 'a@acme.io',
+      recipient_email: 'b@acme.io',
+      subject: 'Hello',
+      text: 'Hi',
+      status: 'sent',
+      send_at: new Date('2026-11-23T09:30:00Z'),
+      sent_at: new Date('2026-11-23T09:30:00Z'),
+      created_at: new Date('2026-11-23T09:30:00Z'),
     });
     await t.db('email_accounts').where({ id: a }).update({ daily_limit: 3 });
     const { data } = await ws.client.GET('/v1/analytics/account/campaign/count');
@@ -252,21 +307,41 @@ describe('GET /v1/analytics/account/campaign/count', () => {
       timezone: 'Asia/Tokyo',
       items: [
         // Warm-up and campaign mail share the daily limit.
-        { accountId: a, email: 'a@acme.io', status: 'active', dailyLimit: 3, sentToday: 2, remainingToday: 0, warmupSentToday: 1 },
-        { accountId: b, email: 'b@acme.io', status: 'active', dailyLimit: 10, sentToday: 0, remainingToday: 10, warmupSentToday: 0 },
+        {
+          accountId: a,
+          email: 'a@acme.io',
+          status: 'active',
+          dailyLimit: 3,
+          sentToday: 2,
+          remainingToday: 0,
+          warmupSentToday: 1,
+        },
+        {
+          accountId: b,
+          email: 'b@acme.io',
+          status: 'active',
+          dailyLimit: 10,
+          sentToday: 0,
+          remainingToday: 10,
+          warmupSentToday: 0,
+        },
       ],
       pagination: { limit: 20, skip: 0, total: 2, hasMore: false },
     });
 
     const onlyB = await ws.client.GET('/v1/analytics/account/campaign/count', { params: { query: { accountId: b } } });
     expect(onlyB.data!.data.items.map((i) => i.accountId)).toEqual([b]);
-    const page = await ws.client.GET('/v1/analytics/account/campaign/count', { params: { query: { limit: 1, skip: 1 } } });
+    const page = await ws.client.GET('/v1/analytics/account/campaign/count', {
+      params: { query: { limit: 1, skip: 1 } },
+    });
     expect(page.data!.data.items.map((i) => i.accountId)).toEqual([b]);
     expect(page.data!.data.pagination).toEqual({ limit: 1, skip: 1, total: 2, hasMore: false });
 
     // At 15:00Z the Tokyo day turns: yesterday's sends no longer count.
     t.clock.set('2026-11-23T15:00:00Z');
-    const tomorrow = await ws.client.GET('/v1/analytics/account/campaign/count', { params: { query: { accountId: a } } });
+    const tomorrow = await ws.client.GET('/v1/analytics/account/campaign/count', {
+      params: { query: { accountId: a } },
+    });
     expect(tomorrow.data!.data.date).toBe('2026-11-24');
     expect(tomorrow.data!.data.items[0]).toMatchObject({ sentToday: 0, warmupSentToday: 0, remainingToday: 3 });
   });
@@ -274,7 +349,10 @@ describe('GET /v1/analytics/account/campaign/count', () => {
   it("answers 404 for another workspace's account and 400 for a bad limit", async () => {
     const ws = await t.createWorkspace();
     const theirs = await account(await t.createWorkspace(), 'y@acme.io');
-    expect(await raw(ws, `/v1/analytics/account/campaign/count?accountId=${theirs}`)).toEqual({ status: 404, body: { error: 'Email account not found.' } });
+    expect(await raw(ws, `/v1/analytics/account/campaign/count?accountId=${theirs}`)).toEqual({
+      status: 404,
+      body: { error: 'Email account not found.' },
+    });
     const bad = await raw<ErrorBody>(ws, '/v2/analytics/account/campaign/count?limit=0');
     expect(bad.status).toBe(400);
     expect(bad.body.details[0]).toMatchObject({ field: 'query.limit', code: 'minimum' });

@@ -6,7 +6,11 @@ import type { TestServer, TestWorkspace } from '../helpers/server';
 let accounts = 0;
 
 /** Inserts an email account row (accounts are connected by another module; tests arrange them directly). */
-export async function insertAccount(t: TestServer, workspaceId: string, overrides: Record<string, unknown> = {}): Promise<string> {
+export async function insertAccount(
+  t: TestServer,
+  workspaceId: string,
+  overrides: Record<string, unknown> = {},
+): Promise<string> {
   accounts += 1;
   const id = newId();
   await t.db('email_accounts').insert({
@@ -24,7 +28,9 @@ export async function insertAccount(t: TestServer, workspaceId: string, override
 }
 
 export async function createCampaign(ws: TestWorkspace, body: Record<string, unknown> = {}) {
-  const { data, response, error } = await ws.client.POST('/v2/campaign/create', { body: { name: 'Q4 founders', ...body } as never });
+  const { data, response, error } = await ws.client.POST('/v2/campaign/create', {
+    body: { name: 'Q4 founders', ...body } as never,
+  });
   if (response.status !== 201) throw new Error(`create failed: ${response.status} ${JSON.stringify(error)}`);
   return data!.data.campaign;
 }
@@ -48,7 +54,13 @@ export async function readyCampaign(t: TestServer, ws: TestWorkspace) {
  * POST/GET/DELETE raw JSON, for bodies the typed client refuses and for the v2 error shape. The body is read as
  * an error body unless the test names the success body it expects (`raw<Success<path, method>>`).
  */
-export async function raw<T = ErrorBody>(t: TestServer, ws: TestWorkspace, method: string, path: string, body?: unknown) {
+export async function raw<T = ErrorBody>(
+  t: TestServer,
+  ws: TestWorkspace,
+  method: string,
+  path: string,
+  body?: unknown,
+) {
   const res = await t.fetch(path, {
     method,
     apiKey: ws.apiKey,

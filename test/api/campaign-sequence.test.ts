@@ -15,12 +15,19 @@ const followUp = { subject: '', body: 'Bumping this, {{firstName | there}}.' };
 
 async function withSteps(ws: TestWorkspace, steps: unknown[]) {
   const campaign = await createCampaign(ws);
-  const res = await raw<Success<'/v2/campaign/sequence-create', 'post'>>(t, ws, 'POST', '/v2/campaign/sequence-create', { campaignId: campaign.id, steps });
+  const res = await raw<Success<'/v2/campaign/sequence-create', 'post'>>(
+    t,
+    ws,
+    'POST',
+    '/v2/campaign/sequence-create',
+    { campaignId: campaign.id, steps },
+  );
   if (res.status !== 201) throw new Error(JSON.stringify(res.body));
   return { campaign, steps: res.body.data.steps };
 }
 
-const count = async (table: string, where: Record<string, string>) => Number((await t.db(table).where(where).count({ n: '*' }))[0].n);
+const count = async (table: string, where: Record<string, string>) =>
+  Number((await t.db(table).where(where).count({ n: '*' }))[0].n);
 
 describe('POST /v2/campaign/sequence-create', () => {
   it('creates steps with lettered variants, even weights and parsed variables, and appends later ones', async () => {
@@ -52,8 +59,19 @@ describe('POST /v2/campaign/sequence-create', () => {
       ['B', 33, ['companyName', 'jobTitle', 'plan-tier.name']],
       ['C', 33, ['email']],
     ]);
-    expect(first.variants[0]).toEqual({ id: expect.any(String), label: 'A', subject: opener.subject, body: opener.body, weight: 34, variables: ['firstName', 'companyName'] });
-    expect(second).toMatchObject({ order: 2, delayDays: 3, variants: [{ label: 'A', subject: '', weight: 100, variables: ['firstName'] }] });
+    expect(first.variants[0]).toEqual({
+      id: expect.any(String),
+      label: 'A',
+      subject: opener.subject,
+      body: opener.body,
+      weight: 34,
+      variables: ['firstName', 'companyName'],
+    });
+    expect(second).toMatchObject({
+      order: 2,
+      delayDays: 3,
+      variants: [{ label: 'A', subject: '', weight: 100, variables: ['firstName'] }],
+    });
 
     const more = await ws.client.POST('/v2/campaign/sequence-create', {
       body: { campaignId: campaign.id, steps: [{ delayDays: 5, variants: [{ ...followUp, weight: 100 }] }] },
@@ -84,7 +102,10 @@ describe('POST /v2/campaign/sequence-create', () => {
       ['body.steps.1.delayDays', 'delay'],
     ]);
     expect(res.body.error).toBe('body.steps.0.delayDays: must be 0 on the first step. (and 2 more problems)');
-    const v1 = await raw(t, ws, 'POST', '/v2/campaign/sequence-create', { campaignId: campaign.id, steps: [{ delayDays: 0, variants: [followUp] }] });
+    const v1 = await raw(t, ws, 'POST', '/v2/campaign/sequence-create', {
+      campaignId: campaign.id,
+      steps: [{ delayDays: 0, variants: [followUp] }],
+    });
     expect(v1.body.details[0].field).toBe('body.steps.0.variants.0.subject');
     expect(await count('campaign_steps', { campaign_id: campaign.id })).toBe(0);
   });
@@ -94,31 +115,56 @@ describe('POST /v2/campaign/sequence-create', () => {
     ['Hi {{firstName} and {{lastName}}', '"{{" at character 4 is never closed with "}}".'],
     ['Hi {firstName}}', '"}}" at character 14 closes a single "{": write {{firstName}}.'],
     ['Hi {{ }}', 'Empty variable "{{ }}" at character 4.'],
-    ['Hi {{first name}}', '"{{first name}}" at character 4: "first name" is not a variable name (letters, digits, _, - and ., starting with a letter or _).'],
+    [
+      'Hi {{first name}}',
+      '"{{first name}}" at character 4: "first name" is not a variable name (letters, digits, _, - and ., starting with a letter or _).',
+    ],
     ['Hi {{{firstName}}}', '"{{{" at character 4: variables use exactly two braces, {{name}}.'],
     ['Hi {{firstName | }}', '"{{firstName | }}" at character 4: the fallback after "|" is empty.'],
     ['Hi {{firstName | a | b}}', '"{{firstName | a | b}}" at character 4: a variable takes at most one "|" fallback.'],
   ])('rejects the malformed template %j with the field', async (body, message) => {
     const ws = await t.createWorkspace();
     const campaign = await createCampaign(ws);
-    const res = await raw(t, ws, 'POST', '/v2/campaign/sequence-create', { campaignId: campaign.id, steps: [{ delayDays: 0, variants: [{ subject: 'Hi', body }] }] });
+    const res = await raw(t, ws, 'POST', '/v2/campaign/sequence-create', {
+      campaignId: campaign.id,
+      steps: [{ delayDays: 0, variants: [{ subject: 'Hi', body }] }],
+    });
     expect(res.status).toBe(400);
-    expect(res.body.details).toEqual([{ field: 'body.steps.0.variants.0.body', location: 'body', message, code: 'template' }]);
+    expect(res.body.details).toEqual([
+      { field: 'body.steps.0.variants.0.body', location: 'body', message, code: 'template' },
+    ]);
     expect(res.body.error).toBe(`body.steps.0.variants.0.body: ${message}`);
   });
 
   it('checks weights: all or none, adding up to 100', async () => {
     const ws = await t.createWorkspace();
     const campaign = await createCampaign(ws);
-    const send = <T = ErrorBody>(variants: unknown[]) => raw<T>(t, ws, 'POST', '/v2/campaign/sequence-create', { campaignId: campaign.id, steps: [{ delayDays: 0, variants }] });
+    const send = <T = ErrorBody>(variants: unknown[]) =>
+      raw<T>(t, ws, 'POST', '/v2/campaign/sequence-create', {
+        campaignId: campaign.id,
+        steps: [{ delayDays: 0, variants }],
+      });
     const some = await send([{ ...opener, weight: 60 }, opener]);
     expect(some.status).toBe(400);
-    expect(some.body.details).toEqual([expect.objectContaining({ field: 'body.steps.0.variants.1.weight', code: 'weight_missing' })]);
-    const wrongSum = await send([{ ...opener, weight: 60 }, { ...opener, weight: 30 }]);
-    expect(wrongSum.body.details).toEqual([
-      { field: 'body.steps.0.variants', location: 'body', message: "the step's variant weights must add up to 100, not 90.", code: 'weight_sum' },
+    expect(some.body.details).toEqual([
+      expect.objectContaining({ field: 'body.steps.0.variants.1.weight', code: 'weight_missing' }),
     ]);
-    const ok = await send<Success<'/v2/campaign/sequence-create', 'post'>>([{ ...opener, weight: 70 }, { ...opener, weight: 30 }]);
+    const wrongSum = await send([
+      { ...opener, weight: 60 },
+      { ...opener, weight: 30 },
+    ]);
+    expect(wrongSum.body.details).toEqual([
+      {
+        field: 'body.steps.0.variants',
+        location: 'body',
+        message: "the step's variant weights must add up to 100, not 90.",
+        code: 'weight_sum',
+      },
+    ]);
+    const ok = await send<Success<'/v2/campaign/sequence-create', 'post'>>([
+      { ...opener, weight: 70 },
+      { ...opener, weight: 30 },
+    ]);
     expect(ok.status).toBe(201);
     expect(ok.body.data.steps[0].variants.map((v) => v.weight)).toEqual([70, 30]);
   });
@@ -127,7 +173,13 @@ describe('POST /v2/campaign/sequence-create', () => {
     const ws = await t.createWorkspace();
     const steps = Array.from({ length: 19 }, (_, i) => ({ delayDays: i === 0 ? 0 : 1, variants: [opener] }));
     const { campaign } = await withSteps(ws, steps);
-    const res = await raw(t, ws, 'POST', '/v2/campaign/sequence-create', { campaignId: campaign.id, steps: [{ delayDays: 1, variants: [opener] }, { delayDays: 1, variants: [opener] }] });
+    const res = await raw(t, ws, 'POST', '/v2/campaign/sequence-create', {
+      campaignId: campaign.id,
+      steps: [
+        { delayDays: 1, variants: [opener] },
+        { delayDays: 1, variants: [opener] },
+      ],
+    });
     expect(res.status).toBe(400);
     expect(res.body.details).toEqual([expect.objectContaining({ field: 'body.steps', code: 'max_steps' })]);
     expect(await count('campaign_steps', { campaign_id: campaign.id })).toBe(19);
@@ -139,7 +191,9 @@ describe('POST /v2/campaign/sequence-create', () => {
     // A trigger makes the variant insert fail after the steps were inserted in the same transaction.
     await t.db.raw(`CREATE OR REPLACE FUNCTION campaign_test_explode() RETURNS trigger AS $$
       BEGIN IF NEW.body = 'EXPLODE' THEN RAISE EXCEPTION 'boom'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`);
-    await t.db.raw('CREATE TRIGGER campaign_test_explode BEFORE INSERT ON step_variants FOR EACH ROW EXECUTE FUNCTION campaign_test_explode()');
+    await t.db.raw(
+      'CREATE TRIGGER campaign_test_explode BEFORE INSERT ON step_variants FOR EACH ROW EXECUTE FUNCTION campaign_test_explode()',
+    );
     try {
       const res = await raw(t, ws, 'POST', '/v2/campaign/sequence-create', {
         campaignId: campaign.id,
@@ -167,7 +221,10 @@ describe('POST /v2/campaign/sequence-create', () => {
     const body = { campaignId: campaign.id, steps: [{ delayDays: 1, variants: [opener] }] };
     const active = await raw(t, ws, 'POST', '/v2/campaign/sequence-create', body);
     expect(active.status).toBe(409);
-    expect(active.body).toMatchObject({ error: 'Campaign is active: pause it before editing its sequence.', code: 'conflict' });
+    expect(active.body).toMatchObject({
+      error: 'Campaign is active: pause it before editing its sequence.',
+      code: 'conflict',
+    });
     const theirs = await raw(t, other, 'POST', '/v2/campaign/sequence-create', body);
     expect(theirs.status).toBe(404);
     expect(theirs.body.error).toBe('Campaign not found.');
@@ -178,10 +235,15 @@ describe('POST /v2/campaign/sequence-create', () => {
   it('rejects schema violations with v2 details and is v2 only', async () => {
     const ws = await t.createWorkspace();
     const campaign = await createCampaign(ws);
-    const res = await raw(t, ws, 'POST', '/v2/campaign/sequence-create', { campaignId: campaign.id, steps: [{ delayDays: 0, variants: [] }] });
+    const res = await raw(t, ws, 'POST', '/v2/campaign/sequence-create', {
+      campaignId: campaign.id,
+      steps: [{ delayDays: 0, variants: [] }],
+    });
     expect(res.status).toBe(400);
     expect(res.body.details).toEqual([expect.objectContaining({ field: 'body.steps.0.variants', code: 'minItems' })]);
-    expect((await raw(t, ws, 'POST', '/v1/campaign/sequence-create', { campaignId: campaign.id, steps: [] })).status).toBe(404);
+    expect(
+      (await raw(t, ws, 'POST', '/v1/campaign/sequence-create', { campaignId: campaign.id, steps: [] })).status,
+    ).toBe(404);
   });
 });
 
@@ -196,15 +258,37 @@ describe('PUT /v2/campaign/sequences/{id}', () => {
     t.clock.advance(1000);
     const { data, response } = await ws.client.PUT('/v2/campaign/sequences/{id}', {
       params: { path: { id: steps[0].id } },
-      body: { variants: [{ id: a.id, weight: 30 }, { id: b.id, weight: 70, subject: 'New {{jobTitle}}' }] },
+      body: {
+        variants: [
+          { id: a.id, weight: 30 },
+          { id: b.id, weight: 70, subject: 'New {{jobTitle}}' },
+        ],
+      },
     });
     expect(response.status).toBe(200);
     expect(data!.message).toBe('Sequence step updated');
     expect(data!.data.step.variants).toEqual([
-      { id: a.id, label: 'A', subject: opener.subject, body: opener.body, weight: 30, variables: ['firstName', 'companyName'] },
-      { id: b.id, label: 'B', subject: 'New {{jobTitle}}', body: opener.body, weight: 70, variables: ['jobTitle', 'companyName'] },
+      {
+        id: a.id,
+        label: 'A',
+        subject: opener.subject,
+        body: opener.body,
+        weight: 30,
+        variables: ['firstName', 'companyName'],
+      },
+      {
+        id: b.id,
+        label: 'B',
+        subject: 'New {{jobTitle}}',
+        body: opener.body,
+        weight: 70,
+        variables: ['jobTitle', 'companyName'],
+      },
     ]);
-    const delay = await ws.client.PUT('/v2/campaign/sequences/{id}', { params: { path: { id: steps[1].id } }, body: { delayDays: 4 } });
+    const delay = await ws.client.PUT('/v2/campaign/sequences/{id}', {
+      params: { path: { id: steps[1].id } },
+      body: { delayDays: 4 },
+    });
     expect(delay.data!.data.step).toMatchObject({ id: steps[1].id, order: 2, delayDays: 4 });
     const status = await ws.client.GET('/v1/campaign/list', {});
     expect(status.data!.data.items.find((c) => c.id === campaign.id)!.updatedAt).toBe(t.clock.now().toISOString());
@@ -221,8 +305,20 @@ describe('PUT /v2/campaign/sequences/{id}', () => {
 
     const sum = await put(steps[0].id, { variants: [{ id: a.id, weight: 90 }] });
     expect(sum.status).toBe(400);
-    expect(sum.body.details).toEqual([expect.objectContaining({ field: 'body.variants', code: 'weight_sum', message: "the step's variant weights must add up to 100, not 140." })]);
-    const first = await put(steps[0].id, { delayDays: 1, variants: [{ id: b.id, subject: '' }, { id: a.id, body: '{{oops' }] });
+    expect(sum.body.details).toEqual([
+      expect.objectContaining({
+        field: 'body.variants',
+        code: 'weight_sum',
+        message: "the step's variant weights must add up to 100, not 140.",
+      }),
+    ]);
+    const first = await put(steps[0].id, {
+      delayDays: 1,
+      variants: [
+        { id: b.id, subject: '' },
+        { id: a.id, body: '{{oops' },
+      ],
+    });
     expect(first.body.details.map((d) => [d.field, d.code])).toEqual([
       ['body.delayDays', 'first_step_delay'],
       ['body.variants.0.subject', 'subject_required'],
@@ -230,7 +326,12 @@ describe('PUT /v2/campaign/sequences/{id}', () => {
     ]);
     const later = await put(steps[1].id, { delayDays: 0 });
     expect(later.body.details).toEqual([expect.objectContaining({ field: 'body.delayDays', code: 'delay' })]);
-    const twice = await put(steps[0].id, { variants: [{ id: a.id, weight: 50 }, { id: a.id, weight: 50 }] });
+    const twice = await put(steps[0].id, {
+      variants: [
+        { id: a.id, weight: 50 },
+        { id: a.id, weight: 50 },
+      ],
+    });
     expect(twice.status).toBe(400);
     expect(twice.body.details).toEqual([expect.objectContaining({ field: 'body.variants.1.id', code: 'duplicate' })]);
     const foreign = await put(steps[1].id, { variants: [{ id: a.id, body: 'x' }] });
@@ -271,7 +372,9 @@ describe('DELETE /v2/campaign/sequences-delete', () => {
       { delayDays: 2, variants: [{ ...opener, subject: 'Second' }] },
       { delayDays: 4, variants: [followUp] },
     ]);
-    const middle = await ws.client.DELETE('/v2/campaign/sequences-delete', { params: { query: { stepId: steps[1].id } } });
+    const middle = await ws.client.DELETE('/v2/campaign/sequences-delete', {
+      params: { query: { stepId: steps[1].id } },
+    });
     expect(middle.data!.message).toBe('Sequence step deleted');
     expect(middle.data!.data.deletedStepId).toBe(steps[1].id);
     expect(middle.data!.data.steps.map((s) => [s.id, s.order, s.delayDays])).toEqual([
@@ -281,14 +384,23 @@ describe('DELETE /v2/campaign/sequences-delete', () => {
     // The step after the first replies in its thread: deleting the first would leave a first step without subject.
     const blocked = await raw(t, ws, 'DELETE', `/v2/campaign/sequences-delete?stepId=${steps[0].id}`);
     expect(blocked.status).toBe(409);
-    expect(blocked.body.error).toBe('The next step would become the first, but its variant A replies in the thread of this one: give it a subject first.');
+    expect(blocked.body.error).toBe(
+      'The next step would become the first, but its variant A replies in the thread of this one: give it a subject first.',
+    );
     expect(await count('campaign_steps', { campaign_id: campaign.id })).toBe(2);
 
-    await ws.client.PUT('/v2/campaign/sequences/{id}', { params: { path: { id: steps[2].id } }, body: { variants: [{ id: steps[2].variants[0].id, subject: 'Now first' }] } });
-    const first = await ws.client.DELETE('/v2/campaign/sequences-delete', { params: { query: { stepId: steps[0].id } } });
+    await ws.client.PUT('/v2/campaign/sequences/{id}', {
+      params: { path: { id: steps[2].id } },
+      body: { variants: [{ id: steps[2].variants[0].id, subject: 'Now first' }] },
+    });
+    const first = await ws.client.DELETE('/v2/campaign/sequences-delete', {
+      params: { query: { stepId: steps[0].id } },
+    });
     expect(first.data!.data.steps.map((s) => [s.id, s.order, s.delayDays])).toEqual([[steps[2].id, 1, 0]]);
     expect(await count('step_variants', { step_id: steps[0].id })).toBe(0);
-    const last = await ws.client.DELETE('/v2/campaign/sequences-delete', { params: { query: { stepId: steps[2].id } } });
+    const last = await ws.client.DELETE('/v2/campaign/sequences-delete', {
+      params: { query: { stepId: steps[2].id } },
+    });
     expect(last.data!.data.steps).toEqual([]);
   });
 
@@ -296,7 +408,10 @@ describe('DELETE /v2/campaign/sequences-delete', () => {
     const ws = await t.createWorkspace();
     const other = await t.createWorkspace();
     const { campaign, steps } = await readyCampaign(t, ws);
-    expect(await raw(t, other, 'DELETE', `/v2/campaign/sequences-delete?stepId=${steps[0].id}`)).toMatchObject({ status: 404, body: { error: 'Sequence step not found.' } });
+    expect(await raw(t, other, 'DELETE', `/v2/campaign/sequences-delete?stepId=${steps[0].id}`)).toMatchObject({
+      status: 404,
+      body: { error: 'Sequence step not found.' },
+    });
     const bad = await raw(t, ws, 'DELETE', '/v2/campaign/sequences-delete?stepId=1');
     expect(bad.status).toBe(400);
     expect(bad.body.details[0]).toMatchObject({ field: 'query.stepId' });
@@ -310,7 +425,9 @@ describe('variants', () => {
   it('adds variants with the next labels, split evenly or with explicit weights', async () => {
     const ws = await t.createWorkspace();
     const { steps } = await withSteps(ws, [{ delayDays: 0, variants: [opener] }]);
-    const even = await ws.client.POST('/v2/campaign/variants-create', { body: { stepId: steps[0].id, variants: [opener, opener] } });
+    const even = await ws.client.POST('/v2/campaign/variants-create', {
+      body: { stepId: steps[0].id, variants: [opener, opener] },
+    });
     expect(even.response.status).toBe(201);
     expect(even.data!.message).toBe('Variants created');
     expect(even.data!.data.step.variants.map((v) => [v.label, v.weight])).toEqual([
@@ -319,16 +436,27 @@ describe('variants', () => {
       ['C', 33],
     ]);
     expect(even.data!.data.step.variants[0].id).toBe(steps[0].variants[0].id);
-    const zero = await ws.client.POST('/v2/campaign/variants-create', { body: { stepId: steps[0].id, variants: [{ ...opener, weight: 0 }] } });
+    const zero = await ws.client.POST('/v2/campaign/variants-create', {
+      body: { stepId: steps[0].id, variants: [{ ...opener, weight: 0 }] },
+    });
     expect(zero.data!.data.step.variants.map((v) => [v.label, v.weight])).toEqual([
       ['A', 34],
       ['B', 33],
       ['C', 33],
       ['D', 0],
     ]);
-    const over = await raw(t, ws, 'POST', '/v2/campaign/variants-create', { stepId: steps[0].id, variants: [{ ...opener, weight: 10 }] });
+    const over = await raw(t, ws, 'POST', '/v2/campaign/variants-create', {
+      stepId: steps[0].id,
+      variants: [{ ...opener, weight: 10 }],
+    });
     expect(over.status).toBe(400);
-    expect(over.body.details).toEqual([expect.objectContaining({ field: 'body.variants', code: 'weight_sum', message: "the step's variant weights must add up to 100, not 110." })]);
+    expect(over.body.details).toEqual([
+      expect.objectContaining({
+        field: 'body.variants',
+        code: 'weight_sum',
+        message: "the step's variant weights must add up to 100, not 110.",
+      }),
+    ]);
   });
 
   it('checks first-step subjects, templates and the 26-variant limit', async () => {
@@ -337,13 +465,24 @@ describe('variants', () => {
       { delayDays: 0, variants: [opener] },
       { delayDays: 1, variants: [followUp] },
     ]);
-    const res = await raw(t, ws, 'POST', '/v2/campaign/variants-create', { stepId: steps[0].id, variants: [{ subject: '', body: 'x' }, { subject: '{{x', body: 'y' }] });
+    const res = await raw(t, ws, 'POST', '/v2/campaign/variants-create', {
+      stepId: steps[0].id,
+      variants: [
+        { subject: '', body: 'x' },
+        { subject: '{{x', body: 'y' },
+      ],
+    });
     expect(res.body.details.map((d) => [d.field, d.code])).toEqual([
       ['body.variants.0.subject', 'subject_required'],
       ['body.variants.1.subject', 'template'],
     ]);
-    expect((await raw(t, ws, 'POST', '/v2/campaign/variants-create', { stepId: steps[1].id, variants: [followUp] })).status).toBe(201);
-    const many = await raw(t, ws, 'POST', '/v2/campaign/variants-create', { stepId: steps[1].id, variants: Array.from({ length: 25 }, () => followUp) });
+    expect(
+      (await raw(t, ws, 'POST', '/v2/campaign/variants-create', { stepId: steps[1].id, variants: [followUp] })).status,
+    ).toBe(201);
+    const many = await raw(t, ws, 'POST', '/v2/campaign/variants-create', {
+      stepId: steps[1].id,
+      variants: Array.from({ length: 25 }, () => followUp),
+    });
     expect(many.status).toBe(400);
     expect(many.body.details).toEqual([expect.objectContaining({ field: 'body.variants', code: 'max_variants' })]);
     expect(await count('step_variants', { step_id: steps[1].id })).toBe(2);
@@ -383,8 +522,12 @@ describe('variants', () => {
   it('hands a remainder of several points to the first variants', async () => {
     const ws = await t.createWorkspace();
     const weights = [40, 10, 10, 10, 10, 10, 10];
-    const { steps } = await withSteps(ws, [{ delayDays: 0, variants: weights.map((weight) => ({ ...opener, weight })) }]);
-    const { data } = await ws.client.DELETE('/v2/campaign/variants-delete', { params: { query: { variantId: steps[0].variants[0].id } } });
+    const { steps } = await withSteps(ws, [
+      { delayDays: 0, variants: weights.map((weight) => ({ ...opener, weight })) },
+    ]);
+    const { data } = await ws.client.DELETE('/v2/campaign/variants-delete', {
+      params: { query: { variantId: steps[0].variants[0].id } },
+    });
     // 6 x 16.67: four points of remainder.
     expect(data!.data.step.variants.map((v) => v.weight)).toEqual([17, 17, 17, 17, 16, 16]);
     expect(data!.data.step.variants.map((v) => v.label).join('')).toBe('ABCDEF');
@@ -402,7 +545,9 @@ describe('variants', () => {
         ],
       },
     ]);
-    const { data } = await ws.client.DELETE('/v2/campaign/variants-delete', { params: { query: { variantId: steps[0].variants[0].id } } });
+    const { data } = await ws.client.DELETE('/v2/campaign/variants-delete', {
+      params: { query: { variantId: steps[0].variants[0].id } },
+    });
     expect(data!.data.step.variants.map((v) => [v.label, v.weight])).toEqual([
       ['A', 50],
       ['B', 50],
@@ -414,13 +559,21 @@ describe('variants', () => {
     const other = await t.createWorkspace();
     const { campaign, steps } = await readyCampaign(t, ws);
     const variantId = steps[0].variants[0].id;
-    expect(await raw(t, other, 'POST', '/v2/campaign/variants-create', { stepId: steps[0].id, variants: [opener] })).toMatchObject({
+    expect(
+      await raw(t, other, 'POST', '/v2/campaign/variants-create', { stepId: steps[0].id, variants: [opener] }),
+    ).toMatchObject({
       status: 404,
       body: { error: 'Sequence step not found.' },
     });
-    expect(await raw(t, other, 'DELETE', `/v2/campaign/variants-delete?variantId=${variantId}`)).toMatchObject({ status: 404, body: { error: 'Variant not found.' } });
+    expect(await raw(t, other, 'DELETE', `/v2/campaign/variants-delete?variantId=${variantId}`)).toMatchObject({
+      status: 404,
+      body: { error: 'Variant not found.' },
+    });
     await ws.client.POST('/v2/campaign/launch', { body: { campaignId: campaign.id } });
-    const create = await raw(t, ws, 'POST', '/v2/campaign/variants-create', { stepId: steps[0].id, variants: [opener] });
+    const create = await raw(t, ws, 'POST', '/v2/campaign/variants-create', {
+      stepId: steps[0].id,
+      variants: [opener],
+    });
     expect(create.status).toBe(409);
     await ws.client.POST('/v2/campaign/variants-create', { body: { stepId: steps[0].id, variants: [opener] } });
     expect(await count('step_variants', { step_id: steps[0].id })).toBe(1);

@@ -25,7 +25,19 @@ describe('POST /v2/campaign/create', () => {
           name: 'Q4 SaaS founders',
           status: 'draft',
           schedule: null,
-          options: { dailyLimit: null, stopOnReply: true, stopForCompany: false, stopOnAutoReply: false, intentSetsLeadStatus: true, trackOpens: true, trackClicks: true, textOnly: false, emailGapMinutes: 10, randomWaitMaxMinutes: 5, dailyNewContacts: null },
+          options: {
+            dailyLimit: null,
+            stopOnReply: true,
+            stopForCompany: false,
+            stopOnAutoReply: false,
+            intentSetsLeadStatus: true,
+            trackOpens: true,
+            trackClicks: true,
+            textOnly: false,
+            emailGapMinutes: 10,
+            randomWaitMaxMinutes: 5,
+            dailyNewContacts: null,
+          },
           counts: { steps: 0, accounts: 0, contacts: 0 },
           launchedAt: null,
           createdAt: now,
@@ -43,9 +55,28 @@ describe('POST /v2/campaign/create', () => {
       schedule: { timezone: 'utc', days: [5, 1], from: '08:30', to: '18:00', startDate: '2026-12-01' },
       accountIds: [accountId],
     });
-    expect(campaign.options).toEqual({ dailyLimit: 200, stopOnReply: true, stopForCompany: false, stopOnAutoReply: false, intentSetsLeadStatus: true, trackOpens: true, trackClicks: false, textOnly: false, emailGapMinutes: 10, randomWaitMaxMinutes: 5, dailyNewContacts: null });
+    expect(campaign.options).toEqual({
+      dailyLimit: 200,
+      stopOnReply: true,
+      stopForCompany: false,
+      stopOnAutoReply: false,
+      intentSetsLeadStatus: true,
+      trackOpens: true,
+      trackClicks: false,
+      textOnly: false,
+      emailGapMinutes: 10,
+      randomWaitMaxMinutes: 5,
+      dailyNewContacts: null,
+    });
     // The zone is stored under its canonical name and the days in order.
-    expect(campaign.schedule).toEqual({ timezone: 'UTC', days: [1, 5], from: '08:30', to: '18:00', startDate: '2026-12-01', endDate: null });
+    expect(campaign.schedule).toEqual({
+      timezone: 'UTC',
+      days: [1, 5],
+      from: '08:30',
+      to: '18:00',
+      startDate: '2026-12-01',
+      endDate: null,
+    });
     expect(campaign.counts).toEqual({ steps: 0, accounts: 1, contacts: 0 });
   });
 
@@ -53,17 +84,29 @@ describe('POST /v2/campaign/create', () => {
     const ws = await t.createWorkspace();
     const res = await raw(t, ws, 'POST', '/v2/campaign/create', { name: '   ' });
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ error: 'body.name: must not be blank.', code: 'validation_error', statusCode: 400 });
-    expect(res.body.details).toEqual([{ field: 'body.name', location: 'body', message: 'must not be blank.', code: 'blank' }]);
+    expect(res.body).toMatchObject({
+      error: 'body.name: must not be blank.',
+      code: 'validation_error',
+      statusCode: 400,
+    });
+    expect(res.body.details).toEqual([
+      { field: 'body.name', location: 'body', message: 'must not be blank.', code: 'blank' },
+    ]);
   });
 
   it('rejects unknown fields and wrong types through the schema', async () => {
     const ws = await t.createWorkspace();
-    const res = await raw(t, ws, 'POST', '/v2/campaign/create', { name: 'x', colour: 'red', options: { dailyLimit: 0 } });
+    const res = await raw(t, ws, 'POST', '/v2/campaign/create', {
+      name: 'x',
+      colour: 'red',
+      options: { dailyLimit: 0 },
+    });
     expect(res.status).toBe(400);
     expect(res.body.details).toEqual([expect.objectContaining({ field: 'body.colour', code: 'additionalProperties' })]);
     const limit = await raw(t, ws, 'POST', '/v2/campaign/create', { name: 'x', options: { dailyLimit: 0 } });
-    expect(limit.body.details).toEqual([expect.objectContaining({ field: 'body.options.dailyLimit', code: 'minimum' })]);
+    expect(limit.body.details).toEqual([
+      expect.objectContaining({ field: 'body.options.dailyLimit', code: 'minimum' }),
+    ]);
   });
 
   it("answers 404 naming every account that is not the workspace's, and creates nothing", async () => {
@@ -101,7 +144,19 @@ describe('schedules', () => {
     expect(response.status).toBe(200);
     expect(data!.message).toBe('Campaign schedule updated');
     expect(data!.data.campaign.schedule).toEqual({ ...schedule, startDate: '2026-12-01', endDate: '2026-12-31' });
-    expect(data!.data.campaign.options).toEqual({ dailyLimit: null, stopOnReply: false, stopForCompany: false, stopOnAutoReply: false, intentSetsLeadStatus: true, trackOpens: true, trackClicks: true, textOnly: true, emailGapMinutes: 10, randomWaitMaxMinutes: 5, dailyNewContacts: null });
+    expect(data!.data.campaign.options).toEqual({
+      dailyLimit: null,
+      stopOnReply: false,
+      stopForCompany: false,
+      stopOnAutoReply: false,
+      intentSetsLeadStatus: true,
+      trackOpens: true,
+      trackClicks: true,
+      textOnly: true,
+      emailGapMinutes: 10,
+      randomWaitMaxMinutes: 5,
+      dailyNewContacts: null,
+    });
     expect(data!.data.campaign.updatedAt).toBe(t.clock.now().toISOString());
   });
 
@@ -110,7 +165,14 @@ describe('schedules', () => {
     const campaign = await createCampaign(ws);
     const res = await raw(t, ws, 'POST', '/v2/campaign/set/schedules', {
       campaignId: campaign.id,
-      schedule: { timezone: 'Mars/Olympus', days: [1], from: '17:00', to: '09:00', startDate: '2026-12-31', endDate: '2026-12-01' },
+      schedule: {
+        timezone: 'Mars/Olympus',
+        days: [1],
+        from: '17:00',
+        to: '09:00',
+        startDate: '2026-12-31',
+        endDate: '2026-12-01',
+      },
     });
     expect(res.status).toBe(400);
     expect(res.body.details.map((d) => [d.field, d.code])).toEqual([
@@ -192,7 +254,9 @@ describe('GET /v1/campaign/list', () => {
     expect(Object.keys(v1.body)).toEqual(['error']);
     const v2 = await raw(t, ws, 'GET', '/v2/campaign/list?limit=101');
     expect(v2.status).toBe(400);
-    expect(v2.body.details).toEqual([expect.objectContaining({ field: 'query.limit', location: 'query', code: 'maximum' })]);
+    expect(v2.body.details).toEqual([
+      expect.objectContaining({ field: 'query.limit', location: 'query', code: 'maximum' }),
+    ]);
   });
 });
 
@@ -201,13 +265,23 @@ describe('get/name, get/status, set/name', () => {
     const ws = await t.createWorkspace();
     const campaign = await createCampaign(ws, { name: 'Old' });
     const name = await ws.client.GET('/v1/campaign/get/name', { params: { query: { campaignId: campaign.id } } });
-    expect(name.data).toEqual({ status: 'success', success: true, message: 'Campaign name retrieved', data: { id: campaign.id, name: 'Old' } });
+    expect(name.data).toEqual({
+      status: 'success',
+      success: true,
+      message: 'Campaign name retrieved',
+      data: { id: campaign.id, name: 'Old' },
+    });
     const status = await ws.client.GET('/v1/campaign/get/status', { params: { query: { campaignId: campaign.id } } });
     expect(status.data!.data).toEqual({ id: campaign.id, status: 'draft', launchedAt: null });
     t.clock.advance(5000);
     const renamed = await ws.client.POST('/v1/campaign/set/name', { body: { campaignId: campaign.id, name: ' New ' } });
     expect(renamed.data!.message).toBe('Campaign name updated');
-    expect(renamed.data!.data.campaign).toMatchObject({ id: campaign.id, name: 'New', updatedAt: t.clock.now().toISOString(), createdAt: campaign.createdAt });
+    expect(renamed.data!.data.campaign).toMatchObject({
+      id: campaign.id,
+      name: 'New',
+      updatedAt: t.clock.now().toISOString(),
+      createdAt: campaign.createdAt,
+    });
   });
 
   it("answers 404 for another workspace's or an unknown campaign, in v1 and v2", async () => {
@@ -244,11 +318,17 @@ describe('get/name, get/status, set/name', () => {
 describe('linked accounts', () => {
   it('sets, adds, lists and removes accounts', async () => {
     const ws = await t.createWorkspace();
-    const [a, b, c] = [await insertAccount(t, ws.workspaceId), await insertAccount(t, ws.workspaceId, { status: 'paused', provider: 'smtp' }), await insertAccount(t, ws.workspaceId)];
+    const [a, b, c] = [
+      await insertAccount(t, ws.workspaceId),
+      await insertAccount(t, ws.workspaceId, { status: 'paused', provider: 'smtp' }),
+      await insertAccount(t, ws.workspaceId),
+    ];
     const campaign = await createCampaign(ws, { accountIds: [a] });
 
     t.clock.advance(1000);
-    const set = await ws.client.POST('/v1/campaign/set/accounts', { body: { campaignId: campaign.id, accountIds: [b, c] } });
+    const set = await ws.client.POST('/v1/campaign/set/accounts', {
+      body: { campaignId: campaign.id, accountIds: [b, c] },
+    });
     expect(set.data).toEqual({
       status: 'success',
       success: true,
@@ -258,11 +338,18 @@ describe('linked accounts', () => {
 
     t.clock.advance(1000);
     const add = await ws.client.POST('/v1/campaign/add/account', { body: { campaignId: campaign.id, accountId: a } });
-    expect(add.data!.data).toEqual({ campaignId: campaign.id, accountIds: [...[b, c].sort(), a], added: [a], removed: [] });
+    expect(add.data!.data).toEqual({
+      campaignId: campaign.id,
+      accountIds: [...[b, c].sort(), a],
+      added: [a],
+      removed: [],
+    });
     const again = await ws.client.POST('/v1/campaign/add/account', { body: { campaignId: campaign.id, accountId: a } });
     expect(again.data!.data.added).toEqual([]);
 
-    const list = await ws.client.GET('/v1/campaign/get/accounts', { params: { query: { campaignId: campaign.id, limit: 2, skip: 1 } } });
+    const list = await ws.client.GET('/v1/campaign/get/accounts', {
+      params: { query: { campaignId: campaign.id, limit: 2, skip: 1 } },
+    });
     expect(list.data!.message).toBe('Campaign accounts retrieved');
     expect(list.data!.data.pagination).toEqual({ limit: 2, skip: 1, total: 3, hasMore: false });
     expect(list.data!.data.items).toHaveLength(2);
@@ -280,9 +367,13 @@ describe('linked accounts', () => {
       [a, 'active', 'google'],
     ]);
 
-    const removed = await ws.client.POST('/v1/campaign/remove/accounts', { body: { campaignId: campaign.id, accountIds: [b, a] } });
+    const removed = await ws.client.POST('/v1/campaign/remove/accounts', {
+      body: { campaignId: campaign.id, accountIds: [b, a] },
+    });
     expect(removed.data!.data).toEqual({ campaignId: campaign.id, accountIds: [c], added: [], removed: [b, a] });
-    const notLinked = await ws.client.POST('/v1/campaign/remove/accounts', { body: { campaignId: campaign.id, accountIds: [a] } });
+    const notLinked = await ws.client.POST('/v1/campaign/remove/accounts', {
+      body: { campaignId: campaign.id, accountIds: [a] },
+    });
     expect(notLinked.data!.data).toEqual({ campaignId: campaign.id, accountIds: [c], added: [], removed: [] });
   });
 
@@ -294,17 +385,33 @@ describe('linked accounts', () => {
     const campaign = await createCampaign(ws, { accountIds: [mine] });
     const unknown = newId();
 
-    const set = await raw(t, ws, 'POST', '/v2/campaign/set/accounts', { campaignId: campaign.id, accountIds: [theirs, mine, unknown] });
+    const set = await raw(t, ws, 'POST', '/v2/campaign/set/accounts', {
+      campaignId: campaign.id,
+      accountIds: [theirs, mine, unknown],
+    });
     expect(set.status).toBe(404);
     expect(set.body.error).toBe(`Email account not found: ${theirs}, ${unknown}.`);
     expect(set.body.details).toEqual([
-      { field: 'body.accountIds.0', location: 'body', message: `Email account ${theirs} not found in this workspace.`, code: 'not_found' },
-      { field: 'body.accountIds.2', location: 'body', message: `Email account ${unknown} not found in this workspace.`, code: 'not_found' },
+      {
+        field: 'body.accountIds.0',
+        location: 'body',
+        message: `Email account ${theirs} not found in this workspace.`,
+        code: 'not_found',
+      },
+      {
+        field: 'body.accountIds.2',
+        location: 'body',
+        message: `Email account ${unknown} not found in this workspace.`,
+        code: 'not_found',
+      },
     ]);
     const add = await raw(t, ws, 'POST', '/v2/campaign/add/account', { campaignId: campaign.id, accountId: theirs });
     expect(add.status).toBe(404);
     expect(add.body.details.map((d) => d.field)).toEqual(['body.accountId']);
-    const remove = await raw(t, ws, 'POST', '/v1/campaign/remove/accounts', { campaignId: campaign.id, accountIds: [mine, unknown] });
+    const remove = await raw(t, ws, 'POST', '/v1/campaign/remove/accounts', {
+      campaignId: campaign.id,
+      accountIds: [mine, unknown],
+    });
     expect(remove).toEqual({ status: 404, body: { error: `Email account not found: ${unknown}.` } });
 
     const linked = await t.db('campaign_accounts').where({ campaign_id: campaign.id }).pluck('account_id');
@@ -324,7 +431,10 @@ describe('linked accounts', () => {
     const ws = await t.createWorkspace();
     const campaign = await createCampaign(ws);
     const id = newId();
-    const dup = await raw(t, ws, 'POST', '/v2/campaign/set/accounts', { campaignId: campaign.id, accountIds: [id, id] });
+    const dup = await raw(t, ws, 'POST', '/v2/campaign/set/accounts', {
+      campaignId: campaign.id,
+      accountIds: [id, id],
+    });
     expect(dup.status).toBe(400);
     expect(dup.body.details[0]).toMatchObject({ field: 'body.accountIds', code: 'uniqueItems' });
     const empty = await raw(t, ws, 'POST', '/v1/campaign/remove/accounts', { campaignId: campaign.id, accountIds: [] });
@@ -337,19 +447,31 @@ describe('linked accounts', () => {
     const { campaign, accountId } = await readyCampaign(t, ws);
     await ws.client.POST('/v2/campaign/launch', { body: { campaignId: campaign.id } });
     const extra = await insertAccount(t, ws.workspaceId);
-    const add = await ws.client.POST('/v1/campaign/add/account', { body: { campaignId: campaign.id, accountId: extra } });
+    const add = await ws.client.POST('/v1/campaign/add/account', {
+      body: { campaignId: campaign.id, accountId: extra },
+    });
     expect(add.response.status).toBe(200);
 
     const none = await raw(t, ws, 'POST', '/v2/campaign/set/accounts', { campaignId: campaign.id, accountIds: [] });
     expect(none.status).toBe(409);
-    expect(none.body).toMatchObject({ code: 'conflict', error: 'An active campaign keeps at least one linked email account: pause it first, or link another account.' });
-    const all = await raw(t, ws, 'POST', '/v1/campaign/remove/accounts', { campaignId: campaign.id, accountIds: [accountId, extra] });
+    expect(none.body).toMatchObject({
+      code: 'conflict',
+      error: 'An active campaign keeps at least one linked email account: pause it first, or link another account.',
+    });
+    const all = await raw(t, ws, 'POST', '/v1/campaign/remove/accounts', {
+      campaignId: campaign.id,
+      accountIds: [accountId, extra],
+    });
     expect(all.status).toBe(409);
-    const one = await ws.client.POST('/v1/campaign/remove/accounts', { body: { campaignId: campaign.id, accountIds: [accountId] } });
+    const one = await ws.client.POST('/v1/campaign/remove/accounts', {
+      body: { campaignId: campaign.id, accountIds: [accountId] },
+    });
     expect(one.data!.data.accountIds).toEqual([extra]);
 
     await ws.client.POST('/v2/campaign/pause', { body: { campaignId: campaign.id } });
-    const emptied = await ws.client.POST('/v1/campaign/set/accounts', { body: { campaignId: campaign.id, accountIds: [] } });
+    const emptied = await ws.client.POST('/v1/campaign/set/accounts', {
+      body: { campaignId: campaign.id, accountIds: [] },
+    });
     expect(emptied.data!.data).toEqual({ campaignId: campaign.id, accountIds: [], added: [], removed: [extra] });
   });
 });
@@ -363,7 +485,12 @@ describe('launch and pause', () => {
     const launched = await ws.client.POST('/v2/campaign/launch', { body: { campaignId: campaign.id } });
     expect(launched.response.status).toBe(200);
     expect(launched.data!.message).toBe('Campaign launched');
-    expect(launched.data!.data.campaign).toMatchObject({ status: 'active', launchedAt, updatedAt: launchedAt, counts: { steps: 1, accounts: 1, contacts: 0 } });
+    expect(launched.data!.data.campaign).toMatchObject({
+      status: 'active',
+      launchedAt,
+      updatedAt: launchedAt,
+      counts: { steps: 1, accounts: 1, contacts: 0 },
+    });
 
     t.clock.advance(60_000);
     const paused = await ws.client.POST('/v2/campaign/pause', { body: { campaignId: campaign.id } });
@@ -380,10 +507,14 @@ describe('launch and pause', () => {
 
   it('names every missing piece in the 409 and changes nothing', async () => {
     const ws = await t.createWorkspace();
-    const campaign = await createCampaign(ws, { accountIds: [await insertAccount(t, ws.workspaceId, { status: 'connectionError' })] });
+    const campaign = await createCampaign(ws, {
+      accountIds: [await insertAccount(t, ws.workspaceId, { status: 'connectionError' })],
+    });
     const res = await raw(t, ws, 'POST', '/v2/campaign/launch', { campaignId: campaign.id });
     expect(res.status).toBe(409);
-    expect(res.body.error).toBe('Campaign cannot be launched: no sequence step, no active email account linked, no schedule.');
+    expect(res.body.error).toBe(
+      'Campaign cannot be launched: no sequence step, no active email account linked, no schedule.',
+    );
     expect(res.body.details.map((d) => [d.field, d.code])).toEqual([
       ['body.campaignId', 'no_sequence_step'],
       ['body.campaignId', 'no_active_account'],
@@ -407,7 +538,9 @@ describe('launch and pause', () => {
     const { campaign } = await readyCampaign(t, ws);
     const draftPause = await raw(t, ws, 'POST', '/v2/campaign/pause', { campaignId: campaign.id });
     expect(draftPause.status).toBe(409);
-    expect(draftPause.body.error).toBe('Campaign is not active (status: draft); only an active campaign can be paused.');
+    expect(draftPause.body.error).toBe(
+      'Campaign is not active (status: draft); only an active campaign can be paused.',
+    );
     await ws.client.POST('/v2/campaign/launch', { body: { campaignId: campaign.id } });
     const again = await raw(t, ws, 'POST', '/v2/campaign/launch', { campaignId: campaign.id });
     expect(again.status).toBe(409);
@@ -415,7 +548,9 @@ describe('launch and pause', () => {
     await ws.client.POST('/v2/campaign/pause', { body: { campaignId: campaign.id } });
     const pausedPause = await raw(t, ws, 'POST', '/v2/campaign/pause', { campaignId: campaign.id });
     expect(pausedPause.status).toBe(409);
-    expect(pausedPause.body.error).toBe('Campaign is not active (status: paused); only an active campaign can be paused.');
+    expect(pausedPause.body.error).toBe(
+      'Campaign is not active (status: paused); only an active campaign can be paused.',
+    );
   });
 
   it('reads completed when every contact of an active campaign has finished, and active again with a new contact', async () => {
@@ -431,13 +566,19 @@ describe('launch and pause', () => {
       created_at: t.clock.now(),
       updated_at: t.clock.now(),
     });
-    const statusOf = async () => (await ws.client.GET('/v1/campaign/get/status', { params: { query: { campaignId: campaign.id } } })).data!.data.status;
-    await t.db('contacts').insert([contact('a@x.io', 'completed'), contact('b@x.io', 'bounced'), contact('c@x.io', 'active')]);
+    const statusOf = async () =>
+      (await ws.client.GET('/v1/campaign/get/status', { params: { query: { campaignId: campaign.id } } })).data!.data
+        .status;
+    await t
+      .db('contacts')
+      .insert([contact('a@x.io', 'completed'), contact('b@x.io', 'bounced'), contact('c@x.io', 'active')]);
     expect(await statusOf()).toBe('active');
     await t.db('contacts').where({ email: 'c@x.io' }).update({ status: 'unsubscribed' });
     expect(await statusOf()).toBe('completed');
     const listed = await ws.client.GET('/v1/campaign/list', { params: { query: { status: 'completed' } } });
-    expect(listed.data!.data.items.map((x) => [x.id, x.status, x.counts.contacts])).toEqual([[campaign.id, 'completed', 3]]);
+    expect(listed.data!.data.items.map((x) => [x.id, x.status, x.counts.contacts])).toEqual([
+      [campaign.id, 'completed', 3],
+    ]);
     const active = await ws.client.GET('/v1/campaign/list', { params: { query: { status: 'active' } } });
     expect(active.data!.data.pagination.total).toBe(0);
 
@@ -446,7 +587,9 @@ describe('launch and pause', () => {
     expect(pause.body.error).toBe('Campaign is not active (status: completed); only an active campaign can be paused.');
     const launch = await raw(t, ws, 'POST', '/v2/campaign/launch', { campaignId: campaign.id });
     expect(launch.status).toBe(409);
-    expect(launch.body.error).toBe('Campaign has completed: every contact has finished the sequence. Add contacts to resume it.');
+    expect(launch.body.error).toBe(
+      'Campaign has completed: every contact has finished the sequence. Add contacts to resume it.',
+    );
 
     await t.db('contacts').insert(contact('d@x.io', 'active'));
     expect(await statusOf()).toBe('active');
@@ -456,10 +599,20 @@ describe('launch and pause', () => {
     const ws = await t.createWorkspace();
     const { campaign } = await readyCampaign(t, ws);
     await ws.client.POST('/v2/campaign/launch', { body: { campaignId: campaign.id } });
-    const get = async () => (await ws.client.GET('/v1/campaign/get/status', { params: { query: { campaignId: campaign.id } } })).data!.data.status;
+    const get = async () =>
+      (await ws.client.GET('/v1/campaign/get/status', { params: { query: { campaignId: campaign.id } } })).data!.data
+        .status;
     expect(await get()).toBe('active');
     await ws.client.POST('/v2/campaign/pause', { body: { campaignId: campaign.id } });
-    await t.db('contacts').insert({ id: newId(), workspace_id: ws.workspaceId, campaign_id: campaign.id, email: 'a@x.io', status: 'completed', created_at: t.clock.now(), updated_at: t.clock.now() });
+    await t.db('contacts').insert({
+      id: newId(),
+      workspace_id: ws.workspaceId,
+      campaign_id: campaign.id,
+      email: 'a@x.io',
+      status: 'completed',
+      created_at: t.clock.now(),
+      updated_at: t.clock.now(),
+    });
     expect(await get()).toBe('paused');
   });
 
@@ -474,7 +627,9 @@ describe('launch and pause', () => {
       expect(bad.status).toBe(400);
       expect(bad.body.details[0]).toMatchObject({ code: 'additionalProperties' });
     }
-    const status = await other.client.GET('/v1/campaign/get/status', { params: { query: { campaignId: campaign.id } } });
+    const status = await other.client.GET('/v1/campaign/get/status', {
+      params: { query: { campaignId: campaign.id } },
+    });
     expect(status.data!.data.status).toBe('draft');
   });
 

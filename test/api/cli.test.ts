@@ -16,7 +16,10 @@ jest.setTimeout(180_000);
 const CLI = join(__dirname, '../../server/cli/index.ts');
 
 /** Runs the CLI without blocking the event loop (the test server keeps serving meanwhile). */
-function admin(args: string[], env: Record<string, string>): Promise<{ status: number; stdout: string; stderr: string }> {
+function admin(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ status: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
@@ -43,7 +46,9 @@ type CreatedWorkspace = { workspaceId: string; apiKey: string };
 
 describe('on the embedded database', () => {
   it('creates a workspace, prints exactly one JSON object, lists it, adds credits', async () => {
-    const created = await admin(['workspace', 'create', '--name', 'Acme', '--email', 'ops@acme.test', '--json'], { DATA_DIR: dataDir });
+    const created = await admin(['workspace', 'create', '--name', 'Acme', '--email', 'ops@acme.test', '--json'], {
+      DATA_DIR: dataDir,
+    });
     expect(created.stderr).toBe('');
     expect(created.status).toBe(0);
     const lines = created.stdout.trim().split('\n');
@@ -52,11 +57,15 @@ describe('on the embedded database', () => {
     expect(workspaceId).toMatch(/^[0-9a-f-]{36}$/);
     expect(apiKey).toMatch(/^lr_[A-Za-z0-9_-]{43}$/);
 
-    const credits = await admin(['credits', 'add', '--workspace', workspaceId, '--amount', '50'], { DATA_DIR: dataDir });
+    const credits = await admin(['credits', 'add', '--workspace', workspaceId, '--amount', '50'], {
+      DATA_DIR: dataDir,
+    });
     expect(credits.stdout).toContain('Balance: 150.');
 
     const listed: unknown = JSON.parse((await admin(['workspace', 'list', '--json'], { DATA_DIR: dataDir })).stdout);
-    expect(listed).toEqual([expect.objectContaining({ id: workspaceId, name: 'Acme', credits: 150, activeKeys: 1, plan: 'Default' })]);
+    expect(listed).toEqual([
+      expect.objectContaining({ id: workspaceId, name: 'Acme', credits: 150, activeKeys: 1, plan: 'Default' }),
+    ]);
   });
 
   it('reports bad arguments and exits non-zero', async () => {
@@ -83,14 +92,21 @@ describe('on the embedded database', () => {
 describe('on the server database', () => {
   it('issues keys that authenticate over HTTP and revokes them', async () => {
     if (!t.databaseUrl) {
-      console.warn('skipped: needs TEST_DATABASE_URL (the CLI and this test server cannot share an in-memory database)');
+      console.warn(
+        'skipped: needs TEST_DATABASE_URL (the CLI and this test server cannot share an in-memory database)',
+      );
       return;
     }
     const env = { DATABASE_URL: t.databaseUrl };
-    const { workspaceId, apiKey } = JSON.parse((await admin(['workspace', 'create', '--name', 'Beta', '--json'], env)).stdout) as CreatedWorkspace;
+    const { workspaceId, apiKey } = JSON.parse(
+      (await admin(['workspace', 'create', '--name', 'Beta', '--json'], env)).stdout,
+    ) as CreatedWorkspace;
     expect((await t.fetch('/v1/authenticate', { apiKey })).status).toBe(200);
 
-    const second = JSON.parse((await admin(['key', 'create', '--workspace', workspaceId, '--json'], env)).stdout) as { apiKey: string; keyId: string };
+    const second = JSON.parse((await admin(['key', 'create', '--workspace', workspaceId, '--json'], env)).stdout) as {
+      apiKey: string;
+      keyId: string;
+    };
     const auth = await t.client(second.apiKey).GET('/v1/authenticate');
     expect(auth.data?.data.workspace).toEqual({ id: workspaceId, name: 'Beta' });
 

@@ -13,21 +13,38 @@ afterAll(() => t.close());
 type Body = Record<string, unknown>;
 /** v1 and v2 answer the same success body; a test that expects an error reads it as `find<ErrorBody>`. */
 async function find<T = Success<'/v1/company/find', 'post'>>(apiKey: string, body: Body, version: 'v1' | 'v2' = 'v1') {
-  const res = await t.fetch(`/${version}/company/find`, { method: 'POST', apiKey, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await t.fetch(`/${version}/company/find`, {
+    method: 'POST',
+    apiKey,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: await readJson<T>(res) };
 }
 const ids = (body: { data: { items: { id: string }[] } }) => body.data.items.map((c) => c.id);
-const balance = async (workspaceId: string) => Number((await t.db('workspaces').where({ id: workspaceId }).first<{ credit_balance: number }>('credit_balance')).credit_balance);
+const balance = async (workspaceId: string) =>
+  Number(
+    (await t.db('workspaces').where({ id: workspaceId }).first<{ credit_balance: number }>('credit_balance'))
+      .credit_balance,
+  );
 
 const northwindIdentity = {
-  id: northwind.id, name: 'Northwind Analytics', domain: 'northwindanalytics.com', websiteUrl: 'https://northwindanalytics.com',
-  industry: 'Computer Software', city: 'Austin', state: 'Texas', country: 'United States',
+  id: northwind.id,
+  name: 'Northwind Analytics',
+  domain: 'northwindanalytics.com',
+  websiteUrl: 'https://northwindanalytics.com',
+  industry: 'Computer Software',
+  city: 'Austin',
+  state: 'Texas',
+  country: 'United States',
 };
 
 describe('POST /v1/company/find: data options', () => {
   it('basic returns the identity fields for free', async () => {
     const ws = await t.createWorkspace({ credits: 0 });
-    const { data, response } = await ws.client.POST('/v1/company/find', { body: { domains: ['northwindanalytics.com'], dataOptions: ['basic'] } });
+    const { data, response } = await ws.client.POST('/v1/company/find', {
+      body: { domains: ['northwindanalytics.com'], dataOptions: ['basic'] },
+    });
     expect(response.status).toBe(200);
     expect(data!.data).toEqual({
       items: [{ ...northwindIdentity, revealed: false, creditsCharged: 0 }],
@@ -42,14 +59,24 @@ describe('POST /v1/company/find: data options', () => {
     const first = await find(ws.apiKey, { locations: ['texas'], dataOptions: ['full'] });
     expect(first.status).toBe(200);
     expect(first.body.data.items[0]).toEqual({
-      ...northwindIdentity, employeeCount: 180, employeeRange: '51-200', revenueRange: '$10M-$50M', foundedYear: 2012,
-      keywords: ['data analytics', 'business intelligence'], technologies: ['salesforce', 'aws'],
-      linkedinUrl: 'https://www.linkedin.com/company/northwind-analytics', phone: '+1 512 555 0148', description: 'Dashboards for retail chains.',
-      revealed: true, creditsCharged: 1,
+      ...northwindIdentity,
+      employeeCount: 180,
+      employeeRange: '51-200',
+      revenueRange: '$10M-$50M',
+      foundedYear: 2012,
+      keywords: ['data analytics', 'business intelligence'],
+      technologies: ['salesforce', 'aws'],
+      linkedinUrl: 'https://www.linkedin.com/company/northwind-analytics',
+      phone: '+1 512 555 0148',
+      description: 'Dashboards for retail chains.',
+      revealed: true,
+      creditsCharged: 1,
     });
     expect(ids(first.body)).toEqual([northwind.id, brightpath.id]);
     expect(first.body.data.credits).toEqual({ used: 2, remaining: 8 });
-    const { result: again, statements } = await statementsDuring(t.db, () => find(ws.apiKey, { locations: ['texas'], dataOptions: ['full'] }));
+    const { result: again, statements } = await statementsDuring(t.db, () =>
+      find(ws.apiKey, { locations: ['texas'], dataOptions: ['full'] }),
+    );
     expect(again.body.data.credits).toEqual({ used: 0, remaining: 8 });
     // Seen in full before: nothing to record, so nothing is written.
     expect(statements.filter((sql) => /^insert into "company_reveals"/.test(sql))).toEqual([]);
@@ -60,7 +87,15 @@ describe('POST /v1/company/find: data options', () => {
   it('charges nothing for a company with no data beyond its identity', async () => {
     const ws = await t.createWorkspace({ credits: 1 });
     const { body } = await find(ws.apiKey, { domains: ['tinybakery.co'], dataOptions: ['full'] });
-    expect(body.data.items).toEqual([expect.objectContaining({ id: bakery.id, employeeCount: null, keywords: [], technologies: [], creditsCharged: 0 })]);
+    expect(body.data.items).toEqual([
+      expect.objectContaining({
+        id: bakery.id,
+        employeeCount: null,
+        keywords: [],
+        technologies: [],
+        creditsCharged: 0,
+      }),
+    ]);
     expect(body.data.credits).toEqual({ used: 0, remaining: 1 });
   });
 

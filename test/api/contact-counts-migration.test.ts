@@ -30,29 +30,72 @@ describe(`migration ${MIGRATION}`, () => {
     await db('workspaces').insert({ id: workspace, name: 'Old', plan_id: plan, created_at: now });
     const campaign = async (status: string) => {
       const id = newId();
-      await db('campaigns').insert({ id, workspace_id: workspace, name: `C ${status}`, status, created_at: now, updated_at: now });
+      await db('campaigns').insert({
+        id,
+        workspace_id: workspace,
+        name: `C ${status}`,
+        status,
+        created_at: now,
+        updated_at: now,
+      });
       return id;
     };
     const [active, paused, draft] = [await campaign('active'), await campaign('paused'), await campaign('draft')];
     const contacts: Record<string, string> = {};
     for (const [campaignId, rows] of [
-      [active, [['a1', 'active'], ['a2', 'active'], ['a3', 'paused'], ['a4', 'completed'], ['a5', 'active']]],
-      [paused, [['p1', 'active'], ['p2', 'bounced']]],
+      [
+        active,
+        [
+          ['a1', 'active'],
+          ['a2', 'active'],
+          ['a3', 'paused'],
+          ['a4', 'completed'],
+          ['a5', 'active'],
+        ],
+      ],
+      [
+        paused,
+        [
+          ['p1', 'active'],
+          ['p2', 'bounced'],
+        ],
+      ],
       [draft, [['d1', 'active']]],
     ] as const) {
       for (const [name, status] of rows) {
         contacts[name] = newId();
-        await db('contacts').insert({ id: contacts[name], workspace_id: workspace, campaign_id: campaignId, email: `${name}@old.test`, status, created_at: now, updated_at: now });
+        await db('contacts').insert({
+          id: contacts[name],
+          workspace_id: workspace,
+          campaign_id: campaignId,
+          email: `${name}@old.test`,
+          status,
+          created_at: now,
+          updated_at: now,
+        });
       }
     }
     // a5 was already started by the old worker: its row stays as it was.
-    await db('sending_progress').insert({ contact_id: contacts.a5, workspace_id: workspace, campaign_id: active, step_number: 2, state: 'waiting', due_at: new Date('2026-11-22T10:00:00Z'), updated_at: now });
+    await db('sending_progress').insert({
+      contact_id: contacts.a5,
+      workspace_id: workspace,
+      campaign_id: active,
+      step_number: 2,
+      state: 'waiting',
+      due_at: new Date('2026-11-22T10:00:00Z'),
+      updated_at: now,
+    });
 
     await migrate(db);
     expect(await pendingMigrations(db)).toEqual([]);
 
-    const counted = await db('contacts').groupBy('campaign_id', 'status').orderBy(['campaign_id', 'status']).select('campaign_id', 'status', db.raw('count(*)::int AS n'));
-    expect(await db('contact_counts').orderBy(['campaign_id', 'status']).select('campaign_id', 'status', 'n')).toEqual(counted);
+    const counted = await db('contacts')
+      .groupBy('campaign_id', 'status')
+      .orderBy(['campaign_id', 'status'])
+      .select('campaign_id', 'status', db.raw('count(*)::int AS n'));
+    expect(await db('contact_counts').orderBy(['campaign_id', 'status']).select('campaign_id', 'status', 'n')).toEqual(
+      counted,
+    );
     expect(counted).toHaveLength(6);
 
     const progress = await db('sending_progress').orderBy('contact_id').select('contact_id', 'step_number', 'state');
@@ -68,7 +111,15 @@ describe(`migration ${MIGRATION}`, () => {
     await db('contacts').where({ id: contacts.a1 }).update({ status: 'completed' });
     await db('contacts').where({ id: contacts.p1 }).update({ campaign_id: draft });
     await db('contacts').where({ id: contacts.a3 }).delete();
-    const after = await db('contacts').groupBy('campaign_id', 'status').orderBy(['campaign_id', 'status']).select('campaign_id', 'status', db.raw('count(*)::int AS n'));
-    expect(await db('contact_counts').where('n', '<>', 0).orderBy(['campaign_id', 'status']).select('campaign_id', 'status', 'n')).toEqual(after);
+    const after = await db('contacts')
+      .groupBy('campaign_id', 'status')
+      .orderBy(['campaign_id', 'status'])
+      .select('campaign_id', 'status', db.raw('count(*)::int AS n'));
+    expect(
+      await db('contact_counts')
+        .where('n', '<>', 0)
+        .orderBy(['campaign_id', 'status'])
+        .select('campaign_id', 'status', 'n'),
+    ).toEqual(after);
   }, 120_000);
 });

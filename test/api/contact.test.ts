@@ -80,7 +80,9 @@ describe('POST /v1/contact/add', () => {
 
   it('reports addresses already in the campaign, repeated in the batch and invalid, by index, and adds the rest', async () => {
     const campaignId = await addCampaign(t, ws);
-    const first = await ws.client.POST('/v1/contact/add', { body: { campaignId, contacts: [{ email: 'jane@acme.com', firstName: 'Jane' }] } });
+    const first = await ws.client.POST('/v1/contact/add', {
+      body: { campaignId, contacts: [{ email: 'jane@acme.com', firstName: 'Jane' }] },
+    });
     const janeId = first.data!.data.added[0].id;
 
     t.clock.set('2026-11-23T11:00:00.000Z');
@@ -131,19 +133,27 @@ describe('POST /v1/contact/add', () => {
     const a = await addCampaign(t, ws);
     const b = await addCampaign(t, ws);
     for (const campaignId of [a, b]) {
-      const { data } = await ws.client.POST('/v1/contact/add', { body: { campaignId, contacts: [{ email: 'same@acme.com' }] } });
+      const { data } = await ws.client.POST('/v1/contact/add', {
+        body: { campaignId, contacts: [{ email: 'same@acme.com' }] },
+      });
       expect(data!.data.counts.added).toBe(1);
     }
   });
 
   it('adds a batch of 1000 and rejects 1001', async () => {
     const campaignId = await addCampaign(t, ws);
-    const contacts = Array.from({ length: 1000 }, (_, i) => ({ email: `lead${i}@bulk.example.org`, customVariables: { row: i } }));
+    const contacts = Array.from({ length: 1000 }, (_, i) => ({
+      email: `lead${i}@bulk.example.org`,
+      customVariables: { row: i },
+    }));
     const { data } = await ws.client.POST('/v1/contact/add', { body: { campaignId, contacts } });
     expect(data!.data.counts).toEqual({ received: 1000, added: 1000, duplicates: 0, invalid: 0 });
     expect(data!.data.added[999]).toMatchObject({ email: 'lead999@bulk.example.org', customVariables: { row: 999 } });
 
-    const over = await post(t, ws, '/v1/contact/add', { campaignId: await addCampaign(t, ws), contacts: [...contacts, { email: 'one@more.org' }] });
+    const over = await post(t, ws, '/v1/contact/add', {
+      campaignId: await addCampaign(t, ws),
+      contacts: [...contacts, { email: 'one@more.org' }],
+    });
     expect(over.status).toBe(400);
     expect(await over.json()).toEqual({ error: 'request/body/contacts must NOT have more than 1000 items' });
   });
@@ -163,7 +173,9 @@ describe('POST /v1/contact/add', () => {
 
   it('is served under /v2 with the same behaviour', async () => {
     const campaignId = await addCampaign(t, ws);
-    const { data, response } = await ws.client.POST('/v2/contact/add', { body: { campaignId, contacts: [{ email: 'v2@acme.com' }] } });
+    const { data, response } = await ws.client.POST('/v2/contact/add', {
+      body: { campaignId, contacts: [{ email: 'v2@acme.com' }] },
+    });
     expect(response.status).toBe(200);
     expect(data!.data.added.map((c) => c.email)).toEqual(['v2@acme.com']);
   });
@@ -181,7 +193,12 @@ describe('POST /v1/contact/add', () => {
       expect(await v1.json()).toEqual({ error: "request/body must have required property 'campaignId'" });
       const v2 = await post(t, ws, '/v2/contact/add', { campaignId });
       await expectV2Error(v2, 400, 'validation_error', "request/body must have required property 'contacts'", [
-        { field: 'body.contacts', location: 'body', message: "must have required property 'contacts'", code: 'required' },
+        {
+          field: 'body.contacts',
+          location: 'body',
+          message: "must have required property 'contacts'",
+          code: 'required',
+        },
       ]);
     });
 
@@ -190,51 +207,97 @@ describe('POST /v1/contact/add', () => {
       await expectV2Error(empty, 400, 'validation_error', 'request/body/contacts must NOT have fewer than 1 items', [
         { field: 'body.contacts', location: 'body', message: 'must NOT have fewer than 1 items', code: 'minItems' },
       ]);
-      const badId = await post(t, ws, '/v1/contact/add', { campaignId: 'campaign-1', contacts: [{ email: 'x@acme.com' }] });
+      const badId = await post(t, ws, '/v1/contact/add', {
+        campaignId: 'campaign-1',
+        contacts: [{ email: 'x@acme.com' }],
+      });
       expect(await badId.json()).toEqual({ error: 'request/body/campaignId must match format "uuid"' });
-      const unknown = await post(t, ws, '/v2/contact/add', { campaignId, contacts: [{ email: 'x@acme.com', nickname: 'X' }] });
+      const unknown = await post(t, ws, '/v2/contact/add', {
+        campaignId,
+        contacts: [{ email: 'x@acme.com', nickname: 'X' }],
+      });
       expect((await readJson<ErrorBody>(unknown)).details).toEqual([
-        { field: 'body.contacts.0.nickname', location: 'body', message: 'must NOT have additional properties', code: 'additionalProperties' },
+        {
+          field: 'body.contacts.0.nickname',
+          location: 'body',
+          message: 'must NOT have additional properties',
+          code: 'additionalProperties',
+        },
       ]);
     });
 
     it('rejects a field over its bound', async () => {
-      const res = await post(t, ws, '/v2/contact/add', { campaignId, contacts: [{ email: 'x@acme.com', firstName: 'J'.repeat(101) }] });
+      const res = await post(t, ws, '/v2/contact/add', {
+        campaignId,
+        contacts: [{ email: 'x@acme.com', firstName: 'J'.repeat(101) }],
+      });
       expect((await readJson<ErrorBody>(res)).details).toEqual([
-        { field: 'body.contacts.0.firstName', location: 'body', message: 'must NOT have more than 100 characters', code: 'maxLength' },
+        {
+          field: 'body.contacts.0.firstName',
+          location: 'body',
+          message: 'must NOT have more than 100 characters',
+          code: 'maxLength',
+        },
       ]);
     });
 
     it('rejects custom variables with a bad key, an object or array value, or a reserved name', async () => {
-      const badKey = await post(t, ws, '/v2/contact/add', { campaignId, contacts: [{ email: 'x@acme.com' }, { email: 'y@acme.com', customVariables: { '1st': 'x' } }] });
+      const badKey = await post(t, ws, '/v2/contact/add', {
+        campaignId,
+        contacts: [{ email: 'x@acme.com' }, { email: 'y@acme.com', customVariables: { '1st': 'x' } }],
+      });
       expect(badKey.status).toBe(400);
-      expect((await readJson<ErrorBody>(badKey)).details).toContainEqual(expect.objectContaining({ field: expect.stringMatching(/^body\.contacts\.1\.customVariables/), code: 'pattern' }));
+      expect((await readJson<ErrorBody>(badKey)).details).toContainEqual(
+        expect.objectContaining({
+          field: expect.stringMatching(/^body\.contacts\.1\.customVariables/),
+          code: 'pattern',
+        }),
+      );
 
       for (const value of [{ nested: true }, ['a', 'b']]) {
-        const res = await post(t, ws, '/v2/contact/add', { campaignId, contacts: [{ email: 'x@acme.com', customVariables: { plan: value } }] });
+        const res = await post(t, ws, '/v2/contact/add', {
+          campaignId,
+          contacts: [{ email: 'x@acme.com', customVariables: { plan: value } }],
+        });
         expect(res.status).toBe(400);
-        expect((await readJson<ErrorBody>(res)).details).toContainEqual(expect.objectContaining({ field: 'body.contacts.0.customVariables.plan', code: 'type' }));
+        expect((await readJson<ErrorBody>(res)).details).toContainEqual(
+          expect.objectContaining({ field: 'body.contacts.0.customVariables.plan', code: 'type' }),
+        );
       }
 
       const reserved = await post(t, ws, '/v2/contact/add', {
         campaignId,
         contacts: [{ email: 'x@acme.com' }, { email: 'y@acme.com', customVariables: { firstName: 'Y', ok: 1 } }],
       });
-      await expectV2Error(reserved, 400, 'validation_error', 'Custom variable names cannot be built-in contact fields: firstName.', [
-        {
-          field: 'body.contacts.1.customVariables.firstName',
-          location: 'body',
-          message: '"firstName" is a built-in contact field and cannot be a custom variable',
-          code: 'reserved',
-        },
-      ]);
+      await expectV2Error(
+        reserved,
+        400,
+        'validation_error',
+        'Custom variable names cannot be built-in contact fields: firstName.',
+        [
+          {
+            field: 'body.contacts.1.customVariables.firstName',
+            location: 'body',
+            message: '"firstName" is a built-in contact field and cannot be a custom variable',
+            code: 'reserved',
+          },
+        ],
+      );
     });
 
     it('rejects more than 50 custom variables and a string value over 1000 characters', async () => {
       const many = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i]));
-      const res = await post(t, ws, '/v1/contact/add', { campaignId, contacts: [{ email: 'x@acme.com', customVariables: many }] });
-      expect(await res.json()).toEqual({ error: 'request/body/contacts/0/customVariables must NOT have more than 50 properties' });
-      const long = await post(t, ws, '/v1/contact/add', { campaignId, contacts: [{ email: 'x@acme.com', customVariables: { note: 'n'.repeat(1001) } }] });
+      const res = await post(t, ws, '/v1/contact/add', {
+        campaignId,
+        contacts: [{ email: 'x@acme.com', customVariables: many }],
+      });
+      expect(await res.json()).toEqual({
+        error: 'request/body/contacts/0/customVariables must NOT have more than 50 properties',
+      });
+      const long = await post(t, ws, '/v1/contact/add', {
+        campaignId,
+        contacts: [{ email: 'x@acme.com', customVariables: { note: 'n'.repeat(1001) } }],
+      });
       expect(long.status).toBe(400);
     });
   });
@@ -243,17 +306,33 @@ describe('POST /v1/contact/add', () => {
     it('refuses with 403 a request that would go over the cap, adds nothing, and does not count duplicates', async () => {
       const capped = await t.createWorkspace();
       const planId = newId();
-      await t.db('plans').insert({ id: planId, name: 'Capped', per_min: 1000, per_hour: 1000, per_day: 1000, credits: 0, max_contacts: 3, created_at: t.clock.now() });
+      await t.db('plans').insert({
+        id: planId,
+        name: 'Capped',
+        per_min: 1000,
+        per_hour: 1000,
+        per_day: 1000,
+        credits: 0,
+        max_contacts: 3,
+        created_at: t.clock.now(),
+      });
       await t.db('workspaces').where({ id: capped.workspaceId }).update({ plan_id: planId });
       const a = await addCampaign(t, capped);
       const b = await addCampaign(t, capped);
 
-      const first = await capped.client.POST('/v1/contact/add', { body: { campaignId: a, contacts: [{ email: '1@acme.com' }, { email: '2@acme.com' }] } });
+      const first = await capped.client.POST('/v1/contact/add', {
+        body: { campaignId: a, contacts: [{ email: '1@acme.com' }, { email: '2@acme.com' }] },
+      });
       expect(first.data!.data.counts.added).toBe(2);
 
-      const over = await post(t, capped, '/v1/contact/add', { campaignId: b, contacts: [{ email: '3@acme.com' }, { email: '4@acme.com' }] });
+      const over = await post(t, capped, '/v1/contact/add', {
+        campaignId: b,
+        contacts: [{ email: '3@acme.com' }, { email: '4@acme.com' }],
+      });
       expect(over.status).toBe(403);
-      expect(await over.json()).toEqual({ error: 'Your plan allows 3 contacts; the workspace holds 2 and this request would add 2.' });
+      expect(await over.json()).toEqual({
+        error: 'Your plan allows 3 contacts; the workspace holds 2 and this request would add 2.',
+      });
       expect(await contactRows(t, b)).toEqual([]);
 
       // Duplicates and invalid rows do not count toward the cap.
@@ -276,12 +355,17 @@ describe('POST /v1/contact/add', () => {
       await firstMayCommit;
     });
     const xId = await firstId;
-    const second = t.services.contacts.add(ws.workspaceId, campaignId, [{ email: 'X@acme.com' }, { email: 'y@acme.com' }]);
+    const second = t.services.contacts.add(ws.workspaceId, campaignId, [
+      { email: 'X@acme.com' },
+      { email: 'y@acme.com' },
+    ]);
     if (process.env.TEST_DATABASE_URL) {
       // PostgreSQL: wait until the second insert is blocked on the first transaction's row, so it
       // takes the ON CONFLICT path. (PGlite has one connection: the second simply runs after.)
       for (let i = 0; i < 100; i++) {
-        const { rows } = await t.db.raw<RawResult<{ n: number }>>("select count(*)::int as n from pg_locks where not granted and locktype = 'transactionid'");
+        const { rows } = await t.db.raw<RawResult<{ n: number }>>(
+          "select count(*)::int as n from pg_locks where not granted and locktype = 'transactionid'",
+        );
         if (rows[0].n > 0) break;
         await new Promise((r) => setTimeout(r, 20));
       }
@@ -299,7 +383,9 @@ describe('POST /v1/contact/add', () => {
     const emails = Array.from({ length: 50 }, (_, i) => `race${i}@acme.com`);
     const batches = [emails.slice(0, 40), emails.slice(10)];
     const results = await Promise.all(
-      batches.map((batch) => ws.client.POST('/v1/contact/add', { body: { campaignId, contacts: batch.map((email) => ({ email })) } })),
+      batches.map((batch) =>
+        ws.client.POST('/v1/contact/add', { body: { campaignId, contacts: batch.map((email) => ({ email })) } }),
+      ),
     );
     for (const { response } of results) expect(response.status).toBe(200);
     const rows = await contactRows(t, campaignId);
@@ -308,7 +394,8 @@ describe('POST /v1/contact/add', () => {
     // Every row of both requests is either added or reported with the contact that holds its address.
     for (const [i, { data }] of results.entries()) {
       expect(data!.data.counts.added + data!.data.counts.duplicates).toBe(batches[i].length);
-      for (const d of data!.data.duplicates) expect(d).toMatchObject({ reason: 'alreadyInCampaign', contactId: byEmail.get(d.email) });
+      for (const d of data!.data.duplicates)
+        expect(d).toMatchObject({ reason: 'alreadyInCampaign', contactId: byEmail.get(d.email) });
     }
     expect(results[0].data!.data.counts.added + results[1].data!.data.counts.added).toBe(50);
   });

@@ -8,8 +8,22 @@ import { readJson, type ErrorBody, type Success, type V1ErrorBody } from '../hel
 import { startTestServer, type TestServer } from '../helpers/server';
 
 // Two namesakes at Northwind: a name with the company is ambiguous for them.
-const johnA = { ...amy, id: '0192f0c5-0006-7000-8000-000000000006', first_name: 'John', last_name: 'Smith', work_email: 'john.smith@northwindanalytics.com', mobile_phone: null };
-const johnB = { ...amy, id: '0192f0c5-0007-7000-8000-000000000007', first_name: 'John', last_name: 'Smith', work_email: 'jsmith@northwindanalytics.com', mobile_phone: null };
+const johnA = {
+  ...amy,
+  id: '0192f0c5-0006-7000-8000-000000000006',
+  first_name: 'John',
+  last_name: 'Smith',
+  work_email: 'john.smith@northwindanalytics.com',
+  mobile_phone: null,
+};
+const johnB = {
+  ...amy,
+  id: '0192f0c5-0007-7000-8000-000000000007',
+  first_name: 'John',
+  last_name: 'Smith',
+  work_email: 'jsmith@northwindanalytics.com',
+  mobile_phone: null,
+};
 
 let t: TestServer;
 beforeAll(async () => {
@@ -21,14 +35,30 @@ afterAll(() => t.close());
 
 type Body = { people: Record<string, string>[]; dataOptions?: string[] };
 const post = (path: string, apiKey: string, body: unknown) =>
-  t.fetch(path, { method: 'POST', apiKey, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  t.fetch(path, {
+    method: 'POST',
+    apiKey,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 /** v1 and v2 answer the same success body; a test that expects an error reads it as `enrich<ErrorBody>`. */
-async function enrich<T = Success<'/v1/people_enrichment/peopleEnrichment', 'post'>>(apiKey: string, body: Body, path = '/v1/people_enrichment/peopleEnrichment') {
+async function enrich<T = Success<'/v1/people_enrichment/peopleEnrichment', 'post'>>(
+  apiKey: string,
+  body: Body,
+  path = '/v1/people_enrichment/peopleEnrichment',
+) {
   const res = await post(path, apiKey, body);
   return { status: res.status, body: await readJson<T>(res) };
 }
-const reveals = (workspaceId: string) => t.db('people_reveals').where({ workspace_id: workspaceId }).orderBy(['person_id', 'data_option']).select('person_id', 'data_option');
-const balance = async (workspaceId: string) => (await t.db('workspaces').where({ id: workspaceId }).first<{ credit_balance: number }>('credit_balance')).credit_balance;
+const reveals = (workspaceId: string) =>
+  t
+    .db('people_reveals')
+    .where({ workspace_id: workspaceId })
+    .orderBy(['person_id', 'data_option'])
+    .select('person_id', 'data_option');
+const balance = async (workspaceId: string) =>
+  (await t.db('workspaces').where({ id: workspaceId }).first<{ credit_balance: number }>('credit_balance'))
+    .credit_balance;
 
 describe('matching', () => {
   it('returns the person and company found by the work email, with the exact fields', async () => {
@@ -120,7 +150,12 @@ describe('matching', () => {
         { firstName: 'John', lastName: 'Smith', companyDomain: 'northwindanalytics.com' },
         { firstName: 'John', lastName: 'Smith', companyName: 'Northwind Analytics' },
         // The namesakes are told apart by an email.
-        { email: 'jsmith@northwindanalytics.com', firstName: 'John', lastName: 'Smith', companyName: 'Northwind Analytics' },
+        {
+          email: 'jsmith@northwindanalytics.com',
+          firstName: 'John',
+          lastName: 'Smith',
+          companyName: 'Northwind Analytics',
+        },
       ],
     });
     expect(status).toBe(200);
@@ -133,7 +168,13 @@ describe('matching', () => {
       [false, 'ambiguousMatch', null],
       [true, null, johnB.id],
     ]);
-    expect(body.data.results[0]).toEqual({ input: { email: 'nobody@northwindanalytics.com' }, matched: false, matchedBy: null, reason: 'noMatch', person: null });
+    expect(body.data.results[0]).toEqual({
+      input: { email: 'nobody@northwindanalytics.com' },
+      matched: false,
+      matchedBy: null,
+      reason: 'noMatch',
+      person: null,
+    });
     // Only the match is charged.
     expect(body.data.credits).toEqual({ used: 1, remaining: 9 });
     expect(body.message).toBe('1 of 6 people matched');
@@ -143,19 +184,34 @@ describe('matching', () => {
 describe('credits', () => {
   it('charges each data option once per person and workspace, only for data the person has', async () => {
     const ws = await t.createWorkspace({ credits: 10 });
-    const body: Body = { people: [{ email: 'jane.doe@northwindanalytics.com' }, { email: 'lortega@brightpathlogistics.com' }], dataOptions: ['workEmailReveal', 'mobilePhoneReveal'] };
+    const body: Body = {
+      people: [{ email: 'jane.doe@northwindanalytics.com' }, { email: 'lortega@brightpathlogistics.com' }],
+      dataOptions: ['workEmailReveal', 'mobilePhoneReveal'],
+    };
     const first = await enrich(ws.apiKey, body);
     // Jane: email 1 + mobile 5; Luis: email 1 (no mobile phone, so nothing for it).
     expect(first.body.data.results.map((r) => r.person?.creditsCharged)).toEqual([6, 1]);
-    expect(first.body.data.results[0].person).toMatchObject({ email: jane.work_email, mobilePhone: jane.mobile_phone, revealed: ['workEmailReveal', 'mobilePhoneReveal'] });
-    expect(first.body.data.results[1].person).toMatchObject({ email: luis.work_email, mobilePhone: null, revealed: ['workEmailReveal'] });
+    expect(first.body.data.results[0].person).toMatchObject({
+      email: jane.work_email,
+      mobilePhone: jane.mobile_phone,
+      revealed: ['workEmailReveal', 'mobilePhoneReveal'],
+    });
+    expect(first.body.data.results[1].person).toMatchObject({
+      email: luis.work_email,
+      mobilePhone: null,
+      revealed: ['workEmailReveal'],
+    });
     expect(first.body.data.credits).toEqual({ used: 7, remaining: 3 });
     expect(await reveals(ws.workspaceId)).toEqual([
       { person_id: jane.id, data_option: 'mobilePhoneReveal' },
       { person_id: jane.id, data_option: 'workEmailReveal' },
       { person_id: luis.id, data_option: 'workEmailReveal' },
     ]);
-    const ledger = await t.db('credit_ledger').where({ workspace_id: ws.workspaceId }).andWhere('amount', '<', 0).select('amount', 'balance_after');
+    const ledger = await t
+      .db('credit_ledger')
+      .where({ workspace_id: ws.workspaceId })
+      .andWhere('amount', '<', 0)
+      .select('amount', 'balance_after');
     expect(ledger).toEqual([{ amount: -7, balance_after: 3 }]);
 
     // Again: already revealed, so free, and the data is still shown.
@@ -172,10 +228,17 @@ describe('credits', () => {
   it('charges a person matched by two inputs once, and counts a reveal made by a search', async () => {
     const ws = await t.createWorkspace({ credits: 10 });
     const search = await post('/v1/mixed_people/search', ws.apiKey, { companyDomains: ['brightpathlogistics.com'] });
-    expect((await readJson<Success<'/v1/mixed_people/search', 'post'>>(search)).data.credits).toEqual({ used: 1, remaining: 9 });
+    expect((await readJson<Success<'/v1/mixed_people/search', 'post'>>(search)).data.credits).toEqual({
+      used: 1,
+      remaining: 9,
+    });
 
     const { body } = await enrich(ws.apiKey, {
-      people: [{ email: 'amy.chen@northwindanalytics.com' }, { firstName: 'Amy', lastName: 'Chen', companyDomain: 'northwindanalytics.com' }, { linkedinUrl: 'https://www.linkedin.com/in/luis-ortega' }],
+      people: [
+        { email: 'amy.chen@northwindanalytics.com' },
+        { firstName: 'Amy', lastName: 'Chen', companyDomain: 'northwindanalytics.com' },
+        { linkedinUrl: 'https://www.linkedin.com/in/luis-ortega' },
+      ],
     });
     expect(body.data.results.map((r) => [r.person?.id, r.person?.creditsCharged])).toEqual([
       [amy.id, 1],
@@ -187,13 +250,23 @@ describe('credits', () => {
 
   it('answers 402 and charges and reveals nothing when the balance cannot cover the matches', async () => {
     const ws = await t.createWorkspace({ credits: 5 });
-    const res = await enrich<V1ErrorBody>(ws.apiKey, { people: [{ email: 'jane.doe@northwindanalytics.com' }, { email: 'nobody@acme.com' }], dataOptions: ['workEmailReveal', 'mobilePhoneReveal'] });
-    expect(res).toEqual({ status: 402, body: { error: 'Insufficient credits: this request needs 6 credits and the balance is 5.' } });
+    const res = await enrich<V1ErrorBody>(ws.apiKey, {
+      people: [{ email: 'jane.doe@northwindanalytics.com' }, { email: 'nobody@acme.com' }],
+      dataOptions: ['workEmailReveal', 'mobilePhoneReveal'],
+    });
+    expect(res).toEqual({
+      status: 402,
+      body: { error: 'Insufficient credits: this request needs 6 credits and the balance is 5.' },
+    });
     expect(await reveals(ws.workspaceId)).toEqual([]);
     expect(await balance(ws.workspaceId)).toBe(5);
     expect(await t.db('credit_ledger').where({ workspace_id: ws.workspaceId }).andWhere('amount', '<', 0)).toEqual([]);
 
-    const v2 = await enrich<ErrorBody>(ws.apiKey, { people: [{ email: 'jane.doe@northwindanalytics.com' }], dataOptions: ['mobilePhoneReveal', 'workEmailReveal'] }, '/v2/enrich/by-details');
+    const v2 = await enrich<ErrorBody>(
+      ws.apiKey,
+      { people: [{ email: 'jane.doe@northwindanalytics.com' }], dataOptions: ['mobilePhoneReveal', 'workEmailReveal'] },
+      '/v2/enrich/by-details',
+    );
     expect(v2.status).toBe(402);
     expect(v2.body).toMatchObject({ code: 'insufficient_credits', statusCode: 402, details: [] });
 
@@ -204,7 +277,10 @@ describe('credits', () => {
 
   it('reveals nothing and charges nothing with dataOptions []', async () => {
     const ws = await t.createWorkspace({ credits: 0 });
-    const { status, body } = await enrich(ws.apiKey, { people: [{ email: 'jane.doe@northwindanalytics.com' }], dataOptions: [] });
+    const { status, body } = await enrich(ws.apiKey, {
+      people: [{ email: 'jane.doe@northwindanalytics.com' }],
+      dataOptions: [],
+    });
     expect(status).toBe(200);
     expect(body.data.results[0].person).toMatchObject({ id: jane.id, revealed: [], creditsCharged: 0 });
     expect(body.data.results[0].person).not.toHaveProperty('email');
@@ -213,7 +289,11 @@ describe('credits', () => {
 
   it('shows the full company and LinkedIn URL with fullContactAndCompany', async () => {
     const ws = await t.createWorkspace({ credits: 10 });
-    const { body } = await enrich(ws.apiKey, { people: [{ email: 'lortega@brightpathlogistics.com' }], dataOptions: ['fullContactAndCompany'] }, '/v2/enrich/by-details');
+    const { body } = await enrich(
+      ws.apiKey,
+      { people: [{ email: 'lortega@brightpathlogistics.com' }], dataOptions: ['fullContactAndCompany'] },
+      '/v2/enrich/by-details',
+    );
     expect(body.data.results[0].person).toMatchObject({
       linkedinUrl: luis.linkedin_url,
       company: { id: brightpath.id, employeeCount: 1200, employeeRange: '1001-5000', technologies: ['hubspot'] },
@@ -269,11 +349,19 @@ describe('limits and validation', () => {
     const ws = await t.createWorkspace({ credits: 10 });
     const res = await enrich<ErrorBody>(
       ws.apiKey,
-      { people: [{ email: 'jane.doe@northwindanalytics.com' }, { linkedinUrl: 'https://twitter.com/janedoe' }, { firstName: 'A', lastName: 'B', companyDomain: 'not a domain' }] },
+      {
+        people: [
+          { email: 'jane.doe@northwindanalytics.com' },
+          { linkedinUrl: 'https://twitter.com/janedoe' },
+          { firstName: 'A', lastName: 'B', companyDomain: 'not a domain' },
+        ],
+      },
       '/v2/enrich/by-details',
     );
     expect(res.status).toBe(400);
-    expect(res.body.error).toBe('people.1.linkedinUrl must be a LinkedIn profile address such as https://www.linkedin.com/in/jane-doe.');
+    expect(res.body.error).toBe(
+      'people.1.linkedinUrl must be a LinkedIn profile address such as https://www.linkedin.com/in/jane-doe.',
+    );
     expect(res.body.details.map((d) => d.field)).toEqual(['body.people.1.linkedinUrl', 'body.people.2.companyDomain']);
     // Nothing was charged for the valid input either.
     expect(await balance(ws.workspaceId)).toBe(10);
@@ -281,8 +369,14 @@ describe('limits and validation', () => {
 
   it('serves v1 under /v2 too, and by-details only under /v2', async () => {
     const ws = await t.createWorkspace();
-    const alias = await enrich(ws.apiKey, { people: [{ email: 'nobody@nowhere.io' }] }, '/v2/people_enrichment/peopleEnrichment');
+    const alias = await enrich(
+      ws.apiKey,
+      { people: [{ email: 'nobody@nowhere.io' }] },
+      '/v2/people_enrichment/peopleEnrichment',
+    );
     expect(alias.status).toBe(200);
-    expect((await post('/v1/enrich/by-details', ws.apiKey, { people: [{ email: 'nobody@nowhere.io' }] })).status).toBe(404);
+    expect((await post('/v1/enrich/by-details', ws.apiKey, { people: [{ email: 'nobody@nowhere.io' }] })).status).toBe(
+      404,
+    );
   });
 });

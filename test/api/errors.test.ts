@@ -17,7 +17,8 @@ import { startTestServer, type TestServer, type TestWorkspace } from '../helpers
 const logLines: Record<string, unknown>[] = [];
 const logSink = new Writable({
   write(chunk: Buffer, _enc, done) {
-    for (const line of chunk.toString().split('\n').filter(Boolean)) logLines.push(JSON.parse(line) as Record<string, unknown>);
+    for (const line of chunk.toString().split('\n').filter(Boolean))
+      logLines.push(JSON.parse(line) as Record<string, unknown>);
     done();
   },
 });
@@ -25,7 +26,10 @@ const logSink = new Writable({
 let t: TestServer;
 let ws: TestWorkspace;
 beforeAll(async () => {
-  t = await startTestServer({ config: { authFailuresPerMinute: 3, bodyLimitBytes: 2048 }, logger: pino({ level: 'info' }, logSink) });
+  t = await startTestServer({
+    config: { authFailuresPerMinute: 3, bodyLimitBytes: 2048 },
+    logger: pino({ level: 'info' }, logSink),
+  });
   ws = await t.createWorkspace();
 });
 afterAll(() => t.close());
@@ -46,7 +50,12 @@ describe('request bodies', () => {
     const v1 = await post('/v1/contact/add', '{"campaignId": ');
     expect(v1.status).toBe(400);
     expect(await v1.json()).toEqual({ error: 'Malformed JSON in request body.' });
-    await expectV2(await post('/v2/contact/add', '{"campaignId": '), 400, 'malformed_json', 'Malformed JSON in request body.');
+    await expectV2(
+      await post('/v2/contact/add', '{"campaignId": '),
+      400,
+      'malformed_json',
+      'Malformed JSON in request body.',
+    );
   });
 
   it('answers a body over the limit with 413', async () => {
@@ -68,7 +77,12 @@ describe('request bodies', () => {
     const body = await expectV2(res, 400, 'validation_error', expect.any(String));
     expect(body.details.length).toBeGreaterThan(0);
     for (const d of body.details) {
-      expect(d).toEqual({ field: expect.stringMatching(/^body/), location: 'body', message: expect.any(String), code: expect.any(String) });
+      expect(d).toEqual({
+        field: expect.stringMatching(/^body/),
+        location: 'body',
+        message: expect.any(String),
+        code: expect.any(String),
+      });
     }
   });
 
@@ -89,11 +103,21 @@ describe('routes', () => {
   });
 
   it('answers a known route with the wrong method with 405', async () => {
-    await expectV2(await t.fetch('/v2/authenticate', { method: 'POST', apiKey: ws.apiKey }), 405, 'method_not_allowed', 'Method not allowed on this route.');
+    await expectV2(
+      await t.fetch('/v2/authenticate', { method: 'POST', apiKey: ws.apiKey }),
+      405,
+      'method_not_allowed',
+      'Method not allowed on this route.',
+    );
   });
 
   it('serves v2-only operations under /v2 only', async () => {
-    const res = await t.fetch('/v1/campaign/create', { method: 'POST', apiKey: ws.apiKey, body: '{}', headers: { 'Content-Type': 'application/json' } });
+    const res = await t.fetch('/v1/campaign/create', {
+      method: 'POST',
+      apiKey: ws.apiKey,
+      body: '{}',
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(res.status).toBe(404);
   });
 
@@ -112,7 +136,9 @@ describe('authentication', () => {
     for (let i = 0; i < 3; i++) expect((await attempt()).status).toBe(401);
     const blocked = await attempt();
     expect(blocked.status).toBe(429);
-    expect(await blocked.json()).toEqual({ error: 'Too many failed authentication attempts. Please try again in a minute.' });
+    expect(await blocked.json()).toEqual({
+      error: 'Too many failed authentication attempts. Please try again in a minute.',
+    });
     expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
     t.clock.advance(61_000);
     expect((await attempt()).status).toBe(401);
@@ -140,7 +166,8 @@ describe('authentication', () => {
   });
 
   it('ignores X-Forwarded-For unless TRUST_PROXY names the proxy', async () => {
-    const guess = (server: { fetch: typeof t.fetch }, i: number) => server.fetch('/v1/authenticate', { apiKey: 'lr_guess', headers: { 'X-Forwarded-For': `203.0.113.${i}` } });
+    const guess = (server: { fetch: typeof t.fetch }, i: number) =>
+      server.fetch('/v1/authenticate', { apiKey: 'lr_guess', headers: { 'X-Forwarded-For': `203.0.113.${i}` } });
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) statuses.push((await guess(t, i)).status);
     expect(statuses).toEqual([401, 401, 401, 429]);
@@ -181,8 +208,17 @@ describe('unexpected failures', () => {
 
 describe('storage down', () => {
   it('answers 503 in both formats and readyz reports it, while healthz stays up', async () => {
-    const db = knex({ client: 'pg', connection: 'postgres://postgres@127.0.0.1:1/unreachable', pool: { min: 0, max: 1, acquireTimeoutMillis: 2000 } });
-    const deps = { config: loadConfig({ seedDemo: false }), db, clock: new TestClock(), logger: pino({ level: 'silent' }) };
+    const db = knex({
+      client: 'pg',
+      connection: 'postgres://postgres@127.0.0.1:1/unreachable',
+      pool: { min: 0, max: 1, acquireTimeoutMillis: 2000 },
+    });
+    const deps = {
+      config: loadConfig({ seedDemo: false }),
+      db,
+      clock: new TestClock(),
+      logger: pino({ level: 'silent' }),
+    };
     const server = createApp(deps).listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
@@ -191,7 +227,12 @@ describe('storage down', () => {
       const v1 = await fetch(`${base}/v1/authenticate`, { headers: { 'X-API-Key': 'lr_any' } });
       expect(v1.status).toBe(503);
       expect(await v1.json()).toEqual({ error: message });
-      await expectV2(await fetch(`${base}/v2/authenticate`, { headers: { 'X-API-Key': 'lr_any' } }), 503, 'service_unavailable', message);
+      await expectV2(
+        await fetch(`${base}/v2/authenticate`, { headers: { 'X-API-Key': 'lr_any' } }),
+        503,
+        'service_unavailable',
+        message,
+      );
       expect((await fetch(`${base}/readyz`)).status).toBe(503);
       expect((await fetch(`${base}/healthz`)).status).toBe(200);
     } finally {

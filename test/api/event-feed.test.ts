@@ -24,31 +24,54 @@ describe('event feed', () => {
   let ws: TestWorkspace;
   let campaignId: string;
   beforeAll(async () => {
-    t = await startTestServer({ config: { allowPrivateWebhooks: true, secretKey: '44'.repeat(32), eventRetentionDays: 7 } });
+    t = await startTestServer({
+      config: { allowPrivateWebhooks: true, secretKey: '44'.repeat(32), eventRetentionDays: 7 },
+    });
     t.clock.set('2026-11-23T10:00:00.000Z');
     ws = await t.createWorkspace();
     campaignId = (await ws.client.POST('/v2/campaign/create', { body: { name: 'Feed' } })).data!.data.campaign.id;
   });
   afterAll(() => t.close());
 
-  const feed = (w: TestWorkspace, query: { after?: string; types?: Event['type'][]; campaignId?: string; limit?: number } = {}) =>
-    w.client.GET('/v2/event/list', { params: { query } });
+  const feed = (
+    w: TestWorkspace,
+    query: { after?: string; types?: Event['type'][]; campaignId?: string; limit?: number } = {},
+  ) => w.client.GET('/v2/event/list', { params: { query } });
 
   it('lists what webhooks receive, with the same ids and bodies, oldest first, and pages with the cursor', async () => {
-    await ws.client.POST('/v2/webhook/create', { body: { url: 'http://127.0.0.1:9/hook', eventTypes: ['campaign.launched', 'contact.leadStatusChanged', 'email.sent'] } });
-    const contact = (await ws.client.POST('/v2/contact/add', { body: { campaignId, contacts: [{ email: 'ann@globex.example' }] } })).data!.data.added[0];
+    await ws.client.POST('/v2/webhook/create', {
+      body: {
+        url: 'http://127.0.0.1:9/hook',
+        eventTypes: ['campaign.launched', 'contact.leadStatusChanged', 'email.sent'],
+      },
+    });
+    const contact = (
+      await ws.client.POST('/v2/contact/add', { body: { campaignId, contacts: [{ email: 'ann@globex.example' }] } })
+    ).data!.data.added[0];
     await ws.client.POST('/v2/contact/update/status', { body: { contactId: contact.id, leadStatus: 'interested' } });
     const recorded = await record(
       t,
-      { workspaceId: ws.workspaceId, type: 'email.sent', data: { campaignId, contactId: contact.id, email: contact.email, messageId: null }, mail: { campaignId, contactId: contact.id } },
-      { workspaceId: ws.workspaceId, type: 'contact.leadStatusChanged', data: { campaignId, contactId: contact.id, email: contact.email, previous: 'interested', leadStatus: 'closed' } },
+      {
+        workspaceId: ws.workspaceId,
+        type: 'email.sent',
+        data: { campaignId, contactId: contact.id, email: contact.email, messageId: null },
+        mail: { campaignId, contactId: contact.id },
+      },
+      {
+        workspaceId: ws.workspaceId,
+        type: 'contact.leadStatusChanged',
+        data: { campaignId, contactId: contact.id, email: contact.email, previous: 'interested', leadStatus: 'closed' },
+      },
     );
     const all = await feed(ws, { limit: 100 });
     expect(all.response.status).toBe(200);
     const items = all.data!.data.items;
     expect(items.map((e) => e.type)).toEqual(['contact.leadStatusChanged', 'email.sent', 'contact.leadStatusChanged']);
     expect(items.slice(1).map((e) => e.id)).toEqual(recorded.map((e) => e.id));
-    const deliveries = await t.db('webhook_deliveries').where({ workspace_id: ws.workspaceId }).select<{ event_id: string; payload: string }[]>('event_id', 'payload');
+    const deliveries = await t
+      .db('webhook_deliveries')
+      .where({ workspace_id: ws.workspaceId })
+      .select<{ event_id: string; payload: string }[]>('event_id', 'payload');
     expect(deliveries).toHaveLength(3);
     for (const d of deliveries) expect(items.find((e) => e.id === d.event_id)).toEqual(JSON.parse(d.payload));
     expect(all.data!.data.pagination).toEqual({ limit: 100, nextCursor: 'ev1.3', hasMore: false });
@@ -62,7 +85,11 @@ describe('event feed', () => {
     // Polling with the cursor answers nothing until something happens, then only that.
     const idle = await feed(ws, { after: 'ev1.3' });
     expect(idle.data!.data).toEqual({ items: [], pagination: { limit: 20, nextCursor: 'ev1.3', hasMore: false } });
-    const [later] = await record(t, { workspaceId: ws.workspaceId, type: 'campaign.paused', data: { campaignId, name: 'Feed' } });
+    const [later] = await record(t, {
+      workspaceId: ws.workspaceId,
+      type: 'campaign.paused',
+      data: { campaignId, name: 'Feed' },
+    });
     expect((await feed(ws, { after: 'ev1.3' })).data!.data.items).toEqual([later]);
   });
 
@@ -82,7 +109,10 @@ describe('event feed', () => {
     // The page reached the newest event: the cursor is past c, which the filter left out.
     expect(onlyLaunched.data!.data.pagination.nextCursor).toBe(launched.data!.data.pagination.nextCursor);
     expect((await feed(ws, { after: onlyLaunched.data!.data.pagination.nextCursor })).data!.data.items).toEqual([]);
-    const raw = await t.fetch(`/v2/event/list?types=campaign.launched,campaign.completed&campaignId=${campaignId}&after=${before}`, { apiKey: ws.apiKey });
+    const raw = await t.fetch(
+      `/v2/event/list?types=campaign.launched,campaign.completed&campaignId=${campaignId}&after=${before}`,
+      { apiKey: ws.apiKey },
+    );
     expect((await readJson<Success<'/v2/event/list', 'get'>>(raw)).data.items).toHaveLength(2);
   });
 
@@ -95,7 +125,10 @@ describe('event feed', () => {
     expect((await t.fetch('/v2/event/list?types=email.nope', { apiKey: ws.apiKey })).status).toBe(400);
     expect((await t.fetch('/v2/event/list?limit=101', { apiKey: ws.apiKey })).status).toBe(400);
     const other = await t.createWorkspace();
-    expect((await feed(other)).data!.data).toEqual({ items: [], pagination: { limit: 20, nextCursor: 'ev1.0', hasMore: false } });
+    expect((await feed(other)).data!.data).toEqual({
+      items: [],
+      pagination: { limit: 20, nextCursor: 'ev1.0', hasMore: false },
+    });
     // A cursor of this workspace is ahead of the other's feed.
     expect((await t.fetch('/v2/event/list?after=ev1.2', { apiKey: other.apiKey })).status).toBe(400);
   });
@@ -104,7 +137,11 @@ describe('event feed', () => {
     const w = await t.createWorkspace();
     await record(t, { workspaceId: w.workspaceId, type: 'campaign.paused', data: { campaignId, name: 'old' } });
     t.clock.advance(6 * 86_400_000);
-    const [recent] = await record(t, { workspaceId: w.workspaceId, type: 'campaign.paused', data: { campaignId, name: 'recent' } });
+    const [recent] = await record(t, {
+      workspaceId: w.workspaceId,
+      type: 'campaign.paused',
+      data: { campaignId, name: 'recent' },
+    });
     t.clock.advance(86_400_000 + 1000);
     expect(await t.services.events.retention.runOnce()).toBeGreaterThanOrEqual(1);
     expect(await t.services.events.retention.runOnce()).toBe(0);
@@ -126,12 +163,23 @@ onPostgres('event feed under concurrent writers (two processes)', () => {
     const ws = await t.createWorkspace();
     const PER_WRITER = 300;
     const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '../helpers/event-writer.ts')], {
-      env: { ...process.env, DATABASE_URL: t.databaseUrl, WORKSPACE_ID: ws.workspaceId, EVENTS: String(PER_WRITER), CONCURRENCY: '4', NODE_OPTIONS: '' },
+      env: {
+        ...process.env,
+        DATABASE_URL: t.databaseUrl,
+        WORKSPACE_ID: ws.workspaceId,
+        EVENTS: String(PER_WRITER),
+        CONCURRENCY: '4',
+        NODE_OPTIONS: '',
+      },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    const childDone = new Promise<string[]>((resolve, reject) => child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as string[]) : reject(new Error(`writer exited with ${code}`)))));
+    const childDone = new Promise<string[]>((resolve, reject) =>
+      child.on('exit', (code) =>
+        code === 0 ? resolve(JSON.parse(out) as string[]) : reject(new Error(`writer exited with ${code}`)),
+      ),
+    );
 
     const local: string[] = [];
     let next = 0;
@@ -140,7 +188,11 @@ onPostgres('event feed under concurrent writers (two processes)', () => {
         const i = next++;
         local.push(
           await t.db.transaction(async (trx) => {
-            const e = await t.services.events.record(trx, { workspaceId: ws.workspaceId, type: 'contact.leadStatusChanged', data: { writer: 'test', i } });
+            const e = await t.services.events.record(trx, {
+              workspaceId: ws.workspaceId,
+              type: 'contact.leadStatusChanged',
+              data: { writer: 'test', i },
+            });
             await trx.raw('SELECT pg_sleep(random() * 0.01)');
             return e.id;
           }),
@@ -148,7 +200,9 @@ onPostgres('event feed under concurrent writers (two processes)', () => {
       }
     };
     let writing = true;
-    const writers = Promise.all([childDone, Promise.all(Array.from({ length: 4 }, lane))]).finally(() => (writing = false));
+    const writers = Promise.all([childDone, Promise.all(Array.from({ length: 4 }, lane))]).finally(
+      () => (writing = false),
+    );
 
     const seen: string[] = [];
     let cursor: string | undefined;
@@ -172,7 +226,11 @@ onPostgres('event feed under concurrent writers (two processes)', () => {
     expect(reads).toBeGreaterThan(5);
     // Commits overtook one another: in insertion (id) order the events are not in feed order, so a reader
     // paging by an id or a sequence taken at insert would have skipped some.
-    const rows = await t.db('events').where({ workspace_id: ws.workspaceId }).orderBy('position').select<{ id: string; position: string | number }[]>('id', 'position');
+    const rows = await t
+      .db('events')
+      .where({ workspace_id: ws.workspaceId })
+      .orderBy('position')
+      .select<{ id: string; position: string | number }[]>('id', 'position');
     expect(rows.map((r) => Number(r.position))).toEqual(rows.map((_, i) => i + 1));
     const byId = [...rows].sort((a, b) => (a.id < b.id ? -1 : 1));
     expect(byId.some((r, i) => i > 0 && Number(r.position) < Number(byId[i - 1].position))).toBe(true);

@@ -23,23 +23,39 @@ const allEvents = (db: Knex) => db('email_events').orderBy('id').select();
 
 /** Each event's partition, by id. */
 async function partitionOf(db: Knex): Promise<Record<string, string>> {
-  const rows = (await db.raw<{ rows: { id: string; partition: string }[] }>('SELECT id, tableoid::regclass::text AS partition FROM email_events')).rows;
+  const rows = (
+    await db.raw<{ rows: { id: string; partition: string }[] }>(
+      'SELECT id, tableoid::regclass::text AS partition FROM email_events',
+    )
+  ).rows;
   return Object.fromEntries(rows.map((r) => [r.id, r.partition]));
 }
 
 /** email_events' partitions, sorted. */
 async function partitions(db: Knex): Promise<string[]> {
-  const rows = (await db.raw<{ rows: { name: string }[] }>("SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'email_events'::regclass")).rows;
+  const rows = (
+    await db.raw<{ rows: { name: string }[] }>(
+      "SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'email_events'::regclass",
+    )
+  ).rows;
   return rows.map((r) => r.name).sort();
 }
 
 /** The table's kind (`p` partitioned, `r` plain), primary key, foreign keys and indexes. */
 async function shape(db: Knex) {
-  const kind = (await db.raw<{ rows: { relkind: string }[] }>("SELECT relkind FROM pg_class WHERE oid = 'email_events'::regclass")).rows[0].relkind;
+  const kind = (
+    await db.raw<{ rows: { relkind: string }[] }>("SELECT relkind FROM pg_class WHERE oid = 'email_events'::regclass")
+  ).rows[0].relkind;
   const constraints = (
-    await db.raw<{ rows: { name: string; def: string }[] }>("SELECT conname AS name, pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conrelid = 'email_events'::regclass ORDER BY conname")
+    await db.raw<{ rows: { name: string; def: string }[] }>(
+      "SELECT conname AS name, pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conrelid = 'email_events'::regclass ORDER BY conname",
+    )
   ).rows;
-  const indexes = (await db.raw<{ rows: { name: string }[] }>("SELECT indexname AS name FROM pg_indexes WHERE tablename = 'email_events' ORDER BY indexname")).rows;
+  const indexes = (
+    await db.raw<{ rows: { name: string }[] }>(
+      "SELECT indexname AS name FROM pg_indexes WHERE tablename = 'email_events' ORDER BY indexname",
+    )
+  ).rows;
   return { kind, constraints, indexes: indexes.map((i) => i.name) };
 }
 
@@ -80,19 +96,33 @@ describe('the migration', () => {
       [old[5].id]: 'email_events_2026_11',
     });
     // The months present, the current one (by the database's clock) and the default.
-    expect(await partitions(db)).toEqual(expect.arrayContaining(['email_events_2019_03', 'email_events_2026_09', 'email_events_2026_10', 'email_events_2026_11', 'email_events_default']));
+    expect(await partitions(db)).toEqual(
+      expect.arrayContaining([
+        'email_events_2019_03',
+        'email_events_2026_09',
+        'email_events_2026_10',
+        'email_events_2026_11',
+        'email_events_default',
+      ]),
+    );
     // The same keys and indexes under the same names; the primary key holds the partition key.
     expect(partitioned.indexes).toEqual(plainShape.indexes);
     expect(partitioned.constraints.map((c) => c.name)).toEqual(plainShape.constraints.map((c) => c.name));
-    expect(partitioned.constraints.filter((c) => c.name !== 'email_events_pkey')).toEqual(plainShape.constraints.filter((c) => c.name !== 'email_events_pkey'));
-    expect(partitioned.constraints.find((c) => c.name === 'email_events_pkey')!.def).toBe('PRIMARY KEY (id, occurred_at)');
+    expect(partitioned.constraints.filter((c) => c.name !== 'email_events_pkey')).toEqual(
+      plainShape.constraints.filter((c) => c.name !== 'email_events_pkey'),
+    );
+    expect(partitioned.constraints.find((c) => c.name === 'email_events_pkey')!.def).toBe(
+      'PRIMARY KEY (id, occurred_at)',
+    );
 
     const client = t.client((await t.services.workspaces.createKey(workspaceId)).apiKey);
     const count = await client.GET('/v1/analytics/campaign/count', { params: { query: { campaignId } } });
     expect(count.data!.data.emails).toEqual({ ...ZERO, sent: 2, opened: 2, replied: 1 });
     // A deleted contact's events stay, without it (ON DELETE SET NULL through the partitions).
     await db('contacts').where({ id: k2 }).delete();
-    expect(await db('email_events').whereNull('contact_id').pluck('id')).toEqual(expect.arrayContaining([old[1].id, old[2].id]));
+    expect(await db('email_events').whereNull('contact_id').pluck('id')).toEqual(
+      expect.arrayContaining([old[1].id, old[2].id]),
+    );
     const now = await allEvents(db);
 
     await db.migrate.down({ name: PARTITION });
@@ -116,25 +146,57 @@ describe('the partition job and the retention', () => {
     const now = t.clock.now();
     campaignId = newId();
     contactId = newId();
-    await t.db('campaigns').insert({ id: campaignId, workspace_id: ws.workspaceId, name: 'C', status: 'active', created_at: now, updated_at: now });
-    await t.db('contacts').insert({ id: contactId, workspace_id: ws.workspaceId, campaign_id: campaignId, email: 'k@lead.io', status: 'active', created_at: now, updated_at: now });
+    await t.db('campaigns').insert({
+      id: campaignId,
+      workspace_id: ws.workspaceId,
+      name: 'C',
+      status: 'active',
+      created_at: now,
+      updated_at: now,
+    });
+    await t.db('contacts').insert({
+      id: contactId,
+      workspace_id: ws.workspaceId,
+      campaign_id: campaignId,
+      email: 'k@lead.io',
+      status: 'active',
+      created_at: now,
+      updated_at: now,
+    });
   });
   afterAll(() => t.close());
 
   const sent = (at: string) => ({ type: 'sent', at, campaignId, contactId });
-  const count = async () => (await ws.client.GET('/v1/analytics/campaign/count', { params: { query: { campaignId } } })).data!.data;
+  const count = async () =>
+    (await ws.client.GET('/v1/analytics/campaign/count', { params: { query: { campaignId } } })).data!.data;
   const monthGraph = async (startDate: string, endDate: string) =>
-    (await ws.client.GET('/v1/analytics/campaign/summary', { params: { query: { campaignId, startDate, endDate } } })).data!.data.totals;
+    (await ws.client.GET('/v1/analytics/campaign/summary', { params: { query: { campaignId, startDate, endDate } } }))
+      .data!.data.totals;
 
   it('stores an event of any date, in its month partition or the default one, and the job moves it into its month', async () => {
     t.clock.set('2026-11-23T10:00:00Z');
     // Whatever months exist so far (the migration's, by the real date), the job brings them to the clock's.
     await t.services.events.partitions.runOnce();
-    expect(await partitions(t.db)).toEqual(expect.arrayContaining(['email_events_2026_11', 'email_events_2026_12', 'email_events_2027_01', 'email_events_default']));
+    expect(await partitions(t.db)).toEqual(
+      expect.arrayContaining([
+        'email_events_2026_11',
+        'email_events_2026_12',
+        'email_events_2027_01',
+        'email_events_default',
+      ]),
+    );
     expect(await partitions(t.db)).not.toContain('email_events_2027_02');
 
-    await recordMailEvents(t, ws.workspaceId, [sent('2026-11-23T10:00:00Z'), sent('2027-01-31T23:59:59Z'), sent('2027-02-01T00:00:00Z'), sent('2031-07-04T00:00:00Z'), sent('2026-06-10T00:00:00Z')]);
-    const ids = (await t.db('email_events').orderBy('occurred_at').select('id', 'occurred_at')).map((r: { id: string }) => r.id);
+    await recordMailEvents(t, ws.workspaceId, [
+      sent('2026-11-23T10:00:00Z'),
+      sent('2027-01-31T23:59:59Z'),
+      sent('2027-02-01T00:00:00Z'),
+      sent('2031-07-04T00:00:00Z'),
+      sent('2026-06-10T00:00:00Z'),
+    ]);
+    const ids = (await t.db('email_events').orderBy('occurred_at').select('id', 'occurred_at')).map(
+      (r: { id: string }) => r.id,
+    );
     expect(ids).toHaveLength(5);
     const [jun, nov, jan, feb, far] = ids;
     expect(await partitionOf(t.db)).toEqual({

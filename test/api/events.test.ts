@@ -18,15 +18,27 @@ describe('events', () => {
     });
 
     const kept = await t.db.transaction((trx) =>
-      t.services.events.record(trx, { workspaceId: ws.workspaceId, type: 'email.sent', data: { note: 'kept' }, mail: { flagged: false } }),
+      t.services.events.record(trx, {
+        workspaceId: ws.workspaceId,
+        type: 'email.sent',
+        data: { note: 'kept' },
+        mail: { flagged: false },
+      }),
     );
     await expect(
       t.db.transaction(async (trx) => {
-        await t.services.events.record(trx, { workspaceId: ws.workspaceId, type: 'email.opened', data: {}, mail: { flagged: true } });
+        await t.services.events.record(trx, {
+          workspaceId: ws.workspaceId,
+          type: 'email.opened',
+          data: {},
+          mail: { flagged: true },
+        });
         throw new Error('roll back');
       }),
     ).rejects.toThrow('roll back');
-    await t.db.transaction((trx) => t.services.events.record(trx, { workspaceId: ws.workspaceId, type: 'campaign.launched', data: {} }));
+    await t.db.transaction((trx) =>
+      t.services.events.record(trx, { workspaceId: ws.workspaceId, type: 'campaign.launched', data: {} }),
+    );
 
     expect(heard.map((e) => e.type)).toEqual(['email.sent', 'email.opened', 'campaign.launched']);
     const rows = await t.db('email_events').where({ workspace_id: ws.workspaceId }).select('id', 'type', 'flagged');

@@ -20,7 +20,10 @@ it('answers ready with the database reachable and every migration applied, witho
 });
 
 it('answers 503 naming the migration this build has and the database lacks', async () => {
-  const last = await found(t.db('knex_migrations').orderBy('id', 'desc').first<{ id: number; name: string } | undefined>(), 'migration');
+  const last = await found(
+    t.db('knex_migrations').orderBy('id', 'desc').first<{ id: number; name: string } | undefined>(),
+    'migration',
+  );
   await t.db('knex_migrations').where({ id: last.id }).delete();
   try {
     const ready = await t.fetch('/readyz');

@@ -47,16 +47,34 @@ describe('hostile input', () => {
   });
 
   it('makes links only of http(s) and mailto URLs, and accepts each token only for its own purpose', async () => {
-    const account = await ws.client.POST('/v2/account/connect', { body: { email: 'eve@acme-mail.io', provider: 'smtp', smtp: { host: '127.0.0.1', port: sink.port, password: 'pw' } } as never });
+    const account = await ws.client.POST('/v2/account/connect', {
+      body: {
+        email: 'eve@acme-mail.io',
+        provider: 'smtp',
+        smtp: { host: '127.0.0.1', port: sink.port, password: 'pw' },
+      } as never,
+    });
     const created = await ws.client.POST('/v2/campaign/create', {
-      body: { name: 'Links', accountIds: [account.data!.data.account.id], schedule: { timezone: 'UTC', days: [1, 2, 3, 4, 5], from: '09:00', to: '17:00' }, options: { emailGapMinutes: 0, randomWaitMaxMinutes: 0, trackOpens: true, trackClicks: true } } as never,
+      body: {
+        name: 'Links',
+        accountIds: [account.data!.data.account.id],
+        schedule: { timezone: 'UTC', days: [1, 2, 3, 4, 5], from: '09:00', to: '17:00' },
+        options: { emailGapMinutes: 0, randomWaitMaxMinutes: 0, trackOpens: true, trackClicks: true },
+      } as never,
     });
     const campaignId = created.data!.data.campaign.id;
     const body =
       '<p>Your <a href="{{website}}">site</a>, <a href="JaVaScRiPt&#58;alert(2)">two</a>, <a href="data:text/html,x">three</a>, ' +
       '<a href="https://acme.test/pricing">pricing</a>, <a href="mailto:help@acme.test">mail us</a>. <a href="{{unsubscribeUrl}}">Unsubscribe</a></p>';
-    await ws.client.POST('/v2/campaign/sequence-create', { body: { campaignId, steps: [{ delayDays: 0, variants: [{ subject: 'Hi', body }] }] } as never });
-    const added = await ws.client.POST('/v1/contact/add', { body: { campaignId, contacts: [{ email: 'mal@globex.test', website: 'javascript:alert(document.cookie)' }] } as never });
+    await ws.client.POST('/v2/campaign/sequence-create', {
+      body: { campaignId, steps: [{ delayDays: 0, variants: [{ subject: 'Hi', body }] }] } as never,
+    });
+    const added = await ws.client.POST('/v1/contact/add', {
+      body: {
+        campaignId,
+        contacts: [{ email: 'mal@globex.test', website: 'javascript:alert(document.cookie)' }],
+      } as never,
+    });
     expect(added.data!.data.added).toHaveLength(1);
     const contactId = added.data!.data.added[0].id;
     await ws.client.POST('/v2/campaign/launch', { body: { campaignId } });
@@ -76,9 +94,14 @@ describe('hostile input', () => {
     expect(sink.received[0].parsed.text).toContain('site');
 
     const tokenOf = (url: string) => new URL(url).pathname.split('/')[2].replace(/\.gif$/, '');
-    const status = async () => (await ws.client.GET('/v1/contact/get', { params: { query: { contactId } } as never })).data!.data.contact.status;
+    const status = async () =>
+      (await ws.client.GET('/v1/contact/get', { params: { query: { contactId } } as never })).data!.data.contact.status;
     for (const other of [click, pixel]) {
-      const misused = await fetch(`${t.url}/u/${tokenOf(other)}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+      const misused = await fetch(`${t.url}/u/${tokenOf(other)}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'List-Unsubscribe=One-Click',
+      });
       expect(misused.status).toBe(404);
       expect((await fetch(`${t.url}/u/${tokenOf(other)}`)).status).toBe(404);
     }
@@ -86,11 +109,19 @@ describe('hostile input', () => {
     // An unsubscribe token neither redirects nor counts an open.
     expect((await fetch(`${t.url}/c/${tokenOf(unsubscribe)}`, { redirect: 'manual' })).status).toBe(404);
     await fetch(`${t.url}/o/${tokenOf(unsubscribe)}.gif`);
-    expect(Number((await t.db('email_events').where({ workspace_id: ws.workspaceId, type: 'opened' }).count('* as n'))[0].n)).toBe(0);
+    expect(
+      Number((await t.db('email_events').where({ workspace_id: ws.workspaceId, type: 'opened' }).count('* as n'))[0].n),
+    ).toBe(0);
     await fetch(pixel);
-    expect(Number((await t.db('email_events').where({ workspace_id: ws.workspaceId, type: 'opened' }).count('* as n'))[0].n)).toBe(1);
+    expect(
+      Number((await t.db('email_events').where({ workspace_id: ws.workspaceId, type: 'opened' }).count('* as n'))[0].n),
+    ).toBe(1);
 
-    const real = await fetch(unsubscribe, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+    const real = await fetch(unsubscribe, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'List-Unsubscribe=One-Click',
+    });
     expect(real.status).toBe(200);
     expect(await status()).toBe('unsubscribed');
   });

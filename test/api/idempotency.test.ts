@@ -37,8 +37,10 @@ async function post(apiKey: string, path: string, body: Record<string, unknown>,
   return { status: res.status, body: (await res.json()) as Answer, replayed: res.headers.get('idempotent-replayed') };
 }
 
-const campaignCount = async (workspaceId: string) => Number((await t.db('campaigns').where({ workspace_id: workspaceId }).count({ n: '*' }).first())!.n);
-const ledgerCount = async (workspaceId: string) => Number((await t.db('credit_ledger').where({ workspace_id: workspaceId }).count({ n: '*' }).first())!.n);
+const campaignCount = async (workspaceId: string) =>
+  Number((await t.db('campaigns').where({ workspace_id: workspaceId }).count({ n: '*' }).first())!.n);
+const ledgerCount = async (workspaceId: string) =>
+  Number((await t.db('credit_ledger').where({ workspace_id: workspaceId }).count({ n: '*' }).first())!.n);
 
 /** Makes the next campaign create wait until `release()` is called, then fail or go on. */
 function holdCampaignCreate() {
@@ -68,7 +70,14 @@ describe('replays', () => {
     expect(again).toEqual({ status: 201, body: first.body, replayed: 'true' });
     expect(await campaignCount(ws.workspaceId)).toBe(1);
     // Encrypted at rest: a stored answer may hold a secret shown once.
-    expect((await found(t.db('idempotency_keys').where({ key }).first<{ response_body: string | null } | undefined>('response_body'), 'idempotency key')).response_body).not.toContain('Q4 founders');
+    expect(
+      (
+        await found(
+          t.db('idempotency_keys').where({ key }).first<{ response_body: string | null } | undefined>('response_body'),
+          'idempotency key',
+        )
+      ).response_body,
+    ).not.toContain('Q4 founders');
     // Without a key every request runs.
     expect((await post(ws.apiKey, '/v2/campaign/create', { name: 'Q4 founders' })).status).toBe(201);
     expect(await campaignCount(ws.workspaceId)).toBe(2);
@@ -94,7 +103,11 @@ describe('replays', () => {
     const body = { name: 'x', accountIds: [randomUUID()] };
     const first = await post(ws.apiKey, '/v2/campaign/create', body, key);
     expect(first.status).toBe(404);
-    expect(await post(ws.apiKey, '/v2/campaign/create', body, key)).toEqual({ status: 404, body: first.body, replayed: 'true' });
+    expect(await post(ws.apiKey, '/v2/campaign/create', body, key)).toEqual({
+      status: 404,
+      body: first.body,
+      replayed: 'true',
+    });
   });
 
   it('stores nothing for a request refused before it runs (400), so the key stays free', async () => {
@@ -110,7 +123,11 @@ describe('replays', () => {
     expect(res.status).toBe(400);
     expect(res.body.details[0]).toMatchObject({ location: 'header' });
     for (const key of ['', 'cl\u00e9']) {
-      const res = await fetch(`${t.url}/v2/campaign/create`, { method: 'POST', headers: { 'X-API-Key': ws.apiKey, 'content-type': 'application/json', 'Idempotency-Key': key }, body: '{"name":"x"}' });
+      const res = await fetch(`${t.url}/v2/campaign/create`, {
+        method: 'POST',
+        headers: { 'X-API-Key': ws.apiKey, 'content-type': 'application/json', 'Idempotency-Key': key },
+        body: '{"name":"x"}',
+      });
       expect(res.status).toBe(400);
     }
     expect(await campaignCount(ws.workspaceId)).toBe(0);
@@ -129,7 +146,14 @@ describe('conflicts', () => {
       code: 'idempotency_key_reused',
       statusCode: 422,
       requestId: expect.any(String),
-      details: [{ field: 'header.Idempotency-Key', location: 'header', message: 'was used for another method, path or body', code: 'idempotency_key_reused' }],
+      details: [
+        {
+          field: 'header.Idempotency-Key',
+          location: 'header',
+          message: 'was used for another method, path or body',
+          code: 'idempotency_key_reused',
+        },
+      ],
     });
     expect((await post(ws.apiKey, '/v2/list/create/people', { name: 'A' }, key)).status).toBe(422);
     expect(await campaignCount(ws.workspaceId)).toBe(1);
@@ -138,9 +162,15 @@ describe('conflicts', () => {
   it('answers 422 in the v1 format on a v1 path', async () => {
     const ws = await t.createWorkspace({ credits: 10 });
     const key = randomUUID();
-    expect((await post(ws.apiKey, '/v1/company/find', { domains: ['tinybakery.co'], dataOptions: ['basic'] }, key)).status).toBe(200);
+    expect(
+      (await post(ws.apiKey, '/v1/company/find', { domains: ['tinybakery.co'], dataOptions: ['basic'] }, key)).status,
+    ).toBe(200);
     const other = await post(ws.apiKey, '/v1/company/find', { domains: ['tinybakery.co'], dataOptions: ['full'] }, key);
-    expect(other).toEqual({ status: 422, body: { error: 'This Idempotency-Key was already used for another request. Use a fresh key for a new request.' }, replayed: null });
+    expect(other).toEqual({
+      status: 422,
+      body: { error: 'This Idempotency-Key was already used for another request. Use a fresh key for a new request.' },
+      replayed: null,
+    });
   });
 
   it('answers 409 while the first request runs, then replays its answer', async () => {
@@ -151,18 +181,28 @@ describe('conflicts', () => {
     await claimed(key);
     const during = await post(ws.apiKey, '/v2/campaign/create', { name: 'Held' }, key);
     expect(during.status).toBe(409);
-    expect(during.body).toMatchObject({ code: 'idempotency_in_progress', statusCode: 409, error: 'A request with this Idempotency-Key is still in progress. Retry later with the same key.' });
+    expect(during.body).toMatchObject({
+      code: 'idempotency_in_progress',
+      statusCode: 409,
+      error: 'A request with this Idempotency-Key is still in progress. Retry later with the same key.',
+    });
     release(false);
     const done = await first;
     expect(done.status).toBe(201);
-    expect(await post(ws.apiKey, '/v2/campaign/create', { name: 'Held' }, key)).toEqual({ status: 201, body: done.body, replayed: 'true' });
+    expect(await post(ws.apiKey, '/v2/campaign/create', { name: 'Held' }, key)).toEqual({
+      status: 201,
+      body: done.body,
+      replayed: 'true',
+    });
     expect(await campaignCount(ws.workspaceId)).toBe(1);
   });
 
   it('produces one effect from concurrent requests with one key', async () => {
     const ws = await t.createWorkspace();
     const key = randomUUID();
-    const answers = await Promise.all(Array.from({ length: 8 }, () => post(ws.apiKey, '/v2/campaign/create', { name: 'Race' }, key)));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => post(ws.apiKey, '/v2/campaign/create', { name: 'Race' }, key)),
+    );
     expect(answers.filter((a) => a.status === 201 && a.replayed === null)).toHaveLength(1);
     expect(answers.every((a) => a.status === 409 || a.status === 201)).toBe(true);
     expect(await campaignCount(ws.workspaceId)).toBe(1);
@@ -187,14 +227,24 @@ describe('the key’s life', () => {
     const body = { domains: ['tinybakery.co'], dataOptions: ['basic'] };
     const first = await post(ws.apiKey, '/v1/company/find', body, key);
     // A process that died while running: its claim is still there, running.
-    await t.db('idempotency_keys').where({ key }).update({ state: 'running', locked_until: new Date(t.clock.now().getTime() + t.deps.config.idempotencyLeaseSeconds * 1000) });
+    await t
+      .db('idempotency_keys')
+      .where({ key })
+      .update({
+        state: 'running',
+        locked_until: new Date(t.clock.now().getTime() + t.deps.config.idempotencyLeaseSeconds * 1000),
+      });
     expect(await post(ws.apiKey, '/v1/company/find', body, key)).toEqual({
       status: 409,
       body: { error: 'A request with this Idempotency-Key is still in progress. Retry later with the same key.' },
       replayed: null,
     });
     t.clock.advance(t.deps.config.idempotencyLeaseSeconds * 1000);
-    expect(await post(ws.apiKey, '/v1/company/find', body, key)).toEqual({ status: 200, body: first.body, replayed: null });
+    expect(await post(ws.apiKey, '/v1/company/find', body, key)).toEqual({
+      status: 200,
+      body: first.body,
+      replayed: null,
+    });
   });
 
   it('keeps an answer 24 hours, then the key is new again, and the worker deletes expired keys', async () => {
@@ -204,7 +254,10 @@ describe('the key’s life', () => {
     t.clock.advance(24 * 3600_000 - 1000);
     expect((await post(ws.apiKey, '/v2/campaign/create', { name: 'Day two' }, key)).status).toBe(422);
     t.clock.advance(1000);
-    expect(await post(ws.apiKey, '/v2/campaign/create', { name: 'Day two' }, key)).toMatchObject({ status: 201, replayed: null });
+    expect(await post(ws.apiKey, '/v2/campaign/create', { name: 'Day two' }, key)).toMatchObject({
+      status: 201,
+      replayed: null,
+    });
     expect(await campaignCount(ws.workspaceId)).toBe(2);
     t.clock.advance(24 * 3600_000);
     expect(await t.services.idempotency.runOnce()).toBeGreaterThanOrEqual(1);
@@ -226,8 +279,16 @@ describe('the key’s life', () => {
   it('counts a replay toward the quota', async () => {
     const ws = await t.createWorkspace({ defaultPlan: true });
     const key = randomUUID();
-    const first = await fetch(`${t.url}/v2/campaign/create`, { method: 'POST', headers: { 'X-API-Key': ws.apiKey, 'content-type': 'application/json', 'Idempotency-Key': key }, body: '{"name":"q"}' });
-    const again = await fetch(`${t.url}/v2/campaign/create`, { method: 'POST', headers: { 'X-API-Key': ws.apiKey, 'content-type': 'application/json', 'Idempotency-Key': key }, body: '{"name":"q"}' });
+    const first = await fetch(`${t.url}/v2/campaign/create`, {
+      method: 'POST',
+      headers: { 'X-API-Key': ws.apiKey, 'content-type': 'application/json', 'Idempotency-Key': key },
+      body: '{"name":"q"}',
+    });
+    const again = await fetch(`${t.url}/v2/campaign/create`, {
+      method: 'POST',
+      headers: { 'X-API-Key': ws.apiKey, 'content-type': 'application/json', 'Idempotency-Key': key },
+      body: '{"name":"q"}',
+    });
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(first.headers.get('ratelimit')).toMatch(/r=19;/);
     expect(again.headers.get('ratelimit')).toMatch(/r=18;/);
@@ -244,7 +305,11 @@ describe('across server processes', () => {
     const ws = await t.createWorkspace();
     const urls = await Promise.all([startServerProcess(t.databaseUrl), startServerProcess(t.databaseUrl)]);
     const key = randomUUID();
-    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => post(ws.apiKey, '/v2/campaign/create', { name: 'Two processes' }, key, urls[i % 2])));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        post(ws.apiKey, '/v2/campaign/create', { name: 'Two processes' }, key, urls[i % 2]),
+      ),
+    );
     expect(answers.filter((a) => a.status === 201 && a.replayed === null)).toHaveLength(1);
     expect(answers.every((a) => a.status === 409 || a.status === 201)).toBe(true);
     expect(await campaignCount(ws.workspaceId)).toBe(1);

@@ -46,7 +46,15 @@ function dsn(finalRecipient: string, quotedTo: string, quotedMessageId: string):
 }
 
 function reply(from: string, inReplyTo: string, extra: string): string {
-  return [`From: ${from}`, `To: ${SDR}`, 'Subject: Re: Hello', `Message-ID: <r-${Math.random().toString(36).slice(2)}@x.test>`, `In-Reply-To: ${inReplyTo}`, 'MIME-Version: 1.0', extra].join('\r\n');
+  return [
+    `From: ${from}`,
+    `To: ${SDR}`,
+    'Subject: Re: Hello',
+    `Message-ID: <r-${Math.random().toString(36).slice(2)}@x.test>`,
+    `In-Reply-To: ${inReplyTo}`,
+    'MIME-Version: 1.0',
+    extra,
+  ].join('\r\n');
 }
 
 describeWithDovecot('inbox against hostile and heavy mail', () => {
@@ -73,15 +81,39 @@ describeWithDovecot('inbox against hostile and heavy mail', () => {
     t.clock.set('2026-11-23T10:00:00.000Z');
     ws = await t.createWorkspace();
     const connected = await ws.client.POST('/v2/account/connect', {
-      body: { email: SDR, provider: 'smtp', smtp: { host: '127.0.0.1', port: sink.port, password: 'pw' }, imap: { host: '127.0.0.1', port: imap.port, password: 'imap-pw' } } as never,
+      body: {
+        email: SDR,
+        provider: 'smtp',
+        smtp: { host: '127.0.0.1', port: sink.port, password: 'pw' },
+        imap: { host: '127.0.0.1', port: imap.port, password: 'imap-pw' },
+      } as never,
     });
     const created = await ws.client.POST('/v2/campaign/create', {
-      body: { name: 'Hostile', accountIds: [connected.data!.data.account.id], schedule: { timezone: 'UTC', days: [1, 2, 3, 4, 5], from: '09:00', to: '17:00' }, options: { emailGapMinutes: 0, randomWaitMaxMinutes: 0, stopOnReply: true } } as never,
+      body: {
+        name: 'Hostile',
+        accountIds: [connected.data!.data.account.id],
+        schedule: { timezone: 'UTC', days: [1, 2, 3, 4, 5], from: '09:00', to: '17:00' },
+        options: { emailGapMinutes: 0, randomWaitMaxMinutes: 0, stopOnReply: true },
+      } as never,
     });
     const campaignId = created.data!.data.campaign.id;
-    await ws.client.POST('/v2/campaign/sequence-create', { body: { campaignId, steps: [{ delayDays: 0, variants: [{ subject: 'Hello', body: 'Hi' }] }, { delayDays: 3, variants: [{ subject: '', body: 'Bump' }] }] } as never });
-    const emails = ['victim@globex.test', 'parts@globex.test', ...Array.from({ length: 12 }, (_, i) => `big${i}@globex.test`)];
-    await ws.client.POST('/v1/contact/add', { body: { campaignId, contacts: emails.map((email) => ({ email })) } as never });
+    await ws.client.POST('/v2/campaign/sequence-create', {
+      body: {
+        campaignId,
+        steps: [
+          { delayDays: 0, variants: [{ subject: 'Hello', body: 'Hi' }] },
+          { delayDays: 3, variants: [{ subject: '', body: 'Bump' }] },
+        ],
+      } as never,
+    });
+    const emails = [
+      'victim@globex.test',
+      'parts@globex.test',
+      ...Array.from({ length: 12 }, (_, i) => `big${i}@globex.test`),
+    ];
+    await ws.client.POST('/v1/contact/add', {
+      body: { campaignId, contacts: emails.map((email) => ({ email })) } as never,
+    });
     await ws.client.POST('/v2/campaign/launch', { body: { campaignId } });
     expect(await t.services.sending.runOnce()).toBe(emails.length);
     for (const m of sink.received) sentTo.set(m.envelope.to[0], m.parsed.messageId!);
@@ -93,8 +125,10 @@ describeWithDovecot('inbox against hostile and heavy mail', () => {
     await imap?.close();
   });
 
-  const contactStatus = async (email: string) => (await t.db('contacts').where({ workspace_id: ws.workspaceId, email }).first<{ status: string }>('status')).status;
-  const suppressed = async () => (await t.db('suppressions').where({ workspace_id: ws.workspaceId })).map((r: { value: string }) => r.value);
+  const contactStatus = async (email: string) =>
+    (await t.db('contacts').where({ workspace_id: ws.workspaceId, email }).first<{ status: string }>('status')).status;
+  const suppressed = async () =>
+    (await t.db('suppressions').where({ workspace_id: ws.workspaceId })).map((r: { value: string }) => r.value);
 
   it('stores a delivery report naming a stranger without acting on it, and applies one naming the recipient', async () => {
     const victimId = sentTo.get('victim@globex.test')!;
@@ -113,15 +147,25 @@ describeWithDovecot('inbox against hostile and heavy mail', () => {
   });
 
   it('logs a message past the parser’s part limit with its reason', async () => {
-    const parts = Array.from({ length: 1100 }, (_, i) => `--P\r\nContent-Type: text/plain\r\n\r\npart ${i}\r\n`).join('');
-    await imap.deliverMany(SDR, [reply('parts@globex.test', sentTo.get('parts@globex.test')!, `Content-Type: multipart/mixed; boundary="P"\r\n\r\n${parts}--P--\r\n`)]);
+    const parts = Array.from({ length: 1100 }, (_, i) => `--P\r\nContent-Type: text/plain\r\n\r\npart ${i}\r\n`).join(
+      '',
+    );
+    await imap.deliverMany(SDR, [
+      reply(
+        'parts@globex.test',
+        sentTo.get('parts@globex.test')!,
+        `Content-Type: multipart/mixed; boundary="P"\r\n\r\n${parts}--P--\r\n`,
+      ),
+    ]);
     await t.services.inbox.runOnce();
     const line = logLines.find((l) => l.reason === 'parser_limit');
     expect(line).toMatchObject({ level: 40, reason: 'parser_limit', err: 'Max allowed child nodes exceeded' });
   });
 
   it('reads twelve 20 MB replies with memory bounded by the size limit, matching and classifying each', async () => {
-    const attachment = Buffer.alloc(15 * 1024 * 1024, 7).toString('base64').replace(/.{76}/g, '$&\r\n');
+    const attachment = Buffer.alloc(15 * 1024 * 1024, 7)
+      .toString('base64')
+      .replace(/.{76}/g, '$&\r\n');
     const raws = Array.from({ length: 12 }, (_, i) =>
       reply(
         `big${i}@globex.test`,
@@ -149,7 +193,9 @@ describeWithDovecot('inbox against hostile and heavy mail', () => {
     }
     peak = Math.max(peak, held());
     const grewMb = Math.round((peak - before) / 1024 / 1024);
-    console.log(`inbox: twelve 20 MB messages read; heap+external ${Math.round(before / 1048576)} MB before, peak ${Math.round(peak / 1048576)} MB (+${grewMb} MB)`);
+    console.log(
+      `inbox: twelve 20 MB messages read; heap+external ${Math.round(before / 1048576)} MB before, peak ${Math.round(peak / 1048576)} MB (+${grewMb} MB)`,
+    );
     for (let i = 0; i < 12; i += 1) expect(await contactStatus(`big${i}@globex.test`)).toBe('completed');
     expect(logLines.filter((l) => l.reason === 'message_over_size_limit')).toHaveLength(12);
     expect(grewMb).toBeLessThan(120);

@@ -20,7 +20,14 @@ describeWithDovecot('the loop: launch, send, reply, stop, count, answer', () => 
     imap = await startImapServer({ users: [{ user: SDR, password: 'imap-pw' }] });
     sink = await startSmtpSink();
     // Connect verifies both logins against the loopback servers, as in production.
-    t = await startTestServer({ config: { secretKey: '44'.repeat(32), allowPrivateMailHosts: true, publicUrl: 'https://links.example.test', verifyMailLogins: true } });
+    t = await startTestServer({
+      config: {
+        secretKey: '44'.repeat(32),
+        allowPrivateMailHosts: true,
+        publicUrl: 'https://links.example.test',
+        verifyMailLogins: true,
+      },
+    });
     t.clock.set('2026-11-23T10:00:00.000Z'); // a Monday
     ws = await t.createWorkspace();
   });
@@ -52,11 +59,26 @@ describeWithDovecot('the loop: launch, send, reply, stop, count, answer', () => 
     });
     const campaignId = created.data!.data.campaign.id;
     const steps = await ws.client.POST('/v2/campaign/sequence-create', {
-      body: { campaignId, steps: [{ delayDays: 0, variants: [{ subject: 'Quick question, {{firstName}}', body: 'Hi {{firstName}}, worth a call?' }] }, { delayDays: 2, variants: [{ subject: '', body: 'Following up, {{firstName}}.' }] }] },
+      body: {
+        campaignId,
+        steps: [
+          {
+            delayDays: 0,
+            variants: [{ subject: 'Quick question, {{firstName}}', body: 'Hi {{firstName}}, worth a call?' }],
+          },
+          { delayDays: 2, variants: [{ subject: '', body: 'Following up, {{firstName}}.' }] },
+        ],
+      },
     });
     const [step1] = steps.data!.data.steps;
     const added = await ws.client.POST('/v1/contact/add', {
-      body: { campaignId, contacts: [{ email: 'tom@globex.test', firstName: 'Tom' }, { email: 'ann@initech.test', firstName: 'Ann' }] },
+      body: {
+        campaignId,
+        contacts: [
+          { email: 'tom@globex.test', firstName: 'Tom' },
+          { email: 'ann@initech.test', firstName: 'Ann' },
+        ],
+      },
     });
     const ids = Object.fromEntries(added.data!.data.added.map((c) => [c.email, c.id]));
     expect((await ws.client.POST('/v2/campaign/launch', { body: { campaignId } })).response.status).toBe(200);
@@ -71,7 +93,20 @@ describeWithDovecot('the loop: launch, send, reply, stop, count, answer', () => 
     t.clock.set('2026-11-23T11:00:00.000Z');
     await imap.deliver(
       SDR,
-      [`From: Tom <tom@globex.test>`, `To: ${SDR}`, 'Subject: Re: Quick question, Tom', 'Message-ID: <tom-1@globex.test>', `In-Reply-To: ${sentId}`, `References: ${sentId}`, 'Date: Mon, 23 Nov 2026 11:00:00 +0000', '', 'Yes, Thursday?', '', '> Hi Tom, worth a call?', ''].join('\r\n'),
+      [
+        `From: Tom <tom@globex.test>`,
+        `To: ${SDR}`,
+        'Subject: Re: Quick question, Tom',
+        'Message-ID: <tom-1@globex.test>',
+        `In-Reply-To: ${sentId}`,
+        `References: ${sentId}`,
+        'Date: Mon, 23 Nov 2026 11:00:00 +0000',
+        '',
+        'Yes, Thursday?',
+        '',
+        '> Hi Tom, worth a call?',
+        '',
+      ].join('\r\n'),
     );
     expect(await t.services.inbox.runOnce()).toBe(1);
 
@@ -88,13 +123,23 @@ describeWithDovecot('the loop: launch, send, reply, stop, count, answer', () => 
     expect(summary.data!.data.unique).toMatchObject({ sent: 2, replied: 1 });
     expect(summary.data!.data.rates.replyRate).toBe(50);
     const bySteps = await ws.client.GET('/v2/analytics/campaign/steps', { params: { query: { campaignId } } });
-    expect(bySteps.data!.data.steps[0]).toMatchObject({ stepId: step1.id, counts: { contactsSent: 2, uniqueReplies: 1, replyRate: 50 } });
+    expect(bySteps.data!.data.steps[0]).toMatchObject({
+      stepId: step1.id,
+      counts: { contactsSent: 2, uniqueReplies: 1, replyRate: 50 },
+    });
 
     // The unibox shows it, unread, in its thread.
     const unread = await ws.client.GET('/v2/email/list', { params: { query: { unread: true } } });
     expect(unread.data!.data.items).toHaveLength(1);
     const reply = unread.data!.data.items[0];
-    expect(reply).toMatchObject({ kind: 'reply', from: 'tom@globex.test', contactId: ids['tom@globex.test'], campaignId, stepId: step1.id, inReplyTo: sentId });
+    expect(reply).toMatchObject({
+      kind: 'reply',
+      from: 'tom@globex.test',
+      contactId: ids['tom@globex.test'],
+      campaignId,
+      stepId: step1.id,
+      inReplyTo: sentId,
+    });
     const thread = await ws.client.GET('/v2/email/get', { params: { query: { id: reply.id } } });
     expect(thread.data!.data.thread.map((m) => [m.kind, m.direction])).toEqual([
       ['campaign', 'outbound'],
@@ -112,7 +157,9 @@ describeWithDovecot('the loop: launch, send, reply, stop, count, answer', () => 
     expect(got.parsed.subject).toBe('Re: Quick question, Tom');
     expect(got.parsed.inReplyTo).toBe('<tom-1@globex.test>');
     expect(got.parsed.references).toEqual([sentId, '<tom-1@globex.test>']);
-    expect((await imap.messages(SDR, 'Sent')).some((m) => m.source.includes(answer.data!.data.message.messageId))).toBe(true);
+    expect((await imap.messages(SDR, 'Sent')).some((m) => m.source.includes(answer.data!.data.message.messageId))).toBe(
+      true,
+    );
     const after = await ws.client.GET('/v2/email/get', { params: { query: { id: reply.id } } });
     expect(after.data!.data.thread.map((m) => m.kind)).toEqual(['campaign', 'reply', 'manual']);
     // A manual answer is no campaign step: sends stay at the engine's three.
@@ -122,7 +169,12 @@ describeWithDovecot('the loop: launch, send, reply, stop, count, answer', () => 
     // Connecting with a wrong IMAP password is refused at connect (dovecot answers the login).
     imap.addUser('bad@acme-mail.io', 'right');
     const refused = await ws.client.POST('/v2/account/connect', {
-      body: { email: 'bad@acme-mail.io', provider: 'smtp', smtp: { host: '127.0.0.1', port: sink.port, password: 'x' }, imap: { host: '127.0.0.1', port: imap.port, password: 'wrong' } },
+      body: {
+        email: 'bad@acme-mail.io',
+        provider: 'smtp',
+        smtp: { host: '127.0.0.1', port: sink.port, password: 'x' },
+        imap: { host: '127.0.0.1', port: imap.port, password: 'wrong' },
+      },
     });
     expect(refused.response.status).toBe(400);
   });

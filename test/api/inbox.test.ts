@@ -23,7 +23,12 @@ const SDR = 'sdr@acme-mail.io';
 const OTHER = 'other@acme-mail.io';
 
 function mail(headers: Record<string, string>, body = 'Hello there.'): string {
-  const lines = Object.entries({ Date: 'Mon, 23 Nov 2026 10:30:00 +0000', 'MIME-Version': '1.0', 'Content-Type': 'text/plain; charset=utf-8', ...headers }).map(([k, v]) => `${k}: ${v}`);
+  const lines = Object.entries({
+    Date: 'Mon, 23 Nov 2026 10:30:00 +0000',
+    'MIME-Version': '1.0',
+    'Content-Type': 'text/plain; charset=utf-8',
+    ...headers,
+  }).map(([k, v]) => `${k}: ${v}`);
   return `${lines.join('\r\n')}\r\n\r\n${body}\r\n`;
 }
 
@@ -78,11 +83,22 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
   const sentIds: Record<string, string> = {};
   const recorded: Event[] = [];
   let tomFirst = '';
-  const suppressed = async () => (await t.db('suppressions').where({ workspace_id: ws.workspaceId }).orderBy('value').select<SuppressionRow[]>('value', 'reason')).map((r) => `${r.value}:${r.reason}`);
+  const suppressed = async () =>
+    (
+      await t
+        .db('suppressions')
+        .where({ workspace_id: ws.workspaceId })
+        .orderBy('value')
+        .select<SuppressionRow[]>('value', 'reason')
+    ).map((r) => `${r.value}:${r.reason}`);
 
-
-  const contactRow = (email: string) => found(t.db<ContactRow>('contacts').where({ id: contacts[email] }).first(), `contact ${email}`);
-  const inbound = () => t.db<MessageRow>('email_messages').where({ direction: 'inbound', workspace_id: ws.workspaceId }).orderBy('created_at');
+  const contactRow = (email: string) =>
+    found(t.db<ContactRow>('contacts').where({ id: contacts[email] }).first(), `contact ${email}`);
+  const inbound = () =>
+    t
+      .db<MessageRow>('email_messages')
+      .where({ direction: 'inbound', workspace_id: ws.workspaceId })
+      .orderBy('created_at');
 
   /** Stores what the sending engine stores when a campaign step goes out. */
   async function sent(email: string, subject = 'Quick question') {
@@ -123,7 +139,12 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
   }
 
   beforeAll(async () => {
-    imap = await startImapServer({ users: [{ user: SDR, password: 'imap-pw' }, { user: OTHER, password: 'right' }] });
+    imap = await startImapServer({
+      users: [
+        { user: SDR, password: 'imap-pw' },
+        { user: OTHER, password: 'right' },
+      ],
+    });
     sink = await startSmtpSink();
     t = await startTestServer({ config: { secretKey: '22'.repeat(32), allowPrivateMailHosts: true } });
     t.clock.set('2026-11-23T10:00:00.000Z');
@@ -147,13 +168,34 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
     });
     campaignId = created.data!.data.campaign.id;
     const steps = await ws.client.POST('/v2/campaign/sequence-create', {
-      body: { campaignId, steps: [{ delayDays: 0, variants: [{ subject: 'Quick question', body: 'Hi' }, { subject: 'Quick question', body: 'Hello' }] }] },
+      body: {
+        campaignId,
+        steps: [
+          {
+            delayDays: 0,
+            variants: [
+              { subject: 'Quick question', body: 'Hi' },
+              { subject: 'Quick question', body: 'Hello' },
+            ],
+          },
+        ],
+      },
     });
     stepId = steps.data!.data.steps[0].id;
     variantId = steps.data!.data.steps[0].variants[0].id;
     variantB = steps.data!.data.steps[0].variants[1].id;
     const added = await ws.client.POST('/v1/contact/add', {
-      body: { campaignId, contacts: ['tom@globex.com', 'ann@globex.com', 'bob@initech.com', 'eve@hooli.com', 'sam@umbrella.com', 'kim@gmail.com'].map((email) => ({ email })) },
+      body: {
+        campaignId,
+        contacts: [
+          'tom@globex.com',
+          'ann@globex.com',
+          'bob@initech.com',
+          'eve@hooli.com',
+          'sam@umbrella.com',
+          'kim@gmail.com',
+        ].map((email) => ({ email })),
+      },
     });
     for (const c of added.data!.data.added) contacts[c.email] = c.id;
   });
@@ -175,13 +217,41 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
     t.clock.set('2026-11-23T11:00:00.000Z');
 
     await imap.deliverMany(SDR, [
-      mail({ From: 'Tom <Tom@Globex.com>', To: SDR, Subject: 'Re: Quick question', 'Message-ID': '<reply-tom@globex.com>', 'In-Reply-To': tomMsg, References: tomMsg }, 'Sounds good, call me.\r\n\r\n> Hi, quick question.'),
-      mail({ From: 'bob@initech.com', To: SDR, Subject: 'Out of Office: Quick question', 'Message-ID': '<oof-bob@initech.com>', 'In-Reply-To': bobMsg, 'Auto-Submitted': 'auto-replied' }, 'I am away until Monday.'),
+      mail(
+        {
+          From: 'Tom <Tom@Globex.com>',
+          To: SDR,
+          Subject: 'Re: Quick question',
+          'Message-ID': '<reply-tom@globex.com>',
+          'In-Reply-To': tomMsg,
+          References: tomMsg,
+        },
+        'Sounds good, call me.\r\n\r\n> Hi, quick question.',
+      ),
+      mail(
+        {
+          From: 'bob@initech.com',
+          To: SDR,
+          Subject: 'Out of Office: Quick question',
+          'Message-ID': '<oof-bob@initech.com>',
+          'In-Reply-To': bobMsg,
+          'Auto-Submitted': 'auto-replied',
+        },
+        'I am away until Monday.',
+      ),
       dsn('eve@hooli.com', '5.1.1', eveMsg),
-      mail({ From: 'newsletter@vendor.com', To: SDR, Subject: 'Our November deals', 'Message-ID': '<news-1@vendor.com>' }),
+      mail({
+        From: 'newsletter@vendor.com',
+        To: SDR,
+        Subject: 'Our November deals',
+        'Message-ID': '<news-1@vendor.com>',
+      }),
       '\x00\x01 this is not an email at all',
       // Threaded only by sender and subject (a client that dropped the headers).
-      mail({ From: 'sam@umbrella.com', To: SDR, Subject: 'RE: Quick question', 'Message-ID': '<reply-sam@umbrella.com>' }, 'Not interested.'),
+      mail(
+        { From: 'sam@umbrella.com', To: SDR, Subject: 'RE: Quick question', 'Message-ID': '<reply-sam@umbrella.com>' },
+        'Not interested.',
+      ),
       // A soft bounce: stored, nothing else.
       dsn('eve@hooli.com', '4.2.2', eveMsg),
     ]);
@@ -211,7 +281,9 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
     expect(bob.lead_status).toBe('outOfOffice');
     // The hard bounce marks Eve bounced and suppresses her address.
     expect((await contactRow('eve@hooli.com')).status).toBe('bounced');
-    expect((await found(t.db<MessageRow>('email_messages').where({ id: sentIds['eve@hooli.com'] }).first())).status).toBe('bounced');
+    expect(
+      (await found(t.db<MessageRow>('email_messages').where({ id: sentIds['eve@hooli.com'] }).first())).status,
+    ).toBe('bounced');
     expect(await suppressed()).toEqual(['eve@hooli.com:bounced']);
     expect((await contactRow('kim@gmail.com')).status).toBe('active');
 
@@ -220,20 +292,56 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
     expect(types.filter((x) => x === 'email.autoReplied')).toHaveLength(1);
     expect(types.filter((x) => x === 'email.bounced')).toHaveLength(1);
     // Bob's out-of-office, and the intents of Tom's ("call me": meetingRequest) and Sam's ("Not interested.") replies.
-    expect(recorded.filter((e) => e.type === 'contact.leadStatusChanged').map((e) => [e.data.email, e.data.leadStatus])).toEqual([
+    expect(
+      recorded.filter((e) => e.type === 'contact.leadStatusChanged').map((e) => [e.data.email, e.data.leadStatus]),
+    ).toEqual([
       ['tom@globex.com', 'interested'],
       ['bob@initech.com', 'outOfOffice'],
       ['sam@umbrella.com', 'notInterested'],
     ]);
     const replied = recorded.find((e) => e.type === 'email.replied')!;
-    expect(replied.data).toMatchObject({ messageId: sentIds['tom@globex.com'], campaignId, contactId: contacts['tom@globex.com'], accountId, stepId, variantId, email: 'tom@globex.com', inboundMessageId: rows[0].id, subject: 'Re: Quick question', intent: 'meetingRequest' });
+    expect(replied.data).toMatchObject({
+      messageId: sentIds['tom@globex.com'],
+      campaignId,
+      contactId: contacts['tom@globex.com'],
+      accountId,
+      stepId,
+      variantId,
+      email: 'tom@globex.com',
+      inboundMessageId: rows[0].id,
+      subject: 'Re: Quick question',
+      intent: 'meetingRequest',
+    });
     const bounced = recorded.find((e) => e.type === 'email.bounced')!;
-    expect(bounced.data).toMatchObject({ bounceType: 'hard', email: 'eve@hooli.com', smtpResponse: '550 5.1.1 mailbox unavailable' });
-    expect(recorded.find((e) => e.type === 'contact.leadStatusChanged' && e.data.leadStatus === 'outOfOffice')!.data).toMatchObject({ contactId: contacts['bob@initech.com'], previous: null, leadStatus: 'outOfOffice' });
+    expect(bounced.data).toMatchObject({
+      bounceType: 'hard',
+      email: 'eve@hooli.com',
+      smtpResponse: '550 5.1.1 mailbox unavailable',
+    });
+    expect(
+      recorded.find((e) => e.type === 'contact.leadStatusChanged' && e.data.leadStatus === 'outOfOffice')!.data,
+    ).toMatchObject({ contactId: contacts['bob@initech.com'], previous: null, leadStatus: 'outOfOffice' });
 
-    const analytics = await t.db<EmailEventRow>('email_events').where({ workspace_id: ws.workspaceId }).select('type', 'contact_id', 'message_id', 'step_id', 'variant_id');
-    expect(analytics.map((e) => e.type).sort()).toEqual(['autoReplied', 'bounced', 'replied', 'replied', 'sent', 'sent', 'sent', 'sent', 'sent']);
-    expect(analytics.find((e) => e.type === 'replied' && e.contact_id === contacts['tom@globex.com'])).toMatchObject({ message_id: sentIds['tom@globex.com'], step_id: stepId, variant_id: variantId });
+    const analytics = await t
+      .db<EmailEventRow>('email_events')
+      .where({ workspace_id: ws.workspaceId })
+      .select('type', 'contact_id', 'message_id', 'step_id', 'variant_id');
+    expect(analytics.map((e) => e.type).sort()).toEqual([
+      'autoReplied',
+      'bounced',
+      'replied',
+      'replied',
+      'sent',
+      'sent',
+      'sent',
+      'sent',
+      'sent',
+    ]);
+    expect(analytics.find((e) => e.type === 'replied' && e.contact_id === contacts['tom@globex.com'])).toMatchObject({
+      message_id: sentIds['tom@globex.com'],
+      step_id: stepId,
+      variant_id: variantId,
+    });
 
     const checkpoint = await found(t.db<CheckpointRow>('mailbox_checkpoints').where({ account_id: accountId }).first());
     expect(Number(checkpoint.last_uid)).toBe(7);
@@ -258,7 +366,19 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
     const old = await found(t.db<CheckpointRow>('mailbox_checkpoints').where({ account_id: accountId }).first());
     await imap.resetUidValidity(SDR);
     const kimMsg = await sent('kim@gmail.com');
-    await imap.deliver(SDR, mail({ From: 'kim@gmail.com', To: SDR, Subject: 'Re: Quick question', 'Message-ID': '<reply-kim@gmail.com>', 'In-Reply-To': kimMsg }, 'Yes please'));
+    await imap.deliver(
+      SDR,
+      mail(
+        {
+          From: 'kim@gmail.com',
+          To: SDR,
+          Subject: 'Re: Quick question',
+          'Message-ID': '<reply-kim@gmail.com>',
+          'In-Reply-To': kimMsg,
+        },
+        'Yes please',
+      ),
+    );
     expect(await t.services.inbox.runOnce()).toBe(8);
     const now = await found(t.db<CheckpointRow>('mailbox_checkpoints').where({ account_id: accountId }).first());
     expect(now.uid_validity).not.toBe(old.uid_validity);
@@ -266,7 +386,11 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
     const rows = await inbound();
     expect(rows.length).toBe(6);
     // Kim's "Yes please" is interested, which sets her lead status.
-    expect(recorded.slice(before).map((e) => e.type)).toEqual(['email.sent', 'email.replied', 'contact.leadStatusChanged']);
+    expect(recorded.slice(before).map((e) => e.type)).toEqual([
+      'email.sent',
+      'email.replied',
+      'contact.leadStatusChanged',
+    ]);
     // gmail.com is no company: stopForCompany stops Kim only.
     expect((await contactRow('kim@gmail.com')).status).toBe('completed');
   });
@@ -275,34 +399,110 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
     const res = await ws.client.GET('/v2/analytics/campaign/steps', { params: { query: { campaignId } } });
     expect(res.response.status).toBe(200);
     const data = res.data!.data;
-    expect(data.campaign).toEqual({ sent: 6, contactsSent: 6, replies: 3, uniqueReplies: 3, replyRate: 50, repliesByIntent: { interested: 1, meetingRequest: 1, notInterested: 1, wrongPerson: 0, unsubscribeRequest: 0, question: 0, other: 0 }, autoReplies: 1, bounces: 1, bounceRate: 16.67 });
+    expect(data.campaign).toEqual({
+      sent: 6,
+      contactsSent: 6,
+      replies: 3,
+      uniqueReplies: 3,
+      replyRate: 50,
+      repliesByIntent: {
+        interested: 1,
+        meetingRequest: 1,
+        notInterested: 1,
+        wrongPerson: 0,
+        unsubscribeRequest: 0,
+        question: 0,
+        other: 0,
+      },
+      autoReplies: 1,
+      bounces: 1,
+      bounceRate: 16.67,
+    });
     expect(data.steps).toHaveLength(1);
     expect(data.steps[0].counts).toEqual(data.campaign);
     const [a, b] = data.steps[0].variants;
-    expect(a).toMatchObject({ variantId, label: 'A', counts: { sent: 3, contactsSent: 3, replies: 2, uniqueReplies: 2, replyRate: 66.67, repliesByIntent: { interested: 0, meetingRequest: 1, notInterested: 1, wrongPerson: 0, unsubscribeRequest: 0, question: 0, other: 0 }, autoReplies: 0, bounces: 0, bounceRate: 0 } });
-    expect(b).toMatchObject({ variantId: variantB, label: 'B', counts: { sent: 3, contactsSent: 3, replies: 1, uniqueReplies: 1, replyRate: 33.33, repliesByIntent: { interested: 1, meetingRequest: 0, notInterested: 0, wrongPerson: 0, unsubscribeRequest: 0, question: 0, other: 0 }, autoReplies: 1, bounces: 1, bounceRate: 33.33 } });
+    expect(a).toMatchObject({
+      variantId,
+      label: 'A',
+      counts: {
+        sent: 3,
+        contactsSent: 3,
+        replies: 2,
+        uniqueReplies: 2,
+        replyRate: 66.67,
+        repliesByIntent: {
+          interested: 0,
+          meetingRequest: 1,
+          notInterested: 1,
+          wrongPerson: 0,
+          unsubscribeRequest: 0,
+          question: 0,
+          other: 0,
+        },
+        autoReplies: 0,
+        bounces: 0,
+        bounceRate: 0,
+      },
+    });
+    expect(b).toMatchObject({
+      variantId: variantB,
+      label: 'B',
+      counts: {
+        sent: 3,
+        contactsSent: 3,
+        replies: 1,
+        uniqueReplies: 1,
+        replyRate: 33.33,
+        repliesByIntent: {
+          interested: 1,
+          meetingRequest: 0,
+          notInterested: 0,
+          wrongPerson: 0,
+          unsubscribeRequest: 0,
+          question: 0,
+          other: 0,
+        },
+        autoReplies: 1,
+        bounces: 1,
+        bounceRate: 33.33,
+      },
+    });
     // The campaign summary counts the same replies and bounces.
     const summary = await ws.client.GET('/v1/analytics/campaign/summary', { params: { query: { campaignId } } });
     expect(summary.data!.data.unique).toMatchObject({ sent: 6, replied: 3, bounced: 1 });
     const other = await t.createWorkspace();
-    expect((await other.client.GET('/v2/analytics/campaign/steps', { params: { query: { campaignId } } })).response.status).toBe(404);
+    expect(
+      (await other.client.GET('/v2/analytics/campaign/steps', { params: { query: { campaignId } } })).response.status,
+    ).toBe(404);
   });
 
   it('puts an account whose IMAP login fails in connectionError with a reason, once', async () => {
     const connected = await ws.client.POST('/v2/account/connect', {
-      body: { email: OTHER, provider: 'smtp', smtp: { host: '127.0.0.1', port: sink.port, password: 'x' }, imap: { host: '127.0.0.1', port: imap.port, password: 'wrong' } },
+      body: {
+        email: OTHER,
+        provider: 'smtp',
+        smtp: { host: '127.0.0.1', port: sink.port, password: 'x' },
+        imap: { host: '127.0.0.1', port: imap.port, password: 'wrong' },
+      },
     });
     const otherId = connected.data!.data.account.id;
     const before = recorded.length;
     await t.services.inbox.runOnce();
     const status = await ws.client.GET('/v1/account/status', { params: { query: { accountId: otherId } } });
     expect(status.data!.data.status).toBe('connectionError');
-    expect(status.data!.data.statusReason).toMatch(/^IMAP authentication failed for other@acme-mail.io at 127.0.0.1:\d+/);
+    expect(status.data!.data.statusReason).toMatch(
+      /^IMAP authentication failed for other@acme-mail.io at 127.0.0.1:\d+/,
+    );
     const row = await found(t.db<AccountRow>('email_accounts').where({ id: otherId }).first());
     expect(row.status_reason).toMatch(/IMAP authentication failed for other@acme-mail.io/);
     const changes = recorded.slice(before).filter((e) => e.type === 'account.statusChanged');
     expect(changes).toHaveLength(1);
-    expect(changes[0].data).toMatchObject({ accountId: otherId, email: OTHER, previous: 'active', status: 'connectionError' });
+    expect(changes[0].data).toMatchObject({
+      accountId: otherId,
+      email: OTHER,
+      previous: 'active',
+      status: 'connectionError',
+    });
     // Not read again while in connectionError.
     await t.services.inbox.runOnce();
     expect(recorded.slice(before).filter((e) => e.type === 'account.statusChanged')).toHaveLength(1);
@@ -336,9 +536,13 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
       const unread = await ws.client.GET('/v2/email/list', { params: { query: { unread: true } } });
       expect(unread.data!.data.items.every((m) => m.direction === 'inbound' && !m.read)).toBe(true);
       expect(unread.data!.data.items.length).toBe(6);
-      const tom = await ws.client.GET('/v2/email/list', { params: { query: { contactId: contacts['tom@globex.com'] } } });
+      const tom = await ws.client.GET('/v2/email/list', {
+        params: { query: { contactId: contacts['tom@globex.com'] } },
+      });
       expect(tom.data!.data.items.map((m) => m.kind)).toEqual(['reply', 'campaign']);
-      const outbound = await ws.client.GET('/v2/email/list', { params: { query: { direction: 'outbound', accountId, campaignId } } });
+      const outbound = await ws.client.GET('/v2/email/list', {
+        params: { query: { direction: 'outbound', accountId, campaignId } },
+      });
       expect(outbound.data!.data.items.every((m) => m.direction === 'outbound')).toBe(true);
 
       const page1 = await ws.client.GET('/v2/email/list', { params: { query: { limit: 5 } } });
@@ -346,8 +550,12 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
       // New mail arrives between two pages.
       t.clock.set('2026-11-23T12:00:00.000Z');
       await sent('tom@globex.com', 'Another one');
-      const page2 = await ws.client.GET('/v2/email/list', { params: { query: { limit: 5, cursor: page1.data!.data.pagination.nextCursor! } } });
-      const page3 = await ws.client.GET('/v2/email/list', { params: { query: { limit: 5, cursor: page2.data!.data.pagination.nextCursor! } } });
+      const page2 = await ws.client.GET('/v2/email/list', {
+        params: { query: { limit: 5, cursor: page1.data!.data.pagination.nextCursor! } },
+      });
+      const page3 = await ws.client.GET('/v2/email/list', {
+        params: { query: { limit: 5, cursor: page2.data!.data.pagination.nextCursor! } },
+      });
       expect(page3.data!.data.pagination).toMatchObject({ hasMore: false, nextCursor: null });
       const paged = [...page1.data!.data.items, ...page2.data!.data.items, ...page3.data!.data.items].map((m) => m.id);
       expect(paged).toEqual(items.map((m) => m.id));
@@ -357,32 +565,63 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
     });
 
     it('gets a message with its thread, marks it read and unread, and hides other workspaces', async () => {
-      const [reply] = await t.db<MessageRow>('email_messages').where({ direction: 'inbound', contact_id: contacts['tom@globex.com'] });
+      const [reply] = await t
+        .db<MessageRow>('email_messages')
+        .where({ direction: 'inbound', contact_id: contacts['tom@globex.com'] });
       const got = await ws.client.GET('/v2/email/get', { params: { query: { id: reply.id } } });
-      expect(got.data!.data.message).toMatchObject({ id: reply.id, kind: 'reply', direction: 'inbound', read: false, from: 'tom@globex.com', inReplyTo: expect.stringMatching(/@acme-mail.io>$/) });
+      expect(got.data!.data.message).toMatchObject({
+        id: reply.id,
+        kind: 'reply',
+        direction: 'inbound',
+        read: false,
+        from: 'tom@globex.com',
+        inReplyTo: expect.stringMatching(/@acme-mail.io>$/),
+      });
       expect(got.data!.data.thread.map((m) => m.kind)).toEqual(['campaign', 'reply']);
 
       const unknown = newId();
       const marked = await ws.client.POST('/v2/email/mark-read', { body: { ids: [reply.id, unknown] } });
       expect(marked.data!.data).toEqual({ read: true, updated: [reply.id], notFound: [unknown] });
       expect(marked.data!.message).toBe('1 message marked read');
-      expect((await ws.client.GET('/v2/email/get', { params: { query: { id: reply.id } } })).data!.data.message.read).toBe(true);
+      expect(
+        (await ws.client.GET('/v2/email/get', { params: { query: { id: reply.id } } })).data!.data.message.read,
+      ).toBe(true);
       await ws.client.POST('/v2/email/mark-read', { body: { ids: [reply.id], read: false } });
-      expect((await ws.client.GET('/v2/email/get', { params: { query: { id: reply.id } } })).data!.data.message.read).toBe(false);
+      expect(
+        (await ws.client.GET('/v2/email/get', { params: { query: { id: reply.id } } })).data!.data.message.read,
+      ).toBe(false);
 
       const other = await t.createWorkspace();
-      expect((await other.client.GET('/v2/email/get', { params: { query: { id: reply.id } } })).response.status).toBe(404);
-      expect((await other.client.POST('/v2/email/mark-read', { body: { ids: [reply.id] } })).data!.data.notFound).toEqual([reply.id]);
-      expect((await other.client.POST('/v2/email/reply', { body: { id: reply.id, text: 'x' } })).response.status).toBe(404);
+      expect((await other.client.GET('/v2/email/get', { params: { query: { id: reply.id } } })).response.status).toBe(
+        404,
+      );
+      expect(
+        (await other.client.POST('/v2/email/mark-read', { body: { ids: [reply.id] } })).data!.data.notFound,
+      ).toEqual([reply.id]);
+      expect((await other.client.POST('/v2/email/reply', { body: { id: reply.id, text: 'x' } })).response.status).toBe(
+        404,
+      );
       expect((await other.client.GET('/v2/email/list', {})).data!.data.items).toEqual([]);
     });
 
     it('answers in the thread through SMTP with threading headers, files it in Sent, and stores it as manual', async () => {
-      const [reply] = await t.db<MessageRow>('email_messages').where({ direction: 'inbound', contact_id: contacts['tom@globex.com'] });
+      const [reply] = await t
+        .db<MessageRow>('email_messages')
+        .where({ direction: 'inbound', contact_id: contacts['tom@globex.com'] });
       const res = await ws.client.POST('/v2/email/reply', { body: { id: reply.id, text: 'Thursday at 3 works.' } });
       expect(res.response.status).toBe(201);
       const answer = res.data!.data.message;
-      expect(answer).toMatchObject({ kind: 'manual', direction: 'outbound', status: 'sent', to: 'tom@globex.com', from: SDR, subject: 'Re: Quick question', threadId: reply.thread_id, stepId: null, inReplyTo: '<reply-tom@globex.com>' });
+      expect(answer).toMatchObject({
+        kind: 'manual',
+        direction: 'outbound',
+        status: 'sent',
+        to: 'tom@globex.com',
+        from: SDR,
+        subject: 'Re: Quick question',
+        threadId: reply.thread_id,
+        stepId: null,
+        inReplyTo: '<reply-tom@globex.com>',
+      });
       expect(res.data!.data.appendedToSent).toBe(true);
 
       const got = sink.received.find((m) => m.parsed.messageId === answer.messageId)!.parsed;
@@ -403,8 +642,15 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
     });
 
     it('never answers a suppressed address (409)', async () => {
-      const [bounce] = await t.db<MessageRow>('email_messages').where({ direction: 'outbound', contact_id: contacts['eve@hooli.com'] });
-      const res = await t.fetch('/v2/email/reply', { method: 'POST', apiKey: ws.apiKey, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: bounce.id, text: 'Still there?' }) });
+      const [bounce] = await t
+        .db<MessageRow>('email_messages')
+        .where({ direction: 'outbound', contact_id: contacts['eve@hooli.com'] });
+      const res = await t.fetch('/v2/email/reply', {
+        method: 'POST',
+        apiKey: ws.apiKey,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ id: bounce.id, text: 'Still there?' }),
+      });
       expect(res.status).toBe(409);
       const body = await readJson<ErrorBody>(res);
       expect(body.error).toMatch(/eve@hooli.com is on the suppression list/);
@@ -416,7 +662,16 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
     const before = await inbound();
     const beforeEvents = recorded.filter((e) => e.type === 'email.replied').length;
     const raws = Array.from({ length: 20 }, (_, i) =>
-      mail({ From: 'tom@globex.com', To: SDR, Subject: 'Re: Quick question', 'Message-ID': `<burst-${i}@globex.com>`, 'In-Reply-To': `<${tomFirst}@acme-mail.io>` }, `Message ${i}`),
+      mail(
+        {
+          From: 'tom@globex.com',
+          To: SDR,
+          Subject: 'Re: Quick question',
+          'Message-ID': `<burst-${i}@globex.com>`,
+          'In-Reply-To': `<${tomFirst}@acme-mail.io>`,
+        },
+        `Message ${i}`,
+      ),
     );
     await imap.deliverMany(SDR, raws);
     const second = createServices(t.deps);
@@ -443,8 +698,26 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
     try {
       const before = (await inbound()).length;
       await imap.deliverMany(SDR, [
-        mail({ From: 'tom@globex.com', To: SDR, Subject: 'Re: Quick question', 'Message-ID': '<poison@globex.com>', 'In-Reply-To': `<${tomFirst}@acme-mail.io>` }, 'POISON'),
-        mail({ From: 'tom@globex.com', To: SDR, Subject: 'Re: Quick question', 'Message-ID': '<after-poison@globex.com>', 'In-Reply-To': `<${tomFirst}@acme-mail.io>` }, 'fine'),
+        mail(
+          {
+            From: 'tom@globex.com',
+            To: SDR,
+            Subject: 'Re: Quick question',
+            'Message-ID': '<poison@globex.com>',
+            'In-Reply-To': `<${tomFirst}@acme-mail.io>`,
+          },
+          'POISON',
+        ),
+        mail(
+          {
+            From: 'tom@globex.com',
+            To: SDR,
+            Subject: 'Re: Quick question',
+            'Message-ID': '<after-poison@globex.com>',
+            'In-Reply-To': `<${tomFirst}@acme-mail.io>`,
+          },
+          'fine',
+        ),
       ]);
       expect(await inbox.runOnce()).toBe(0);
       expect(await inbox.runOnce()).toBe(0);
@@ -467,7 +740,12 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
     const BP = 'bp@acme-mail.io';
     imap.addUser(BP, 'bp-pw');
     const connected = await ws.client.POST('/v2/account/connect', {
-      body: { email: BP, provider: 'smtp', smtp: { host: '127.0.0.1', port: sink.port, password: 'x' }, imap: { host: '127.0.0.1', port: imap.port, password: 'bp-pw' } },
+      body: {
+        email: BP,
+        provider: 'smtp',
+        smtp: { host: '127.0.0.1', port: sink.port, password: 'x' },
+        imap: { host: '127.0.0.1', port: imap.port, password: 'bp-pw' },
+      },
     });
     const bpId = connected.data!.data.account.id;
     const ids: string[] = [];
@@ -475,15 +753,38 @@ describeWithDovecot('inbox: reading mailboxes over IMAP', () => {
       const id = newId();
       ids.push(id);
       await t.db('email_messages').insert({
-        id, workspace_id: ws.workspaceId, account_id: bpId, campaign_id: campaignId, direction: 'outbound', kind: 'campaign', message_id: `<${id}@acme-mail.io>`,
-        references: [], thread_id: id, from_address: BP, to_address: `lead${i}@far.example`, subject: 'Quick question', text_body: 'Hi', status: 'sent', sent_at: t.clock.now(), created_at: t.clock.now(),
+        id,
+        workspace_id: ws.workspaceId,
+        account_id: bpId,
+        campaign_id: campaignId,
+        direction: 'outbound',
+        kind: 'campaign',
+        message_id: `<${id}@acme-mail.io>`,
+        references: [],
+        thread_id: id,
+        from_address: BP,
+        to_address: `lead${i}@far.example`,
+        subject: 'Quick question',
+        text_body: 'Hi',
+        status: 'sent',
+        sent_at: t.clock.now(),
+        created_at: t.clock.now(),
       });
     }
-    await imap.deliverMany(BP, [0, 1, 2].map((i) => dsn(`lead${i}@far.example`, '5.1.1', `<${ids[i]}@acme-mail.io>`).replace(`To: ${SDR}`, `To: ${BP}`)));
+    await imap.deliverMany(
+      BP,
+      [0, 1, 2].map((i) =>
+        dsn(`lead${i}@far.example`, '5.1.1', `<${ids[i]}@acme-mail.io>`).replace(`To: ${SDR}`, `To: ${BP}`),
+      ),
+    );
     await t.services.inbox.runOnce();
     const status = await ws.client.GET('/v1/account/status', { params: { query: { accountId: bpId } } });
     expect(status.data!.data.status).toBe('paused');
-    expect((await found(t.db<AccountRow>('email_accounts').where({ id: bpId }).first())).status_reason).toMatch(/^bounce_rate: 3 hard bounces in the last 40 sends/);
-    expect(await suppressed()).toEqual(expect.arrayContaining(['lead0@far.example:bounced', 'lead2@far.example:bounced']));
+    expect((await found(t.db<AccountRow>('email_accounts').where({ id: bpId }).first())).status_reason).toMatch(
+      /^bounce_rate: 3 hard bounces in the last 40 sends/,
+    );
+    expect(await suppressed()).toEqual(
+      expect.arrayContaining(['lead0@far.example:bounced', 'lead2@far.example:bounced']),
+    );
   });
 });

@@ -35,13 +35,24 @@ onPostgres('jobs with several worker processes on one PostgreSQL', () => {
   });
 
   /** A worker process; `concurrency` batches at once (1 where a test needs to know which batch waits). */
-  const worker = (concurrency = 2) => startWorkerProcess(t.databaseUrl!, { SENDING_TICK_SECONDS: '1', SEED_DEMO: '0', JOB_CONCURRENCY: String(concurrency) });
+  const worker = (concurrency = 2) =>
+    startWorkerProcess(t.databaseUrl!, {
+      SENDING_TICK_SECONDS: '1',
+      SEED_DEMO: '0',
+      JOB_CONCURRENCY: String(concurrency),
+    });
   const upload = async (campaignId: string, emails: string[]) => {
-    const res = await t.fetch(`/v2/job/contact-import?campaignId=${campaignId}`, { method: 'POST', apiKey: ws.apiKey, headers: { 'Content-Type': 'text/csv' }, body: ['email', ...emails].join('\n') });
+    const res = await t.fetch(`/v2/job/contact-import?campaignId=${campaignId}`, {
+      method: 'POST',
+      apiKey: ws.apiKey,
+      headers: { 'Content-Type': 'text/csv' },
+      body: ['email', ...emails].join('\n'),
+    });
     expect(res.status).toBe(202);
     return (await readJson<Success<'/v2/job/contact-import', 'post'>>(res)).data.job.id;
   };
-  const getJob = async (jobId: string) => (await ws.client.GET('/v2/job/get', { params: { query: { jobId } } })).data!.data.job;
+  const getJob = async (jobId: string) =>
+    (await ws.client.GET('/v2/job/get', { params: { query: { jobId } } })).data!.data.job;
   async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
     for (let i = 0; i < 600; i++) {
       const value = await read();
@@ -53,16 +64,25 @@ onPostgres('jobs with several worker processes on one PostgreSQL', () => {
   /** Waits until a worker's backend waits for a lock on its insert into contacts. */
   const blockedInsert = () =>
     until(
-      async () => (await blocker.raw<RawResult>("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE 'insert into \"contacts\"%'")).rows.length,
+      async () =>
+        (
+          await blocker.raw<RawResult>(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE 'insert into \"contacts\"%'",
+          )
+        ).rows.length,
       (n) => n > 0,
       'a worker blocked in its batch',
     );
-  const kill = (child: ChildProcess) => new Promise<void>((resolve) => {
-    child.removeAllListeners('exit');
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
-  const contactsOf = async (campaignId: string) => (await t.db('contacts').where({ campaign_id: campaignId }).orderBy('email').select<{ email: string }[]>('email')).map((r) => r.email);
+  const kill = (child: ChildProcess) =>
+    new Promise<void>((resolve) => {
+      child.removeAllListeners('exit');
+      child.once('exit', () => resolve());
+      child.kill('SIGKILL');
+    });
+  const contactsOf = async (campaignId: string) =>
+    (
+      await t.db('contacts').where({ campaign_id: campaignId }).orderBy('email').select<{ email: string }[]>('email')
+    ).map((r) => r.email);
 
   it('two workers (two batches at once each) share one job and apply every batch exactly once', async () => {
     const campaignId = await addCampaign(t, ws);
@@ -70,11 +90,23 @@ onPostgres('jobs with several worker processes on one PostgreSQL', () => {
     // Batches of 2 rows: 300 batches to share.
     const jobId = await upload(campaignId, emails);
     const [a, b] = await Promise.all([worker(), worker()]);
-    const job = await until(() => getJob(jobId), (j) => j.status !== 'queued' && j.status !== 'running', 'the job to end');
-    expect(job).toMatchObject({ status: 'completed', progress: { total: 600, processed: 600 }, counts: { created: 600, skipped: 0, invalid: 0 } });
+    const job = await until(
+      () => getJob(jobId),
+      (j) => j.status !== 'queued' && j.status !== 'running',
+      'the job to end',
+    );
+    expect(job).toMatchObject({
+      status: 'completed',
+      progress: { total: 600, processed: 600 },
+      counts: { created: 600, skipped: 0, invalid: 0 },
+    });
     expect(await contactsOf(campaignId)).toEqual(emails);
     expect(Number((await t.db('job_results').where({ job_id: jobId }).count({ n: '*' }).first())!.n)).toBe(600);
-    const by = await t.db('job_batches').where({ job_id: jobId }).groupBy('done_by').select<{ done_by: string; n: number }[]>('done_by', t.db.raw('count(*)::int as n'));
+    const by = await t
+      .db('job_batches')
+      .where({ job_id: jobId })
+      .groupBy('done_by')
+      .select<{ done_by: string; n: number }[]>('done_by', t.db.raw('count(*)::int as n'));
     expect(by.map((r) => r.done_by).sort()).toEqual([`${hostname()}:${a.pid}`, `${hostname()}:${b.pid}`].sort());
     await Promise.all([kill(a), kill(b)]);
   });
@@ -85,7 +117,16 @@ onPostgres('jobs with several worker processes on one PostgreSQL', () => {
     // The test holds k0 uncommitted in the campaign: the first worker's first batch waits on it mid-transaction.
     const trx = await blocker.transaction();
     const now = new Date();
-    await trx('contacts').insert({ id: '0193a1b2-7c4d-7e5f-8a9b-00000000dead', workspace_id: ws.workspaceId, campaign_id: campaignId, email: 'k0@acme.com', custom_variables: '{}', status: 'active', created_at: now, updated_at: now });
+    await trx('contacts').insert({
+      id: '0193a1b2-7c4d-7e5f-8a9b-00000000dead',
+      workspace_id: ws.workspaceId,
+      campaign_id: campaignId,
+      email: 'k0@acme.com',
+      custom_variables: '{}',
+      status: 'active',
+      created_at: now,
+      updated_at: now,
+    });
     const jobId = await upload(campaignId, emails);
     try {
       const first = await worker(1);
@@ -96,10 +137,18 @@ onPostgres('jobs with several worker processes on one PostgreSQL', () => {
     }
 
     const second = await worker(1);
-    const job = await until(() => getJob(jobId), (j) => j.status === 'completed', 'the job to complete');
+    const job = await until(
+      () => getJob(jobId),
+      (j) => j.status === 'completed',
+      'the job to complete',
+    );
     expect(job).toMatchObject({ progress: { total: 4, processed: 4 }, counts: { created: 4, skipped: 0, invalid: 0 } });
     expect(await contactsOf(campaignId)).toEqual(emails);
-    const batches = await t.db('job_batches').where({ job_id: jobId }).orderBy('batch_no').select<{ done_by: string }[]>('done_by');
+    const batches = await t
+      .db('job_batches')
+      .where({ job_id: jobId })
+      .orderBy('batch_no')
+      .select<{ done_by: string }[]>('done_by');
     expect(batches.map((r) => r.done_by)).toEqual([`${hostname()}:${second.pid}`, `${hostname()}:${second.pid}`]);
     await kill(second);
   });
@@ -108,7 +157,16 @@ onPostgres('jobs with several worker processes on one PostgreSQL', () => {
     const campaignId = await addCampaign(t, ws);
     const trx = await blocker.transaction();
     const now = new Date();
-    await trx('contacts').insert({ id: '0193a1b2-7c4d-7e5f-8a9b-00000000beef', workspace_id: ws.workspaceId, campaign_id: campaignId, email: 'x0@acme.com', custom_variables: '{}', status: 'active', created_at: now, updated_at: now });
+    await trx('contacts').insert({
+      id: '0193a1b2-7c4d-7e5f-8a9b-00000000beef',
+      workspace_id: ws.workspaceId,
+      campaign_id: campaignId,
+      email: 'x0@acme.com',
+      custom_variables: '{}',
+      status: 'active',
+      created_at: now,
+      updated_at: now,
+    });
     const jobId = await upload(campaignId, ['x0@acme.com', 'x1@acme.com', 'x2@acme.com']);
     const w = await worker(1);
     try {
@@ -119,10 +177,21 @@ onPostgres('jobs with several worker processes on one PostgreSQL', () => {
     } finally {
       await trx.rollback();
     }
-    await until(() => blocker.raw<RawResult<{ n: number }>>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"), (r) => r.rows[0].n === 0, 'the batch to end');
+    await until(
+      () =>
+        blocker.raw<RawResult<{ n: number }>>(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+        ),
+      (r) => r.rows[0].n === 0,
+      'the batch to end',
+    );
     await new Promise((r) => setTimeout(r, 1500));
     expect(await contactsOf(campaignId)).toEqual([]);
-    expect(await getJob(jobId)).toMatchObject({ status: 'cancelled', progress: { processed: 0 }, counts: { created: 0 } });
+    expect(await getJob(jobId)).toMatchObject({
+      status: 'cancelled',
+      progress: { processed: 0 },
+      counts: { created: 0 },
+    });
     expect(await t.db('job_batches').where({ job_id: jobId }).whereNotNull('done_by')).toEqual([]);
     await kill(w);
   });

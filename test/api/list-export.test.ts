@@ -40,20 +40,29 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 async function list(kind: 'people' | 'company', ids: string[]) {
-  const created = await ws.client.POST(kind === 'people' ? '/v2/list/create/people' : '/v2/list/create/company', { body: { name: `Export ${ids.length} ${Math.random()}` } });
+  const created = await ws.client.POST(kind === 'people' ? '/v2/list/create/people' : '/v2/list/create/company', {
+    body: { name: `Export ${ids.length} ${Math.random()}` },
+  });
   const listId = created.data!.data.list.id;
   if (ids.length && kind === 'people') await ws.client.POST('/v2/list/add/leads', { body: { listId, personIds: ids } });
-  if (ids.length && kind === 'company') await ws.client.POST('/v2/list/add/companies', { body: { listId, companyIds: ids } });
+  if (ids.length && kind === 'company')
+    await ws.client.POST('/v2/list/add/companies', { body: { listId, companyIds: ids } });
   return listId;
 }
 
-const exportOf = (listId: string, format?: string, w = ws) => t.fetch(`/v2/list/export?listId=${listId}${format ? `&format=${format}` : ''}`, { apiKey: w.apiKey });
+const exportOf = (listId: string, format?: string, w = ws) =>
+  t.fetch(`/v2/list/export?listId=${listId}${format ? `&format=${format}` : ''}`, { apiKey: w.apiKey });
 
 describe('GET /v2/list/export', () => {
   it('exports a people list as CSV, escaped, protected against formulas, with only revealed fields', async () => {
     const listId = await list('people', [jane.id, evil.id]);
     const addedAt = t.clock.now().toISOString();
-    await t.db('people_reveals').insert({ workspace_id: ws.workspaceId, person_id: jane.id, data_option: 'workEmailReveal', revealed_at: t.clock.now() });
+    await t.db('people_reveals').insert({
+      workspace_id: ws.workspaceId,
+      person_id: jane.id,
+      data_option: 'workEmailReveal',
+      revealed_at: t.clock.now(),
+    });
     const res = await exportOf(listId);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
@@ -71,7 +80,12 @@ describe('GET /v2/list/export', () => {
   it('escapes a revealed cell that starts with a tab, and round-trips through a CSV parser', async () => {
     const listId = await list('people', [evil.id]);
     await t.db('people_reveals').insert(
-      ['workEmailReveal', 'fullContactAndCompany'].map((o) => ({ workspace_id: ws.workspaceId, person_id: evil.id, data_option: o, revealed_at: t.clock.now() })),
+      ['workEmailReveal', 'fullContactAndCompany'].map((o) => ({
+        workspace_id: ws.workspaceId,
+        person_id: evil.id,
+        data_option: o,
+        revealed_at: t.clock.now(),
+      })),
     );
     const [row] = parse(await (await exportOf(listId)).text(), { columns: true });
     expect(row).toMatchObject({
@@ -91,21 +105,32 @@ describe('GET /v2/list/export', () => {
     const body = await readJson<Success<'/v2/list/export', 'get'>>(res);
     const read = await ws.client.GET('/v2/list/leads', { params: { query: { listId } } });
     const got = await ws.client.GET('/v2/list/get', { params: { query: { listId } } });
-    expect(body).toEqual({ status: 'success', success: true, message: 'List exported', data: { list: got.data!.data.list, items: read.data!.data.items } });
+    expect(body).toEqual({
+      status: 'success',
+      success: true,
+      message: 'List exported',
+      data: { list: got.data!.data.list, items: read.data!.data.items },
+    });
   });
 
   it('exports a company list, full fields only when seen in full', async () => {
     const listId = await list('company', [northwind.id, bakery.id]);
     const addedAt = t.clock.now().toISOString();
-    await t.db('company_reveals').insert({ workspace_id: ws.workspaceId, company_id: northwind.id, revealed_at: t.clock.now() });
+    await t
+      .db('company_reveals')
+      .insert({ workspace_id: ws.workspaceId, company_id: northwind.id, revealed_at: t.clock.now() });
     const text = await (await exportOf(listId, 'csv')).text();
     const lines = text.split('\n');
-    expect(lines[0]).toBe('id,name,domain,websiteUrl,industry,city,state,country,employeeCount,employeeRange,revenueRange,foundedYear,keywords,technologies,linkedinUrl,phone,description,revealed,addedAt');
+    expect(lines[0]).toBe(
+      'id,name,domain,websiteUrl,industry,city,state,country,employeeCount,employeeRange,revenueRange,foundedYear,keywords,technologies,linkedinUrl,phone,description,revealed,addedAt',
+    );
     const rows = new Map(lines.slice(1, -1).map((l) => [l.slice(0, 36), l]));
     expect(rows.get(northwind.id)).toBe(
       `${northwind.id},Northwind Analytics,northwindanalytics.com,https://northwindanalytics.com,Computer Software,Austin,Texas,United States,180,51-200,$10M-$50M,2012,data analytics|business intelligence,salesforce|aws,https://www.linkedin.com/company/northwind-analytics,'+1 512 555 0148,Dashboards for retail chains.,true,${addedAt}`,
     );
-    expect(rows.get(bakery.id)).toBe(`${bakery.id},Tiny Bakery,tinybakery.co,,Food & Beverages,London,England,United Kingdom,,,,,,,,,,false,${addedAt}`);
+    expect(rows.get(bakery.id)).toBe(
+      `${bakery.id},Tiny Bakery,tinybakery.co,,Food & Beverages,London,England,United Kingdom,,,,,,,,,,false,${addedAt}`,
+    );
     const json = await readJson<Success<'/v2/list/export', 'get'>>(await exportOf(listId, 'json'));
     expect(json.data.items).toHaveLength(2);
   });
@@ -138,7 +163,10 @@ describe('GET /v2/list/export', () => {
        FROM generate_series(1, ?) g`,
       [size],
     );
-    await t.db.raw(`INSERT INTO list_people (list_id, person_id, added_at) SELECT ?, id, now() FROM people WHERE work_email LIKE '%@bulk.example'`, [listId]);
+    await t.db.raw(
+      `INSERT INTO list_people (list_id, person_id, added_at) SELECT ?, id, now() FROM people WHERE work_email LIKE '%@bulk.example'`,
+      [listId],
+    );
     await t.db.raw(
       `INSERT INTO people_reveals (workspace_id, person_id, data_option, revealed_at) SELECT ?, id, 'workEmailReveal', now() FROM people WHERE work_email LIKE '%@bulk.example'`,
       [ws.workspaceId],
@@ -160,7 +188,9 @@ describe('GET /v2/list/export', () => {
     // A connection of its own: the bulk insert above blocked this process (PGlite runs in it) long enough
     // for a pooled keep-alive connection to be closed by the server just as it is reused.
     const res = await new Promise<IncomingMessage>((resolve, reject) =>
-      http.get(`${t.url}/v2/list/export?listId=${listId}`, { agent: false, headers: { 'X-API-Key': ws.apiKey } }, resolve).on('error', reject),
+      http
+        .get(`${t.url}/v2/list/export?listId=${listId}`, { agent: false, headers: { 'X-API-Key': ws.apiKey } }, resolve)
+        .on('error', reject),
     );
     expect(res.statusCode).toBe(200);
     for await (const chunk of res as AsyncIterable<Buffer>) {

@@ -11,7 +11,10 @@ import { found } from '../helpers/rows';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 
 type Kind = 'people' | 'company';
-const MEMBERS = { people: { table: 'list_people', column: 'person_id' }, company: { table: 'list_companies', column: 'company_id' } } as const;
+const MEMBERS = {
+  people: { table: 'list_people', column: 'person_id' },
+  company: { table: 'list_companies', column: 'company_id' },
+} as const;
 const LIMIT = 100;
 
 let t: TestServer;
@@ -29,7 +32,9 @@ afterAll(() => t.close());
 
 let names = 0;
 async function createList(kind: Kind) {
-  const { data } = await ws.client.POST(kind === 'people' ? '/v2/list/create/people' : '/v2/list/create/company', { body: { name: `List ${++names}` } });
+  const { data } = await ws.client.POST(kind === 'people' ? '/v2/list/create/people' : '/v2/list/create/company', {
+    body: { name: `List ${++names}` },
+  });
   return data!.data.list.id;
 }
 
@@ -40,8 +45,12 @@ async function change(kind: Kind, action: 'add' | 'remove', listId: string, ids:
     const batch = ids.slice(i, i + 1000);
     const { data, response } =
       kind === 'people'
-        ? await ws.client.POST(action === 'add' ? '/v2/list/add/leads' : '/v2/list/remove/leads', { body: { listId, personIds: batch } })
-        : await ws.client.POST(action === 'add' ? '/v2/list/add/companies' : '/v2/list/remove/companies', { body: { listId, companyIds: batch } });
+        ? await ws.client.POST(action === 'add' ? '/v2/list/add/leads' : '/v2/list/remove/leads', {
+            body: { listId, personIds: batch },
+          })
+        : await ws.client.POST(action === 'add' ? '/v2/list/add/companies' : '/v2/list/remove/companies', {
+            body: { listId, companyIds: batch },
+          });
     expect(response.status).toBe(200);
     memberCount = data!.data.list.memberCount;
   }
@@ -51,14 +60,22 @@ async function change(kind: Kind, action: 'add' | 'remove', listId: string, ids:
 /** The list's member ids in list order, by the plain offset over its rows. */
 async function byOffset(kind: Kind, listId: string, skip: number): Promise<string[]> {
   const { table, column } = MEMBERS[kind];
-  const rows: Record<string, string>[] = await t.db(table).where({ list_id: listId }).orderBy([{ column: 'added_at' }, { column }]).offset(skip).limit(LIMIT).select(column);
+  const rows: Record<string, string>[] = await t
+    .db(table)
+    .where({ list_id: listId })
+    .orderBy([{ column: 'added_at' }, { column }])
+    .offset(skip)
+    .limit(LIMIT)
+    .select(column);
   return rows.map((r) => r[column]);
 }
 
 async function bySkip(kind: Kind, listId: string, skip: number): Promise<string[]> {
   const query = { listId, limit: LIMIT, skip };
   const { data, response } =
-    kind === 'people' ? await ws.client.GET('/v2/list/leads', { params: { query } }) : await ws.client.GET('/v2/list/companies', { params: { query } });
+    kind === 'people'
+      ? await ws.client.GET('/v2/list/leads', { params: { query } })
+      : await ws.client.GET('/v2/list/companies', { params: { query } });
   expect(response.status).toBe(200);
   return data!.data.items.map((m) => m.id);
 }
@@ -110,7 +127,11 @@ async function blocks(listId: string): Promise<Block[]> {
 /** Each block counts the members of its range, none is empty, none holds more than twice BLOCK_SIZE, the first starts before every member. */
 async function expectBlocksCounted(listId: string, sizes?: number[]): Promise<void> {
   const found = await blocks(listId);
-  for (const b of found) expect({ key: [b.first_added_at, b.first_member_id], count: b.member_count }).toEqual({ key: [b.first_added_at, b.first_member_id], count: Number(b.counted) });
+  for (const b of found)
+    expect({ key: [b.first_added_at, b.first_member_id], count: b.member_count }).toEqual({
+      key: [b.first_added_at, b.first_member_id],
+      count: Number(b.counted),
+    });
   for (const b of found) expect(b.member_count).toBeGreaterThan(0);
   for (const b of found) expect(b.member_count).toBeLessThanOrEqual(2 * BLOCK_SIZE);
   if (found.length) expect(found[0].first_added_at).toBe(-Infinity);
@@ -122,8 +143,22 @@ it('pages a people list by skip exactly as the offset does, through block cuts, 
   const [early, late] = [personIds.slice(0, 1700), personIds.slice(1700)];
   // Two batches at one time: the second's ids fall between the first's (members of one time are in id order).
   t.clock.set('2026-11-24T10:00:00Z');
-  expect(await change('people', 'add', listId, late.filter((_, i) => i % 2 === 0))).toBe(900);
-  expect(await change('people', 'add', listId, late.filter((_, i) => i % 2 === 1))).toBe(1800);
+  expect(
+    await change(
+      'people',
+      'add',
+      listId,
+      late.filter((_, i) => i % 2 === 0),
+    ),
+  ).toBe(900);
+  expect(
+    await change(
+      'people',
+      'add',
+      listId,
+      late.filter((_, i) => i % 2 === 1),
+    ),
+  ).toBe(1800);
   await expectBlocksCounted(listId, [1800]);
   t.clock.advance(60_000);
   expect(await change('people', 'add', listId, early.slice(0, 1000))).toBe(2800);
@@ -138,12 +173,31 @@ it('pages a people list by skip exactly as the offset does, through block cuts, 
   await expectPagesByOffset('people', listId);
 
   // Removed: every third member, then the whole second block's range and the first block's first keys.
-  const order = (await t.db('list_people').where({ list_id: listId }).orderBy([{ column: 'added_at' }, { column: 'person_id' }]).select('person_id')).map((r: { person_id: string }) => r.person_id);
-  await change('people', 'remove', listId, order.filter((_, i) => i % 3 === 0));
+  const order = (
+    await t
+      .db('list_people')
+      .where({ list_id: listId })
+      .orderBy([{ column: 'added_at' }, { column: 'person_id' }])
+      .select('person_id')
+  ).map((r: { person_id: string }) => r.person_id);
+  await change(
+    'people',
+    'remove',
+    listId,
+    order.filter((_, i) => i % 3 === 0),
+  );
   await expectBlocksCounted(listId);
   await expectPagesByOffset('people', listId);
   const [, second] = await blocks(listId);
-  const secondIds = (await t.db('list_people').where({ list_id: listId }).whereRaw('(added_at, person_id) >= (?, ?)', [second.first_added_at, second.first_member_id]).orderBy([{ column: 'added_at' }, { column: 'person_id' }]).limit(second.member_count).select('person_id')).map((r: { person_id: string }) => r.person_id);
+  const secondIds = (
+    await t
+      .db('list_people')
+      .where({ list_id: listId })
+      .whereRaw('(added_at, person_id) >= (?, ?)', [second.first_added_at, second.first_member_id])
+      .orderBy([{ column: 'added_at' }, { column: 'person_id' }])
+      .limit(second.member_count)
+      .select('person_id')
+  ).map((r: { person_id: string }) => r.person_id);
   await change('people', 'remove', listId, secondIds);
   await expectBlocksCounted(listId);
   expect(await blocks(listId)).toHaveLength(2); // the emptied block is gone
@@ -161,9 +215,23 @@ it('pages a people list by skip exactly as the offset does, through block cuts, 
 
 it('pages a company list by skip exactly as the offset does', async () => {
   const listId = await createList('company');
-  expect(await change('company', 'add', listId, companyIds.filter((_, i) => i % 2 === 1))).toBe(1300);
+  expect(
+    await change(
+      'company',
+      'add',
+      listId,
+      companyIds.filter((_, i) => i % 2 === 1),
+    ),
+  ).toBe(1300);
   t.clock.advance(1000);
-  expect(await change('company', 'add', listId, companyIds.filter((_, i) => i % 2 === 0))).toBe(2600);
+  expect(
+    await change(
+      'company',
+      'add',
+      listId,
+      companyIds.filter((_, i) => i % 2 === 0),
+    ),
+  ).toBe(2600);
   await expectBlocksCounted(listId, [1000, 1000, 600]);
   await expectPagesByOffset('company', listId);
   await change('company', 'remove', listId, companyIds.slice(0, 1000));
@@ -185,7 +253,15 @@ it('keeps the blocks counted under a concurrent add and remove, and deletes them
   await change('people', 'add', listId, personIds.slice(0, 1900));
   t.clock.advance(1000);
   // The adds cut the first block while the removes uncount it: the list's lock puts one after the other.
-  await Promise.all([change('people', 'add', listId, personIds.slice(1900, 2900)), change('people', 'remove', listId, personIds.slice(0, 1000).filter((_, i) => i % 2 === 0))]);
+  await Promise.all([
+    change('people', 'add', listId, personIds.slice(1900, 2900)),
+    change(
+      'people',
+      'remove',
+      listId,
+      personIds.slice(0, 1000).filter((_, i) => i % 2 === 0),
+    ),
+  ]);
   const { data } = await ws.client.GET('/v2/list/get', { params: { query: { listId } } });
   expect(data!.data.list.memberCount).toBe(2400);
   await expectBlocksCounted(listId);

@@ -33,7 +33,10 @@ async function call(w: TestWorkspace, method: string, path: string, body?: unkno
 }
 
 async function createList(w: TestWorkspace, kind: 'people' | 'company', name = uniqueName()) {
-  const { data, response } = await w.client.POST(kind === 'people' ? '/v2/list/create/people' : '/v2/list/create/company', { body: { name } });
+  const { data, response } = await w.client.POST(
+    kind === 'people' ? '/v2/list/create/people' : '/v2/list/create/company',
+    { body: { name } },
+  );
   expect(response.status).toBe(201);
   return data!.data.list;
 }
@@ -46,7 +49,9 @@ async function addPeople(w: TestWorkspace, listId: string, personIds: string[]) 
 
 describe('create', () => {
   it('creates empty people and company lists', async () => {
-    const { data, response } = await ws.client.POST('/v2/list/create/people', { body: { name: '  Austin SaaS VPs  ' } });
+    const { data, response } = await ws.client.POST('/v2/list/create/people', {
+      body: { name: '  Austin SaaS VPs  ' },
+    });
     expect(response.status).toBe(201);
     expect(data).toEqual({
       status: 'success',
@@ -71,7 +76,11 @@ describe('create', () => {
     const name = uniqueName();
     await createList(ws, 'people', name);
     const res = await call(ws, 'POST', '/v2/list/create/people', { name: ` ${name.toUpperCase()} ` });
-    expect(res).toMatchObject({ status: 409, body: { error: `A people list named "${name.toUpperCase()}" already exists.`, code: 'conflict' }, fields: ['body.name'] });
+    expect(res).toMatchObject({
+      status: 409,
+      body: { error: `A people list named "${name.toUpperCase()}" already exists.`, code: 'conflict' },
+      fields: ['body.name'],
+    });
     // Another workspace may use the name.
     const other = await t.createWorkspace();
     await createList(other, 'people', name);
@@ -90,7 +99,12 @@ describe('create', () => {
   });
 
   it('is not served under /v1', async () => {
-    const res = await t.fetch('/v1/list/create/people', { method: 'POST', apiKey: ws.apiKey, headers: { 'content-type': 'application/json' }, body: '{"name":"x"}' });
+    const res = await t.fetch('/v1/list/create/people', {
+      method: 'POST',
+      apiKey: ws.apiKey,
+      headers: { 'content-type': 'application/json' },
+      body: '{"name":"x"}',
+    });
     expect(res.status).toBe(404);
   });
 });
@@ -127,7 +141,10 @@ describe('get and all', () => {
     const past = await w.client.GET('/v2/list/all', { params: { query: { limit: 2, skip: 4 } } });
     expect(past.data!.data).toEqual({ items: [], pagination: { limit: 2, skip: 4, total: 3, hasMore: false } });
     const companies = await w.client.GET('/v2/list/all', { params: { query: { kind: 'company' } } });
-    expect(companies.data!.data).toEqual({ items: [made[1]], pagination: { limit: 20, skip: 0, total: 1, hasMore: false } });
+    expect(companies.data!.data).toEqual({
+      items: [made[1]],
+      pagination: { limit: 20, skip: 0, total: 1, hasMore: false },
+    });
     expect(await call(w, 'GET', '/v2/list/all?kind=robots')).toMatchObject({ status: 400, fields: ['query.kind'] });
     expect(await call(w, 'GET', '/v2/list/all?limit=101')).toMatchObject({ status: 400, fields: ['query.limit'] });
   });
@@ -149,33 +166,51 @@ describe('add and remove members', () => {
     const again = await addPeople(ws, list.id, [jane.id]);
     expect(again).toMatchObject({ added: 0, alreadyInList: 1, notFound: [], list: { memberCount: 3 } });
 
-    const removed = await ws.client.POST('/v2/list/remove/leads', { body: { listId: list.id, personIds: [jane.id, bob.id, UNKNOWN, jane.id] } });
+    const removed = await ws.client.POST('/v2/list/remove/leads', {
+      body: { listId: list.id, personIds: [jane.id, bob.id, UNKNOWN, jane.id] },
+    });
     expect(removed.data!.data).toMatchObject({ removed: 1, notInList: [bob.id, UNKNOWN], list: { memberCount: 2 } });
     expect(Number((await t.db('people').whereIn('id', [jane.id, bob.id]).count('* as n'))[0].n)).toBe(2);
   });
 
   it('adds and removes companies', async () => {
     const list = await createList(ws, 'company');
-    const added = await ws.client.POST('/v2/list/add/companies', { body: { listId: list.id, companyIds: [northwind.id, brightpath.id, jane.id] } });
-    expect(added.data!.data).toMatchObject({ added: 2, alreadyInList: 0, notFound: [jane.id], list: { memberCount: 2, kind: 'company' } });
-    const removed = await ws.client.POST('/v2/list/remove/companies', { body: { listId: list.id, companyIds: [northwind.id] } });
+    const added = await ws.client.POST('/v2/list/add/companies', {
+      body: { listId: list.id, companyIds: [northwind.id, brightpath.id, jane.id] },
+    });
+    expect(added.data!.data).toMatchObject({
+      added: 2,
+      alreadyInList: 0,
+      notFound: [jane.id],
+      list: { memberCount: 2, kind: 'company' },
+    });
+    const removed = await ws.client.POST('/v2/list/remove/companies', {
+      body: { listId: list.id, companyIds: [northwind.id] },
+    });
     expect(removed.data!.data).toMatchObject({ removed: 1, notInList: [], list: { memberCount: 1 } });
   });
 
   it('answers 409 for the other kind and 404 for another workspace list, changing nothing', async () => {
     const people = await createList(ws, 'people');
     const companies = await createList(ws, 'company');
-    expect(await call(ws, 'POST', '/v2/list/add/companies', { listId: people.id, companyIds: [northwind.id] })).toMatchObject({
+    expect(
+      await call(ws, 'POST', '/v2/list/add/companies', { listId: people.id, companyIds: [northwind.id] }),
+    ).toMatchObject({
       status: 409,
       body: { error: 'This list is a people list: use POST /v2/list/add/leads.', code: 'conflict' },
       fields: ['body.listId'],
     });
-    expect(await call(ws, 'POST', '/v2/list/remove/leads', { listId: companies.id, personIds: [jane.id] })).toMatchObject({
+    expect(
+      await call(ws, 'POST', '/v2/list/remove/leads', { listId: companies.id, personIds: [jane.id] }),
+    ).toMatchObject({
       status: 409,
       body: { error: 'This list is a company list: use POST /v2/list/remove/companies.' },
     });
     const other = await t.createWorkspace();
-    expect(await call(other, 'POST', '/v2/list/add/leads', { listId: people.id, personIds: [jane.id] })).toMatchObject({ status: 404, body: { error: 'List not found.' } });
+    expect(await call(other, 'POST', '/v2/list/add/leads', { listId: people.id, personIds: [jane.id] })).toMatchObject({
+      status: 404,
+      body: { error: 'List not found.' },
+    });
     expect(Number((await t.db('list_people').where({ list_id: people.id }).count('* as n'))[0].n)).toBe(0);
     expect(Number((await t.db('list_companies').where({ list_id: people.id }).count('* as n'))[0].n)).toBe(0);
   });
@@ -183,9 +218,18 @@ describe('add and remove members', () => {
   it('takes 1 to 1000 UUIDs', async () => {
     const list = await createList(ws, 'people');
     const many = Array.from({ length: 1001 }, (_, i) => `0192f0c5-0000-7000-8000-${String(i).padStart(12, '0')}`);
-    expect(await call(ws, 'POST', '/v2/list/add/leads', { listId: list.id, personIds: many })).toMatchObject({ status: 400, fields: ['body.personIds'] });
-    expect(await call(ws, 'POST', '/v2/list/add/leads', { listId: list.id, personIds: [] })).toMatchObject({ status: 400, fields: ['body.personIds'] });
-    expect(await call(ws, 'POST', '/v2/list/add/leads', { listId: list.id, personIds: ['nope'] })).toMatchObject({ status: 400, fields: ['body.personIds.0'] });
+    expect(await call(ws, 'POST', '/v2/list/add/leads', { listId: list.id, personIds: many })).toMatchObject({
+      status: 400,
+      fields: ['body.personIds'],
+    });
+    expect(await call(ws, 'POST', '/v2/list/add/leads', { listId: list.id, personIds: [] })).toMatchObject({
+      status: 400,
+      fields: ['body.personIds'],
+    });
+    expect(await call(ws, 'POST', '/v2/list/add/leads', { listId: list.id, personIds: ['nope'] })).toMatchObject({
+      status: 400,
+      fields: ['body.personIds.0'],
+    });
     const full = await addPeople(ws, list.id, many.slice(0, 1000));
     expect(full).toMatchObject({ added: 0, notFound: many.slice(0, 1000) });
   });
@@ -202,8 +246,18 @@ describe('read members', () => {
     const other = await t.createWorkspace();
     await t.db('people_reveals').insert([
       { workspace_id: ws.workspaceId, person_id: jane.id, data_option: 'workEmailReveal', revealed_at: t.clock.now() },
-      { workspace_id: ws.workspaceId, person_id: jane.id, data_option: 'fullContactAndCompany', revealed_at: t.clock.now() },
-      { workspace_id: other.workspaceId, person_id: luis.id, data_option: 'workEmailReveal', revealed_at: t.clock.now() },
+      {
+        workspace_id: ws.workspaceId,
+        person_id: jane.id,
+        data_option: 'fullContactAndCompany',
+        revealed_at: t.clock.now(),
+      },
+      {
+        workspace_id: other.workspaceId,
+        person_id: luis.id,
+        data_option: 'workEmailReveal',
+        revealed_at: t.clock.now(),
+      },
     ]);
     const { data } = await ws.client.GET('/v2/list/leads', { params: { query: { listId: list.id, limit: 2 } } });
     const [first, second] = data!.data.items;
@@ -235,17 +289,33 @@ describe('read members', () => {
       creditsCharged: 0,
       addedAt: luisAddedAt,
     });
-    expect(second).toMatchObject({ id: jane.id, email: 'jane.doe@northwindanalytics.com', linkedinUrl: 'https://www.linkedin.com/in/jane-doe', revealed: ['workEmailReveal', 'fullContactAndCompany'] });
+    expect(second).toMatchObject({
+      id: jane.id,
+      email: 'jane.doe@northwindanalytics.com',
+      linkedinUrl: 'https://www.linkedin.com/in/jane-doe',
+      revealed: ['workEmailReveal', 'fullContactAndCompany'],
+    });
     expect(second.company).toMatchObject({ employeeCount: 180, technologies: ['salesforce', 'aws'] });
     expect(second).not.toHaveProperty('mobilePhone');
-    expect(data!.data.pagination).toEqual({ limit: 2, skip: 0, total: 3, hasMore: true, nextCursor: expect.any(String) });
+    expect(data!.data.pagination).toEqual({
+      limit: 2,
+      skip: 0,
+      total: 3,
+      hasMore: true,
+      nextCursor: expect.any(String),
+    });
     const next = await ws.client.GET('/v2/list/leads', { params: { query: { listId: list.id, limit: 2, skip: 2 } } });
     expect(next.data!.data.items.map((p) => p.id)).toEqual([carla.id]);
     expect(next.data!.data.pagination).toEqual({ limit: 2, skip: 2, total: 3, hasMore: false, nextCursor: null });
     const past = await ws.client.GET('/v2/list/leads', { params: { query: { listId: list.id, limit: 2, skip: 5 } } });
-    expect(past.data!.data).toEqual({ items: [], pagination: { limit: 2, skip: 5, total: 3, hasMore: false, nextCursor: null } });
+    expect(past.data!.data).toEqual({
+      items: [],
+      pagination: { limit: 2, skip: 5, total: 3, hasMore: false, nextCursor: null },
+    });
     // The first page's cursor leads to the same next page as the skip.
-    const byCursor = await ws.client.GET('/v2/list/leads', { params: { query: { listId: list.id, limit: 2, cursor: data!.data.pagination.nextCursor! } } });
+    const byCursor = await ws.client.GET('/v2/list/leads', {
+      params: { query: { listId: list.id, limit: 2, cursor: data!.data.pagination.nextCursor! } },
+    });
     expect(byCursor.data!.data).toEqual({ ...next.data!.data, pagination: { ...next.data!.data.pagination, skip: 0 } });
     // Reading charges nothing.
     expect(Number((await t.db('credit_ledger').where({ workspace_id: ws.workspaceId }).count('* as n'))[0].n)).toBe(1);
@@ -253,11 +323,20 @@ describe('read members', () => {
 
   it('shows companies in full only when this workspace saw them in full', async () => {
     const list = await createList(ws, 'company');
-    await ws.client.POST('/v2/list/add/companies', { body: { listId: list.id, companyIds: [northwind.id, bakery.id] } });
-    await t.db('company_reveals').insert({ workspace_id: ws.workspaceId, company_id: northwind.id, revealed_at: t.clock.now() });
+    await ws.client.POST('/v2/list/add/companies', {
+      body: { listId: list.id, companyIds: [northwind.id, bakery.id] },
+    });
+    await t
+      .db('company_reveals')
+      .insert({ workspace_id: ws.workspaceId, company_id: northwind.id, revealed_at: t.clock.now() });
     const { data } = await ws.client.GET('/v2/list/companies', { params: { query: { listId: list.id } } });
     const byId = new Map(data!.data.items.map((c) => [c.id, c]));
-    expect(byId.get(northwind.id)).toMatchObject({ revealed: true, employeeCount: 180, employeeRange: '51-200', phone: '+1 512 555 0148' });
+    expect(byId.get(northwind.id)).toMatchObject({
+      revealed: true,
+      employeeCount: 180,
+      employeeRange: '51-200',
+      phone: '+1 512 555 0148',
+    });
     expect(byId.get(bakery.id)).toEqual({
       id: bakery.id,
       name: 'Tiny Bakery',
@@ -276,12 +355,19 @@ describe('read members', () => {
     const people = await createList(ws, 'people');
     await addPeople(ws, people.id, [jane.id, luis.id, carla.id]);
     const companies = await createList(ws, 'company');
-    await ws.client.POST('/v2/list/add/companies', { body: { listId: companies.id, companyIds: [northwind.id, bakery.id] } });
-    const reads = (statements: string[]) => statements.filter((sql) => /"lists"|"list_people"|"list_companies"|"people"|"companies"|_reveals/.test(sql));
-    const leads = await statementsDuring(t.db, () => ws.client.GET('/v2/list/leads', { params: { query: { listId: people.id } } }));
+    await ws.client.POST('/v2/list/add/companies', {
+      body: { listId: companies.id, companyIds: [northwind.id, bakery.id] },
+    });
+    const reads = (statements: string[]) =>
+      statements.filter((sql) => /"lists"|"list_people"|"list_companies"|"people"|"companies"|_reveals/.test(sql));
+    const leads = await statementsDuring(t.db, () =>
+      ws.client.GET('/v2/list/leads', { params: { query: { listId: people.id } } }),
+    );
     expect(leads.result.data!.data.items).toHaveLength(3);
     expect(reads(leads.statements)).toHaveLength(1);
-    const members = await statementsDuring(t.db, () => ws.client.GET('/v2/list/companies', { params: { query: { listId: companies.id } } }));
+    const members = await statementsDuring(t.db, () =>
+      ws.client.GET('/v2/list/companies', { params: { query: { listId: companies.id } } }),
+    );
     expect(members.result.data!.data.items).toHaveLength(2);
     expect(reads(members.statements)).toHaveLength(1);
   });
@@ -296,7 +382,9 @@ describe('read members', () => {
     await addPeople(ws, list.id, [carla.id]);
     const order = [luis.id, ...[jane.id, amy.id, bob.id].sort(), carla.id];
     const page = async (cursor?: string) => {
-      const { data, response } = await ws.client.GET('/v2/list/leads', { params: { query: { listId: list.id, limit: 2, cursor } } });
+      const { data, response } = await ws.client.GET('/v2/list/leads', {
+        params: { query: { listId: list.id, limit: 2, cursor } },
+      });
       expect(response.status).toBe(200);
       return data!.data;
     };
@@ -305,7 +393,12 @@ describe('read members', () => {
     // A member the client has passed leaves, and one joins: the next pages neither shift nor repeat.
     t.clock.advance(1000);
     await ws.client.POST('/v2/list/remove/leads', { body: { listId: list.id, personIds: [order[0]] } });
-    await t.db('people').insert({ ...luis, id: '0192f0c5-00aa-7000-8000-0000000000aa', first_name: 'Late', work_email: 'late@brightpathlogistics.com' });
+    await t.db('people').insert({
+      ...luis,
+      id: '0192f0c5-00aa-7000-8000-0000000000aa',
+      first_name: 'Late',
+      work_email: 'late@brightpathlogistics.com',
+    });
     await addPeople(ws, list.id, ['0192f0c5-00aa-7000-8000-0000000000aa']);
     const second = await page(first.pagination.nextCursor!);
     expect(second.items.map((p) => p.id)).toEqual(order.slice(2, 4));
@@ -319,14 +412,21 @@ describe('read members', () => {
     const list = await createList(ws, 'company');
     const cursor = Buffer.from(`2026-11-23T10:05:00.000Z|${northwind.id}`).toString('base64url');
     expect((await call(ws, 'GET', `/v2/list/companies?listId=${list.id}&cursor=${cursor}`)).status).toBe(200);
-    for (const bad of ['nope', Buffer.from('2026-11-23|x').toString('base64url'), Buffer.from(`+275760-09-13T00:00:00.000Z|${northwind.id}`).toString('base64url')]) {
+    for (const bad of [
+      'nope',
+      Buffer.from('2026-11-23|x').toString('base64url'),
+      Buffer.from(`+275760-09-13T00:00:00.000Z|${northwind.id}`).toString('base64url'),
+    ]) {
       expect(await call(ws, 'GET', `/v2/list/companies?listId=${list.id}&cursor=${bad}`)).toMatchObject({
         status: 400,
         body: { error: 'The cursor is not one this API gave.' },
         fields: ['query.cursor'],
       });
     }
-    expect(await call(ws, 'GET', `/v2/list/companies?listId=${list.id}&cursor=${cursor}&skip=20`)).toMatchObject({ status: 400, fields: ['query.skip'] });
+    expect(await call(ws, 'GET', `/v2/list/companies?listId=${list.id}&cursor=${cursor}&skip=20`)).toMatchObject({
+      status: 400,
+      fields: ['query.skip'],
+    });
   });
 
   it('answers 409 for the other kind and 404 for another workspace', async () => {
@@ -337,7 +437,10 @@ describe('read members', () => {
       body: { error: 'This list is a people list: use GET /v2/list/leads.' },
       fields: ['query.listId'],
     });
-    expect(await call(ws, 'GET', `/v2/list/leads?listId=${companies.id}`)).toMatchObject({ status: 409, body: { error: 'This list is a company list: use GET /v2/list/companies.' } });
+    expect(await call(ws, 'GET', `/v2/list/leads?listId=${companies.id}`)).toMatchObject({
+      status: 409,
+      body: { error: 'This list is a company list: use GET /v2/list/companies.' },
+    });
     const other = await t.createWorkspace();
     expect(await call(other, 'GET', `/v2/list/leads?listId=${people.id}`)).toMatchObject({ status: 404 });
   });
@@ -350,7 +453,10 @@ describe('delete', () => {
     const keep = await createList(ws, 'people');
     await addPeople(ws, keep.id, [jane.id]);
     const { data } = await ws.client.POST('/v2/list/delete/people', { body: { listId: list.id } });
-    expect(data).toMatchObject({ message: 'List deleted', data: { list: { id: list.id, memberCount: 2 }, membersRemoved: 2 } });
+    expect(data).toMatchObject({
+      message: 'List deleted',
+      data: { list: { id: list.id, memberCount: 2 }, membersRemoved: 2 },
+    });
     expect((await call(ws, 'GET', `/v2/list/get?listId=${list.id}`)).status).toBe(404);
     expect(Number((await t.db('list_people').where({ list_id: list.id }).count('* as n'))[0].n)).toBe(0);
     expect(Number((await t.db('list_people').where({ list_id: keep.id }).count('* as n'))[0].n)).toBe(1);
@@ -366,7 +472,10 @@ describe('delete', () => {
       body: { error: 'This list is a company list: use POST /v2/list/delete/company.' },
     });
     const other = await t.createWorkspace();
-    expect(await call(other, 'POST', '/v2/list/delete/company', { listId: companies.id })).toMatchObject({ status: 404, body: { error: 'List not found.' } });
+    expect(await call(other, 'POST', '/v2/list/delete/company', { listId: companies.id })).toMatchObject({
+      status: 404,
+      body: { error: 'List not found.' },
+    });
     expect((await call(ws, 'GET', `/v2/list/get?listId=${companies.id}`)).status).toBe(200);
   });
 });
@@ -396,6 +505,8 @@ describe('member count', () => {
     const after = await counted();
     expect(after[list.id]).toEqual([3, 3]);
     expect(Object.values(after).map(([k]) => k)).toEqual(Object.values(after).map(([, c]) => c));
-    expect((await ws.client.GET('/v2/list/get', { params: { query: { listId: list.id } } })).data!.data.list.memberCount).toBe(3);
+    expect(
+      (await ws.client.GET('/v2/list/get', { params: { query: { listId: list.id } } })).data!.data.list.memberCount,
+    ).toBe(3);
   });
 });

@@ -15,7 +15,15 @@ describe('mail send on a dropped pooled connection', () => {
   beforeAll(async () => {
     sink = await startSmtpSink();
     t = await startTestServer({ config: { secretKey: '46'.repeat(32), allowPrivateMailHosts: true } });
-    login = { accountId: 'retry-a', workspaceId: 'w', email: 'ana@acme-mail.io', host: '127.0.0.1', port: sink.port, username: 'ana@acme-mail.io', password: 'pw' };
+    login = {
+      accountId: 'retry-a',
+      workspaceId: 'w',
+      email: 'ana@acme-mail.io',
+      host: '127.0.0.1',
+      port: sink.port,
+      username: 'ana@acme-mail.io',
+      password: 'pw',
+    };
   });
   afterAll(async () => {
     t?.services.mail.close();
@@ -23,7 +31,8 @@ describe('mail send on a dropped pooled connection', () => {
     await sink?.close();
   });
 
-  const send = (subject: string) => t.services.mail.send({ login, draft: { to: 'ben@pool-mail.io', subject, text: 'Hello' } });
+  const send = (subject: string) =>
+    t.services.mail.send({ login, draft: { to: 'ben@pool-mail.io', subject, text: 'Hello' } });
 
   it('sends again on a fresh connection after a 421 before the recipient, once', async () => {
     expect((await send('first')).outcome.kind).toBe('sent');

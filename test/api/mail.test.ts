@@ -13,7 +13,15 @@ const A = 'ana@acme-mail.io';
 const B = 'ben@pool-mail.io';
 
 const raw = (headers: Record<string, string>, body: string) =>
-  Buffer.from([...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), 'Date: Mon, 23 Nov 2026 09:00:00 +0000', '', body, ''].join('\r\n'));
+  Buffer.from(
+    [
+      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+      'Date: Mon, 23 Nov 2026 09:00:00 +0000',
+      '',
+      body,
+      '',
+    ].join('\r\n'),
+  );
 
 describeWithDovecot('mail module', () => {
   let imap: ImapTestServer;
@@ -25,20 +33,38 @@ describeWithDovecot('mail module', () => {
   let imapB: MailLogin;
 
   beforeAll(async () => {
-    imap = await startImapServer({ users: [{ user: A, password: 'a-pw' }, { user: B, password: 'b-pw' }] });
+    imap = await startImapServer({
+      users: [
+        { user: A, password: 'a-pw' },
+        { user: B, password: 'b-pw' },
+      ],
+    });
     sink = await startSmtpSink();
     t = await startTestServer({ config: { secretKey: '45'.repeat(32), allowPrivateMailHosts: true } });
     t.clock.set('2026-11-23T10:00:00.000Z');
     ws = await t.createWorkspace();
     const connected = await ws.client.POST('/v2/account/connect', {
-      body: { email: A, provider: 'smtp', smtp: { host: '127.0.0.1', port: sink.port, password: 'smtp-pw' }, imap: { host: '127.0.0.1', port: imap.port, password: 'a-pw' } },
+      body: {
+        email: A,
+        provider: 'smtp',
+        smtp: { host: '127.0.0.1', port: sink.port, password: 'smtp-pw' },
+        imap: { host: '127.0.0.1', port: imap.port, password: 'a-pw' },
+      },
     });
     expect(connected.response.status).toBe(201);
     const accountId = connected.data!.data.account.id;
     const base = { accountId, workspaceId: ws.workspaceId, email: A, host: '127.0.0.1', username: A };
     smtpA = { ...base, port: sink.port, password: 'smtp-pw' };
     imapA = { ...base, port: imap.port, password: 'a-pw' };
-    imapB = { accountId: 'pool-b', workspaceId: ws.workspaceId, email: B, host: '127.0.0.1', port: imap.port, username: B, password: 'b-pw' };
+    imapB = {
+      accountId: 'pool-b',
+      workspaceId: ws.workspaceId,
+      email: B,
+      host: '127.0.0.1',
+      port: imap.port,
+      username: B,
+      password: 'b-pw',
+    };
   });
   afterAll(async () => {
     t?.services.mail.close();
@@ -51,11 +77,24 @@ describeWithDovecot('mail module', () => {
     const mail = t.services.mail;
     const first = await mail.send({
       login: smtpA,
-      draft: { to: B, subject: 'Checking in', text: 'Hello Ben', html: '<p>Hello Ben</p>', headers: { 'X-Pool-Mark': 'w-123' } },
+      draft: {
+        to: B,
+        subject: 'Checking in',
+        text: 'Hello Ben',
+        html: '<p>Hello Ben</p>',
+        headers: { 'X-Pool-Mark': 'w-123' },
+      },
       record: { workspaceId: ws.workspaceId, accountId: smtpA.accountId, kind: 'warmup' },
     });
     expect(first.outcome.kind).toBe('sent');
-    expect(first.row).toMatchObject({ kind: 'warmup', status: 'sent', direction: 'outbound', subject: 'Checking in', message_id: first.composed.messageId, thread_id: first.row.id });
+    expect(first.row).toMatchObject({
+      kind: 'warmup',
+      status: 'sent',
+      direction: 'outbound',
+      subject: 'Checking in',
+      message_id: first.composed.messageId,
+      thread_id: first.row.id,
+    });
     expect(first.composed.messageId).toMatch(/^<[0-9a-f-]{36}@acme-mail\.io>$/);
     const got = sink.received.at(-1)!;
     expect(got.envelope).toEqual({ from: A, to: [B] });
@@ -74,7 +113,12 @@ describeWithDovecot('mail module', () => {
       appendToSent: imapA,
     });
     expect(answer.appendedToSent).toBe(true);
-    expect(answer.row).toMatchObject({ subject: 'Re: Checking in', in_reply_to: first.composed.messageId, references: [first.composed.messageId], thread_id: first.row.thread_id });
+    expect(answer.row).toMatchObject({
+      subject: 'Re: Checking in',
+      in_reply_to: first.composed.messageId,
+      references: [first.composed.messageId],
+      thread_id: first.row.thread_id,
+    });
     const threaded = sink.received.at(-1)!.parsed;
     expect(threaded.subject).toBe('Re: Checking in');
     expect(threaded.inReplyTo).toBe(first.composed.messageId);
@@ -95,8 +139,19 @@ describeWithDovecot('mail module', () => {
   it('opens a session: finds \\Junk, searches by header, moves, flags, fetches with a size bound, appends', async () => {
     const mail = t.services.mail;
     await mail.withMailbox(imapB, (s) => s.ensureFolder('Junk'));
-    await imap.deliver(B, raw({ From: A, To: B, Subject: 'Ours', 'Message-ID': '<m1@acme-mail.io>', 'X-Pool-Mark': 'w-1' }, 'x'.repeat(5000)), { mailbox: 'Junk' });
-    await imap.deliver(B, raw({ From: 'x@else.test', To: B, Subject: 'Other', 'Message-ID': '<m2@else.test>' }, 'other'), { mailbox: 'Junk' });
+    await imap.deliver(
+      B,
+      raw(
+        { From: A, To: B, Subject: 'Ours', 'Message-ID': '<m1@acme-mail.io>', 'X-Pool-Mark': 'w-1' },
+        'x'.repeat(5000),
+      ),
+      { mailbox: 'Junk' },
+    );
+    await imap.deliver(
+      B,
+      raw({ From: 'x@else.test', To: B, Subject: 'Other', 'Message-ID': '<m2@else.test>' }, 'other'),
+      { mailbox: 'Junk' },
+    );
 
     await mail.withMailbox(imapB, async (session) => {
       const junk = await session.specialUse('\\Junk');
@@ -125,7 +180,11 @@ describeWithDovecot('mail module', () => {
 
       await session.ensureFolder('Warmup');
       await session.move([inboxUid], 'Warmup');
-      const appended = await session.append('Warmup', raw({ From: B, To: A, Subject: 'Appended', 'Message-ID': '<m3@pool-mail.io>' }, 'hi'), ['\\Seen']);
+      const appended = await session.append(
+        'Warmup',
+        raw({ From: B, To: A, Subject: 'Appended', 'Message-ID': '<m3@pool-mail.io>' }, 'hi'),
+        ['\\Seen'],
+      );
       expect(appended).not.toBeNull();
     });
 
@@ -133,10 +192,16 @@ describeWithDovecot('mail module', () => {
     expect(await imap.messages(B, 'INBOX')).toEqual([]);
     const warmup = await imap.messages(B, 'Warmup');
     expect(warmup.map((m) => m.flags.filter((f) => f !== '\\Recent').sort())).toEqual([['\\Seen'], ['\\Seen']]);
-    expect(warmup.map((m) => /Message-ID: (\S+)/.exec(m.source)![1])).toEqual(['<m1@acme-mail.io>', '<m3@pool-mail.io>']);
+    expect(warmup.map((m) => /Message-ID: (\S+)/.exec(m.source)![1])).toEqual([
+      '<m1@acme-mail.io>',
+      '<m3@pool-mail.io>',
+    ]);
   });
 
   it('reports a wrong IMAP password as a permanent MailboxError', async () => {
-    await expect(t.services.mail.openMailbox({ ...imapB, password: 'wrong' })).rejects.toMatchObject({ permanent: true, message: expect.stringMatching(/^IMAP authentication failed for ben@pool-mail.io/) });
+    await expect(t.services.mail.openMailbox({ ...imapB, password: 'wrong' })).rejects.toMatchObject({
+      permanent: true,
+      message: expect.stringMatching(/^IMAP authentication failed for ben@pool-mail.io/),
+    });
   });
 });

@@ -47,9 +47,19 @@ it('counts requests by operation, status and version, auth failures, quota refus
   await t.fetch('/v2/authenticate', { apiKey: ws.apiKey });
   await t.fetch('/v1/authenticate');
   await t.fetch('/v1/authenticate', { apiKey: 'lr_not_a_key' });
-  const created = await t.fetch('/v2/campaign/create', { method: 'POST', apiKey: ws.apiKey, headers: { 'content-type': 'application/json', 'Idempotency-Key': 'k1' }, body: '{"name":"m"}' });
+  const created = await t.fetch('/v2/campaign/create', {
+    method: 'POST',
+    apiKey: ws.apiKey,
+    headers: { 'content-type': 'application/json', 'Idempotency-Key': 'k1' },
+    body: '{"name":"m"}',
+  });
   const campaignId = (await readJson<Success<'/v2/campaign/create', 'post'>>(created)).data.campaign.id;
-  const replay = await t.fetch('/v2/campaign/create', { method: 'POST', apiKey: ws.apiKey, headers: { 'content-type': 'application/json', 'Idempotency-Key': 'k1' }, body: '{"name":"m"}' });
+  const replay = await t.fetch('/v2/campaign/create', {
+    method: 'POST',
+    apiKey: ws.apiKey,
+    headers: { 'content-type': 'application/json', 'Idempotency-Key': 'k1' },
+    body: '{"name":"m"}',
+  });
   expect(replay.headers.get('idempotent-replayed')).toBe('true');
   await t.fetch(`/v1/campaign/get/${campaignId}`, { apiKey: ws.apiKey });
   // The default plan allows 20 a minute: 7 counted so far, so 13 more pass and the 14th is refused.
@@ -59,7 +69,9 @@ it('counts requests by operation, status and version, auth failures, quota refus
   expect(sample(text, 'http_requests_total{operation="authenticate",status="200",version="v1"}')).toBe(3);
   expect(sample(text, 'http_requests_total{operation="authenticateV2",status="200",version="v2"}')).toBe(1);
   expect(sample(text, 'http_requests_total{operation="authenticate",status="401",version="v1"}')).toBe(2);
-  expect(sample(text, 'http_request_duration_seconds_count{operation="authenticate",status="200",version="v1"}')).toBe(3);
+  expect(sample(text, 'http_request_duration_seconds_count{operation="authenticate",status="200",version="v1"}')).toBe(
+    3,
+  );
   expect(sample(text, 'http_requests_total{operation="getRateLimits",status="429",version="v1"}')).toBe(1);
   expect(sample(text, 'auth_failures_total{reason="missing"}')).toBe(1);
   expect(sample(text, 'auth_failures_total{reason="unknown"}')).toBe(1);
@@ -80,7 +92,14 @@ it('counts requests by operation, status and version, auth failures, quota refus
 it('shows a worker job backlog and the age of its oldest due item, then its run and the delivery outcome', async () => {
   const ws = await t.createWorkspace();
   await ws.client.POST('/v2/webhook/create', { body: { url: receiver.url, eventTypes: ['email.sent'] } });
-  await t.db.transaction((trx) => t.services.events.record(trx, { workspaceId: ws.workspaceId, type: 'email.sent', data: { email: 'c@x.test' }, mail: {} }));
+  await t.db.transaction((trx) =>
+    t.services.events.record(trx, {
+      workspaceId: ws.workspaceId,
+      type: 'email.sent',
+      data: { email: 'c@x.test' },
+      mail: {},
+    }),
+  );
   t.clock.advance(30_000);
   t.metrics!.watchJobs({ webhooks: t.services.webhooks, idempotencyKeys: t.services.idempotency });
   let text = await scrape();
@@ -88,7 +107,10 @@ it('shows a worker job backlog and the age of its oldest due item, then its run 
   expect(sample(text, 'worker_job_oldest_due_age_seconds{job="webhooks"}')).toBe(30);
   expect(sample(text, 'worker_job_runs_total{job="webhooks"}')).toBe(0);
 
-  const worker = startWorker({ webhooks: t.services.webhooks }, { tickSeconds: 3600, logger: t.deps.logger, telemetry: t.metrics });
+  const worker = startWorker(
+    { webhooks: t.services.webhooks },
+    { tickSeconds: 3600, logger: t.deps.logger, telemetry: t.metrics },
+  );
   for (let i = 0; i < 100 && receiver.received.length === 0; i += 1) await new Promise((r) => setTimeout(r, 50));
   await worker.stop();
   text = await scrape();
@@ -102,10 +124,22 @@ it('shows a worker job backlog and the age of its oldest due item, then its run 
 });
 
 it('has a Grafana dashboard whose every query names a metric family the scrape shows', async () => {
-  const dashboard = JSON.parse(readFileSync(join(__dirname, '../../ops/grafana-dashboard.json'), 'utf8')) as { panels: { targets: { expr: string }[] }[] };
+  const dashboard = JSON.parse(readFileSync(join(__dirname, '../../ops/grafana-dashboard.json'), 'utf8')) as {
+    panels: { targets: { expr: string }[] }[];
+  };
   const text = await scrape();
-  const families = new Set([...text.matchAll(/^# TYPE (\S+) (\w+)$/gm)].flatMap(([, name, type]) => (type === 'histogram' ? [`${name}_bucket`, `${name}_sum`, `${name}_count`] : [name])));
-  const used = dashboard.panels.flatMap((p) => p.targets.flatMap((tg) => [...tg.expr.matchAll(/\b([a-z_]+_(?:total|seconds|bytes|connections|backlog|bucket|sum|count))\b/g)].map((m) => m[1])));
+  const families = new Set(
+    [...text.matchAll(/^# TYPE (\S+) (\w+)$/gm)].flatMap(([, name, type]) =>
+      type === 'histogram' ? [`${name}_bucket`, `${name}_sum`, `${name}_count`] : [name],
+    ),
+  );
+  const used = dashboard.panels.flatMap((p) =>
+    p.targets.flatMap((tg) =>
+      [...tg.expr.matchAll(/\b([a-z_]+_(?:total|seconds|bytes|connections|backlog|bucket|sum|count))\b/g)].map(
+        (m) => m[1],
+      ),
+    ),
+  );
   expect(used.length).toBeGreaterThan(15);
   expect(used.filter((name) => !families.has(name))).toEqual([]);
 });

@@ -14,18 +14,38 @@ afterAll(() => t.close());
 
 type Body = Record<string, unknown>;
 /** v1 and v2 answer the same success body; a test that expects an error reads it as `search<ErrorBody>`. */
-async function search<T = Success<'/v1/mixed_people/search', 'post'>>(apiKey: string, body: Body, version: 'v1' | 'v2' = 'v1') {
-  const res = await t.fetch(`/${version}/mixed_people/search`, { method: 'POST', apiKey, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+async function search<T = Success<'/v1/mixed_people/search', 'post'>>(
+  apiKey: string,
+  body: Body,
+  version: 'v1' | 'v2' = 'v1',
+) {
+  const res = await t.fetch(`/${version}/mixed_people/search`, {
+    method: 'POST',
+    apiKey,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: await readJson<T>(res) };
 }
 const ids = (body: { data: { items: { id: string }[] } }) => body.data.items.map((p) => p.id);
-const balance = async (workspaceId: string) => Number((await t.db('workspaces').where({ id: workspaceId }).first<{ credit_balance: number }>('credit_balance')).credit_balance);
-const reveals = (workspaceId: string) => t.db('people_reveals').where({ workspace_id: workspaceId }).orderBy(['person_id', 'data_option']).select('person_id', 'data_option');
+const balance = async (workspaceId: string) =>
+  Number(
+    (await t.db('workspaces').where({ id: workspaceId }).first<{ credit_balance: number }>('credit_balance'))
+      .credit_balance,
+  );
+const reveals = (workspaceId: string) =>
+  t
+    .db('people_reveals')
+    .where({ workspace_id: workspaceId })
+    .orderBy(['person_id', 'data_option'])
+    .select('person_id', 'data_option');
 
 describe('POST /v1/mixed_people/search: reveals and credits', () => {
   it('reveals work emails by default, charges 1 per email, and shows the basic company', async () => {
     const ws = await t.createWorkspace({ credits: 50 });
-    const { data, response } = await ws.client.POST('/v1/mixed_people/search', { body: { titles: ['sales director'] } });
+    const { data, response } = await ws.client.POST('/v1/mixed_people/search', {
+      body: { titles: ['sales director'] },
+    });
     expect(response.status).toBe(200);
     expect(data!.message).toBe('People found');
     expect(data!.data.dataOptions).toEqual(['workEmailReveal']);
@@ -33,13 +53,41 @@ describe('POST /v1/mixed_people/search: reveals and credits', () => {
     expect(data!.data.pagination).toEqual({ page: 1, perPage: 25, totalEntries: 2, totalPages: 1 });
     expect(data!.data.items).toEqual([
       {
-        id: jane.id, firstName: 'Jane', lastName: 'Doe', name: 'Jane Doe', title: 'Sales Director', seniority: 'director', department: 'sales',
-        city: 'Austin', state: 'Texas', country: 'United States', emailStatus: 'verified', hasEmail: true, hasMobilePhone: true,
+        id: jane.id,
+        firstName: 'Jane',
+        lastName: 'Doe',
+        name: 'Jane Doe',
+        title: 'Sales Director',
+        seniority: 'director',
+        department: 'sales',
+        city: 'Austin',
+        state: 'Texas',
+        country: 'United States',
+        emailStatus: 'verified',
+        hasEmail: true,
+        hasMobilePhone: true,
         email: 'jane.doe@northwindanalytics.com',
-        company: { id: northwind.id, name: 'Northwind Analytics', domain: 'northwindanalytics.com', websiteUrl: 'https://northwindanalytics.com', industry: 'Computer Software', city: 'Austin', state: 'Texas', country: 'United States' },
-        revealed: ['workEmailReveal'], creditsCharged: 1,
+        company: {
+          id: northwind.id,
+          name: 'Northwind Analytics',
+          domain: 'northwindanalytics.com',
+          websiteUrl: 'https://northwindanalytics.com',
+          industry: 'Computer Software',
+          city: 'Austin',
+          state: 'Texas',
+          country: 'United States',
+        },
+        revealed: ['workEmailReveal'],
+        creditsCharged: 1,
       },
-      expect.objectContaining({ id: luis.id, email: 'lortega@brightpathlogistics.com', emailStatus: 'likely', hasMobilePhone: false, revealed: ['workEmailReveal'], creditsCharged: 1 }),
+      expect.objectContaining({
+        id: luis.id,
+        email: 'lortega@brightpathlogistics.com',
+        emailStatus: 'likely',
+        hasMobilePhone: false,
+        revealed: ['workEmailReveal'],
+        creditsCharged: 1,
+      }),
     ]);
     expect(data!.data.items[1]).not.toHaveProperty('mobilePhone');
     expect(data!.data.items[1]).not.toHaveProperty('linkedinUrl');
@@ -47,7 +95,11 @@ describe('POST /v1/mixed_people/search: reveals and credits', () => {
       { person_id: jane.id, data_option: 'workEmailReveal' },
       { person_id: luis.id, data_option: 'workEmailReveal' },
     ]);
-    const ledger = await t.db<LedgerRow>('credit_ledger').where({ workspace_id: ws.workspaceId }).orderBy('created_at', 'desc').first();
+    const ledger = await t
+      .db<LedgerRow>('credit_ledger')
+      .where({ workspace_id: ws.workspaceId })
+      .orderBy('created_at', 'desc')
+      .first();
     expect(ledger).toMatchObject({ amount: -2, balance_after: 48 });
   });
 
@@ -62,13 +114,18 @@ describe('POST /v1/mixed_people/search: reveals and credits', () => {
       ['amy.chen@northwindanalytics.com', 0],
     ]);
     const other = await t.createWorkspace({ credits: 10 });
-    expect((await search(other.apiKey, { companyDomains: ['northwindanalytics.com'] })).body.data.credits).toEqual({ used: 2, remaining: 8 });
+    expect((await search(other.apiKey, { companyDomains: ['northwindanalytics.com'] })).body.data.credits).toEqual({
+      used: 2,
+      remaining: 8,
+    });
   });
 
   it('shows a page already paid for without writing anything, its companies read with the page', async () => {
     const ws = await t.createWorkspace({ credits: 10 });
     await search(ws.apiKey, { companyDomains: ['northwindanalytics.com'] });
-    const { result: again, statements } = await statementsDuring(t.db, () => search(ws.apiKey, { companyDomains: ['northwindanalytics.com'] }));
+    const { result: again, statements } = await statementsDuring(t.db, () =>
+      search(ws.apiKey, { companyDomains: ['northwindanalytics.com'] }),
+    );
     expect(again.body.data.credits).toEqual({ used: 0, remaining: 8 });
     expect(again.body.data.items.map((p) => p.company?.id)).toEqual([northwind.id, northwind.id]);
     expect(statements.filter((sql) => /^insert into "people_reveals"/.test(sql))).toEqual([]);
@@ -80,18 +137,45 @@ describe('POST /v1/mixed_people/search: reveals and credits', () => {
     const { status, body } = await search(ws.apiKey, { dataOptions: ['mobilePhoneReveal', 'fullContactAndCompany'] });
     expect(status).toBe(200);
     const byId = Object.fromEntries(body.data.items.map((p) => [p.id, p]));
-    expect(byId[jane.id]).toMatchObject({ mobilePhone: '+1 512 555 0199', linkedinUrl: 'https://www.linkedin.com/in/jane-doe', creditsCharged: 6, revealed: ['mobilePhoneReveal', 'fullContactAndCompany'] });
+    expect(byId[jane.id]).toMatchObject({
+      mobilePhone: '+1 512 555 0199',
+      linkedinUrl: 'https://www.linkedin.com/in/jane-doe',
+      creditsCharged: 6,
+      revealed: ['mobilePhoneReveal', 'fullContactAndCompany'],
+    });
     expect(byId[jane.id]).not.toHaveProperty('email');
     expect(byId[jane.id].company).toEqual({
-      id: northwind.id, name: 'Northwind Analytics', domain: 'northwindanalytics.com', websiteUrl: 'https://northwindanalytics.com', industry: 'Computer Software',
-      city: 'Austin', state: 'Texas', country: 'United States', employeeCount: 180, employeeRange: '51-200', revenueRange: '$10M-$50M', foundedYear: 2012,
-      keywords: ['data analytics', 'business intelligence'], technologies: ['salesforce', 'aws'], linkedinUrl: 'https://www.linkedin.com/company/northwind-analytics',
-      phone: '+1 512 555 0148', description: 'Dashboards for retail chains.',
+      id: northwind.id,
+      name: 'Northwind Analytics',
+      domain: 'northwindanalytics.com',
+      websiteUrl: 'https://northwindanalytics.com',
+      industry: 'Computer Software',
+      city: 'Austin',
+      state: 'Texas',
+      country: 'United States',
+      employeeCount: 180,
+      employeeRange: '51-200',
+      revenueRange: '$10M-$50M',
+      foundedYear: 2012,
+      keywords: ['data analytics', 'business intelligence'],
+      technologies: ['salesforce', 'aws'],
+      linkedinUrl: 'https://www.linkedin.com/company/northwind-analytics',
+      phone: '+1 512 555 0148',
+      description: 'Dashboards for retail chains.',
     });
     expect(byId[amy.id]).toMatchObject({ mobilePhone: '+44 20 7946 0123', linkedinUrl: null, creditsCharged: 6 });
     expect(byId[luis.id]).toMatchObject({ mobilePhone: null, creditsCharged: 1, revealed: ['fullContactAndCompany'] });
-    expect(byId[bob.id]).toMatchObject({ mobilePhone: null, linkedinUrl: null, creditsCharged: 1, company: expect.objectContaining({ id: bakery.id }) });
-    expect(byId[carla.id]).toMatchObject({ company: null, linkedinUrl: 'https://www.linkedin.com/in/carla-ruiz', creditsCharged: 1 });
+    expect(byId[bob.id]).toMatchObject({
+      mobilePhone: null,
+      linkedinUrl: null,
+      creditsCharged: 1,
+      company: expect.objectContaining({ id: bakery.id }),
+    });
+    expect(byId[carla.id]).toMatchObject({
+      company: null,
+      linkedinUrl: 'https://www.linkedin.com/in/carla-ruiz',
+      creditsCharged: 1,
+    });
     expect(body.data.credits).toEqual({ used: 15, remaining: 85 });
     expect(await reveals(ws.workspaceId)).toHaveLength(7);
   });
@@ -118,18 +202,33 @@ describe('POST /v1/mixed_people/search: reveals and credits', () => {
     expect(v1.body).toEqual({ error: 'Insufficient credits: this request needs 13 credits and the balance is 3.' });
     const v2 = await search<ErrorBody>(ws.apiKey, { dataOptions: ['mobilePhoneReveal'] }, 'v2');
     expect(v2.status).toBe(402);
-    expect(v2.body).toMatchObject({ code: 'insufficient_credits', statusCode: 402, error: 'Insufficient credits: this request needs 10 credits and the balance is 3.' });
+    expect(v2.body).toMatchObject({
+      code: 'insufficient_credits',
+      statusCode: 402,
+      error: 'Insufficient credits: this request needs 10 credits and the balance is 3.',
+    });
     expect(await balance(ws.workspaceId)).toBe(3);
     expect(await reveals(ws.workspaceId)).toEqual([]);
     expect(await t.db('credit_ledger').where({ workspace_id: ws.workspaceId }).where('amount', '<', 0)).toEqual([]);
     // A page the balance covers still works.
-    expect((await search(ws.apiKey, { titles: ['sales director'] })).body.data.credits).toEqual({ used: 2, remaining: 1 });
+    expect((await search(ws.apiKey, { titles: ['sales director'] })).body.data.credits).toEqual({
+      used: 2,
+      remaining: 1,
+    });
   });
 
   it('never takes a balance below zero under concurrent searches', async () => {
     const ws = await t.createWorkspace({ credits: 7 });
     // Five searches each revealing Jane's and Amy's mobiles (10 credits) cannot all pass; with 7 credits none can.
-    const single = await Promise.all([jane, amy, jane, amy, jane, amy].map((p) => search(ws.apiKey, { companyDomains: ['northwindanalytics.com'], dataOptions: ['mobilePhoneReveal'], titles: [p.title!] })));
+    const single = await Promise.all(
+      [jane, amy, jane, amy, jane, amy].map((p) =>
+        search(ws.apiKey, {
+          companyDomains: ['northwindanalytics.com'],
+          dataOptions: ['mobilePhoneReveal'],
+          titles: [p.title!],
+        }),
+      ),
+    );
     const ok = single.filter((r) => r.status === 200);
     expect(single.every((r) => r.status === 200 || r.status === 402)).toBe(true);
     // Jane (5) or Amy (5) fits in 7, both do not: exactly one person was charged, once.
@@ -153,12 +252,20 @@ describe('POST /v1/mixed_people/search: filters', () => {
     ['locations: a state', { locations: ['texas'] }, [jane.id, luis.id]],
     ['locations: a country and a city', { locations: ['United Kingdom', 'Madrid'] }, [amy.id, carla.id, bob.id]],
     ['keywords across title and company', { keywords: 'business intelligence' }, [jane.id, amy.id]],
-    ['company domains, normalized', { companyDomains: ['https://www.NorthwindAnalytics.com/about'] }, [jane.id, amy.id]],
+    [
+      'company domains, normalized',
+      { companyDomains: ['https://www.NorthwindAnalytics.com/about'] },
+      [jane.id, amy.id],
+    ],
     ['company names by words', { companyNames: ['brightpath', 'tiny'] }, [luis.id, bob.id]],
     ['employee ranges', { employeeRanges: ['1001-5000'] }, [luis.id]],
     ['industries, case-insensitive', { industries: ['computer SOFTWARE'] }, [jane.id, amy.id]],
     ['email statuses', { emailStatuses: ['unavailable'] }, [carla.id, bob.id]],
-    ['combined filters (AND)', { titles: ['sales'], locations: ['Texas'], employeeRanges: ['51-200'], seniorities: ['director'] }, [jane.id]],
+    [
+      'combined filters (AND)',
+      { titles: ['sales'], locations: ['Texas'], employeeRanges: ['51-200'], seniorities: ['director'] },
+      [jane.id],
+    ],
     ['no match', { titles: ['astronaut'] }, []],
   ];
   it.each(cases)('%s', async (_name, filters, expected) => {
@@ -186,9 +293,20 @@ describe('POST /v1/mixed_people/search: totalEntries of a repeated search', () =
     expect((await search(ws.apiKey, filters)).body.data.pagination.totalEntries).toBe(0);
 
     // An import by the admin CLI, in another process (removed at the end: the other tests share the people).
-    const probe = { ...jane, id: '0192f0c4-ffff-7000-8000-00000000c0de', title: 'Count probe', seniority: null, department: null, company_id: null, company_domain: 'countcache.example', work_email: null };
+    const probe = {
+      ...jane,
+      id: '0192f0c4-ffff-7000-8000-00000000c0de',
+      title: 'Count probe',
+      seniority: null,
+      department: null,
+      company_id: null,
+      company_domain: 'countcache.example',
+      work_email: null,
+    };
     await t.db('people').insert(probe);
-    const { result: page2, statements } = await statementsDuring(t.db, () => search(ws.apiKey, { ...filters, page: 2, perPage: 1 }));
+    const { result: page2, statements } = await statementsDuring(t.db, () =>
+      search(ws.apiKey, { ...filters, page: 2, perPage: 1 }),
+    );
     expect(page2.body.data.pagination.totalEntries).toBe(0);
     expect(statements.filter((sql) => /count\(|^explain/i.test(sql))).toEqual([]);
 
@@ -229,13 +347,17 @@ describe('revealWorkEmails (used by lists)', () => {
   it('returns emails, charges first reveals only, and leaves out unknown ids', async () => {
     const ws = await t.createWorkspace({ credits: 5 });
     const unknown = '0192f0c5-ffff-7000-8000-00000000ffff';
-    const first = await t.db.transaction((trx) => t.services.leads.revealWorkEmails(trx, ws.workspaceId, [jane.id, bob.id, unknown]));
+    const first = await t.db.transaction((trx) =>
+      t.services.leads.revealWorkEmails(trx, ws.workspaceId, [jane.id, bob.id, unknown]),
+    );
     expect([...first.emails]).toEqual([
       [jane.id, 'jane.doe@northwindanalytics.com'],
       [bob.id, null],
     ]);
     expect(first).toMatchObject({ creditsUsed: 1, balance: 4 });
-    const again = await t.db.transaction((trx) => t.services.leads.revealWorkEmails(trx, ws.workspaceId, [jane.id, luis.id]));
+    const again = await t.db.transaction((trx) =>
+      t.services.leads.revealWorkEmails(trx, ws.workspaceId, [jane.id, luis.id]),
+    );
     expect(again).toMatchObject({ creditsUsed: 1, balance: 3 });
     // The search now shows both as already revealed.
     expect((await search(ws.apiKey, { titles: ['sales director'] })).body.data.credits.used).toBe(0);
@@ -243,9 +365,10 @@ describe('revealWorkEmails (used by lists)', () => {
 
   it('throws 402 and keeps nothing when the balance is short', async () => {
     const ws = await t.createWorkspace({ credits: 1 });
-    await expect(t.db.transaction((trx) => t.services.leads.revealWorkEmails(trx, ws.workspaceId, [jane.id, luis.id]))).rejects.toMatchObject({ status: 402 });
+    await expect(
+      t.db.transaction((trx) => t.services.leads.revealWorkEmails(trx, ws.workspaceId, [jane.id, luis.id])),
+    ).rejects.toMatchObject({ status: 402 });
     expect(await reveals(ws.workspaceId)).toEqual([]);
     expect(await balance(ws.workspaceId)).toBe(1);
   });
 });
-

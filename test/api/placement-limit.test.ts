@@ -21,12 +21,26 @@ onPostgres('placement tests and the daily limit, two workers', () => {
     t.clock.set('2026-11-23T10:00:00.000Z');
     ws = await t.createWorkspace();
     const { data, response } = await ws.client.POST('/v2/account/connect', {
-      body: { email: 'ana@acme.test', provider: 'smtp', dailyLimit: 5, smtp: { host: '127.0.0.1', port: sink.port, password: 'pw' }, imap: { host: '127.0.0.1', port: 1, password: 'pw' } },
+      body: {
+        email: 'ana@acme.test',
+        provider: 'smtp',
+        dailyLimit: 5,
+        smtp: { host: '127.0.0.1', port: sink.port, password: 'pw' },
+        imap: { host: '127.0.0.1', port: 1, password: 'pw' },
+      },
     });
     expect(response.status).toBe(201);
     sender = data!.data.account.id;
     // Pool mailboxes to send to (never read here: the reads fail and are tried again later).
-    for (const email of SEEDS) await t.services.warmup.addMailbox({ email, password: 'pw', smtpHost: '127.0.0.1', smtpPort: 1, imapHost: '127.0.0.1', imapPort: 1 });
+    for (const email of SEEDS)
+      await t.services.warmup.addMailbox({
+        email,
+        password: 'pw',
+        smtpHost: '127.0.0.1',
+        smtpPort: 1,
+        imapHost: '127.0.0.1',
+        imapPort: 1,
+      });
     // Each message takes the server a moment: the first test is still sending when the second is claimed.
     sink.delayMs = 150;
   });
@@ -37,7 +51,9 @@ onPostgres('placement tests and the daily limit, two workers', () => {
   });
 
   const create = async () => {
-    const { data, response } = await ws.client.POST('/v2/placement/create', { body: { accountIds: [sender], subject: 'Quick question', text: 'Hi', recipientCount: 4 } });
+    const { data, response } = await ws.client.POST('/v2/placement/create', {
+      body: { accountIds: [sender], subject: 'Quick question', text: 'Hi', recipientCount: 4 },
+    });
     expect(response.status).toBe(201);
     return data!.data.test.id;
   };
@@ -53,10 +69,16 @@ onPostgres('placement tests and the daily limit, two workers', () => {
     second.mail.close();
 
     expect(sink.received).toHaveLength(5);
-    const counted = await t.db('email_messages').where({ account_id: sender, kind: 'placement' }).whereIn('status', ['sending', 'sent', 'unknown']).count<{ n: string }[]>({ n: '*' });
+    const counted = await t
+      .db('email_messages')
+      .where({ account_id: sender, kind: 'placement' })
+      .whereIn('status', ['sending', 'sent', 'unknown'])
+      .count<{ n: string }[]>({ n: '*' });
     expect(Number(counted[0].n)).toBe(5);
     const results = await Promise.all(
-      [first, other].map(async (id) => (await ws.client.GET('/v2/placement/get', { params: { query: { id } } })).data!.data.test.results),
+      [first, other].map(
+        async (id) => (await ws.client.GET('/v2/placement/get', { params: { query: { id } } })).data!.data.test.results,
+      ),
     );
     const notSent = results.flat().filter((r) => r.placement === 'notSent');
     expect(notSent).toHaveLength(3);

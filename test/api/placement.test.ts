@@ -26,15 +26,23 @@ describeWithDovecot('inbox placement tests', () => {
   let bob: string;
 
   const connect = async (w: TestWorkspace, email: string, warmup: boolean) => {
-    const { data, response } = await w.client.POST('/v2/account/connect', { body: { ...provider.connectBody(email), ...(warmup ? { warmup: {} } : {}) } });
+    const { data, response } = await w.client.POST('/v2/account/connect', {
+      body: { ...provider.connectBody(email), ...(warmup ? { warmup: {} } : {}) },
+    });
     expect(response.status).toBe(201);
     return data!.data.account.id;
   };
   const post = (w: TestWorkspace, body: unknown) =>
-    t.fetch('/v2/placement/create', { apiKey: w.apiKey, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    t.fetch('/v2/placement/create', {
+      apiKey: w.apiKey,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   /** The test a create answered with (201). */
   const created = async (res: Response) => (await readJson<Success<'/v2/placement/create', 'post'>>(res)).data.test;
-  const get = async (w: TestWorkspace, id: string) => (await w.client.GET('/v2/placement/get', { params: { query: { id } } })).data!.data.test;
+  const get = async (w: TestWorkspace, id: string) =>
+    (await w.client.GET('/v2/placement/get', { params: { query: { id } } })).data!.data.test;
   const drain = async () => {
     while ((await t.services.placement.runOnce()) > 0);
   };
@@ -42,7 +50,9 @@ describeWithDovecot('inbox placement tests', () => {
   beforeAll(async () => {
     provider = await startMailProvider({ mailboxes: [JANE, JOE, BOB, ...SEEDS], now: () => t.clock.now() });
     receiver = await startWebhookReceiver();
-    t = await startTestServer({ config: { secretKey: '45'.repeat(32), allowPrivateMailHosts: true, allowPrivateWebhooks: true } });
+    t = await startTestServer({
+      config: { secretKey: '45'.repeat(32), allowPrivateMailHosts: true, allowPrivateWebhooks: true },
+    });
     ws = await t.createWorkspace();
     other = await t.createWorkspace();
     jane = await connect(ws, JANE, true); // in the pool, never its own recipient
@@ -69,9 +79,18 @@ describeWithDovecot('inbox placement tests', () => {
   it('sends to the pool, finds each message in INBOX or Junk or nowhere, and completes with an event', async () => {
     bob = await connect(other, BOB, true);
     for (const email of SEEDS) {
-      await t.services.warmup.addMailbox({ email, password: provider.password(email), smtpHost: '127.0.0.1', smtpPort: provider.smtpPort, imapHost: '127.0.0.1', imapPort: provider.imapPort });
+      await t.services.warmup.addMailbox({
+        email,
+        password: provider.password(email),
+        smtpHost: '127.0.0.1',
+        smtpPort: provider.smtpPort,
+        imapHost: '127.0.0.1',
+        imapPort: provider.imapPort,
+      });
     }
-    const hook = await ws.client.POST('/v2/webhook/create', { body: { url: receiver.url, eventTypes: ['placement.completed'] } });
+    const hook = await ws.client.POST('/v2/webhook/create', {
+      body: { url: receiver.url, eventTypes: ['placement.completed'] },
+    });
     expect(hook.response.status).toBe(201);
     // Outlook files mail from acme.test in Junk; aol's mailbox is full; yahoo drops it silently.
     provider.spamWhen((m) => m.to.endsWith('@outlook.test') && m.from.endsWith('@acme.test'));
@@ -79,29 +98,69 @@ describeWithDovecot('inbox placement tests', () => {
     provider.discard('seed3@yahoo.test');
 
     const before = provider.deliveries.length;
-    const res = await post(ws, { accountIds: [joe, jane], subject: 'Quick question', text: 'Are you the right person?', html: '<p>Are you the right person?</p>', timeoutMinutes: 30 });
+    const res = await post(ws, {
+      accountIds: [joe, jane],
+      subject: 'Quick question',
+      text: 'Are you the right person?',
+      html: '<p>Are you the right person?</p>',
+      timeoutMinutes: 30,
+    });
     expect(res.status).toBe(201);
     const started = await created(res);
-    expect(started).toMatchObject({ status: 'running', accountIds: [joe, jane], recipientCount: 5, timeoutMinutes: 30, createdAt: t.clock.now().toISOString(), completedAt: null });
+    expect(started).toMatchObject({
+      status: 'running',
+      accountIds: [joe, jane],
+      recipientCount: 5,
+      timeoutMinutes: 30,
+      createdAt: t.clock.now().toISOString(),
+      completedAt: null,
+    });
     expect(started.deadlineAt).toBe(new Date(t.clock.now().getTime() + 30 * MINUTE).toISOString());
-    expect(started.counts).toEqual({ total: 10, inbox: 0, spam: 0, nowhere: 0, notSent: 0, pending: 10, inboxPercent: null });
+    expect(started.counts).toEqual({
+      total: 10,
+      inbox: 0,
+      spam: 0,
+      nowhere: 0,
+      notSent: 0,
+      pending: 10,
+      inboxPercent: null,
+    });
     // Jane's own mailbox is left out for both senders; Bob (another workspace's account) is masked.
     expect(started.results.map((r) => `${r.from}>${r.to}`)).toEqual([
-      ...['seed4@aol.test', 'seed1@gmail.test', 'seed2@gmail.test', 'b***@outlook.test', 'seed3@yahoo.test'].map((to) => `${JOE}>${to}`),
-      ...['seed4@aol.test', 'seed1@gmail.test', 'seed2@gmail.test', 'b***@outlook.test', 'seed3@yahoo.test'].map((to) => `${JANE}>${to}`),
+      ...['seed4@aol.test', 'seed1@gmail.test', 'seed2@gmail.test', 'b***@outlook.test', 'seed3@yahoo.test'].map(
+        (to) => `${JOE}>${to}`,
+      ),
+      ...['seed4@aol.test', 'seed1@gmail.test', 'seed2@gmail.test', 'b***@outlook.test', 'seed3@yahoo.test'].map(
+        (to) => `${JANE}>${to}`,
+      ),
     ]);
 
     await t.services.placement.runOnce(); // sends all ten and looks at once
     let test = await get(ws, started.id);
     expect(test.status).toBe('running');
-    expect(test.counts).toEqual({ total: 10, inbox: 4, spam: 2, nowhere: 0, notSent: 2, pending: 2, inboxPercent: 66.67 });
+    expect(test.counts).toEqual({
+      total: 10,
+      inbox: 4,
+      spam: 2,
+      nowhere: 0,
+      notSent: 2,
+      pending: 2,
+      inboxPercent: 66.67,
+    });
     const refused = test.results.find((r) => r.to === 'seed4@aol.test')!;
     expect(refused).toMatchObject({ placement: 'notSent', folder: null, seenAt: null });
     expect(refused.reason).toMatch(/552 5\.2\.2 Mailbox full/);
     const spam = test.results.find((r) => r.from === JANE && r.to === 'b***@outlook.test')!;
-    expect(spam).toMatchObject({ placement: 'spam', folder: 'Junk', domain: 'outlook.test', seenAt: t.clock.now().toISOString(), sentAt: t.clock.now().toISOString() });
+    expect(spam).toMatchObject({
+      placement: 'spam',
+      folder: 'Junk',
+      domain: 'outlook.test',
+      seenAt: t.clock.now().toISOString(),
+      sentAt: t.clock.now().toISOString(),
+    });
     // Where the provider filed each message is what the test says; once found, it is deleted from the mailbox.
-    const filed = (from: string, to: string) => provider.deliveries.slice(before).find((d) => d.from === from && d.to === to)!.folder;
+    const filed = (from: string, to: string) =>
+      provider.deliveries.slice(before).find((d) => d.from === from && d.to === to)!.folder;
     expect(filed(JANE, BOB)).toBe('Junk');
     expect(await provider.locate(BOB, spam.messageId!)).toEqual([]);
     const inbox = test.results.find((r) => r.from === JANE && r.to === 'seed1@gmail.test')!;
@@ -120,12 +179,27 @@ describeWithDovecot('inbox placement tests', () => {
     expect(test.status).toBe('completed');
     expect(test.completedAt).toBe(t.clock.now().toISOString());
     expect(test.counts).toEqual({ total: 10, inbox: 4, spam: 2, nowhere: 2, notSent: 2, pending: 0, inboxPercent: 50 });
-    expect(test.results.find((r) => r.to === 'seed3@yahoo.test')).toMatchObject({ placement: 'nowhere', reason: 'Not found in INBOX or spam within 30 minutes.' });
+    expect(test.results.find((r) => r.to === 'seed3@yahoo.test')).toMatchObject({
+      placement: 'nowhere',
+      reason: 'Not found in INBOX or spam within 30 minutes.',
+    });
     expect(test.byDomain).toEqual([
-      { domain: 'aol.test', counts: { total: 2, inbox: 0, spam: 0, nowhere: 0, notSent: 2, pending: 0, inboxPercent: null } },
-      { domain: 'gmail.test', counts: { total: 4, inbox: 4, spam: 0, nowhere: 0, notSent: 0, pending: 0, inboxPercent: 100 } },
-      { domain: 'outlook.test', counts: { total: 2, inbox: 0, spam: 2, nowhere: 0, notSent: 0, pending: 0, inboxPercent: 0 } },
-      { domain: 'yahoo.test', counts: { total: 2, inbox: 0, spam: 0, nowhere: 2, notSent: 0, pending: 0, inboxPercent: 0 } },
+      {
+        domain: 'aol.test',
+        counts: { total: 2, inbox: 0, spam: 0, nowhere: 0, notSent: 2, pending: 0, inboxPercent: null },
+      },
+      {
+        domain: 'gmail.test',
+        counts: { total: 4, inbox: 4, spam: 0, nowhere: 0, notSent: 0, pending: 0, inboxPercent: 100 },
+      },
+      {
+        domain: 'outlook.test',
+        counts: { total: 2, inbox: 0, spam: 2, nowhere: 0, notSent: 0, pending: 0, inboxPercent: 0 },
+      },
+      {
+        domain: 'yahoo.test',
+        counts: { total: 2, inbox: 0, spam: 0, nowhere: 2, notSent: 0, pending: 0, inboxPercent: 0 },
+      },
     ]);
     expect(test.byAccount.map((a) => [a.accountId, a.email, a.counts.inbox, a.counts.spam])).toEqual([
       [joe, JOE, 2, 1],
@@ -137,14 +211,23 @@ describeWithDovecot('inbox placement tests', () => {
     expect((await ws.client.GET('/v2/email/list', { params: { query: {} } })).data!.data.items).toEqual([]);
 
     while ((await t.services.webhooks.runOnce()) > 0);
-    const events = receiver.received.map((h) => readHook<'placement.completed'>(h)).filter((e) => e.workspaceId === ws.workspaceId);
+    const events = receiver.received
+      .map((h) => readHook<'placement.completed'>(h))
+      .filter((e) => e.workspaceId === ws.workspaceId);
     expect(events.map((e) => e.type)).toEqual(['placement.completed']);
     expect(events[0].data.test).toEqual(test);
 
     const list = await ws.client.GET('/v2/placement/list', { params: { query: { status: 'completed' } } });
     expect(list.data!.message).toBe('1 placement test');
-    expect(list.data!.data.items).toEqual([{ ...test, byDomain: undefined, byAccount: undefined, results: undefined }].map(({ byDomain: _d, byAccount: _a, results: _r, ...summary }) => summary));
-    expect((await ws.client.GET('/v2/placement/list', { params: { query: { status: 'running' } } })).data!.data.pagination.total).toBe(0);
+    expect(list.data!.data.items).toEqual(
+      [{ ...test, byDomain: undefined, byAccount: undefined, results: undefined }].map(
+        ({ byDomain: _d, byAccount: _a, results: _r, ...summary }) => summary,
+      ),
+    );
+    expect(
+      (await ws.client.GET('/v2/placement/list', { params: { query: { status: 'running' } } })).data!.data.pagination
+        .total,
+    ).toBe(0);
   });
 
   it('completes as soon as every message is seen, spreading a small count over the domains', async () => {
@@ -161,11 +244,16 @@ describeWithDovecot('inbox placement tests', () => {
   it("answers 404 for another workspace's accounts and tests, 400 naming the field", async () => {
     const res = await post(ws, { accountIds: [joe, bob], subject: 'x', text: 'y' });
     expect(res.status).toBe(404);
-    expect(await res.json()).toMatchObject({ code: 'not_found', details: [{ field: 'body.accountIds.1', code: 'not_found' }] });
+    expect(await res.json()).toMatchObject({
+      code: 'not_found',
+      details: [{ field: 'body.accountIds.1', code: 'not_found' }],
+    });
     const mine = await created(await post(ws, { accountIds: [joe], subject: 'Mine', text: 'y', recipientCount: 1 }));
     const theirs = await t.fetch(`/v2/placement/get?id=${mine.id}`, { apiKey: other.apiKey });
     expect(theirs.status).toBe(404);
-    expect((await other.client.GET('/v2/placement/list', { params: { query: {} } })).data!.data.pagination.total).toBe(0);
+    expect((await other.client.GET('/v2/placement/list', { params: { query: {} } })).data!.data.pagination.total).toBe(
+      0,
+    );
 
     const cases: [unknown, string][] = [
       [{ subject: 'x', text: 'y' }, 'body.accountIds'],
@@ -193,24 +281,35 @@ describeWithDovecot('inbox placement tests', () => {
     const res = await post(ws, { accountIds: [jane, joe], subject: 'x', text: 'y' });
     await t.db('email_accounts').where({ id: joe }).update({ status: 'active' });
     expect(res.status).toBe(409);
-    expect(await res.json()).toMatchObject({ error: `${JOE} is paused: only active accounts can send a placement test.`, details: [{ field: 'body.accountIds.1' }] });
+    expect(await res.json()).toMatchObject({
+      error: `${JOE} is paused: only active accounts can send a placement test.`,
+      details: [{ field: 'body.accountIds.1' }],
+    });
   });
 
   it("counts placement sends against the account's daily limit and in sentToday", async () => {
     const KIM = 'kim@acme.test';
     provider.addMailbox(KIM);
-    const { data } = await ws.client.POST('/v2/account/connect', { body: { ...provider.connectBody(KIM), dailyLimit: 3 } });
+    const { data } = await ws.client.POST('/v2/account/connect', {
+      body: { ...provider.connectBody(KIM), dailyLimit: 3 },
+    });
     const kim = data!.data.account.id;
-    const started = await created(await post(ws, { accountIds: [kim], subject: 'Limit', text: 'y', recipientCount: 5 }));
+    const started = await created(
+      await post(ws, { accountIds: [kim], subject: 'Limit', text: 'y', recipientCount: 5 }),
+    );
     await drain();
     const test = await get(ws, started.id);
     // Three went out; the other two found the limit reached, and were never handed to SMTP.
     expect(test.counts).toMatchObject({ total: 5, inbox: 3, notSent: 2, pending: 0 });
     expect(test.results.filter((r) => r.placement === 'notSent').map((r) => r.reason)).toEqual(
-      Array(2).fill("The account's daily limit of 3 emails (campaign, warm-up and placement-test mail together) is reached for today."),
+      Array(2).fill(
+        "The account's daily limit of 3 emails (campaign, warm-up and placement-test mail together) is reached for today.",
+      ),
     );
     expect(provider.deliveries.filter((d) => d.from === KIM)).toHaveLength(3);
-    const listed = (await ws.client.GET('/v1/account/list', { params: { query: { limit: 100 } } })).data!.data.items.find((a) => a.id === kim)!;
+    const listed = (
+      await ws.client.GET('/v1/account/list', { params: { query: { limit: 100 } } })
+    ).data!.data.items.find((a) => a.id === kim)!;
     expect(listed).toMatchObject({ sentToday: 3, warmupSentToday: 0 });
     const status = (await ws.client.GET('/v1/account/status', { params: { query: { accountId: kim } } })).data!.data;
     expect(status).toMatchObject({ sentToday: 3, remainingToday: 0, canSend: false, reason: 'dailyLimitReached' });
@@ -222,9 +321,12 @@ describeWithDovecot('inbox placement tests', () => {
     const started = await created(await post(ws, { accountIds: [joe, jane], subject: 'Twice?', text: 'y' }));
     await Promise.all([t.services.placement.runOnce(), t.services.placement.runOnce()]);
     await drain();
-    expect(provider.deliveries.slice(before).map((d) => `${d.mailFrom}>${d.to}`).sort()).toEqual(
-      [JOE, JANE].flatMap((from) => [...SEEDS, BOB].map((to) => `${from}>${to}`)).sort(),
-    );
+    expect(
+      provider.deliveries
+        .slice(before)
+        .map((d) => `${d.mailFrom}>${d.to}`)
+        .sort(),
+    ).toEqual([JOE, JANE].flatMap((from) => [...SEEDS, BOB].map((to) => `${from}>${to}`)).sort());
     expect((await get(ws, started.id)).counts).toMatchObject({ pending: 0, inbox: started.counts.total });
   });
 });

@@ -12,14 +12,23 @@ describe('GET /v1/authenticate', () => {
     const ws = await t.createWorkspace({ name: 'Acme' });
     const { data, response } = await ws.client.GET('/v1/authenticate');
     expect(response.status).toBe(200);
-    expect(data).toEqual({ status: 'success', success: true, message: 'API key is valid', data: { workspace: { id: ws.workspaceId, name: 'Acme' } } });
+    expect(data).toEqual({
+      status: 'success',
+      success: true,
+      message: 'API key is valid',
+      data: { workspace: { id: ws.workspaceId, name: 'Acme' } },
+    });
     expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('tells missing, unknown and revoked keys apart with 401', async () => {
     const ws = await t.createWorkspace();
-    expect(await (await t.fetch('/v1/authenticate')).json()).toEqual({ error: 'Missing API key. Send it in the X-API-Key header.' });
-    expect(await (await t.fetch('/v1/authenticate', { apiKey: 'lr_nope' })).json()).toEqual({ error: 'Invalid API key.' });
+    expect(await (await t.fetch('/v1/authenticate')).json()).toEqual({
+      error: 'Missing API key. Send it in the X-API-Key header.',
+    });
+    expect(await (await t.fetch('/v1/authenticate', { apiKey: 'lr_nope' })).json()).toEqual({
+      error: 'Invalid API key.',
+    });
     await t.services.workspaces.revokeKey(ws.keyId);
     const revoked = await t.fetch('/v1/authenticate', { apiKey: ws.apiKey });
     expect(revoked.status).toBe(401);
@@ -30,7 +39,10 @@ describe('GET /v1/authenticate', () => {
     const ws = await t.createWorkspace();
     const first = await t.fetch('/v1/authenticate', { apiKey: ws.apiKey });
     expect(first.headers.get('etag')).toBeNull();
-    const again = await t.fetch('/v1/authenticate', { apiKey: ws.apiKey, headers: { 'If-None-Match': 'W/"2b-anything"' } });
+    const again = await t.fetch('/v1/authenticate', {
+      apiKey: ws.apiKey,
+      headers: { 'If-None-Match': 'W/"2b-anything"' },
+    });
     expect(again.status).toBe(200);
     expect(await again.json()).toEqual(await first.json());
   });
@@ -39,7 +51,13 @@ describe('GET /v1/authenticate', () => {
     const res = await t.fetch('/v2/authenticate', { apiKey: 'lr_nope' });
     expect(res.status).toBe(401);
     const body = await readJson<ErrorBody>(res);
-    expect(body).toEqual({ error: 'Invalid API key.', code: 'unauthorized', statusCode: 401, requestId: res.headers.get('x-request-id'), details: [] });
+    expect(body).toEqual({
+      error: 'Invalid API key.',
+      code: 'unauthorized',
+      statusCode: 401,
+      requestId: res.headers.get('x-request-id'),
+      details: [],
+    });
   });
 });
 

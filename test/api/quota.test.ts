@@ -26,9 +26,16 @@ async function burst(ws: TestWorkspace, n: number): Promise<Response[]> {
   return out;
 }
 
-async function workspaceOnPlan(limits: { per_second?: number | null; per_min: number; per_hour: number; per_day: number }) {
+async function workspaceOnPlan(limits: {
+  per_second?: number | null;
+  per_min: number;
+  per_hour: number;
+  per_day: number;
+}) {
   const planId = newId();
-  await t.db('plans').insert({ id: planId, name: `Plan ${planId}`, credits: 0, created_at: t.clock.now(), per_second: null, ...limits });
+  await t
+    .db('plans')
+    .insert({ id: planId, name: `Plan ${planId}`, credits: 0, created_at: t.clock.now(), per_second: null, ...limits });
   const ws = await t.createWorkspace({ defaultPlan: true });
   await t.db('workspaces').where({ id: ws.workspaceId }).update({ plan_id: planId });
   return ws;
@@ -153,7 +160,9 @@ describe('plans', () => {
     const ws = await workspaceOnPlan({ per_second: 2, per_min: 100, per_hour: 1000, per_day: 10000 });
     const responses = await burst(ws, 3);
     expect(responses.map((r) => r.status)).toEqual([200, 200, 429]);
-    expect(await responses[2].json()).toEqual({ error: 'Per-second rate limit exceeded. Please try again in a second.' });
+    expect(await responses[2].json()).toEqual({
+      error: 'Per-second rate limit exceeded. Please try again in a second.',
+    });
     expect(responses[2].headers.get('retry-after')).toBe('1');
     t.clock.set('2026-11-23T17:00:01.000Z');
     expect((await call(ws)).status).toBe(200);
@@ -188,17 +197,23 @@ describe('concurrency in one process', () => {
     expect(responses.filter((r) => r.status === 200)).toHaveLength(20);
     expect(responses.filter((r) => r.status === 429)).toHaveLength(5);
     // Each admitted request saw a different count before it: remaining 19 down to 0, once each.
-    const remaining = responses.filter((r) => r.status === 200).map((r) => Number(/r=(\d+)/.exec(r.headers.get('ratelimit')!)![1]));
+    const remaining = responses
+      .filter((r) => r.status === 200)
+      .map((r) => Number(/r=(\d+)/.exec(r.headers.get('ratelimit')!)![1]));
     expect(remaining.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
   });
 
   it('decides the concurrent requests of several workspaces each on its own count', async () => {
     t.clock.set('2026-11-23T20:10:00.000Z');
     const workspaces = await Promise.all(Array.from({ length: 4 }, () => t.createWorkspace({ defaultPlan: true })));
-    const responses = await Promise.all(workspaces.flatMap((ws) => Array.from({ length: 25 }, () => call(ws).then((r) => ({ ws, r })))));
+    const responses = await Promise.all(
+      workspaces.flatMap((ws) => Array.from({ length: 25 }, () => call(ws).then((r) => ({ ws, r })))),
+    );
     for (const ws of workspaces) {
       const own = responses.filter((x) => x.ws === ws).map((x) => x.r);
-      const remaining = own.filter((r) => r.status === 200).map((r) => Number(/r=(\d+)/.exec(r.headers.get('ratelimit')!)![1]));
+      const remaining = own
+        .filter((r) => r.status === 200)
+        .map((r) => Number(/r=(\d+)/.exec(r.headers.get('ratelimit')!)![1]));
       expect(remaining.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
       expect(own.filter((r) => r.status === 429)).toHaveLength(5);
     }
@@ -210,7 +225,10 @@ describe('concurrency in one process', () => {
       return;
     }
     t.clock.set('2026-11-23T20:20:00.000Z');
-    const [ws, other] = await Promise.all([t.createWorkspace({ defaultPlan: true }), t.createWorkspace({ defaultPlan: true })]);
+    const [ws, other] = await Promise.all([
+      t.createWorkspace({ defaultPlan: true }),
+      t.createWorkspace({ defaultPlan: true }),
+    ]);
     const trx = await t.db.transaction();
     try {
       await t.services.workspaces.lock(trx, ws.workspaceId);
@@ -255,10 +273,24 @@ describe('concurrency across server processes', () => {
     expect((await get('/v1/authenticate')).status).toBe(200);
 
     const planId = newId();
-    await t.db('plans').insert({ id: planId, name: `Plan ${planId}`, credits: 0, created_at: t.clock.now(), per_second: null, per_min: 30, per_hour: 300, per_day: 3000 });
+    await t.db('plans').insert({
+      id: planId,
+      name: `Plan ${planId}`,
+      credits: 0,
+      created_at: t.clock.now(),
+      per_second: null,
+      per_min: 30,
+      per_hour: 300,
+      per_day: 3000,
+    });
     await t.db('workspaces').where({ id: ws.workspaceId }).update({ plan_id: planId });
     const limits = await get('/v1/ratelimit/limits');
-    expect((await readJson<Success<'/v1/ratelimit/limits', 'get'>>(limits)).data.limits).toEqual({ perSecond: null, perMin: 30, perHour: 300, perDay: 3000 });
+    expect((await readJson<Success<'/v1/ratelimit/limits', 'get'>>(limits)).data.limits).toEqual({
+      perSecond: null,
+      perMin: 30,
+      perHour: 300,
+      perDay: 3000,
+    });
 
     // Revoked through this test's process: the other process refuses the key on the next request.
     await t.services.workspaces.revokeKey(ws.keyId);

@@ -21,7 +21,7 @@ type Phrasings = Record<ReplyIntent, (string | [string, { name?: string; email?:
 const en: Phrasings = {
   interested: [
     'Sounds interesting. Tell me more.',
-    "Hi Jane, yes, this is relevant for us. Please send more information.",
+    'Hi Jane, yes, this is relevant for us. Please send more information.',
     "I'd love to learn more about how this works for teams like ours.",
     'Interested! Send me the deck.',
     "We're looking at exactly this problem right now, so the timing is good. Share some details?",
@@ -31,11 +31,11 @@ const en: Phrasings = {
   ],
   meetingRequest: [
     "Let's talk. Does Tuesday at 3pm work for you?",
-    "Happy to chat, can we set up a call next week?",
+    'Happy to chat, can we set up a call next week?',
     'Sure, book a time here: calendly.com/tom-baker/30min',
     "I'm free on Thursday afternoon, send me an invite.",
     'Give me a call tomorrow morning, my number is below.',
-    "How about Monday at 10? We can do a quick demo.",
+    'How about Monday at 10? We can do a quick demo.',
     "Let's schedule a meeting with my team to go through it.",
     'Could we meet next Wednesday? I will bring our head of ops.',
   ],
@@ -50,7 +50,10 @@ const en: Phrasings = {
     'No thank you.',
   ],
   wrongPerson: [
-    ["I'm not the right person for this. Please reach out to Maria Lopez (maria.lopez@globex.com).", { name: 'Maria Lopez', email: 'maria.lopez@globex.com' }],
+    [
+      "I'm not the right person for this. Please reach out to Maria Lopez (maria.lopez@globex.com).",
+      { name: 'Maria Lopez', email: 'maria.lopez@globex.com' },
+    ],
     ['Wrong person, sorry. You should talk to our CTO, David Kim.', { name: 'David Kim' }],
     ['Tom no longer works here. Try peter.hall@globex.com instead.', { email: 'peter.hall@globex.com' }],
     "I'm not responsible for purchasing. Contact Sarah Jones in procurement.",
@@ -123,7 +126,10 @@ const de: Phrasings = {
     'Leider kein Interesse.',
   ],
   wrongPerson: [
-    ['Ich bin nicht der richtige Ansprechpartner. Wenden Sie sich bitte an Herrn Klaus Weber (k.weber@globex.de).', { name: 'Klaus Weber', email: 'k.weber@globex.de' }],
+    [
+      'Ich bin nicht der richtige Ansprechpartner. Wenden Sie sich bitte an Herrn Klaus Weber (k.weber@globex.de).',
+      { name: 'Klaus Weber', email: 'k.weber@globex.de' },
+    ],
     'Dafür bin ich nicht zuständig.',
     ['Frau Müller arbeitet nicht mehr bei uns. Schreiben Sie an info@globex.de.', { email: 'info@globex.de' }],
     'Zuständig ist unser Einkauf.',
@@ -196,7 +202,10 @@ const fr: Phrasings = {
     'Non, merci, pas pour nous.',
   ],
   wrongPerson: [
-    ['Je ne suis pas la bonne personne, contactez plutôt Marie Dubois (marie.dubois@globex.fr).', { name: 'Marie Dubois', email: 'marie.dubois@globex.fr' }],
+    [
+      'Je ne suis pas la bonne personne, contactez plutôt Marie Dubois (marie.dubois@globex.fr).',
+      { name: 'Marie Dubois', email: 'marie.dubois@globex.fr' },
+    ],
     'Je ne suis pas en charge de ce sujet.',
     ['M. Martin ne travaille plus chez nous. Écrivez à contact@globex.fr.', { email: 'contact@globex.fr' }],
     ['Adressez-vous à Claire Petit, elle s’occupe de ce sujet.', { name: 'Claire Petit' }],
@@ -269,7 +278,10 @@ const es: Phrasings = {
     'No nos interesa.',
   ],
   wrongPerson: [
-    ['No soy la persona adecuada. Contacte con Ana García (ana.garcia@globex.es).', { name: 'Ana García', email: 'ana.garcia@globex.es' }],
+    [
+      'No soy la persona adecuada. Contacte con Ana García (ana.garcia@globex.es).',
+      { name: 'Ana García', email: 'ana.garcia@globex.es' },
+    ],
     'Ese tema no es de mi área.',
     ['Carlos ya no trabaja aquí. Escríbale a ventas@globex.es.', { email: 'ventas@globex.es' }],
     ['Debería hablar con Lucía Torres, ella se encarga de eso.', { name: 'Lucía Torres' }],
@@ -331,16 +343,41 @@ const QUOTES: Record<Lang, string[]> = {
 };
 
 const SIGNATURES: Record<Lang, string[]> = {
-  en: ['Best regards,\nTom Baker\nHead of Sales | Globex\n+1 555 0100', 'Thanks,\nTom', '--\nTom Baker\nGlobex Inc. - Interested in logistics? Visit globex.com', 'Sent from my iPhone'],
-  de: ['Mit freundlichen Grüßen\nAnna Schmidt\nLeiterin Vertrieb\nGlobex GmbH', 'Viele Grüße\nAnna', '--\nAnna Schmidt | Globex GmbH | Tel. +49 30 1234567', 'Von meinem iPhone gesendet'],
-  fr: ['Cordialement,\nPaul Martin\nDirecteur commercial, Globex', 'Bien à vous,\nPaul', '--\nPaul Martin - Globex SAS - 01 23 45 67 89', 'Envoyé de mon iPhone'],
-  es: ['Saludos cordiales,\nAna García\nDirectora de Ventas | Globex', 'Un saludo,\nAna', '--\nAna García · Globex S.L. · +34 91 123 45 67', 'Enviado desde mi iPhone'],
+  en: [
+    'Best regards,\nTom Baker\nHead of Sales | Globex\n+1 555 0100',
+    'Thanks,\nTom',
+    '--\nTom Baker\nGlobex Inc. - Interested in logistics? Visit globex.com',
+    'Sent from my iPhone',
+  ],
+  de: [
+    'Mit freundlichen Grüßen\nAnna Schmidt\nLeiterin Vertrieb\nGlobex GmbH',
+    'Viele Grüße\nAnna',
+    '--\nAnna Schmidt | Globex GmbH | Tel. +49 30 1234567',
+    'Von meinem iPhone gesendet',
+  ],
+  fr: [
+    'Cordialement,\nPaul Martin\nDirecteur commercial, Globex',
+    'Bien à vous,\nPaul',
+    '--\nPaul Martin - Globex SAS - 01 23 45 67 89',
+    'Envoyé de mon iPhone',
+  ],
+  es: [
+    'Saludos cordiales,\nAna García\nDirectora de Ventas | Globex',
+    'Un saludo,\nAna',
+    '--\nAna García · Globex S.L. · +34 91 123 45 67',
+    'Enviado desde mi iPhone',
+  ],
 };
 
 /** Every phrasing, each with one signature and one quoted thread of its language (rotating through them). */
 export function labelledReplies(): LabelledReply[] {
   const out: LabelledReply[] = [];
-  const sets: [Lang, Phrasings][] = [['en', en], ['de', de], ['fr', fr], ['es', es]];
+  const sets: [Lang, Phrasings][] = [
+    ['en', en],
+    ['de', de],
+    ['fr', fr],
+    ['es', es],
+  ];
   for (const [lang, set] of sets) {
     let n = 0;
     for (const [intent, phrasings] of Object.entries(set) as [ReplyIntent, Phrasings[ReplyIntent]][]) {

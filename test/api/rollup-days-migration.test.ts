@@ -37,7 +37,9 @@ it('fills the day rows of every workspace and campaign from the rollups stored b
   t.clock.set('2026-11-20T15:00:00Z');
   const client = t.client((await t.services.workspaces.createKey(workspaceId)).apiKey);
   const summary = async (campaign: string | undefined) => {
-    const res = await client.GET('/v1/analytics/campaign/summary', { params: { query: { campaignId: campaign, startDate: '2026-11-19', endDate: '2026-11-20' } } });
+    const res = await client.GET('/v1/analytics/campaign/summary', {
+      params: { query: { campaignId: campaign, startDate: '2026-11-19', endDate: '2026-11-20' } },
+    });
     return res.data!.data;
   };
 

@@ -37,13 +37,17 @@ it('builds the rollups from the events stored before it, on the workspace time z
   expect(count.data!.data.emails).toEqual({ ...ZERO, sent: 3, opened: 3, replied: 1 });
   expect(count.data!.data.uniqueContacts).toEqual({ ...ZERO, sent: 2, opened: 1, replied: 1 });
 
-  const summary = await client.GET('/v1/analytics/campaign/summary', { params: { query: { startDate: '2026-11-20', endDate: '2026-11-20' } } });
+  const summary = await client.GET('/v1/analytics/campaign/summary', {
+    params: { query: { startDate: '2026-11-20', endDate: '2026-11-20' } },
+  });
   expect(summary.data!.data).toMatchObject({
     timezone: 'Asia/Kolkata',
     totals: { ...ZERO, sent: 2, opened: 3, replied: 1 },
     // k1 was first sent to on the 19th (Kolkata): a unique of that day.
     unique: { ...ZERO, sent: 1, opened: 1, replied: 1 },
   });
-  const before = await client.GET('/v1/analytics/campaign/summary', { params: { query: { startDate: '2026-11-19', endDate: '2026-11-19' } } });
+  const before = await client.GET('/v1/analytics/campaign/summary', {
+    params: { query: { startDate: '2026-11-19', endDate: '2026-11-19' } },
+  });
   expect(before.data!.data.graph).toEqual([{ date: '2026-11-19', ...ZERO, sent: 1 }]);
 }, 180_000); // every migration one by one, then a server

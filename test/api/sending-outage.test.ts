@@ -25,9 +25,21 @@ async function until(what: string, check: () => boolean | Promise<boolean>, time
 }
 
 /** A launched campaign of `count` contacts on one account of the sink, sending as fast as SMTP takes it. */
-async function launchCampaign(t: TestServer, sink: SmtpSink, prefix: string, count: number): Promise<{ campaignId: string; emails: string[] }> {
+async function launchCampaign(
+  t: TestServer,
+  sink: SmtpSink,
+  prefix: string,
+  count: number,
+): Promise<{ campaignId: string; emails: string[] }> {
   const ws = await t.createWorkspace();
-  const account = await ws.client.POST('/v2/account/connect', { body: { email: `${prefix}@acme-mail.io`, provider: 'smtp', dailyLimit: 1000, smtp: { host: '127.0.0.1', port: sink.port, password: 'pw' } } as never });
+  const account = await ws.client.POST('/v2/account/connect', {
+    body: {
+      email: `${prefix}@acme-mail.io`,
+      provider: 'smtp',
+      dailyLimit: 1000,
+      smtp: { host: '127.0.0.1', port: sink.port, password: 'pw' },
+    } as never,
+  });
   const created = await ws.client.POST('/v2/campaign/create', {
     body: {
       name: prefix,
@@ -37,9 +49,16 @@ async function launchCampaign(t: TestServer, sink: SmtpSink, prefix: string, cou
     } as never,
   });
   const campaignId = created.data!.data.campaign.id;
-  await ws.client.POST('/v2/campaign/sequence-create', { body: { campaignId, steps: [{ delayDays: 0, variants: [{ subject: 'Hello {{firstName}}', body: 'One' }] }] } as never });
+  await ws.client.POST('/v2/campaign/sequence-create', {
+    body: {
+      campaignId,
+      steps: [{ delayDays: 0, variants: [{ subject: 'Hello {{firstName}}', body: 'One' }] }],
+    } as never,
+  });
   const emails = Array.from({ length: count }, (_, i) => `${prefix}${i}@x.test`);
-  const added = await ws.client.POST('/v1/contact/add', { body: { campaignId, contacts: emails.map((email, i) => ({ email, firstName: `N${i}` })) } as never });
+  const added = await ws.client.POST('/v1/contact/add', {
+    body: { campaignId, contacts: emails.map((email, i) => ({ email, firstName: `N${i}` })) } as never,
+  });
   expect(added.data!.data.added).toHaveLength(count);
   const launched = await ws.client.POST('/v2/campaign/launch', { body: { campaignId } });
   expect(launched.response.status).toBe(200);
@@ -49,7 +68,8 @@ async function launchCampaign(t: TestServer, sink: SmtpSink, prefix: string, cou
 function deliveriesPer(sink: SmtpSink, emails: string[]): Map<string, number> {
   const wanted = new Set(emails);
   const per = new Map<string, number>();
-  for (const m of sink.received) if (wanted.has(m.envelope.to[0])) per.set(m.envelope.to[0], (per.get(m.envelope.to[0]) ?? 0) + 1);
+  for (const m of sink.received)
+    if (wanted.has(m.envelope.to[0])) per.set(m.envelope.to[0], (per.get(m.envelope.to[0]) ?? 0) + 1);
   return per;
 }
 
@@ -88,42 +108,81 @@ describe('sending across a database outage and a killed worker', () => {
       await until('every contact delivered', () => deliveriesPer(sink, emails).size === 200, 60_000);
       const allDone = Date.now() - back;
       // Figures for the report: how far the campaign got before the outage and how fast it resumed.
-      console.log(`outage: ${atStop}/200 delivered when PostgreSQL stopped; first message ${firstAfter} ms and all 200 ${allDone} ms after it was back`);
+      console.log(
+        `outage: ${atStop}/200 delivered when PostgreSQL stopped; first message ${firstAfter} ms and all 200 ${allDone} ms after it was back`,
+      );
       expect(firstAfter).toBeLessThan(10_000);
     } finally {
       await worker.stop();
     }
     const per = deliveriesPer(sink, emails);
     expect([...per.values()].every((n) => n === 1)).toBe(true);
-    const messages = await t.db('email_messages').where({ campaign_id: campaignId }).groupBy('status').select('status', t.db.raw('count(*)::int AS n'));
+    const messages = await t
+      .db('email_messages')
+      .where({ campaign_id: campaignId })
+      .groupBy('status')
+      .select('status', t.db.raw('count(*)::int AS n'));
     expect(messages).toEqual([{ status: 'sent', n: 200 }]);
-    const progress = await t.db('sending_progress').where({ campaign_id: campaignId }).groupBy('state').select('state', t.db.raw('count(*)::int AS n'));
+    const progress = await t
+      .db('sending_progress')
+      .where({ campaign_id: campaignId })
+      .groupBy('state')
+      .select('state', t.db.raw('count(*)::int AS n'));
     expect(progress).toEqual([{ state: 'done', n: 200 }]);
   });
 
   it('after a worker is killed mid-batch, only messages it handed to SMTP are `unknown`; the rest go out once', async () => {
     const { campaignId, emails } = await launchCampaign(t, sink, 'killed', 300);
-    const { child } = await startServerChild(pg.url, { SECRET_KEY, ALLOW_PRIVATE_MAIL_HOSTS: '1', SENDING_TICK_SECONDS: '1' });
+    const { child } = await startServerChild(pg.url, {
+      SECRET_KEY,
+      ALLOW_PRIVATE_MAIL_HOSTS: '1',
+      SENDING_TICK_SECONDS: '1',
+    });
     await until('the worker process sending', () => deliveriesPer(sink, emails).size >= 20, 60_000);
     child.kill('SIGKILL');
     await new Promise((resolve) => child.once('exit', resolve));
     const atKill = deliveriesPer(sink, emails).size;
-    const stranded = await t.db('email_messages').where({ campaign_id: campaignId, status: 'sending' }).select<{ n: number; handed: number }[]>(t.db.raw('count(*)::int AS n'), t.db.raw('count(handed_at)::int AS handed'));
+    const stranded = await t
+      .db('email_messages')
+      .where({ campaign_id: campaignId, status: 'sending' })
+      .select<{ n: number; handed: number }[]>(
+        t.db.raw('count(*)::int AS n'),
+        t.db.raw('count(handed_at)::int AS handed'),
+      );
     // The claims of the dead process: its whole batch, of which at most the account's connections were handed over.
     expect(stranded[0].n).toBeGreaterThan(100);
     expect(stranded[0].handed).toBeLessThanOrEqual(2);
 
     // This process takes over once the leases ran out (the test clock, set past the dead worker's real time).
     t.clock.set(new Date(Date.now() + 11 * 60_000));
-    for (let round = 0; round < 50 && deliveriesPer(sink, emails).size + Number((await t.db('sending_progress').where({ campaign_id: campaignId, state: 'unknown' }).count('* as n'))[0].n) < 300; round += 1) {
+    for (
+      let round = 0;
+      round < 50 &&
+      deliveriesPer(sink, emails).size +
+        Number(
+          (await t.db('sending_progress').where({ campaign_id: campaignId, state: 'unknown' }).count('* as n'))[0].n,
+        ) <
+        300;
+      round += 1
+    ) {
       await t.services.sending.runOnce();
     }
     const per = deliveriesPer(sink, emails);
-    const unknown: string[] = (await t.db('sending_progress as p').join('contacts as c', 'c.id', 'p.contact_id').where({ 'p.campaign_id': campaignId, 'p.state': 'unknown' }).select('c.email')).map((r: { email: string }) => r.email);
-    console.log(`kill -9: ${atKill}/300 delivered at the kill, ${stranded[0].n} claims stranded (${stranded[0].handed} handed to SMTP); after take-over ${per.size} delivered, ${unknown.length} unknown`);
+    const unknown: string[] = (
+      await t
+        .db('sending_progress as p')
+        .join('contacts as c', 'c.id', 'p.contact_id')
+        .where({ 'p.campaign_id': campaignId, 'p.state': 'unknown' })
+        .select('c.email')
+    ).map((r: { email: string }) => r.email);
+    console.log(
+      `kill -9: ${atKill}/300 delivered at the kill, ${stranded[0].n} claims stranded (${stranded[0].handed} handed to SMTP); after take-over ${per.size} delivered, ${unknown.length} unknown`,
+    );
     expect([...per.values()].every((n) => n === 1)).toBe(true);
     expect(unknown.length).toBeLessThanOrEqual(2);
     for (const email of emails) expect(per.has(email) || unknown.includes(email)).toBe(true);
-    expect(await t.db('email_messages').where({ campaign_id: campaignId, status: 'sending' }).count('* as n')).toEqual([{ n: '0' }]);
+    expect(await t.db('email_messages').where({ campaign_id: campaignId, status: 'sending' }).count('* as n')).toEqual([
+      { n: '0' },
+    ]);
   });
 });

@@ -35,18 +35,38 @@ onPostgres('sending with two workers on one PostgreSQL', () => {
     const ws = await t.createWorkspace();
     const accountIds: string[] = [];
     for (let i = 0; i < 10; i += 1) {
-      const res = await ws.client.POST('/v2/account/connect', { body: { email: `s${i}@acme-mail.io`, provider: 'smtp', dailyLimit: 500, smtp: { host: '127.0.0.1', port: sink.port, password: 'pw' } } as never });
+      const res = await ws.client.POST('/v2/account/connect', {
+        body: {
+          email: `s${i}@acme-mail.io`,
+          provider: 'smtp',
+          dailyLimit: 500,
+          smtp: { host: '127.0.0.1', port: sink.port, password: 'pw' },
+        } as never,
+      });
       accountIds.push(res.data!.data.account.id);
     }
     const created = await ws.client.POST('/v2/campaign/create', {
-      body: { name: 'Two workers', accountIds, schedule: { timezone: 'UTC', days: [1, 2, 3, 4, 5], from: '09:00', to: '17:00' }, options: { emailGapMinutes: 0, randomWaitMaxMinutes: 0 } } as never,
+      body: {
+        name: 'Two workers',
+        accountIds,
+        schedule: { timezone: 'UTC', days: [1, 2, 3, 4, 5], from: '09:00', to: '17:00' },
+        options: { emailGapMinutes: 0, randomWaitMaxMinutes: 0 },
+      } as never,
     });
     const campaignId = created.data!.data.campaign.id;
     await ws.client.POST('/v2/campaign/sequence-create', {
-      body: { campaignId, steps: [{ delayDays: 0, variants: [{ subject: 'One {{firstName}}', body: 'A' }] }, { delayDays: 1, variants: [{ subject: '', body: 'B' }] }] } as never,
+      body: {
+        campaignId,
+        steps: [
+          { delayDays: 0, variants: [{ subject: 'One {{firstName}}', body: 'A' }] },
+          { delayDays: 1, variants: [{ subject: '', body: 'B' }] },
+        ],
+      } as never,
     });
     const emails = Array.from({ length: 1000 }, (_, i) => `c${i}@x.test`);
-    const added = await ws.client.POST('/v1/contact/add', { body: { campaignId, contacts: emails.map((email, i) => ({ email, firstName: `N${i}` })) } as never });
+    const added = await ws.client.POST('/v1/contact/add', {
+      body: { campaignId, contacts: emails.map((email, i) => ({ email, firstName: `N${i}` })) } as never,
+    });
     expect(added.data!.data.added).toHaveLength(1000);
     await ws.client.POST('/v2/campaign/launch', { body: { campaignId } });
 

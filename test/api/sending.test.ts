@@ -20,7 +20,14 @@ describe('sending engine', () => {
 
   beforeAll(async () => {
     sink = await startSmtpSink();
-    t = await startTestServer({ config: { secretKey: '33'.repeat(32), allowPrivateMailHosts: true, publicUrl: 'https://links.example.test', smtpTimeoutMs: 1000 } });
+    t = await startTestServer({
+      config: {
+        secretKey: '33'.repeat(32),
+        allowPrivateMailHosts: true,
+        publicUrl: 'https://links.example.test',
+        smtpTimeoutMs: 1000,
+      },
+    });
     ws = await t.createWorkspace();
   });
   afterAll(async () => {
@@ -43,32 +50,64 @@ describe('sending engine', () => {
     return res.data!.data.account.id;
   }
 
-  async function campaign(options: { accounts: string[]; steps: { delayDays: number; variants: { subject: string; body: string }[] }[]; emails: string[]; campaignOptions?: Record<string, unknown>; schedule?: object; contacts?: Record<string, unknown>[] }) {
+  async function campaign(options: {
+    accounts: string[];
+    steps: { delayDays: number; variants: { subject: string; body: string }[] }[];
+    emails: string[];
+    campaignOptions?: Record<string, unknown>;
+    schedule?: object;
+    contacts?: Record<string, unknown>[];
+  }) {
     n += 1;
     const created = await ws.client.POST('/v2/campaign/create', {
-      body: { name: `Send ${n}`, accountIds: options.accounts, schedule: options.schedule ?? weekdaysUtc, options: { emailGapMinutes: 0, randomWaitMaxMinutes: 0, ...options.campaignOptions } } as never,
+      body: {
+        name: `Send ${n}`,
+        accountIds: options.accounts,
+        schedule: options.schedule ?? weekdaysUtc,
+        options: { emailGapMinutes: 0, randomWaitMaxMinutes: 0, ...options.campaignOptions },
+      } as never,
     });
     expect(created.response.status).toBe(201);
     const id = created.data!.data.campaign.id;
-    const steps = await ws.client.POST('/v2/campaign/sequence-create', { body: { campaignId: id, steps: options.steps } as never });
+    const steps = await ws.client.POST('/v2/campaign/sequence-create', {
+      body: { campaignId: id, steps: options.steps } as never,
+    });
     expect(steps.response.status).toBe(201);
     const contacts = options.contacts ?? options.emails.map((email) => ({ email }));
     const added = await ws.client.POST('/v1/contact/add', { body: { campaignId: id, contacts } as never });
     expect(added.response.status).toBe(200);
     const launched = await ws.client.POST('/v2/campaign/launch', { body: { campaignId: id } });
     expect(launched.response.status).toBe(200);
-    return { id, steps: steps.data!.data.steps, contactIds: Object.fromEntries(added.data!.data.added.map((c: { email: string; id: string }) => [c.email, c.id])) };
+    return {
+      id,
+      steps: steps.data!.data.steps,
+      contactIds: Object.fromEntries(added.data!.data.added.map((c: { email: string; id: string }) => [c.email, c.id])),
+    };
   }
 
-  const status = async (campaignId: string) => (await ws.client.GET('/v2/campaign/sending-status', { params: { query: { campaignId } } })).data!.data;
+  const status = async (campaignId: string) =>
+    (await ws.client.GET('/v2/campaign/sending-status', { params: { query: { campaignId } } })).data!.data;
 
   it('sends the rendered first step through the account, with its own Message-ID, both parts and List-Unsubscribe', async () => {
     const account = await connect('ana@acme-mail.io');
     const c = await campaign({
       accounts: [account],
-      steps: [{ delayDays: 0, variants: [{ subject: 'Hi {{firstName | there}}', body: '<p>{{companyName}} team: <a href="https://acme.test/demo?a=1&amp;b=2">demo</a></p>' }] }],
+      steps: [
+        {
+          delayDays: 0,
+          variants: [
+            {
+              subject: 'Hi {{firstName | there}}',
+              body: '<p>{{companyName}} team: <a href="https://acme.test/demo?a=1&amp;b=2">demo</a></p>',
+            },
+          ],
+        },
+      ],
       emails: [],
-      contacts: [{ email: 'joe@globex.test', firstName: 'Joe', companyName: 'Globex & Sons' }, { email: 'kim@initech.test', companyName: 'Initech' }],
+      contacts: [
+        { email: 'joe@globex.test', firstName: 'Joe', companyName: 'Globex & Sons' },
+        { email: 'kim@initech.test', companyName: 'Initech' },
+      ],
     });
     expect(await t.services.sending.runOnce()).toBe(2);
     expect(sink.received).toHaveLength(2);
@@ -91,7 +130,9 @@ describe('sending engine', () => {
     expect(s.counts).toMatchObject({ completed: 2, notStarted: 0, due: 0 });
     expect(s.sentPerStep).toEqual([{ stepId: c.steps[0].id, order: 1, sent: 2 }]);
     expect(s.reasons).toEqual(['completed']);
-    const summary = await ws.client.GET('/v1/analytics/campaign/count', { params: { query: { campaignId: c.id } } as never });
+    const summary = await ws.client.GET('/v1/analytics/campaign/count', {
+      params: { query: { campaignId: c.id } } as never,
+    });
     expect(JSON.stringify(summary.data)).toContain('"sent":2');
     const acct = await ws.client.GET('/v1/account/status', { params: { query: { accountId: account } } as never });
     expect(acct.data!.data.sentToday).toBe(2);
@@ -101,7 +142,11 @@ describe('sending engine', () => {
   it('sends nothing outside the schedule, says why, and sends at the next open moment', async () => {
     const account = await connect('bea@acme-mail.io');
     t.clock.set('2026-11-28T12:00:00.000Z'); // Saturday
-    const c = await campaign({ accounts: [account], steps: [{ delayDays: 0, variants: [{ subject: 'Hello', body: 'Hi' }] }], emails: ['a@x.test'] });
+    const c = await campaign({
+      accounts: [account],
+      steps: [{ delayDays: 0, variants: [{ subject: 'Hello', body: 'Hi' }] }],
+      emails: ['a@x.test'],
+    });
     expect(await t.services.sending.runOnce()).toBe(0);
     const s = await status(c.id);
     expect(s.reasons).toContain('outside_schedule');
@@ -132,8 +177,15 @@ describe('sending engine', () => {
     sink.received.length = 0;
     t.clock.advance(2 * DAY - MIN);
     expect(await t.services.sending.runOnce()).toBe(0);
-    const progress = await ws.client.GET('/v1/contact/get', { params: { query: { contactId: c.contactIds['p1@q.test'] } } as never });
-    expect(progress.data!.data.progress).toMatchObject({ state: 'waiting', nextStep: 2, stepsSent: 1, nextDueAt: '2026-11-25T10:00:00.000Z' });
+    const progress = await ws.client.GET('/v1/contact/get', {
+      params: { query: { contactId: c.contactIds['p1@q.test'] } } as never,
+    });
+    expect(progress.data!.data.progress).toMatchObject({
+      state: 'waiting',
+      nextStep: 2,
+      stepsSent: 1,
+      nextDueAt: '2026-11-25T10:00:00.000Z',
+    });
     t.clock.advance(MIN);
     expect(await t.services.sending.runOnce()).toBe(4);
     for (const m of sink.received) {
@@ -161,7 +213,8 @@ describe('sending engine', () => {
     // With its only account in its gap, the pass reads neither the campaign's steps nor its sends today.
     const campaignReads: string[] = [];
     const record = (q: { sql: string; bindings?: unknown[] }) => {
-      if (q.bindings?.includes(c.id) && /campaign_steps|step_variants|email_messages/.test(q.sql)) campaignReads.push(q.sql);
+      if (q.bindings?.includes(c.id) && /campaign_steps|step_variants|email_messages/.test(q.sql))
+        campaignReads.push(q.sql);
     };
     t.db.on('query', record);
     expect(await t.services.sending.runOnce()).toBe(0);
@@ -192,14 +245,20 @@ describe('sending engine', () => {
 
   it('holds a contact lacking a variable, with the reason, and sends once the variable is set', async () => {
     const account = await connect('gus@acme-mail.io');
-    const c = await campaign({ accounts: [account], steps: [{ delayDays: 0, variants: [{ subject: 'For {{teamName}}', body: 'Hi' }] }], emails: ['h@x.test'] });
+    const c = await campaign({
+      accounts: [account],
+      steps: [{ delayDays: 0, variants: [{ subject: 'For {{teamName}}', body: 'Hi' }] }],
+      emails: ['h@x.test'],
+    });
     expect(await t.services.sending.runOnce()).toBe(0);
     const s = await status(c.id);
     expect(s.counts.held).toBe(1);
     expect(s.reasons).toContain('contacts_held');
     expect(s.heldReasons).toEqual(['missing_variable:teamName']);
     t.clock.advance(MIN);
-    const set = await ws.client.POST('/v1/contact/data/set', { body: { contactId: c.contactIds['h@x.test'], customVariables: { teamName: 'Core' } } as never });
+    const set = await ws.client.POST('/v1/contact/data/set', {
+      body: { contactId: c.contactIds['h@x.test'], customVariables: { teamName: 'Core' } } as never,
+    });
     expect(set.response.status).toBe(200);
     expect(await t.services.sending.runOnce()).toBe(1);
     expect(sink.received[0].parsed.subject).toBe('For Core');
@@ -209,11 +268,19 @@ describe('sending engine', () => {
     const account = await connect('hal@acme-mail.io');
     sink.faults.set('gone@x.test', { at: 'rcpt', code: 550, message: '5.1.1 No such user' });
     sink.faults.set('busy@x.test', { at: 'rcpt', code: 450, message: '4.2.1 Mailbox busy' });
-    const c = await campaign({ accounts: [account], steps: [{ delayDays: 0, variants: [{ subject: 'Hello', body: 'Hi' }] }], emails: ['gone@x.test', 'busy@x.test', 'ok@x.test'] });
+    const c = await campaign({
+      accounts: [account],
+      steps: [{ delayDays: 0, variants: [{ subject: 'Hello', body: 'Hi' }] }],
+      emails: ['gone@x.test', 'busy@x.test', 'ok@x.test'],
+    });
     expect(await t.services.sending.runOnce()).toBe(1);
-    const gone = await ws.client.GET('/v1/contact/get', { params: { query: { contactId: c.contactIds['gone@x.test'] } } as never });
+    const gone = await ws.client.GET('/v1/contact/get', {
+      params: { query: { contactId: c.contactIds['gone@x.test'] } } as never,
+    });
     expect(gone.data!.data.contact.status).toBe('bounced');
-    const busy = await ws.client.GET('/v1/contact/get', { params: { query: { contactId: c.contactIds['busy@x.test'] } } as never });
+    const busy = await ws.client.GET('/v1/contact/get', {
+      params: { query: { contactId: c.contactIds['busy@x.test'] } } as never,
+    });
     expect(busy.data!.data.progress).toMatchObject({ state: 'waiting', nextDueAt: '2026-11-23T10:05:00.000Z' });
     expect(busy.data!.data.progress!.reason).toMatch(/^smtp_failed: 450/);
     sink.faults.clear();
@@ -221,13 +288,21 @@ describe('sending engine', () => {
     expect(await t.services.sending.runOnce()).toBe(1);
     // The bounced address is suppressed for the workspace: another campaign does not mail it.
     sink.received.length = 0;
-    await campaign({ accounts: [account], steps: [{ delayDays: 0, variants: [{ subject: 'Again', body: 'Hi' }] }], emails: ['gone@x.test'] });
+    await campaign({
+      accounts: [account],
+      steps: [{ delayDays: 0, variants: [{ subject: 'Again', body: 'Hi' }] }],
+      emails: ['gone@x.test'],
+    });
     expect(await t.services.sending.runOnce()).toBe(0);
     expect(sink.received).toHaveLength(0);
 
     const refused = await connect('ivy@acme-mail.io', 50, 'wrong');
     sink.passwords.add('right');
-    await campaign({ accounts: [refused], steps: [{ delayDays: 0, variants: [{ subject: 'Hello', body: 'Hi' }] }], emails: ['z@x.test'] });
+    await campaign({
+      accounts: [refused],
+      steps: [{ delayDays: 0, variants: [{ subject: 'Hello', body: 'Hi' }] }],
+      emails: ['z@x.test'],
+    });
     expect(await t.services.sending.runOnce()).toBe(0);
     const st = await ws.client.GET('/v1/account/status', { params: { query: { accountId: refused } } as never });
     expect(st.data!.data.status).toBe('connectionError');
@@ -235,16 +310,22 @@ describe('sending engine', () => {
   });
 
   it('refuses a private SMTP host at send time unless allowed', async () => {
-    const strictServer = await startTestServer({ config: { secretKey: '33'.repeat(32), allowPrivateMailHosts: false } });
+    const strictServer = await startTestServer({
+      config: { secretKey: '33'.repeat(32), allowPrivateMailHosts: false },
+    });
     try {
       const w = await strictServer.createWorkspace();
       // Arrange the account directly: connect itself refuses private hosts.
       const account = await connect('jo@acme-mail.io');
       const row = await found(t.db<AccountRow>('email_accounts').where({ id: account }).first(), 'account');
       await strictServer.db('email_accounts').insert({ ...row, workspace_id: w.workspaceId });
-      const created = await w.client.POST('/v2/campaign/create', { body: { name: 'Strict', accountIds: [account], schedule: weekdaysUtc } as never });
+      const created = await w.client.POST('/v2/campaign/create', {
+        body: { name: 'Strict', accountIds: [account], schedule: weekdaysUtc } as never,
+      });
       const id = created.data!.data.campaign.id;
-      await w.client.POST('/v2/campaign/sequence-create', { body: { campaignId: id, steps: [{ delayDays: 0, variants: [{ subject: 'S', body: 'B' }] }] } as never });
+      await w.client.POST('/v2/campaign/sequence-create', {
+        body: { campaignId: id, steps: [{ delayDays: 0, variants: [{ subject: 'S', body: 'B' }] }] } as never,
+      });
       await w.client.POST('/v1/contact/add', { body: { campaignId: id, contacts: [{ email: 'p@x.test' }] } as never });
       await w.client.POST('/v2/campaign/launch', { body: { campaignId: id } });
       strictServer.clock.set('2026-11-23T10:00:00.000Z');
@@ -260,7 +341,11 @@ describe('sending engine', () => {
 
   it('sends nothing more once paused', async () => {
     const account = await connect('kai@acme-mail.io');
-    const c = await campaign({ accounts: [account], steps: [{ delayDays: 0, variants: [{ subject: 'Hello', body: 'Hi' }] }], emails: ['k@x.test'] });
+    const c = await campaign({
+      accounts: [account],
+      steps: [{ delayDays: 0, variants: [{ subject: 'Hello', body: 'Hi' }] }],
+      emails: ['k@x.test'],
+    });
     await ws.client.POST('/v2/campaign/pause', { body: { campaignId: c.id } });
     expect(await t.services.sending.runOnce()).toBe(0);
     expect((await status(c.id)).reasons).toContain('paused');
@@ -269,7 +354,11 @@ describe('sending engine', () => {
   it('reports a send whose worker died between SMTP and the commit as unknown, and never sends it again', async () => {
     const account = await connect('lou@acme-mail.io');
     sink.faults.set('slow@x.test', { at: 'hang' });
-    const c = await campaign({ accounts: [account], steps: [{ delayDays: 0, variants: [{ subject: 'Hello', body: 'Hi' }] }], emails: ['slow@x.test'] });
+    const c = await campaign({
+      accounts: [account],
+      steps: [{ delayDays: 0, variants: [{ subject: 'Hello', body: 'Hi' }] }],
+      emails: ['slow@x.test'],
+    });
     // A worker claims and starts SMTP, then is never heard of again.
     const dying = t.services.sending.runOnce();
     await new Promise((r) => setTimeout(r, 300));

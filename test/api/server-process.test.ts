@@ -14,9 +14,20 @@ jest.setTimeout(180_000);
 
 const MAIN = join(__dirname, '../../server/main.ts');
 
-function start(dataDir: string, env: Record<string, string> = {}): { child: ChildProcess; output: () => string; ready: Promise<string> } {
+function start(
+  dataDir: string,
+  env: Record<string, string> = {},
+): { child: ChildProcess; output: () => string; ready: Promise<string> } {
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
-    env: { ...process.env, NODE_OPTIONS: '', DATABASE_URL: '', DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info', ...env },
+    env: {
+      ...process.env,
+      NODE_OPTIONS: '',
+      DATABASE_URL: '',
+      DATA_DIR: dataDir,
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -57,7 +68,11 @@ it('starts with a demo workspace, serves its key, and stops cleanly on SIGTERM',
   // A quiet first start: up to "listening", only our JSON log lines and the first-start box, no library's notice.
   const out = first.output();
   const startLines = out.slice(0, out.indexOf('"msg":"listening')).split('\n').slice(0, -1).filter(Boolean);
-  const foreign = startLines.filter((line) => !/^\{"level":\d+,.*"msg":/.test(line) && !/^-{72}$|^First start: |^and a demo lead database |^API key \(shown once|^Try it: |^Docs: /.test(line));
+  const foreign = startLines.filter(
+    (line) =>
+      !/^\{"level":\d+,.*"msg":/.test(line) &&
+      !/^-{72}$|^First start: |^and a demo lead database |^API key \(shown once|^Try it: |^Docs: /.test(line),
+  );
   expect(foreign).toEqual([]);
 
   const auth = await fetch(`${base}/v1/authenticate`, { headers: { 'X-API-Key': apiKey! } });
@@ -70,7 +85,9 @@ it('starts with a demo workspace, serves its key, and stops cleanly on SIGTERM',
     body: JSON.stringify({ perPage: 5 }),
   });
   expect(search.status).toBe(200);
-  expect((await readJson<Success<'/v1/mixed_people/search', 'post'>>(search)).data.pagination.totalEntries).toBeGreaterThan(0);
+  expect(
+    (await readJson<Success<'/v1/mixed_people/search', 'post'>>(search)).data.pagination.totalEntries,
+  ).toBeGreaterThan(0);
 
   const exited = exitCode(first.child);
   first.child.kill('SIGTERM');
@@ -87,8 +104,11 @@ it('starts with a demo workspace, serves its key, and stops cleanly on SIGTERM',
   expect(await exited2).toBe(0);
 });
 
-it('builds the docs portal printing only its own line (the docs tool\'s notices are kept unless it fails)', () => {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', join(__dirname, '../../scripts/docs.ts')], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+it("builds the docs portal printing only its own line (the docs tool's notices are kept unless it fails)", () => {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', join(__dirname, '../../scripts/docs.ts')], {
+    encoding: 'utf8',
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
   expect(result.status).toBe(0);
   expect(`${result.stdout}${result.stderr}`.trim()).toMatch(/^documentation portal: \S+index\.html$/);
 });
@@ -120,7 +140,9 @@ it('stops within the grace period although a client sends its body one byte a se
     const base = new URL(await server.ready);
     const socket = connect(Number(base.port), '127.0.0.1');
     await new Promise((resolve) => socket.once('connect', resolve));
-    socket.write('POST /v1/contact/add HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{');
+    socket.write(
+      'POST /v1/contact/add HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{',
+    );
     const drip = setInterval(() => socket.write(' '), 1000);
     socket.on('error', () => undefined);
     await new Promise((resolve) => setTimeout(resolve, 500));

@@ -15,7 +15,9 @@ const corpus: Record<string, string> = {
   'a run of }': '}'.repeat(SIZE),
   'a run of |': '|'.repeat(SIZE),
   'single-brace variables': '{a}}'.repeat(SIZE / 4),
-  'distinct variables': Array.from({ length: SIZE / 12 }, (_, i) => `{{v${i}}}`).join('').slice(0, SIZE),
+  'distinct variables': Array.from({ length: SIZE / 12 }, (_, i) => `{{v${i}}}`)
+    .join('')
+    .slice(0, SIZE),
   'an unclosed variable then text': `{{a ${'x'.repeat(SIZE)}`,
   'long text then a lone close': `${'x'.repeat(SIZE)}}}`,
   'nested-looking variables': '{{a|{{b|'.repeat(SIZE / 8),
@@ -38,7 +40,8 @@ describe('template parsing on adversarial input', () => {
 
     it('keeps the event loop no busier with adversarial templates than with ordinary ones of the same size', async () => {
       const ws = await t.createWorkspace();
-      const campaignId = (await ws.client.POST('/v2/campaign/create', { body: { name: 'Adversarial' } })).data!.data.campaign.id;
+      const campaignId = (await ws.client.POST('/v2/campaign/create', { body: { name: 'Adversarial' } })).data!.data
+        .campaign.id;
       // The longest event-loop stall while these bodies go through the whole stack (19 variants of ~48 KB each,
       // close to the 1 MB body limit), measured in this process, where the server runs.
       const worstStallMs = async (texts: string[]) => {
@@ -46,14 +49,21 @@ describe('template parsing on adversarial input', () => {
         histogram.enable();
         for (const text of texts) {
           const variants = Array.from({ length: 19 }, () => ({ subject: 'S', body: text }));
-          const res = await ws.client.POST('/v2/campaign/sequence-create', { body: { campaignId, steps: [{ delayDays: 0, variants }] } });
+          const res = await ws.client.POST('/v2/campaign/sequence-create', {
+            body: { campaignId, steps: [{ delayDays: 0, variants }] },
+          });
           expect([201, 400]).toContain(res.response.status);
-          if (res.response.status === 201) await ws.client.DELETE('/v2/campaign/sequences-delete', { params: { query: { stepId: res.data!.data.steps[0].id } } });
+          if (res.response.status === 201)
+            await ws.client.DELETE('/v2/campaign/sequences-delete', {
+              params: { query: { stepId: res.data!.data.steps[0].id } },
+            });
         }
         histogram.disable();
         return histogram.max / 1e6;
       };
-      const ordinary = await worstStallMs(Array.from({ length: Object.keys(corpus).length }, () => 'Hi {{firstName | there}}, '.repeat(SIZE / 26)));
+      const ordinary = await worstStallMs(
+        Array.from({ length: Object.keys(corpus).length }, () => 'Hi {{firstName | there}}, '.repeat(SIZE / 26)),
+      );
       const adversarial = await worstStallMs(Object.values(corpus));
       // Self-calibrated against the same run, so a loaded machine moves both: a super-linear parser made one
       // such request stall for seconds (31 s measured on 1 MB before the fix), ordinary ones take ~100-500 ms.

@@ -80,7 +80,16 @@ const attr = (span: OtlpSpan, key: string) => {
 it('sends a trace per request with the workspace and operation, and a trace per worker run', async () => {
   const endpoint = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
   child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '../../server/main.ts')], {
-    env: { ...process.env, NODE_OPTIONS: '', DATABASE_URL: databaseUrl, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info', OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_BSP_SCHEDULE_DELAY: '100' },
+    env: {
+      ...process.env,
+      NODE_OPTIONS: '',
+      DATABASE_URL: databaseUrl,
+      DATA_DIR: dataDir,
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -95,7 +104,8 @@ it('sends a trace per request with the workspace and operation, and a trace per 
   const requestSpan = () => spans.find((s) => s.kind === 2 && attr(s, 'operation') === 'authenticateV2');
   // The worker's first runs end (and are exported) at their own pace: wait for each job this test names.
   const JOBS = ['sending', 'inbox', 'webhooks'];
-  const jobsSeen = () => JOBS.every((job) => spans.some((s) => s.name.startsWith('worker ') && attr(s, 'worker.job') === job));
+  const jobsSeen = () =>
+    JOBS.every((job) => spans.some((s) => s.name.startsWith('worker ') && attr(s, 'worker.job') === job));
   for (let i = 0; i < 200 && !(requestSpan() && jobsSeen()); i += 1) await new Promise((r) => setTimeout(r, 100));
   expect(paths[0]).toBe('POST /v1/traces application/json');
 
@@ -119,7 +129,11 @@ it('loads neither OpenTelemetry nor prom-client when neither is configured', () 
   const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: '' };
   delete env.OTEL_EXPORTER_OTLP_ENDPOINT;
   delete env.METRICS_PORT;
-  const result = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { cwd: join(__dirname, '../..'), encoding: 'utf8', env });
+  const result = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], {
+    cwd: join(__dirname, '../..'),
+    encoding: 'utf8',
+    env,
+  });
   expect(result.stderr).toBe('');
   expect(result.stdout.trim()).toBe('0');
 });

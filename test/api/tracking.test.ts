@@ -19,15 +19,42 @@ describe('tracking and unsubscribe links', () => {
     (t.services.tracking as unknown as { publicUrl: string }).publicUrl = t.url;
     t.clock.set('2026-11-23T10:00:00.000Z');
     ws = await t.createWorkspace();
-    const account = await ws.client.POST('/v2/account/connect', { body: { email: 'ana@acme-mail.io', provider: 'smtp', smtp: { host: '127.0.0.1', port: sink.port, password: 'pw' } } as never });
+    const account = await ws.client.POST('/v2/account/connect', {
+      body: {
+        email: 'ana@acme-mail.io',
+        provider: 'smtp',
+        smtp: { host: '127.0.0.1', port: sink.port, password: 'pw' },
+      } as never,
+    });
     const created = await ws.client.POST('/v2/campaign/create', {
-      body: { name: 'Links', accountIds: [account.data!.data.account.id], schedule: { timezone: 'UTC', days: [1, 2, 3, 4, 5], from: '09:00', to: '17:00' }, options: { emailGapMinutes: 0, randomWaitMaxMinutes: 0 } } as never,
+      body: {
+        name: 'Links',
+        accountIds: [account.data!.data.account.id],
+        schedule: { timezone: 'UTC', days: [1, 2, 3, 4, 5], from: '09:00', to: '17:00' },
+        options: { emailGapMinutes: 0, randomWaitMaxMinutes: 0 },
+      } as never,
     });
     const campaignId = created.data!.data.campaign.id;
     await ws.client.POST('/v2/campaign/sequence-create', {
-      body: { campaignId, steps: [{ delayDays: 0, variants: [{ subject: 'Hi', body: '<p>See <a href="https://acme.test/pricing">pricing</a>. <a href="{{unsubscribeUrl}}">Unsubscribe</a></p>' }] }, { delayDays: 1, variants: [{ subject: '', body: 'Bump' }] }] } as never,
+      body: {
+        campaignId,
+        steps: [
+          {
+            delayDays: 0,
+            variants: [
+              {
+                subject: 'Hi',
+                body: '<p>See <a href="https://acme.test/pricing">pricing</a>. <a href="{{unsubscribeUrl}}">Unsubscribe</a></p>',
+              },
+            ],
+          },
+          { delayDays: 1, variants: [{ subject: '', body: 'Bump' }] },
+        ],
+      } as never,
     });
-    const added = await ws.client.POST('/v1/contact/add', { body: { campaignId, contacts: [{ email: 'joe@globex.test' }] } as never });
+    const added = await ws.client.POST('/v1/contact/add', {
+      body: { campaignId, contacts: [{ email: 'joe@globex.test' }] } as never,
+    });
     contactId = added.data!.data.added[0].id;
     await ws.client.POST('/v2/campaign/launch', { body: { campaignId } });
     expect(await t.services.sending.runOnce()).toBe(1);
@@ -38,7 +65,9 @@ describe('tracking and unsubscribe links', () => {
       unsubscribe: hrefs.find((h) => h.includes('/u/'))!,
       pixel: /<img src="([^"]+)"/.exec(html)![1],
     };
-    expect(links.unsubscribe).toBe((sink.received[0].parsed.headers.get('list') as { unsubscribe: { url: string } }).unsubscribe.url);
+    expect(links.unsubscribe).toBe(
+      (sink.received[0].parsed.headers.get('list') as { unsubscribe: { url: string } }).unsubscribe.url,
+    );
   });
   afterAll(async () => {
     t.services.mail.close();
@@ -47,8 +76,13 @@ describe('tracking and unsubscribe links', () => {
   });
 
   /** The same link with one character of its signature changed. */
-  const tamper = (url: string) => url.replace(/(\/[uoc]\/[A-Za-z0-9_-]+\.)([A-Za-z0-9_-])/, (_m, head: string, c: string) => `${head}${c === 'A' ? 'B' : 'A'}`);
-  const events = (type: string) => t.db('email_events').where({ workspace_id: ws.workspaceId, type }).select<{ flagged: boolean }[]>('flagged');
+  const tamper = (url: string) =>
+    url.replace(
+      /(\/[uoc]\/[A-Za-z0-9_-]+\.)([A-Za-z0-9_-])/,
+      (_m, head: string, c: string) => `${head}${c === 'A' ? 'B' : 'A'}`,
+    );
+  const events = (type: string) =>
+    t.db('email_events').where({ workspace_id: ws.workspaceId, type }).select<{ flagged: boolean }[]>('flagged');
 
   it('flags an open fetched right after the send, counts a later one, and always answers the pixel', async () => {
     const first = await fetch(links.pixel);
@@ -68,7 +102,10 @@ describe('tracking and unsubscribe links', () => {
     expect(res.headers.get('location')).toBe('https://acme.test/pricing');
     const forged = await fetch(tamper(links.click), { redirect: 'manual' });
     expect(forged.status).toBe(404);
-    const invented = await fetch(`${t.url}/c/${Buffer.from(JSON.stringify({ u: 'https://evil.test' })).toString('base64url')}.AAAA`, { redirect: 'manual' });
+    const invented = await fetch(
+      `${t.url}/c/${Buffer.from(JSON.stringify({ u: 'https://evil.test' })).toString('base64url')}.AAAA`,
+      { redirect: 'manual' },
+    );
     expect(invented.status).toBe(404);
     expect(await events('clicked')).toHaveLength(1);
   });
@@ -80,13 +117,19 @@ describe('tracking and unsubscribe links', () => {
     expect((await fetch(tamper(links.unsubscribe), { method: 'POST' })).status).toBe(404);
 
     for (let i = 0; i < 2; i += 1) {
-      const res = await fetch(links.unsubscribe, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+      const res = await fetch(links.unsubscribe, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'List-Unsubscribe=One-Click',
+      });
       expect(res.status).toBe(200);
     }
     const contact = await ws.client.GET('/v1/contact/get', { params: { query: { contactId } } as never });
     expect(contact.data!.data.contact.status).toBe('unsubscribed');
     expect(await events('unsubscribed')).toHaveLength(1);
-    expect(await t.db('suppressions').where({ workspace_id: ws.workspaceId }).select('value', 'reason')).toEqual([{ value: 'joe@globex.test', reason: 'unsubscribed' }]);
+    expect(await t.db('suppressions').where({ workspace_id: ws.workspaceId }).select('value', 'reason')).toEqual([
+      { value: 'joe@globex.test', reason: 'unsubscribed' },
+    ]);
     t.clock.advance(2 * 86_400_000);
     expect(await t.services.sending.runOnce()).toBe(0);
     expect(sink.received).toHaveLength(1);

@@ -37,7 +37,8 @@ beforeAll(async () => {
       seen.rcptTo.push(rcpt);
       const domain = rcpt.split('@')[1];
       if (domain === 'catch-all.io') return callback();
-      if (domain === 'greylist.io') return callback(Object.assign(new Error('Greylisted, try again later'), { responseCode: 450 }));
+      if (domain === 'greylist.io')
+        return callback(Object.assign(new Error('Greylisted, try again later'), { responseCode: 450 }));
       if (domain === 'slow-smtp.io') return; // never answers: the probe times out
       if (MAILBOXES.has(rcpt)) return callback();
       callback(Object.assign(new Error('No such user here'), { responseCode: 550 }));
@@ -120,16 +121,27 @@ describe('the SMTP mailbox probe', () => {
     expect(new Set(seen.helo)).toEqual(new Set(['probe.test']));
     // An accepted mailbox is followed by a random one at the same domain (the catch-all test).
     const randoms = seen.rcptTo.filter((r) => r.startsWith('probe-'));
-    expect(randoms.map((r) => r.split('@')[1]).sort()).toEqual(['acme-robotics.com', 'acme-robotics.com', 'catch-all.io']);
+    expect(randoms.map((r) => r.split('@')[1]).sort()).toEqual([
+      'acme-robotics.com',
+      'acme-robotics.com',
+      'catch-all.io',
+    ]);
 
     // Definite answers are cached; unknown ones are not.
     const cached = await t.db('email_verifications').orderBy('email').pluck('email');
-    expect(cached).toEqual(['anyone@catch-all.io', 'info@acme-robotics.com', 'jane.doe@acme-robotics.com', 'john.missing@acme-robotics.com']);
+    expect(cached).toEqual([
+      'anyone@catch-all.io',
+      'info@acme-robotics.com',
+      'jane.doe@acme-robotics.com',
+      'john.missing@acme-robotics.com',
+    ]);
   });
 
   it('does not probe a disposable domain', async () => {
     seen.rcptTo.length = 0;
-    const { data } = await ws.client.POST('/v1/people_verification/verify', { body: { emails: ['temp@mailinator.com'] } });
+    const { data } = await ws.client.POST('/v1/people_verification/verify', {
+      body: { emails: ['temp@mailinator.com'] },
+    });
     expect(data?.data.results[0]).toMatchObject({ status: 'disposable', subStatus: 'disposableDomain', mxFound: true });
     expect(seen.rcptTo).toEqual([]);
   });
@@ -137,9 +149,19 @@ describe('the SMTP mailbox probe', () => {
   it('sends the probe to SMTP_PROBE_HOST instead of the MX when it is set', async () => {
     const config = t.deps.config;
     const probe = (smtpProbeHost: string | undefined) =>
-      new VerificationService(t.db, new VerificationStore(), createDnsLookup(config), t.clock, { ...config, smtpProbeHost, verificationCacheTtlSeconds: 0 });
-    expect((await probe(undefined).verify(['jane.doe@relay.io'])).results[0]).toMatchObject({ status: 'unknown', subStatus: 'smtpUnavailable' });
-    expect((await probe('127.0.0.1').verify(['jane.doe@relay.io'])).results[0]).toMatchObject({ status: 'valid', score: 100 });
+      new VerificationService(t.db, new VerificationStore(), createDnsLookup(config), t.clock, {
+        ...config,
+        smtpProbeHost,
+        verificationCacheTtlSeconds: 0,
+      });
+    expect((await probe(undefined).verify(['jane.doe@relay.io'])).results[0]).toMatchObject({
+      status: 'unknown',
+      subStatus: 'smtpUnavailable',
+    });
+    expect((await probe('127.0.0.1').verify(['jane.doe@relay.io'])).results[0]).toMatchObject({
+      status: 'valid',
+      score: 100,
+    });
     expect(seen.rcptTo).toContain('jane.doe@relay.io');
   });
 });

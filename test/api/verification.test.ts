@@ -9,7 +9,12 @@ import { startTestServer, type TestServer, type TestWorkspace } from '../helpers
 
 const MX = (exchange: string) => ({ MX: [{ exchange, priority: 10 }] });
 const zone = (): Zone => ({
-  'acme-robotics.com': { MX: [{ exchange: 'mx2.acme-robotics.com', priority: 20 }, { exchange: 'mx1.acme-robotics.com', priority: 10 }] },
+  'acme-robotics.com': {
+    MX: [
+      { exchange: 'mx2.acme-robotics.com', priority: 20 },
+      { exchange: 'mx1.acme-robotics.com', priority: 10 },
+    ],
+  },
   'gmail.com': MX('gmail-smtp-in.l.google.com'),
   'mailinator.com': MX('mail.mailinator.com'),
   'no-mail.io': { A: ['192.0.2.10'] },
@@ -29,14 +34,17 @@ const result = (email: string, fields: Record<string, unknown>) => ({
   checkedAt: '2026-11-23T10:00:00.000Z',
   ...fields,
 });
-const invalidSyntax = (email: string) => result(email, { status: 'invalid', subStatus: 'invalidSyntax', score: 0, mxFound: false });
+const invalidSyntax = (email: string) =>
+  result(email, { status: 'invalid', subStatus: 'invalidSyntax', score: 0, mxFound: false });
 
 let dns: TestDnsServer;
 let t: TestServer;
 let ws: TestWorkspace;
 beforeAll(async () => {
   dns = await startDnsServer(zone());
-  t = await startTestServer({ config: { dnsServers: [dns.address], dnsTimeoutMs: 300, verificationCacheTtlSeconds: 3600 } });
+  t = await startTestServer({
+    config: { dnsServers: [dns.address], dnsTimeoutMs: 300, verificationCacheTtlSeconds: 3600 },
+  });
   ws = await t.createWorkspace({ credits: 7 });
 });
 afterAll(async () => {
@@ -50,7 +58,8 @@ beforeEach(() => {
 });
 afterEach(() => t.clock.set('2026-11-23T10:00:00.000Z'));
 
-const verify = (emails: string[], workspace = ws) => workspace.client.POST('/v1/people_verification/verify', { body: { emails } });
+const verify = (emails: string[], workspace = ws) =>
+  workspace.client.POST('/v1/people_verification/verify', { body: { emails } });
 
 describe('POST /v1/people_verification/verify', () => {
   it('classifies every address, in order, with the flags, scores and a summary', async () => {
@@ -76,9 +85,21 @@ describe('POST /v1/people_verification/verify', () => {
       result('Sales+EMEA@acme-robotics.com', { isRoleAccount: true, score: 70 }),
       result('john.smith@gmail.com', { isFreeProvider: true, score: 80 }),
       result('support@gmail.com', { isFreeProvider: true, isRoleAccount: true, score: 65 }),
-      result('temp123@mailinator.com', { status: 'disposable', subStatus: 'disposableDomain', score: 10, isDisposable: true, isFreeProvider: true }),
+      result('temp123@mailinator.com', {
+        status: 'disposable',
+        subStatus: 'disposableDomain',
+        score: 10,
+        isDisposable: true,
+        isFreeProvider: true,
+      }),
       // A subdomain of a disposable domain is disposable too (and this one has no MX record).
-      result('x@inbox.mailinator.com', { status: 'disposable', subStatus: 'disposableDomain', score: 10, isDisposable: true, mxFound: false }),
+      result('x@inbox.mailinator.com', {
+        status: 'disposable',
+        subStatus: 'disposableDomain',
+        score: 10,
+        isDisposable: true,
+        mxFound: false,
+      }),
       result('jane@does-not-exist.io', { status: 'invalid', subStatus: 'domainNotFound', score: 0, mxFound: false }),
       result('jane@no-mail.io', { status: 'invalid', subStatus: 'noMxRecord', score: 0, mxFound: false }),
       result('jane@null-mx.io', { status: 'invalid', subStatus: 'noMxRecord', score: 0, mxFound: false }),
@@ -88,7 +109,15 @@ describe('POST /v1/people_verification/verify', () => {
     // One MX look-up per domain, however many of its addresses were sent.
     const mxQueries = dns.queries.filter((q) => q.type === 'MX').map((q) => q.name.toLowerCase());
     expect(mxQueries.sort()).toEqual(
-      ['acme-robotics.com', 'does-not-exist.io', 'gmail.com', 'inbox.mailinator.com', 'mailinator.com', 'no-mail.io', 'null-mx.io'].sort(),
+      [
+        'acme-robotics.com',
+        'does-not-exist.io',
+        'gmail.com',
+        'inbox.mailinator.com',
+        'mailinator.com',
+        'no-mail.io',
+        'null-mx.io',
+      ].sort(),
     );
   });
 
@@ -109,7 +138,14 @@ describe('POST /v1/people_verification/verify', () => {
     ];
     const { data } = await verify(bad);
     expect(data?.data.results).toEqual(bad.map(invalidSyntax));
-    expect(data?.data.summary).toEqual({ total: bad.length, valid: 0, invalid: bad.length, catchAll: 0, unknown: 0, disposable: 0 });
+    expect(data?.data.summary).toEqual({
+      total: bad.length,
+      valid: 0,
+      invalid: bad.length,
+      catchAll: 0,
+      unknown: 0,
+      disposable: 0,
+    });
     expect(dns.queries).toEqual([]);
   });
 
@@ -133,7 +169,9 @@ describe('POST /v1/people_verification/verify', () => {
     dns.zone['slow-dns.io'] = MX('mx.slow-dns.io');
     const retried = await verify(['jane@slow-dns.io']);
     expect(retried.data?.data.results[0]).toMatchObject({ status: 'valid', mxFound: true });
-    expect(await t.db('email_verifications').where({ email: 'jane@slow-dns.io' }).first('status')).toEqual({ status: 'valid' });
+    expect(await t.db('email_verifications').where({ email: 'jane@slow-dns.io' }).first('status')).toEqual({
+      status: 'valid',
+    });
   });
 
   it('serves a result from the cache, case-insensitively, until it expires', async () => {
@@ -150,7 +188,13 @@ describe('POST /v1/people_verification/verify', () => {
     t.clock.advance(1000);
     const rechecked = await verify(['anna.k@cached.io']);
     expect(rechecked.data?.data.results).toEqual([
-      result('anna.k@cached.io', { status: 'invalid', subStatus: 'domainNotFound', score: 0, mxFound: false, checkedAt: '2026-11-23T11:00:00.000Z' }),
+      result('anna.k@cached.io', {
+        status: 'invalid',
+        subStatus: 'domainNotFound',
+        score: 0,
+        mxFound: false,
+        checkedAt: '2026-11-23T11:00:00.000Z',
+      }),
     ]);
     expect(dns.queries).toEqual([{ name: 'cached.io', type: 'MX' }]);
     const rows = await t.db('email_verifications').where({ email: 'anna.k@cached.io' });
@@ -162,13 +206,17 @@ describe('POST /v1/people_verification/verify', () => {
     const [a, b] = await Promise.all([verify(['twice@acme-robotics.com']), verify(['twice@acme-robotics.com'])]);
     expect(a.response.status).toBe(200);
     expect(b.response.status).toBe(200);
-    expect(Number((await t.db('email_verifications').where({ email: 'twice@acme-robotics.com' }).count({ n: '*' }))[0].n)).toBe(1);
+    expect(
+      Number((await t.db('email_verifications').where({ email: 'twice@acme-robotics.com' }).count({ n: '*' }))[0].n),
+    ).toBe(1);
   });
 
   it('costs no credits and changes nothing in the workspace', async () => {
     const before = await t.db('credit_ledger').where({ workspace_id: ws.workspaceId }).count({ n: '*' });
     await verify(['jane.doe@acme-robotics.com']);
-    expect(await t.db('workspaces').where({ id: ws.workspaceId }).first('credit_balance')).toEqual({ credit_balance: 7 });
+    expect(await t.db('workspaces').where({ id: ws.workspaceId }).first('credit_balance')).toEqual({
+      credit_balance: 7,
+    });
     expect(await t.db('credit_ledger').where({ workspace_id: ws.workspaceId }).count({ n: '*' })).toEqual(before);
   });
 
@@ -182,7 +230,12 @@ describe('POST /v1/people_verification/verify', () => {
 
 describe('validation of POST /v1/people_verification/verify', () => {
   const post = (path: string, body: unknown) =>
-    t.fetch(path, { method: 'POST', apiKey: ws.apiKey, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    t.fetch(path, {
+      method: 'POST',
+      apiKey: ws.apiKey,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
 
   it.each([
     ['no emails', {}],
@@ -204,13 +257,19 @@ describe('validation of POST /v1/people_verification/verify', () => {
     const res = await post('/v2/people_verification/verify', { emails: [] });
     expect(res.status).toBe(400);
     const json = await readJson<ErrorBody>(res);
-    expect(json).toMatchObject({ code: 'validation_error', statusCode: 400, requestId: res.headers.get('x-request-id') });
+    expect(json).toMatchObject({
+      code: 'validation_error',
+      statusCode: 400,
+      requestId: res.headers.get('x-request-id'),
+    });
     expect(json.details).toEqual([expect.objectContaining({ field: 'body.emails', location: 'body' })]);
   });
 
   it('serves the same verification under /v2', async () => {
     const res = await post('/v2/people_verification/verify', { emails: ['jane.doe@acme-robotics.com'] });
     expect(res.status).toBe(200);
-    expect((await readJson<Success<'/v2/people_verification/verify', 'post'>>(res)).data.results).toEqual([result('jane.doe@acme-robotics.com', {})]);
+    expect((await readJson<Success<'/v2/people_verification/verify', 'post'>>(res)).data.results).toEqual([
+      result('jane.doe@acme-robotics.com', {}),
+    ]);
   });
 });

@@ -27,8 +27,13 @@ describeWithDovecot('warm-up spam protection', () => {
   let sam: string;
   let cleo: string;
 
-  const warmupOf = async (id: string) => (await ws.client.GET('/v1/account/list', { params: { query: { limit: 100 } } })).data!.data.items.find((a) => a.id === id)!.warmup;
-  const health = async (id: string) => (await ws.client.GET('/v1/analytics/account/warmup/summary', { params: { query: { accountId: id } } })).data!.data.health;
+  const warmupOf = async (id: string) =>
+    (await ws.client.GET('/v1/account/list', { params: { query: { limit: 100 } } })).data!.data.items.find(
+      (a) => a.id === id,
+    )!.warmup;
+  const health = async (id: string) =>
+    (await ws.client.GET('/v1/analytics/account/warmup/summary', { params: { query: { accountId: id } } })).data!.data
+      .health;
   /** Each account sends one warm-up email now; a minute later the readers look where it landed. */
   const round = async () => {
     await t.db('warmup_members').whereIn('member_id', [sam, cleo]).update({ next_send_at: t.clock.now() });
@@ -40,17 +45,31 @@ describeWithDovecot('warm-up spam protection', () => {
   beforeAll(async () => {
     provider = await startMailProvider({ mailboxes: [SAM, CLEO, ...SEEDS] });
     hooks = await startWebhookReceiver();
-    t = await startTestServer({ config: { secretKey: '23'.repeat(32), allowPrivateMailHosts: true, allowPrivateWebhooks: true } });
+    t = await startTestServer({
+      config: { secretKey: '23'.repeat(32), allowPrivateMailHosts: true, allowPrivateWebhooks: true },
+    });
     t.clock.set('2026-11-23T08:00:00.000Z');
     ws = await t.createWorkspace();
     const warmup = { dailyLimit: 40, increasePerDay: 40, replyRatePercent: 0 };
-    const connect = async (email: string) => (await ws.client.POST('/v2/account/connect', { body: { ...provider.connectBody(email), warmup } })).data!.data.account.id;
+    const connect = async (email: string) =>
+      (await ws.client.POST('/v2/account/connect', { body: { ...provider.connectBody(email), warmup } })).data!.data
+        .account.id;
     sam = await connect(SAM);
     cleo = await connect(CLEO);
     for (const email of SEEDS) {
-      await t.services.warmup.addMailbox({ email, password: provider.password(email), smtpHost: '127.0.0.1', smtpPort: provider.smtpPort, imapHost: '127.0.0.1', imapPort: provider.imapPort });
+      await t.services.warmup.addMailbox({
+        email,
+        password: provider.password(email),
+        smtpHost: '127.0.0.1',
+        smtpPort: provider.smtpPort,
+        imapHost: '127.0.0.1',
+        imapPort: provider.imapPort,
+      });
     }
-    expect((await ws.client.POST('/v2/webhook/create', { body: { url: hooks.url, eventTypes: ['account.warmupPaused'] } })).response.status).toBe(201);
+    expect(
+      (await ws.client.POST('/v2/webhook/create', { body: { url: hooks.url, eventTypes: ['account.warmupPaused'] } }))
+        .response.status,
+    ).toBe(201);
     // The pool takes the members in.
     await t.services.warmup.sender.runOnce();
     provider.spamFrom(SAM);
@@ -76,7 +95,10 @@ describeWithDovecot('warm-up spam protection', () => {
       enabled: false,
       status: 'paused',
       inPool: false,
-      reason: { code: 'spam_placement', message: "10 of the last 7 days' 10 warm-up emails landed in spam (health 0%)." },
+      reason: {
+        code: 'spam_placement',
+        message: "10 of the last 7 days' 10 warm-up emails landed in spam (health 0%).",
+      },
     });
     // Cleo's mail lands in the inbox: she stays.
     expect(await health(cleo)).toMatchObject({ landedInbox: 10, landedSpam: 0, label: 'excellent' });
@@ -88,7 +110,12 @@ describeWithDovecot('warm-up spam protection', () => {
 
     while ((await t.services.webhooks.runOnce()) > 0);
     const events = hooks.received.map((h) => readHook<'account.warmupPaused'>(h));
-    expect(events).toEqual([expect.objectContaining({ type: 'account.warmupPaused', data: expect.objectContaining({ accountId: sam, reason: expect.objectContaining({ code: 'spam_placement' }) }) })]);
+    expect(events).toEqual([
+      expect.objectContaining({
+        type: 'account.warmupPaused',
+        data: expect.objectContaining({ accountId: sam, reason: expect.objectContaining({ code: 'spam_placement' }) }),
+      }),
+    ]);
   });
 
   it('counts the last 7 days only, and pauses only when spam is the majority', async () => {
@@ -107,7 +134,10 @@ describeWithDovecot('warm-up spam protection', () => {
     expect(await warmupOf(sam)).toMatchObject({
       enabled: false,
       status: 'paused',
-      reason: { code: 'spam_placement', message: "6 of the last 7 days' 11 warm-up emails landed in spam (health 45.45%)." },
+      reason: {
+        code: 'spam_placement',
+        message: "6 of the last 7 days' 11 warm-up emails landed in spam (health 45.45%).",
+      },
     });
   });
 });

@@ -33,25 +33,46 @@ describeWithDovecot('warm-up pool on the loopback provider', () => {
   const ids: Record<string, string> = {};
 
   const messages = () => t.db('warmup_messages').orderBy('created_at').select<WarmupMessageRow[]>();
-  const account = async (ws: TestWorkspace, email: string) => (await ws.client.GET('/v1/account/list', { params: { query: { limit: 100 } } })).data!.data.items.find((a) => a.id === ids[email])!;
-  const summary = async (ws: TestWorkspace, email: string) => (await ws.client.GET('/v1/analytics/account/warmup/summary', { params: { query: { accountId: ids[email] } } })).data!.data;
+  const account = async (ws: TestWorkspace, email: string) =>
+    (await ws.client.GET('/v1/account/list', { params: { query: { limit: 100 } } })).data!.data.items.find(
+      (a) => a.id === ids[email],
+    )!;
+  const summary = async (ws: TestWorkspace, email: string) =>
+    (await ws.client.GET('/v1/analytics/account/warmup/summary', { params: { query: { accountId: ids[email] } } }))
+      .data!.data;
 
   beforeAll(async () => {
     provider = await startMailProvider({ mailboxes: [ANN, BOB, CY, DEE, EVE] });
     hooks = await startWebhookReceiver();
-    t = await startTestServer({ config: { secretKey: '67'.repeat(32), allowPrivateMailHosts: true, allowPrivateWebhooks: true } });
+    t = await startTestServer({
+      config: { secretKey: '67'.repeat(32), allowPrivateMailHosts: true, allowPrivateWebhooks: true },
+    });
     t.clock.set('2026-11-23T10:00:00.000Z');
     ws1 = await t.createWorkspace();
     ws2 = await t.createWorkspace();
-    for (const [ws, email] of [[ws1, ANN], [ws1, BOB], [ws2, CY], [ws2, DEE]] as const) {
+    for (const [ws, email] of [
+      [ws1, ANN],
+      [ws1, BOB],
+      [ws2, CY],
+      [ws2, DEE],
+    ] as const) {
       const { data, response } = await ws.client.POST('/v2/account/connect', { body: provider.connectBody(email) });
       expect(response.status).toBe(201);
       ids[email] = data!.data.account.id;
     }
-    const created = await ws1.client.POST('/v2/webhook/create', { body: { url: hooks.url, eventTypes: ['account.warmupEnabled', 'account.warmupPaused', 'account.statusChanged'] } });
+    const created = await ws1.client.POST('/v2/webhook/create', {
+      body: { url: hooks.url, eventTypes: ['account.warmupEnabled', 'account.warmupPaused', 'account.statusChanged'] },
+    });
     expect(created.response.status).toBe(201);
     // A pool-only mailbox (the admin CLI's `warmup mailbox add`): a partner that never sends campaigns.
-    await t.services.warmup.addMailbox({ email: EVE, password: provider.password(EVE), smtpHost: '127.0.0.1', smtpPort: provider.smtpPort, imapHost: '127.0.0.1', imapPort: provider.imapPort });
+    await t.services.warmup.addMailbox({
+      email: EVE,
+      password: provider.password(EVE),
+      smtpHost: '127.0.0.1',
+      smtpPort: provider.smtpPort,
+      imapHost: '127.0.0.1',
+      imapPort: provider.imapPort,
+    });
     provider.spamFrom(ANN);
   });
   afterAll(async () => {
@@ -62,9 +83,21 @@ describeWithDovecot('warm-up pool on the loopback provider', () => {
   });
 
   it('sends each enabled account its first warm-up email within a minute, to other pool members', async () => {
-    for (const [ws, email] of [[ws1, ANN], [ws1, BOB], [ws2, CY], [ws2, DEE]] as const) {
-      const res = await ws.client.POST('/v1/account/warmup/enable', { body: { accountId: ids[email], warmup: { dailyLimit: 10, increasePerDay: 2, replyRatePercent: 100 } } });
-      expect(res.data!.data.account.warmup).toMatchObject({ enabled: true, status: 'active', inPool: true, reason: null });
+    for (const [ws, email] of [
+      [ws1, ANN],
+      [ws1, BOB],
+      [ws2, CY],
+      [ws2, DEE],
+    ] as const) {
+      const res = await ws.client.POST('/v1/account/warmup/enable', {
+        body: { accountId: ids[email], warmup: { dailyLimit: 10, increasePerDay: 2, replyRatePercent: 100 } },
+      });
+      expect(res.data!.data.account.warmup).toMatchObject({
+        enabled: true,
+        status: 'active',
+        inPool: true,
+        reason: null,
+      });
     }
     expect(await t.services.warmup.listPool()).toHaveLength(5);
     // The worker's next run (every few seconds) takes the new members in; each sends within the next half minute.
@@ -87,8 +120,12 @@ describeWithDovecot('warm-up pool on the loopback provider', () => {
   });
 
   it('passes over a 20 MB and a malformed message, rescues spam, marks read, answers in thread and archives', async () => {
-    const big = Buffer.concat([Buffer.from('From: x@y.test\r\nSubject: huge\r\nMessage-ID: <huge@y.test>\r\n\r\n'), Buffer.alloc(20 * 1024 * 1024, 'a')]);
-    for (const email of [ANN, BOB, CY, DEE, EVE]) provider.imap.deliverDirect(email, [big, Buffer.from('\u0000\u0001 not a message at all')]);
+    const big = Buffer.concat([
+      Buffer.from('From: x@y.test\r\nSubject: huge\r\nMessage-ID: <huge@y.test>\r\n\r\n'),
+      Buffer.alloc(20 * 1024 * 1024, 'a'),
+    ]);
+    for (const email of [ANN, BOB, CY, DEE, EVE])
+      provider.imap.deliverDirect(email, [big, Buffer.from('\u0000\u0001 not a message at all')]);
     // The campaign inbox reader looks at the same INBOXes and stores none of it.
     await t.services.inbox.runOnce();
     // Only mailboxes expecting warm-up mail are opened: the recipients of the four emails.
@@ -99,7 +136,9 @@ describeWithDovecot('warm-up pool on the loopback provider', () => {
       expect(m.landed).toBe(m.sender_email === ANN ? 'spam' : 'inbox');
       expect(m.rescued_at !== null).toBe(m.sender_email === ANN);
       const where = await provider.locate(m.recipient_email, `<${m.message_id}>`);
-      expect(where).toEqual([{ mailbox: 'Warmup', uid: expect.any(Number), flags: expect.arrayContaining(['\\Seen']) }]);
+      expect(where).toEqual([
+        { mailbox: 'Warmup', uid: expect.any(Number), flags: expect.arrayContaining(['\\Seen']) },
+      ]);
     }
     const replies = await t.db('warmup_messages').where({ kind: 'reply' }).select<WarmupMessageRow[]>();
     // Reply rate 100%, but pool-only mailboxes answer too; each first email gets one answer.
@@ -155,10 +194,14 @@ describeWithDovecot('warm-up pool on the loopback provider', () => {
 
     for (const ws of [ws1, ws2]) {
       expect((await ws.client.GET('/v2/email/list', { params: { query: {} } })).data!.data.items).toEqual([]);
-      expect((await ws.client.GET('/v1/analytics/campaign/count', { params: { query: {} } })).data!.data.emails.sent).toBe(0);
+      expect(
+        (await ws.client.GET('/v1/analytics/campaign/count', { params: { query: {} } })).data!.data.emails.sent,
+      ).toBe(0);
     }
     // Another workspace's account is a 404.
-    const foreign = await ws2.client.GET('/v1/analytics/account/warmup/summary', { params: { query: { accountId: ids[ANN] } } });
+    const foreign = await ws2.client.GET('/v1/analytics/account/warmup/summary', {
+      params: { query: { accountId: ids[ANN] } },
+    });
     expect(foreign.response.status).toBe(404);
   });
 
@@ -167,9 +210,22 @@ describeWithDovecot('warm-up pool on the loopback provider', () => {
     await t.db('warmup_members').where({ member_id: ids[CY] }).update({ next_send_at: t.clock.now() });
     const before = provider.deliveries.length;
     await t.services.warmup.sender.runOnce();
-    const last = await found(t.db('warmup_messages').where({ sender_id: ids[CY], kind: 'first', status: 'failed' }).first<WarmupMessageRow | undefined>(), 'failed warm-up message');
+    const last = await found(
+      t
+        .db('warmup_messages')
+        .where({ sender_id: ids[CY], kind: 'first', status: 'failed' })
+        .first<WarmupMessageRow | undefined>(),
+      'failed warm-up message',
+    );
     expect(last.status_reason).toMatch(/^partner_refused: 552/);
-    expect((await found(t.db('warmup_members').where({ member_id: last.recipient_id }).first<MemberRow | undefined>(), 'pool member')).skip_until).not.toBeNull();
+    expect(
+      (
+        await found(
+          t.db('warmup_members').where({ member_id: last.recipient_id }).first<MemberRow | undefined>(),
+          'pool member',
+        )
+      ).skip_until,
+    ).not.toBeNull();
     // Each refusing partner costs one try, never a loop: after all four, the pool has nobody left for Cy.
     for (let i = 0; i < 4; i += 1) {
       await t.db('warmup_members').where({ member_id: ids[CY] }).update({ next_send_at: t.clock.now() });
@@ -188,14 +244,28 @@ describeWithDovecot('warm-up pool on the loopback provider', () => {
     await t.db('warmup_members').where({ member_id: ids[BOB] }).update({ next_send_at: t.clock.now() });
     await t.services.warmup.sender.runOnce();
     const bob = await account(ws1, BOB);
-    expect(bob.warmup).toMatchObject({ enabled: false, status: 'paused', inPool: false, reason: { code: 'hard_bounce', message: expect.stringMatching(/bounced: 550/) } });
+    expect(bob.warmup).toMatchObject({
+      enabled: false,
+      status: 'paused',
+      inPool: false,
+      reason: { code: 'hard_bounce', message: expect.stringMatching(/bounced: 550/) },
+    });
     expect((await summary(ws1, BOB)).totals.bounced).toBe(1);
     for (const email of [ANN, CY, DEE, EVE]) provider.refuse(email, null);
 
     while ((await t.services.webhooks.runOnce()) > 0);
-    const events = hooks.received.map((h) => readHook<'account.warmupEnabled' | 'account.warmupPaused' | 'account.statusChanged'>(h));
-    expect(events.filter((e) => e.type === 'account.warmupEnabled').map((e) => e.data.email).sort()).toEqual([BOB, ANN].sort());
-    expect(events.find((e) => e.type === 'account.warmupPaused')).toMatchObject({ data: { email: BOB, reason: { code: 'hard_bounce' } } });
+    const events = hooks.received.map((h) =>
+      readHook<'account.warmupEnabled' | 'account.warmupPaused' | 'account.statusChanged'>(h),
+    );
+    expect(
+      events
+        .filter((e) => e.type === 'account.warmupEnabled')
+        .map((e) => e.data.email)
+        .sort(),
+    ).toEqual([BOB, ANN].sort());
+    expect(events.find((e) => e.type === 'account.warmupPaused')).toMatchObject({
+      data: { email: BOB, reason: { code: 'hard_bounce' } },
+    });
     // Workspace 2's events go to nobody here: the subscription is workspace 1's.
     expect(events.some((e) => [CY, DEE].includes(e.data.email))).toBe(false);
   });
@@ -229,7 +299,13 @@ describe('warm-up pool of one', () => {
   it('sends nothing and says why', async () => {
     const ws = await t.createWorkspace();
     const { data } = await ws.client.POST('/v2/account/connect', {
-      body: { email: 'solo@acme.io', provider: 'smtp', smtp: { host: 'smtp.acme.io', port: 587, password: 'pw' }, imap: { host: 'imap.acme.io', port: 993, password: 'pw' }, warmup: {} },
+      body: {
+        email: 'solo@acme.io',
+        provider: 'smtp',
+        smtp: { host: 'smtp.acme.io', port: 587, password: 'pw' },
+        imap: { host: 'imap.acme.io', port: 993, password: 'pw' },
+        warmup: {},
+      },
     });
     const id = data!.data.account.id;
     await t.services.warmup.sender.runOnce();
@@ -238,7 +314,10 @@ describe('warm-up pool of one', () => {
     const got = await ws.client.GET('/v1/account/list', { params: { query: {} } });
     expect(got.data!.data.items.find((a) => a.id === id)!.warmup).toMatchObject({
       status: 'active',
-      reason: { code: 'pool_too_small', message: 'No other mailbox in the warm-up pool can take mail now: it sends nothing until one joins.' },
+      reason: {
+        code: 'pool_too_small',
+        message: 'No other mailbox in the warm-up pool can take mail now: it sends nothing until one joins.',
+      },
     });
     expect(await t.db('warmup_messages')).toEqual([]);
   });

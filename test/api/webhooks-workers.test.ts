@@ -30,7 +30,13 @@ onPostgres('webhook delivery with two workers', () => {
     const ws = await t.createWorkspace();
     await ws.client.POST('/v2/webhook/create', { body: { url: receiver.url, eventTypes: ['email.sent'] } });
     await t.db.transaction(async (trx) => {
-      for (let i = 0; i < 500; i += 1) await t.services.events.record(trx, { workspaceId: ws.workspaceId, type: 'email.sent', data: { email: `c${i}@x.test` }, mail: {} });
+      for (let i = 0; i < 500; i += 1)
+        await t.services.events.record(trx, {
+          workspaceId: ws.workspaceId,
+          type: 'email.sent',
+          data: { email: `c${i}@x.test` },
+          mail: {},
+        });
     });
     const second = createServices({ ...t.deps, db: other });
     const drain = async (worker: { runOnce(): Promise<number> }) => {

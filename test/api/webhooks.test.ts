@@ -17,7 +17,9 @@ import { startWebhookReceiver, type ReceivedHook, type WebhookReceiver } from '.
 function independentlyVerified(hook: ReceivedHook, secret: string): boolean {
   const id = hook.headers['webhook-id'] as string;
   const timestamp = hook.headers['webhook-timestamp'] as string;
-  const expected = createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64')).update(`${id}.${timestamp}.${hook.body}`).digest('base64');
+  const expected = createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64'))
+    .update(`${id}.${timestamp}.${hook.body}`)
+    .digest('base64');
   return (hook.headers['webhook-signature'] as string).split(' ').includes(`v1,${expected}`);
 }
 
@@ -43,11 +45,14 @@ describe('webhooks', () => {
   // The retry schedule's jitter is random; these tests move time past its upper bound.
   const run = () => t.services.webhooks.runOnce();
   const subscribe = async (eventTypes: string[], extra: Record<string, unknown> = {}) => {
-    const res = await ws.client.POST('/v2/webhook/create', { body: { url: receiver.url, eventTypes, ...extra } as never });
+    const res = await ws.client.POST('/v2/webhook/create', {
+      body: { url: receiver.url, eventTypes, ...extra } as never,
+    });
     expect(res.response.status).toBe(201);
     return res.data!.data as { subscription: { id: string }; secret: string };
   };
-  const campaign = async (name: string) => (await ws.client.POST('/v2/campaign/create', { body: { name } })).data!.data.campaign;
+  const campaign = async (name: string) =>
+    (await ws.client.POST('/v2/campaign/create', { body: { name } })).data!.data.campaign;
   // Events of pausing: campaigns are made active directly (launch readiness is not what is tested here).
   const launchable = campaign;
 
@@ -57,7 +62,9 @@ describe('webhooks', () => {
     const { subscription, secret } = await subscribe(['contact.leadStatusChanged']);
     expect(secret).toMatch(/^whsec_/);
     const c = await campaign('Hooks');
-    const added = await ws.client.POST('/v1/contact/add', { body: { campaignId: c.id, contacts: [{ email: 'lead@acme.test' }] } });
+    const added = await ws.client.POST('/v1/contact/add', {
+      body: { campaignId: c.id, contacts: [{ email: 'lead@acme.test' }] },
+    });
     const contactId = added.data!.data.added[0].id;
     await ws.client.POST('/v1/contact/update/status', { body: { contactId, leadStatus: 'interested' } as never });
     expect(await run()).toBe(1);
@@ -65,12 +72,24 @@ describe('webhooks', () => {
     const hook = receiver.received[0];
     expect(independentlyVerified(hook, secret)).toBe(true);
     const event = verifyWebhook(hook.body, hook.headers, secret);
-    expect(event).toMatchObject({ type: 'contact.leadStatusChanged', workspaceId: ws.workspaceId, data: { contactId, email: 'lead@acme.test', previous: null, leadStatus: 'interested' } });
+    expect(event).toMatchObject({
+      type: 'contact.leadStatusChanged',
+      workspaceId: ws.workspaceId,
+      data: { contactId, email: 'lead@acme.test', previous: null, leadStatus: 'interested' },
+    });
     expect(hook.headers['webhook-id']).toBe(event.id);
     expect(() => verifyWebhook(hook.body.replace('interested', 'lost'), hook.headers, secret)).toThrow();
 
     const log = await ws.client.GET('/v2/webhook/deliveries', { params: { query: { id: subscription.id } } });
-    expect(log.data!.data.items).toEqual([expect.objectContaining({ eventId: event.id, attempt: 1, statusCode: 200, deliveryStatus: 'delivered', responseExcerpt: 'ok' })]);
+    expect(log.data!.data.items).toEqual([
+      expect.objectContaining({
+        eventId: event.id,
+        attempt: 1,
+        statusCode: 200,
+        deliveryStatus: 'delivered',
+        responseExcerpt: 'ok',
+      }),
+    ]);
     await ws.client.POST('/v2/webhook/delete', { body: { id: subscription.id } });
   });
 
@@ -90,7 +109,8 @@ describe('webhooks', () => {
     t.clock.advance(2 * 60_000);
     expect(await run()).toBe(1);
     expect(new Set(receiver.received.map((h) => h.headers['webhook-id'])).size).toBe(1);
-    const log = (await ws.client.GET('/v2/webhook/deliveries', { params: { query: { id: subscription.id } } })).data!.data.items;
+    const log = (await ws.client.GET('/v2/webhook/deliveries', { params: { query: { id: subscription.id } } })).data!
+      .data.items;
     expect(log.map((a) => [a.attempt, a.statusCode, a.deliveryStatus])).toEqual([
       [3, 200, 'delivered'],
       [2, 500, 'delivered'],
@@ -108,7 +128,10 @@ describe('webhooks', () => {
     await ws.client.POST('/v2/campaign/pause', { body: { campaignId: first.id } });
     await run();
     const got = await ws.client.GET('/v2/webhook/get', { params: { query: { id: subscription.id } } });
-    expect(got.data!.data.subscription).toMatchObject({ status: 'disabled', disabledReason: 'The endpoint answered 410 Gone.' });
+    expect(got.data!.data.subscription).toMatchObject({
+      status: 'disabled',
+      disabledReason: 'The endpoint answered 410 Gone.',
+    });
     const second = await launchable('Waits');
     await t.db('campaigns').where({ id: second.id }).update({ status: 'active' });
     await ws.client.POST('/v2/campaign/pause', { body: { campaignId: second.id } });
@@ -118,7 +141,9 @@ describe('webhooks', () => {
     const resumed = await ws.client.POST('/v2/webhook/resume', { body: { id: subscription.id } });
     expect(resumed.data!.data.subscription.status).toBe('active');
     expect(await run()).toBe(2);
-    expect(receiver.received.map((h) => (JSON.parse(h.body) as Event).data.campaignId).sort()).toEqual([first.id, second.id].sort());
+    expect(receiver.received.map((h) => (JSON.parse(h.body) as Event).data.campaignId).sort()).toEqual(
+      [first.id, second.id].sort(),
+    );
     await ws.client.POST('/v2/webhook/delete', { body: { id: subscription.id } });
   });
 
@@ -134,7 +159,8 @@ describe('webhooks', () => {
     }
     expect(await run()).toBe(0);
     expect(receiver.received).toHaveLength(8);
-    const got = (await ws.client.GET('/v2/webhook/get', { params: { query: { id: subscription.id } } })).data!.data.subscription;
+    const got = (await ws.client.GET('/v2/webhook/get', { params: { query: { id: subscription.id } } })).data!.data
+      .subscription;
     expect(got.status).toBe('disabled');
     expect(got.disabledReason).toMatch(/three days \(last: HTTP 503\)/);
     await ws.client.POST('/v2/webhook/delete', { body: { id: subscription.id } });
@@ -142,14 +168,29 @@ describe('webhooks', () => {
 
   it('writes an outbox row for a committed event and none for a rolled-back one', async () => {
     const { subscription } = await subscribe(['email.sent']);
-    await t.db.transaction((trx) => t.services.events.record(trx, { workspaceId: ws.workspaceId, type: 'email.sent', data: { email: 'a@b.test' }, mail: {} }));
+    await t.db.transaction((trx) =>
+      t.services.events.record(trx, {
+        workspaceId: ws.workspaceId,
+        type: 'email.sent',
+        data: { email: 'a@b.test' },
+        mail: {},
+      }),
+    );
     await expect(
       t.db.transaction(async (trx) => {
-        await t.services.events.record(trx, { workspaceId: ws.workspaceId, type: 'email.sent', data: { email: 'rolled@b.test' }, mail: {} });
+        await t.services.events.record(trx, {
+          workspaceId: ws.workspaceId,
+          type: 'email.sent',
+          data: { email: 'rolled@b.test' },
+          mail: {},
+        });
         throw new Error('roll back');
       }),
     ).rejects.toThrow('roll back');
-    const rows = await t.db('webhook_deliveries').where({ subscription_id: subscription.id }).select<{ payload: string }[]>('payload');
+    const rows = await t
+      .db('webhook_deliveries')
+      .where({ subscription_id: subscription.id })
+      .select<{ payload: string }[]>('payload');
     expect(rows.map((r) => (JSON.parse(r.payload) as Event).data.email)).toEqual(['a@b.test']);
     await ws.client.POST('/v2/webhook/delete', { body: { id: subscription.id } });
   });
@@ -179,10 +220,14 @@ describe('webhooks', () => {
     const strict = await startTestServer({ config: { secretKey: '88'.repeat(32), allowPrivateWebhooks: false } });
     try {
       const w = await strict.createWorkspace();
-      const privateUrl = await w.client.POST('/v2/webhook/create', { body: { url: 'https://127.0.0.1:9/hooks', eventTypes: ['email.sent'] } });
+      const privateUrl = await w.client.POST('/v2/webhook/create', {
+        body: { url: 'https://127.0.0.1:9/hooks', eventTypes: ['email.sent'] },
+      });
       expect(privateUrl.response.status).toBe(400);
       expect((privateUrl.error as { details: { code: string }[] }).details[0].code).toBe('private_destination');
-      const plain = await w.client.POST('/v2/webhook/create', { body: { url: 'http://hooks.example.com/x', eventTypes: ['email.sent'] } });
+      const plain = await w.client.POST('/v2/webhook/create', {
+        body: { url: 'http://hooks.example.com/x', eventTypes: ['email.sent'] },
+      });
       expect(plain.response.status).toBe(400);
     } finally {
       await strict.close();
@@ -205,7 +250,9 @@ describe('webhooks', () => {
     const noKey = new SecretBox({ secretKey: undefined, databaseUrl: 'postgres://db.internal/outreach', dataDir: '' });
     const webhooks = new WebhookService(db, new WebhookStore(), noKey, t.services.campaigns, config, clock);
     const w = await t.createWorkspace();
-    await expect(webhooks.create(w.workspaceId, { url: 'https://hooks.example.com/x', eventTypes: ['email.sent'] })).rejects.toMatchObject({
+    await expect(
+      webhooks.create(w.workspaceId, { url: 'https://hooks.example.com/x', eventTypes: ['email.sent'] }),
+    ).rejects.toMatchObject({
       status: 409,
       message: expect.stringMatching(/^Webhooks cannot be created: the server has no encryption key/),
     });

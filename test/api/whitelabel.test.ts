@@ -18,13 +18,25 @@ const uniqueEmail = (prefix = 'sub') => `${prefix}.${++counter}@brightwave.io`;
 
 async function register(ws: TestWorkspace, body: { email?: string; name?: string; password?: string } = {}) {
   const res = await ws.client.POST('/v2/whitelabel/register', {
-    body: { email: body.email ?? uniqueEmail(), name: body.name ?? 'Maria Lopez', ...(body.password ? { password: body.password } : {}) },
+    body: {
+      email: body.email ?? uniqueEmail(),
+      name: body.name ?? 'Maria Lopez',
+      ...(body.password ? { password: body.password } : {}),
+    },
   });
   expect(res.response.status).toBe(201);
   return res.data!.data;
 }
 
-async function createPlan(ws: TestWorkspace, limits: { perMin: number; perHour: number; perDay: number; perSecond?: number } = { perMin: 60, perHour: 1000, perDay: 10000 }, credits = 500) {
+async function createPlan(
+  ws: TestWorkspace,
+  limits: { perMin: number; perHour: number; perDay: number; perSecond?: number } = {
+    perMin: 60,
+    perHour: 1000,
+    perDay: 10000,
+  },
+  credits = 500,
+) {
   const res = await ws.client.POST('/v2/whitelabel/add-plan', { body: { name: 'Agency Pro', limits, credits } });
   expect(res.response.status).toBe(201);
   return res.data!.data.plan;
@@ -41,14 +53,26 @@ describe('whitelabel access', () => {
     const plain = await t.createWorkspace();
     const calls: [string, RequestInit][] = [
       ['/v2/whitelabel/register', { method: 'POST', body: JSON.stringify({ email: 'x@example.com', name: 'X' }) }],
-      ['/v2/whitelabel/add-plan', { method: 'POST', body: JSON.stringify({ name: 'P', limits: { perMin: 20, perHour: 50, perDay: 100 } }) }],
+      [
+        '/v2/whitelabel/add-plan',
+        { method: 'POST', body: JSON.stringify({ name: 'P', limits: { perMin: 20, perHour: 50, perDay: 100 } }) },
+      ],
       [`/v2/whitelabel/get-plan?planId=${DEFAULT_PLAN_ID}`, {}],
       [`/v2/whitelabel/user/${plain.workspaceId}/assign-plan/${DEFAULT_PLAN_ID}`, { method: 'POST' }],
       ['/v2/whitelabel/user/x%40example.com', {}],
     ];
     for (const [path, init] of calls) {
-      const res = await t.fetch(path, { ...init, apiKey: plain.apiKey, headers: { 'content-type': 'application/json' } });
-      expect(await v2Error(res)).toEqual({ status: 403, error: 'Whitelabel is not enabled for this workspace.', code: 'forbidden', fields: [] });
+      const res = await t.fetch(path, {
+        ...init,
+        apiKey: plain.apiKey,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(await v2Error(res)).toEqual({
+        status: 403,
+        error: 'Whitelabel is not enabled for this workspace.',
+        code: 'forbidden',
+        fields: [],
+      });
     }
     expect(Number((await t.db('plans').where({ owner_workspace_id: plain.workspaceId }).count('* as n'))[0].n)).toBe(0);
   });
@@ -82,8 +106,16 @@ describe('POST /v2/whitelabel/register', () => {
     expect(JSON.stringify(data)).not.toContain('correct-horse');
 
     const ws = await t.db<WorkspaceRow>('workspaces').where({ id: subUser.workspaceId }).first();
-    expect(ws).toMatchObject({ parent_workspace_id: parent.workspaceId, whitelabel_enabled: false, name: 'Maria Lopez', plan_id: DEFAULT_PLAN_ID });
-    const ledger = await t.db('credit_ledger').where({ workspace_id: subUser.workspaceId }).select('amount', 'balance_after', 'reason', 'reference');
+    expect(ws).toMatchObject({
+      parent_workspace_id: parent.workspaceId,
+      whitelabel_enabled: false,
+      name: 'Maria Lopez',
+      plan_id: DEFAULT_PLAN_ID,
+    });
+    const ledger = await t
+      .db('credit_ledger')
+      .where({ workspace_id: subUser.workspaceId })
+      .select('amount', 'balance_after', 'reason', 'reference');
     expect(ledger).toEqual([{ amount: 100, balance_after: 100, reason: 'plan_grant', reference: DEFAULT_PLAN_ID }]);
 
     const user = await t.db('users').where({ id: subUser.id }).first<{ password_hash: string }>('password_hash');
@@ -98,7 +130,10 @@ describe('POST /v2/whitelabel/register', () => {
   it('registers without a password', async () => {
     const { subUser } = await register(parent);
     expect(subUser.hasPassword).toBe(false);
-    expect((await t.db('users').where({ id: subUser.id }).first<{ password_hash: string | null }>('password_hash')).password_hash).toBeNull();
+    expect(
+      (await t.db('users').where({ id: subUser.id }).first<{ password_hash: string | null }>('password_hash'))
+        .password_hash,
+    ).toBeNull();
   });
 
   it('answers 409 for an email already registered, compared case-insensitively, and creates nothing', async () => {
@@ -111,7 +146,12 @@ describe('POST /v2/whitelabel/register', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ email: email.toUpperCase(), name: 'Again' }),
     });
-    expect(await v2Error(res)).toEqual({ status: 409, error: 'A user with this email already exists.', code: 'conflict', fields: ['body.email'] });
+    expect(await v2Error(res)).toEqual({
+      status: 409,
+      error: 'A user with this email already exists.',
+      code: 'conflict',
+      fields: ['body.email'],
+    });
     expect(Number((await t.db('workspaces').count('* as n'))[0].n)).toBe(before);
   });
 
@@ -163,7 +203,13 @@ describe('POST /v2/whitelabel/register', () => {
 describe('POST /v2/whitelabel/add-plan and GET /v2/whitelabel/get-plan', () => {
   it('creates a plan and reads it back', async () => {
     const { data, response } = await parent.client.POST('/v2/whitelabel/add-plan', {
-      body: { name: 'Agency Pro', limits: { perMin: 60, perHour: 1000, perDay: 10000, perSecond: 5 }, credits: 5000, maxEmailAccounts: 10, maxContacts: 50000 },
+      body: {
+        name: 'Agency Pro',
+        limits: { perMin: 60, perHour: 1000, perDay: 10000, perSecond: 5 },
+        credits: 5000,
+        maxEmailAccounts: 10,
+        maxContacts: 50000,
+      },
     });
     expect(response.status).toBe(201);
     const plan = data!.data.plan;
@@ -181,8 +227,15 @@ describe('POST /v2/whitelabel/add-plan and GET /v2/whitelabel/get-plan', () => {
   });
 
   it('defaults credits to 0 and caps to null', async () => {
-    const { data } = await parent.client.POST('/v2/whitelabel/add-plan', { body: { name: 'Starter', limits: { perMin: 20, perHour: 50, perDay: 100 } } });
-    expect(data!.data.plan).toMatchObject({ credits: 0, maxEmailAccounts: null, maxContacts: null, limits: { perMin: 20, perHour: 50, perDay: 100, perSecond: null } });
+    const { data } = await parent.client.POST('/v2/whitelabel/add-plan', {
+      body: { name: 'Starter', limits: { perMin: 20, perHour: 50, perDay: 100 } },
+    });
+    expect(data!.data.plan).toMatchObject({
+      credits: 0,
+      maxEmailAccounts: null,
+      maxContacts: null,
+      limits: { perMin: 20, perHour: 50, perDay: 100, perSecond: null },
+    });
   });
 
   it('refuses limits below the defaults or out of order', async () => {
@@ -205,7 +258,9 @@ describe('POST /v2/whitelabel/add-plan and GET /v2/whitelabel/get-plan', () => {
       const err = await v2Error(res);
       expect(err).toMatchObject({ status: 400, code: 'validation_error', fields });
     }
-    expect(Number((await t.db('plans').where({ owner_workspace_id: parent.workspaceId }).count('* as n'))[0].n)).toBe(before);
+    expect(Number((await t.db('plans').where({ owner_workspace_id: parent.workspaceId }).count('* as n'))[0].n)).toBe(
+      before,
+    );
   });
 
   it('answers the v2 message for out-of-order limits', async () => {
@@ -215,14 +270,21 @@ describe('POST /v2/whitelabel/add-plan and GET /v2/whitelabel/get-plan', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'Bad', limits: { perMin: 100, perHour: 60, perDay: 5000 } }),
     });
-    expect((await readJson<ErrorBody>(res)).error).toBe('Invalid plan limits: limits.perHour must be at least limits.perMin.');
+    expect((await readJson<ErrorBody>(res)).error).toBe(
+      'Invalid plan limits: limits.perHour must be at least limits.perMin.',
+    );
   });
 
   it('reads the default plan, but not another workspace plan nor an unknown one', async () => {
     const other = await t.createWorkspace({ whitelabel: true });
     const foreign = await createPlan(other);
     const def = await parent.client.GET('/v2/whitelabel/get-plan', { params: { query: { planId: DEFAULT_PLAN_ID } } });
-    expect(def.data!.data.plan).toMatchObject({ id: DEFAULT_PLAN_ID, name: 'Default', credits: 100, limits: { perMin: 20, perHour: 50, perDay: 100, perSecond: null } });
+    expect(def.data!.data.plan).toMatchObject({
+      id: DEFAULT_PLAN_ID,
+      name: 'Default',
+      credits: 100,
+      limits: { perMin: 20, perHour: 50, perDay: 100, perSecond: null },
+    });
     for (const planId of [foreign.id, '0192f0c4-9a2b-7c3d-8e4f-5a6b7c8d9e0f']) {
       const res = await t.fetch(`/v2/whitelabel/get-plan?planId=${planId}`, { apiKey: parent.apiKey });
       expect(await v2Error(res)).toEqual({ status: 404, error: 'Plan not found.', code: 'not_found', fields: [] });
@@ -243,18 +305,32 @@ describe('POST /v2/whitelabel/user/{subUserId}/assign-plan/{planId}', () => {
     const first = await assign(parent, subUser.id, plan.id);
     expect(first.response.status).toBe(200);
     expect(first.data!.data).toEqual({
-      subUser: { ...subUser, planId: plan.id, planName: 'Agency Pro', limits: { perMin: 60, perHour: 1000, perDay: 10000, perSecond: null }, creditBalance: 5100 },
+      subUser: {
+        ...subUser,
+        planId: plan.id,
+        planName: 'Agency Pro',
+        limits: { perMin: 60, perHour: 1000, perDay: 10000, perSecond: null },
+        creditBalance: 5100,
+      },
       plan,
       creditsGranted: 5000,
     });
     const again = await assign(parent, subUser.id, plan.id);
     expect(again.data!.data).toMatchObject({ creditsGranted: 0, subUser: { creditBalance: 5100 } });
-    const ledger = await t.db('credit_ledger').where({ workspace_id: subUser.workspaceId }).orderBy('created_at').orderBy('id').select('amount', 'balance_after', 'reason', 'reference');
+    const ledger = await t
+      .db('credit_ledger')
+      .where({ workspace_id: subUser.workspaceId })
+      .orderBy('created_at')
+      .orderBy('id')
+      .select('amount', 'balance_after', 'reason', 'reference');
     expect(ledger).toEqual([
       { amount: 100, balance_after: 100, reason: 'plan_grant', reference: DEFAULT_PLAN_ID },
       { amount: 5000, balance_after: 5100, reason: 'plan_grant', reference: plan.id },
     ]);
-    const parentLedger = await t.db('credit_ledger').where({ workspace_id: parent.workspaceId, reason: 'plan_transfer' }).select('amount', 'balance_after', 'reference');
+    const parentLedger = await t
+      .db('credit_ledger')
+      .where({ workspace_id: parent.workspaceId, reason: 'plan_transfer' })
+      .select('amount', 'balance_after', 'reference');
     expect(parentLedger).toEqual([{ amount: -5000, balance_after: 1000, reference: subUser.workspaceId }]);
   });
 
@@ -264,7 +340,11 @@ describe('POST /v2/whitelabel/user/{subUserId}/assign-plan/{planId}', () => {
     const big = await createPlan(parent, { perMin: 60, perHour: 1000, perDay: 10000 }, 10);
     const other = await createPlan(parent, { perMin: 60, perHour: 1000, perDay: 10000 }, 10);
     const balances = async () =>
-      Number((await t.db('workspaces').whereIn('id', [parent.workspaceId, subUser.workspaceId]).sum('credit_balance as n'))[0].n);
+      Number(
+        (
+          await t.db('workspaces').whereIn('id', [parent.workspaceId, subUser.workspaceId]).sum('credit_balance as n')
+        )[0].n,
+      );
     const total = await balances();
     expect((await assign(parent, subUser.id, big.id)).response.status).toBe(200);
     expect((await assign(parent, subUser.id, other.id)).response.status).toBe(200);
@@ -312,7 +392,10 @@ describe('POST /v2/whitelabel/user/{subUserId}/assign-plan/{planId}', () => {
     const plan = await createPlan(parent);
     await assign(parent, subUser.id, plan.id);
     const back = await assign(parent, subUser.id, DEFAULT_PLAN_ID);
-    expect(back.data!.data).toMatchObject({ creditsGranted: 100, subUser: { planId: DEFAULT_PLAN_ID, creditBalance: 700 } });
+    expect(back.data!.data).toMatchObject({
+      creditsGranted: 100,
+      subUser: { planId: DEFAULT_PLAN_ID, creditBalance: 700 },
+    });
   });
 
   it('answers 404 for another workspace sub-user or plan, and changes nothing', async () => {
@@ -327,10 +410,16 @@ describe('POST /v2/whitelabel/user/{subUserId}/assign-plan/{planId}', () => {
       [parent.workspaceId, plan.id, 'Sub-user not found.'],
     ];
     for (const [subUserId, planId, error] of cases) {
-      const res = await t.fetch(`/v2/whitelabel/user/${subUserId}/assign-plan/${planId}`, { method: 'POST', apiKey: parent.apiKey });
+      const res = await t.fetch(`/v2/whitelabel/user/${subUserId}/assign-plan/${planId}`, {
+        method: 'POST',
+        apiKey: parent.apiKey,
+      });
       expect(await v2Error(res)).toEqual({ status: 404, error, code: 'not_found', fields: [] });
     }
-    const rows = await t.db('workspaces').whereIn('id', [foreignSub.workspaceId, subUser.workspaceId]).select('plan_id', 'credit_balance');
+    const rows = await t
+      .db('workspaces')
+      .whereIn('id', [foreignSub.workspaceId, subUser.workspaceId])
+      .select('plan_id', 'credit_balance');
     expect(rows).toEqual([
       { plan_id: DEFAULT_PLAN_ID, credit_balance: 100 },
       { plan_id: DEFAULT_PLAN_ID, credit_balance: 100 },
@@ -338,7 +427,10 @@ describe('POST /v2/whitelabel/user/{subUserId}/assign-plan/{planId}', () => {
   });
 
   it('validates the ids', async () => {
-    const res = await t.fetch(`/v2/whitelabel/user/abc/assign-plan/${DEFAULT_PLAN_ID}`, { method: 'POST', apiKey: parent.apiKey });
+    const res = await t.fetch(`/v2/whitelabel/user/abc/assign-plan/${DEFAULT_PLAN_ID}`, {
+      method: 'POST',
+      apiKey: parent.apiKey,
+    });
     expect(await v2Error(res)).toMatchObject({ status: 400, fields: ['path.subUserId'] });
   });
 });
@@ -347,7 +439,9 @@ describe('GET /v2/whitelabel/user/{email}', () => {
   it('finds an own sub-user case-insensitively', async () => {
     const email = uniqueEmail('lookup');
     const { subUser } = await register(parent, { email });
-    const { data, response } = await parent.client.GET('/v2/whitelabel/user/{email}', { params: { path: { email: email.toUpperCase() } } });
+    const { data, response } = await parent.client.GET('/v2/whitelabel/user/{email}', {
+      params: { path: { email: email.toUpperCase() } },
+    });
     expect(response.status).toBe(200);
     expect(data).toEqual({ status: 'success', success: true, message: 'Sub-user retrieved', data: { subUser } });
   });

@@ -10,10 +10,19 @@ import { startTestServer, type TestServer } from '../helpers/server';
 
 const CHROMIUM = '/usr/bin/chromium';
 // app.test is the page's own host name, resolved to the loopback server: a second origin without a second server.
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--host-resolver-rules=MAP app.test 127.0.0.1'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--host-resolver-rules=MAP app.test 127.0.0.1',
+];
 
 const suite = existsSync(CHROMIUM) ? describe : describe.skip;
-if (!existsSync(CHROMIUM)) console.warn(`browser example test skipped: ${CHROMIUM} is absent (apt-get install -y chromium)`);
+if (!existsSync(CHROMIUM))
+  console.warn(`browser example test skipped: ${CHROMIUM} is absent (apt-get install -y chromium)`);
 
 suite('the example page in Chromium', () => {
   let t: TestServer;
@@ -55,13 +64,16 @@ suite('the example page in Chromium', () => {
     await page.goto(`${pageOrigin}/examples/#apiKey=${ws.apiKey}&baseUrl=${encodeURIComponent(t.url)}`);
     await page.locator('#status', { hasText: /campaigns|Failed/ }).waitFor({ timeout: 20_000 });
     expect(await page.textContent('#status')).toBe('2 campaigns, 0 messages shown.');
-    expect((await page.locator('#campaigns li').allTextContents()).sort()).toEqual(['Follow-ups (draft)', 'Spring launch (draft)']);
+    expect((await page.locator('#campaigns li').allTextContents()).sort()).toEqual([
+      'Follow-ups (draft)',
+      'Spring launch (draft)',
+    ]);
     expect(await page.locator('#inbox li').allTextContents()).toEqual(['No messages yet.']);
     expect(apiCalls).toEqual(expect.arrayContaining(['GET /v1/campaign/list', 'GET /v2/email/list']));
     await page.close();
   });
 
-  it('fails, and says so, when CORS_ORIGINS does not name the page\'s origin', async () => {
+  it("fails, and says so, when CORS_ORIGINS does not name the page's origin", async () => {
     const ws = await t.createWorkspace();
     t.deps.config.corsOrigins.pop();
     const page = await browser.newPage();

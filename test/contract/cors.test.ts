@@ -11,7 +11,16 @@ import { chromium, type Browser } from 'playwright-core';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const suite = existsSync(CHROMIUM) ? describe : describe.skip;
 
 suite('CORS for browser clients (headless Chromium)', () => {
@@ -24,7 +33,8 @@ suite('CORS for browser clients (headless Chromium)', () => {
   beforeAll(async () => {
     const fetchClient = readFileSync(join(__dirname, '../../node_modules/openapi-fetch/dist/index.mjs'));
     page = createServer((req, res) => {
-      if (req.url === '/openapi-fetch.mjs') return res.writeHead(200, { 'content-type': 'text/javascript' }).end(fetchClient);
+      if (req.url === '/openapi-fetch.mjs')
+        return res.writeHead(200, { 'content-type': 'text/javascript' }).end(fetchClient);
       res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>app</title>');
     });
     await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', () => resolve()));
@@ -39,14 +49,23 @@ suite('CORS for browser clients (headless Chromium)', () => {
     await new Promise<void>((resolve) => page.close(() => resolve()));
   });
 
-  const quotaCount = async () => Number((await t.db('quota_buckets').where({ workspace_id: ws.workspaceId, granularity: 'm' }).sum('hits as n'))[0].n ?? 0);
+  const quotaCount = async () =>
+    Number(
+      (await t.db('quota_buckets').where({ workspace_id: ws.workspaceId, granularity: 'm' }).sum('hits as n'))[0].n ??
+        0,
+    );
 
   it('lets the page call the API with the client and read the quota and request-id headers', async () => {
     const tab = await browser.newPage();
     await tab.goto(pageOrigin);
     const before = await quotaCount();
     // A string, so the page runs it as written (the test's own module transform would rewrite `import()`).
-    const result = await tab.evaluate<{ status: number; name: string; requestId: string | null; rateLimit: string | null }>(`(async () => {
+    const result = await tab.evaluate<{
+      status: number;
+      name: string;
+      requestId: string | null;
+      rateLimit: string | null;
+    }>(`(async () => {
       const { default: createClient } = await import('/openapi-fetch.mjs');
       const client = createClient({ baseUrl: ${JSON.stringify(t.url)}, headers: { 'X-API-Key': ${JSON.stringify(ws.apiKey)} } });
       const created = await client.POST('/v2/campaign/create', { body: { name: 'From the browser' } });
@@ -68,12 +87,18 @@ suite('CORS for browser clients (headless Chromium)', () => {
   it('answers a preflight without a key, and gives an unlisted origin no CORS headers', async () => {
     const preflight = await fetch(`${t.url}/v2/campaign/create`, {
       method: 'OPTIONS',
-      headers: { Origin: pageOrigin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type,x-api-key' },
+      headers: {
+        Origin: pageOrigin,
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'content-type,x-api-key',
+      },
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe(pageOrigin);
     expect(preflight.headers.get('access-control-allow-headers')).toMatch(/X-API-Key/i);
-    const other = await fetch(`${t.url}/v1/authenticate`, { headers: { Origin: 'http://evil.test', 'X-API-Key': ws.apiKey } });
+    const other = await fetch(`${t.url}/v1/authenticate`, {
+      headers: { Origin: 'http://evil.test', 'X-API-Key': ws.apiKey },
+    });
     expect(other.headers.get('access-control-allow-origin')).toBeNull();
   });
 });

@@ -11,18 +11,33 @@ import { buildDocs } from '../../scripts/docs';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
-const operationIds = Object.values(spec.paths as Record<string, Record<string, { operationId?: string }>>).flatMap((item) =>
-  METHODS.filter((m) => item[m]).map((m) => item[m].operationId!),
+const operationIds = Object.values(spec.paths as Record<string, Record<string, { operationId?: string }>>).flatMap(
+  (item) => METHODS.filter((m) => item[m]).map((m) => item[m].operationId!),
 );
 const guides = [...spec.info.description.matchAll(/^## (.+)$/gm)].map((m) => m[1].trim());
-const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+const slug = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 
 const suite = existsSync(CHROMIUM) ? describe : describe.skip;
 if (!existsSync(CHROMIUM)) {
-  console.warn(`docs portal test skipped: ${CHROMIUM} is absent (install it: apt-get update && apt-get install -y chromium)`);
+  console.warn(
+    `docs portal test skipped: ${CHROMIUM} is absent (install it: apt-get update && apt-get install -y chromium)`,
+  );
 }
 
 suite('documentation portal at /docs (headless Chromium, offline)', () => {
@@ -55,7 +70,9 @@ suite('documentation portal at /docs (headless Chromium, offline)', () => {
   });
 
   const sidebarLinks = () =>
-    page.$$eval('[data-testid=menu-item-label]', (els) => els.map((e) => ({ text: e.textContent ?? '', href: e.closest('a')?.getAttribute('href') ?? '' })));
+    page.$$eval('[data-testid=menu-item-label]', (els) =>
+      els.map((e) => ({ text: e.textContent ?? '', href: e.closest('a')?.getAttribute('href') ?? '' })),
+    );
 
   it('lists every operation of the bundle under its tag', async () => {
     expect(guides.length).toBeGreaterThanOrEqual(6);
@@ -74,7 +91,9 @@ suite('documentation portal at /docs (headless Chromium, offline)', () => {
   it('reaches every guide from the sidebar', async () => {
     for (const guide of guides) {
       await page.locator('[data-testid=menu-item-label]', { hasText: new RegExp(`^${guide}$`) }).click();
-      await expect(page.waitForURL(new RegExp(`#/section/${slug(guide)}$`), { timeout: 5000 })).resolves.toBeUndefined();
+      await expect(
+        page.waitForURL(new RegExp(`#/section/${slug(guide)}$`), { timeout: 5000 }),
+      ).resolves.toBeUndefined();
       await expect(page.locator(`[id="section/${slug(guide)}"]`).isVisible()).resolves.toBe(true);
     }
     await expect(page.getByText('20 per minute').first().isVisible()).resolves.toBe(true);

@@ -37,32 +37,79 @@ async function hook(f: Fixture): Promise<string> {
  * store them), from an account whose SMTP host is on loopback: an answer is refused by the outbound rule
  * without leaving the machine (status failed). `accountless` leaves the thread without an account.
  */
-async function thread(f: Fixture, options: { accountless?: boolean } = {}): Promise<{ outboundId: string; inboundId: string }> {
+async function thread(
+  f: Fixture,
+  options: { accountless?: boolean } = {},
+): Promise<{ outboundId: string; inboundId: string }> {
   const workspaceId = f.ws.workspaceId;
   const connected = await f.c.POST('/v2/account/connect', {
-    body: { email: `inbox${newId().slice(-12)}@acme-mail.io`, provider: 'smtp', smtp: { host: '127.0.0.1', port: 2525, password: 'pw' } },
+    body: {
+      email: `inbox${newId().slice(-12)}@acme-mail.io`,
+      provider: 'smtp',
+      smtp: { host: '127.0.0.1', port: 2525, password: 'pw' },
+    },
   });
   const account = connected.data!.data.account;
   const outboundId = newId();
   const inboundId = newId();
   const now = f.t.clock.now();
-  const common = { workspace_id: workspaceId, account_id: options.accountless ? null : account.id, thread_id: outboundId, references: [], created_at: now };
+  const common = {
+    workspace_id: workspaceId,
+    account_id: options.accountless ? null : account.id,
+    thread_id: outboundId,
+    references: [],
+    created_at: now,
+  };
   await f.t.db('email_messages').insert([
-    { ...common, id: outboundId, direction: 'outbound', kind: 'campaign', message_id: `<${outboundId}@acme-mail.io>`, from_address: account.email, to_address: 'tom@globex.com', subject: 'Quick question', text_body: 'Hi', status: 'sent', sent_at: now },
-    { ...common, id: inboundId, direction: 'inbound', kind: 'reply', message_id: `<${inboundId}@globex.com>`, in_reply_to: `<${outboundId}@acme-mail.io>`, from_address: 'tom@globex.com', to_address: account.email, subject: 'Re: Quick question', text_body: 'Sure', status: 'received', received_at: now },
+    {
+      ...common,
+      id: outboundId,
+      direction: 'outbound',
+      kind: 'campaign',
+      message_id: `<${outboundId}@acme-mail.io>`,
+      from_address: account.email,
+      to_address: 'tom@globex.com',
+      subject: 'Quick question',
+      text_body: 'Hi',
+      status: 'sent',
+      sent_at: now,
+    },
+    {
+      ...common,
+      id: inboundId,
+      direction: 'inbound',
+      kind: 'reply',
+      message_id: `<${inboundId}@globex.com>`,
+      in_reply_to: `<${outboundId}@acme-mail.io>`,
+      from_address: 'tom@globex.com',
+      to_address: account.email,
+      subject: 'Re: Quick question',
+      text_body: 'Sure',
+      status: 'received',
+      received_at: now,
+    },
   ]);
   return { outboundId, inboundId };
 }
 
 /** A pool-only mailbox in the warm-up pool (never reached: no worker runs here), so a placement test has a recipient. */
 async function poolMailbox(f: Fixture): Promise<void> {
-  await f.t.services.warmup.addMailbox({ email: `seed${newId().slice(-12)}@pool-mail.io`, password: 'pw', smtpHost: 'smtp.pool-mail.io', smtpPort: 587, imapHost: 'imap.pool-mail.io', imapPort: 993 });
+  await f.t.services.warmup.addMailbox({
+    email: `seed${newId().slice(-12)}@pool-mail.io`,
+    password: 'pw',
+    smtpHost: 'smtp.pool-mail.io',
+    smtpPort: 587,
+    imapHost: 'imap.pool-mail.io',
+    imapPort: 993,
+  });
 }
 
 /** A running placement test of the main workspace. */
 async function placementTest(f: Fixture): Promise<string> {
   await poolMailbox(f);
-  const res = await f.c.POST('/v2/placement/create', { body: { accountIds: [await f.account()], subject: 'Hi', text: 'Hello', recipientCount: 1 } });
+  const res = await f.c.POST('/v2/placement/create', {
+    body: { accountIds: [await f.account()], subject: 'Hi', text: 'Hello', recipientCount: 1 },
+  });
   return res.data!.data.test.id;
 }
 
@@ -95,11 +142,16 @@ export const entries: Record<string, Entry> = {
     },
   },
   'GET /v1/campaign/get/name': {
-    ok: async (f, v) => f.c.GET(at(v, '/v1/campaign/get/name'), { params: { query: { campaignId: await f.campaign() } } }),
-    errors: { 404: async (f, v) => f.c.GET(at(v, '/v1/campaign/get/name'), { params: { query: { campaignId: await f.campaign(f.otherC) } } }) },
+    ok: async (f, v) =>
+      f.c.GET(at(v, '/v1/campaign/get/name'), { params: { query: { campaignId: await f.campaign() } } }),
+    errors: {
+      404: async (f, v) =>
+        f.c.GET(at(v, '/v1/campaign/get/name'), { params: { query: { campaignId: await f.campaign(f.otherC) } } }),
+    },
   },
   'GET /v1/campaign/get/status': {
-    ok: async (f, v) => f.c.GET(at(v, '/v1/campaign/get/status'), { params: { query: { campaignId: await f.campaign() } } }),
+    ok: async (f, v) =>
+      f.c.GET(at(v, '/v1/campaign/get/status'), { params: { query: { campaignId: await f.campaign() } } }),
     errors: {
       400: (f, v) => f.c.GET(at(v, '/v1/campaign/get/status'), { params: { query: { campaignId: 'not-a-uuid' } } }),
       404: (f, v) => f.c.GET(at(v, '/v1/campaign/get/status'), { params: { query: { campaignId: MISSING } } }),
@@ -110,22 +162,43 @@ export const entries: Record<string, Entry> = {
       const { campaignId } = await f.ready();
       return f.c.GET(at(v, '/v1/campaign/get/accounts'), { params: { query: { campaignId } } });
     },
-    errors: { 404: (f, v) => f.c.GET(at(v, '/v1/campaign/get/accounts'), { params: { query: { campaignId: MISSING } } }) },
+    errors: {
+      404: (f, v) => f.c.GET(at(v, '/v1/campaign/get/accounts'), { params: { query: { campaignId: MISSING } } }),
+    },
   },
   'POST /v1/campaign/set/name': {
-    ok: async (f, v) => f.c.POST(at(v, '/v1/campaign/set/name'), { body: { campaignId: await f.campaign(), name: 'Renamed campaign' } }),
+    ok: async (f, v) =>
+      f.c.POST(at(v, '/v1/campaign/set/name'), { body: { campaignId: await f.campaign(), name: 'Renamed campaign' } }),
     errors: {
-      400: async (f, v) => f.c.POST(at(v, '/v1/campaign/set/name'), { body: { campaignId: await f.campaign(), name: '' } }),
-      404: async (f, v) => f.c.POST(at(v, '/v1/campaign/set/name'), { body: { campaignId: await f.campaign(f.otherC), name: 'Mine now' } }),
+      400: async (f, v) =>
+        f.c.POST(at(v, '/v1/campaign/set/name'), { body: { campaignId: await f.campaign(), name: '' } }),
+      404: async (f, v) =>
+        f.c.POST(at(v, '/v1/campaign/set/name'), {
+          body: { campaignId: await f.campaign(f.otherC), name: 'Mine now' },
+        }),
     },
   },
   'POST /v1/campaign/set/accounts': {
-    ok: async (f, v) => f.c.POST(at(v, '/v1/campaign/set/accounts'), { body: { campaignId: await f.campaign(), accountIds: [await f.account(), await f.account()] } }),
-    errors: { 404: async (f, v) => f.c.POST(at(v, '/v1/campaign/set/accounts'), { body: { campaignId: await f.campaign(), accountIds: [await f.account(f.otherC)] } }) },
+    ok: async (f, v) =>
+      f.c.POST(at(v, '/v1/campaign/set/accounts'), {
+        body: { campaignId: await f.campaign(), accountIds: [await f.account(), await f.account()] },
+      }),
+    errors: {
+      404: async (f, v) =>
+        f.c.POST(at(v, '/v1/campaign/set/accounts'), {
+          body: { campaignId: await f.campaign(), accountIds: [await f.account(f.otherC)] },
+        }),
+    },
   },
   'POST /v1/campaign/add/account': {
-    ok: async (f, v) => f.c.POST(at(v, '/v1/campaign/add/account'), { body: { campaignId: await f.campaign(), accountId: await f.account() } }),
-    errors: { 404: async (f, v) => f.c.POST(at(v, '/v1/campaign/add/account'), { body: { campaignId: MISSING, accountId: await f.account() } }) },
+    ok: async (f, v) =>
+      f.c.POST(at(v, '/v1/campaign/add/account'), {
+        body: { campaignId: await f.campaign(), accountId: await f.account() },
+      }),
+    errors: {
+      404: async (f, v) =>
+        f.c.POST(at(v, '/v1/campaign/add/account'), { body: { campaignId: MISSING, accountId: await f.account() } }),
+    },
   },
   'POST /v1/campaign/remove/accounts': {
     ok: async (f, v) => {
@@ -134,7 +207,8 @@ export const entries: Record<string, Entry> = {
       return f.c.POST(at(v, '/v1/campaign/remove/accounts'), { body: { campaignId, accountIds: [accountId] } });
     },
     errors: {
-      404: (f, v) => f.c.POST(at(v, '/v1/campaign/remove/accounts'), { body: { campaignId: MISSING, accountIds: [MISSING] } }),
+      404: (f, v) =>
+        f.c.POST(at(v, '/v1/campaign/remove/accounts'), { body: { campaignId: MISSING, accountIds: [MISSING] } }),
       409: async (f, v) => {
         // An active campaign keeps at least one account.
         const { campaignId, accountId } = await f.ready();
@@ -154,7 +228,10 @@ export const entries: Record<string, Entry> = {
   },
   'GET /v1/account/status': {
     ok: async (f, v) => f.c.GET(at(v, '/v1/account/status'), { params: { query: { accountId: await f.account() } } }),
-    errors: { 404: async (f, v) => f.c.GET(at(v, '/v1/account/status'), { params: { query: { accountId: await f.account(f.otherC) } } }) },
+    errors: {
+      404: async (f, v) =>
+        f.c.GET(at(v, '/v1/account/status'), { params: { query: { accountId: await f.account(f.otherC) } } }),
+    },
   },
   'POST /v1/account/vitals': {
     ok: async (f, v) => f.c.POST(at(v, '/v1/account/vitals'), { body: { accountIds: [await f.account()] } }),
@@ -173,21 +250,41 @@ export const entries: Record<string, Entry> = {
       await f.c.POST('/v1/account/warmup/enable', { body: { accountId } });
       return f.c.POST(at(v, '/v1/account/warmup/pause'), { body: { accountId } });
     },
-    errors: { 404: async (f, v) => f.c.POST(at(v, '/v1/account/warmup/pause'), { body: { accountId: await f.account(f.otherC) } }) },
+    errors: {
+      404: async (f, v) =>
+        f.c.POST(at(v, '/v1/account/warmup/pause'), { body: { accountId: await f.account(f.otherC) } }),
+    },
   },
   'DELETE /v1/account/delete': {
-    ok: async (f, v) => f.c.DELETE(at(v, '/v1/account/delete'), { params: { query: { accountId: await f.account() } } }),
+    ok: async (f, v) =>
+      f.c.DELETE(at(v, '/v1/account/delete'), { params: { query: { accountId: await f.account() } } }),
     errors: {
       400: (f, v) => f.c.DELETE(at(v, '/v1/account/delete'), { params: { query: { accountId: 'x' } } }),
       404: (f, v) => f.c.DELETE(at(v, '/v1/account/delete'), { params: { query: { accountId: MISSING } } }),
     },
   },
   'POST /v2/account/connect': {
-    ok: (f) => f.c.POST('/v2/account/connect', { body: { email: 'connect.ok@acme-mail.io', provider: 'smtp', smtp: { host: 'mail.acme-mail.io', port: 587, password: 'pw' }, dailyLimit: 30 } }),
+    ok: (f) =>
+      f.c.POST('/v2/account/connect', {
+        body: {
+          email: 'connect.ok@acme-mail.io',
+          provider: 'smtp',
+          smtp: { host: 'mail.acme-mail.io', port: 587, password: 'pw' },
+          dailyLimit: 30,
+        },
+      }),
     errors: {
-      400: (f) => f.c.POST('/v2/account/connect', { body: { email: 'not-an-email', provider: 'google', smtp: { password: 'pw' }, dailyLimit: 30 } }),
+      400: (f) =>
+        f.c.POST('/v2/account/connect', {
+          body: { email: 'not-an-email', provider: 'google', smtp: { password: 'pw' }, dailyLimit: 30 },
+        }),
       409: async (f) => {
-        const body = { email: 'twice@acme-mail.io', provider: 'google' as const, smtp: { password: 'pw' }, dailyLimit: 30 };
+        const body = {
+          email: 'twice@acme-mail.io',
+          provider: 'google' as const,
+          smtp: { password: 'pw' },
+          dailyLimit: 30,
+        };
         await f.c.POST('/v2/account/connect', { body });
         return f.c.POST('/v2/account/connect', { body });
       },
@@ -196,46 +293,81 @@ export const entries: Record<string, Entry> = {
 
   // Analytics
   'GET /v1/analytics/campaign/summary': {
-    ok: async (f, v) => f.c.GET(at(v, '/v1/analytics/campaign/summary'), { params: { query: { campaignId: await f.campaign(), startDate: '2026-11-01', endDate: '2026-11-23' } } }),
+    ok: async (f, v) =>
+      f.c.GET(at(v, '/v1/analytics/campaign/summary'), {
+        params: { query: { campaignId: await f.campaign(), startDate: '2026-11-01', endDate: '2026-11-23' } },
+      }),
     errors: {
-      400: (f, v) => f.c.GET(at(v, '/v1/analytics/campaign/summary'), { params: { query: { startDate: '2026-11-23', endDate: '2026-11-01' } } }),
+      400: (f, v) =>
+        f.c.GET(at(v, '/v1/analytics/campaign/summary'), {
+          params: { query: { startDate: '2026-11-23', endDate: '2026-11-01' } },
+        }),
       404: (f, v) => f.c.GET(at(v, '/v1/analytics/campaign/summary'), { params: { query: { campaignId: MISSING } } }),
     },
   },
   'GET /v2/analytics/campaign/steps': {
     ok: async (f) => {
       const { campaignId } = await f.step();
-      return f.c.GET('/v2/analytics/campaign/steps', { params: { query: { campaignId, startDate: '2026-11-01', endDate: '2026-11-23' } } });
+      return f.c.GET('/v2/analytics/campaign/steps', {
+        params: { query: { campaignId, startDate: '2026-11-01', endDate: '2026-11-23' } },
+      });
     },
     errors: {
       400: (f) => f.c.GET('/v2/analytics/campaign/steps', { params: { query: { campaignId: 'nope' } } }),
-      404: async (f) => f.c.GET('/v2/analytics/campaign/steps', { params: { query: { campaignId: await f.campaign(f.otherC) } } }),
+      404: async (f) =>
+        f.c.GET('/v2/analytics/campaign/steps', { params: { query: { campaignId: await f.campaign(f.otherC) } } }),
     },
   },
   'GET /v1/analytics/campaign/count': {
-    ok: async (f, v) => f.c.GET(at(v, '/v1/analytics/campaign/count'), { params: { query: { campaignId: await f.campaign() } } }),
-    errors: { 404: async (f, v) => f.c.GET(at(v, '/v1/analytics/campaign/count'), { params: { query: { campaignId: await f.campaign(f.otherC) } } }) },
+    ok: async (f, v) =>
+      f.c.GET(at(v, '/v1/analytics/campaign/count'), { params: { query: { campaignId: await f.campaign() } } }),
+    errors: {
+      404: async (f, v) =>
+        f.c.GET(at(v, '/v1/analytics/campaign/count'), {
+          params: { query: { campaignId: await f.campaign(f.otherC) } },
+        }),
+    },
   },
   'GET /v1/analytics/account/warmup/summary': {
-    ok: async (f, v) => f.c.GET(at(v, '/v1/analytics/account/warmup/summary'), { params: { query: { accountId: await f.account() } } }),
-    errors: { 404: (f, v) => f.c.GET(at(v, '/v1/analytics/account/warmup/summary'), { params: { query: { accountId: MISSING } } }) },
+    ok: async (f, v) =>
+      f.c.GET(at(v, '/v1/analytics/account/warmup/summary'), { params: { query: { accountId: await f.account() } } }),
+    errors: {
+      404: (f, v) =>
+        f.c.GET(at(v, '/v1/analytics/account/warmup/summary'), { params: { query: { accountId: MISSING } } }),
+    },
   },
   'GET /v1/analytics/account/campaign/count': {
-    ok: async (f, v) => f.c.GET(at(v, '/v1/analytics/account/campaign/count'), { params: { query: { accountId: await f.account() } } }),
-    errors: { 404: (f, v) => f.c.GET(at(v, '/v1/analytics/account/campaign/count'), { params: { query: { accountId: MISSING } } }) },
+    ok: async (f, v) =>
+      f.c.GET(at(v, '/v1/analytics/account/campaign/count'), { params: { query: { accountId: await f.account() } } }),
+    errors: {
+      404: (f, v) =>
+        f.c.GET(at(v, '/v1/analytics/account/campaign/count'), { params: { query: { accountId: MISSING } } }),
+    },
   },
 
   // Contacts
   'POST /v1/contact/add': {
-    ok: async (f, v) => f.c.POST(at(v, '/v1/contact/add'), { body: { campaignId: await f.campaign(), contacts: [{ email: 'jane.doe@acme.com', firstName: 'Jane', customVariables: { seats: 12 } }] } }),
+    ok: async (f, v) =>
+      f.c.POST(at(v, '/v1/contact/add'), {
+        body: {
+          campaignId: await f.campaign(),
+          contacts: [{ email: 'jane.doe@acme.com', firstName: 'Jane', customVariables: { seats: 12 } }],
+        },
+      }),
     errors: {
-      400: async (f, v) => f.c.POST(at(v, '/v1/contact/add'), { body: { campaignId: await f.campaign(), contacts: [] } }),
-      404: (f, v) => f.c.POST(at(v, '/v1/contact/add'), { body: { campaignId: MISSING, contacts: [{ email: 'a@acme.com' }] } }),
+      400: async (f, v) =>
+        f.c.POST(at(v, '/v1/contact/add'), { body: { campaignId: await f.campaign(), contacts: [] } }),
+      404: (f, v) =>
+        f.c.POST(at(v, '/v1/contact/add'), { body: { campaignId: MISSING, contacts: [{ email: 'a@acme.com' }] } }),
     },
   },
   'GET /v1/contact/get': {
-    ok: async (f, v) => f.c.GET(at(v, '/v1/contact/get'), { params: { query: { contactId: (await f.contact()).contactId } } }),
-    errors: { 404: async (f, v) => f.c.GET(at(v, '/v1/contact/get'), { params: { query: { contactId: (await f.contact(f.otherC)).contactId } } }) },
+    ok: async (f, v) =>
+      f.c.GET(at(v, '/v1/contact/get'), { params: { query: { contactId: (await f.contact()).contactId } } }),
+    errors: {
+      404: async (f, v) =>
+        f.c.GET(at(v, '/v1/contact/get'), { params: { query: { contactId: (await f.contact(f.otherC)).contactId } } }),
+    },
   },
   'POST /v1/contact/delete': {
     ok: async (f, v) => f.c.POST(at(v, '/v1/contact/delete'), { body: { contactId: (await f.contact()).contactId } }),
@@ -270,73 +402,126 @@ export const entries: Record<string, Entry> = {
     },
   },
   'POST /v2/contact/move': {
-    ok: async (f) => f.c.POST('/v2/contact/move', { body: { contactIds: [(await f.contact()).contactId], toCampaignId: await f.campaign(), keepProgress: true } }),
+    ok: async (f) =>
+      f.c.POST('/v2/contact/move', {
+        body: { contactIds: [(await f.contact()).contactId], toCampaignId: await f.campaign(), keepProgress: true },
+      }),
     errors: {
       400: (f) => f.c.POST('/v2/contact/move', { body: { contactIds: [], toCampaignId: MISSING } }),
-      404: async (f) => f.c.POST('/v2/contact/move', { body: { contactIds: [(await f.contact()).contactId], toCampaignId: MISSING } }),
+      404: async (f) =>
+        f.c.POST('/v2/contact/move', { body: { contactIds: [(await f.contact()).contactId], toCampaignId: MISSING } }),
     },
   },
   'POST /v1/contact/update/status': {
-    ok: async (f, v) => f.c.POST(at(v, '/v1/contact/update/status'), { body: { contactId: (await f.contact()).contactId, leadStatus: 'interested' } }),
+    ok: async (f, v) =>
+      f.c.POST(at(v, '/v1/contact/update/status'), {
+        body: { contactId: (await f.contact()).contactId, leadStatus: 'interested' },
+      }),
     errors: {
-      400: async (f, v) => f.c.POST(at(v, '/v1/contact/update/status'), { body: { contactId: (await f.contact()).contactId, leadStatus: 'excited' as never } }),
+      400: async (f, v) =>
+        f.c.POST(at(v, '/v1/contact/update/status'), {
+          body: { contactId: (await f.contact()).contactId, leadStatus: 'excited' as never },
+        }),
       404: (f, v) => f.c.POST(at(v, '/v1/contact/update/status'), { body: { contactId: MISSING, leadStatus: 'lost' } }),
     },
   },
   'POST /v1/contact/data/update': {
-    ok: async (f, v) => f.c.POST(at(v, '/v1/contact/data/update'), { body: { contactId: (await f.contact()).contactId, customVariables: { seats: 20, trialUser: true } } }),
-    errors: { 404: (f, v) => f.c.POST(at(v, '/v1/contact/data/update'), { body: { contactId: MISSING, customVariables: { seats: 1 } } }) },
+    ok: async (f, v) =>
+      f.c.POST(at(v, '/v1/contact/data/update'), {
+        body: { contactId: (await f.contact()).contactId, customVariables: { seats: 20, trialUser: true } },
+      }),
+    errors: {
+      404: (f, v) =>
+        f.c.POST(at(v, '/v1/contact/data/update'), { body: { contactId: MISSING, customVariables: { seats: 1 } } }),
+    },
   },
   'POST /v1/contact/data/set': {
     ok: async (f, v) => {
       const { campaignId, email } = await f.contact();
-      return f.c.POST(at(v, '/v1/contact/data/set'), { body: { campaignId, email, customVariables: { plan: 'Enterprise' } } });
+      return f.c.POST(at(v, '/v1/contact/data/set'), {
+        body: { campaignId, email, customVariables: { plan: 'Enterprise' } },
+      });
     },
-    errors: { 404: async (f, v) => f.c.POST(at(v, '/v1/contact/data/set'), { body: { campaignId: await f.campaign(), email: 'nobody@globex.io', customVariables: { plan: 'x' } } }) },
+    errors: {
+      404: async (f, v) =>
+        f.c.POST(at(v, '/v1/contact/data/set'), {
+          body: { campaignId: await f.campaign(), email: 'nobody@globex.io', customVariables: { plan: 'x' } },
+        }),
+    },
   },
   'POST /v1/contact/data/remove': {
-    ok: async (f, v) => f.c.POST(at(v, '/v1/contact/data/remove'), { body: { contactId: (await f.contact()).contactId, keys: ['plan'] } }),
-    errors: { 404: (f, v) => f.c.POST(at(v, '/v1/contact/data/remove'), { body: { contactId: MISSING, keys: ['plan'] } }) },
+    ok: async (f, v) =>
+      f.c.POST(at(v, '/v1/contact/data/remove'), {
+        body: { contactId: (await f.contact()).contactId, keys: ['plan'] },
+      }),
+    errors: {
+      404: (f, v) => f.c.POST(at(v, '/v1/contact/data/remove'), { body: { contactId: MISSING, keys: ['plan'] } }),
+    },
   },
 
   // Lead database
   'POST /v1/mixed_people/search': {
-    ok: (f, v) => f.c.POST(at(v, '/v1/mixed_people/search'), { body: { page: 1, perPage: 3, dataOptions: ['workEmailReveal'] } }),
+    ok: (f, v) =>
+      f.c.POST(at(v, '/v1/mixed_people/search'), { body: { page: 1, perPage: 3, dataOptions: ['workEmailReveal'] } }),
     errors: {
-      400: (f, v) => f.c.POST(at(v, '/v1/mixed_people/search'), { body: { page: 1, perPage: 3, dataOptions: ['everything' as never] } }),
+      400: (f, v) =>
+        f.c.POST(at(v, '/v1/mixed_people/search'), {
+          body: { page: 1, perPage: 3, dataOptions: ['everything' as never] },
+        }),
       402: async (f, v) => {
         const poor = await f.t.createWorkspace({ credits: 0 });
-        return f.clientFor(poor.apiKey).POST(at(v, '/v1/mixed_people/search'), { body: { page: 1, perPage: 5, dataOptions: ['mobilePhoneReveal'] } });
+        return f.clientFor(poor.apiKey).POST(at(v, '/v1/mixed_people/search'), {
+          body: { page: 1, perPage: 5, dataOptions: ['mobilePhoneReveal'] },
+        });
       },
     },
   },
   'POST /v1/company/find': {
     ok: (f, v) => f.c.POST(at(v, '/v1/company/find'), { body: { dataOptions: ['basic'], page: 1, perPage: 3 } }),
     errors: {
-      400: (f, v) => f.c.POST(at(v, '/v1/company/find'), { body: { dataOptions: ['basic', 'full'], page: 1, perPage: 3 } }),
+      400: (f, v) =>
+        f.c.POST(at(v, '/v1/company/find'), { body: { dataOptions: ['basic', 'full'], page: 1, perPage: 3 } }),
       402: async (f, v) => {
         const poor = await f.t.createWorkspace({ credits: 0 });
-        return f.clientFor(poor.apiKey).POST(at(v, '/v1/company/find'), { body: { dataOptions: ['full'], page: 1, perPage: 5 } });
+        return f
+          .clientFor(poor.apiKey)
+          .POST(at(v, '/v1/company/find'), { body: { dataOptions: ['full'], page: 1, perPage: 5 } });
       },
     },
   },
   'POST /v1/people_verification/verify': {
-    ok: (f, v) => f.c.POST(at(v, '/v1/people_verification/verify'), { body: { emails: ['jane@acme-mail.io', 'temp123@mailinator.com'] } }),
+    ok: (f, v) =>
+      f.c.POST(at(v, '/v1/people_verification/verify'), {
+        body: { emails: ['jane@acme-mail.io', 'temp123@mailinator.com'] },
+      }),
     errors: { 400: (f, v) => f.c.POST(at(v, '/v1/people_verification/verify'), { body: { emails: [] } }) },
   },
   'POST /v1/people_enrichment/peopleEnrichment': {
-    ok: (f, v) => f.c.POST(at(v, '/v1/people_enrichment/peopleEnrichment'), { body: { people: [{ firstName: 'Nobody', lastName: 'Known', companyName: 'Nowhere Inc.' }], dataOptions: ['workEmailReveal'] } }),
+    ok: (f, v) =>
+      f.c.POST(at(v, '/v1/people_enrichment/peopleEnrichment'), {
+        body: {
+          people: [{ firstName: 'Nobody', lastName: 'Known', companyName: 'Nowhere Inc.' }],
+          dataOptions: ['workEmailReveal'],
+        },
+      }),
     errors: {
       400: (f, v) => f.c.POST(at(v, '/v1/people_enrichment/peopleEnrichment'), { body: { people: [] } }),
       402: async (f, v) => {
         const poor = await f.t.createWorkspace({ credits: 0 });
-        const [email] = (await f.t.db('people').whereNotNull('work_email').select('work_email').limit(1)).map((r: { work_email: string }) => r.work_email);
-        return f.clientFor(poor.apiKey).POST(at(v, '/v1/people_enrichment/peopleEnrichment'), { body: { people: [{ email }], dataOptions: ['workEmailReveal', 'mobilePhoneReveal'] } });
+        const [email] = (await f.t.db('people').whereNotNull('work_email').select('work_email').limit(1)).map(
+          (r: { work_email: string }) => r.work_email,
+        );
+        return f.clientFor(poor.apiKey).POST(at(v, '/v1/people_enrichment/peopleEnrichment'), {
+          body: { people: [{ email }], dataOptions: ['workEmailReveal', 'mobilePhoneReveal'] },
+        });
       },
     },
   },
   'POST /v2/enrich/by-details': {
-    ok: (f) => f.c.POST('/v2/enrich/by-details', { body: { people: [{ firstName: 'Nobody', lastName: 'Known', companyName: 'Nowhere Inc.' }] } }),
+    ok: (f) =>
+      f.c.POST('/v2/enrich/by-details', {
+        body: { people: [{ firstName: 'Nobody', lastName: 'Known', companyName: 'Nowhere Inc.' }] },
+      }),
     errors: { 400: (f) => f.c.POST('/v2/enrich/by-details', { body: { people: [{}] } }) },
   },
 
@@ -349,33 +534,67 @@ export const entries: Record<string, Entry> = {
     },
   },
   'POST /v2/campaign/sequence-create': {
-    ok: async (f) => f.c.POST('/v2/campaign/sequence-create', { body: { campaignId: await f.campaign(), steps: [{ delayDays: 0, variants: [{ subject: 'Hi {{firstName | there}}', body: 'Hello' }] }] } }),
-    errors: { 404: (f) => f.c.POST('/v2/campaign/sequence-create', { body: { campaignId: MISSING, steps: [{ delayDays: 0, variants: [{ subject: 'Hi', body: 'Hello' }] }] } }) },
+    ok: async (f) =>
+      f.c.POST('/v2/campaign/sequence-create', {
+        body: {
+          campaignId: await f.campaign(),
+          steps: [{ delayDays: 0, variants: [{ subject: 'Hi {{firstName | there}}', body: 'Hello' }] }],
+        },
+      }),
+    errors: {
+      404: (f) =>
+        f.c.POST('/v2/campaign/sequence-create', {
+          body: { campaignId: MISSING, steps: [{ delayDays: 0, variants: [{ subject: 'Hi', body: 'Hello' }] }] },
+        }),
+    },
   },
   'POST /v2/campaign/variants-create': {
-    ok: async (f) => f.c.POST('/v2/campaign/variants-create', { body: { stepId: (await f.step()).stepId, variants: [{ subject: 'Third try', body: 'C' }] } }),
-    errors: { 404: (f) => f.c.POST('/v2/campaign/variants-create', { body: { stepId: MISSING, variants: [{ subject: 'x', body: 'y' }] } }) },
+    ok: async (f) =>
+      f.c.POST('/v2/campaign/variants-create', {
+        body: { stepId: (await f.step()).stepId, variants: [{ subject: 'Third try', body: 'C' }] },
+      }),
+    errors: {
+      404: (f) =>
+        f.c.POST('/v2/campaign/variants-create', {
+          body: { stepId: MISSING, variants: [{ subject: 'x', body: 'y' }] },
+        }),
+    },
   },
   'PUT /v2/campaign/sequences/{id}': {
     ok: async (f) => {
       const { stepId } = await f.step();
       return f.c.PUT('/v2/campaign/sequences/{id}', { params: { path: { id: stepId } }, body: { delayDays: 0 } });
     },
-    errors: { 404: (f) => f.c.PUT('/v2/campaign/sequences/{id}', { params: { path: { id: MISSING } }, body: { delayDays: 2 } }) },
+    errors: {
+      404: (f) => f.c.PUT('/v2/campaign/sequences/{id}', { params: { path: { id: MISSING } }, body: { delayDays: 2 } }),
+    },
   },
   'DELETE /v2/campaign/sequences-delete': {
-    ok: async (f) => f.c.DELETE('/v2/campaign/sequences-delete', { params: { query: { stepId: (await f.step()).stepId } } }),
+    ok: async (f) =>
+      f.c.DELETE('/v2/campaign/sequences-delete', { params: { query: { stepId: (await f.step()).stepId } } }),
     errors: { 404: (f) => f.c.DELETE('/v2/campaign/sequences-delete', { params: { query: { stepId: MISSING } } }) },
   },
   'DELETE /v2/campaign/variants-delete': {
-    ok: async (f) => f.c.DELETE('/v2/campaign/variants-delete', { params: { query: { variantId: (await f.step()).variantIds[1] } } }),
+    ok: async (f) =>
+      f.c.DELETE('/v2/campaign/variants-delete', { params: { query: { variantId: (await f.step()).variantIds[1] } } }),
     errors: { 404: (f) => f.c.DELETE('/v2/campaign/variants-delete', { params: { query: { variantId: MISSING } } }) },
   },
   'POST /v2/campaign/set/schedules': {
-    ok: async (f) => f.c.POST('/v2/campaign/set/schedules', { body: { campaignId: await f.campaign(), schedule: SCHEDULE_FOR_CREATE, options: { dailyLimit: 100, stopOnReply: true } } }),
+    ok: async (f) =>
+      f.c.POST('/v2/campaign/set/schedules', {
+        body: {
+          campaignId: await f.campaign(),
+          schedule: SCHEDULE_FOR_CREATE,
+          options: { dailyLimit: 100, stopOnReply: true },
+        },
+      }),
     errors: {
-      400: async (f) => f.c.POST('/v2/campaign/set/schedules', { body: { campaignId: await f.campaign(), schedule: { ...SCHEDULE_FOR_CREATE, days: [9] } } }),
-      404: (f) => f.c.POST('/v2/campaign/set/schedules', { body: { campaignId: MISSING, schedule: SCHEDULE_FOR_CREATE } }),
+      400: async (f) =>
+        f.c.POST('/v2/campaign/set/schedules', {
+          body: { campaignId: await f.campaign(), schedule: { ...SCHEDULE_FOR_CREATE, days: [9] } },
+        }),
+      404: (f) =>
+        f.c.POST('/v2/campaign/set/schedules', { body: { campaignId: MISSING, schedule: SCHEDULE_FOR_CREATE } }),
     },
   },
   'POST /v2/campaign/launch': {
@@ -456,15 +675,30 @@ export const entries: Record<string, Entry> = {
       await f.c.POST('/v2/list/add/companies', { body: { listId, companyIds: await f.companyIds(2) } });
       return f.c.GET('/v2/list/companies', { params: { query: { listId } } });
     },
-    errors: { 409: async (f) => f.c.GET('/v2/list/companies', { params: { query: { listId: await f.list('people') } } }) },
+    errors: {
+      409: async (f) => f.c.GET('/v2/list/companies', { params: { query: { listId: await f.list('people') } } }),
+    },
   },
   'POST /v2/list/add/leads': {
-    ok: async (f) => f.c.POST('/v2/list/add/leads', { body: { listId: await f.list('people'), personIds: [...(await f.personIds(2)), MISSING] } }),
-    errors: { 404: async (f) => f.c.POST('/v2/list/add/leads', { body: { listId: MISSING, personIds: await f.personIds(1) } }) },
+    ok: async (f) =>
+      f.c.POST('/v2/list/add/leads', {
+        body: { listId: await f.list('people'), personIds: [...(await f.personIds(2)), MISSING] },
+      }),
+    errors: {
+      404: async (f) => f.c.POST('/v2/list/add/leads', { body: { listId: MISSING, personIds: await f.personIds(1) } }),
+    },
   },
   'POST /v2/list/add/companies': {
-    ok: async (f) => f.c.POST('/v2/list/add/companies', { body: { listId: await f.list('company'), companyIds: await f.companyIds(2) } }),
-    errors: { 409: async (f) => f.c.POST('/v2/list/add/companies', { body: { listId: await f.list('people'), companyIds: await f.companyIds(1) } }) },
+    ok: async (f) =>
+      f.c.POST('/v2/list/add/companies', {
+        body: { listId: await f.list('company'), companyIds: await f.companyIds(2) },
+      }),
+    errors: {
+      409: async (f) =>
+        f.c.POST('/v2/list/add/companies', {
+          body: { listId: await f.list('people'), companyIds: await f.companyIds(1) },
+        }),
+    },
   },
   'POST /v2/list/remove/leads': {
     ok: async (f) => {
@@ -473,7 +707,10 @@ export const entries: Record<string, Entry> = {
       await f.c.POST('/v2/list/add/leads', { body: { listId, personIds } });
       return f.c.POST('/v2/list/remove/leads', { body: { listId, personIds } });
     },
-    errors: { 404: async (f) => f.c.POST('/v2/list/remove/leads', { body: { listId: MISSING, personIds: await f.personIds(1) } }) },
+    errors: {
+      404: async (f) =>
+        f.c.POST('/v2/list/remove/leads', { body: { listId: MISSING, personIds: await f.personIds(1) } }),
+    },
   },
   'POST /v2/list/remove/companies': {
     ok: async (f) => {
@@ -491,8 +728,12 @@ export const entries: Record<string, Entry> = {
       return f.c.POST('/v2/list/send-to-campaign', { body: { listId, campaignId: await f.campaign() } });
     },
     errors: {
-      404: async (f) => f.c.POST('/v2/list/send-to-campaign', { body: { listId: await f.list('people'), campaignId: MISSING } }),
-      409: async (f) => f.c.POST('/v2/list/send-to-campaign', { body: { listId: await f.list('company'), campaignId: await f.campaign() } }),
+      404: async (f) =>
+        f.c.POST('/v2/list/send-to-campaign', { body: { listId: await f.list('people'), campaignId: MISSING } }),
+      409: async (f) =>
+        f.c.POST('/v2/list/send-to-campaign', {
+          body: { listId: await f.list('company'), campaignId: await f.campaign() },
+        }),
     },
   },
   'GET /v2/list/export': {
@@ -506,11 +747,16 @@ export const entries: Record<string, Entry> = {
 
   // Whitelabel
   'POST /v2/whitelabel/register': {
-    ok: (f) => f.c.POST('/v2/whitelabel/register', { body: { email: 'maria.lopez@brightwave.io', name: 'Maria Lopez', password: 'correct-horse-battery-staple' } }),
+    ok: (f) =>
+      f.c.POST('/v2/whitelabel/register', {
+        body: { email: 'maria.lopez@brightwave.io', name: 'Maria Lopez', password: 'correct-horse-battery-staple' },
+      }),
     errors: {
       403: async (f) => {
         const plain = await f.t.createWorkspace();
-        return f.clientFor(plain.apiKey).POST('/v2/whitelabel/register', { body: { email: 'x@brightwave.io', name: 'X' } });
+        return f
+          .clientFor(plain.apiKey)
+          .POST('/v2/whitelabel/register', { body: { email: 'x@brightwave.io', name: 'X' } });
       },
       409: async (f) => {
         const { email } = await f.subUser();
@@ -519,12 +765,28 @@ export const entries: Record<string, Entry> = {
     },
   },
   'POST /v2/whitelabel/add-plan': {
-    ok: (f) => f.c.POST('/v2/whitelabel/add-plan', { body: { name: 'Agency Pro', limits: { perMin: 60, perHour: 1000, perDay: 10000, perSecond: 5 }, credits: 5000 } }),
-    errors: { 400: (f) => f.c.POST('/v2/whitelabel/add-plan', { body: { name: 'Too small', limits: { perMin: 1, perHour: 50, perDay: 100 }, credits: 0 } }) },
+    ok: (f) =>
+      f.c.POST('/v2/whitelabel/add-plan', {
+        body: { name: 'Agency Pro', limits: { perMin: 60, perHour: 1000, perDay: 10000, perSecond: 5 }, credits: 5000 },
+      }),
+    errors: {
+      400: (f) =>
+        f.c.POST('/v2/whitelabel/add-plan', {
+          body: { name: 'Too small', limits: { perMin: 1, perHour: 50, perDay: 100 }, credits: 0 },
+        }),
+    },
   },
   'POST /v2/whitelabel/user/{subUserId}/assign-plan/{planId}': {
-    ok: async (f) => f.c.POST('/v2/whitelabel/user/{subUserId}/assign-plan/{planId}', { params: { path: { subUserId: (await f.subUser()).id, planId: await f.plan() } } }),
-    errors: { 404: async (f) => f.c.POST('/v2/whitelabel/user/{subUserId}/assign-plan/{planId}', { params: { path: { subUserId: MISSING, planId: await f.plan() } } }) },
+    ok: async (f) =>
+      f.c.POST('/v2/whitelabel/user/{subUserId}/assign-plan/{planId}', {
+        params: { path: { subUserId: (await f.subUser()).id, planId: await f.plan() } },
+      }),
+    errors: {
+      404: async (f) =>
+        f.c.POST('/v2/whitelabel/user/{subUserId}/assign-plan/{planId}', {
+          params: { path: { subUserId: MISSING, planId: await f.plan() } },
+        }),
+    },
   },
   'GET /v2/whitelabel/get-plan': {
     ok: async (f) => f.c.GET('/v2/whitelabel/get-plan', { params: { query: { planId: await f.plan() } } }),
@@ -532,7 +794,9 @@ export const entries: Record<string, Entry> = {
   },
   'GET /v2/whitelabel/user/{email}': {
     ok: async (f) => f.c.GET('/v2/whitelabel/user/{email}', { params: { path: { email: (await f.subUser()).email } } }),
-    errors: { 404: (f) => f.c.GET('/v2/whitelabel/user/{email}', { params: { path: { email: 'nobody@brightwave.io' } } }) },
+    errors: {
+      404: (f) => f.c.GET('/v2/whitelabel/user/{email}', { params: { path: { email: 'nobody@brightwave.io' } } }),
+    },
   },
 
   // Webhooks
@@ -540,7 +804,8 @@ export const entries: Record<string, Entry> = {
     ok: (f) => f.c.POST('/v2/webhook/create', { body: { url: HOOK_URL, eventTypes: ['email.sent', 'email.replied'] } }),
     errors: {
       400: (f) => f.c.POST('/v2/webhook/create', { body: { url: 'ftp://x.test/', eventTypes: ['email.sent'] } }),
-      404: (f) => f.c.POST('/v2/webhook/create', { body: { url: HOOK_URL, eventTypes: ['email.sent'], campaignId: MISSING } }),
+      404: (f) =>
+        f.c.POST('/v2/webhook/create', { body: { url: HOOK_URL, eventTypes: ['email.sent'], campaignId: MISSING } }),
     },
   },
   'GET /v2/webhook/list': {
@@ -555,7 +820,10 @@ export const entries: Record<string, Entry> = {
     errors: { 404: async (f) => f.otherC.GET('/v2/webhook/get', { params: { query: { id: await hook(f) } } }) },
   },
   'POST /v2/webhook/update': {
-    ok: async (f) => f.c.POST('/v2/webhook/update', { body: { id: await hook(f), eventTypes: ['campaign.launched'], description: 'CRM' } }),
+    ok: async (f) =>
+      f.c.POST('/v2/webhook/update', {
+        body: { id: await hook(f), eventTypes: ['campaign.launched'], description: 'CRM' },
+      }),
     errors: { 404: (f) => f.c.POST('/v2/webhook/update', { body: { id: MISSING } }) },
   },
   'POST /v2/webhook/delete': {
@@ -582,8 +850,13 @@ export const entries: Record<string, Entry> = {
     ok: async (f) => {
       await hook(f);
       const ws = f.ws.workspaceId;
-      await f.t.db.transaction((trx) => f.t.services.events.record(trx, { workspaceId: ws, type: 'email.sent', data: { email: 'a@b.test' }, mail: {} }));
-      const delivery = await found(f.t.db('webhook_deliveries').where({ workspace_id: ws }).first<Pick<DeliveryRow, 'id'> | undefined>('id'), 'webhook delivery');
+      await f.t.db.transaction((trx) =>
+        f.t.services.events.record(trx, { workspaceId: ws, type: 'email.sent', data: { email: 'a@b.test' }, mail: {} }),
+      );
+      const delivery = await found(
+        f.t.db('webhook_deliveries').where({ workspace_id: ws }).first<Pick<DeliveryRow, 'id'> | undefined>('id'),
+        'webhook delivery',
+      );
       return f.c.POST('/v2/webhook/retry', { body: { deliveryId: delivery.id } });
     },
     errors: { 404: (f) => f.c.POST('/v2/webhook/retry', { body: { deliveryId: MISSING } }) },
@@ -594,11 +867,13 @@ export const entries: Record<string, Entry> = {
     ok: async (f) => f.c.GET('/v2/campaign/sending-status', { params: { query: { campaignId: await f.campaign() } } }),
     errors: {
       400: (f) => f.c.GET('/v2/campaign/sending-status', { params: { query: { campaignId: 'nope' } } }),
-      404: async (f) => f.c.GET('/v2/campaign/sending-status', { params: { query: { campaignId: await f.campaign(f.otherC) } } }),
+      404: async (f) =>
+        f.c.GET('/v2/campaign/sending-status', { params: { query: { campaignId: await f.campaign(f.otherC) } } }),
     },
   },
   'POST /v2/suppression/add': {
-    ok: (f) => f.c.POST('/v2/suppression/add', { body: { values: ['jane@acme.com', 'competitor.io', 'not an address'] } }),
+    ok: (f) =>
+      f.c.POST('/v2/suppression/add', { body: { values: ['jane@acme.com', 'competitor.io', 'not an address'] } }),
     errors: { 400: (f) => f.c.POST('/v2/suppression/add', { body: { values: [] } }) },
   },
   'GET /v2/suppression/list': {
@@ -636,17 +911,23 @@ export const entries: Record<string, Entry> = {
     errors: { 400: (f) => f.c.POST('/v2/email/mark-read', { body: { ids: [] } }) },
   },
   'POST /v2/email/reply': {
-    ok: async (f) => f.c.POST('/v2/email/reply', { body: { id: (await thread(f)).inboundId, text: 'Thursday works.' } }),
+    ok: async (f) =>
+      f.c.POST('/v2/email/reply', { body: { id: (await thread(f)).inboundId, text: 'Thursday works.' } }),
     errors: {
       400: (f) => f.c.POST('/v2/email/reply', { body: { id: MISSING, text: '' } }),
       404: (f) => f.c.POST('/v2/email/reply', { body: { id: MISSING, text: 'Hello' } }),
-      409: async (f) => f.c.POST('/v2/email/reply', { body: { id: (await thread(f, { accountless: true })).inboundId, text: 'Hello' } }),
+      409: async (f) =>
+        f.c.POST('/v2/email/reply', {
+          body: { id: (await thread(f, { accountless: true })).inboundId, text: 'Hello' },
+        }),
     },
   },
   'GET /v2/event/list': {
     ok: async (f) => {
       await thread(f);
-      return f.c.GET('/v2/event/list', { params: { query: { types: ['account.statusChanged', 'email.replied'], limit: 10 } } });
+      return f.c.GET('/v2/event/list', {
+        params: { query: { types: ['account.statusChanged', 'email.replied'], limit: 10 } },
+      });
     },
     errors: {
       400: (f) => f.c.GET('/v2/event/list', { params: { query: { after: 'not-a-cursor' } } }),
@@ -654,20 +935,37 @@ export const entries: Record<string, Entry> = {
     },
   },
   'POST /v2/email/set-intent': {
-    ok: async (f) => f.c.POST('/v2/email/set-intent', { body: { id: (await thread(f)).inboundId, intent: 'wrongPerson', referral: { name: 'Maria Lopez', email: 'maria@globex.com' } } }),
+    ok: async (f) =>
+      f.c.POST('/v2/email/set-intent', {
+        body: {
+          id: (await thread(f)).inboundId,
+          intent: 'wrongPerson',
+          referral: { name: 'Maria Lopez', email: 'maria@globex.com' },
+        },
+      }),
     errors: {
-      400: (f) => f.c.POST('/v2/email/set-intent', { body: { id: MISSING, intent: 'interested', referral: { name: 'Maria Lopez', email: null } } }),
+      400: (f) =>
+        f.c.POST('/v2/email/set-intent', {
+          body: { id: MISSING, intent: 'interested', referral: { name: 'Maria Lopez', email: null } },
+        }),
       404: (f) => f.c.POST('/v2/email/set-intent', { body: { id: MISSING, intent: 'interested' } }),
-      409: async (f) => f.c.POST('/v2/email/set-intent', { body: { id: (await thread(f)).outboundId, intent: 'interested' } }),
+      409: async (f) =>
+        f.c.POST('/v2/email/set-intent', { body: { id: (await thread(f)).outboundId, intent: 'interested' } }),
     },
   },
 
   // Jobs
   'POST /v2/job/contact-import': {
-    ok: async (f) => f.c.POST('/v2/job/contact-import', { body: { campaignId: await f.campaign(), contacts: [{ email: 'jane.doe@acme.com' }] } }),
+    ok: async (f) =>
+      f.c.POST('/v2/job/contact-import', {
+        body: { campaignId: await f.campaign(), contacts: [{ email: 'jane.doe@acme.com' }] },
+      }),
     errors: {
       400: (f) => f.c.POST('/v2/job/contact-import', { body: { campaignId: MISSING, contacts: [] } }),
-      404: (f) => f.c.POST('/v2/job/contact-import', { body: { campaignId: MISSING, contacts: [{ email: 'jane.doe@acme.com' }] } }),
+      404: (f) =>
+        f.c.POST('/v2/job/contact-import', {
+          body: { campaignId: MISSING, contacts: [{ email: 'jane.doe@acme.com' }] },
+        }),
     },
   },
   'POST /v2/job/verify': {
@@ -680,7 +978,10 @@ export const entries: Record<string, Entry> = {
       400: (f) => f.c.POST('/v2/job/enrich', { body: { people: [] } }),
       402: async (f) => {
         const poor = await f.t.createWorkspace({ credits: 0 });
-        const person = await found(f.t.db('people').whereNotNull('work_email').first<{ work_email: string } | undefined>('work_email'), 'person with a work email');
+        const person = await found(
+          f.t.db('people').whereNotNull('work_email').first<{ work_email: string } | undefined>('work_email'),
+          'person with a work email',
+        );
         return f.clientFor(poor.apiKey).POST('/v2/job/enrich', { body: { people: [{ email: person.work_email }] } });
       },
     },
@@ -688,11 +989,16 @@ export const entries: Record<string, Entry> = {
   'POST /v2/placement/create': {
     ok: async (f) => {
       await poolMailbox(f);
-      return f.c.POST('/v2/placement/create', { body: { accountIds: [await f.account()], subject: 'Hi', text: 'Hello', recipientCount: 1 } });
+      return f.c.POST('/v2/placement/create', {
+        body: { accountIds: [await f.account()], subject: 'Hi', text: 'Hello', recipientCount: 1 },
+      });
     },
     errors: {
       400: (f) => f.c.POST('/v2/placement/create', { body: { accountIds: [], subject: 'Hi', text: 'Hello' } }),
-      404: async (f) => f.c.POST('/v2/placement/create', { body: { accountIds: [await f.account(f.otherC)], subject: 'Hi', text: 'Hello' } }),
+      404: async (f) =>
+        f.c.POST('/v2/placement/create', {
+          body: { accountIds: [await f.account(f.otherC)], subject: 'Hi', text: 'Hello' },
+        }),
       409: async (f) => {
         const accountId = await f.account();
         await f.t.db('email_accounts').where({ id: accountId }).update({ status: 'paused' });

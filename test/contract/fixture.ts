@@ -39,17 +39,23 @@ export const SCHEDULE = { timezone: 'America/New_York', days: [1, 2, 3, 4, 5], f
 export const MAIL_DOMAIN = 'acme-mail.io';
 
 function must<T>(what: string, r: { data?: T; error?: unknown; response: Response }): T {
-  if (!r.response.ok || r.data === undefined) throw new Error(`${what}: ${r.response.status} ${JSON.stringify(r.error)}`);
+  if (!r.response.ok || r.data === undefined)
+    throw new Error(`${what}: ${r.response.status} ${JSON.stringify(r.error)}`);
   return r.data;
 }
 
 export async function startFixture(): Promise<Fixture> {
   const dns = await startDnsServer({
-    [MAIL_DOMAIN]: { MX: [{ exchange: 'aspmx.l.google.com', priority: 1 }], TXT: ['v=spf1 include:_spf.google.com ~all'] },
+    [MAIL_DOMAIN]: {
+      MX: [{ exchange: 'aspmx.l.google.com', priority: 1 }],
+      TXT: ['v=spf1 include:_spf.google.com ~all'],
+    },
     [`_dmarc.${MAIL_DOMAIN}`]: { TXT: ['v=DMARC1; p=reject'] },
     'northwindanalytics.com': { MX: [{ exchange: 'mx.northwindanalytics.com', priority: 10 }] },
   });
-  const t = await startTestServer({ config: { secretKey: '00'.repeat(32), dnsServers: [dns.address], dnsTimeoutMs: 300, allowPrivateWebhooks: true } });
+  const t = await startTestServer({
+    config: { secretKey: '00'.repeat(32), dnsServers: [dns.address], dnsTimeoutMs: 300, allowPrivateWebhooks: true },
+  });
   await generateLeads(t.db, { people: 150, companies: 30, seed: 7, now: t.clock.now() });
   const ws = await t.createWorkspace({ name: 'Contract', whitelabel: true, credits: 1_000_000 });
   const other = await t.createWorkspace({ name: 'Other', whitelabel: true, credits: 1_000_000 });
@@ -69,7 +75,15 @@ export async function startFixture(): Promise<Fixture> {
     bad: clientFor('lr_not_a_key'),
     clientFor,
     async account(client = c) {
-      const r = await client.POST('/v2/account/connect', { body: { email: `sender${next()}@${MAIL_DOMAIN}`, provider: 'google', smtp: { password: 'app-password' }, imap: { password: 'app-password' }, dailyLimit: 50 } });
+      const r = await client.POST('/v2/account/connect', {
+        body: {
+          email: `sender${next()}@${MAIL_DOMAIN}`,
+          provider: 'google',
+          smtp: { password: 'app-password' },
+          imap: { password: 'app-password' },
+          dailyLimit: 50,
+        },
+      });
       return must('connect', r).data.account.id;
     },
     async campaign(client = c, body = {}) {
@@ -79,7 +93,18 @@ export async function startFixture(): Promise<Fixture> {
     async step(client = c) {
       const campaignId = await f.campaign(client);
       const r = await client.POST('/v2/campaign/sequence-create', {
-        body: { campaignId, steps: [{ delayDays: 0, variants: [{ subject: 'Hi {{firstName | there}}', body: 'A' }, { subject: 'Hello {{firstName | there}}', body: 'B' }] }] },
+        body: {
+          campaignId,
+          steps: [
+            {
+              delayDays: 0,
+              variants: [
+                { subject: 'Hi {{firstName | there}}', body: 'A' },
+                { subject: 'Hello {{firstName | there}}', body: 'B' },
+              ],
+            },
+          ],
+        },
       });
       const step = must('sequence-create', r).data.steps[0];
       return { campaignId, stepId: step.id, variantIds: step.variants.map((v) => v.id) };
@@ -87,13 +112,23 @@ export async function startFixture(): Promise<Fixture> {
     async ready(client = c) {
       const accountId = await f.account(client);
       const campaignId = await f.campaign(client, { schedule: SCHEDULE, accountIds: [accountId] });
-      must('sequence-create', await client.POST('/v2/campaign/sequence-create', { body: { campaignId, steps: [{ delayDays: 0, variants: [{ subject: 'Hi', body: 'Hello {{firstName | there}}' }] }] } }));
+      must(
+        'sequence-create',
+        await client.POST('/v2/campaign/sequence-create', {
+          body: {
+            campaignId,
+            steps: [{ delayDays: 0, variants: [{ subject: 'Hi', body: 'Hello {{firstName | there}}' }] }],
+          },
+        }),
+      );
       return { campaignId, accountId };
     },
     async contact(client = c) {
       const campaignId = await f.campaign(client);
       const email = `lead${next()}@globex.io`;
-      const r = await client.POST('/v1/contact/add', { body: { campaignId, contacts: [{ email, firstName: 'Max', customVariables: { plan: 'Growth' } }] } });
+      const r = await client.POST('/v1/contact/add', {
+        body: { campaignId, contacts: [{ email, firstName: 'Max', customVariables: { plan: 'Growth' } }] },
+      });
       return { campaignId, contactId: must('contact add', r).data.added[0].id, email };
     },
     async list(kind, client = c) {
@@ -108,12 +143,16 @@ export async function startFixture(): Promise<Fixture> {
       return (await t.db('companies').select('id').orderBy('id').limit(count)).map((r: { id: string }) => r.id);
     },
     async plan() {
-      const r = await c.POST('/v2/whitelabel/add-plan', { body: { name: `Plan ${next()}`, limits: { perMin: 60, perHour: 1000, perDay: 10000 }, credits: 500 } });
+      const r = await c.POST('/v2/whitelabel/add-plan', {
+        body: { name: `Plan ${next()}`, limits: { perMin: 60, perHour: 1000, perDay: 10000 }, credits: 500 },
+      });
       return must('add-plan', r).data.plan.id;
     },
     async subUser() {
       const email = `sub${next()}@brightwave.io`;
-      const r = await c.POST('/v2/whitelabel/register', { body: { email, name: 'Maria Lopez', password: 'correct-horse-battery-staple' } });
+      const r = await c.POST('/v2/whitelabel/register', {
+        body: { email, name: 'Maria Lopez', password: 'correct-horse-battery-staple' },
+      });
       return { id: must('register', r).data.subUser.id, email };
     },
     async close() {

@@ -9,7 +9,16 @@ import fc from 'fast-check';
 import type { ReferenceObject, SchemaObject } from 'openapi-typescript';
 import type { RawResult } from '../../server/db';
 import { startFixture, type Fixture } from './fixture';
-import { definedAt, deref, examplesOf, operations, paramText, validateAt, validateResponse, type Operation } from './openapi';
+import {
+  definedAt,
+  deref,
+  examplesOf,
+  operations,
+  paramText,
+  validateAt,
+  validateResponse,
+  type Operation,
+} from './openapi';
 
 const RUNS_PER_OPERATION = 5;
 /** Tables every request changes by design (a rejected request still counts toward the quota). */
@@ -19,15 +28,25 @@ let f: Fixture;
 let tables: string[];
 beforeAll(async () => {
   f = await startFixture();
-  const rows = await f.t.db('information_schema.tables').select<{ table_name: string }[]>('table_name').where({ table_type: 'BASE TABLE' }).whereRaw('table_schema = current_schema()');
-  tables = rows.map((r) => r.table_name).filter((n) => !COUNTERS.has(n) && !n.startsWith('knex_')).sort();
+  const rows = await f.t
+    .db('information_schema.tables')
+    .select<{ table_name: string }[]>('table_name')
+    .where({ table_type: 'BASE TABLE' })
+    .whereRaw('table_schema = current_schema()');
+  tables = rows
+    .map((r) => r.table_name)
+    .filter((n) => !COUNTERS.has(n) && !n.startsWith('knex_'))
+    .sort();
 }, 60_000);
 afterAll(() => f?.close());
 
 /** Row count and a digest of the content of every table. */
 async function snapshot(): Promise<Record<string, string>> {
   const sql = tables
-    .map((table) => `select '${table}' as t, count(*)::text || ':' || coalesce(md5(string_agg(x::text, '|' order by x::text)), '') as v from "${table}" x`)
+    .map(
+      (table) =>
+        `select '${table}' as t, count(*)::text || ':' || coalesce(md5(string_agg(x::text, '|' order by x::text)), '') as v from "${table}" x`,
+    )
     .join(' union all ');
   const { rows } = await f.t.db.raw<RawResult<{ t: string; v: string }>>(sql);
   return Object.fromEntries(rows.map((row) => [row.t, row.v]));
@@ -42,7 +61,9 @@ function flatten(schema: SchemaObject | ReferenceObject | undefined): Partial<Sc
     type: 'object',
     properties: Object.fromEntries(parts.flatMap((p) => Object.entries(propertiesOf(p)))),
     required: parts.flatMap((p) => p.required ?? []),
-    additionalProperties: parts.some((p) => 'additionalProperties' in p && p.additionalProperties === false) ? false : undefined,
+    additionalProperties: parts.some((p) => 'additionalProperties' in p && p.additionalProperties === false)
+      ? false
+      : undefined,
   };
 }
 
@@ -57,8 +78,17 @@ function bound(s: object, keyword: 'maximum' | 'minimum' | 'maxLength' | 'maxIte
   return typeof value === 'number' ? value : undefined;
 }
 
-const typesOf = (s: Partial<SchemaObject>): string[] => (Array.isArray(s.type) ? s.type : s.type ? [s.type] : s.const !== undefined ? [typeof s.const] : []);
-const SAMPLES: Record<string, unknown> = { string: 'zz', number: 1.5, integer: 7, boolean: true, object: { z: 1 }, array: [1], null: null };
+const typesOf = (s: Partial<SchemaObject>): string[] =>
+  Array.isArray(s.type) ? s.type : s.type ? [s.type] : s.const !== undefined ? [typeof s.const] : [];
+const SAMPLES: Record<string, unknown> = {
+  string: 'zz',
+  number: 1.5,
+  integer: 7,
+  boolean: true,
+  object: { z: 1 },
+  array: [1],
+  null: null,
+};
 
 /** Values of JSON types the schema does not allow (none when the schema names no type). */
 function wrongTypeValues(s: Partial<SchemaObject>): unknown[] {
@@ -103,14 +133,28 @@ function baseRequest(o: Operation): Request | undefined {
 function mutations(o: Operation): fc.Arbitrary<Mutation>[] {
   const out: fc.Arbitrary<Mutation>[] = [];
   // Every request body of the bundle is an object (its examples, which the base request sends, are valid).
-  const withBody = (name: string, edit: (body: Record<string, unknown>) => unknown): Mutation => ({ name, apply: (b) => ({ ...b, body: edit(structuredClone(b.body) as Record<string, unknown>) }) });
+  const withBody = (name: string, edit: (body: Record<string, unknown>) => unknown): Mutation => ({
+    name,
+    apply: (b) => ({ ...b, body: edit(structuredClone(b.body) as Record<string, unknown>) }),
+  });
 
-  out.push(fc.stringMatching(/^[a-z]{3,12}$/).map((k) => ({ name: `unknown query parameter zz${k}`, apply: (b) => ({ ...b, query: { ...b.query, [`zz${k}`]: '1' } }) })));
+  out.push(
+    fc.stringMatching(/^[a-z]{3,12}$/).map((k) => ({
+      name: `unknown query parameter zz${k}`,
+      apply: (b) => ({ ...b, query: { ...b.query, [`zz${k}`]: '1' } }),
+    })),
+  );
 
   for (const p of (o.op.parameters ?? []).map((x) => deref(x))) {
     const s: Partial<SchemaObject> = p.schema ? deref(p.schema) : {};
     const [maximum, minimum, maxLength] = [bound(s, 'maximum'), bound(s, 'minimum'), bound(s, 'maxLength')];
-    if (p.in === 'query' && p.required) out.push(fc.constant({ name: `missing ${p.name}`, apply: (b) => ({ ...b, query: Object.fromEntries(Object.entries(b.query).filter(([k]) => k !== p.name)) }) }));
+    if (p.in === 'query' && p.required)
+      out.push(
+        fc.constant({
+          name: `missing ${p.name}`,
+          apply: (b) => ({ ...b, query: Object.fromEntries(Object.entries(b.query).filter(([k]) => k !== p.name)) }),
+        }),
+      );
     const bad: fc.Arbitrary<string>[] = [];
     if (s.type === 'integer' || s.type === 'number') {
       bad.push(fc.stringMatching(/^[a-z]{1,6}$/));
@@ -129,7 +173,14 @@ function mutations(o: Operation): fc.Arbitrary<Mutation>[] {
           name: `${p.in} ${p.name}=${value.slice(0, 40)}`,
           apply: (b) =>
             p.in === 'path'
-              ? { ...b, path: o.path.replace(`{${p.name}}`, encodeURIComponent(value)).replace(/\{(\w+)\}/g, (_m, n) => decodeURIComponent(b.path.split('/')[o.path.split('/').indexOf(`{${n}}`)])) }
+              ? {
+                  ...b,
+                  path: o.path
+                    .replace(`{${p.name}}`, encodeURIComponent(value))
+                    .replace(/\{(\w+)\}/g, (_m, n) =>
+                      decodeURIComponent(b.path.split('/')[o.path.split('/').indexOf(`{${n}}`)]),
+                    ),
+                }
               : p.in === 'header'
                 ? { ...b, headers: { ...b.headers, [p.name]: value } }
                 : { ...b, query: { ...b.query, [p.name]: value } },
@@ -141,32 +192,76 @@ function mutations(o: Operation): fc.Arbitrary<Mutation>[] {
   const json = o.op.requestBody && deref(o.op.requestBody).content['application/json'];
   const schema = o.op.requestBody ? flatten(json && deref(json).schema) : undefined;
   if (schema) {
-    out.push(fc.constantFrom('{', '{"a":', 'not json', '[1,2', '{"x":1,}').map((raw) => ({ name: `malformed JSON ${raw}`, apply: (b) => ({ ...b, raw }) })));
-    out.push(fc.constantFrom('"text"', '42', '[]', 'null', 'true').map((raw) => ({ name: `body is ${raw}`, apply: (b) => ({ ...b, raw }) })));
+    out.push(
+      fc
+        .constantFrom('{', '{"a":', 'not json', '[1,2', '{"x":1,}')
+        .map((raw) => ({ name: `malformed JSON ${raw}`, apply: (b) => ({ ...b, raw }) })),
+    );
+    out.push(
+      fc
+        .constantFrom('"text"', '42', '[]', 'null', 'true')
+        .map((raw) => ({ name: `body is ${raw}`, apply: (b) => ({ ...b, raw }) })),
+    );
     if ('additionalProperties' in schema && schema.additionalProperties === false) {
-      out.push(fc.stringMatching(/^[a-z]{3,12}$/).map((k) => withBody(`unknown property zz${k}`, (body) => ({ ...body, [`zz${k}`]: 1 }))));
+      out.push(
+        fc
+          .stringMatching(/^[a-z]{3,12}$/)
+          .map((k) => withBody(`unknown property zz${k}`, (body) => ({ ...body, [`zz${k}`]: 1 }))),
+      );
     }
     for (const key of schema.required ?? []) {
       out.push(fc.constant(withBody(`missing ${key}`, (body) => (delete body[key], body))));
     }
     for (const [key, raw] of Object.entries(propertiesOf(schema))) {
       const s = flatten(raw);
-      const [maximum, minimum, maxLength, maxItems, minItems] = [bound(s, 'maximum'), bound(s, 'minimum'), bound(s, 'maxLength'), bound(s, 'maxItems'), bound(s, 'minItems')];
+      const [maximum, minimum, maxLength, maxItems, minItems] = [
+        bound(s, 'maximum'),
+        bound(s, 'minimum'),
+        bound(s, 'maxLength'),
+        bound(s, 'maxItems'),
+        bound(s, 'minItems'),
+      ];
       const wrong = wrongTypeValues(s);
-      if (wrong.length) out.push(fc.constantFrom(...wrong).map((v) => withBody(`${key} of the wrong type ${JSON.stringify(v)}`, (body) => ({ ...body, [key]: v }))));
+      if (wrong.length)
+        out.push(
+          fc
+            .constantFrom(...wrong)
+            .map((v) => withBody(`${key} of the wrong type ${JSON.stringify(v)}`, (body) => ({ ...body, [key]: v }))),
+        );
       if (typesOf(s).includes('string') && maxLength !== undefined) {
-        out.push(fc.integer({ min: 1, max: 50 }).map((d) => withBody(`${key} over maxLength by ${d}`, (body) => ({ ...body, [key]: 'x'.repeat(maxLength + d) }))));
+        out.push(
+          fc
+            .integer({ min: 1, max: 50 })
+            .map((d) =>
+              withBody(`${key} over maxLength by ${d}`, (body) => ({ ...body, [key]: 'x'.repeat(maxLength + d) })),
+            ),
+        );
       }
       if (typesOf(s).some((t) => t === 'integer' || t === 'number')) {
-        if (maximum !== undefined) out.push(fc.integer({ min: 1, max: 1e6 }).map((d) => withBody(`${key} above maximum`, (body) => ({ ...body, [key]: maximum + d }))));
-        if (minimum !== undefined) out.push(fc.integer({ min: 1, max: 1e6 }).map((d) => withBody(`${key} below minimum`, (body) => ({ ...body, [key]: minimum - d }))));
+        if (maximum !== undefined)
+          out.push(
+            fc
+              .integer({ min: 1, max: 1e6 })
+              .map((d) => withBody(`${key} above maximum`, (body) => ({ ...body, [key]: maximum + d }))),
+          );
+        if (minimum !== undefined)
+          out.push(
+            fc
+              .integer({ min: 1, max: 1e6 })
+              .map((d) => withBody(`${key} below minimum`, (body) => ({ ...body, [key]: minimum - d }))),
+          );
       }
       if (typesOf(s).includes('array') && maxItems !== undefined && maxItems <= 2000) {
         out.push(
           fc.constant(
             withBody(`${key} over maxItems`, (body) => {
               const items = body[key];
-              return { ...body, [key]: Array.from({ length: maxItems + 1 }, (_, i): unknown => (Array.isArray(items) && items.length ? items[i % items.length] : i)) };
+              return {
+                ...body,
+                [key]: Array.from({ length: maxItems + 1 }, (_, i): unknown =>
+                  Array.isArray(items) && items.length ? items[i % items.length] : i,
+                ),
+              };
             }),
           ),
         );
@@ -200,7 +295,12 @@ async function send(o: Operation, req: Request): Promise<{ status: number; body:
 
 function requestSchemaPath(o: Operation): string[] {
   const inline = ['paths', o.path, o.method, 'requestBody'];
-  return [...(o.op.requestBody ? definedAt(o.op.requestBody, inline) : inline), 'content', 'application/json', 'schema'];
+  return [
+    ...(o.op.requestBody ? definedAt(o.op.requestBody, inline) : inline),
+    'content',
+    'application/json',
+    'schema',
+  ];
 }
 
 const fuzzable = operations.filter((o) => baseRequest(o));
@@ -212,12 +312,28 @@ it('can fuzz every operation of the bundle (each has examples to start from)', (
 it('derives the mutations from the schemas', () => {
   const names = (key: string) => {
     const o = operations.find((x) => x.key === key)!;
-    return fc.sample(fc.oneof(...mutations(o)), 300).map((m) => m.name.replace(/(=| zz| by | of the wrong type | JSON | is ).*$/, ''));
+    return fc
+      .sample(fc.oneof(...mutations(o)), 300)
+      .map((m) => m.name.replace(/(=| zz| by | of the wrong type | JSON | is ).*$/, ''));
   };
   expect(new Set(names('POST /v1/contact/add'))).toEqual(
-    new Set(['unknown query parameter', 'malformed', 'body', 'unknown property', 'missing campaignId', 'missing contacts', 'campaignId', 'contacts', 'contacts over maxItems', 'contacts under minItems', 'header Idempotency-Key']),
+    new Set([
+      'unknown query parameter',
+      'malformed',
+      'body',
+      'unknown property',
+      'missing campaignId',
+      'missing contacts',
+      'campaignId',
+      'contacts',
+      'contacts over maxItems',
+      'contacts under minItems',
+      'header Idempotency-Key',
+    ]),
   );
-  expect(new Set(names('GET /v1/campaign/list'))).toEqual(new Set(['unknown query parameter', 'query limit', 'query skip', 'query status']));
+  expect(new Set(names('GET /v1/campaign/list'))).toEqual(
+    new Set(['unknown query parameter', 'query limit', 'query skip', 'query status']),
+  );
 });
 
 describe.each(fuzzable.map((o) => [o.key, o] as const))('%s', (_key, o) => {
@@ -229,13 +345,16 @@ describe.each(fuzzable.map((o) => [o.key, o] as const))('%s', (_key, o) => {
         const req = mutation.apply(base);
         const where = `${o.key} with ${mutation.name}`;
         // The generator itself: a broken body must really break the operation's schema.
-        if (req.raw === undefined && req.body !== base.body && validateAt(requestSchemaPath(o), req.body).length === 0) throw new Error(`${where}: the mutated body is valid`);
+        if (req.raw === undefined && req.body !== base.body && validateAt(requestSchemaPath(o), req.body).length === 0)
+          throw new Error(`${where}: the mutated body is valid`);
         const answer = await send(o, req);
-        if (answer.status < 400 || answer.status >= 500) throw new Error(`${where}: answered ${answer.status} ${JSON.stringify(answer.body)}`);
+        if (answer.status < 400 || answer.status >= 500)
+          throw new Error(`${where}: answered ${answer.status} ${JSON.stringify(answer.body)}`);
         if (!o.op.responses[String(answer.status)]) throw new Error(`${where}: ${answer.status} is not documented`);
         const problems = validateResponse(o, answer.status, answer.body);
         if (problems.length) throw new Error(`${where}: ${answer.status} body breaks the spec: ${problems.join('; ')}`);
-        if (o.path.startsWith('/v2/')) expect(answer.body).toMatchObject({ statusCode: answer.status, requestId: answer.requestId });
+        if (o.path.startsWith('/v2/'))
+          expect(answer.body).toMatchObject({ statusCode: answer.status, requestId: answer.requestId });
         else expect(Object.keys(answer.body as object)).toEqual(['error']);
       }),
       { numRuns: RUNS_PER_OPERATION },

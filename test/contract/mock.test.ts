@@ -30,13 +30,20 @@ function freePort(): Promise<number> {
 beforeAll(async () => {
   const port = await freePort();
   baseUrl = `http://127.0.0.1:${port}`;
-  prism = spawn(process.execPath, [PRISM, 'mock', '--host', '127.0.0.1', '--port', String(port), 'generated/openapi.json'], {
-    cwd: join(__dirname, '../..'),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  prism = spawn(
+    process.execPath,
+    [PRISM, 'mock', '--host', '127.0.0.1', '--port', String(port), 'generated/openapi.json'],
+    {
+      cwd: join(__dirname, '../..'),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`Prism did not start within ${START_TIMEOUT_MS} ms:\n${output.slice(-2000)}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`Prism did not start within ${START_TIMEOUT_MS} ms:\n${output.slice(-2000)}`)),
+      START_TIMEOUT_MS,
+    );
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       if (output.includes('Prism is listening')) {
@@ -125,7 +132,9 @@ function exampleRequest(o: Operation): { path: string; query: Record<string, str
 }
 
 describe('every operation with examples', () => {
-  const documented = operations.filter((o) => !isPlaceholder(o) && successExample(o) !== undefined && exampleRequest(o));
+  const documented = operations.filter(
+    (o) => !isPlaceholder(o) && successExample(o) !== undefined && exampleRequest(o),
+  );
 
   it('covers the finished operations', () => {
     expect(documented.length).toBeGreaterThanOrEqual(4);
@@ -135,12 +144,16 @@ describe('every operation with examples', () => {
     const req = exampleRequest(o)!;
     const expected = successExample(o)!;
     const json = /json/.test(expected.type);
-    const { data, error, response } = await client.request(o.method as 'get', req.path as '/v1/ratelimit/limits', {
-      params: { query: req.query },
-      headers: { Accept: expected.type },
-      parseAs: json ? 'json' : 'text',
-      ...(req.body !== undefined ? { body: req.body } : {}),
-    } as never);
+    const { data, error, response } = await client.request(
+      o.method as 'get',
+      req.path as '/v1/ratelimit/limits',
+      {
+        params: { query: req.query },
+        headers: { Accept: expected.type },
+        parseAs: json ? 'json' : 'text',
+        ...(req.body !== undefined ? { body: req.body } : {}),
+      } as never,
+    );
     expect({ status: response.status, error }).toEqual({ status: successStatus(o), error: undefined });
     expect(response.headers.get('content-type')).toContain(expected.type);
     expect(data).toEqual(expected.value);

@@ -6,7 +6,15 @@
 import { readFileSync } from 'node:fs';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import type { MediaTypeObject, OpenAPI3, OperationObject, ParameterObject, PathItemObject, ReferenceObject, ResponsesObject } from 'openapi-typescript';
+import type {
+  MediaTypeObject,
+  OpenAPI3,
+  OperationObject,
+  ParameterObject,
+  PathItemObject,
+  ReferenceObject,
+  ResponsesObject,
+} from 'openapi-typescript';
 import { BUNDLED_SPEC } from '../../server/project-root';
 
 export const spec = JSON.parse(readFileSync(BUNDLED_SPEC, 'utf8')) as OpenAPI3;
@@ -31,12 +39,15 @@ function operationsOf(path: string, item: PathItemObject | ReferenceObject): Ope
     const op = item[method];
     if (!op) return [];
     const key = `${method.toUpperCase()} ${path}`;
-    if (isRef(op) || op.operationId === undefined || op.responses === undefined) throw new Error(`${key}: expected an inline operation with an operationId and responses`);
+    if (isRef(op) || op.operationId === undefined || op.responses === undefined)
+      throw new Error(`${key}: expected an inline operation with an operationId and responses`);
     return [{ method, path, operationId: op.operationId, op: { ...op, responses: op.responses }, key }];
   });
 }
 
-export const operations: Operation[] = Object.entries(spec.paths ?? {}).flatMap(([path, item]) => operationsOf(path, item));
+export const operations: Operation[] = Object.entries(spec.paths ?? {}).flatMap(([path, item]) =>
+  operationsOf(path, item),
+);
 
 /** An operation that is still the spec's placeholder (no real contract yet). */
 export const isPlaceholder = (o: Operation) => /^Placeholder/.test(o.op.description ?? '');
@@ -48,7 +59,10 @@ const refSegments = (ref: string) => ref.slice(2).split('/');
 function at(ref: string): unknown {
   return refSegments(ref)
     .map((s) => decodeURIComponent(s).replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce<unknown>((o, k) => (typeof o === 'object' && o !== null ? (o as Record<string, unknown>)[k] : undefined), spec);
+    .reduce<unknown>(
+      (o, k) => (typeof o === 'object' && o !== null ? (o as Record<string, unknown>)[k] : undefined),
+      spec,
+    );
 }
 
 /** Follows `#/...` references until a non-reference: what a reference in the place of a `T` points at is a `T`. */
@@ -63,9 +77,11 @@ export function deref<T extends object>(value: T | ReferenceObject): T {
 }
 
 /** Where a value of the bundle is defined: its reference's target, or `inline` (where it is written) when it is no reference. */
-export const definedAt = (value: object, inline: string[]): string[] => (isRef(value) ? refSegments(value.$ref) : inline);
+export const definedAt = (value: object, inline: string[]): string[] =>
+  isRef(value) ? refSegments(value.$ref) : inline;
 
-const pointer = (segments: string[]) => segments.map((s) => encodeURIComponent(s.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/');
+const pointer = (segments: string[]) =>
+  segments.map((s) => encodeURIComponent(s.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/');
 
 const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
 addFormats(ajv);
@@ -84,7 +100,9 @@ export function validateAt(segments: string[], value: unknown): string[] {
     validate = ajv.getSchema(ref) ?? ajv.compile({ $ref: ref });
     compiled.set(ref, validate);
   }
-  return validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
+  return validate(value)
+    ? []
+    : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
 }
 
 /** Where the JSON schema of a response status lives (following a shared response's $ref). */
@@ -96,7 +114,10 @@ export function responseSchemaPath(o: Operation, status: string, mediaType = 'ap
 
 export function validateResponse(o: Operation, status: number, body: unknown): string[] {
   // A text body (a CSV download read with parseAs: 'text') is checked against the operation's CSV schema.
-  return validateAt(responseSchemaPath(o, String(status), typeof body === 'string' ? 'text/csv' : 'application/json'), body);
+  return validateAt(
+    responseSchemaPath(o, String(status), typeof body === 'string' ? 'text/csv' : 'application/json'),
+    body,
+  );
 }
 
 export interface Example {

@@ -38,7 +38,9 @@ describe('coverage', () => {
         .map((status) => `${o.key} ${status}`),
     );
     expect(undocumented).toEqual([]);
-    expect(operations.filter((o) => Object.keys(entryOf(o)?.entry.errors ?? {}).length === 0).map((o) => o.key)).toEqual([]);
+    expect(
+      operations.filter((o) => Object.keys(entryOf(o)?.entry.errors ?? {}).length === 0).map((o) => o.key),
+    ).toEqual([]);
   });
 
   it('has no entry for an operation the bundle lacks', () => {
@@ -58,12 +60,19 @@ describe.each(operations.filter((o) => entryOf(o)).map((o) => [o.key, o] as cons
     expect(answer.response.headers.get('x-request-id')).toBeTruthy();
   });
 
-  it.each(Object.entries(entry.errors))(`answers the documented %s in the ${version} error format`, async (status, call) => {
-    const answer = await call(f, version);
-    const body = bodyOf(answer);
-    expect({ status: answer.response.status, body }).toMatchObject({ status: Number(status) });
-    expect(validateResponse(o, Number(status), body)).toEqual([]);
-    if (version === 'v2') expect(body).toMatchObject({ statusCode: Number(status), requestId: answer.response.headers.get('x-request-id') });
-    else expect(Object.keys(body as object)).toEqual(['error']);
-  });
+  it.each(Object.entries(entry.errors))(
+    `answers the documented %s in the ${version} error format`,
+    async (status, call) => {
+      const answer = await call(f, version);
+      const body = bodyOf(answer);
+      expect({ status: answer.response.status, body }).toMatchObject({ status: Number(status) });
+      expect(validateResponse(o, Number(status), body)).toEqual([]);
+      if (version === 'v2')
+        expect(body).toMatchObject({
+          statusCode: Number(status),
+          requestId: answer.response.headers.get('x-request-id'),
+        });
+      else expect(Object.keys(body as object)).toEqual(['error']);
+    },
+  );
 });

@@ -5,7 +5,17 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { definedAt, deref, examplesOf, isRef, operations, responseSchemaPath, seedOperations, spec, validateAt } from './openapi';
+import {
+  definedAt,
+  deref,
+  examplesOf,
+  isRef,
+  operations,
+  responseSchemaPath,
+  seedOperations,
+  spec,
+  validateAt,
+} from './openapi';
 
 const seed = seedOperations(readFileSync(join(__dirname, 'seed-operations.txt'), 'utf8'));
 const byKey = new Map(operations.map((o) => [o.key, o]));
@@ -22,7 +32,9 @@ describe('operations', () => {
     const problems = v1.flatMap((o) => {
       const alias = byKey.get(`${o.method.toUpperCase()} /v2${o.path.slice(3)}`);
       if (!alias) return [`${o.key}: no /v2 alias`];
-      return alias.operationId === `${o.operationId}V2` ? [] : [`${alias.key}: operationId ${alias.operationId}, expected ${o.operationId}V2`];
+      return alias.operationId === `${o.operationId}V2`
+        ? []
+        : [`${alias.key}: operationId ${alias.operationId}, expected ${o.operationId}V2`];
     });
     expect(problems).toEqual([]);
   });
@@ -33,7 +45,9 @@ describe('operations', () => {
   });
 
   it('answers 400, 401 and 429 on every operation', () => {
-    const missing = operations.flatMap((o) => ['400', '401', '429'].filter((s) => !o.op.responses[s]).map((s) => `${o.key} ${s}`));
+    const missing = operations.flatMap((o) =>
+      ['400', '401', '429'].filter((s) => !o.op.responses[s]).map((s) => `${o.key} ${s}`),
+    );
     expect(missing).toEqual([]);
   });
 
@@ -51,12 +65,17 @@ describe('operations', () => {
   });
 
   it('takes Idempotency-Key on every POST that creates (201) or charges (402), and then answers 409 and 422', () => {
-    const takesKey = (o: (typeof operations)[number]) => (o.op.parameters ?? []).some((p) => deref(p).name === 'Idempotency-Key');
-    const creatingOrCharging = operations.filter((o) => o.method === 'post' && (o.op.responses['201'] || o.op.responses['402']));
+    const takesKey = (o: (typeof operations)[number]) =>
+      (o.op.parameters ?? []).some((p) => deref(p).name === 'Idempotency-Key');
+    const creatingOrCharging = operations.filter(
+      (o) => o.method === 'post' && (o.op.responses['201'] || o.op.responses['402']),
+    );
     expect(creatingOrCharging.filter((o) => !takesKey(o)).map((o) => o.key)).toEqual([]);
     const withKey = operations.filter(takesKey);
     expect(withKey.length).toBeGreaterThanOrEqual(29);
-    expect(withKey.filter((o) => o.method !== 'post' || !o.op.responses['409'] || !o.op.responses['422']).map((o) => o.key)).toEqual([]);
+    expect(
+      withKey.filter((o) => o.method !== 'post' || !o.op.responses['409'] || !o.op.responses['422']).map((o) => o.key),
+    ).toEqual([]);
   });
 
   it('uses the v2 error body on /v2 paths and the v1 body on /v1 paths', () => {
@@ -67,7 +86,8 @@ describe('operations', () => {
         if (Number(status) < 400) continue;
         const schema = deref(response).content?.['application/json']?.schema;
         const ref = schema && isRef(schema) ? schema.$ref : undefined;
-        if (ref !== `#/components/schemas/${wanted}`) problems.push(`${o.key} ${status}: ${ref ?? 'inline schema'}, expected ${wanted}`);
+        if (ref !== `#/components/schemas/${wanted}`)
+          problems.push(`${o.key} ${status}: ${ref ?? 'inline schema'}, expected ${wanted}`);
       }
     }
     expect(problems).toEqual([]);
@@ -77,10 +97,23 @@ describe('operations', () => {
 describe('examples are valid against their own schemas', () => {
   it('(the validator itself rejects a broken body and a bad format)', () => {
     const limits = operations.find((o) => o.key === 'GET /v1/ratelimit/limits')!;
-    const good = { status: 'success', success: true, message: 'Rate limits retrieved', data: { limits: { perMin: 20, perHour: 50, perDay: 100, perSecond: null } } };
+    const good = {
+      status: 'success',
+      success: true,
+      message: 'Rate limits retrieved',
+      data: { limits: { perMin: 20, perHour: 50, perDay: 100, perSecond: null } },
+    };
     expect(validateAt(responseSchemaPath(limits, '200'), good)).toEqual([]);
-    expect(validateAt(responseSchemaPath(limits, '200'), { ...good, data: { limits: { perMin: '20' } } })).not.toEqual([]);
-    const v2 = { error: 'x', code: 'not_found', statusCode: 404, requestId: 'r', details: [{ field: 'a', location: 'nowhere', message: 'm', code: 'c' }] };
+    expect(validateAt(responseSchemaPath(limits, '200'), { ...good, data: { limits: { perMin: '20' } } })).not.toEqual(
+      [],
+    );
+    const v2 = {
+      error: 'x',
+      code: 'not_found',
+      statusCode: 404,
+      requestId: 'r',
+      details: [{ field: 'a', location: 'nowhere', message: 'm', code: 'c' }],
+    };
     expect(validateAt(['components', 'schemas', 'ErrorV2'], v2)).not.toEqual([]);
   });
 
@@ -98,18 +131,21 @@ describe('examples are valid against their own schemas', () => {
       if (requestBody) {
         const at = definedAt(requestBody, [...base, 'requestBody']);
         for (const [type, media] of Object.entries(deref(requestBody).content)) {
-          for (const ex of examplesOf(media)) check(`${o.key} request ${type} example ${ex.name}`, [...at, 'content', type, 'schema'], ex.value);
+          for (const ex of examplesOf(media))
+            check(`${o.key} request ${type} example ${ex.name}`, [...at, 'content', type, 'schema'], ex.value);
         }
       }
       (o.op.parameters ?? []).forEach((p, i) => {
         const param = deref(p);
         const at = definedAt(p, [...base, 'parameters', String(i)]);
-        for (const ex of examplesOf(param)) check(`${o.key} parameter ${param.name} example ${ex.name}`, [...at, 'schema'], ex.value);
+        for (const ex of examplesOf(param))
+          check(`${o.key} parameter ${param.name} example ${ex.name}`, [...at, 'schema'], ex.value);
       });
       for (const status of Object.keys(o.op.responses)) {
         const content = deref(o.op.responses[status]).content ?? {};
         for (const [type, media] of Object.entries(content)) {
-          for (const ex of examplesOf(media)) check(`${o.key} ${status} ${type} example ${ex.name}`, responseSchemaPath(o, status, type), ex.value);
+          for (const ex of examplesOf(media))
+            check(`${o.key} ${status} ${type} example ${ex.name}`, responseSchemaPath(o, status, type), ex.value);
         }
       }
     }
@@ -145,7 +181,13 @@ describe('the bundle', () => {
 
   it('puts the X-API-Key scheme on every operation', () => {
     expect(spec.security).toEqual([{ ApiKeyAuth: [] }]);
-    expect(spec.components?.securitySchemes?.ApiKeyAuth).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-API-Key' });
-    expect(operations.filter((o) => o.op.security && !o.op.security.some((s) => 'ApiKeyAuth' in s)).map((o) => o.key)).toEqual([]);
+    expect(spec.components?.securitySchemes?.ApiKeyAuth).toMatchObject({
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-API-Key',
+    });
+    expect(
+      operations.filter((o) => o.op.security && !o.op.security.some((s) => 'ApiKeyAuth' in s)).map((o) => o.key),
+    ).toEqual([]);
   });
 });

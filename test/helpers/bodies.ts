@@ -9,7 +9,10 @@ import type { ReceivedHook } from './webhook-receiver';
 import type { SuccessBody } from '../../server/http/route';
 
 /** The success body of the operation at `P` and `M`. */
-export type Success<P extends keyof paths, M extends Extract<HttpMethod, 'get' | 'post' | 'put' | 'delete'>> = SuccessBody<P, M>;
+export type Success<
+  P extends keyof paths,
+  M extends Extract<HttpMethod, 'get' | 'post' | 'put' | 'delete'>,
+> = SuccessBody<P, M>;
 
 /** A `/v2` error body. */
 export type ErrorBody = components['schemas']['ErrorV2'];
@@ -21,7 +24,9 @@ export type V1ErrorBody = components['schemas']['ErrorV1'];
 export const readJson = async <T>(res: Response): Promise<T> => (await res.json()) as T;
 
 /** What a subscription to the event types `T` receives: the spec's webhook payload of each of them. */
-export type WebhookPayload<T extends keyof webhooks> = webhooks[T]['post']['requestBody']['content']['application/json'];
+export type WebhookPayload<T extends keyof webhooks> =
+  webhooks[T]['post']['requestBody']['content']['application/json'];
 
 /** A received webhook's JSON as the payload of one of the event types `T` its subscription names. */
-export const readHook = <T extends keyof webhooks>(hook: ReceivedHook): WebhookPayload<T> => JSON.parse(hook.body) as WebhookPayload<T>;
+export const readHook = <T extends keyof webhooks>(hook: ReceivedHook): WebhookPayload<T> =>
+  JSON.parse(hook.body) as WebhookPayload<T>;

@@ -60,29 +60,35 @@ export async function startDnsServer(zone: Zone = {}, options: DnsServerOptions 
     return key === undefined ? undefined : state.zone[key];
   };
 
-  server.on('request', (request: InstanceType<typeof Packet>, send: (response: InstanceType<typeof Packet>) => void) => {
-    const response = Packet.createResponseFromRequest(request);
-    const [question] = request.questions;
-    const type = TYPE_NAMES[question.type] ?? String(question.type);
-    state.queries.push({ name: question.name, type });
-    if (state.mode === 'silent') return;
-    if (state.mode === 'servfail') {
-      response.header.rcode = RCODE_SERVFAIL;
+  server.on(
+    'request',
+    (request: InstanceType<typeof Packet>, send: (response: InstanceType<typeof Packet>) => void) => {
+      const response = Packet.createResponseFromRequest(request);
+      const [question] = request.questions;
+      const type = TYPE_NAMES[question.type] ?? String(question.type);
+      state.queries.push({ name: question.name, type });
+      if (state.mode === 'silent') return;
+      if (state.mode === 'servfail') {
+        response.header.rcode = RCODE_SERVFAIL;
+        send(response);
+        return;
+      }
+      const entry = lookup(question.name);
+      if (!entry) {
+        response.header.rcode = RCODE_NXDOMAIN;
+        send(response);
+        return;
+      }
+      const base = { name: question.name, class: Packet.CLASS.IN, ttl: 60 };
+      if (type === 'A')
+        for (const address of entry.A ?? []) response.answers.push({ ...base, type: Packet.TYPE.A, address } as never);
+      if (type === 'MX')
+        for (const mx of entry.MX ?? []) response.answers.push({ ...base, type: Packet.TYPE.MX, ...mx } as never);
+      if (type === 'TXT')
+        for (const data of entry.TXT ?? []) response.answers.push({ ...base, type: Packet.TYPE.TXT, data } as never);
       send(response);
-      return;
-    }
-    const entry = lookup(question.name);
-    if (!entry) {
-      response.header.rcode = RCODE_NXDOMAIN;
-      send(response);
-      return;
-    }
-    const base = { name: question.name, class: Packet.CLASS.IN, ttl: 60 };
-    if (type === 'A') for (const address of entry.A ?? []) response.answers.push({ ...base, type: Packet.TYPE.A, address } as never);
-    if (type === 'MX') for (const mx of entry.MX ?? []) response.answers.push({ ...base, type: Packet.TYPE.MX, ...mx } as never);
-    if (type === 'TXT') for (const data of entry.TXT ?? []) response.answers.push({ ...base, type: Packet.TYPE.TXT, data } as never);
-    send(response);
-  });
+    },
+  );
 
   await server.listen(0, '127.0.0.1');
   state.port = (server.address() as { port: number }).port;

@@ -18,7 +18,11 @@ async function main() {
     while (next < total) {
       const i = next++;
       const id = await database.db.transaction(async (trx) => {
-        const e = await events.record(trx, { workspaceId: process.env.WORKSPACE_ID!, type: 'contact.leadStatusChanged', data: { writer: 'process', i } });
+        const e = await events.record(trx, {
+          workspaceId: process.env.WORKSPACE_ID!,
+          type: 'contact.leadStatusChanged',
+          data: { writer: 'process', i },
+        });
         await trx.raw('SELECT pg_sleep(random() * 0.01)');
         return e.id;
       });

@@ -8,7 +8,10 @@ export default async function globalTeardown(): Promise<void> {
   if (!url || !runId) return;
   const admin = knex({ client: 'pg', connection: url });
   try {
-    const { rows } = await admin.raw<RawResult<{ datname: string }>>(`SELECT datname FROM pg_database WHERE datname LIKE ?`, [`${runId}%`]);
+    const { rows } = await admin.raw<RawResult<{ datname: string }>>(
+      `SELECT datname FROM pg_database WHERE datname LIKE ?`,
+      [`${runId}%`],
+    );
     for (const { datname } of rows) await admin.raw(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
   } finally {
     await admin.destroy();

@@ -17,7 +17,19 @@
  * penalty): a test of a failing login costs that much.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,7 +48,11 @@ export interface ImapTestServer {
   /** A connected client for `user` (the caller logs out). */
   client(user: string): Promise<ImapFlow>;
   /** Appends one raw message to `mailbox` (INBOX by default). */
-  deliver(user: string, raw: string | Buffer, options?: { mailbox?: string; flags?: string[]; date?: Date }): Promise<{ uid: number; uidValidity: bigint }>;
+  deliver(
+    user: string,
+    raw: string | Buffer,
+    options?: { mailbox?: string; flags?: string[]; date?: Date },
+  ): Promise<{ uid: number; uidValidity: bigint }>;
   /** Appends many raw messages over one connection. */
   deliverMany(user: string, raws: (string | Buffer)[], options?: { mailbox?: string }): Promise<void>;
   /**
@@ -185,7 +201,8 @@ export async function startImapServer(options: { users?: ImapUser[] } = {}): Pro
   // One passwd-file per user (dovecot re-reads a changed file at most once a second; a new file at once).
   // Line format user:{PLAIN}password (no ':' or newline in tests' passwords).
   const writeUser = (user: string, password: string) => {
-    if (/[:\n/]/.test(user + password)) throw new Error('IMAP test users and passwords may not contain ":", "/" or newlines');
+    if (/[:\n/]/.test(user + password))
+      throw new Error('IMAP test users and passwords may not contain ":", "/" or newlines');
     users.set(user, password);
     writeFileSync(join(dir, 'users', user), `${user}:{PLAIN}${password}\n`, { mode: 0o644 });
   };
@@ -281,7 +298,8 @@ export async function startImapServer(options: { users?: ImapUser[] } = {}): Pro
     },
     deliverDirect(user, raws, opts = {}) {
       const mailbox = opts.mailbox ?? 'INBOX';
-      if (!/^[A-Za-z0-9 _-]+$/.test(mailbox)) throw new Error(`deliverDirect takes INBOX or a top-level folder name, not ${mailbox}`);
+      if (!/^[A-Za-z0-9 _-]+$/.test(mailbox))
+        throw new Error(`deliverDirect takes INBOX or a top-level folder name, not ${mailbox}`);
       // Maildir++: INBOX is the root, a folder is `.Name` with a `maildirfolder` marker.
       const folder = mailbox.toUpperCase() === 'INBOX' ? inboxDir(user) : join(inboxDir(user), `.${mailbox}`);
       const owned = (path: string, make: () => void) => {
@@ -290,8 +308,10 @@ export async function startImapServer(options: { users?: ImapUser[] } = {}): Pro
         chownSync(path, uid, gid);
       };
       owned(inboxDir(user), () => mkdirSync(inboxDir(user), { recursive: true, mode: 0o700 }));
-      for (const sub of ['', 'new', 'cur', 'tmp']) owned(join(folder, sub), () => mkdirSync(join(folder, sub), { mode: 0o700 }));
-      if (folder !== inboxDir(user)) owned(join(folder, 'maildirfolder'), () => writeFileSync(join(folder, 'maildirfolder'), ''));
+      for (const sub of ['', 'new', 'cur', 'tmp'])
+        owned(join(folder, sub), () => mkdirSync(join(folder, sub), { mode: 0o700 }));
+      if (folder !== inboxDir(user))
+        owned(join(folder, 'maildirfolder'), () => writeFileSync(join(folder, 'maildirfolder'), ''));
       for (const raw of raws) {
         // Written in tmp/ and renamed into new/, so dovecot never sees half a message.
         const name = `${Math.floor(Date.now() / 1000)}.M${++deliveredCount}P${process.pid}.test`;

@@ -5,7 +5,10 @@
 import { ANALYTICS_NAME, type MailEventSubject, type MailEventType } from '../../server/modules/events/service';
 import type { TestServer } from './server';
 
-const EVENT_OF = Object.fromEntries(Object.entries(ANALYTICS_NAME).map(([event, name]) => [name, event])) as Record<string, MailEventType>;
+const EVENT_OF = Object.fromEntries(Object.entries(ANALYTICS_NAME).map(([event, name]) => [name, event])) as Record<
+  string,
+  MailEventType
+>;
 
 export interface MailEventInput extends MailEventSubject {
   /** The analytics name: sent, opened, clicked, replied, autoReplied, bounced, unsubscribed. */
@@ -15,6 +18,8 @@ export interface MailEventInput extends MailEventSubject {
 
 export async function recordMailEvents(t: TestServer, workspaceId: string, list: MailEventInput[]): Promise<void> {
   for (const { type, at, ...mail } of list) {
-    await t.db.transaction((trx) => t.services.events.record(trx, { workspaceId, type: EVENT_OF[type], occurredAt: new Date(at), data: {}, mail }));
+    await t.db.transaction((trx) =>
+      t.services.events.record(trx, { workspaceId, type: EVENT_OF[type], occurredAt: new Date(at), data: {}, mail }),
+    );
   }
 }

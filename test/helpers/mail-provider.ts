@@ -155,7 +155,8 @@ export async function startMailProvider(
     logger: false,
     onAuth(auth, _session, cb) {
       const known = passwords.get((auth.username ?? '').toLowerCase());
-      if (known === undefined || known !== auth.password) return cb(smtpError(535, '5.7.8 Authentication credentials invalid'));
+      if (known === undefined || known !== auth.password)
+        return cb(smtpError(535, '5.7.8 Authentication credentials invalid'));
       cb(null, { user: (auth.username ?? '').toLowerCase() });
     },
     onRcptTo(address: SMTPServerAddress, session, cb) {
@@ -182,7 +183,12 @@ export async function startMailProvider(
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
         const raw = Buffer.concat(chunks);
-        simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true, skipTextLinks: true }).then(
+        simpleParser(raw, {
+          skipHtmlToText: true,
+          skipTextToHtml: true,
+          skipImageLinks: true,
+          skipTextLinks: true,
+        }).then(
           (parsed) => {
             const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address.toLowerCase() : '';
             const from = (parsed.from?.value[0]?.address ?? '').toLowerCase();
@@ -191,9 +197,16 @@ export async function startMailProvider(
             try {
               for (const rcpt of session.envelope.rcptTo) {
                 const to = rcpt.address.toLowerCase();
-                const folder: Folder | null = discarded.has(to) ? null : isSpam({ mailFrom, from, to, subject, messageId, raw }) ? 'Junk' : 'INBOX';
+                const folder: Folder | null = discarded.has(to)
+                  ? null
+                  : isSpam({ mailFrom, from, to, subject, messageId, raw })
+                    ? 'Junk'
+                    : 'INBOX';
                 // What a delivery agent adds on top: the envelope sender and the recipient.
-                const stamped = Buffer.concat([Buffer.from(`Return-Path: <${mailFrom}>\r\nDelivered-To: ${to}\r\n`), raw]);
+                const stamped = Buffer.concat([
+                  Buffer.from(`Return-Path: <${mailFrom}>\r\nDelivered-To: ${to}\r\n`),
+                  raw,
+                ]);
                 if (folder) imap.deliverDirect(to, [stamped], { mailbox: folder, date: now() });
                 deliveries.push({
                   mailFrom,
@@ -269,7 +282,11 @@ export async function startMailProvider(
             if (!uids || uids.length === 0) continue;
             for await (const m of c.fetch(uids, { uid: true, flags: true }, { uid: true })) {
               // \Recent says only which session saw it first (dropped in IMAP4rev2): not where it landed.
-              found.push({ mailbox: box.path, uid: m.uid, flags: [...(m.flags ?? [])].filter((f) => f !== '\\Recent') });
+              found.push({
+                mailbox: box.path,
+                uid: m.uid,
+                flags: [...(m.flags ?? [])].filter((f) => f !== '\\Recent'),
+              });
             }
           } finally {
             lock.release();

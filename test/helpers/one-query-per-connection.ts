@@ -17,7 +17,9 @@ interface QueryState {
 
 const probe = new Client() as unknown as Partial<QueryState>;
 if (!('_activeQuery' in probe) || !Array.isArray(probe._queryQueue)) {
-  throw new Error('pg no longer keeps _activeQuery / _queryQueue: test/helpers/one-query-per-connection.ts cannot see overlapping queries any more');
+  throw new Error(
+    'pg no longer keeps _activeQuery / _queryQueue: test/helpers/one-query-per-connection.ts cannot see overlapping queries any more',
+  );
 }
 
 const overlaps = new Set<string>();
@@ -35,7 +37,12 @@ function callerOf(config: unknown): string {
   const stack = new Error().stack ?? '';
   Error.stackTraceLimit = limit;
   const frames = stack.split('\n').filter((line) => line.includes('/server/') && !line.includes('node_modules'));
-  const sql = typeof config === 'string' ? config : typeof config === 'object' && config !== null && 'text' in config ? String(config.text) : '?';
+  const sql =
+    typeof config === 'string'
+      ? config
+      : typeof config === 'object' && config !== null && 'text' in config
+        ? String(config.text)
+        : '?';
   return `${sql.slice(0, 120)}\n${frames.join('\n')}`;
 }
 
@@ -43,7 +50,9 @@ function assertNoOverlap(): void {
   if (overlaps.size === 0) return;
   const found = [...overlaps];
   overlaps.clear();
-  throw new Error(`Queries overlapped on one PostgreSQL connection (run a transaction's queries one after another):\n\n${found.join('\n\n')}`);
+  throw new Error(
+    `Queries overlapped on one PostgreSQL connection (run a transaction's queries one after another):\n\n${found.join('\n\n')}`,
+  );
 }
 
 afterEach(assertNoOverlap);

@@ -36,7 +36,11 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
     chownSync(dir, uid, gid);
   }
   const run = (command: string, args: string[]) =>
-    execFileSync(asRoot ? 'runuser' : join(BIN, command), asRoot ? ['-u', 'postgres', '--', join(BIN, command), ...args] : args, { stdio: 'pipe', timeout: 60_000 });
+    execFileSync(
+      asRoot ? 'runuser' : join(BIN, command),
+      asRoot ? ['-u', 'postgres', '--', join(BIN, command), ...args] : args,
+      { stdio: 'pipe', timeout: 60_000 },
+    );
   const data = join(dir, 'data');
   run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
   const port = await freePort();

@@ -13,9 +13,20 @@ export async function startServerProcess(databaseUrl: string): Promise<string> {
 }
 
 /** Starts a process (more settings in `env`) and answers it with its base URL once it listens. */
-export function startServerChild(databaseUrl: string, env: Record<string, string> = {}): Promise<{ url: string; child: ChildProcess }> {
+export function startServerChild(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '../../server/main.ts')], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', SEED_DEMO: '0', LOG_LEVEL: 'info', NODE_OPTIONS: '', ...env },
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      PORT: '0',
+      SEED_DEMO: '0',
+      LOG_LEVEL: 'info',
+      NODE_OPTIONS: '',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   children.push(child);

@@ -122,7 +122,15 @@ export async function startTestServer(
    * `databaseUrl`: a PostgreSQL database of the test's own (test/helpers/own-postgres.ts) instead of the file's;
    * `database`: one the test opened and filled (a migration test), migrated to the latest here and closed with the server.
    */
-  options: { config?: Partial<Config>; clock?: TestClock; logger?: Deps['logger']; app?: AppOptions; metrics?: boolean; databaseUrl?: string; database?: Database } = {},
+  options: {
+    config?: Partial<Config>;
+    clock?: TestClock;
+    logger?: Deps['logger'];
+    app?: AppOptions;
+    metrics?: boolean;
+    databaseUrl?: string;
+    database?: Database;
+  } = {},
 ): Promise<TestServer> {
   const database: Database & { url?: string } = options.database ?? (await openTestDatabase(options.databaseUrl));
   if (options.database) await migrate(options.database.db);
@@ -145,12 +153,22 @@ export async function startTestServer(
   server.keepAliveTimeout = 60_000;
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  await database.db('plans')
-    .insert({ id: TEST_PLAN_ID, name: 'Test (roomy)', per_min: 100000, per_hour: 100000, per_day: 100000, credits: 1000, created_at: clock.now() })
+  await database
+    .db('plans')
+    .insert({
+      id: TEST_PLAN_ID,
+      name: 'Test (roomy)',
+      per_min: 100000,
+      per_hour: 100000,
+      per_day: 100000,
+      credits: 1000,
+      created_at: clock.now(),
+    })
     .onConflict('id')
     .ignore();
 
-  const client = (apiKey?: string): ApiClient => createClient<paths>({ baseUrl: url, headers: apiKey ? { 'X-API-Key': apiKey } : {} });
+  const client = (apiKey?: string): ApiClient =>
+    createClient<paths>({ baseUrl: url, headers: apiKey ? { 'X-API-Key': apiKey } : {} });
 
   let counter = 0;
   return {
@@ -172,7 +190,12 @@ export async function startTestServer(
       if (opts.credits !== undefined) {
         await database.db('workspaces').where({ id: created.workspace.id }).update({ credit_balance: opts.credits });
       }
-      return { workspaceId: created.workspace.id, apiKey: created.apiKey, keyId: created.keyId, client: client(created.apiKey) };
+      return {
+        workspaceId: created.workspace.id,
+        apiKey: created.apiKey,
+        keyId: created.keyId,
+        client: client(created.apiKey),
+      };
     },
     fetch(path, init = {}) {
       const { apiKey, headers, ...rest } = init;

@@ -43,7 +43,8 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     disabledCommands: ['STARTTLS'],
     logger: false,
     onAuth(auth, _session, cb) {
-      if (passwords.size && !passwords.has(auth.password ?? '')) return cb(smtpError(535, '5.7.8 Authentication credentials invalid'));
+      if (passwords.size && !passwords.has(auth.password ?? ''))
+        return cb(smtpError(535, '5.7.8 Authentication credentials invalid'));
       cb(null, { user: auth.username });
     },
     onMailFrom(_address, _session, cb) {
@@ -66,7 +67,11 @@ export async function startSmtpSink(): Promise<SmtpSink> {
         if (fault?.at === 'data') return cb(smtpError(fault.code, fault.message));
         const raw = Buffer.concat(chunks).toString('utf8');
         simpleParser(raw).then((parsed) => {
-          received.push({ envelope: { from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', to }, parsed, raw });
+          received.push({
+            envelope: { from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', to },
+            parsed,
+            raw,
+          });
           setTimeout(cb, state.delayMs);
         }, cb);
       });

@@ -26,7 +26,14 @@ beforeAll(async () => {
   const modules = join(project, 'node_modules');
   for (const scope of ['@leadreach', '@stablelib']) mkdirSync(join(modules, scope), { recursive: true });
   cpSync(dir, join(modules, PACKAGE_NAME), { recursive: true });
-  for (const dep of ['openapi-fetch', 'openapi-typescript-helpers', 'standardwebhooks', '@stablelib/base64', 'fast-sha256']) symlinkSync(join(root, 'node_modules', dep), join(modules, dep), 'dir');
+  for (const dep of [
+    'openapi-fetch',
+    'openapi-typescript-helpers',
+    'standardwebhooks',
+    '@stablelib/base64',
+    'fast-sha256',
+  ])
+    symlinkSync(join(root, 'node_modules', dep), join(modules, dep), 'dir');
 }, 120_000);
 
 afterAll(async () => {
@@ -53,9 +60,22 @@ export const production: string = ENVIRONMENTS.production;
   );
   writeFileSync(
     join(project, 'tsconfig.json'),
-    JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'commonjs', moduleResolution: 'node10', target: 'ES2022', lib: ['ES2023', 'DOM'], types: [] }, files: ['consumer.ts'] }),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        noEmit: true,
+        module: 'commonjs',
+        moduleResolution: 'node10',
+        target: 'ES2022',
+        lib: ['ES2023', 'DOM'],
+        types: [],
+      },
+      files: ['consumer.ts'],
+    }),
   );
-  await expect(run(join(root, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json'], { cwd: project })).resolves.toBeDefined();
+  await expect(
+    run(join(root, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json'], { cwd: project }),
+  ).resolves.toBeDefined();
 }, 120_000);
 
 it('calls the real server from a plain Node project', async () => {
@@ -67,7 +87,10 @@ createClient({ apiKey: process.env.API_KEY, baseUrl: process.env.BASE_URL }).GET
   .then(({ data }) => console.log(JSON.stringify({ name: data.data.workspace.name, environments: ENVIRONMENTS })));
 `,
   );
-  const { stdout } = await run(process.execPath, ['call.js'], { cwd: project, env: { ...process.env, API_KEY: ws.apiKey, BASE_URL: t.url } });
+  const { stdout } = await run(process.execPath, ['call.js'], {
+    cwd: project,
+    env: { ...process.env, API_KEY: ws.apiKey, BASE_URL: t.url },
+  });
   expect(JSON.parse(stdout)).toEqual({
     name: 'Package user',
     environments: Object.fromEntries(spec.servers.map((s) => [s.description, s.url])),
@@ -77,13 +100,21 @@ createClient({ apiKey: process.env.API_KEY, baseUrl: process.env.BASE_URL }).GET
 it('runs the example script (npm run example) against the server', async () => {
   await generateLeads(t.db, { people: 60, companies: 10, seed: 3, now: t.clock.now() });
   const ws = await t.createWorkspace({ name: 'Example' });
-  const { stdout } = await run(join(root, 'node_modules/.bin/tsx'), ['client/example.ts'], { cwd: root, env: { ...process.env, API_KEY: ws.apiKey, BASE_URL: t.url } });
+  const { stdout } = await run(join(root, 'node_modules/.bin/tsx'), ['client/example.ts'], {
+    cwd: root,
+    env: { ...process.env, API_KEY: ws.apiKey, BASE_URL: t.url },
+  });
   expect(stdout).toContain('Authenticated: workspace "Example"');
   expect(stdout).toContain('Quota: 100000/minute, 100000/hour, 100000/day');
   expect(stdout).toMatch(/People search: \d+ matches, page 1 of \d+/);
   expect(stdout).toMatch(/Credits: \d+ used, \d+ remaining/);
 
-  const failed = await run(join(root, 'node_modules/.bin/tsx'), ['client/example.ts'], { cwd: root, env: { ...process.env, API_KEY: 'lr_wrong', BASE_URL: t.url } }).catch((e: { stderr: string; code: number }) => e);
+  const failed = await run(join(root, 'node_modules/.bin/tsx'), ['client/example.ts'], {
+    cwd: root,
+    env: { ...process.env, API_KEY: 'lr_wrong', BASE_URL: t.url },
+  }).catch((e: { stderr: string; code: number }) => e);
   expect(failed).toMatchObject({ code: 1 });
-  expect((failed as { stderr: string }).stderr).toMatch(/API error 401: Invalid API key\. \(request id [0-9a-f-]{36}\)/);
+  expect((failed as { stderr: string }).stderr).toMatch(
+    /API error 401: Invalid API key\. \(request id [0-9a-f-]{36}\)/,
+  );
 }, 60_000);

@@ -5,7 +5,15 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApiRequestError, backoffDelay, createClient, ENVIRONMENTS, parseRetryAfter, unwrap, type RetryOptions } from '../../client';
+import {
+  ApiRequestError,
+  backoffDelay,
+  createClient,
+  ENVIRONMENTS,
+  parseRetryAfter,
+  unwrap,
+  type RetryOptions,
+} from '../../client';
 import { resolveRetryOptions } from '../../client/retry';
 import openapi from '../../generated/openapi.json';
 
@@ -24,14 +32,22 @@ let replies: Reply[] = [];
 let seen: Seen[] = [];
 const hanging = new Set<ServerResponse>();
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}): Reply => (res) => {
-  res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': `req-${seen.length}`, ...headers });
-  res.end(JSON.stringify(body));
+const json =
+  (status: number, body: unknown, headers: Record<string, string> = {}): Reply =>
+  (res) => {
+    res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': `req-${seen.length}`, ...headers });
+    res.end(JSON.stringify(body));
+  };
+const limits = {
+  status: 'success',
+  success: true,
+  message: 'Rate limits retrieved',
+  data: { limits: { perMin: 20, perHour: 50, perDay: 100, perSecond: null } },
 };
-const limits = { status: 'success', success: true, message: 'Rate limits retrieved', data: { limits: { perMin: 20, perHour: 50, perDay: 100, perSecond: null } } };
 const ok = json(200, limits);
 const unavailable = json(503, { error: 'Service unavailable: storage cannot be reached. Please retry later.' });
-const minuteFull = (retryAfter: string) => json(429, { error: 'Minute rate limit exceeded. Please try again in a minute.' }, { 'retry-after': retryAfter });
+const minuteFull = (retryAfter: string) =>
+  json(429, { error: 'Minute rate limit exceeded. Please try again in a minute.' }, { 'retry-after': retryAfter });
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -204,7 +220,9 @@ describe('createClient', () => {
       environment: 'staging',
       fetch: (req) => {
         urls.push(req.url);
-        return Promise.resolve(new Response(JSON.stringify(limits), { status: 200, headers: { 'content-type': 'application/json' } }));
+        return Promise.resolve(
+          new Response(JSON.stringify(limits), { status: 200, headers: { 'content-type': 'application/json' } }),
+        );
       },
     });
     await client.GET('/v1/ratelimit/limits');
@@ -224,7 +242,10 @@ describe('typed errors', () => {
     expect(unwrap(await client.GET('/v1/ratelimit/limits'))).toEqual(limits);
 
     replies = [json(401, { error: 'Invalid API key.' })];
-    const v1 = await client.GET('/v1/ratelimit/limits').then(unwrap).catch((e: unknown) => e);
+    const v1 = await client
+      .GET('/v1/ratelimit/limits')
+      .then(unwrap)
+      .catch((e: unknown) => e);
     expect(v1).toBeInstanceOf(ApiRequestError);
     expect((v1 as ApiRequestError).message).toBe('Invalid API key.');
     expect(v1).toMatchObject({ status: 401, requestId: 'req-2', code: undefined, details: [] });
@@ -237,11 +258,23 @@ describe('typed errors', () => {
       details: [{ field: 'query.limit', location: 'query', message: 'must be <= 100', code: 'maximum' }],
     };
     replies = [json(400, v2body)];
-    const v2 = await client.GET('/v2/ratelimit/limits').then(unwrap).catch((e: unknown) => e);
-    expect(v2).toMatchObject({ status: 400, code: 'validation_error', requestId: 'req-from-body', details: v2body.details, body: v2body });
+    const v2 = await client
+      .GET('/v2/ratelimit/limits')
+      .then(unwrap)
+      .catch((e: unknown) => e);
+    expect(v2).toMatchObject({
+      status: 400,
+      code: 'validation_error',
+      requestId: 'req-from-body',
+      details: v2body.details,
+      body: v2body,
+    });
 
     replies = [(res) => res.writeHead(502).end('<html>bad gateway</html>')];
-    const proxy = await client.GET('/v1/ratelimit/limits').then(unwrap).catch((e: unknown) => e);
+    const proxy = await client
+      .GET('/v1/ratelimit/limits')
+      .then(unwrap)
+      .catch((e: unknown) => e);
     expect(proxy).toMatchObject({ status: 502, body: { error: 'HTTP 502 Bad Gateway' } });
   });
 });

@@ -49,8 +49,15 @@ it('returns the 429 typed, with the request id, when retries are off or the budg
   expect(response.status).toBe(429);
   expect(error).toEqual({ error: 'Minute rate limit exceeded. Please try again in a minute.' });
 
-  const impatient = createClient({ apiKey: ws.apiKey, baseUrl: t.url, retry: { maxElapsedMs: 500, now: () => t.clock.now().getTime() } });
-  const thrown = await impatient.GET('/v2/ratelimit/limits').then(unwrap).catch((e: unknown) => e);
+  const impatient = createClient({
+    apiKey: ws.apiKey,
+    baseUrl: t.url,
+    retry: { maxElapsedMs: 500, now: () => t.clock.now().getTime() },
+  });
+  const thrown = await impatient
+    .GET('/v2/ratelimit/limits')
+    .then(unwrap)
+    .catch((e: unknown) => e);
   expect(thrown).toBeInstanceOf(ApiRequestError);
   const e = thrown as ApiRequestError;
   expect(e.status).toBe(429);
@@ -76,7 +83,8 @@ it('does not retry a 401', async () => {
 });
 
 describe('idempotency keys', () => {
-  const campaignCount = async (workspaceId: string) => Number((await t.db('campaigns').where({ workspace_id: workspaceId }).count({ n: '*' }).first())!.n);
+  const campaignCount = async (workspaceId: string) =>
+    Number((await t.db('campaigns').where({ workspace_id: workspaceId }).count({ n: '*' }).first())!.n);
 
   /** A client whose first attempt reaches the server but whose answer is lost as `lose` says. */
   function losingFirstAnswer(apiKey: string, lose: () => Response) {
@@ -98,7 +106,9 @@ describe('idempotency keys', () => {
 
   it('retries a POST whose answer was a 503 with the same key, and the server creates once', async () => {
     const ws = await t.createWorkspace();
-    const { client, keys } = losingFirstAnswer(ws.apiKey, () => Response.json({ error: 'Service unavailable: storage cannot be reached. Please retry later.' }, { status: 503 }));
+    const { client, keys } = losingFirstAnswer(ws.apiKey, () =>
+      Response.json({ error: 'Service unavailable: storage cannot be reached. Please retry later.' }, { status: 503 }),
+    );
     const { data, response } = await client.POST('/v2/campaign/create', { body: { name: 'Once' } });
     expect(response.status).toBe(201);
     expect(response.headers.get('idempotent-replayed')).toBe('true');
@@ -139,7 +149,9 @@ describe('idempotency keys', () => {
     expect(keys[0]).not.toBe(keys[1]);
     expect(await campaignCount(ws.workspaceId)).toBe(2);
     fail = true;
-    await expect(client.POST('/v1/campaign/set/name', { body: { campaignId: first.data.campaign.id, name: 'Renamed' } })).rejects.toThrow('fetch failed');
+    await expect(
+      client.POST('/v1/campaign/set/name', { body: { campaignId: first.data.campaign.id, name: 'Renamed' } }),
+    ).rejects.toThrow('fetch failed');
     expect(keys.slice(2)).toEqual([null]);
   });
 });

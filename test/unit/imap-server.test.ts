@@ -33,7 +33,13 @@ describeWithDovecot('private dovecot instance', () => {
     imap.addUser('other@example.com', 'pw2');
     await imap.deliver('other@example.com', raw(9));
     const { ImapFlow } = await import('imapflow');
-    const bad = new ImapFlow({ host: '127.0.0.1', port: imap.port, secure: false, auth: { user: 'sdr@example.com', pass: 'wrong' }, logger: false });
+    const bad = new ImapFlow({
+      host: '127.0.0.1',
+      port: imap.port,
+      secure: false,
+      auth: { user: 'sdr@example.com', pass: 'wrong' },
+      logger: false,
+    });
     await expect(bad.connect()).rejects.toThrow();
   });
 

@@ -3,7 +3,11 @@ import { simpleParser } from 'mailparser';
 import { classify, parseDeliveryStatus, threadSubject, toIncoming } from '../../server/modules/inbox/classify';
 
 async function kindOf(headers: Record<string, string>, body = 'Hi') {
-  const raw = Buffer.from(`${Object.entries({ From: 'a@b.com', To: 'c@d.com', ...headers }).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n${body}\r\n`);
+  const raw = Buffer.from(
+    `${Object.entries({ From: 'a@b.com', To: 'c@d.com', ...headers })
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('\r\n')}\r\n\r\n${body}\r\n`,
+  );
   const parsed = await simpleParser(raw);
   return classify(parsed, raw, toIncoming(parsed, raw));
 }
@@ -11,7 +15,9 @@ async function kindOf(headers: Record<string, string>, body = 'Hi') {
 describe('classify', () => {
   it('a person writing back is a reply, also when the subject says so or the headers say "no"', async () => {
     expect(await kindOf({ Subject: 'Re: Quick question' })).toEqual({ kind: 'reply' });
-    expect(await kindOf({ Subject: 'Re: Quick question', 'Auto-Submitted': 'no', 'X-Autoreply': 'no' })).toEqual({ kind: 'reply' });
+    expect(await kindOf({ Subject: 'Re: Quick question', 'Auto-Submitted': 'no', 'X-Autoreply': 'no' })).toEqual({
+      kind: 'reply',
+    });
     expect(await kindOf({ Subject: 'Re: Quick question', Precedence: 'list' })).toEqual({ kind: 'reply' });
   });
 
@@ -75,7 +81,14 @@ describe('classify', () => {
     const parsed = await simpleParser(hard);
     expect(classify(parsed, hard, toIncoming(parsed, hard))).toEqual({
       kind: 'bounce',
-      dsn: { recipient: 'bob@acme.com', recipients: ['bob@acme.com'], status: '5.1.1', action: null, diagnostic: '550-5.1.1 The email account does not exist', bounceType: 'hard' },
+      dsn: {
+        recipient: 'bob@acme.com',
+        recipients: ['bob@acme.com'],
+        status: '5.1.1',
+        action: null,
+        diagnostic: '550-5.1.1 The email account does not exist',
+        bounceType: 'hard',
+      },
     });
     expect(parseDeliveryStatus(report('4.4.1')).bounceType).toBe('soft');
     expect(parseDeliveryStatus(report('')).bounceType).toBe('hard');

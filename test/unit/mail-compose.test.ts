@@ -28,16 +28,43 @@ describe('threadReferences', () => {
 
 describe('compose', () => {
   it('names a new message on the sender domain, in a thread of its own', () => {
-    const c = compose({ id: '0192f0d1-2b3c-7d4e-8f5a-6b7c8d9e0f1a', from: 'ana@acme-mail.io', to: 'x@y.test', subject: 'Hi', text: 'x', date: at });
-    expect(c).toMatchObject({ messageId: '<0192f0d1-2b3c-7d4e-8f5a-6b7c8d9e0f1a@acme-mail.io>', threadId: c.id, inReplyTo: null, references: [], subject: 'Hi' });
+    const c = compose({
+      id: '0192f0d1-2b3c-7d4e-8f5a-6b7c8d9e0f1a',
+      from: 'ana@acme-mail.io',
+      to: 'x@y.test',
+      subject: 'Hi',
+      text: 'x',
+      date: at,
+    });
+    expect(c).toMatchObject({
+      messageId: '<0192f0d1-2b3c-7d4e-8f5a-6b7c8d9e0f1a@acme-mail.io>',
+      threadId: c.id,
+      inReplyTo: null,
+      references: [],
+      subject: 'Hi',
+    });
     expect(c.message.references).toBeUndefined();
   });
 
   it('answers a parent in its thread with the reply subject unless one is given', async () => {
     const parent = { id: 'p', subject: 'Quick question', message_id: '<p@x>', references: ['<a@x>'], thread_id: 't-1' };
-    const c = compose({ from: 'ana@acme-mail.io', to: 'x@y.test', text: 'x', parent, headers: { 'X-Mark': '1' }, date: at });
-    expect(c).toMatchObject({ threadId: 't-1', inReplyTo: '<p@x>', references: ['<a@x>', '<p@x>'], subject: 'Re: Quick question' });
-    expect(compose({ from: 'ana@acme-mail.io', to: 'x@y.test', subject: 'Own', text: 'x', parent, date: at }).subject).toBe('Own');
+    const c = compose({
+      from: 'ana@acme-mail.io',
+      to: 'x@y.test',
+      text: 'x',
+      parent,
+      headers: { 'X-Mark': '1' },
+      date: at,
+    });
+    expect(c).toMatchObject({
+      threadId: 't-1',
+      inReplyTo: '<p@x>',
+      references: ['<a@x>', '<p@x>'],
+      subject: 'Re: Quick question',
+    });
+    expect(
+      compose({ from: 'ana@acme-mail.io', to: 'x@y.test', subject: 'Own', text: 'x', parent, date: at }).subject,
+    ).toBe('Own');
     const raw = (await composeRaw(c.message)).toString();
     expect(raw).toContain('In-Reply-To: <p@x>');
     expect(raw).toContain('References: <a@x> <p@x>');

@@ -11,7 +11,10 @@ describeWithDovecot('loopback mail provider', () => {
   let provider: MailProvider;
   const delivered = new Date('2026-11-23T10:00:00.000Z');
   beforeAll(async () => {
-    provider = await startMailProvider({ mailboxes: [ANN, BOB, { address: CY, password: 'cy-secret' }], now: () => delivered });
+    provider = await startMailProvider({
+      mailboxes: [ANN, BOB, { address: CY, password: 'cy-secret' }],
+      now: () => delivered,
+    });
   });
   afterAll(async () => {
     await provider?.close();
@@ -22,7 +25,13 @@ describeWithDovecot('loopback mail provider', () => {
   });
 
   const send = async (from: string, to: string[], messageId: string, password = provider.password(from)) => {
-    const transport = nodemailer.createTransport({ host: '127.0.0.1', port: provider.smtpPort, secure: false, ignoreTLS: true, auth: { user: from, pass: password } });
+    const transport = nodemailer.createTransport({
+      host: '127.0.0.1',
+      port: provider.smtpPort,
+      secure: false,
+      ignoreTLS: true,
+      auth: { user: from, pass: password },
+    });
     try {
       return await transport.sendMail({ from, to, subject: `Hello ${messageId}`, text: 'Body', messageId });
     } finally {
@@ -32,11 +41,13 @@ describeWithDovecot('loopback mail provider', () => {
 
   it('gives every mailbox the special-use Sent and Junk folders', async () => {
     const folders = await provider.folders(ANN);
-    expect(folders).toEqual(expect.arrayContaining([
-      { path: 'INBOX', specialUse: '\\Inbox' },
-      { path: 'Sent', specialUse: '\\Sent' },
-      { path: 'Junk', specialUse: '\\Junk' },
-    ]));
+    expect(folders).toEqual(
+      expect.arrayContaining([
+        { path: 'INBOX', specialUse: '\\Inbox' },
+        { path: 'Sent', specialUse: '\\Sent' },
+        { path: 'Junk', specialUse: '\\Junk' },
+      ]),
+    );
   });
 
   it('delivers to INBOX on several domains, with the delivery headers and the given INTERNALDATE', async () => {
@@ -55,8 +66,26 @@ describeWithDovecot('loopback mail provider', () => {
       await c.logout();
     }
     expect(provider.deliveries.filter((d) => d.messageId === '<m1@gmail.test>')).toEqual([
-      { mailFrom: ANN, from: ANN, to: BOB, subject: 'Hello <m1@gmail.test>', messageId: '<m1@gmail.test>', folder: 'INBOX', refused: null, authUser: ANN },
-      { mailFrom: ANN, from: ANN, to: CY, subject: 'Hello <m1@gmail.test>', messageId: '<m1@gmail.test>', folder: 'INBOX', refused: null, authUser: ANN },
+      {
+        mailFrom: ANN,
+        from: ANN,
+        to: BOB,
+        subject: 'Hello <m1@gmail.test>',
+        messageId: '<m1@gmail.test>',
+        folder: 'INBOX',
+        refused: null,
+        authUser: ANN,
+      },
+      {
+        mailFrom: ANN,
+        from: ANN,
+        to: CY,
+        subject: 'Hello <m1@gmail.test>',
+        messageId: '<m1@gmail.test>',
+        folder: 'INBOX',
+        refused: null,
+        authUser: ANN,
+      },
     ]);
   });
 
@@ -116,7 +145,10 @@ describeWithDovecot('loopback mail provider', () => {
     provider.discard(CY, false);
     expect(await provider.locate(CY, '<m13@gmail.test>')).toEqual([]);
     expect(await provider.locate(BOB, '<m13@gmail.test>')).toHaveLength(1);
-    expect(provider.deliveries.filter((d) => d.messageId === '<m13@gmail.test>').map((d) => [d.to, d.folder])).toEqual([[CY, null], [BOB, 'INBOX']]);
+    expect(provider.deliveries.filter((d) => d.messageId === '<m13@gmail.test>').map((d) => [d.to, d.folder])).toEqual([
+      [CY, null],
+      [BOB, 'INBOX'],
+    ]);
   });
 
   it('adds mailboxes later and gives the account connection body', async () => {
@@ -128,6 +160,8 @@ describeWithDovecot('loopback mail provider', () => {
       imap: { host: '127.0.0.1', port: provider.imapPort, password: 'dee-pw' },
     });
     await send(CY, ['dee@yahoo.test'], '<m12@outlook.test>');
-    expect(await provider.locate('dee@yahoo.test', '<m12@outlook.test>')).toEqual([{ mailbox: 'INBOX', uid: 1, flags: [] }]);
+    expect(await provider.locate('dee@yahoo.test', '<m12@outlook.test>')).toEqual([
+      { mailbox: 'INBOX', uid: 1, flags: [] },
+    ]);
   });
 });

@@ -7,7 +7,9 @@ describe('the start-up line about a missing SECRET_KEY', () => {
   });
 
   it('is silent with a key, and on the embedded database (which keeps its own)', () => {
-    expect(missingSecretKeyWarning({ secretKey: 'ab'.repeat(32), databaseUrl: 'postgres://db.internal/outreach' })).toBeNull();
+    expect(
+      missingSecretKeyWarning({ secretKey: 'ab'.repeat(32), databaseUrl: 'postgres://db.internal/outreach' }),
+    ).toBeNull();
     expect(missingSecretKeyWarning({ secretKey: undefined, databaseUrl: undefined })).toBeNull();
   });
 });

@@ -1,6 +1,13 @@
 import { nextOpenMoment, startOfLocalDay } from '../../server/modules/sending/schedule';
 
-const weekdays = { timezone: 'America/New_York', days: [1, 2, 3, 4, 5], from: '09:00', to: '17:00', startDate: null, endDate: null };
+const weekdays = {
+  timezone: 'America/New_York',
+  days: [1, 2, 3, 4, 5],
+  from: '09:00',
+  to: '17:00',
+  startDate: null,
+  endDate: null,
+};
 
 describe('sending schedule', () => {
   it('is open inside the window and rolls forward to the next sending day outside it', () => {
@@ -18,7 +25,9 @@ describe('sending schedule', () => {
     // Europe/Berlin autumn change: Sunday 2026-10-25 is 23 hours long.
     const berlin = { timezone: 'Europe/Berlin', days: [0], from: '09:00', to: '10:00', startDate: null, endDate: null };
     expect(nextOpenMoment(berlin, new Date('2026-10-24T12:00:00Z'))?.toISOString()).toBe('2026-10-25T08:00:00.000Z');
-    expect(startOfLocalDay('Europe/Berlin', new Date('2026-10-25T12:00:00Z')).toISOString()).toBe('2026-10-24T22:00:00.000Z');
+    expect(startOfLocalDay('Europe/Berlin', new Date('2026-10-25T12:00:00Z')).toISOString()).toBe(
+      '2026-10-24T22:00:00.000Z',
+    );
   });
 
   it('honours start and end dates', () => {

@@ -1,5 +1,11 @@
 /** The warm-up plan and content, pure: ramp by day, window and weekdays in the workspace's zone, gaps, health, marker. */
-import { healthOf, nextGapMs, rampTarget, windowOpensAt, type WarmupPlanSettings } from '../../server/modules/warmup/plan';
+import {
+  healthOf,
+  nextGapMs,
+  rampTarget,
+  windowOpensAt,
+  type WarmupPlanSettings,
+} from '../../server/modules/warmup/plan';
 import { firstMessage, hasMarker, markerCode, replyMessage } from '../../server/modules/warmup/content';
 import { headerMessageId } from '../../server/modules/warmup/service';
 
@@ -25,7 +31,12 @@ describe('warm-up ramp', () => {
 
   it('counts days in the workspace time zone', () => {
     // 23:30 UTC on the 23rd is already the 24th in Tokyo: day 2 there.
-    expect(rampTarget(plan({ timezone: 'Asia/Tokyo', startedAt: new Date('2026-11-23T01:00:00Z') }), new Date('2026-11-23T23:30:00Z'))).toBe(6);
+    expect(
+      rampTarget(
+        plan({ timezone: 'Asia/Tokyo', startedAt: new Date('2026-11-23T01:00:00Z') }),
+        new Date('2026-11-23T23:30:00Z'),
+      ),
+    ).toBe(6);
   });
 });
 

@@ -30,7 +30,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('updated_at', { useTz: true }).notNullable();
     t.index(['workspace_id', 'created_at']);
   });
-  await knex.raw('CREATE UNIQUE INDEX email_accounts_workspace_email_unique ON email_accounts (workspace_id, lower(email))');
+  await knex.raw(
+    'CREATE UNIQUE INDEX email_accounts_workspace_email_unique ON email_accounts (workspace_id, lower(email))',
+  );
 
   await knex.schema.createTable('campaigns', (t) => {
     t.uuid('id').primary();
@@ -124,7 +126,15 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const table of ['email_events', 'contacts', 'campaign_accounts', 'step_variants', 'campaign_steps', 'campaigns', 'email_accounts']) {
+  for (const table of [
+    'email_events',
+    'contacts',
+    'campaign_accounts',
+    'step_variants',
+    'campaign_steps',
+    'campaigns',
+    'email_accounts',
+  ]) {
     await knex.schema.dropTableIfExists(table);
   }
 }

@@ -34,14 +34,22 @@ export async function up(knex: Knex): Promise<void> {
     read_at timestamptz NULL,
     created_at timestamptz NOT NULL
   )`);
-  await knex.raw('CREATE INDEX IF NOT EXISTS email_messages_workspace_message_id ON email_messages (workspace_id, message_id)');
+  await knex.raw(
+    'CREATE INDEX IF NOT EXISTS email_messages_workspace_message_id ON email_messages (workspace_id, message_id)',
+  );
   // The inbox lists newest first by (created_at, id) within a workspace, and reads a thread.
-  await knex.raw('CREATE INDEX IF NOT EXISTS email_messages_inbox_order ON email_messages (workspace_id, created_at DESC, id DESC)');
+  await knex.raw(
+    'CREATE INDEX IF NOT EXISTS email_messages_inbox_order ON email_messages (workspace_id, created_at DESC, id DESC)',
+  );
   await knex.raw('CREATE INDEX IF NOT EXISTS email_messages_thread ON email_messages (thread_id, created_at)');
   // The fallback match: what an account sent to an address.
-  await knex.raw('CREATE INDEX IF NOT EXISTS email_messages_account_to ON email_messages (account_id, lower(to_address))');
+  await knex.raw(
+    'CREATE INDEX IF NOT EXISTS email_messages_account_to ON email_messages (account_id, lower(to_address))',
+  );
   // A message seen twice (UIDVALIDITY change, a copy in two folders) is stored once per account.
-  await knex.raw(`CREATE UNIQUE INDEX IF NOT EXISTS email_messages_inbound_once ON email_messages (account_id, message_id) WHERE direction = 'inbound'`);
+  await knex.raw(
+    `CREATE UNIQUE INDEX IF NOT EXISTS email_messages_inbound_once ON email_messages (account_id, message_id) WHERE direction = 'inbound'`,
+  );
 
   await knex.raw('ALTER TABLE email_accounts ADD COLUMN IF NOT EXISTS status_reason text NULL');
 

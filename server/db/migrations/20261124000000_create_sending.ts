@@ -54,8 +54,12 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('email_messages', (t) => {
     t.integer('step_number').nullable();
   });
-  await knex.raw("CREATE INDEX email_messages_outbound_day ON email_messages (account_id, created_at) WHERE direction = 'outbound'");
-  await knex.raw("CREATE INDEX email_messages_campaign_day ON email_messages (campaign_id, created_at) WHERE direction = 'outbound'");
+  await knex.raw(
+    "CREATE INDEX email_messages_outbound_day ON email_messages (account_id, created_at) WHERE direction = 'outbound'",
+  );
+  await knex.raw(
+    "CREATE INDEX email_messages_campaign_day ON email_messages (campaign_id, created_at) WHERE direction = 'outbound'",
+  );
   await knex.raw("CREATE INDEX email_messages_sending ON email_messages (created_at) WHERE status = 'sending'");
 }
 

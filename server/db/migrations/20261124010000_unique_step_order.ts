@@ -5,7 +5,9 @@ import type { Knex } from 'knex';
  * Deferred to the commit, so renumbering the steps after a delete may pass through duplicates.
  */
 export async function up(knex: Knex): Promise<void> {
-  await knex.raw('ALTER TABLE campaign_steps ADD CONSTRAINT campaign_steps_order_unique UNIQUE (campaign_id, step_order) DEFERRABLE INITIALLY DEFERRED');
+  await knex.raw(
+    'ALTER TABLE campaign_steps ADD CONSTRAINT campaign_steps_order_unique UNIQUE (campaign_id, step_order) DEFERRABLE INITIALLY DEFERRED',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

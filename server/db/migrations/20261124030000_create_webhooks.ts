@@ -34,7 +34,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('created_at', { useTz: true }).notNullable();
     t.unique(['subscription_id', 'event_id']);
   });
-  await knex.raw("CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending'");
+  await knex.raw(
+    "CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending'",
+  );
   await knex.schema.createTable('webhook_attempts', (t) => {
     t.uuid('id').primary();
     t.uuid('delivery_id').notNullable().references('webhook_deliveries.id').onDelete('CASCADE');
@@ -50,5 +52,6 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const table of ['webhook_attempts', 'webhook_deliveries', 'webhook_subscriptions']) await knex.schema.dropTableIfExists(table);
+  for (const table of ['webhook_attempts', 'webhook_deliveries', 'webhook_subscriptions'])
+    await knex.schema.dropTableIfExists(table);
 }

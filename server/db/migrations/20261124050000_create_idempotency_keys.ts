@@ -22,7 +22,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('expires_at', { useTz: true }).notNullable().index();
     t.primary(['workspace_id', 'key']);
   });
-  await knex.raw(`ALTER TABLE idempotency_keys ADD CONSTRAINT idempotency_keys_state_check CHECK (state IN ('running', 'done'))`);
+  await knex.raw(
+    `ALTER TABLE idempotency_keys ADD CONSTRAINT idempotency_keys_state_check CHECK (state IN ('running', 'done'))`,
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -96,6 +96,14 @@ export async function down(knex: Knex): Promise<void> {
   await knex.schema.dropTable('warmup_members');
   await knex.schema.dropTable('warmup_mailboxes');
   await knex.schema.alterTable('email_accounts', (t) => {
-    for (const c of ['warmup_window_from', 'warmup_window_to', 'warmup_weekdays_only', 'warmup_reason_code', 'warmup_reason_message', 'warmup_started_at']) t.dropColumn(c);
+    for (const c of [
+      'warmup_window_from',
+      'warmup_window_to',
+      'warmup_weekdays_only',
+      'warmup_reason_code',
+      'warmup_reason_message',
+      'warmup_started_at',
+    ])
+      t.dropColumn(c);
   });
 }

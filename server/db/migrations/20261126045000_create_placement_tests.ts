@@ -52,7 +52,9 @@ export async function up(knex: Knex): Promise<void> {
     t.text('reason').nullable();
     t.unique(['test_id', 'position']);
   });
-  await knex.raw("CREATE INDEX placement_results_due ON placement_results (due_at) WHERE state IN ('queued', 'sending', 'sent')");
+  await knex.raw(
+    "CREATE INDEX placement_results_due ON placement_results (due_at) WHERE state IN ('queued', 'sending', 'sent')",
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

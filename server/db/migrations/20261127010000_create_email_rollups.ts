@@ -25,7 +25,8 @@ import type { Knex } from 'knex';
 export const ROLLUP_LOCK = 26;
 
 /** The scopes a unique count is kept for (accounts only need totals). */
-const UNIQUE_SCOPES = "('workspace', e.workspace_id), ('campaign', e.campaign_id), ('step', e.step_id), ('variant', e.variant_id)";
+const UNIQUE_SCOPES =
+  "('workspace', e.workspace_id), ('campaign', e.campaign_id), ('step', e.step_id), ('variant', e.variant_id)";
 const ALL_SCOPES = `${UNIQUE_SCOPES}, ('account', e.account_id)`;
 
 /**
@@ -34,7 +35,11 @@ const ALL_SCOPES = `${UNIQUE_SCOPES}, ('account', e.account_id)`;
  * the events module's after a zone change (`unlessZone`: nothing to do when already cut in that zone), and
  * the bench's after it loads events in bulk.
  */
-export async function rebuildRollups(db: Knex | Knex.Transaction, workspaceId?: string, options: { unlessZone?: string } = {}): Promise<void> {
+export async function rebuildRollups(
+  db: Knex | Knex.Transaction,
+  workspaceId?: string,
+  options: { unlessZone?: string } = {},
+): Promise<void> {
   await db.transaction(async (trx) => {
     // No event recorded halfway through: `record` holds the workspace's lock shared while it writes an
     // event and its rollups; the whole table is locked for a rebuild of every workspace.
@@ -42,14 +47,20 @@ export async function rebuildRollups(db: Knex | Knex.Transaction, workspaceId?: 
     else await trx.raw('LOCK TABLE email_events IN SHARE MODE');
     // A read that waited for another's rebuild may find its zone already right.
     if (workspaceId && options.unlessZone) {
-      const zone = await trx('email_rollup_zones').where({ workspace_id: workspaceId }).first<{ timezone: string } | undefined>('timezone');
+      const zone = await trx('email_rollup_zones')
+        .where({ workspace_id: workspaceId })
+        .first<{ timezone: string } | undefined>('timezone');
       if (zone?.timezone === options.unlessZone) return;
     }
     const only = workspaceId ? 'WHERE workspace_id = ?' : '';
     const onlyEvents = workspaceId ? 'AND e.workspace_id = ?' : '';
     const bind = workspaceId ? [workspaceId] : [];
-    for (const table of ['email_rollups', 'email_rollup_totals', 'email_event_firsts', 'email_rollup_zones']) await trx.raw(`DELETE FROM ${table} ${only}`, bind);
-    await trx.raw(`INSERT INTO email_rollup_zones (workspace_id, timezone) SELECT id, timezone FROM workspaces ${workspaceId ? 'WHERE id = ?' : ''}`, bind);
+    for (const table of ['email_rollups', 'email_rollup_totals', 'email_event_firsts', 'email_rollup_zones'])
+      await trx.raw(`DELETE FROM ${table} ${only}`, bind);
+    await trx.raw(
+      `INSERT INTO email_rollup_zones (workspace_id, timezone) SELECT id, timezone FROM workspaces ${workspaceId ? 'WHERE id = ?' : ''}`,
+      bind,
+    );
     await trx.raw(
       `INSERT INTO email_event_firsts (workspace_id, scope, scope_id, is_warmup, type, contact_id, first_at)
        SELECT e.workspace_id, s.scope, s.scope_id, e.is_warmup, e.type, e.contact_id, min(e.occurred_at)
@@ -126,5 +137,6 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const table of ['email_event_firsts', 'email_rollup_totals', 'email_rollup_zones', 'email_rollups']) await knex.schema.dropTableIfExists(table);
+  for (const table of ['email_event_firsts', 'email_rollup_totals', 'email_rollup_zones', 'email_rollups'])
+    await knex.schema.dropTableIfExists(table);
 }

@@ -47,18 +47,28 @@ export async function up(knex: Knex): Promise<void> {
       END IF;
       RETURN NULL;
     END $$`);
-  await knex.raw('CREATE TRIGGER contact_counts_insert AFTER INSERT ON contacts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION contact_counts_apply()');
-  await knex.raw('CREATE TRIGGER contact_counts_update AFTER UPDATE ON contacts REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION contact_counts_apply()');
-  await knex.raw('CREATE TRIGGER contact_counts_delete AFTER DELETE ON contacts REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION contact_counts_apply()');
+  await knex.raw(
+    'CREATE TRIGGER contact_counts_insert AFTER INSERT ON contacts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION contact_counts_apply()',
+  );
+  await knex.raw(
+    'CREATE TRIGGER contact_counts_update AFTER UPDATE ON contacts REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION contact_counts_apply()',
+  );
+  await knex.raw(
+    'CREATE TRIGGER contact_counts_delete AFTER DELETE ON contacts REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION contact_counts_apply()',
+  );
   // The triggers' lock on contacts holds writers off until this commits, so the backfill is exact.
-  await knex.raw('INSERT INTO contact_counts (campaign_id, status, workspace_id, n) SELECT campaign_id, status, workspace_id, count(*)::int FROM contacts GROUP BY 1, 2, 3');
+  await knex.raw(
+    'INSERT INTO contact_counts (campaign_id, status, workspace_id, n) SELECT campaign_id, status, workspace_id, count(*)::int FROM contacts GROUP BY 1, 2, 3',
+  );
 
   await knex.raw(`
     INSERT INTO sending_progress (contact_id, workspace_id, campaign_id, step_number, state, due_at, updated_at)
     SELECT c.id, c.workspace_id, c.campaign_id, 1, 'waiting', now(), now()
       FROM contacts c JOIN campaigns k ON k.id = c.campaign_id AND k.status = 'active'
      WHERE c.status = 'active' AND NOT EXISTS (SELECT 1 FROM sending_progress p WHERE p.contact_id = c.id)`);
-  await knex.raw("CREATE INDEX sending_progress_campaign_due ON sending_progress (campaign_id, due_at, contact_id) WHERE state = 'waiting'");
+  await knex.raw(
+    "CREATE INDEX sending_progress_campaign_due ON sending_progress (campaign_id, due_at, contact_id) WHERE state = 'waiting'",
+  );
   await knex.raw("CREATE INDEX sending_progress_held ON sending_progress (contact_id) WHERE state = 'held'");
   await knex.raw("CREATE INDEX campaigns_active ON campaigns (id) WHERE status = 'active'");
 }

@@ -6,7 +6,9 @@ import type { Knex } from 'knex';
  * order index walks and filters, e.g. a campaign that ended months ago).
  */
 export async function up(knex: Knex): Promise<void> {
-  await knex.raw('CREATE INDEX email_messages_campaign_order ON email_messages (campaign_id, created_at DESC, id DESC) WHERE campaign_id IS NOT NULL');
+  await knex.raw(
+    'CREATE INDEX email_messages_campaign_order ON email_messages (campaign_id, created_at DESC, id DESC) WHERE campaign_id IS NOT NULL',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

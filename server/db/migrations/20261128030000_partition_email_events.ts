@@ -19,7 +19,8 @@ import type { Knex } from 'knex';
 export const monthOf = (at: Date): string => at.toISOString().slice(0, 7);
 
 /** The month `n` months after (or before, negative) `month`. */
-export const addMonths = (month: string, n: number): string => monthOf(new Date(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)) - 1 + n, 1)));
+export const addMonths = (month: string, n: number): string =>
+  monthOf(new Date(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)) - 1 + n, 1)));
 
 /** The partition holding the events of `month`. */
 export const partitionName = (month: string): string => `email_events_${month.replace('-', '_')}`;
@@ -44,11 +45,13 @@ export async function createMonthPartition(db: Knex | Knex.Transaction, month: s
   // The parent alone is enough: every statement on email_events takes its lock first.
   await db.raw('LOCK TABLE ONLY email_events IN ACCESS EXCLUSIVE MODE');
   await db.raw(`CREATE TABLE ${name} (LIKE email_events INCLUDING DEFAULTS)`);
-  await db.raw(`WITH moved AS (DELETE FROM email_events_default WHERE occurred_at >= ? AND occurred_at < ? RETURNING *) INSERT INTO ${name} SELECT * FROM moved`, [
-    start(month),
-    start(addMonths(month, 1)),
-  ]);
-  await db.raw(`ALTER TABLE email_events ATTACH PARTITION ${name} FOR VALUES FROM ('${start(month)}') TO ('${start(addMonths(month, 1))}')`);
+  await db.raw(
+    `WITH moved AS (DELETE FROM email_events_default WHERE occurred_at >= ? AND occurred_at < ? RETURNING *) INSERT INTO ${name} SELECT * FROM moved`,
+    [start(month), start(addMonths(month, 1))],
+  );
+  await db.raw(
+    `ALTER TABLE email_events ATTACH PARTITION ${name} FOR VALUES FROM ('${start(month)}') TO ('${start(addMonths(month, 1))}')`,
+  );
 }
 
 /** The keys and indexes of email_events, as the plain table had them (migrations 20261123090000 and 20261123170000). */
@@ -63,16 +66,24 @@ async function addKeys(knex: Knex, primaryKey: string): Promise<void> {
     ['contact_id', 'contacts', 'SET NULL'],
   ];
   for (const [column, table, onDelete] of references) {
-    await knex.raw(`ALTER TABLE email_events ADD CONSTRAINT email_events_${column}_foreign FOREIGN KEY (${column}) REFERENCES ${table}(id) ON DELETE ${onDelete}`);
+    await knex.raw(
+      `ALTER TABLE email_events ADD CONSTRAINT email_events_${column}_foreign FOREIGN KEY (${column}) REFERENCES ${table}(id) ON DELETE ${onDelete}`,
+    );
   }
-  for (const columns of [['workspace_id', 'campaign_id', 'occurred_at'], ['workspace_id', 'account_id', 'occurred_at'], ['message_id']]) {
+  for (const columns of [
+    ['workspace_id', 'campaign_id', 'occurred_at'],
+    ['workspace_id', 'account_id', 'occurred_at'],
+    ['message_id'],
+  ]) {
     await knex.raw(`CREATE INDEX email_events_${columns.join('_')}_index ON email_events (${columns.join(', ')})`);
   }
 }
 
 export async function up(knex: Knex): Promise<void> {
   await knex.raw('ALTER TABLE email_events RENAME TO email_events_unpartitioned');
-  await knex.raw('CREATE TABLE email_events (LIKE email_events_unpartitioned INCLUDING DEFAULTS) PARTITION BY RANGE (occurred_at)');
+  await knex.raw(
+    'CREATE TABLE email_events (LIKE email_events_unpartitioned INCLUDING DEFAULTS) PARTITION BY RANGE (occurred_at)',
+  );
   await knex.raw('CREATE TABLE email_events_default PARTITION OF email_events DEFAULT');
   const months = await knex.raw<{ rows: { month: string }[] }>(
     `SELECT to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM') AS month FROM email_events_unpartitioned

@@ -17,7 +17,10 @@ export const DAY_TYPES = ['sent', 'opened', 'clicked', 'replied', 'bounced', 'un
 export async function rebuildRollupDays(db: Knex | Knex.Transaction, workspaceId?: string): Promise<void> {
   const bind = workspaceId ? [workspaceId] : [];
   const columns = DAY_TYPES.flatMap((type) => [type, `${type}_uniq`]);
-  const sums = DAY_TYPES.flatMap((type) => [`coalesce(sum(total) FILTER (WHERE type = '${type}'), 0)`, `coalesce(sum(uniq) FILTER (WHERE type = '${type}'), 0)`]);
+  const sums = DAY_TYPES.flatMap((type) => [
+    `coalesce(sum(total) FILTER (WHERE type = '${type}'), 0)`,
+    `coalesce(sum(uniq) FILTER (WHERE type = '${type}'), 0)`,
+  ]);
   await db.raw(`DELETE FROM email_rollup_days ${workspaceId ? 'WHERE workspace_id = ?' : ''}`, bind);
   await db.raw(
     `INSERT INTO email_rollup_days (workspace_id, campaign_id, day, ${columns.join(', ')})
@@ -33,7 +36,11 @@ export async function rebuildRollupDays(db: Knex | Knex.Transaction, workspaceId
  * Rebuilds every rollup of one workspace (or of all) from email_events in one transaction: email_rollups and
  * the tables beside them (migration 20261127010000, whose lock keeps `record` out meanwhile), then these days.
  */
-export async function rebuildRollups(db: Knex | Knex.Transaction, workspaceId?: string, options: { unlessZone?: string } = {}): Promise<void> {
+export async function rebuildRollups(
+  db: Knex | Knex.Transaction,
+  workspaceId?: string,
+  options: { unlessZone?: string } = {},
+): Promise<void> {
   await db.transaction(async (trx) => {
     await rebuildEventRollups(trx, workspaceId, options);
     await rebuildRollupDays(trx, workspaceId);

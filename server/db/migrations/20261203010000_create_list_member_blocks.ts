@@ -21,7 +21,10 @@ export async function up(knex: Knex): Promise<void> {
   });
   // Every BLOCK_SIZE-th member of a list starts a block, its first member the list's first block; a list
   // without members has no blocks.
-  for (const [table, column] of [['list_people', 'person_id'], ['list_companies', 'company_id']]) {
+  for (const [table, column] of [
+    ['list_people', 'person_id'],
+    ['list_companies', 'company_id'],
+  ]) {
     await knex.raw(
       `INSERT INTO list_member_blocks (list_id, first_added_at, first_member_id, member_count)
        SELECT list_id, CASE WHEN i = 0 THEN '-infinity' ELSE added_at END, CASE WHEN i = 0 THEN ?::uuid ELSE member_id END, least(?, n - i)

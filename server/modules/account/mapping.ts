@@ -10,16 +10,28 @@ type WarmupReason = Schemas['WarmupReason'];
  * otherwise the account's own state: a refused login takes it out of the pool until the login works again.
  */
 export function warmupReason(row: AccountRow): WarmupReason | null {
-  if (row.warmup_reason_code) return { code: row.warmup_reason_code as WarmupReason['code'], message: row.warmup_reason_message ?? '' };
+  if (row.warmup_reason_code)
+    return { code: row.warmup_reason_code as WarmupReason['code'], message: row.warmup_reason_message ?? '' };
   if (!row.warmup_enabled || row.warmup_status !== 'active') return null;
-  if (row.status === 'connectionError') return { code: 'login_failed', message: `Out of the warm-up pool until the login works again: ${row.status_reason ?? 'the mail server refused the login'}.` };
-  if (row.status !== 'active') return { code: 'account_not_active', message: `Out of the warm-up pool while the account is ${row.status}.` };
+  if (row.status === 'connectionError')
+    return {
+      code: 'login_failed',
+      message: `Out of the warm-up pool until the login works again: ${row.status_reason ?? 'the mail server refused the login'}.`,
+    };
+  if (row.status !== 'active')
+    return { code: 'account_not_active', message: `Out of the warm-up pool while the account is ${row.status}.` };
   return null;
 }
 
 /** In the pool: enabled, running, the account active and readable (warm-up needs IMAP). */
 export function inWarmupPool(row: AccountRow): boolean {
-  return row.warmup_enabled && row.warmup_status === 'active' && row.status === 'active' && row.imap_host !== null && row.imap_password_enc !== null;
+  return (
+    row.warmup_enabled &&
+    row.warmup_status === 'active' &&
+    row.status === 'active' &&
+    row.imap_host !== null &&
+    row.imap_password_enc !== null
+  );
 }
 
 export function toWarmup(row: AccountRow): Schemas['EmailAccountWarmup'] {
@@ -37,7 +49,11 @@ export function toWarmup(row: AccountRow): Schemas['EmailAccountWarmup'] {
   };
 }
 
-function server(host: string | null, port: number | null, username: string | null): Schemas['EmailAccountServer'] | null {
+function server(
+  host: string | null,
+  port: number | null,
+  username: string | null,
+): Schemas['EmailAccountServer'] | null {
   return host && port && username ? { host, port, username } : null;
 }
 

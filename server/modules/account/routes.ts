@@ -3,10 +3,22 @@ import { workspaceOf } from '../workspace/context';
 import type { AccountService } from './service';
 
 export const accountRoutes = ({ accounts }: { accounts: AccountService }) => [
-  route('post', '/v2/account/connect', async ({ auth, body }) => ok('Email account connected', { account: await accounts.connect(auth.workspaceId, body) }), { status: 201 }),
-  route('get', '/v1/account/list', async ({ auth, query }) => ok('Email accounts retrieved', await accounts.list(workspaceOf(auth), query))),
-  route('get', '/v1/account/status', async ({ auth, query }) => ok('Email account status retrieved', await accounts.status(workspaceOf(auth), query.accountId))),
-  route('post', '/v1/account/vitals', async ({ auth, body }) => ok('Email account vitals checked', { items: await accounts.vitals(workspaceOf(auth), body) })),
+  route(
+    'post',
+    '/v2/account/connect',
+    async ({ auth, body }) =>
+      ok('Email account connected', { account: await accounts.connect(auth.workspaceId, body) }),
+    { status: 201 },
+  ),
+  route('get', '/v1/account/list', async ({ auth, query }) =>
+    ok('Email accounts retrieved', await accounts.list(workspaceOf(auth), query)),
+  ),
+  route('get', '/v1/account/status', async ({ auth, query }) =>
+    ok('Email account status retrieved', await accounts.status(workspaceOf(auth), query.accountId)),
+  ),
+  route('post', '/v1/account/vitals', async ({ auth, body }) =>
+    ok('Email account vitals checked', { items: await accounts.vitals(workspaceOf(auth), body) }),
+  ),
   route('post', '/v1/account/warmup/enable', async ({ auth, body }) => {
     const result = await accounts.enableWarmup(workspaceOf(auth), body.accountId, body.warmup);
     return ok(result.changed ? 'Warm-up enabled' : 'Warm-up already enabled', result);
@@ -15,5 +27,7 @@ export const accountRoutes = ({ accounts }: { accounts: AccountService }) => [
     const result = await accounts.pauseWarmup(workspaceOf(auth), body.accountId);
     return ok(result.changed ? 'Warm-up paused' : 'Warm-up already paused', result);
   }),
-  route('delete', '/v1/account/delete', async ({ auth, query }) => ok('Email account removed', await accounts.remove(auth.workspaceId, query.accountId))),
+  route('delete', '/v1/account/delete', async ({ auth, query }) =>
+    ok('Email account removed', await accounts.remove(auth.workspaceId, query.accountId)),
+  ),
 ];

@@ -57,17 +57,28 @@ const PROVIDER_SERVERS: Record<ConnectRequest['provider'], { smtp?: [string, num
   smtp: {},
 };
 
-const WARMUP_DEFAULTS = { dailyLimit: 10, increasePerDay: 1, replyRatePercent: 30, windowFrom: '00:00', windowTo: '24:00', weekdaysOnly: false };
+const WARMUP_DEFAULTS = {
+  dailyLimit: 10,
+  increasePerDay: 1,
+  replyRatePercent: 30,
+  windowFrom: '00:00',
+  windowTo: '24:00',
+  weekdaysOnly: false,
+};
 
 export type WarmupReasonValue = Schemas['WarmupReason'];
 
 const warmupNeedsImap = () =>
-  conflict('Warm-up needs to read the mailbox: connect the account with an IMAP login first.', [detail('accountId', 'has no IMAP login: warm-up needs to read the mailbox', 'imap_required')]);
+  conflict('Warm-up needs to read the mailbox: connect the account with an IMAP login first.', [
+    detail('accountId', 'has no IMAP login: warm-up needs to read the mailbox', 'imap_required'),
+  ]);
 
 /** The window must open before it closes (the schema bounds each end). */
 function checkWindow(row: Pick<AccountRow, 'warmup_window_from' | 'warmup_window_to'>): void {
   if (row.warmup_window_from >= row.warmup_window_to) {
-    throw badRequest('The warm-up window must open before it closes.', [detail('warmup.windowTo', `must be after windowFrom (${row.warmup_window_from})`, 'window_order')]);
+    throw badRequest('The warm-up window must open before it closes.', [
+      detail('warmup.windowTo', `must be after windowFrom (${row.warmup_window_from})`, 'window_order'),
+    ]);
   }
 }
 const REPUTATION_DAYS = 30;
@@ -112,13 +123,22 @@ export class AccountService {
    * Sends today per account: campaign sends (stored events) and placement-test sends (the mail record) as
    * `campaign`, warm-up sends (the pool's record) as `warmup`; all three share the daily limit.
    */
-  private async sentToday(db: Executor, workspace: ZonedWorkspace, ids: string[]): Promise<Map<string, { campaign: number; warmup: number }>> {
+  private async sentToday(
+    db: Executor,
+    workspace: ZonedWorkspace,
+    ids: string[],
+  ): Promise<Map<string, { campaign: number; warmup: number }>> {
     const [campaign, placement, warmup] = await queryAll(db, [
       () => this.events.sentOnDay(db, workspace.id, ids, this.today(workspace), workspace.timezone),
       () => this.placementSentToday(db, ids, workspace.timezone),
       () => this.warmupSentToday(db, ids, workspace.timezone),
     ]);
-    return new Map(ids.map((id) => [id, { campaign: (campaign.get(id)?.campaign ?? 0) + (placement.get(id) ?? 0), warmup: warmup.get(id) ?? 0 }]));
+    return new Map(
+      ids.map((id) => [
+        id,
+        { campaign: (campaign.get(id)?.campaign ?? 0) + (placement.get(id) ?? 0), warmup: warmup.get(id) ?? 0 },
+      ]),
+    );
   }
 
   private async view(db: Executor, workspace: ZonedWorkspace, row: AccountRow): Promise<Schemas['EmailAccount']> {
@@ -145,7 +165,9 @@ export class AccountService {
       );
     }
     if (body.imap && !(body.imap.host ?? defaults.imap?.[0])) {
-      throw badRequest('Provider smtp needs the IMAP host when an IMAP login is given.', [detail('imap.host', 'is required for provider smtp', 'required')]);
+      throw badRequest('Provider smtp needs the IMAP host when an IMAP login is given.', [
+        detail('imap.host', 'is required for provider smtp', 'required'),
+      ]);
     }
     const email = body.email.trim().toLowerCase();
     const now = this.clock.now();
@@ -205,10 +227,33 @@ export class AccountService {
   /** Logs in to SMTP (and IMAP when given) before anything is stored; a failure names which and why. */
   private async checkLogins(row: AccountRow, body: ConnectRequest): Promise<void> {
     if (!this.loginCheck) return;
-    const logins: { kind: 'smtp' | 'imap'; host: string; port: number; username: string; password: string }[] = [{ kind: 'smtp', host: row.smtp_host!, port: row.smtp_port!, username: row.smtp_user!, password: body.smtp.password }];
-    if (body.imap) logins.push({ kind: 'imap', host: row.imap_host!, port: row.imap_port!, username: row.imap_user!, password: body.imap.password });
+    const logins: { kind: 'smtp' | 'imap'; host: string; port: number; username: string; password: string }[] = [
+      {
+        kind: 'smtp',
+        host: row.smtp_host!,
+        port: row.smtp_port!,
+        username: row.smtp_user!,
+        password: body.smtp.password,
+      },
+    ];
+    if (body.imap)
+      logins.push({
+        kind: 'imap',
+        host: row.imap_host!,
+        port: row.imap_port!,
+        username: row.imap_user!,
+        password: body.imap.password,
+      });
     const failures = await Promise.all(
-      logins.map(async ({ kind, ...server }) => ({ kind, failure: await this.loginCheck![kind]({ accountId: row.id, workspaceId: row.workspace_id, email: row.email, ...server }) })),
+      logins.map(async ({ kind, ...server }) => ({
+        kind,
+        failure: await this.loginCheck![kind]({
+          accountId: row.id,
+          workspaceId: row.workspace_id,
+          email: row.email,
+          ...server,
+        }),
+      })),
     );
     const failed = failures.filter((f) => f.failure !== null);
     if (failed.length) {
@@ -224,9 +269,21 @@ export class AccountService {
   /** A page of the workspace's accounts (one of them, with `id`). */
   async list(workspace: ZonedWorkspace, query: { limit?: number; skip?: number; status?: string; id?: string }) {
     const page = pageOf(query);
-    const { rows, total } = await this.store.list(this.db, workspace.id, { ...page, status: query.status, id: query.id });
-    const sent = await this.sentToday(this.db, workspace, rows.map((r) => r.id));
-    return paginated(rows.map((row) => toAccount(row, sent.get(row.id)!)), page, total);
+    const { rows, total } = await this.store.list(this.db, workspace.id, {
+      ...page,
+      status: query.status,
+      id: query.id,
+    });
+    const sent = await this.sentToday(
+      this.db,
+      workspace,
+      rows.map((r) => r.id),
+    );
+    return paginated(
+      rows.map((row) => toAccount(row, sent.get(row.id)!)),
+      page,
+      total,
+    );
   }
 
   async get(workspace: ZonedWorkspace, accountId: string): Promise<Schemas['EmailAccount']> {
@@ -239,9 +296,19 @@ export class AccountService {
   }
 
   /** The workspace's accounts among `ids`; `lock` holds their rows (in id order) until the caller's transaction ends. */
-  async summaries(db: Executor, workspaceId: string, ids: string[], options: { lock?: boolean } = {}): Promise<Map<string, AccountSummary>> {
+  async summaries(
+    db: Executor,
+    workspaceId: string,
+    ids: string[],
+    options: { lock?: boolean } = {},
+  ): Promise<Map<string, AccountSummary>> {
     const rows = await this.store.findMany(db, workspaceId, ids, options);
-    return new Map(rows.map((r) => [r.id, { id: r.id, email: r.email, provider: r.provider, status: r.status, dailyLimit: r.daily_limit }]));
+    return new Map(
+      rows.map((r) => [
+        r.id,
+        { id: r.id, email: r.email, provider: r.provider, status: r.status, dailyLimit: r.daily_limit },
+      ]),
+    );
   }
 
   /** How many of `ids` may send (status active). */
@@ -262,7 +329,8 @@ export class AccountService {
       status: row.status,
       canSend: reason === null,
       reason,
-      statusReason: row.status === 'connectionError' || row.status === 'sendingError' ? (row.status_reason ?? null) : null,
+      statusReason:
+        row.status === 'connectionError' || row.status === 'sendingError' ? (row.status_reason ?? null) : null,
       sentToday,
       dailyLimit: row.daily_limit,
       remainingToday,
@@ -273,10 +341,18 @@ export class AccountService {
   async enableWarmup(workspace: ZonedWorkspace, accountId: string, input: WarmupInput = {}) {
     return this.changeWarmup(workspace, accountId, (row) => {
       if (row.warmup_status === 'banned') {
-        throw conflict('Warm-up cannot be enabled: the warm-up network has banned this account.', [detail('accountId', row.warmup_reason_message ?? 'banned', 'warmup_banned')]);
+        throw conflict('Warm-up cannot be enabled: the warm-up network has banned this account.', [
+          detail('accountId', row.warmup_reason_message ?? 'banned', 'warmup_banned'),
+        ]);
       }
       if (!row.imap_host || !row.imap_password_enc) throw warmupNeedsImap();
-      const columns: WarmupColumns = { warmup_enabled: true, warmup_status: 'active', warmup_reason_code: null, warmup_reason_message: null, ...warmupColumns(input) };
+      const columns: WarmupColumns = {
+        warmup_enabled: true,
+        warmup_status: 'active',
+        warmup_reason_code: null,
+        warmup_reason_message: null,
+        ...warmupColumns(input),
+      };
       checkWindow({ ...row, ...columns });
       // From paused the ramp starts again at day 1: a mailbox that stopped is treated as new.
       if (!row.warmup_enabled || row.warmup_status !== 'active') columns.warmup_started_at = this.clock.now();
@@ -289,7 +365,12 @@ export class AccountService {
       // A ban is the network's decision: pausing does not lift it.
       row.warmup_status === 'banned'
         ? { warmup_enabled: false }
-        : { warmup_enabled: false, warmup_status: 'paused', warmup_reason_code: 'paused_by_user', warmup_reason_message: 'Warm-up was paused through the API.' },
+        : {
+            warmup_enabled: false,
+            warmup_status: 'paused',
+            warmup_reason_code: 'paused_by_user',
+            warmup_reason_message: 'Warm-up was paused through the API.',
+          },
     );
   }
 
@@ -299,7 +380,9 @@ export class AccountService {
       const before = await this.require(trx, workspace.id, accountId, true);
       let row = before;
       const columns = change(row);
-      const changed = (Object.keys(columns) as (keyof WarmupColumns)[]).some((k) => k !== 'warmup_started_at' && row[k] !== columns[k]);
+      const changed = (Object.keys(columns) as (keyof WarmupColumns)[]).some(
+        (k) => k !== 'warmup_started_at' && row[k] !== columns[k],
+      );
       if (changed) {
         row = await this.store.update(trx, workspace.id, row.id, { ...columns, updated_at: this.clock.now() });
         await this.recordWarmupChange(trx, before, row);
@@ -311,11 +394,22 @@ export class AccountService {
   /** Records account.warmupEnabled / warmupPaused / warmupBanned when the state (not only a setting) changed. */
   private async recordWarmupChange(trx: Executor, before: AccountRow, after: AccountRow): Promise<void> {
     if (before.warmup_enabled === after.warmup_enabled && before.warmup_status === after.warmup_status) return;
-    const type = after.warmup_status === 'banned' ? 'account.warmupBanned' : after.warmup_enabled && after.warmup_status === 'active' ? 'account.warmupEnabled' : 'account.warmupPaused';
+    const type =
+      after.warmup_status === 'banned'
+        ? 'account.warmupBanned'
+        : after.warmup_enabled && after.warmup_status === 'active'
+          ? 'account.warmupEnabled'
+          : 'account.warmupPaused';
     await this.events.record(trx, {
       workspaceId: after.workspace_id,
       type,
-      data: { accountId: after.id, email: after.email, status: after.warmup_status, enabled: after.warmup_enabled, reason: warmupReason(after) },
+      data: {
+        accountId: after.id,
+        email: after.email,
+        status: after.warmup_status,
+        enabled: after.warmup_enabled,
+        reason: warmupReason(after),
+      },
     });
   }
 
@@ -334,10 +428,20 @@ export class AccountService {
    * Protection: pauses or bans the account's warm-up with a reason code, in the caller's transaction, and
    * records the event; false when it was no longer running.
    */
-  async stopWarmup(trx: Executor, accountId: string, status: 'paused' | 'banned', reason: WarmupReasonValue): Promise<boolean> {
+  async stopWarmup(
+    trx: Executor,
+    accountId: string,
+    status: 'paused' | 'banned',
+    reason: WarmupReasonValue,
+  ): Promise<boolean> {
     const before = await this.store.findAny(trx, accountId, { forUpdate: true });
     if (!before || (before.warmup_status === status && !before.warmup_enabled)) return false;
-    const columns: WarmupColumns = { warmup_enabled: false, warmup_status: status, warmup_reason_code: reason.code, warmup_reason_message: reason.message.slice(0, 500) };
+    const columns: WarmupColumns = {
+      warmup_enabled: false,
+      warmup_status: status,
+      warmup_reason_code: reason.code,
+      warmup_reason_message: reason.message.slice(0, 500),
+    };
     await this.store.updateWarmup(trx, accountId, { ...columns, updated_at: this.clock.now() });
     await this.recordWarmupChange(trx, before, { ...before, ...columns });
     return true;
@@ -345,7 +449,11 @@ export class AccountService {
 
   /** A note on a running warm-up (`pool_too_small`), or null to clear it; no event (the state did not change). */
   async noteWarmup(db: Executor, accountId: string, reason: WarmupReasonValue | null): Promise<void> {
-    await this.store.updateWarmup(db, accountId, { warmup_reason_code: reason?.code ?? null, warmup_reason_message: reason?.message ?? null, updated_at: this.clock.now() });
+    await this.store.updateWarmup(db, accountId, {
+      warmup_reason_code: reason?.code ?? null,
+      warmup_reason_message: reason?.message ?? null,
+      updated_at: this.clock.now(),
+    });
   }
 
   async remove(workspaceId: string, accountId: string): Promise<Schemas['EmailAccountDeletion']> {
@@ -353,7 +461,10 @@ export class AccountService {
       const row = await this.require(trx, workspaceId, accountId, true);
       const linked = await this.campaigns.lockLinkedTo(trx, workspaceId, row.id);
       await this.store.delete(trx, workspaceId, row.id);
-      const orphaned = await this.campaigns.pauseWithoutAccounts(trx, linked.map((c) => c.id));
+      const orphaned = await this.campaigns.pauseWithoutAccounts(
+        trx,
+        linked.map((c) => c.id),
+      );
       return {
         accountId: row.id,
         email: row.email,
@@ -363,7 +474,10 @@ export class AccountService {
     });
   }
 
-  async vitals(workspace: ZonedWorkspace, body: Schemas['EmailAccountVitalsRequest']): Promise<Schemas['EmailAccountVitals'][]> {
+  async vitals(
+    workspace: ZonedWorkspace,
+    body: Schemas['EmailAccountVitalsRequest'],
+  ): Promise<Schemas['EmailAccountVitals'][]> {
     const rows = await this.store.findMany(this.db, workspace.id, body.accountIds);
     const byId = new Map(rows.map((r) => [r.id, r]));
     const unknown = body.accountIds.map((id, i) => ({ id, i })).filter(({ id }) => !byId.has(id));
@@ -393,7 +507,12 @@ export class AccountService {
         const [checks, blocklists, totals] = await Promise.all([
           domains.get(domain)!,
           checkBlocklists(a, domain, smtpHost, zones),
-          this.events.accountCountsSince(this.db, { workspaceId: workspace.id, accountId: id, since, timezone: workspace.timezone }),
+          this.events.accountCountsSince(this.db, {
+            workspaceId: workspace.id,
+            accountId: id,
+            since,
+            timezone: workspace.timezone,
+          }),
         ]);
         const reputation = {
           days: REPUTATION_DAYS,
@@ -472,10 +591,25 @@ export class AccountMailAccess {
       : this.login(row, 'imap', row.imap_host, row.imap_port, row.imap_user, row.imap_password_enc);
   }
 
-  private login(row: AccountRow, kind: 'smtp' | 'imap', host: string | null, port: number | null, user: string | null, passwordEnc: string | null): MailLogin | null {
+  private login(
+    row: AccountRow,
+    kind: 'smtp' | 'imap',
+    host: string | null,
+    port: number | null,
+    user: string | null,
+    passwordEnc: string | null,
+  ): MailLogin | null {
     if (!host || !port || !passwordEnc) return null;
     const password = this.secrets.decrypt(passwordEnc, `${row.id}:${kind}`);
-    return { accountId: row.id, workspaceId: row.workspace_id, email: row.email, host, port, username: user ?? row.email, password };
+    return {
+      accountId: row.id,
+      workspaceId: row.workspace_id,
+      email: row.email,
+      host,
+      port,
+      username: user ?? row.email,
+      password,
+    };
   }
 
   /**
@@ -487,14 +621,20 @@ export class AccountMailAccess {
   }
 
   /** Sets a status the mail workers decide (errors, bounce protection) with its reason; null when unchanged. */
-  async changeStatus(db: Executor, accountId: string, status: AccountRow['status'], reason: string): Promise<AccountStatusChange | null> {
+  async changeStatus(
+    db: Executor,
+    accountId: string,
+    status: AccountRow['status'],
+    reason: string,
+  ): Promise<AccountStatusChange | null> {
     const row = await this.store.findAny(db, accountId, { forUpdate: true });
     if (!row || row.status === status) return null;
     await this.store.setStatus(db, row.id, status, reason.slice(0, 500), this.clock.now());
     return { accountId: row.id, workspaceId: row.workspace_id, email: row.email, previous: row.status, status, reason };
   }
-
 }
 
 const duplicate = (email: string) =>
-  conflict(`An email account with the address ${email} is already connected in this workspace.`, [detail('email', 'is already connected', 'duplicate')]);
+  conflict(`An email account with the address ${email} is already connected in this workspace.`, [
+    detail('email', 'is already connected', 'duplicate'),
+  ]);

@@ -53,37 +53,59 @@ export type WarmupColumns = Partial<
 >;
 
 export class AccountStore {
-  async find(db: Executor, workspaceId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<AccountRow | undefined> {
+  async find(
+    db: Executor,
+    workspaceId: string,
+    id: string,
+    options: { forUpdate?: boolean } = {},
+  ): Promise<AccountRow | undefined> {
     const query = db<AccountRow>('email_accounts').where({ workspace_id: workspaceId, id }).first();
     if (options.forUpdate) query.forUpdate();
     return query;
   }
 
   /** `lock`: FOR NO KEY UPDATE in id order (rows referencing them can still be inserted meanwhile). */
-  async findMany(db: Executor, workspaceId: string, ids: string[], options: { lock?: boolean } = {}): Promise<AccountRow[]> {
+  async findMany(
+    db: Executor,
+    workspaceId: string,
+    ids: string[],
+    options: { lock?: boolean } = {},
+  ): Promise<AccountRow[]> {
     const query = db<AccountRow>('email_accounts').where('workspace_id', workspaceId).whereIn('id', ids);
     return options.lock ? query.orderBy('id').forNoKeyUpdate() : query;
   }
 
-  async list(db: Executor, workspaceId: string, page: { limit: number; skip: number; status?: string; id?: string }): Promise<{ rows: AccountRow[]; total: number }> {
+  async list(
+    db: Executor,
+    workspaceId: string,
+    page: { limit: number; skip: number; status?: string; id?: string },
+  ): Promise<{ rows: AccountRow[]; total: number }> {
     const filtered = () => {
       const q = db<AccountRow>('email_accounts').where('workspace_id', workspaceId);
       if (page.status) q.andWhere('status', page.status);
       if (page.id) q.andWhere('id', page.id);
       return q;
     };
-    const rows = await filtered().orderBy([{ column: 'created_at' }, { column: 'id' }]).limit(page.limit).offset(page.skip);
+    const rows = await filtered()
+      .orderBy([{ column: 'created_at' }, { column: 'id' }])
+      .limit(page.limit)
+      .offset(page.skip);
     const [{ count }] = await filtered().count<{ count: string | number }[]>({ count: '*' });
     return { rows, total: Number(count) };
   }
 
   async emailTaken(db: Executor, workspaceId: string, email: string): Promise<boolean> {
-    const row = await db<AccountRow>('email_accounts').where('workspace_id', workspaceId).whereRaw('lower(email) = lower(?)', [email]).first('id');
+    const row = await db<AccountRow>('email_accounts')
+      .where('workspace_id', workspaceId)
+      .whereRaw('lower(email) = lower(?)', [email])
+      .first('id');
     return row !== undefined;
   }
 
   async count(db: Executor, workspaceId: string): Promise<number> {
-    const [{ count }] = await db('email_accounts').where('workspace_id', workspaceId).count<{ count: string | number }[]>({ count: '*' });
+    const [{ count }] = await db('email_accounts')
+      .where('workspace_id', workspaceId)
+      .count<{ count: string | number }[]>({ count: '*' });
     return Number(count);
   }
 
@@ -92,8 +114,16 @@ export class AccountStore {
     await db('email_accounts').insert(row);
   }
 
-  async update(db: Executor, workspaceId: string, id: string, changes: WarmupColumns & { updated_at: Date }): Promise<AccountRow> {
-    const [row] = await db('email_accounts').where({ workspace_id: workspaceId, id }).update(changes).returning<AccountRow[]>('*');
+  async update(
+    db: Executor,
+    workspaceId: string,
+    id: string,
+    changes: WarmupColumns & { updated_at: Date },
+  ): Promise<AccountRow> {
+    const [row] = await db('email_accounts')
+      .where({ workspace_id: workspaceId, id })
+      .update(changes)
+      .returning<AccountRow[]>('*');
     return row;
   }
 
@@ -106,7 +136,11 @@ export class AccountStore {
 
   /** Accounts with an IMAP login that are not in connectionError: the mailboxes the reader reads. */
   async readableImapAccounts(db: Executor): Promise<{ id: string; workspace_id: string }[]> {
-    return db('email_accounts').whereNotNull('imap_host').whereNotNull('imap_password_enc').whereNot('status', 'connectionError').select('id', 'workspace_id');
+    return db('email_accounts')
+      .whereNotNull('imap_host')
+      .whereNotNull('imap_password_enc')
+      .whereNot('status', 'connectionError')
+      .select('id', 'workspace_id');
   }
 
   async findAny(db: Executor, id: string, options: { forUpdate?: boolean } = {}): Promise<AccountRow | undefined> {
@@ -115,7 +149,13 @@ export class AccountStore {
     return query;
   }
 
-  async setStatus(db: Executor, id: string, status: AccountRow['status'], reason: string | null, at: Date): Promise<void> {
+  async setStatus(
+    db: Executor,
+    id: string,
+    status: AccountRow['status'],
+    reason: string | null,
+    at: Date,
+  ): Promise<void> {
     await db('email_accounts').where({ id }).update({ status, status_reason: reason, updated_at: at });
   }
 
@@ -132,7 +172,10 @@ export class AccountStore {
   /** How many of `ids` are the workspace's accounts in status active. */
   async countActive(db: Executor, workspaceId: string, ids: string[]): Promise<number> {
     if (ids.length === 0) return 0;
-    const row = await db('email_accounts').where({ workspace_id: workspaceId, status: 'active' }).whereIn('id', ids).first<{ n: number } | undefined>(db.raw('count(*)::int AS n'));
+    const row = await db('email_accounts')
+      .where({ workspace_id: workspaceId, status: 'active' })
+      .whereIn('id', ids)
+      .first<{ n: number } | undefined>(db.raw('count(*)::int AS n'));
     return row?.n ?? 0;
   }
 }

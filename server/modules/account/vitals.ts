@@ -20,8 +20,15 @@ export interface DomainVitals {
 }
 
 const pass = (name: string, records: string[]): Check => ({ pass: true, name, records, reason: null, message: null });
-const fail = (name: string, records: string[], reason: Check['reason'], message: string): Check => ({ pass: false, name, records, reason, message });
-const lookupFailed = (name: string, result: { reason: DnsFailure; message: string }): Check => fail(name, [], result.reason, result.message);
+const fail = (name: string, records: string[], reason: Check['reason'], message: string): Check => ({
+  pass: false,
+  name,
+  records,
+  reason,
+  message,
+});
+const lookupFailed = (name: string, result: { reason: DnsFailure; message: string }): Check =>
+  fail(name, [], result.reason, result.message);
 
 async function checkMx(dns: DnsLookup, domain: string): Promise<Check> {
   const result = await dns.mx(domain);
@@ -42,8 +49,20 @@ function singleTagged(name: string, result: DnsResult<string>, kind: typeof SPF)
   const { what, tag, pattern } = kind;
   if (!result.ok) return lookupFailed(name, result);
   const tagged = result.records.filter((r) => pattern.test(r.trim()));
-  if (tagged.length === 0) return fail(name, result.records, 'noMatchingRecord', `No ${what} record (TXT starting with "${tag}") among the TXT records.`);
-  if (tagged.length > 1) return fail(name, tagged, 'multipleRecords', `${tagged.length} ${what} records: receivers treat more than one as an error.`);
+  if (tagged.length === 0)
+    return fail(
+      name,
+      result.records,
+      'noMatchingRecord',
+      `No ${what} record (TXT starting with "${tag}") among the TXT records.`,
+    );
+  if (tagged.length > 1)
+    return fail(
+      name,
+      tagged,
+      'multipleRecords',
+      `${tagged.length} ${what} records: receivers treat more than one as an error.`,
+    );
   return pass(name, tagged);
 }
 
@@ -110,23 +129,41 @@ async function askList(a: ALookup, zone: string, kind: 'ip' | 'domain', target: 
   const result = await a(query);
   if (!result.ok) {
     // NXDOMAIN (or no A record) is how a DNSBL says "not listed".
-    if (result.reason === 'notFound' || result.reason === 'noData') return { ...base, listed: false, returnCodes: [], reason: null, message: null };
+    if (result.reason === 'notFound' || result.reason === 'noData')
+      return { ...base, listed: false, returnCodes: [], reason: null, message: null };
     return { ...base, listed: null, returnCodes: [], reason: result.reason, message: result.message };
   }
   const codes = [...result.records].sort();
   // Spamhaus answers 127.255.255.252-255 for typos, public resolvers and rate limits: no verdict.
   if (codes.some((c) => c.startsWith('127.255.255.'))) {
-    return { ...base, listed: null, returnCodes: codes, reason: 'listRefused', message: `The list refused the query (${codes.join(', ')}): it does not answer this resolver, or its query limit was reached.` };
+    return {
+      ...base,
+      listed: null,
+      returnCodes: codes,
+      reason: 'listRefused',
+      message: `The list refused the query (${codes.join(', ')}): it does not answer this resolver, or its query limit was reached.`,
+    };
   }
   // A listing is an answer in 127.0.0.0/8; anything else is a resolver rewriting NXDOMAIN, not the list.
   if (!codes.every((c) => c.startsWith('127.'))) {
-    return { ...base, listed: null, returnCodes: codes, reason: 'error', message: `The answer (${codes.join(', ')}) is not a blocklist code: the resolver may rewrite unknown names.` };
+    return {
+      ...base,
+      listed: null,
+      returnCodes: codes,
+      reason: 'error',
+      message: `The answer (${codes.join(', ')}) is not a blocklist code: the resolver may rewrite unknown names.`,
+    };
   }
   return { ...base, listed: true, returnCodes: codes, reason: null, message: null };
 }
 
 /** The domain on each domain list and each address of the SMTP host on each IP list, all at once. */
-export async function checkBlocklists(a: ALookup, domain: string, smtpHost: string, zones: { ip: string[]; domain: string[] }): Promise<Blocklists> {
+export async function checkBlocklists(
+  a: ALookup,
+  domain: string,
+  smtpHost: string,
+  zones: { ip: string[]; domain: string[] },
+): Promise<Blocklists> {
   const sendingHost = await resolveSendingHost(a, smtpHost);
   const checks = await Promise.all([
     ...zones.domain.map((zone) => askList(a, zone, 'domain', domain)),
@@ -170,21 +207,37 @@ export function scoreOf(input: ScoreInput): { score: number; scoreReasons: Score
   const listedBy = (kind: 'ip' | 'domain') => input.blocklists.checks.filter((c) => c.kind === kind && c.listed);
   const domainListings = listedBy('domain');
   if (domainListings.length) {
-    reasons.push({ code: 'domainListed', points: 30, message: `The domain ${input.domain} is listed on ${[...new Set(domainListings.map((c) => c.zone))].join(', ')}.` });
+    reasons.push({
+      code: 'domainListed',
+      points: 30,
+      message: `The domain ${input.domain} is listed on ${[...new Set(domainListings.map((c) => c.zone))].join(', ')}.`,
+    });
   }
   const hostListings = listedBy('ip');
   if (hostListings.length) {
     const ips = [...new Set(hostListings.map((c) => c.target))].join(', ');
     const lists = [...new Set(hostListings.map((c) => c.zone))].join(', ');
-    reasons.push({ code: 'hostListed', points: 30, message: `The sending host ${input.blocklists.sendingHost.host} (${ips}) is listed on ${lists}.` });
+    reasons.push({
+      code: 'hostListed',
+      points: 30,
+      message: `The sending host ${input.blocklists.sendingHost.host} (${ips}) is listed on ${lists}.`,
+    });
   }
   const bounce = input.bounceRatePercent;
   if (bounce > 2) {
     const over = bounce > 5 ? 5 : 2;
-    reasons.push({ code: 'highBounceRate', points: over === 5 ? 25 : 15, message: `Bounce rate of the last 30 days is ${bounce}%, over ${over}%.` });
+    reasons.push({
+      code: 'highBounceRate',
+      points: over === 5 ? 25 : 15,
+      message: `Bounce rate of the last 30 days is ${bounce}%, over ${over}%.`,
+    });
   }
   if (input.unsubscribeRatePercent > 1) {
-    reasons.push({ code: 'highUnsubscribeRate', points: 10, message: `Unsubscribe rate of the last 30 days is ${input.unsubscribeRatePercent}%, over 1%.` });
+    reasons.push({
+      code: 'highUnsubscribeRate',
+      points: 10,
+      message: `Unsubscribe rate of the last 30 days is ${input.unsubscribeRatePercent}%, over 1%.`,
+    });
   }
   const health = input.warmupHealth;
   const healthPoints = HEALTH_POINTS[health.label];

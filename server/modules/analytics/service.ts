@@ -50,10 +50,17 @@ export class AnalyticsService {
     return resolveRange(query, workspace.timezone, this.clock.now());
   }
 
-  async campaignSummary(workspace: ZonedWorkspace, query: { campaignId?: string; startDate?: string; endDate?: string }): Promise<Schemas['CampaignAnalyticsSummary']> {
+  async campaignSummary(
+    workspace: ZonedWorkspace,
+    query: { campaignId?: string; startDate?: string; endDate?: string },
+  ): Promise<Schemas['CampaignAnalyticsSummary']> {
     const range = this.range(workspace, query);
     if (query.campaignId) await this.campaigns.assertExists(this.db, workspace.id, query.campaignId);
-    const { totals, unique, byDay } = await this.events.rangeCounts(this.db, { workspaceId: workspace.id, campaignId: query.campaignId, days: range });
+    const { totals, unique, byDay } = await this.events.rangeCounts(this.db, {
+      workspaceId: workspace.id,
+      campaignId: query.campaignId,
+      days: range,
+    });
     return {
       campaignId: query.campaignId ?? null,
       startDate: range.startDate,
@@ -67,7 +74,10 @@ export class AnalyticsService {
   }
 
   /** GET /v2/analytics/campaign/steps: replies, auto-replies and bounces per step and variant. */
-  async campaignSteps(workspace: ZonedWorkspace, query: { campaignId: string; startDate?: string; endDate?: string }): Promise<Schemas['CampaignStepAnalytics']> {
+  async campaignSteps(
+    workspace: ZonedWorkspace,
+    query: { campaignId: string; startDate?: string; endDate?: string },
+  ): Promise<Schemas['CampaignStepAnalytics']> {
     const range = this.range(workspace, query);
     await this.campaigns.assertExists(this.db, workspace.id, query.campaignId);
     const layout = await this.campaigns.stepsAndVariants(this.db, query.campaignId);
@@ -81,8 +91,19 @@ export class AnalyticsService {
       }),
       this.intents.countsByVariant(this.db, { workspaceId: workspace.id, campaignId: query.campaignId, days: range }),
     ]);
-    const counts = (c: ReplyCounts | undefined, byIntent: IntentCounts = zeroIntents()): Schemas['ReplyAnalyticsCounts'] => {
-      const r = c ?? { sent: 0, contactsSent: 0, replies: 0, uniqueReplies: 0, autoReplies: 0, bounces: 0, uniqueBounces: 0 };
+    const counts = (
+      c: ReplyCounts | undefined,
+      byIntent: IntentCounts = zeroIntents(),
+    ): Schemas['ReplyAnalyticsCounts'] => {
+      const r = c ?? {
+        sent: 0,
+        contactsSent: 0,
+        replies: 0,
+        uniqueReplies: 0,
+        autoReplies: 0,
+        bounces: 0,
+        uniqueBounces: 0,
+      };
       return {
         sent: r.sent,
         contactsSent: r.contactsSent,
@@ -99,15 +120,35 @@ export class AnalyticsService {
     for (const item of layout) {
       let step = steps[steps.length - 1];
       if (!step || step.stepId !== item.step_id) {
-        step = { stepId: item.step_id, order: item.step_order, counts: counts(byScope.get(`step:${item.step_id}`), intents.byStep.get(item.step_id)), variants: [] };
+        step = {
+          stepId: item.step_id,
+          order: item.step_order,
+          counts: counts(byScope.get(`step:${item.step_id}`), intents.byStep.get(item.step_id)),
+          variants: [],
+        };
         steps.push(step);
       }
-      if (item.variant_id) step.variants.push({ variantId: item.variant_id, label: item.label!, counts: counts(byScope.get(`variant:${item.variant_id}`), intents.byVariant.get(item.variant_id)) });
+      if (item.variant_id)
+        step.variants.push({
+          variantId: item.variant_id,
+          label: item.label!,
+          counts: counts(byScope.get(`variant:${item.variant_id}`), intents.byVariant.get(item.variant_id)),
+        });
     }
-    return { campaignId: query.campaignId, startDate: range.startDate, endDate: range.endDate, timezone: range.timezone, campaign: counts(byScope.get(`campaign:${query.campaignId}`), intents.total), steps };
+    return {
+      campaignId: query.campaignId,
+      startDate: range.startDate,
+      endDate: range.endDate,
+      timezone: range.timezone,
+      campaign: counts(byScope.get(`campaign:${query.campaignId}`), intents.total),
+      steps,
+    };
   }
 
-  async campaignCounts(workspaceId: string, query: { campaignId?: string }): Promise<Schemas['CampaignAnalyticsCounts']> {
+  async campaignCounts(
+    workspaceId: string,
+    query: { campaignId?: string },
+  ): Promise<Schemas['CampaignAnalyticsCounts']> {
     const { campaignId } = query;
     if (campaignId) await this.campaigns.assertExists(this.db, workspaceId, campaignId);
     const [campaigns, contacts, events] = await Promise.all([
@@ -125,7 +166,10 @@ export class AnalyticsService {
   }
 
   async sentToday(workspace: ZonedWorkspace, query: { limit?: number; skip?: number; accountId?: string }) {
-    const { items: accounts, pagination } = await this.accounts.list(workspace, { ...pageOf(query), id: query.accountId });
+    const { items: accounts, pagination } = await this.accounts.list(workspace, {
+      ...pageOf(query),
+      id: query.accountId,
+    });
     if (query.accountId && pagination.total === 0) throw accountNotFound();
     const date = dayIn(workspace.timezone, this.clock.now());
     const items: Schemas['AccountSentToday'][] = accounts.map((account) => {

@@ -26,7 +26,11 @@ export class CampaignAccounts {
   async listAccounts(workspaceId: string, campaignId: string, page: Page) {
     const campaign = await findCampaign(this.store, this.db, workspaceId, campaignId);
     const links = await this.store.links(this.db, campaignId, page);
-    const accounts = await this.accounts.summaries(this.db, workspaceId, links.map((l) => l.account_id));
+    const accounts = await this.accounts.summaries(
+      this.db,
+      workspaceId,
+      links.map((l) => l.account_id),
+    );
     // A link whose account went between the two reads (the link goes with it) is left out.
     const items: CampaignAccount[] = links.flatMap((l) => {
       const account = accounts.get(l.account_id);
@@ -86,7 +90,13 @@ export class CampaignAccounts {
     if (unknown.length === 0) return;
     throw notFound(
       `Email account not found: ${unknown.map((u) => u.id).join(', ')}.`,
-      unknown.map((u) => detail(field === 'accountId' ? field : `${field}.${u.index}`, `Email account ${u.id} not found in this workspace.`, 'not_found')),
+      unknown.map((u) =>
+        detail(
+          field === 'accountId' ? field : `${field}.${u.index}`,
+          `Email account ${u.id} not found in this workspace.`,
+          'not_found',
+        ),
+      ),
     );
   }
 
@@ -104,9 +114,10 @@ export class CampaignAccounts {
       const { added, removed } = plan(current);
       // An active campaign (also one that reads completed: new contacts resume it) keeps a sender.
       if (campaign.status === 'active' && current.length + added.length - removed.length === 0) {
-        throw conflict('An active campaign keeps at least one linked email account: pause it first, or link another account.', [
-          detail(field, 'would leave the active campaign without an email account.', 'last_account'),
-        ]);
+        throw conflict(
+          'An active campaign keeps at least one linked email account: pause it first, or link another account.',
+          [detail(field, 'would leave the active campaign without an email account.', 'last_account')],
+        );
       }
       const now = this.clock.now();
       await this.store.link(trx, workspaceId, campaignId, added, now);

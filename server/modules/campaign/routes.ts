@@ -2,7 +2,6 @@ import { ok, route } from '../../http/route';
 import type { CampaignService } from './service';
 import { pageOf } from '../../http/pagination';
 
-
 export const campaignRoutes = ({ campaigns }: { campaigns: CampaignService }) => [
   route('get', '/v1/campaign/list', async ({ auth, query }) =>
     ok('Campaigns retrieved', await campaigns.list(auth.workspaceId, { ...pageOf(query), status: query.status })),
@@ -25,18 +24,30 @@ export const campaignRoutes = ({ campaigns }: { campaigns: CampaignService }) =>
     ok('Campaign accounts set', await campaigns.setAccounts(auth.workspaceId, body.campaignId, body.accountIds)),
   ),
   route('post', '/v1/campaign/add/account', async ({ auth, body }) =>
-    ok('Email account added to campaign', await campaigns.addAccount(auth.workspaceId, body.campaignId, body.accountId)),
+    ok(
+      'Email account added to campaign',
+      await campaigns.addAccount(auth.workspaceId, body.campaignId, body.accountId),
+    ),
   ),
   route('post', '/v1/campaign/remove/accounts', async ({ auth, body }) =>
-    ok('Email accounts removed from campaign', await campaigns.removeAccounts(auth.workspaceId, body.campaignId, body.accountIds)),
+    ok(
+      'Email accounts removed from campaign',
+      await campaigns.removeAccounts(auth.workspaceId, body.campaignId, body.accountIds),
+    ),
   ),
-  route('post', '/v2/campaign/create', async ({ auth, body }) => ok('Campaign created', { campaign: await campaigns.create(auth.workspaceId, body) }), {
-    status: 201,
-  }),
+  route(
+    'post',
+    '/v2/campaign/create',
+    async ({ auth, body }) => ok('Campaign created', { campaign: await campaigns.create(auth.workspaceId, body) }),
+    {
+      status: 201,
+    },
+  ),
   route(
     'post',
     '/v2/campaign/sequence-create',
-    async ({ auth, body }) => ok('Sequence steps created', await campaigns.createSteps(auth.workspaceId, body.campaignId, body.steps)),
+    async ({ auth, body }) =>
+      ok('Sequence steps created', await campaigns.createSteps(auth.workspaceId, body.campaignId, body.steps)),
     { status: 201 },
   ),
   route('put', '/v2/campaign/sequences/{id}', async ({ auth, params, body }) =>
@@ -48,15 +59,22 @@ export const campaignRoutes = ({ campaigns }: { campaigns: CampaignService }) =>
   route(
     'post',
     '/v2/campaign/variants-create',
-    async ({ auth, body }) => ok('Variants created', await campaigns.createVariants(auth.workspaceId, body.stepId, body.variants)),
+    async ({ auth, body }) =>
+      ok('Variants created', await campaigns.createVariants(auth.workspaceId, body.stepId, body.variants)),
     { status: 201 },
   ),
   route('delete', '/v2/campaign/variants-delete', async ({ auth, query }) =>
     ok('Variant deleted', await campaigns.deleteVariant(auth.workspaceId, query.variantId)),
   ),
   route('post', '/v2/campaign/set/schedules', async ({ auth, body }) =>
-    ok('Campaign schedule updated', { campaign: await campaigns.setSchedule(auth.workspaceId, body.campaignId, body.schedule, body.options) }),
+    ok('Campaign schedule updated', {
+      campaign: await campaigns.setSchedule(auth.workspaceId, body.campaignId, body.schedule, body.options),
+    }),
   ),
-  route('post', '/v2/campaign/launch', async ({ auth, body }) => ok('Campaign launched', { campaign: await campaigns.launch(auth.workspaceId, body.campaignId) })),
-  route('post', '/v2/campaign/pause', async ({ auth, body }) => ok('Campaign paused', { campaign: await campaigns.pause(auth.workspaceId, body.campaignId) })),
+  route('post', '/v2/campaign/launch', async ({ auth, body }) =>
+    ok('Campaign launched', { campaign: await campaigns.launch(auth.workspaceId, body.campaignId) }),
+  ),
+  route('post', '/v2/campaign/pause', async ({ auth, body }) =>
+    ok('Campaign paused', { campaign: await campaigns.pause(auth.workspaceId, body.campaignId) }),
+  ),
 ];

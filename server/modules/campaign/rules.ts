@@ -87,24 +87,41 @@ export function checkSchedule(p: Problems, s: Schedule, prefix: string): Schedul
     if (!/^[A-Za-z]/.test(s.timezone)) throw new RangeError('not a zone name');
     timezone = new Intl.DateTimeFormat('en-US', { timeZone: s.timezone }).resolvedOptions().timeZone;
   } catch {
-    p.add(`${prefix}.timezone`, `"${s.timezone}" is not an IANA time zone name (such as America/New_York or UTC).`, 'timezone');
+    p.add(
+      `${prefix}.timezone`,
+      `"${s.timezone}" is not an IANA time zone name (such as America/New_York or UTC).`,
+      'timezone',
+    );
   }
   if (s.from >= s.to) p.add(`${prefix}.to`, `must be after from (${s.from}).`, 'time_range');
   const startDate = s.startDate ?? null;
   const endDate = s.endDate ?? null;
   // The schema's `format: date` checks the shape only: 2026-02-30 passes it.
-  for (const [key, value] of [['startDate', startDate], ['endDate', endDate]] as const) {
+  for (const [key, value] of [
+    ['startDate', startDate],
+    ['endDate', endDate],
+  ] as const) {
     if (value && !isCalendarDate(value)) p.add(`${prefix}.${key}`, `"${value}" is not a calendar date.`, 'format');
   }
-  if (startDate && endDate && endDate <= startDate) p.add(`${prefix}.endDate`, `must be after startDate (${startDate}).`, 'date_range');
+  if (startDate && endDate && endDate <= startDate)
+    p.add(`${prefix}.endDate`, `must be after startDate (${startDate}).`, 'date_range');
   return { timezone, days: [...s.days].sort((a, b) => a - b), from: s.from, to: s.to, startDate, endDate };
 }
 
 /** Template and thread rules for a variant's subject and body (only the fields given). */
-export function checkVariantText(p: Problems, field: string, v: { subject?: string; body?: string }, firstStep: boolean): void {
+export function checkVariantText(
+  p: Problems,
+  field: string,
+  v: { subject?: string; body?: string },
+  firstStep: boolean,
+): void {
   if (v.subject !== undefined) {
     if (v.subject === '' && firstStep) {
-      p.add(`${field}.subject`, 'must not be empty on the first step (an empty subject replies in the thread of the step before).', 'subject_required');
+      p.add(
+        `${field}.subject`,
+        'must not be empty on the first step (an empty subject replies in the thread of the step before).',
+        'subject_required',
+      );
     }
     const parsed = parseTemplate(v.subject);
     if (!parsed.ok) p.add(`${field}.subject`, parsed.error, 'template');
@@ -124,12 +141,21 @@ export function checkDelay(p: Problems, field: string, delayDays: number, order:
  * The weights of a step after adding `incoming` variants to `existing` ones: none given -> split
  * evenly over all; all given -> old and new must add up to 100.
  */
-export function resolveWeights(p: Problems, field: string, existing: number[], incoming: (number | undefined)[]): number[] {
+export function resolveWeights(
+  p: Problems,
+  field: string,
+  existing: number[],
+  incoming: (number | undefined)[],
+): number[] {
   const given = incoming.filter((w): w is number => w !== undefined);
   if (given.length === 0) return evenWeights(existing.length + incoming.length);
   if (given.length < incoming.length) {
     const missing = incoming.findIndex((w) => w === undefined);
-    p.add(`${field}.${missing}.weight`, 'give a weight on every new variant or on none (none splits the step evenly).', 'weight_missing');
+    p.add(
+      `${field}.${missing}.weight`,
+      'give a weight on every new variant or on none (none splits the step evenly).',
+      'weight_missing',
+    );
     return [...existing, ...incoming.map((w) => w ?? 0)];
   }
   const all = [...existing, ...given];

@@ -8,7 +8,16 @@ import type { Clock } from '../../clock';
 import type { Db, Executor } from '../../db';
 import { conflict, detail, notFound } from '../../http/errors';
 import { newId } from '../../ids';
-import { checkDelay, checkVariantText, label, MAX_STEPS, MAX_VARIANTS, Problems, rescaleWeights, resolveWeights } from './rules';
+import {
+  checkDelay,
+  checkVariantText,
+  label,
+  MAX_STEPS,
+  MAX_VARIANTS,
+  Problems,
+  rescaleWeights,
+  resolveWeights,
+} from './rules';
 import type { CampaignStore, CampaignView, StepRow, VariantRow } from './store';
 import { variantVariables } from './templates';
 import { findCampaign } from './view';
@@ -37,7 +46,11 @@ export class CampaignSequence {
       const existing = (await this.store.steps(trx, campaignId)).length;
       const p = new Problems();
       if (existing + inputs.length > MAX_STEPS) {
-        p.add('steps', `a campaign has at most ${MAX_STEPS} steps; it has ${existing} and this adds ${inputs.length}.`, 'max_steps');
+        p.add(
+          'steps',
+          `a campaign has at most ${MAX_STEPS} steps; it has ${existing} and this adds ${inputs.length}.`,
+          'max_steps',
+        );
       }
       const now = this.clock.now();
       const steps: StepRow[] = [];
@@ -46,8 +59,20 @@ export class CampaignSequence {
         const order = existing + i + 1;
         checkDelay(p, `steps.${i}.delayDays`, input.delayDays, order);
         input.variants.forEach((v, j) => checkVariantText(p, `steps.${i}.variants.${j}`, v, order === 1));
-        const weights = resolveWeights(p, `steps.${i}.variants`, [], input.variants.map((v) => v.weight));
-        const step: StepRow = { id: newId(), workspace_id: workspaceId, campaign_id: campaignId, step_order: order, delay_days: input.delayDays, created_at: now };
+        const weights = resolveWeights(
+          p,
+          `steps.${i}.variants`,
+          [],
+          input.variants.map((v) => v.weight),
+        );
+        const step: StepRow = {
+          id: newId(),
+          workspace_id: workspaceId,
+          campaign_id: campaignId,
+          step_order: order,
+          delay_days: input.delayDays,
+          created_at: now,
+        };
         steps.push(step);
         input.variants.forEach((v, j) => variants.push(this.newVariant(step, j, v, weights[j], now)));
       });
@@ -75,7 +100,9 @@ export class CampaignSequence {
       if (unknown.length) {
         throw notFound(
           `Variant not found in this step: ${unknown.map((u) => u.id).join(', ')}.`,
-          unknown.map((u) => detail(`variants.${u.i}.id`, `Variant ${u.id} is not a variant of step ${stepId}.`, 'not_found')),
+          unknown.map((u) =>
+            detail(`variants.${u.i}.id`, `Variant ${u.id} is not a variant of step ${stepId}.`, 'not_found'),
+          ),
         );
       }
       if (input.delayDays !== undefined) checkDelay(p, 'delayDays', input.delayDays, step.step_order);
@@ -111,10 +138,17 @@ export class CampaignSequence {
       }
       await this.store.deleteStep(trx, step.id);
       for (const s of after) {
-        await this.store.updateStep(trx, s.id, { step_order: s.step_order - 1, ...(s.step_order === 2 ? { delay_days: 0 } : {}) });
+        await this.store.updateStep(trx, s.id, {
+          step_order: s.step_order - 1,
+          ...(s.step_order === 2 ? { delay_days: 0 } : {}),
+        });
       }
       await this.touch(trx, workspaceId, step.campaign_id);
-      return { campaignId: step.campaign_id, deletedStepId: step.id, steps: await this.sequence(trx, step.campaign_id) };
+      return {
+        campaignId: step.campaign_id,
+        deletedStepId: step.id,
+        steps: await this.sequence(trx, step.campaign_id),
+      };
     });
   }
 
@@ -124,16 +158,28 @@ export class CampaignSequence {
       const current = await this.store.variants(trx, [step.id]);
       const p = new Problems();
       if (current.length + inputs.length > MAX_VARIANTS) {
-        p.add('variants', `a step has at most ${MAX_VARIANTS} variants (A-Z); it has ${current.length} and this adds ${inputs.length}.`, 'max_variants');
+        p.add(
+          'variants',
+          `a step has at most ${MAX_VARIANTS} variants (A-Z); it has ${current.length} and this adds ${inputs.length}.`,
+          'max_variants',
+        );
       }
       inputs.forEach((v, i) => checkVariantText(p, `variants.${i}`, v, step.step_order === 1));
-      const weights = resolveWeights(p, 'variants', current.map((v) => v.weight), inputs.map((v) => v.weight));
+      const weights = resolveWeights(
+        p,
+        'variants',
+        current.map((v) => v.weight),
+        inputs.map((v) => v.weight),
+      );
       p.throwIfAny();
       const now = this.clock.now();
       for (const [i, v] of current.entries()) {
         if (weights[i] !== v.weight) await this.store.updateVariant(trx, v.id, { weight: weights[i] });
       }
-      await this.store.insertVariants(trx, inputs.map((v, i) => this.newVariant(step, current.length + i, v, weights[current.length + i], now)));
+      await this.store.insertVariants(
+        trx,
+        inputs.map((v, i) => this.newVariant(step, current.length + i, v, weights[current.length + i], now)),
+      );
       await this.touch(trx, workspaceId, step.campaign_id);
       return { step: await this.oneStep(trx, step) };
     });
@@ -147,16 +193,18 @@ export class CampaignSequence {
       const siblings = await this.store.variants(trx, [step.id]);
       if (!siblings.some((v) => v.id === variantId)) throw notFound(VARIANT_NOT_FOUND);
       if (siblings.length === 1) {
-        throw conflict('A step keeps at least one variant: delete the step instead (DELETE /v2/campaign/sequences-delete).', [
-          detail('variantId', 'is the only variant of its step.', 'last_variant', 'query'),
-        ]);
+        throw conflict(
+          'A step keeps at least one variant: delete the step instead (DELETE /v2/campaign/sequences-delete).',
+          [detail('variantId', 'is the only variant of its step.', 'last_variant', 'query')],
+        );
       }
       await this.store.deleteVariant(trx, variantId);
       const rest = siblings.filter((v) => v.id !== variantId);
       const weights = rescaleWeights(rest.map((v) => v.weight));
       // Ascending order: each new label was freed by the delete or by the update before it.
       for (const [i, v] of rest.entries()) {
-        if (v.label !== label(i) || v.weight !== weights[i]) await this.store.updateVariant(trx, v.id, { label: label(i), weight: weights[i] });
+        if (v.label !== label(i) || v.weight !== weights[i])
+          await this.store.updateVariant(trx, v.id, { label: label(i), weight: weights[i] });
       }
       await this.touch(trx, workspaceId, step.campaign_id);
       return { deletedVariantId: variantId, step: await this.oneStep(trx, step) };
@@ -205,7 +253,10 @@ export class CampaignSequence {
 
   private async sequence(db: Executor, campaignId: string): Promise<SequenceStep[]> {
     const steps = await this.store.steps(db, campaignId);
-    const variants = await this.store.variants(db, steps.map((s) => s.id));
+    const variants = await this.store.variants(
+      db,
+      steps.map((s) => s.id),
+    );
     return steps.map((s) => ({
       id: s.id,
       campaignId: s.campaign_id,
@@ -213,7 +264,14 @@ export class CampaignSequence {
       delayDays: s.delay_days,
       variants: variants
         .filter((v) => v.step_id === s.id)
-        .map((v) => ({ id: v.id, label: v.label, subject: v.subject, body: v.body, weight: v.weight, variables: variantVariables(v.subject, v.body) })),
+        .map((v) => ({
+          id: v.id,
+          label: v.label,
+          subject: v.subject,
+          body: v.body,
+          weight: v.weight,
+          variables: variantVariables(v.subject, v.body),
+        })),
     }));
   }
 

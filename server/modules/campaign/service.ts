@@ -55,7 +55,12 @@ export class CampaignService {
    * The workspace's campaign, or 404 "Campaign not found." (also for another workspace's). Other
    * modules may use it; inside a transaction pass the transaction, and `forUpdate` to lock the row.
    */
-  findInWorkspace(db: Executor, workspaceId: string, campaignId: string, options: { forUpdate?: boolean } = {}): Promise<CampaignView> {
+  findInWorkspace(
+    db: Executor,
+    workspaceId: string,
+    campaignId: string,
+    options: { forUpdate?: boolean } = {},
+  ): Promise<CampaignView> {
     return findCampaign(this.store, db, workspaceId, campaignId, options);
   }
 
@@ -122,7 +127,12 @@ export class CampaignService {
     });
   }
 
-  async setSchedule(workspaceId: string, campaignId: string, input: Schedule, options: OptionsInput | undefined): Promise<Campaign> {
+  async setSchedule(
+    workspaceId: string,
+    campaignId: string,
+    input: Schedule,
+    options: OptionsInput | undefined,
+  ): Promise<Campaign> {
     const p = new Problems();
     const schedule = checkSchedule(p, input, 'schedule');
     p.throwIfAny();
@@ -134,20 +144,35 @@ export class CampaignService {
   async launch(workspaceId: string, campaignId: string): Promise<Campaign> {
     return this.change(workspaceId, campaignId, async (trx, campaign) => {
       const status = campaign.effective_status;
-      if (status === 'active') throw conflict('Campaign is already active.', [detail('campaignId', 'Campaign is already active.', 'invalid_status')]);
+      if (status === 'active')
+        throw conflict('Campaign is already active.', [
+          detail('campaignId', 'Campaign is already active.', 'invalid_status'),
+        ]);
       if (status === 'completed') {
         const message = 'Campaign has completed: every contact has finished the sequence. Add contacts to resume it.';
         throw conflict(message, [detail('campaignId', message, 'invalid_status')]);
       }
       const missing: { piece: string; message: string; code: string }[] = [];
       if (campaign.step_count === 0) {
-        missing.push({ piece: 'no sequence step', message: 'The campaign has no sequence step; add one with POST /v2/campaign/sequence-create.', code: 'no_sequence_step' });
+        missing.push({
+          piece: 'no sequence step',
+          message: 'The campaign has no sequence step; add one with POST /v2/campaign/sequence-create.',
+          code: 'no_sequence_step',
+        });
       }
       if ((await this.linked.sendableAccounts(trx, workspaceId, campaignId)) === 0) {
-        missing.push({ piece: 'no active email account linked', message: 'No linked email account is active; link one with POST /v1/campaign/add/account.', code: 'no_active_account' });
+        missing.push({
+          piece: 'no active email account linked',
+          message: 'No linked email account is active; link one with POST /v1/campaign/add/account.',
+          code: 'no_active_account',
+        });
       }
       if (!campaign.schedule) {
-        missing.push({ piece: 'no schedule', message: 'The campaign has no schedule; set one with POST /v2/campaign/set/schedules.', code: 'no_schedule' });
+        missing.push({
+          piece: 'no schedule',
+          message: 'The campaign has no schedule; set one with POST /v2/campaign/set/schedules.',
+          code: 'no_schedule',
+        });
       }
       if (missing.length) {
         throw conflict(
@@ -155,10 +180,17 @@ export class CampaignService {
           missing.map((m) => detail('campaignId', m.message, m.code)),
         );
       }
-      await this.store.update(trx, workspaceId, campaignId, { status: 'active', launched_at: campaign.launched_at ?? this.clock.now() });
+      await this.store.update(trx, workspaceId, campaignId, {
+        status: 'active',
+        launched_at: campaign.launched_at ?? this.clock.now(),
+      });
       // Progress rows are made here and when contacts join an active campaign, so the worker never searches for them.
       await this.progress.startCampaign(trx, campaignId);
-      await this.events.record(trx, { workspaceId, type: 'campaign.launched', data: { campaignId, name: campaign.name } });
+      await this.events.record(trx, {
+        workspaceId,
+        type: 'campaign.launched',
+        data: { campaignId, name: campaign.name },
+      });
     });
   }
 
@@ -169,7 +201,11 @@ export class CampaignService {
         throw conflict(message, [detail('campaignId', message, 'invalid_status')]);
       }
       await this.store.update(trx, workspaceId, campaignId, { status: 'paused' });
-      await this.events.record(trx, { workspaceId, type: 'campaign.paused', data: { campaignId, name: campaign.name, reason: 'user' } });
+      await this.events.record(trx, {
+        workspaceId,
+        type: 'campaign.paused',
+        data: { campaignId, name: campaign.name, reason: 'user' },
+      });
     });
   }
 
@@ -182,7 +218,8 @@ export class CampaignService {
       status,
       schedule: parseSchedule(campaign.schedule),
       dailyLimit: campaign.daily_limit,
-      sendableAccounts: status === 'active' ? await this.linked.sendableAccounts(this.db, workspaceId, campaign.id) : null,
+      sendableAccounts:
+        status === 'active' ? await this.linked.sendableAccounts(this.db, workspaceId, campaign.id) : null,
     };
   }
 
@@ -246,7 +283,11 @@ export class CampaignService {
   }
 
   /** Runs `apply` on the locked campaign in one transaction, bumps updated_at, returns the campaign. */
-  private async change(workspaceId: string, campaignId: string, apply: (trx: Executor, campaign: CampaignView) => Promise<void>): Promise<Campaign> {
+  private async change(
+    workspaceId: string,
+    campaignId: string,
+    apply: (trx: Executor, campaign: CampaignView) => Promise<void>,
+  ): Promise<Campaign> {
     return this.db.transaction(async (trx) => {
       const campaign = await this.findInWorkspace(trx, workspaceId, campaignId, { forUpdate: true });
       await apply(trx, campaign);

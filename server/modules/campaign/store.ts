@@ -88,9 +88,25 @@ const COUNTERS_SQL = `LATERAL (SELECT coalesce(sum(cc.n), 0)::int AS contact_cou
   FROM contact_counts cc WHERE cc.campaign_id = c.id) k`;
 
 const CAMPAIGN_COLUMNS = columnsOf<CampaignRow>({
-  id: true, workspace_id: true, name: true, status: true, schedule: true, daily_limit: true, stop_on_reply: true, stop_for_company: true,
-  stop_on_auto_reply: true, intent_sets_lead_status: true, email_gap_minutes: true, random_wait_max_minutes: true, daily_new_contacts: true,
-  track_opens: true, track_clicks: true, text_only: true, launched_at: true, created_at: true, updated_at: true,
+  id: true,
+  workspace_id: true,
+  name: true,
+  status: true,
+  schedule: true,
+  daily_limit: true,
+  stop_on_reply: true,
+  stop_for_company: true,
+  stop_on_auto_reply: true,
+  intent_sets_lead_status: true,
+  email_gap_minutes: true,
+  random_wait_max_minutes: true,
+  daily_new_contacts: true,
+  track_opens: true,
+  track_clicks: true,
+  text_only: true,
+  launched_at: true,
+  created_at: true,
+  updated_at: true,
 });
 
 /** What `views` selects: a campaign's columns and its derived counts. */
@@ -121,7 +137,12 @@ export class CampaignStore {
   }
 
   /** One campaign of the workspace; `forUpdate` locks its row until the transaction ends. */
-  async find(db: Executor, workspaceId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<CampaignView | undefined> {
+  async find(
+    db: Executor,
+    workspaceId: string,
+    id: string,
+    options: { forUpdate?: boolean } = {},
+  ): Promise<CampaignView | undefined> {
     const query = this.views(db, workspaceId).where('c.id', id).first();
     if (options.forUpdate) query.forUpdate('c');
     return query;
@@ -131,14 +152,29 @@ export class CampaignStore {
    * A page of the workspace's campaigns and their total in one statement: the page is chosen (and counted)
    * from the campaign rows alone, and only its campaigns are looked up for their counts.
    */
-  async list(db: Executor, workspaceId: string, page: { limit: number; skip: number; status?: string }): Promise<{ rows: CampaignView[]; total: number }> {
+  async list(
+    db: Executor,
+    workspaceId: string,
+    page: { limit: number; skip: number; status?: string },
+  ): Promise<{ rows: CampaignView[]; total: number }> {
     const filtered = () => {
       const q = db('campaigns as c').where('c.workspace_id', workspaceId);
       if (page.status) q.whereRaw(`(${EFFECTIVE_STATUS_SQL}) = ?`, [page.status]);
       return q;
     };
-    const pageIds = filtered().select('c.id', db.raw(TOTAL_COLUMN)).orderBy([...NEWEST_FIRST]).limit(page.limit).offset(page.skip).as('p');
-    const rows = await prepared<CampaignView & { total: string }>(db, this.views(db, workspaceId).join(pageIds, 'p.id', 'c.id').select('p.total').orderBy([...NEWEST_FIRST]));
+    const pageIds = filtered()
+      .select('c.id', db.raw(TOTAL_COLUMN))
+      .orderBy([...NEWEST_FIRST])
+      .limit(page.limit)
+      .offset(page.skip)
+      .as('p');
+    const rows = await prepared<CampaignView & { total: string }>(
+      db,
+      this.views(db, workspaceId)
+        .join(pageIds, 'p.id', 'c.id')
+        .select('p.total')
+        .orderBy([...NEWEST_FIRST]),
+    );
     const total = await pageTotal(rows, page.skip, async () => {
       const [{ count }] = await filtered().count<{ count: string | number }[]>({ count: '*' });
       return Number(count);
@@ -150,21 +186,34 @@ export class CampaignStore {
     await db('campaigns').insert({ ...row, schedule: row.schedule === null ? null : JSON.stringify(row.schedule) });
   }
 
-  async update(db: Executor, workspaceId: string, id: string, changes: Partial<Omit<CampaignRow, 'id' | 'workspace_id'>>): Promise<void> {
+  async update(
+    db: Executor,
+    workspaceId: string,
+    id: string,
+    changes: Partial<Omit<CampaignRow, 'id' | 'workspace_id'>>,
+  ): Promise<void> {
     const values: Record<string, unknown> = { ...changes };
-    if (changes.schedule !== undefined) values.schedule = changes.schedule === null ? null : JSON.stringify(changes.schedule);
+    if (changes.schedule !== undefined)
+      values.schedule = changes.schedule === null ? null : JSON.stringify(changes.schedule);
     await db('campaigns').where({ workspace_id: workspaceId, id }).update(values);
   }
 
   // Linked accounts -------------------------------------------------------------------------------
 
   async linkedAccountIds(db: Executor, campaignId: string): Promise<string[]> {
-    const rows = await db('campaign_accounts').where('campaign_id', campaignId).orderBy([{ column: 'created_at' }, { column: 'account_id' }]).select('account_id');
+    const rows = await db('campaign_accounts')
+      .where('campaign_id', campaignId)
+      .orderBy([{ column: 'created_at' }, { column: 'account_id' }])
+      .select('account_id');
     return rows.map((r: { account_id: string }) => r.account_id);
   }
 
   /** A page of the campaign's links, in link order. */
-  async links(db: Executor, campaignId: string, page: { limit: number; skip: number }): Promise<{ account_id: string; created_at: Date }[]> {
+  async links(
+    db: Executor,
+    campaignId: string,
+    page: { limit: number; skip: number },
+  ): Promise<{ account_id: string; created_at: Date }[]> {
     return db('campaign_accounts')
       .where('campaign_id', campaignId)
       .orderBy([{ column: 'created_at' }, { column: 'account_id' }])
@@ -195,19 +244,25 @@ export class CampaignStore {
   }
 
   async pause(db: Executor, campaignIds: string[], at: Date): Promise<void> {
-    if (campaignIds.length) await db('campaigns').whereIn('id', campaignIds).update({ status: 'paused', updated_at: at });
+    if (campaignIds.length)
+      await db('campaigns').whereIn('id', campaignIds).update({ status: 'paused', updated_at: at });
   }
 
   /** Campaigns per status as they read (`completed` derived). */
   async countByStatus(db: Executor, workspaceId: string, campaignId?: string): Promise<Record<string, number>> {
     const q = db('campaigns as c').where('c.workspace_id', workspaceId);
     if (campaignId) q.andWhere('c.id', campaignId);
-    const rows: { status: string; n: number }[] = await q.groupByRaw('1').select(db.raw(`${EFFECTIVE_STATUS_SQL} AS status`), db.raw('count(*)::int AS n'));
+    const rows: { status: string; n: number }[] = await q
+      .groupByRaw('1')
+      .select(db.raw(`${EFFECTIVE_STATUS_SQL} AS status`), db.raw('count(*)::int AS n'));
     return Object.fromEntries(rows.map((r) => [r.status, r.n]));
   }
 
   /** The campaign's steps and variants in sequence order. */
-  async stepsAndVariants(db: Executor, campaignId: string): Promise<{ step_id: string; step_order: number; variant_id: string | null; label: string | null }[]> {
+  async stepsAndVariants(
+    db: Executor,
+    campaignId: string,
+  ): Promise<{ step_id: string; step_order: number; variant_id: string | null; label: string | null }[]> {
     return db('campaign_steps as s')
       .leftJoin('step_variants as v', 'v.step_id', 's.id')
       .where('s.campaign_id', campaignId)
@@ -218,7 +273,14 @@ export class CampaignStore {
   async link(db: Executor, workspaceId: string, campaignId: string, accountIds: string[], at: Date): Promise<void> {
     if (accountIds.length === 0) return;
     await db('campaign_accounts')
-      .insert(accountIds.map((account_id) => ({ campaign_id: campaignId, account_id, workspace_id: workspaceId, created_at: at })))
+      .insert(
+        accountIds.map((account_id) => ({
+          campaign_id: campaignId,
+          account_id,
+          workspace_id: workspaceId,
+          created_at: at,
+        })),
+      )
       .onConflict(['campaign_id', 'account_id'])
       .ignore();
   }
@@ -245,14 +307,20 @@ export class CampaignStore {
   /** The variants of the given steps, by label. */
   async variants(db: Executor, stepIds: string[]): Promise<VariantRow[]> {
     if (stepIds.length === 0) return [];
-    return db('step_variants').whereIn('step_id', stepIds).orderBy([{ column: 'step_id' }, { column: 'label' }]);
+    return db('step_variants')
+      .whereIn('step_id', stepIds)
+      .orderBy([{ column: 'step_id' }, { column: 'label' }]);
   }
 
   async insertSteps(db: Executor, rows: StepRow[]): Promise<void> {
     if (rows.length) await db('campaign_steps').insert(rows);
   }
 
-  async updateStep(db: Executor, stepId: string, changes: Partial<Pick<StepRow, 'step_order' | 'delay_days'>>): Promise<void> {
+  async updateStep(
+    db: Executor,
+    stepId: string,
+    changes: Partial<Pick<StepRow, 'step_order' | 'delay_days'>>,
+  ): Promise<void> {
     await db('campaign_steps').where('id', stepId).update(changes);
   }
 
@@ -264,7 +332,11 @@ export class CampaignStore {
     if (rows.length) await db('step_variants').insert(rows);
   }
 
-  async updateVariant(db: Executor, variantId: string, changes: Partial<Pick<VariantRow, 'label' | 'subject' | 'body' | 'weight'>>): Promise<void> {
+  async updateVariant(
+    db: Executor,
+    variantId: string,
+    changes: Partial<Pick<VariantRow, 'label' | 'subject' | 'body' | 'weight'>>,
+  ): Promise<void> {
     await db('step_variants').where('id', variantId).update(changes);
   }
 

@@ -46,7 +46,8 @@ export function parseTemplate(text: string): TemplateResult {
       i = close + 2;
       continue;
     }
-    if (text[open + 2] === '{') return { ok: false, error: `"{{{" ${at(open)}: variables use exactly two braces, {{name}}.` };
+    if (text[open + 2] === '{')
+      return { ok: false, error: `"{{{" ${at(open)}: variables use exactly two braces, {{name}}.` };
     const end = text.indexOf('}}', open + 2);
     if (end === -1) return { ok: false, error: `"{{" ${at(open)} is never closed with "}}".` };
     const inner = text.slice(open + 2, end);
@@ -55,14 +56,21 @@ export function parseTemplate(text: string): TemplateResult {
     const name = parts[0].trim();
     if (!name) return { ok: false, error: `Empty variable "{{${inner}}}" ${at(open)}.` };
     if (!VARIABLE_NAME.test(name)) {
-      return { ok: false, error: `"{{${inner}}}" ${at(open)}: "${name}" is not a variable name (letters, digits, _, - and ., starting with a letter or _).` };
+      return {
+        ok: false,
+        error: `"{{${inner}}}" ${at(open)}: "${name}" is not a variable name (letters, digits, _, - and ., starting with a letter or _).`,
+      };
     }
-    if (parts.length > 2) return { ok: false, error: `"{{${inner}}}" ${at(open)}: a variable takes at most one "|" fallback.` };
+    if (parts.length > 2)
+      return { ok: false, error: `"{{${inner}}}" ${at(open)}: a variable takes at most one "|" fallback.` };
     if (parts.length === 2) {
       const fallback = parts[1].trim();
       if (!fallback) return { ok: false, error: `"{{${inner}}}" ${at(open)}: the fallback after "|" is empty.` };
       if (/[{}]/.test(fallback) || fallback.length > MAX_FALLBACK) {
-        return { ok: false, error: `"{{${inner}}}" ${at(open)}: the fallback must be plain text of at most ${MAX_FALLBACK} characters.` };
+        return {
+          ok: false,
+          error: `"{{${inner}}}" ${at(open)}: the fallback must be plain text of at most ${MAX_FALLBACK} characters.`,
+        };
       }
     }
     variables.add(name);

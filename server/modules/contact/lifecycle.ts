@@ -38,33 +38,72 @@ export class ContactLifecycle {
     return this.change(workspaceId, selection, 'paused', 'active');
   }
 
-  private async change(workspaceId: string, selection: Selection, from: 'active' | 'paused', to: 'active' | 'paused'): Promise<Schemas['ContactLifecycleResult']> {
+  private async change(
+    workspaceId: string,
+    selection: Selection,
+    from: 'active' | 'paused',
+    to: 'active' | 'paused',
+  ): Promise<Schemas['ContactLifecycleResult']> {
     const byIds = selection.contactIds !== undefined;
     if (byIds === (selection.emails !== undefined)) {
       const both = byIds;
-      throw badRequest(both ? 'Name contacts by contactIds or by emails, not both.' : 'Send contactIds or emails to name the contacts.', [
-        detail(both ? 'emails' : 'contactIds', both ? 'must not be sent with contactIds' : "must have required property 'contactIds' or 'emails'", both ? 'oneOf' : 'required'),
-      ]);
+      throw badRequest(
+        both
+          ? 'Name contacts by contactIds or by emails, not both.'
+          : 'Send contactIds or emails to name the contacts.',
+        [
+          detail(
+            both ? 'emails' : 'contactIds',
+            both ? 'must not be sent with contactIds' : "must have required property 'contactIds' or 'emails'",
+            both ? 'oneOf' : 'required',
+          ),
+        ],
+      );
     }
     return this.db.transaction(async (trx) => {
       if (selection.campaignId) await this.campaigns.assertExists(trx, workspaceId, selection.campaignId);
-      const rows = byIds ? await this.locked(trx, workspaceId, selection.contactIds!, selection.campaignId) : await this.lockedByEmails(trx, workspaceId, selection.emails!, selection.campaignId);
+      const rows = byIds
+        ? await this.locked(trx, workspaceId, selection.contactIds!, selection.campaignId)
+        : await this.lockedByEmails(trx, workspaceId, selection.emails!, selection.campaignId);
       const fieldOf = (row: ContactRow) =>
-        byIds ? `contactIds.${selection.contactIds!.indexOf(row.id)}` : `emails.${selection.emails!.findIndex((e) => e.toLowerCase() === row.email.toLowerCase())}`;
+        byIds
+          ? `contactIds.${selection.contactIds!.indexOf(row.id)}`
+          : `emails.${selection.emails!.findIndex((e) => e.toLowerCase() === row.email.toLowerCase())}`;
       const blocked = rows.filter((r) => r.status !== from && r.status !== to);
       if (blocked.length) {
         const verb = to === 'paused' ? 'paused' : 'resumed';
         throw conflict(
-          `${plural(blocked.length, 'contact', 'contacts')} cannot be ${verb}: ${blocked.slice(0, 5).map((r) => `${r.email} is ${r.status}`).join(', ')}${blocked.length > 5 ? ', ...' : ''}.`,
+          `${plural(blocked.length, 'contact', 'contacts')} cannot be ${verb}: ${blocked
+            .slice(0, 5)
+            .map((r) => `${r.email} is ${r.status}`)
+            .join(', ')}${blocked.length > 5 ? ', ...' : ''}.`,
           blocked.map((r) => detail(fieldOf(r), `${r.email} (campaign ${r.campaign_id}) is ${r.status}`, r.status)),
         );
       }
-      const changed = await this.store.changeStatus(trx, workspaceId, rows.filter((r) => r.status === from).map((r) => r.id), from, to, this.clock.now());
+      const changed = await this.store.changeStatus(
+        trx,
+        workspaceId,
+        rows.filter((r) => r.status === from).map((r) => r.id),
+        from,
+        to,
+        this.clock.now(),
+      );
       // A contact paused before its campaign went active has no progress row yet.
-      if (to === 'active') await this.progress.startContacts(trx, changed.map((r) => r.id));
+      if (to === 'active')
+        await this.progress.startContacts(
+          trx,
+          changed.map((r) => r.id),
+        );
       return {
         changed: changed.map(toContact),
-        unchanged: rows.filter((r) => r.status === to).map((r) => ({ contactId: r.id, campaignId: r.campaign_id, email: r.email, status: r.status as 'active' | 'paused' })),
+        unchanged: rows
+          .filter((r) => r.status === to)
+          .map((r) => ({
+            contactId: r.id,
+            campaignId: r.campaign_id,
+            email: r.email,
+            status: r.status as 'active' | 'paused',
+          })),
       };
     });
   }
@@ -89,7 +128,12 @@ export class ContactLifecycle {
       await this.campaigns.assertExists(trx, workspaceId, target);
       const rows = await this.locked(trx, workspaceId, body.contactIds);
       const holders = new Map<string, string>();
-      for (const held of await this.store.findByEmails(trx, target, rows.map((r) => r.email.toLowerCase()))) holders.set(held.email, held.id);
+      for (const held of await this.store.findByEmails(
+        trx,
+        target,
+        rows.map((r) => r.email.toLowerCase()),
+      ))
+        holders.set(held.email, held.id);
       const alreadyInTarget: Schemas['ContactMoveResult']['alreadyInTarget'] = [];
       const moving: ContactRow[] = [];
       // Request order: of two contacts with one address, the first moves and the second is reported.
@@ -105,7 +149,12 @@ export class ContactLifecycle {
         moving.push(row);
       }
       const keep = body.keepProgress ?? false;
-      const past = await this.progress.moveProgress(trx, moving.map((r) => r.id), target, keep);
+      const past = await this.progress.moveProgress(
+        trx,
+        moving.map((r) => r.id),
+        target,
+        keep,
+      );
       const moved = await this.store.moveTo(
         trx,
         workspaceId,
@@ -114,7 +163,10 @@ export class ContactLifecycle {
         this.clock.now(),
       );
       // Dropped progress, or none yet: an active contact in an active target starts at step 1.
-      await this.progress.startContacts(trx, moved.map((r) => r.id));
+      await this.progress.startContacts(
+        trx,
+        moved.map((r) => r.id),
+      );
       return { toCampaignId: target, moved: moved.map(toContact), alreadyInTarget };
     });
   }
@@ -123,16 +175,41 @@ export class ContactLifecycle {
   private async locked(trx: Executor, workspaceId: string, ids: string[], campaignId?: string): Promise<ContactRow[]> {
     const rows = await this.store.lockByIds(trx, workspaceId, ids, campaignId);
     const found = new Set(rows.map((r) => r.id));
-    const missing: ErrorDetail[] = ids.flatMap((id, i) => (found.has(id) ? [] : [detail(`contactIds.${i}`, `${id} names no contact of this workspace${campaignId ? ' in this campaign' : ''}`, 'notFound')]));
+    const missing: ErrorDetail[] = ids.flatMap((id, i) =>
+      found.has(id)
+        ? []
+        : [
+            detail(
+              `contactIds.${i}`,
+              `${id} names no contact of this workspace${campaignId ? ' in this campaign' : ''}`,
+              'notFound',
+            ),
+          ],
+    );
     if (missing.length) throw notFound(CONTACT_NOT_FOUND, missing);
     return rows;
   }
 
-  private async lockedByEmails(trx: Executor, workspaceId: string, emails: string[], campaignId?: string): Promise<ContactRow[]> {
+  private async lockedByEmails(
+    trx: Executor,
+    workspaceId: string,
+    emails: string[],
+    campaignId?: string,
+  ): Promise<ContactRow[]> {
     const lower = emails.map((e) => e.toLowerCase());
     const rows = await this.store.lockByEmails(trx, workspaceId, lower, campaignId);
     const found = new Set(rows.map((r) => r.email.toLowerCase()));
-    const missing: ErrorDetail[] = lower.flatMap((e, i) => (found.has(e) ? [] : [detail(`emails.${i}`, `${emails[i]} names no contact of this workspace${campaignId ? ' in this campaign' : ''}`, 'notFound')]));
+    const missing: ErrorDetail[] = lower.flatMap((e, i) =>
+      found.has(e)
+        ? []
+        : [
+            detail(
+              `emails.${i}`,
+              `${emails[i]} names no contact of this workspace${campaignId ? ' in this campaign' : ''}`,
+              'notFound',
+            ),
+          ],
+    );
     if (missing.length) throw notFound(CONTACT_NOT_FOUND, missing);
     return rows;
   }

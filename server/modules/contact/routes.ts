@@ -10,7 +10,15 @@ export interface ContactProgressSource {
   contactProgress(contactId: string): Promise<components['schemas']['ContactProgress'] | null>;
 }
 
-export const contactRoutes = ({ contacts, sending, contactLifecycle }: { contacts: ContactService; sending: ContactProgressSource; contactLifecycle: ContactLifecycle }) => [
+export const contactRoutes = ({
+  contacts,
+  sending,
+  contactLifecycle,
+}: {
+  contacts: ContactService;
+  sending: ContactProgressSource;
+  contactLifecycle: ContactLifecycle;
+}) => [
   route('post', '/v1/contact/add', async ({ auth, body }) => {
     const result = await contacts.add(auth.workspaceId, body.campaignId, body.contacts);
     return ok(addedMessage(result), result);
@@ -19,19 +27,26 @@ export const contactRoutes = ({ contacts, sending, contactLifecycle }: { contact
     const contact = await contacts.get(auth.workspaceId, query);
     return ok('Contact retrieved', { contact, progress: await sending.contactProgress(contact.id) });
   }),
-  route('post', '/v1/contact/delete', async ({ auth, body }) => ok('Contact deleted', { contact: await contacts.delete(auth.workspaceId, body) })),
+  route('post', '/v1/contact/delete', async ({ auth, body }) =>
+    ok('Contact deleted', { contact: await contacts.delete(auth.workspaceId, body) }),
+  ),
   route('post', '/v1/contact/update/status', async ({ auth, body }) =>
     ok('Lead status updated', { contact: await contacts.setLeadStatus(auth.workspaceId, body, body.leadStatus) }),
   ),
   route('post', '/v1/contact/data/update', async ({ auth, body }) =>
-    ok('Custom variables updated', { contact: await contacts.mergeVariables(auth.workspaceId, body, body.customVariables) }),
+    ok('Custom variables updated', {
+      contact: await contacts.mergeVariables(auth.workspaceId, body, body.customVariables),
+    }),
   ),
   route('post', '/v1/contact/data/set', async ({ auth, body }) =>
     ok('Custom variables set', { contact: await contacts.setVariables(auth.workspaceId, body, body.customVariables) }),
   ),
   route('post', '/v1/contact/data/remove', async ({ auth, body }) => {
     const result = await contacts.removeVariables(auth.workspaceId, body, body.keys);
-    return ok(`${result.removed.length} custom ${result.removed.length === 1 ? 'variable' : 'variables'} removed`, result);
+    return ok(
+      `${result.removed.length} custom ${result.removed.length === 1 ? 'variable' : 'variables'} removed`,
+      result,
+    );
   }),
   route('post', '/v2/contact/pause', async ({ auth, body }) => {
     const result = await contactLifecycle.pause(auth.workspaceId, body);
@@ -43,6 +58,9 @@ export const contactRoutes = ({ contacts, sending, contactLifecycle }: { contact
   }),
   route('post', '/v2/contact/move', async ({ auth, body }) => {
     const result = await contactLifecycle.move(auth.workspaceId, body);
-    return ok(`${plural(result.moved.length, 'contact', 'contacts')} moved, ${result.alreadyInTarget.length} already in the target campaign`, result);
+    return ok(
+      `${plural(result.moved.length, 'contact', 'contacts')} moved, ${result.alreadyInTarget.length} already in the target campaign`,
+      result,
+    );
   }),
 ];

@@ -50,7 +50,16 @@ export const MAX_CUSTOM_VARIABLES = 50;
 const REPLY_SETTABLE = new Set<string | null>([null, 'outOfOffice', 'interested', 'notInterested', 'wrongPerson']);
 
 /** Built-in template variables: a custom variable of the same name would be ambiguous in `{{...}}`. */
-const RESERVED_KEYS = new Set(['email', 'firstName', 'lastName', 'companyName', 'jobTitle', 'phone', 'website', 'linkedinUrl']);
+const RESERVED_KEYS = new Set([
+  'email',
+  'firstName',
+  'lastName',
+  'companyName',
+  'jobTitle',
+  'phone',
+  'website',
+  'linkedinUrl',
+]);
 
 /** Trimmed text, or null when nothing is left. */
 function text(value: string | null | undefined): string | null {
@@ -87,7 +96,9 @@ export function toContact(row: ContactRow): Contact {
 function reservedKeys(variables: Record<string, CustomValue>, field: string): ErrorDetail[] {
   return Object.keys(variables)
     .filter((key) => RESERVED_KEYS.has(key))
-    .map((key) => detail(`${field}.${key}`, `"${key}" is a built-in contact field and cannot be a custom variable`, 'reserved'));
+    .map((key) =>
+      detail(`${field}.${key}`, `"${key}" is a built-in contact field and cannot be a custom variable`, 'reserved'),
+    );
 }
 
 function assertNoReservedKeys(problems: ErrorDetail[]): void {
@@ -119,7 +130,12 @@ export class ContactService {
    * reserved custom variable name, and 403 when the plan's contact cap would be exceeded; then
    * nothing is added.
    */
-  async addContacts(trx: Executor, workspaceId: string, campaignId: string, inputs: NewContact[]): Promise<AddContactsResult> {
+  async addContacts(
+    trx: Executor,
+    workspaceId: string,
+    campaignId: string,
+    inputs: NewContact[],
+  ): Promise<AddContactsResult> {
     await this.campaigns.assertExists(trx, workspaceId, campaignId);
     this.checkVariables(inputs);
 
@@ -174,7 +190,10 @@ export class ContactService {
     rows.sort((a, b) => (a.email < b.email ? -1 : a.email > b.email ? 1 : 0));
 
     const inserted = await this.store.insertNew(trx, rows);
-    await this.progress.startContacts(trx, inserted.map((r) => r.id));
+    await this.progress.startContacts(
+      trx,
+      inserted.map((r) => r.id),
+    );
     const insertedIds = new Set(inserted.map((r) => r.id));
     const lost = rows.filter((r) => !insertedIds.has(r.id)).map((r) => r.email);
     // Addresses a concurrent request took between our read and our insert: find their holders now.
@@ -187,7 +206,12 @@ export class ContactService {
     const addedIdByEmail = new Map(inserted.map((r) => [r.email, r.id]));
     for (const { index, email } of repeats) {
       // The earlier row with this address was either added or already held: there is always a holder.
-      duplicates.push({ index, email, reason: 'repeatedInRequest', contactId: holderByEmail.get(email) ?? addedIdByEmail.get(email)! });
+      duplicates.push({
+        index,
+        email,
+        reason: 'repeatedInRequest',
+        contactId: holderByEmail.get(email) ?? addedIdByEmail.get(email)!,
+      });
     }
     duplicates.sort((a, b) => a.index - b.index);
 
@@ -203,13 +227,16 @@ export class ContactService {
 
   /** Throws the 400 of a custom variable named like a built-in field (`contacts.N.customVariables.key`); a bulk import checks up front. */
   checkVariables(inputs: NewContact[]): void {
-    assertNoReservedKeys(inputs.flatMap((input, i) => reservedKeys(input.customVariables ?? {}, `contacts.${i}.customVariables`)));
+    assertNoReservedKeys(
+      inputs.flatMap((input, i) => reservedKeys(input.customVariables ?? {}, `contacts.${i}.customVariables`)),
+    );
   }
 
   /** For each of these (lower-case) addresses that a campaign of the workspace holds, the campaigns holding it. */
   async campaignsHolding(db: Executor, workspaceId: string, emails: string[]): Promise<Map<string, string[]>> {
     const held = new Map<string, string[]>();
-    for (const { email, campaign_id } of await this.store.campaignsHolding(db, workspaceId, emails)) held.set(email, [...(held.get(email) ?? []), campaign_id]);
+    for (const { email, campaign_id } of await this.store.campaignsHolding(db, workspaceId, emails))
+      held.set(email, [...(held.get(email) ?? []), campaign_id]);
     return held;
   }
 
@@ -229,12 +256,21 @@ export class ContactService {
   setLeadStatus(workspaceId: string, locator: ContactLocator, leadStatus: LeadStatus): Promise<Contact> {
     return this.db.transaction(async (trx) => {
       const row = await this.locate(trx, workspaceId, locator, 'body', true);
-      const updated = await this.store.update(trx, workspaceId, row.id, { lead_status: leadStatus, updated_at: this.clock.now() });
+      const updated = await this.store.update(trx, workspaceId, row.id, {
+        lead_status: leadStatus,
+        updated_at: this.clock.now(),
+      });
       if (row.lead_status !== leadStatus) {
         await this.events.record(trx, {
           workspaceId,
           type: 'contact.leadStatusChanged',
-          data: { campaignId: row.campaign_id, contactId: row.id, email: row.email, previous: row.lead_status, leadStatus },
+          data: {
+            campaignId: row.campaign_id,
+            contactId: row.id,
+            email: row.email,
+            previous: row.lead_status,
+            leadStatus,
+          },
         });
       }
       return toContact(updated);
@@ -246,7 +282,12 @@ export class ContactService {
     assertNoReservedKeys(reservedKeys(variables, 'customVariables'));
     return this.db.transaction(async (trx) => {
       const row = await this.locate(trx, workspaceId, locator, 'body', true);
-      return toContact(await this.store.update(trx, workspaceId, row.id, { custom_variables: variables, updated_at: this.clock.now() }));
+      return toContact(
+        await this.store.update(trx, workspaceId, row.id, {
+          custom_variables: variables,
+          updated_at: this.clock.now(),
+        }),
+      );
     });
   }
 
@@ -258,16 +299,29 @@ export class ContactService {
       const merged = { ...row.custom_variables, ...variables };
       const count = Object.keys(merged).length;
       if (count > MAX_CUSTOM_VARIABLES) {
-        throw badRequest(`The contact would have ${count} custom variables; at most ${MAX_CUSTOM_VARIABLES} are allowed.`, [
-          detail('customVariables', `must NOT have more than ${MAX_CUSTOM_VARIABLES} properties once merged (would have ${count})`, 'maxProperties'),
-        ]);
+        throw badRequest(
+          `The contact would have ${count} custom variables; at most ${MAX_CUSTOM_VARIABLES} are allowed.`,
+          [
+            detail(
+              'customVariables',
+              `must NOT have more than ${MAX_CUSTOM_VARIABLES} properties once merged (would have ${count})`,
+              'maxProperties',
+            ),
+          ],
+        );
       }
-      return toContact(await this.store.update(trx, workspaceId, row.id, { custom_variables: merged, updated_at: this.clock.now() }));
+      return toContact(
+        await this.store.update(trx, workspaceId, row.id, { custom_variables: merged, updated_at: this.clock.now() }),
+      );
     });
   }
 
   /** Deletes the named custom variables; keys the contact lacks are reported, not an error. */
-  removeVariables(workspaceId: string, locator: ContactLocator, keys: string[]): Promise<{ contact: Contact; removed: string[]; notFound: string[] }> {
+  removeVariables(
+    workspaceId: string,
+    locator: ContactLocator,
+    keys: string[],
+  ): Promise<{ contact: Contact; removed: string[]; notFound: string[] }> {
     return this.db.transaction(async (trx) => {
       const row = await this.locate(trx, workspaceId, locator, 'body', true);
       const unique = [...new Set(keys)];
@@ -276,7 +330,10 @@ export class ContactService {
       const missing = unique.filter((key) => !has(key));
       if (!removed.length) return { contact: toContact(row), removed, notFound: missing };
       const kept = Object.fromEntries(Object.entries(row.custom_variables).filter(([key]) => !removed.includes(key)));
-      const updated = await this.store.update(trx, workspaceId, row.id, { custom_variables: kept, updated_at: this.clock.now() });
+      const updated = await this.store.update(trx, workspaceId, row.id, {
+        custom_variables: kept,
+        updated_at: this.clock.now(),
+      });
       return { contact: toContact(updated), removed, notFound: missing };
     });
   }
@@ -285,7 +342,13 @@ export class ContactService {
    * Finds the contact named by `contactId`, or by `campaignId` and `email`, in the workspace (locked
    * for update when `forUpdate`). Another workspace's contact or campaign is a 404 like a missing one.
    */
-  private async locate(db: Executor, workspaceId: string, locator: ContactLocator, location: ErrorDetail['location'], forUpdate: boolean): Promise<ContactRow> {
+  private async locate(
+    db: Executor,
+    workspaceId: string,
+    locator: ContactLocator,
+    location: ErrorDetail['location'],
+    forUpdate: boolean,
+  ): Promise<ContactRow> {
     const { contactId, campaignId, email } = locator;
     if (contactId !== undefined) {
       if (campaignId !== undefined || email !== undefined) {
@@ -299,9 +362,16 @@ export class ContactService {
       return row;
     }
     if (campaignId === undefined || email === undefined) {
-      const missing = campaignId === undefined && email === undefined ? 'contactId' : campaignId === undefined ? 'campaignId' : 'email';
+      const missing =
+        campaignId === undefined && email === undefined
+          ? 'contactId'
+          : campaignId === undefined
+            ? 'campaignId'
+            : 'email';
       throw badRequest(
-        missing === 'contactId' ? 'Send contactId, or campaignId and email, to name the contact.' : `${missing} is required with ${missing === 'email' ? 'campaignId' : 'email'}.`,
+        missing === 'contactId'
+          ? 'Send contactId, or campaignId and email, to name the contact.'
+          : `${missing} is required with ${missing === 'email' ? 'campaignId' : 'email'}.`,
         [detail(missing, `must have required property '${missing}'`, 'required', location)],
       );
     }
@@ -319,7 +389,9 @@ export class ContactService {
     await this.workspaces.lock(trx, workspaceId);
     const held = await this.store.countInWorkspace(trx, workspaceId);
     if (held + adding > cap) {
-      throw forbidden(`Your plan allows ${plural(cap, 'contact', 'contacts')}; the workspace holds ${held} and this request would add ${adding}.`);
+      throw forbidden(
+        `Your plan allows ${plural(cap, 'contact', 'contacts')}; the workspace holds ${held} and this request would add ${adding}.`,
+      );
     }
   }
 
@@ -344,8 +416,20 @@ export class ContactService {
    * Ends the contact's sequence with `status` (completed after a reply, bounced after a hard bounce) when it
    * is still active or paused; a contact already finished keeps its status. Returns whether it changed.
    */
-  async finishForMail(db: Executor, workspaceId: string, contactId: string, status: 'completed' | 'bounced'): Promise<boolean> {
-    const changed = await this.store.setStatusIf(db, workspaceId, [contactId], status, status === 'bounced' ? [...UNFINISHED_STATUSES, 'completed'] : [...UNFINISHED_STATUSES], this.clock.now());
+  async finishForMail(
+    db: Executor,
+    workspaceId: string,
+    contactId: string,
+    status: 'completed' | 'bounced',
+  ): Promise<boolean> {
+    const changed = await this.store.setStatusIf(
+      db,
+      workspaceId,
+      [contactId],
+      status,
+      status === 'bounced' ? [...UNFINISHED_STATUSES, 'completed'] : [...UNFINISHED_STATUSES],
+      this.clock.now(),
+    );
     return changed.length > 0;
   }
 
@@ -366,7 +450,12 @@ export class ContactService {
    * Sets the lead status a reply's intent implies, unless a person already moved the lead further
    * (meetingBooked, meetingCompleted, closed, lost); returns the change, or null when nothing changed.
    */
-  async setLeadStatusFromReply(db: Executor, workspaceId: string, contactId: string, leadStatus: 'interested' | 'notInterested' | 'wrongPerson'): Promise<{ row: ContactRow; previous: LeadStatus; leadStatus: NonNullable<LeadStatus> } | null> {
+  async setLeadStatusFromReply(
+    db: Executor,
+    workspaceId: string,
+    contactId: string,
+    leadStatus: 'interested' | 'notInterested' | 'wrongPerson',
+  ): Promise<{ row: ContactRow; previous: LeadStatus; leadStatus: NonNullable<LeadStatus> } | null> {
     const row = await this.store.findById(db, workspaceId, contactId, true);
     if (!row || row.lead_status === leadStatus || !REPLY_SETTABLE.has(row.lead_status)) return null;
     await this.store.update(db, workspaceId, contactId, { lead_status: leadStatus, updated_at: this.clock.now() });
@@ -374,7 +463,12 @@ export class ContactService {
   }
 
   /** Sets the lead status when the contact has none; returns the change, or null. */
-  async setLeadStatusIfNone(db: Executor, workspaceId: string, contactId: string, leadStatus: NonNullable<LeadStatus>): Promise<{ previous: null; leadStatus: NonNullable<LeadStatus> } | null> {
+  async setLeadStatusIfNone(
+    db: Executor,
+    workspaceId: string,
+    contactId: string,
+    leadStatus: NonNullable<LeadStatus>,
+  ): Promise<{ previous: null; leadStatus: NonNullable<LeadStatus> } | null> {
     const row = await this.store.findById(db, workspaceId, contactId, true);
     if (!row || row.lead_status !== null) return null;
     await this.store.update(db, workspaceId, contactId, { lead_status: leadStatus, updated_at: this.clock.now() });

@@ -46,7 +46,13 @@ export class ContactStore {
     return forUpdate ? q.forUpdate() : q;
   }
 
-  async findByEmail(db: Executor, workspaceId: string, campaignId: string, email: string, forUpdate = false): Promise<ContactRow | undefined> {
+  async findByEmail(
+    db: Executor,
+    workspaceId: string,
+    campaignId: string,
+    email: string,
+    forUpdate = false,
+  ): Promise<ContactRow | undefined> {
     const q = db<ContactRow>('contacts')
       .where({ campaign_id: campaignId, workspace_id: workspaceId })
       .whereRaw('lower(email) = ?', [email.toLowerCase()])
@@ -74,7 +80,11 @@ export class ContactStore {
   }
 
   /** Which campaigns of the workspace hold each of these (lower-case) addresses. */
-  async campaignsHolding(db: Executor, workspaceId: string, emails: string[]): Promise<{ email: string; campaign_id: string }[]> {
+  async campaignsHolding(
+    db: Executor,
+    workspaceId: string,
+    emails: string[],
+  ): Promise<{ email: string; campaign_id: string }[]> {
     if (!emails.length) return [];
     const { rows } = await db.raw<{ rows: { email: string; campaign_id: string }[] }>(
       `select wanted.email, c.campaign_id from unnest(?::text[]) as wanted(email)
@@ -90,12 +100,18 @@ export class ContactStore {
    */
   async insertNew(db: Executor, rows: ContactRow[]): Promise<ContactRow[]> {
     const inserted: ContactRow[] = [];
-    for (const chunk of chunks(rows)) inserted.push(...(await db('contacts').insert(chunk.map(toDb)).onConflict().ignore().returning<ContactRow[]>('*')));
+    for (const chunk of chunks(rows))
+      inserted.push(
+        ...(await db('contacts').insert(chunk.map(toDb)).onConflict().ignore().returning<ContactRow[]>('*')),
+      );
     return inserted;
   }
 
   async update(db: Executor, workspaceId: string, id: string, patch: ContactPatch): Promise<ContactRow> {
-    const [row] = await db('contacts').where({ id, workspace_id: workspaceId }).update(toDb(patch)).returning<ContactRow[]>('*');
+    const [row] = await db('contacts')
+      .where({ id, workspace_id: workspaceId })
+      .update(toDb(patch))
+      .returning<ContactRow[]>('*');
     return row;
   }
 
@@ -107,25 +123,45 @@ export class ContactStore {
   async countByStatus(db: Executor, workspaceId: string, campaignId?: string): Promise<Record<string, number>> {
     const q = db('contact_counts').where('workspace_id', workspaceId);
     if (campaignId) q.andWhere('campaign_id', campaignId);
-    const rows: { status: string; n: number }[] = await q.groupBy('status').havingRaw('sum(n) > 0').select('status', db.raw('sum(n)::int AS n'));
+    const rows: { status: string; n: number }[] = await q
+      .groupBy('status')
+      .havingRaw('sum(n) > 0')
+      .select('status', db.raw('sum(n)::int AS n'));
     return Object.fromEntries(rows.map((r) => [r.status, r.n]));
   }
 
   async countInWorkspace(db: Executor, workspaceId: string): Promise<number> {
-    const row = await db('contact_counts').where({ workspace_id: workspaceId }).first<{ n: number } | undefined>(db.raw('coalesce(sum(n), 0)::int AS n'));
+    const row = await db('contact_counts')
+      .where({ workspace_id: workspaceId })
+      .first<{ n: number } | undefined>(db.raw('coalesce(sum(n), 0)::int AS n'));
     return row?.n ?? 0;
   }
 
   /** Contacts of the campaign still to be mailed (active or paused), from the counters. */
   async unfinishedInCampaign(db: Executor, campaignId: string): Promise<number> {
-    const row = await db('contact_counts').where({ campaign_id: campaignId }).whereIn('status', UNFINISHED_STATUSES).first<{ n: number } | undefined>(db.raw('coalesce(sum(n), 0)::int AS n'));
+    const row = await db('contact_counts')
+      .where({ campaign_id: campaignId })
+      .whereIn('status', UNFINISHED_STATUSES)
+      .first<{ n: number } | undefined>(db.raw('coalesce(sum(n), 0)::int AS n'));
     return row?.n ?? 0;
   }
 
   /** Sets `status` on those of `ids` whose status is one of `from`; returns the ids changed. */
-  async setStatusIf(db: Executor, workspaceId: string, ids: string[], status: string, from: string[], at: Date): Promise<string[]> {
+  async setStatusIf(
+    db: Executor,
+    workspaceId: string,
+    ids: string[],
+    status: string,
+    from: string[],
+    at: Date,
+  ): Promise<string[]> {
     if (ids.length === 0) return [];
-    const rows = await db('contacts').where('workspace_id', workspaceId).whereIn('id', ids).whereIn('status', from).update({ status, updated_at: at }).returning('id');
+    const rows = await db('contacts')
+      .where('workspace_id', workspaceId)
+      .whereIn('id', ids)
+      .whereIn('status', from)
+      .update({ status, updated_at: at })
+      .returning('id');
     return rows.map((r: { id: string }) => r.id);
   }
 
@@ -138,30 +174,61 @@ export class ContactStore {
 
   /** The workspace's contacts with any of these (lower-case) addresses (in `campaignId` when given), locked in id order. */
   async lockByEmails(db: Executor, workspaceId: string, emails: string[], campaignId?: string): Promise<ContactRow[]> {
-    const q = db<ContactRow>('contacts').where('workspace_id', workspaceId).whereRaw(`lower(email) in (${emails.map(() => '?').join(', ')})`, emails);
+    const q = db<ContactRow>('contacts')
+      .where('workspace_id', workspaceId)
+      .whereRaw(`lower(email) in (${emails.map(() => '?').join(', ')})`, emails);
     if (campaignId) q.andWhere('campaign_id', campaignId);
     return q.orderBy('id').forUpdate();
   }
 
   /** Sets `status` on those of `ids` whose status is `from`; returns the rows changed. */
-  async changeStatus(db: Executor, workspaceId: string, ids: string[], from: string, status: string, at: Date): Promise<ContactRow[]> {
+  async changeStatus(
+    db: Executor,
+    workspaceId: string,
+    ids: string[],
+    from: string,
+    status: string,
+    at: Date,
+  ): Promise<ContactRow[]> {
     if (ids.length === 0) return [];
-    return db('contacts').where({ workspace_id: workspaceId, status: from }).whereIn('id', ids).update({ status, updated_at: at }).returning('*');
+    return db('contacts')
+      .where({ workspace_id: workspaceId, status: from })
+      .whereIn('id', ids)
+      .update({ status, updated_at: at })
+      .returning('*');
   }
 
   /** Moves the contacts to `campaignId` with the status each should have there; returns them in id order. */
-  async moveTo(db: Executor, workspaceId: string, moves: { id: string; status: string }[], campaignId: string, at: Date): Promise<ContactRow[]> {
+  async moveTo(
+    db: Executor,
+    workspaceId: string,
+    moves: { id: string; status: string }[],
+    campaignId: string,
+    at: Date,
+  ): Promise<ContactRow[]> {
     const byStatus = new Map<string, string[]>();
     for (const m of moves) byStatus.set(m.status, [...(byStatus.get(m.status) ?? []), m.id]);
     const out: ContactRow[] = [];
     for (const [status, ids] of byStatus) {
-      out.push(...(await db('contacts').where('workspace_id', workspaceId).whereIn('id', ids).update({ campaign_id: campaignId, status, updated_at: at }).returning<ContactRow[]>('*')));
+      out.push(
+        ...(await db('contacts')
+          .where('workspace_id', workspaceId)
+          .whereIn('id', ids)
+          .update({ campaign_id: campaignId, status, updated_at: at })
+          .returning<ContactRow[]>('*')),
+      );
     }
     return out.sort((a, b) => (a.id < b.id ? -1 : 1));
   }
 
   /** Completes the active or paused contacts of a campaign whose address is at `domain`. */
-  async finishDomain(db: Executor, workspaceId: string, campaignId: string, domain: string, at: Date): Promise<string[]> {
+  async finishDomain(
+    db: Executor,
+    workspaceId: string,
+    campaignId: string,
+    domain: string,
+    at: Date,
+  ): Promise<string[]> {
     const rows = await db('contacts')
       .where({ workspace_id: workspaceId, campaign_id: campaignId })
       .whereIn('status', UNFINISHED_STATUSES)

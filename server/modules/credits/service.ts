@@ -22,7 +22,13 @@ export class CreditService {
   }
 
   /** Adds credits (plan grant, admin top-up). Returns the new balance. */
-  async grant(db: Executor, workspaceId: string, amount: number, reason: string, reference: string | null = null): Promise<number> {
+  async grant(
+    db: Executor,
+    workspaceId: string,
+    amount: number,
+    reason: string,
+    reference: string | null = null,
+  ): Promise<number> {
     const balance = await this.store.add(db, workspaceId, amount);
     if (balance === undefined) throw new Error(`workspace ${workspaceId} not found`);
     await this.record(db, workspaceId, amount, balance, reason, reference);
@@ -33,7 +39,13 @@ export class CreditService {
    * Takes `amount` credits inside the caller's transaction, or throws 402 and takes nothing.
    * Returns the balance after the charge.
    */
-  async charge(trx: Executor, workspaceId: string, amount: number, reason: string, reference: string | null = null): Promise<number> {
+  async charge(
+    trx: Executor,
+    workspaceId: string,
+    amount: number,
+    reason: string,
+    reference: string | null = null,
+  ): Promise<number> {
     if (amount === 0) return this.balance(trx, workspaceId);
     const balance = await this.store.take(trx, workspaceId, amount);
     if (balance === undefined) throw insufficient(amount, await this.balance(trx, workspaceId));
@@ -47,7 +59,22 @@ export class CreditService {
     if (amount > balance) throw insufficient(amount, balance);
   }
 
-  private record(db: Executor, workspaceId: string, amount: number, balanceAfter: number, reason: string, reference: string | null) {
-    return this.store.record(db, { id: newId(), workspace_id: workspaceId, amount, balance_after: balanceAfter, reason, reference, created_at: this.clock.now() });
+  private record(
+    db: Executor,
+    workspaceId: string,
+    amount: number,
+    balanceAfter: number,
+    reason: string,
+    reference: string | null,
+  ) {
+    return this.store.record(db, {
+      id: newId(),
+      workspace_id: workspaceId,
+      amount,
+      balance_after: balanceAfter,
+      reason,
+      reference,
+      created_at: this.clock.now(),
+    });
   }
 }

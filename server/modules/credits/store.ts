@@ -25,7 +25,10 @@ export class CreditStore {
 
   /** Adds `amount`; the new balance, or undefined when the workspace does not exist. */
   async add(db: Executor, workspaceId: string, amount: number): Promise<number | undefined> {
-    const [row] = await db('workspaces').where({ id: workspaceId }).increment('credit_balance', amount).returning<Balance[]>('credit_balance');
+    const [row] = await db('workspaces')
+      .where({ id: workspaceId })
+      .increment('credit_balance', amount)
+      .returning<Balance[]>('credit_balance');
     return row?.credit_balance;
   }
 

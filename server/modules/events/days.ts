@@ -10,7 +10,12 @@ export const DEFAULT_RANGE_DAYS = 30;
 /** The calendar day `at` falls on in `timezone`. */
 export function dayIn(timezone: string, at: Date): string {
   // en-CA formats as YYYY-MM-DD.
-  return new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
+  return new Intl.DateTimeFormat('en-CA', {
+    timeZone: timezone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).format(at);
 }
 
 export function addDays(day: string, days: number): string {
@@ -36,7 +41,9 @@ function checkCalendarDay(field: 'startDate' | 'endDate', day: string | undefine
   if (day === undefined) return;
   const parsed = new Date(`${day}T00:00:00Z`);
   if (Number.isNaN(parsed.getTime()) || parsed.toISOString().slice(0, 10) !== day) {
-    throw badRequest(`${field} is not a calendar date: ${day}.`, [detail(field, 'must be a calendar date (YYYY-MM-DD)', 'format', 'query')]);
+    throw badRequest(`${field} is not a calendar date: ${day}.`, [
+      detail(field, 'must be a calendar date (YYYY-MM-DD)', 'format', 'query'),
+    ]);
   }
 }
 
@@ -48,10 +55,14 @@ export function resolveRange(query: { startDate?: string; endDate?: string }, ti
   const startDate = query.startDate ?? addDays(endDate, -(DEFAULT_RANGE_DAYS - 1));
   const count = daysFrom(startDate, endDate);
   if (count < 1) {
-    throw badRequest('startDate must not be after endDate.', [detail('startDate', 'must not be after endDate', 'range', 'query')]);
+    throw badRequest('startDate must not be after endDate.', [
+      detail('startDate', 'must not be after endDate', 'range', 'query'),
+    ]);
   }
   if (count > MAX_RANGE_DAYS) {
-    throw badRequest(`The date range may span at most ${MAX_RANGE_DAYS} days.`, [detail('startDate', `range longer than ${MAX_RANGE_DAYS} days`, 'range', 'query')]);
+    throw badRequest(`The date range may span at most ${MAX_RANGE_DAYS} days.`, [
+      detail('startDate', `range longer than ${MAX_RANGE_DAYS} days`, 'range', 'query'),
+    ]);
   }
   return { startDate, endDate, timezone, days: Array.from({ length: count }, (_, i) => addDays(startDate, i)) };
 }

@@ -11,7 +11,17 @@ import type { Clock } from '../../clock';
 import type { Db, Executor } from '../../db';
 import { badRequest, detail } from '../../http/errors';
 import { newId } from '../../ids';
-import { addMonths, EVENT_TYPES, monthOf, rebuildRollups, zeroCounts, type CountedType, type EmailEventRow, type EventCounts, type EventStore } from './store';
+import {
+  addMonths,
+  EVENT_TYPES,
+  monthOf,
+  rebuildRollups,
+  zeroCounts,
+  type CountedType,
+  type EmailEventRow,
+  type EventCounts,
+  type EventStore,
+} from './store';
 
 export { zeroCounts, type EventCounts } from './store';
 
@@ -77,7 +87,13 @@ export interface MailEventSubject {
 
 export type EventInput =
   | { workspaceId: string; type: MailEventType; occurredAt?: Date; data: Event['data']; mail: MailEventSubject }
-  | { workspaceId: string; type: Exclude<EventType, MailEventType>; occurredAt?: Date; data: Event['data']; mail?: undefined };
+  | {
+      workspaceId: string;
+      type: Exclude<EventType, MailEventType>;
+      occurredAt?: Date;
+      data: Event['data'];
+      mail?: undefined;
+    };
 
 /** Called with the recording transaction for every event (the webhook outbox registers one). */
 export type EventListener = (db: Executor, event: Event) => Promise<void>;
@@ -122,7 +138,13 @@ export class EventService {
 
   async record(db: Executor, input: EventInput): Promise<Event> {
     const occurredAt = input.occurredAt ?? this.clock.now();
-    const event: Event = { id: newId(), type: input.type, occurredAt: occurredAt.toISOString(), workspaceId: input.workspaceId, data: input.data };
+    const event: Event = {
+      id: newId(),
+      type: input.type,
+      occurredAt: occurredAt.toISOString(),
+      workspaceId: input.workspaceId,
+      data: input.data,
+    };
     if (input.mail) {
       const m = input.mail;
       const row: EmailEventRow = {
@@ -160,21 +182,37 @@ export class EventService {
     let after = 0;
     if (query.after !== undefined) {
       const m = CURSOR.exec(query.after);
-      if (!m) throw badRequest('The cursor is not one this API gave.', [detail('after', 'is not a nextCursor of the event feed', 'invalid', 'query')]);
+      if (!m)
+        throw badRequest('The cursor is not one this API gave.', [
+          detail('after', 'is not a nextCursor of the event feed', 'invalid', 'query'),
+        ]);
       after = Number(m[1]);
     }
-    const { head, rows } = await this.store.feedPage(this.db, { workspaceId, after, types: query.types, campaignId: query.campaignId, limit: query.limit + 1 });
-    if (after > head) throw badRequest("The cursor is not one of this workspace's feed.", [detail('after', 'is ahead of the newest event of this workspace', 'invalid', 'query')]);
+    const { head, rows } = await this.store.feedPage(this.db, {
+      workspaceId,
+      after,
+      types: query.types,
+      campaignId: query.campaignId,
+      limit: query.limit + 1,
+    });
+    if (after > head)
+      throw badRequest("The cursor is not one of this workspace's feed.", [
+        detail('after', 'is ahead of the newest event of this workspace', 'invalid', 'query'),
+      ]);
     const page = rows.slice(0, query.limit);
     const hasMore = rows.length > query.limit;
     // A page that reached the newest event moves the cursor to the head: filtered-out events are not read again.
     const next = hasMore ? page[page.length - 1].position : head;
-    return { items: page.map((r) => r.payload as Event), pagination: { limit: query.limit, nextCursor: `ev1.${next}`, hasMore } };
+    return {
+      items: page.map((r) => r.payload as Event),
+      pagination: { limit: query.limit, nextCursor: `ev1.${next}`, hasMore },
+    };
   }
 
   /** The worker's job: deletes feed events older than the retention, a batch per run. */
   readonly retention = {
-    runOnce: (): Promise<number> => this.store.pruneFeed(this.db, new Date(this.clock.now().getTime() - this.retentionDays * DAY_MS), PRUNE_BATCH),
+    runOnce: (): Promise<number> =>
+      this.store.pruneFeed(this.db, new Date(this.clock.now().getTime() - this.retentionDays * DAY_MS), PRUNE_BATCH),
   };
 
   /**
@@ -218,7 +256,8 @@ export class EventService {
     const wanted = new Set([...ahead, ...state.inDefault.filter(kept)]);
     const create = [...wanted].filter((m) => !state.months.includes(m)).sort();
     const drop = state.months.filter((m) => !kept(m)).sort();
-    const pruneBefore = oldest !== undefined && state.inDefault.some((m) => !kept(m)) ? new Date(`${oldest}-01T00:00:00Z`) : undefined;
+    const pruneBefore =
+      oldest !== undefined && state.inDefault.some((m) => !kept(m)) ? new Date(`${oldest}-01T00:00:00Z`) : undefined;
     return create.length || drop.length || pruneBefore ? { create, drop, pruneBefore } : undefined;
   }
 
@@ -228,12 +267,18 @@ export class EventService {
    * 20261127010000).
    */
   private async inZone(db: Executor, workspaceId: string, timezone: string): Promise<void> {
-    if ((await this.store.rollupZone(db, workspaceId)) !== timezone) await rebuildRollups(db, workspaceId, { unlessZone: timezone });
+    if ((await this.store.rollupZone(db, workspaceId)) !== timezone)
+      await rebuildRollups(db, workspaceId, { unlessZone: timezone });
   }
 
   /** All time: mail events per type and unique contacts per type, of a workspace or one campaign. */
-  async allTimeCounts(db: Executor, q: { workspaceId: string; campaignId?: string }): Promise<{ totals: EventCounts; unique: EventCounts }> {
-    const scope = q.campaignId ? ({ scope: 'campaign', scopeId: q.campaignId } as const) : ({ scope: 'workspace', scopeId: q.workspaceId } as const);
+  async allTimeCounts(
+    db: Executor,
+    q: { workspaceId: string; campaignId?: string },
+  ): Promise<{ totals: EventCounts; unique: EventCounts }> {
+    const scope = q.campaignId
+      ? ({ scope: 'campaign', scopeId: q.campaignId } as const)
+      : ({ scope: 'workspace', scopeId: q.workspaceId } as const);
     return countsOf(await this.store.allTimeCounts(db, { workspaceId: q.workspaceId, ...scope, warmup: false }));
   }
 
@@ -242,10 +287,20 @@ export class EventService {
    * the campaign) falls in the range, and the events per local day (days without events left out). A
    * campaign's from its row per day, the workspace's from the rollups' rows per type and day.
    */
-  async rangeCounts(db: Executor, q: { workspaceId: string; campaignId?: string; days: Days }): Promise<{ totals: EventCounts; unique: EventCounts; byDay: Map<string, EventCounts> }> {
+  async rangeCounts(
+    db: Executor,
+    q: { workspaceId: string; campaignId?: string; days: Days },
+  ): Promise<{ totals: EventCounts; unique: EventCounts; byDay: Map<string, EventCounts> }> {
     await this.inZone(db, q.workspaceId, q.days.timezone);
     if (!q.campaignId) {
-      const rows = await this.store.rangeCounts(db, { workspaceId: q.workspaceId, scopes: [['workspace', [q.workspaceId]]], warmup: false, types: EVENT_TYPES, days: q.days, byDay: true });
+      const rows = await this.store.rangeCounts(db, {
+        workspaceId: q.workspaceId,
+        scopes: [['workspace', [q.workspaceId]]],
+        warmup: false,
+        types: EVENT_TYPES,
+        days: q.days,
+        byDay: true,
+      });
       const byDay = new Map<string, EventCounts>();
       for (const row of rows) {
         const counts = byDay.get(row.day!) ?? zeroCounts();
@@ -254,7 +309,11 @@ export class EventService {
       }
       return { ...countsOf(rows), byDay };
     }
-    const rows = await this.store.campaignDays(db, { workspaceId: q.workspaceId, campaignId: q.campaignId, days: q.days });
+    const rows = await this.store.campaignDays(db, {
+      workspaceId: q.workspaceId,
+      campaignId: q.campaignId,
+      days: q.days,
+    });
     const totals = zeroCounts();
     const unique = zeroCounts();
     const byDay = new Map<string, EventCounts>();
@@ -271,9 +330,20 @@ export class EventService {
   }
 
   /** Campaign sends and warm-up sends per account on one local day. */
-  async sentOnDay(db: Executor, workspaceId: string, accountIds: string[], day: string, timezone: string): Promise<Map<string, { campaign: number; warmup: number }>> {
+  async sentOnDay(
+    db: Executor,
+    workspaceId: string,
+    accountIds: string[],
+    day: string,
+    timezone: string,
+  ): Promise<Map<string, { campaign: number; warmup: number }>> {
     await this.inZone(db, workspaceId, timezone);
-    const rows = await this.store.rangeCounts(db, { workspaceId, scopes: [['account', accountIds]], types: ['sent'], days: { startDate: day, endDate: day } });
+    const rows = await this.store.rangeCounts(db, {
+      workspaceId,
+      scopes: [['account', accountIds]],
+      types: ['sent'],
+      days: { startDate: day, endDate: day },
+    });
     const result = new Map<string, { campaign: number; warmup: number }>();
     for (const row of rows) {
       const sent = result.get(row.scope_id) ?? { campaign: 0, warmup: 0 };
@@ -284,7 +354,10 @@ export class EventService {
   }
 
   /** One account's campaign mail events per type since an instant (vitals' reputation window). */
-  async accountCountsSince(db: Executor, q: { workspaceId: string; accountId: string; since: Date; timezone: string }): Promise<EventCounts> {
+  async accountCountsSince(
+    db: Executor,
+    q: { workspaceId: string; accountId: string; since: Date; timezone: string },
+  ): Promise<EventCounts> {
     await this.inZone(db, q.workspaceId, q.timezone);
     const byType = await this.store.accountCountsSince(db, { ...q, warmup: false });
     const totals = zeroCounts();
@@ -296,11 +369,18 @@ export class EventService {
    * Sends, replies, auto-replies and bounces over calendar days of one campaign, each of its steps and each
    * of its variants, keyed `campaign:<id>`, `step:<id>`, `variant:<id>`.
    */
-  async replyCounts(db: Executor, q: { workspaceId: string; campaignId: string; stepIds: string[]; variantIds: string[]; days: Days }): Promise<Map<string, ReplyCounts>> {
+  async replyCounts(
+    db: Executor,
+    q: { workspaceId: string; campaignId: string; stepIds: string[]; variantIds: string[]; days: Days },
+  ): Promise<Map<string, ReplyCounts>> {
     await this.inZone(db, q.workspaceId, q.days.timezone);
     const rows = await this.store.rangeCounts(db, {
       workspaceId: q.workspaceId,
-      scopes: [['campaign', [q.campaignId]], ['step', q.stepIds], ['variant', q.variantIds]],
+      scopes: [
+        ['campaign', [q.campaignId]],
+        ['step', q.stepIds],
+        ['variant', q.variantIds],
+      ],
       warmup: false,
       types: ['sent', 'replied', 'autoReplied', 'bounced'],
       days: q.days,
@@ -308,7 +388,15 @@ export class EventService {
     const result = new Map<string, ReplyCounts>();
     for (const row of rows) {
       const key = `${row.scope}:${row.scope_id}`;
-      const c = result.get(key) ?? { sent: 0, contactsSent: 0, replies: 0, uniqueReplies: 0, autoReplies: 0, bounces: 0, uniqueBounces: 0 };
+      const c = result.get(key) ?? {
+        sent: 0,
+        contactsSent: 0,
+        replies: 0,
+        uniqueReplies: 0,
+        autoReplies: 0,
+        bounces: 0,
+        uniqueBounces: 0,
+      };
       if (row.type === 'sent') [c.sent, c.contactsSent] = [row.total, row.uniq];
       else if (row.type === 'replied') [c.replies, c.uniqueReplies] = [row.total, row.uniq];
       else if (row.type === 'bounced') [c.bounces, c.uniqueBounces] = [row.total, row.uniq];

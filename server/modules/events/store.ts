@@ -8,7 +8,11 @@
 import { jsonColumn, type Executor, type RawResult } from '../../db';
 
 import { ROLLUP_LOCK } from '../../db/migrations/20261127010000_create_email_rollups';
-import { createMonthPartition, PARTITION_NAME, partitionName } from '../../db/migrations/20261128030000_partition_email_events';
+import {
+  createMonthPartition,
+  PARTITION_NAME,
+  partitionName,
+} from '../../db/migrations/20261128030000_partition_email_events';
 import { DAY_TYPES } from '../../db/migrations/20261202010000_create_email_rollup_days';
 
 export { rebuildRollups } from '../../db/migrations/20261202010000_create_email_rollup_days';
@@ -22,10 +26,16 @@ export const EVENT_TYPES = DAY_TYPES;
 export type CountedType = (typeof EVENT_TYPES)[number];
 export type EventCounts = Record<CountedType, number>;
 
-export const zeroCounts = (): EventCounts => ({ sent: 0, opened: 0, clicked: 0, replied: 0, bounced: 0, unsubscribed: 0 });
+export const zeroCounts = (): EventCounts => ({
+  sent: 0,
+  opened: 0,
+  clicked: 0,
+  replied: 0,
+  bounced: 0,
+  unsubscribed: 0,
+});
 
 export type RollupScope = 'workspace' | 'campaign' | 'step' | 'variant' | 'account';
-
 
 export interface RangeQuery {
   workspaceId: string;
@@ -96,7 +106,10 @@ export class EventStore {
    * statement (one snapshot): every position up to that head has committed, so a page that reaches it
    * may move the cursor there.
    */
-  async feedPage(db: Executor, q: { workspaceId: string; after: number; types?: string[]; campaignId?: string; limit: number }): Promise<{ head: number; rows: { position: number; payload: unknown }[] }> {
+  async feedPage(
+    db: Executor,
+    q: { workspaceId: string; after: number; types?: string[]; campaignId?: string; limit: number },
+  ): Promise<{ head: number; rows: { position: number; payload: unknown }[] }> {
     const filters: string[] = [];
     const bindings: (string | number)[] = [q.workspaceId, q.workspaceId, q.after];
     if (q.types?.length) {
@@ -108,7 +121,9 @@ export class EventStore {
       bindings.push(q.campaignId);
     }
     bindings.push(q.limit);
-    const result = await db.raw<RawResult<{ head: string | number; position: string | number | null; payload: unknown }>>(
+    const result = await db.raw<
+      RawResult<{ head: string | number; position: string | number | null; payload: unknown }>
+    >(
       `SELECT h.head, e.position, e.payload
          FROM (SELECT coalesce((SELECT last_position FROM event_streams WHERE workspace_id = ?), 0) AS head) h
          LEFT JOIN LATERAL (
@@ -121,20 +136,29 @@ export class EventStore {
     const rows = result.rows;
     return {
       head: Number(rows[0]?.head ?? 0),
-      rows: rows.filter((r) => r.position !== null).map((r) => ({ position: Number(r.position), payload: jsonColumn(r.payload) })),
+      rows: rows
+        .filter((r) => r.position !== null)
+        .map((r) => ({ position: Number(r.position), payload: jsonColumn(r.payload) })),
     };
   }
 
   /** Deletes up to `limit` feed events recorded before `before`; returns how many. */
   async pruneFeed(db: Executor, before: Date, limit: number): Promise<number> {
-    const result = await db.raw<RawResult>('DELETE FROM events WHERE id IN (SELECT id FROM events WHERE recorded_at < ? LIMIT ?)', [before, limit]);
+    const result = await db.raw<RawResult>(
+      'DELETE FROM events WHERE id IN (SELECT id FROM events WHERE recorded_at < ? LIMIT ?)',
+      [before, limit],
+    );
     return result.rowCount ?? 0;
   }
 
   /** The months email_events has a partition of (`2026-11`), and those of the events its default partition holds. */
   async eventPartitions(db: Executor): Promise<{ months: string[]; inDefault: string[] }> {
-    const names = await db.raw<RawResult<{ name: string }>>("SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'email_events'::regclass");
-    const inDefault = await db.raw<RawResult<{ month: string }>>("SELECT DISTINCT to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM') AS month FROM email_events_default");
+    const names = await db.raw<RawResult<{ name: string }>>(
+      "SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'email_events'::regclass",
+    );
+    const inDefault = await db.raw<RawResult<{ month: string }>>(
+      "SELECT DISTINCT to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM') AS month FROM email_events_default",
+    );
     return {
       months: names.rows.flatMap((r) => {
         const m = PARTITION_NAME.exec(r.name);
@@ -151,7 +175,9 @@ export class EventStore {
    */
   async lockPartitions(trx: Executor): Promise<boolean> {
     await trx.raw("SET LOCAL lock_timeout = '5s'");
-    const result = await trx.raw<RawResult<{ locked: boolean }>>('SELECT pg_try_advisory_xact_lock(?) AS locked', [PARTITION_LOCK]);
+    const result = await trx.raw<RawResult<{ locked: boolean }>>('SELECT pg_try_advisory_xact_lock(?) AS locked', [
+      PARTITION_LOCK,
+    ]);
     return result.rows[0].locked;
   }
 
@@ -188,7 +214,8 @@ export class EventStore {
     ).filter((s): s is readonly [RollupScope, string] => s[1] !== null);
     const candidates = e.contact_id && !e.flagged ? scopes.filter(([scope]) => scope !== 'account') : [];
     // The campaign day row's column of this type (a name from DAY_TYPES), when the summary counts it.
-    const dayColumn = e.campaign_id && !e.is_warmup && (DAY_TYPES as readonly string[]).includes(e.type) ? e.type : undefined;
+    const dayColumn =
+      e.campaign_id && !e.is_warmup && (DAY_TYPES as readonly string[]).includes(e.type) ? e.type : undefined;
     if (dayColumn) {
       // The campaign's day row before any other rollup row: every event of the campaign and day takes it
       // first, so two of them wait for each other there, not holding type rows the other one needs.
@@ -199,7 +226,8 @@ export class EventStore {
         [e.workspace_id, e.campaign_id, e.occurred_at, e.workspace_id],
       );
     }
-    const values = (list: readonly (readonly [RollupScope, string])[]) => list.map(() => '(?::text, ?::uuid)').join(', ');
+    const values = (list: readonly (readonly [RollupScope, string])[]) =>
+      list.map(() => '(?::text, ?::uuid)').join(', ');
     const firsts = candidates.length
       ? `INSERT INTO email_event_firsts (workspace_id, scope, scope_id, is_warmup, type, contact_id, first_at)
          SELECT ?, s.scope, s.scope_id, ?, ?, ?, ? FROM (VALUES ${values(candidates)}) s(scope, scope_id) ORDER BY 2, 3
@@ -238,7 +266,9 @@ export class EventStore {
         e.workspace_id,
         e.workspace_id,
         e.occurred_at,
-        ...(candidates.length ? [e.workspace_id, e.is_warmup, e.type, e.contact_id, e.occurred_at, ...candidates.flat()] : []),
+        ...(candidates.length
+          ? [e.workspace_id, e.is_warmup, e.type, e.contact_id, e.occurred_at, ...candidates.flat()]
+          : []),
         ...scopes.flat(),
         e.workspace_id,
         e.is_warmup,
@@ -257,15 +287,31 @@ export class EventStore {
     // A new statement, so FOR UPDATE reads the latest committed first (one a concurrent event just stored
     // included), and holds it until this transaction ends.
     const key = { workspace_id: e.workspace_id, is_warmup: e.is_warmup, type: e.type, contact_id: e.contact_id };
-    const later: { scope: RollupScope; scope_id: string; old_day: string; new_day: string }[] = await db('email_event_firsts')
+    const later: { scope: RollupScope; scope_id: string; old_day: string; new_day: string }[] = await db(
+      'email_event_firsts',
+    )
       .where(key)
-      .whereIn(['scope', 'scope_id'], known.map(([scope, id]) => [scope, id]))
+      .whereIn(
+        ['scope', 'scope_id'],
+        known.map(([scope, id]) => [scope, id]),
+      )
       .andWhere('first_at', '>', e.occurred_at)
       .orderBy(['scope', 'scope_id'])
       .forUpdate()
-      .select('scope', 'scope_id', db.raw("to_char(first_at AT TIME ZONE ?, 'YYYY-MM-DD') AS old_day", [zone]), db.raw("to_char(?::timestamptz AT TIME ZONE ?, 'YYYY-MM-DD') AS new_day", [e.occurred_at, zone]));
+      .select(
+        'scope',
+        'scope_id',
+        db.raw("to_char(first_at AT TIME ZONE ?, 'YYYY-MM-DD') AS old_day", [zone]),
+        db.raw("to_char(?::timestamptz AT TIME ZONE ?, 'YYYY-MM-DD') AS new_day", [e.occurred_at, zone]),
+      );
     if (later.length === 0) return;
-    await db('email_event_firsts').where(key).whereIn(['scope', 'scope_id'], later.map((r) => [r.scope, r.scope_id])).update({ first_at: e.occurred_at });
+    await db('email_event_firsts')
+      .where(key)
+      .whereIn(
+        ['scope', 'scope_id'],
+        later.map((r) => [r.scope, r.scope_id]),
+      )
+      .update({ first_at: e.occurred_at });
     const moves = later.flatMap((r) =>
       r.old_day === r.new_day
         ? []
@@ -276,14 +322,23 @@ export class EventStore {
     );
     if (moves.length === 0) return;
     await db('email_rollups')
-      .insert(moves.map((m) => ({ workspace_id: e.workspace_id, is_warmup: e.is_warmup, type: e.type, total: 0, ...m })))
+      .insert(
+        moves.map((m) => ({ workspace_id: e.workspace_id, is_warmup: e.is_warmup, type: e.type, total: 0, ...m })),
+      )
       .onConflict(['workspace_id', 'scope', 'scope_id', 'is_warmup', 'day', 'type'])
       .merge({ uniq: db.raw('email_rollups.uniq + excluded.uniq') });
     const dayMoves = dayColumn ? moves.filter((m) => m.scope === 'campaign') : [];
     if (dayColumn && dayMoves.length > 0) {
       const uniqColumn = `${dayColumn}_uniq`;
       await db('email_rollup_days')
-        .insert(dayMoves.map((m) => ({ workspace_id: e.workspace_id, campaign_id: m.scope_id, day: m.day, [uniqColumn]: m.uniq })))
+        .insert(
+          dayMoves.map((m) => ({
+            workspace_id: e.workspace_id,
+            campaign_id: m.scope_id,
+            day: m.day,
+            [uniqColumn]: m.uniq,
+          })),
+        )
         .onConflict(['workspace_id', 'campaign_id', 'day'])
         .merge({ [uniqColumn]: db.raw('?? + excluded.??', [`email_rollup_days.${uniqColumn}`, uniqColumn]) });
     }
@@ -291,11 +346,18 @@ export class EventStore {
 
   /** The zone a workspace's rollup days are cut in (none before its first event or rebuild). */
   async rollupZone(db: Executor, workspaceId: string): Promise<string | undefined> {
-    return (await db('email_rollup_zones').where({ workspace_id: workspaceId }).first<{ timezone: string } | undefined>('timezone'))?.timezone;
+    return (
+      await db('email_rollup_zones')
+        .where({ workspace_id: workspaceId })
+        .first<{ timezone: string } | undefined>('timezone')
+    )?.timezone;
   }
 
   /** All-time events and unique contacts per type of one workspace or campaign. */
-  async allTimeCounts(db: Executor, q: { workspaceId: string; scope: 'workspace' | 'campaign'; scopeId: string; warmup: boolean }): Promise<{ type: string; total: number; uniq: number }[]> {
+  async allTimeCounts(
+    db: Executor,
+    q: { workspaceId: string; scope: 'workspace' | 'campaign'; scopeId: string; warmup: boolean },
+  ): Promise<{ type: string; total: number; uniq: number }[]> {
     return db('email_rollup_totals')
       .where({ workspace_id: q.workspaceId, scope: q.scope, scope_id: q.scopeId, is_warmup: q.warmup })
       .select('type', 'total', 'uniq');
@@ -320,19 +382,28 @@ export class EventStore {
       .andWhere('day', '>=', q.days.startDate)
       .andWhere('day', '<=', q.days.endDate);
     const sums = [db.raw('sum(total)::int AS total'), db.raw('sum(uniq)::int AS uniq')];
-    if (!q.byDay) return query.groupBy('scope', 'scope_id', 'is_warmup', 'type').select('scope', 'scope_id', 'is_warmup', 'type', ...sums);
+    if (!q.byDay)
+      return query
+        .groupBy('scope', 'scope_id', 'is_warmup', 'type')
+        .select('scope', 'scope_id', 'is_warmup', 'type', ...sums);
     return query
       .groupByRaw('1, 2, 3, 4, 5')
       .select('scope', 'scope_id', 'is_warmup', 'type', db.raw("to_char(day, 'YYYY-MM-DD') AS day"), ...sums);
   }
 
   /** A campaign's day rows over the rollup days, campaign traffic only. */
-  async campaignDays(db: Executor, q: { workspaceId: string; campaignId: string; days: { startDate: string; endDate: string } }): Promise<DayRow[]> {
+  async campaignDays(
+    db: Executor,
+    q: { workspaceId: string; campaignId: string; days: { startDate: string; endDate: string } },
+  ): Promise<DayRow[]> {
     return db('email_rollup_days')
       .where({ workspace_id: q.workspaceId, campaign_id: q.campaignId })
       .andWhere('day', '>=', q.days.startDate)
       .andWhere('day', '<=', q.days.endDate)
-      .select<DayRow[]>(db.raw("to_char(day, 'YYYY-MM-DD') AS day"), ...DAY_TYPES.flatMap((type) => [type, `${type}_uniq`]));
+      .select<DayRow[]>(
+        db.raw("to_char(day, 'YYYY-MM-DD') AS day"),
+        ...DAY_TYPES.flatMap((type) => [type, `${type}_uniq`]),
+      );
   }
 
   /**
@@ -340,7 +411,10 @@ export class EventStore {
    * rollup zone) from the rollups, and the raw events of the rest of that day (by index, at most a day of
    * one account's mail).
    */
-  async accountCountsSince(db: Executor, q: { workspaceId: string; accountId: string; warmup: boolean; since: Date; timezone: string }): Promise<Map<string, number>> {
+  async accountCountsSince(
+    db: Executor,
+    q: { workspaceId: string; accountId: string; warmup: boolean; since: Date; timezone: string },
+  ): Promise<Map<string, number>> {
     const result = await db.raw<RawResult<{ type: string; n: number }>>(
       `WITH b AS (SELECT (?::timestamptz AT TIME ZONE ?)::date AS day)
        SELECT type, sum(n)::int AS n FROM (
@@ -350,7 +424,18 @@ export class EventStore {
          SELECT type, 1 FROM email_events, b
           WHERE workspace_id = ? AND account_id = ? AND is_warmup = ? AND occurred_at >= ? AND occurred_at < ((b.day + 1)::timestamp AT TIME ZONE ?)
        ) parts GROUP BY type`,
-      [q.since, q.timezone, q.workspaceId, q.accountId, q.warmup, q.workspaceId, q.accountId, q.warmup, q.since, q.timezone],
+      [
+        q.since,
+        q.timezone,
+        q.workspaceId,
+        q.accountId,
+        q.warmup,
+        q.workspaceId,
+        q.accountId,
+        q.warmup,
+        q.since,
+        q.timezone,
+      ],
     );
     return new Map(result.rows.map((r) => [r.type, r.n]));
   }

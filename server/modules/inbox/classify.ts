@@ -20,9 +20,7 @@ export interface DeliveryStatus {
 }
 
 export type Classification =
-  | { kind: 'bounce'; dsn: DeliveryStatus }
-  | { kind: 'autoReply'; reason: string }
-  | { kind: 'reply' };
+  { kind: 'bounce'; dsn: DeliveryStatus } | { kind: 'autoReply'; reason: string } | { kind: 'reply' };
 
 /** The parts of a message matching needs, normalised. */
 export interface IncomingMessage {
@@ -73,7 +71,12 @@ export function toIncoming(parsed: ParsedMail, raw: Buffer): IncomingMessage {
   const from = parsed.from?.value?.[0];
   const toList = parsed.to ? (Array.isArray(parsed.to) ? parsed.to : [parsed.to]) : [];
   const to = toList.flatMap((a) => a.value)[0];
-  const messageId = parsed.messageId && /^<.+>$/.test(parsed.messageId) ? parsed.messageId : parsed.messageId ? `<${parsed.messageId}>` : null;
+  const messageId =
+    parsed.messageId && /^<.+>$/.test(parsed.messageId)
+      ? parsed.messageId
+      : parsed.messageId
+        ? `<${parsed.messageId}>`
+        : null;
   // Message-IDs quoted in the body parts (the returned message of a DSN), not the message's own.
   const source = raw.toString('latin1');
   const headerEnd = source.search(/\r?\n\r?\n/);
@@ -96,7 +99,8 @@ export function toIncoming(parsed: ParsedMail, raw: Buffer): IncomingMessage {
 /** `Re: Fwd: AW: Hello` -> `hello`: the subject a thread keeps, for the fallback match. */
 export function threadSubject(subject: string): string {
   let s = subject.trim();
-  const prefix = /^(?:re|fw|fwd|aw|wg|sv|vs|antw|antwort|réf|ref|tr|rv|r|res|enc|odp|pd|fs|vb|ynt|回复|答复|转发)\s*(?:\[\d+\])?\s*[:：]\s*/i;
+  const prefix =
+    /^(?:re|fw|fwd|aw|wg|sv|vs|antw|antwort|réf|ref|tr|rv|r|res|enc|odp|pd|fs|vb|ynt|回复|答复|转发)\s*(?:\[\d+\])?\s*[:：]\s*/i;
   for (let i = 0; i < 10 && prefix.test(s); i++) s = s.replace(prefix, '');
   return s.replace(/\s+/g, ' ').trim().toLowerCase();
 }
@@ -134,7 +138,8 @@ const AUTO_REPLY_SUBJECTS = [
 /** Why this is an automatic reply, or null for a person's message. */
 export function autoReplyReason(parsed: ParsedMail, subject: string): string | null {
   const autoSubmitted = header(parsed, 'auto-submitted');
-  if (autoSubmitted && autoSubmitted.trim().toLowerCase().split(';')[0].trim() !== 'no') return `Auto-Submitted: ${autoSubmitted.trim()}`;
+  if (autoSubmitted && autoSubmitted.trim().toLowerCase().split(';')[0].trim() !== 'no')
+    return `Auto-Submitted: ${autoSubmitted.trim()}`;
   for (const name of ['x-autoreply', 'x-autorespond', 'x-autoresponder']) {
     const value = header(parsed, name);
     if (value !== null && value.trim().toLowerCase() !== 'no') return `${name}: ${value.trim()}`;
@@ -171,7 +176,9 @@ export function parseDeliveryStatus(raw: Buffer): DeliveryStatus {
     const v = value.includes(';') ? value.slice(value.indexOf(';') + 1) : value;
     return v.trim().replace(/^<|>$/g, '').toLowerCase() || null;
   };
-  const recipients = [address(field('Final-Recipient')), address(field('Original-Recipient'))].filter((r): r is string => r !== null);
+  const recipients = [address(field('Final-Recipient')), address(field('Original-Recipient'))].filter(
+    (r): r is string => r !== null,
+  );
   const recipient = recipients[0] ?? null;
   const statusMatch = field('Status')?.match(/([245])\.\d{1,3}\.\d{1,3}/);
   const status = statusMatch ? statusMatch[0] : null;
@@ -188,7 +195,11 @@ export function parseDeliveryStatus(raw: Buffer): DeliveryStatus {
 
 export function isDeliveryReport(parsed: ParsedMail): boolean {
   const type = parsed.headers.get('content-type') as { value?: string; params?: Record<string, string> } | undefined;
-  return Boolean(type && type.value?.toLowerCase() === 'multipart/report' && type.params?.['report-type']?.toLowerCase() === 'delivery-status');
+  return Boolean(
+    type &&
+    type.value?.toLowerCase() === 'multipart/report' &&
+    type.params?.['report-type']?.toLowerCase() === 'delivery-status',
+  );
 }
 
 export function classify(parsed: ParsedMail, raw: Buffer, incoming: IncomingMessage): Classification {

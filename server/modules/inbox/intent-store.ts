@@ -36,19 +36,37 @@ export class IntentStore {
     return db('reply_intents').where('workspace_id', workspaceId).whereIn('message_id', messageIds);
   }
 
-  async update(db: Executor, workspaceId: string, messageId: string, patch: Pick<IntentRow, 'intent' | 'source' | 'referral_name' | 'referral_email' | 'decided_at'>): Promise<IntentRow | undefined> {
-    const [row] = await db('reply_intents').where({ workspace_id: workspaceId, message_id: messageId }).update(patch).returning<IntentRow[]>('*');
+  async update(
+    db: Executor,
+    workspaceId: string,
+    messageId: string,
+    patch: Pick<IntentRow, 'intent' | 'source' | 'referral_name' | 'referral_email' | 'decided_at'>,
+  ): Promise<IntentRow | undefined> {
+    const [row] = await db('reply_intents')
+      .where({ workspace_id: workspaceId, message_id: messageId })
+      .update(patch)
+      .returning<IntentRow[]>('*');
     return row;
   }
 
   /** Replies of one campaign per intent and (step, variant), per step and in all, replied within the days. */
-  async countsByVariant(db: Executor, scope: { workspaceId: string; campaignId: string; days: { startDate: string; endDate: string; timezone: string } }): Promise<IntentCountRow[]> {
+  async countsByVariant(
+    db: Executor,
+    scope: { workspaceId: string; campaignId: string; days: { startDate: string; endDate: string; timezone: string } },
+  ): Promise<IntentCountRow[]> {
     const { startDate, endDate, timezone } = scope.days;
     return db('reply_intents')
       .where({ workspace_id: scope.workspaceId, campaign_id: scope.campaignId })
       .andWhereRaw('replied_at >= (?::timestamp AT TIME ZONE ?)', [startDate, timezone])
       .andWhereRaw('replied_at < (?::timestamp AT TIME ZONE ?)', [addDays(endDate, 1), timezone])
       .groupByRaw('intent, GROUPING SETS ((step_id, variant_id), (step_id), ())')
-      .select('step_id', 'variant_id', 'intent', db.raw('GROUPING(step_id)::int AS g_step'), db.raw('GROUPING(variant_id)::int AS g_variant'), db.raw('count(*)::int AS n'));
+      .select(
+        'step_id',
+        'variant_id',
+        'intent',
+        db.raw('GROUPING(step_id)::int AS g_step'),
+        db.raw('GROUPING(variant_id)::int AS g_variant'),
+        db.raw('count(*)::int AS n'),
+      );
   }
 }

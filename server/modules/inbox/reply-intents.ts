@@ -40,7 +40,8 @@ const LEAD_STATUS: Partial<Record<ReplyIntent, 'interested' | 'notInterested' | 
 
 export function viewOf(row: IntentRow | undefined): IntentView {
   if (!row) return NONE;
-  const referral = row.referral_name || row.referral_email ? { name: row.referral_name, email: row.referral_email } : null;
+  const referral =
+    row.referral_name || row.referral_email ? { name: row.referral_name, email: row.referral_email } : null;
   return { intent: row.intent as ReplyIntent, intentSource: row.source, referral };
 }
 
@@ -81,7 +82,13 @@ export class ReplyIntentService {
    * What the intent changes, in the caller's transaction: a removal request unsubscribes (always); a clear
    * intent sets the lead status when the campaign lets intents do so.
    */
-  async apply(trx: Executor, workspaceId: string, reply: Pick<MessageRow, 'id' | 'contact_id' | 'campaign_id'>, about: Omit<RemovalRef, 'workspaceId' | 'contactId'>, intent: ReplyIntent): Promise<void> {
+  async apply(
+    trx: Executor,
+    workspaceId: string,
+    reply: Pick<MessageRow, 'id' | 'contact_id' | 'campaign_id'>,
+    about: Omit<RemovalRef, 'workspaceId' | 'contactId'>,
+    intent: ReplyIntent,
+  ): Promise<void> {
     if (!reply.contact_id) return;
     if (intent === 'unsubscribeRequest') {
       await this.removal.unsubscribeIn(trx, { workspaceId, contactId: reply.contact_id, ...about }, 'reply', reply.id);
@@ -89,14 +96,22 @@ export class ReplyIntentService {
     }
     const leadStatus = LEAD_STATUS[intent];
     if (!leadStatus) return;
-    const campaign = reply.campaign_id ? await this.campaigns.findInWorkspace(trx, workspaceId, reply.campaign_id).catch(() => null) : null;
+    const campaign = reply.campaign_id
+      ? await this.campaigns.findInWorkspace(trx, workspaceId, reply.campaign_id).catch(() => null)
+      : null;
     if (campaign && !campaign.intent_sets_lead_status) return;
     const change = await this.contacts.setLeadStatusFromReply(trx, workspaceId, reply.contact_id, leadStatus);
     if (!change) return;
     await this.events.record(trx, {
       workspaceId,
       type: 'contact.leadStatusChanged',
-      data: { campaignId: change.row.campaign_id, contactId: change.row.id, email: change.row.email, previous: change.previous, leadStatus: change.leadStatus },
+      data: {
+        campaignId: change.row.campaign_id,
+        contactId: change.row.id,
+        email: change.row.email,
+        previous: change.previous,
+        leadStatus: change.leadStatus,
+      },
     });
   }
 
@@ -109,13 +124,18 @@ export class ReplyIntentService {
   /** POST /v2/email/set-intent: the correction is kept, and acts as a decided intent does. */
   async set(workspaceId: string, body: { id: string; intent: ReplyIntent; referral?: Referral }): Promise<MessageRow> {
     if (body.referral && body.intent !== 'wrongPerson') {
-      throw badRequest('A referral can only be given with the intent wrongPerson.', [detail('referral', 'is allowed only when intent is wrongPerson', 'referralWithoutWrongPerson')]);
+      throw badRequest('A referral can only be given with the intent wrongPerson.', [
+        detail('referral', 'is allowed only when intent is wrongPerson', 'referralWithoutWrongPerson'),
+      ]);
     }
     return this.db.transaction(async (trx) => {
       const message = await this.mail.get(trx, workspaceId, body.id);
       if (!message) throw notFound('Email not found.');
       if (message.direction !== 'inbound' || message.kind !== 'reply') {
-        throw conflict(`Only replies have an intent; this message is ${message.direction === 'outbound' ? 'outbound' : `an inbound ${message.kind}`}.`, [detail('id', `is a ${message.kind} message, not a reply`, 'notAReply')]);
+        throw conflict(
+          `Only replies have an intent; this message is ${message.direction === 'outbound' ? 'outbound' : `an inbound ${message.kind}`}.`,
+          [detail('id', `is a ${message.kind} message, not a reply`, 'notAReply')],
+        );
       }
       const [current] = await this.store.forMessages(trx, workspaceId, [message.id]);
       const keepReferral = body.intent === 'wrongPerson' && !body.referral && current;
@@ -141,14 +161,23 @@ export class ReplyIntentService {
           ...patch,
         });
       }
-      const about = { campaignId: message.campaign_id, stepId: current?.step_id ?? null, variantId: current?.variant_id ?? null, accountId: message.account_id, messageId: null };
+      const about = {
+        campaignId: message.campaign_id,
+        stepId: current?.step_id ?? null,
+        variantId: current?.variant_id ?? null,
+        accountId: message.account_id,
+        messageId: null,
+      };
       await this.apply(trx, workspaceId, message, about, body.intent);
       return message;
     });
   }
 
   /** Replies per intent of one campaign, per (step, variant), per step and in all. */
-  async countsByVariant(db: Executor, scope: { workspaceId: string; campaignId: string; days: { startDate: string; endDate: string; timezone: string } }) {
+  async countsByVariant(
+    db: Executor,
+    scope: { workspaceId: string; campaignId: string; days: { startDate: string; endDate: string; timezone: string } },
+  ) {
     const rows: IntentCountRow[] = await this.store.countsByVariant(db, scope);
     const total = zeroIntents();
     const byStep = new Map<string, IntentCounts>();

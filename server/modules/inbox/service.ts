@@ -40,7 +40,11 @@ export interface LateBouncePort {
 /** The suppression list: the inbox adds hard-bounced addresses and never answers a suppressed one. */
 export interface SuppressionPort {
   isSuppressed(db: Executor, workspaceId: string, email: string): Promise<boolean>;
-  suppress(db: Executor, workspaceId: string, entries: { value: string; reason: 'unsubscribed' | 'bounced' | 'manual' }[]): Promise<void>;
+  suppress(
+    db: Executor,
+    workspaceId: string,
+    entries: { value: string; reason: 'unsubscribed' | 'bounced' | 'manual' }[],
+  ): Promise<void>;
 }
 
 export interface InboxSettings {
@@ -172,10 +176,23 @@ export class InboxService {
     const now = this.clock.now();
     const readable = await this.accounts.readableImapAccounts(this.db);
     if (readable.length === 0) return 0;
-    await this.store.ensureCheckpoints(this.db, readable.map((a) => ({ id: a.id, workspaceId: a.workspace_id })), MAILBOX, now);
+    await this.store.ensureCheckpoints(
+      this.db,
+      readable.map((a) => ({ id: a.id, workspaceId: a.workspace_id })),
+      MAILBOX,
+      now,
+    );
     const until = new Date(now.getTime() + this.settings.claimSeconds * 1000);
     const claimed = await this.db.transaction((trx) =>
-      this.store.claim(trx, readable.map((a) => a.id), MAILBOX, now, until, this.workerId, this.settings.accountsPerRun),
+      this.store.claim(
+        trx,
+        readable.map((a) => a.id),
+        MAILBOX,
+        now,
+        until,
+        this.workerId,
+        this.settings.accountsPerRun,
+      ),
     );
     let total = 0;
     let next = 0;
@@ -199,36 +216,45 @@ export class InboxService {
     try {
       const login = await this.accounts.imapLogin(this.db, accountId);
       if (!login) return 0;
-      const result = await this.mail.withMailbox(login, (session) => readMailbox(session, {
-        mailbox: MAILBOX,
-        checkpoint: { uidValidity: checkpoint.uid_validity, lastUid: checkpoint.last_uid },
-        limit: this.settings.messagesPerRun,
-        maxBytes: this.settings.maxMessageBytes,
-        onMessage: async (uid, uidValidity, source, size) => {
-          if (size > source.length) {
-            // Matched and classified on its headers and first part; the rest (attachments) is never fetched.
-            this.logger.info({ accountId, uid, size, read: source.length, reason: 'message_over_size_limit' }, 'inbox: a large message is read up to the size limit');
-          }
-          try {
-            await this.db.transaction(async (trx) => {
-              await this.processMessage(trx, login, source);
-              await this.store.advance(trx, accountId, MAILBOX, uidValidity, uid, this.clock.now());
-            });
-          } catch (err) {
-            // Not the mailbox's fault: retry this message next run, and skip it after STUCK_RUNS runs so one
-            // message the processor cannot handle never blocks the mailbox.
-            const count = stuck?.uid === uid ? stuck.count + 1 : 1;
-            stuck = { uid, count };
-            if (count < STUCK_RUNS) throw new ProcessingError(`message UID ${uid} could not be processed: ${(err as Error).message}`);
-            this.logger.error({ accountId, uid, err: (err as Error).message }, 'inbox: skipping a message that failed to process 3 times');
-            await this.store.advance(this.db, accountId, MAILBOX, uidValidity, uid, this.clock.now());
-            stuck = null;
-            return;
-          }
-          if (stuck?.uid === uid) stuck = null;
-          processed += 1;
-        },
-      }));
+      const result = await this.mail.withMailbox(login, (session) =>
+        readMailbox(session, {
+          mailbox: MAILBOX,
+          checkpoint: { uidValidity: checkpoint.uid_validity, lastUid: checkpoint.last_uid },
+          limit: this.settings.messagesPerRun,
+          maxBytes: this.settings.maxMessageBytes,
+          onMessage: async (uid, uidValidity, source, size) => {
+            if (size > source.length) {
+              // Matched and classified on its headers and first part; the rest (attachments) is never fetched.
+              this.logger.info(
+                { accountId, uid, size, read: source.length, reason: 'message_over_size_limit' },
+                'inbox: a large message is read up to the size limit',
+              );
+            }
+            try {
+              await this.db.transaction(async (trx) => {
+                await this.processMessage(trx, login, source);
+                await this.store.advance(trx, accountId, MAILBOX, uidValidity, uid, this.clock.now());
+              });
+            } catch (err) {
+              // Not the mailbox's fault: retry this message next run, and skip it after STUCK_RUNS runs so one
+              // message the processor cannot handle never blocks the mailbox.
+              const count = stuck?.uid === uid ? stuck.count + 1 : 1;
+              stuck = { uid, count };
+              if (count < STUCK_RUNS)
+                throw new ProcessingError(`message UID ${uid} could not be processed: ${(err as Error).message}`);
+              this.logger.error(
+                { accountId, uid, err: (err as Error).message },
+                'inbox: skipping a message that failed to process 3 times',
+              );
+              await this.store.advance(this.db, accountId, MAILBOX, uidValidity, uid, this.clock.now());
+              stuck = null;
+              return;
+            }
+            if (stuck?.uid === uid) stuck = null;
+            processed += 1;
+          },
+        }),
+      );
       if (result.processed === 0 && checkpoint.uid_validity !== result.uidValidity) {
         await this.store.advance(this.db, accountId, MAILBOX, result.uidValidity, result.lastUid, this.clock.now());
       }
@@ -242,10 +268,16 @@ export class InboxService {
         error = err instanceof MailboxError ? err.message : `IMAP read failed: ${(err as Error).message}`;
         failures += 1;
         this.logger.warn({ accountId, err: error, failures }, 'inbox: mailbox read failed');
-        if (permanent || failures >= this.settings.failuresBeforeError) await this.markConnectionError(accountId, error);
+        if (permanent || failures >= this.settings.failuresBeforeError)
+          await this.markConnectionError(accountId, error);
       }
     } finally {
-      await this.store.release(this.db, accountId, MAILBOX, this.workerId, { now: this.clock.now(), error, failures, stuck });
+      await this.store.release(this.db, accountId, MAILBOX, this.workerId, {
+        now: this.clock.now(),
+        error,
+        failures,
+        stuck,
+      });
     }
     return processed;
   }
@@ -257,7 +289,13 @@ export class InboxService {
       await this.events.record(trx, {
         workspaceId: change.workspaceId,
         type: 'account.statusChanged',
-        data: { accountId: change.accountId, email: change.email, previous: change.previous, status: change.status, reason: change.reason },
+        data: {
+          accountId: change.accountId,
+          email: change.email,
+          previous: change.previous,
+          status: change.status,
+          reason: change.reason,
+        },
       });
     });
   }
@@ -266,14 +304,21 @@ export class InboxService {
    * Matches, classifies and applies one raw message for `account`, in the caller's transaction.
    * Mail that matches nothing the workspace sent is ignored (not stored).
    */
-  async processMessage(trx: Executor, account: Pick<MailLogin, 'accountId' | 'workspaceId' | 'email'>, raw: Buffer): Promise<ProcessOutcome> {
+  async processMessage(
+    trx: Executor,
+    account: Pick<MailLogin, 'accountId' | 'workspaceId' | 'email'>,
+    raw: Buffer,
+  ): Promise<ProcessOutcome> {
     let parsed: ParsedMail;
     try {
       parsed = await simpleParser(raw, { skipImageLinks: true, skipTextToHtml: true, skipTextLinks: true });
     } catch (err) {
       // mailsplit tags what passes its limits (1,000 MIME parts, a 1 MB header block) with EMAXLEN.
       const reason = (err as { code?: string }).code === 'EMAXLEN' ? 'parser_limit' : 'unparsable';
-      this.logger.warn({ accountId: account.accountId, bytes: raw.length, reason, err: (err as Error).message }, 'inbox: a message could not be parsed and is not read');
+      this.logger.warn(
+        { accountId: account.accountId, bytes: raw.length, reason, err: (err as Error).message },
+        'inbox: a message could not be parsed and is not read',
+      );
       return { outcome: 'malformed', reason };
     }
     const incoming = toIncoming(parsed, raw);
@@ -317,14 +362,24 @@ export class InboxService {
   }
 
   /** The outbound message this one answers or reports on, or null when it is not ours. */
-  private async match(trx: Executor, account: Pick<MailLogin, 'accountId' | 'workspaceId'>, incoming: IncomingMessage, kind: Classification): Promise<MessageRow | null> {
-    const named = [...incoming.inReplyTo, ...[...incoming.references].reverse(), ...(kind.kind === 'bounce' ? incoming.quotedMessageIds : [])];
+  private async match(
+    trx: Executor,
+    account: Pick<MailLogin, 'accountId' | 'workspaceId'>,
+    incoming: IncomingMessage,
+    kind: Classification,
+  ): Promise<MessageRow | null> {
+    const named = [
+      ...incoming.inReplyTo,
+      ...[...incoming.references].reverse(),
+      ...(kind.kind === 'bounce' ? incoming.quotedMessageIds : []),
+    ];
     if (named.length) {
       const found = await this.mail.findOutboundByMessageIds(trx, account.workspaceId, named);
       if (found.length) {
         // The most specific name first (In-Reply-To, then the last reference), preferring this account's mail.
         const byId = new Map<string, MessageRow>();
-        for (const row of found) if (!byId.has(row.message_id) || row.account_id === account.accountId) byId.set(row.message_id, row);
+        for (const row of found)
+          if (!byId.has(row.message_id) || row.account_id === account.accountId) byId.set(row.message_id, row);
         for (const id of named) if (byId.has(id)) return byId.get(id)!;
       }
     }
@@ -341,10 +396,18 @@ export class InboxService {
     return sent.find((m) => m.contact_id && threadSubject(m.subject) === subject) ?? null;
   }
 
-  private async apply(trx: Executor, account: Pick<MailLogin, 'accountId' | 'workspaceId'>, original: MessageRow, inbound: MessageRow, kind: Classification): Promise<void> {
+  private async apply(
+    trx: Executor,
+    account: Pick<MailLogin, 'accountId' | 'workspaceId'>,
+    original: MessageRow,
+    inbound: MessageRow,
+    kind: Classification,
+  ): Promise<void> {
     const workspaceId = account.workspaceId;
     const contact = original.contact_id ? await this.contacts.lockForMail(trx, workspaceId, original.contact_id) : null;
-    const campaign = original.campaign_id ? await this.campaigns.findInWorkspace(trx, workspaceId, original.campaign_id).catch(() => null) : null;
+    const campaign = original.campaign_id
+      ? await this.campaigns.findInWorkspace(trx, workspaceId, original.campaign_id).catch(() => null)
+      : null;
     const mail = {
       campaignId: original.campaign_id,
       stepId: original.step_id,
@@ -358,17 +421,36 @@ export class InboxService {
 
     if (kind.kind === 'reply') {
       const { intent, referral } = await this.intents.decide(trx, inbound, original);
-      await this.events.record(trx, { workspaceId, type: 'email.replied', occurredAt, mail, data: { ...base, inboundMessageId: inbound.id, subject: inbound.subject, intent, ...(referral ? { referral } : {}) } });
+      await this.events.record(trx, {
+        workspaceId,
+        type: 'email.replied',
+        occurredAt,
+        mail,
+        data: {
+          ...base,
+          inboundMessageId: inbound.id,
+          subject: inbound.subject,
+          intent,
+          ...(referral ? { referral } : {}),
+        },
+      });
       if (contact && campaign?.stop_on_reply) {
         await this.contacts.finishForMail(trx, workspaceId, contact.id, 'completed');
         const domain = domainOf(contact.email).toLowerCase();
-        if (campaign.stop_for_company && !FREE_PROVIDERS.has(domain)) await this.contacts.finishCompany(trx, workspaceId, campaign.id, domain);
+        if (campaign.stop_for_company && !FREE_PROVIDERS.has(domain))
+          await this.contacts.finishCompany(trx, workspaceId, campaign.id, domain);
       }
       await this.intents.apply(trx, workspaceId, { ...inbound, contact_id: contact?.id ?? null }, mail, intent);
       return;
     }
     if (kind.kind === 'autoReply') {
-      await this.events.record(trx, { workspaceId, type: 'email.autoReplied', occurredAt, mail, data: { ...base, inboundMessageId: inbound.id, subject: inbound.subject } });
+      await this.events.record(trx, {
+        workspaceId,
+        type: 'email.autoReplied',
+        occurredAt,
+        mail,
+        data: { ...base, inboundMessageId: inbound.id, subject: inbound.subject },
+      });
       if (!contact) return;
       if (campaign?.stop_on_auto_reply) await this.contacts.finishForMail(trx, workspaceId, contact.id, 'completed');
       const change = await this.contacts.setLeadStatusIfNone(trx, workspaceId, contact.id, 'outOfOffice');
@@ -377,7 +459,13 @@ export class InboxService {
           workspaceId,
           type: 'contact.leadStatusChanged',
           occurredAt,
-          data: { campaignId: contact.campaign_id, contactId: contact.id, email: contact.email, previous: change.previous, leadStatus: change.leadStatus },
+          data: {
+            campaignId: contact.campaign_id,
+            contactId: contact.id,
+            email: contact.email,
+            previous: change.previous,
+            leadStatus: change.leadStatus,
+          },
         });
       }
       return;
@@ -389,7 +477,13 @@ export class InboxService {
     const recipient = original.to_address.toLowerCase();
     if (!kind.dsn.recipients.includes(recipient)) {
       this.logger.warn(
-        { workspaceId, accountId: account.accountId, inboundMessageId: inbound.id, quotedMessageId: original.id, named: kind.dsn.recipients.slice(0, 5) },
+        {
+          workspaceId,
+          accountId: account.accountId,
+          inboundMessageId: inbound.id,
+          quotedMessageId: original.id,
+          named: kind.dsn.recipients.slice(0, 5),
+        },
         'bounce report not applied: the recipient it names is not the one the quoted message was sent to',
       );
       return;
@@ -402,13 +496,29 @@ export class InboxService {
       type: 'email.bounced',
       occurredAt,
       mail,
-      data: { ...base, email: recipient, bounceType: 'hard', smtpResponse: kind.dsn.diagnostic ?? kind.dsn.status ?? 'Action: failed' },
+      data: {
+        ...base,
+        email: recipient,
+        bounceType: 'hard',
+        smtpResponse: kind.dsn.diagnostic ?? kind.dsn.status ?? 'Action: failed',
+      },
     });
   }
 
   // --- unibox ---
 
-  async list(workspaceId: string, query: { campaignId?: string; contactId?: string; accountId?: string; direction?: 'outbound' | 'inbound'; unread?: boolean; limit?: number; cursor?: string }) {
+  async list(
+    workspaceId: string,
+    query: {
+      campaignId?: string;
+      contactId?: string;
+      accountId?: string;
+      direction?: 'outbound' | 'inbound';
+      unread?: boolean;
+      limit?: number;
+      cursor?: string;
+    },
+  ) {
     const limit = defaulted(query.limit, 'limit');
     const cursor = query.cursor ? decodeCursor(query.cursor) : undefined;
     const before = cursor && { createdAt: cursor.at, id: cursor.id };
@@ -424,10 +534,17 @@ export class InboxService {
     });
     const page = rows.slice(0, limit);
     const hasMore = rows.length > limit;
-    const intents = await this.intents.viewsOf(workspaceId, page.map((r) => r.id));
+    const intents = await this.intents.viewsOf(
+      workspaceId,
+      page.map((r) => r.id),
+    );
     return {
       items: page.map((r) => toEmailMessage(r, intents.get(r.id))),
-      pagination: { limit, nextCursor: hasMore ? encodeCursor(page[page.length - 1].created_at, page[page.length - 1].id) : null, hasMore },
+      pagination: {
+        limit,
+        nextCursor: hasMore ? encodeCursor(page[page.length - 1].created_at, page[page.length - 1].id) : null,
+        hasMore,
+      },
     };
   }
 
@@ -441,7 +558,10 @@ export class InboxService {
     const row = await this.require(this.db, workspaceId, id);
     const thread = await this.mail.thread(this.db, workspaceId, row.thread_id);
     const intents = await this.intents.viewsOf(workspaceId, [row.id, ...thread.map((m) => m.id)]);
-    return { message: toEmailMessage(row, intents.get(row.id)), thread: thread.map((m) => toEmailMessage(m, intents.get(m.id))) };
+    return {
+      message: toEmailMessage(row, intents.get(row.id)),
+      thread: thread.map((m) => toEmailMessage(m, intents.get(m.id))),
+    };
   }
 
   async markRead(workspaceId: string, ids: string[], read: boolean) {
@@ -453,20 +573,28 @@ export class InboxService {
   /** POST /v2/email/reply: see the spec. */
   async reply(workspaceId: string, body: { id: string; text: string; html?: string }) {
     const target = await this.require(this.db, workspaceId, body.id);
-    if (!target.account_id) throw conflict('The account that holds this thread has been removed; the answer cannot be sent.');
+    if (!target.account_id)
+      throw conflict('The account that holds this thread has been removed; the answer cannot be sent.');
     const login = await this.accounts.smtpLogin(this.db, workspaceId, target.account_id);
     if (!login) throw conflict('The account that holds this thread has no SMTP login; the answer cannot be sent.');
     const to = (target.direction === 'inbound' ? target.from_address : target.to_address).toLowerCase();
     if (!to) throw conflict('The message names no address to answer.');
     if (await this.suppression.isSuppressed(this.db, workspaceId, to)) {
-      throw conflict(`${to} is on the suppression list (unsubscribed, bounced or added by hand); no email is sent to it.`, [
-        detail('id', `the recipient ${to} is suppressed`, 'suppressed'),
-      ]);
+      throw conflict(
+        `${to} is on the suppression list (unsubscribed, bounced or added by hand); no email is sent to it.`,
+        [detail('id', `the recipient ${to} is suppressed`, 'suppressed')],
+      );
     }
     const sent = await this.mail.send({
       login,
       draft: { to, text: body.text, html: body.html, parent: target },
-      record: { workspaceId, accountId: login.accountId, kind: 'manual', campaignId: target.campaign_id, contactId: target.contact_id },
+      record: {
+        workspaceId,
+        accountId: login.accountId,
+        kind: 'manual',
+        campaignId: target.campaign_id,
+        contactId: target.contact_id,
+      },
       appendToSent: await this.accounts.imapLogin(this.db, login.accountId),
     });
     return { message: toEmailMessage(sent.row), appendedToSent: sent.appendedToSent };

@@ -18,15 +18,33 @@ export interface CheckpointRow {
   updated_at: Date;
 }
 
-const fromDb = (row: CheckpointRow): CheckpointRow => ({ ...row, last_uid: Number(row.last_uid), stuck_uid: row.stuck_uid === null ? null : Number(row.stuck_uid) });
+const fromDb = (row: CheckpointRow): CheckpointRow => ({
+  ...row,
+  last_uid: Number(row.last_uid),
+  stuck_uid: row.stuck_uid === null ? null : Number(row.stuck_uid),
+});
 
 export class InboxStore {
   /** Creates the missing checkpoints of these accounts' mailboxes (nothing read yet). */
-  async ensureCheckpoints(db: Executor, accounts: { id: string; workspaceId: string }[], mailbox: string, now: Date): Promise<void> {
+  async ensureCheckpoints(
+    db: Executor,
+    accounts: { id: string; workspaceId: string }[],
+    mailbox: string,
+    now: Date,
+  ): Promise<void> {
     for (let i = 0; i < accounts.length; i += 1000) {
       const chunk = accounts.slice(i, i + 1000);
       await db('mailbox_checkpoints')
-        .insert(chunk.map((a) => ({ account_id: a.id, workspace_id: a.workspaceId, mailbox, last_uid: 0, failures: 0, updated_at: now })))
+        .insert(
+          chunk.map((a) => ({
+            account_id: a.id,
+            workspace_id: a.workspaceId,
+            mailbox,
+            last_uid: 0,
+            failures: 0,
+            updated_at: now,
+          })),
+        )
         .onConflict(['account_id', 'mailbox'])
         .ignore();
     }
@@ -37,7 +55,9 @@ export class InboxStore {
    * over, so its age is how far behind the reader is).
    */
   backlog(db: Executor, mailbox: string, now: Date): Promise<Backlog> {
-    const due = db('mailbox_checkpoints').where('mailbox', mailbox).andWhere((w) => {
+    const due = db('mailbox_checkpoints')
+      .where('mailbox', mailbox)
+      .andWhere((w) => {
         w.whereNull('claimed_until').orWhere('claimed_until', '<', now);
       });
     return backlogOf(due, db.raw('coalesce(last_read_at, updated_at)'));
@@ -48,7 +68,15 @@ export class InboxStore {
    * skipping rows another worker holds (FOR UPDATE SKIP LOCKED), and marks them claimed until `until`.
    * Run it in a short transaction of its own, before any network I/O.
    */
-  async claim(db: Executor, accountIds: string[], mailbox: string, now: Date, until: Date, workerId: string, limit: number): Promise<CheckpointRow[]> {
+  async claim(
+    db: Executor,
+    accountIds: string[],
+    mailbox: string,
+    now: Date,
+    until: Date,
+    workerId: string,
+    limit: number,
+  ): Promise<CheckpointRow[]> {
     if (accountIds.length === 0) return [];
     const rows = await db<CheckpointRow>('mailbox_checkpoints')
       .where('mailbox', mailbox)
@@ -64,13 +92,23 @@ export class InboxStore {
     if (rows.length === 0) return [];
     await db('mailbox_checkpoints')
       .where('mailbox', mailbox)
-      .whereIn('account_id', rows.map((r) => r.account_id))
+      .whereIn(
+        'account_id',
+        rows.map((r) => r.account_id),
+      )
       .update({ claimed_until: until, claimed_by: workerId, updated_at: now });
     return rows.map(fromDb);
   }
 
   /** Moves the checkpoint after a processed message (in the message's transaction). */
-  async advance(db: Executor, accountId: string, mailbox: string, uidValidity: string, lastUid: number, now: Date): Promise<void> {
+  async advance(
+    db: Executor,
+    accountId: string,
+    mailbox: string,
+    uidValidity: string,
+    lastUid: number,
+    now: Date,
+  ): Promise<void> {
     await db('mailbox_checkpoints')
       .where({ account_id: accountId, mailbox })
       .update({ uid_validity: uidValidity, last_uid: lastUid, updated_at: now });

@@ -35,7 +35,8 @@ export interface ColumnMap {
   emailIndex: number;
 }
 
-const lineError = (line: number, message: string) => badRequest(`Line ${line}: ${message}`, [detail('csv', `line ${line}: ${message}`, 'csv')]);
+const lineError = (line: number, message: string) =>
+  badRequest(`Line ${line}: ${message}`, [detail('csv', `line ${line}: ${message}`, 'csv')]);
 
 /**
  * Maps a header row. A custom variable's key is the header with every character other than a letter,
@@ -59,9 +60,15 @@ export function mapHeader(header: string[], maxVariables: number): ColumnMap {
   const email = fields.find((f) => f.field === 'email');
   if (!email) {
     const delimiter = header.length === 1 ? [';', '\t', '|'].find((d) => header[0].includes(d)) : undefined;
-    throw lineError(1, delimiter ? `no email column: the header has one column holding "${delimiter === '\t' ? 'tab' : delimiter}"; separate columns with commas` : 'no email column (a column named email is required)');
+    throw lineError(
+      1,
+      delimiter
+        ? `no email column: the header has one column holding "${delimiter === '\t' ? 'tab' : delimiter}"; separate columns with commas`
+        : 'no email column (a column named email is required)',
+    );
   }
-  if (variables.length > maxVariables) throw lineError(1, `${variables.length} custom variable columns; at most ${maxVariables} are allowed`);
+  if (variables.length > maxVariables)
+    throw lineError(1, `${variables.length} custom variable columns; at most ${maxVariables} are allowed`);
   return { fields, variables, emailIndex: email.index };
 }
 
@@ -77,7 +84,8 @@ class Utf8Lines extends Transform {
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: (err?: Error | null, data?: string) => void): void {
     this.bytes += chunk.length;
-    if (this.bytes > this.maxBytes) return done(new ApiError(413, 'payload_too_large', `The file is larger than ${this.maxBytes} bytes.`));
+    if (this.bytes > this.maxBytes)
+      return done(new ApiError(413, 'payload_too_large', `The file is larger than ${this.maxBytes} bytes.`));
     let text: string;
     try {
       text = this.decoder.decode(chunk, { stream: true });
@@ -110,7 +118,10 @@ function csvProblem(err: CsvError & { lines?: number }): ApiError {
   const line = err.lines ?? 0;
   switch (err.code) {
     case 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH':
-      return lineError(line, 'the row has another number of cells than the header (check the delimiter and the quotes)');
+      return lineError(
+        line,
+        'the row has another number of cells than the header (check the delimiter and the quotes)',
+      );
     case 'CSV_MAX_RECORD_SIZE':
       return lineError(line, `the row is longer than ${MAX_RECORD_BYTES / 1024} KB`);
     case 'CSV_QUOTE_NOT_CLOSED':
@@ -129,7 +140,13 @@ export async function* csvRows(
   limits: { maxBytes: number; maxRows: number },
   onHeader: (header: string[]) => void,
 ): AsyncGenerator<{ line: number; cells: string[] }> {
-  const parser = parse({ bom: true, max_record_size: MAX_RECORD_BYTES, skip_empty_lines: true, info: true, relax_column_count: false });
+  const parser = parse({
+    bom: true,
+    max_record_size: MAX_RECORD_BYTES,
+    skip_empty_lines: true,
+    info: true,
+    relax_column_count: false,
+  });
   const decoded = input.pipe(new Utf8Lines(limits.maxBytes));
   // Errors of the decoder (encoding, size) reach the parser's iterator through destroy.
   decoded.on('error', (err) => parser.destroy(err));
@@ -144,7 +161,12 @@ export async function* csvRows(
         header = false;
         continue;
       }
-      if (++rows > limits.maxRows) throw new ApiError(413, 'payload_too_large', `Line ${info.lines}: the file has more than ${limits.maxRows} rows.`);
+      if (++rows > limits.maxRows)
+        throw new ApiError(
+          413,
+          'payload_too_large',
+          `Line ${info.lines}: the file has more than ${limits.maxRows} rows.`,
+        );
       yield { line: info.lines, cells: record };
     }
   } catch (err) {

@@ -28,19 +28,36 @@ function columns(job: Job): Columns {
   switch (job.type) {
     case 'contactImport':
       // A list import adds lead-database people; a campaign import, contacts.
-      return { ...common, email: (l) => input(l).email as Cell, ...result, ...(job.listId ? { personId: (l: ResultLine) => detail(l, 'personId') } : { contactId: (l: ResultLine) => detail(l, 'contactId') }) };
+      return {
+        ...common,
+        email: (l) => input(l).email as Cell,
+        ...result,
+        ...(job.listId
+          ? { personId: (l: ResultLine) => detail(l, 'personId') }
+          : { contactId: (l: ResultLine) => detail(l, 'contactId') }),
+      };
     case 'verify':
       return {
         ...common,
         email: (l) => input(l).email as Cell,
         ...result,
-        ...Object.fromEntries(['score', 'isRoleAccount', 'isFreeProvider', 'isDisposable', 'mxFound'].map((k) => [k, (l: ResultLine) => detail(l, k)])),
+        ...Object.fromEntries(
+          ['score', 'isRoleAccount', 'isFreeProvider', 'isDisposable', 'mxFound'].map((k) => [
+            k,
+            (l: ResultLine) => detail(l, k),
+          ]),
+        ),
       };
     case 'enrich': {
       const given = (l: ResultLine) => (input(l).input ?? {}) as Record<string, Cell>;
       return {
         ...common,
-        ...Object.fromEntries(['email', 'linkedinUrl', 'firstName', 'lastName', 'companyDomain', 'companyName'].map((k) => [k, (l: ResultLine) => given(l)[k]])),
+        ...Object.fromEntries(
+          ['email', 'linkedinUrl', 'firstName', 'lastName', 'companyDomain', 'companyName'].map((k) => [
+            k,
+            (l: ResultLine) => given(l)[k],
+          ]),
+        ),
         ...result,
         personId: (l) => detail(l, 'personId'),
         workEmail: (l) => detail(l, 'workEmail'),
@@ -63,5 +80,14 @@ export async function writeResults(res: Response, job: Job, pages: AsyncIterable
   res.status(200);
   res.setHeader('Content-Disposition', `attachment; filename="job-${job.id}.csv"`);
   res.type('text/csv; charset=utf-8');
-  await pipeline(Readable.from(records()), stringify({ header: true, columns: Object.keys(cells), escape_formulas: true, cast: { boolean: (b) => String(b) } }), res);
+  await pipeline(
+    Readable.from(records()),
+    stringify({
+      header: true,
+      columns: Object.keys(cells),
+      escape_formulas: true,
+      cast: { boolean: (b) => String(b) },
+    }),
+    res,
+  );
 }

@@ -5,7 +5,8 @@ import { writeResults } from './results';
 
 const accepted = { status: 202 } as const;
 const isCsv = (req: Request) => Boolean(req.is('text/csv'));
-const queued = (what: string, job: { progress: { total: number } }) => `${what} job queued with ${plural(job.progress.total, 'row', 'rows')}`;
+const queued = (what: string, job: { progress: { total: number } }) =>
+  `${what} job queued with ${plural(job.progress.total, 'row', 'rows')}`;
 
 export const jobRoutes = ({ jobs }: { jobs: JobService }) => [
   route(
@@ -21,7 +22,12 @@ export const jobRoutes = ({ jobs }: { jobs: JobService }) => [
       };
       const job = isCsv(req)
         ? await jobs.importCsv(auth.workspaceId, { campaignId: query.campaignId, listId: query.listId }, options, req)
-        : await jobs.importJson(auth.workspaceId, { campaignId: body.campaignId, listId: body.listId }, options, body.contacts);
+        : await jobs.importJson(
+            auth.workspaceId,
+            { campaignId: body.campaignId, listId: body.listId },
+            options,
+            body.contacts,
+          );
       return ok(queued('Import', job), { job });
     },
     accepted,
@@ -30,7 +36,9 @@ export const jobRoutes = ({ jobs }: { jobs: JobService }) => [
     'post',
     '/v2/job/verify',
     async ({ auth, body, req }) => {
-      const job = isCsv(req) ? await jobs.verifyCsv(auth.workspaceId, req) : await jobs.verifyEmails(auth.workspaceId, body.emails);
+      const job = isCsv(req)
+        ? await jobs.verifyCsv(auth.workspaceId, req)
+        : await jobs.verifyEmails(auth.workspaceId, body.emails);
       return ok(queued('Verification', job), { job });
     },
     accepted,
@@ -44,12 +52,16 @@ export const jobRoutes = ({ jobs }: { jobs: JobService }) => [
     },
     accepted,
   ),
-  route('get', '/v2/job/get', async ({ auth, query }) => ok('Job retrieved', { job: await jobs.get(auth.workspaceId, query.jobId) })),
+  route('get', '/v2/job/get', async ({ auth, query }) =>
+    ok('Job retrieved', { job: await jobs.get(auth.workspaceId, query.jobId) }),
+  ),
   route('get', '/v2/job/list', async ({ auth, query }) => {
     const data = await jobs.list(auth.workspaceId, query);
     return ok(plural(data.pagination.total, 'job', 'jobs'), data);
   }),
-  route('post', '/v2/job/cancel', async ({ auth, body }) => ok('Job cancelled', { job: await jobs.cancel(auth.workspaceId, body.jobId) })),
+  route('post', '/v2/job/cancel', async ({ auth, body }) =>
+    ok('Job cancelled', { job: await jobs.cancel(auth.workspaceId, body.jobId) }),
+  ),
   route('get', '/v2/job/results', async ({ auth, query, res }) => {
     const { job, pages } = await jobs.openResults(auth.workspaceId, query.jobId);
     await writeResults(res, job, pages);

@@ -69,17 +69,24 @@ class JobStopped extends Error {}
 function contactLimits(): { field: Record<string, number>; variable: number } {
   const schemas = readBundledSpec().components.schemas ?? {};
   // The bundle inlines these schemas' properties (no $ref), as the validator reads them.
-  const maxLength = (s: unknown) => (typeof s === 'object' && s !== null && 'maxLength' in s && typeof s.maxLength === 'number' ? s.maxLength : undefined);
+  const maxLength = (s: unknown) =>
+    typeof s === 'object' && s !== null && 'maxLength' in s && typeof s.maxLength === 'number'
+      ? s.maxLength
+      : undefined;
   const input = schemas.ContactInput;
   const variables = schemas.ContactCustomVariables;
   const props = input && 'properties' in input ? (input.properties ?? {}) : {};
-  const variable = maxLength(variables && 'additionalProperties' in variables ? variables.additionalProperties : undefined);
+  const variable = maxLength(
+    variables && 'additionalProperties' in variables ? variables.additionalProperties : undefined,
+  );
   if (variable === undefined) throw new Error('the bundled spec gives ContactCustomVariables values no maxLength');
   return {
-    field: Object.fromEntries(Object.entries(props).flatMap(([name, p]) => {
-      const n = maxLength(p);
-      return n ? [[name, n]] : [];
-    })),
+    field: Object.fromEntries(
+      Object.entries(props).flatMap(([name, p]) => {
+        const n = maxLength(p);
+        return n ? [[name, n]] : [];
+      }),
+    ),
     variable,
   };
 }
@@ -136,15 +143,29 @@ export class JobService {
 
   async importCsv(workspaceId: string, into: ImportTarget, options: ImportOptions, body: Readable): Promise<Job> {
     const target = await this.importTarget(workspaceId, into, 'query');
-    return this.spooled(body, (header) => mapHeader(header, MAX_CUSTOM_VARIABLES), (rows, columns) =>
-      this.receive(workspaceId, 'contactImport', { ...target, options }, mapRows(rows, () => columns())),
+    return this.spooled(
+      body,
+      (header) => mapHeader(header, MAX_CUSTOM_VARIABLES),
+      (rows, columns) =>
+        this.receive(
+          workspaceId,
+          'contactImport',
+          { ...target, options },
+          mapRows(rows, () => columns()),
+        ),
     );
   }
 
   /** Exactly one of a campaign and a people list, the workspace's (404 otherwise), checked before anything is stored. */
-  private async importTarget(workspaceId: string, { campaignId, listId }: ImportTarget, location: 'query' | 'body'): Promise<Partial<JobRow>> {
+  private async importTarget(
+    workspaceId: string,
+    { campaignId, listId }: ImportTarget,
+    location: 'query' | 'body',
+  ): Promise<Partial<JobRow>> {
     if (Boolean(campaignId) === Boolean(listId)) {
-      throw badRequest(`Give exactly one of campaignId and listId (in the ${location}).`, [detail('campaignId', 'exactly one of campaignId and listId is required', 'oneOf', location)]);
+      throw badRequest(`Give exactly one of campaignId and listId (in the ${location}).`, [
+        detail('campaignId', 'exactly one of campaignId and listId is required', 'oneOf', location),
+      ]);
     }
     if (listId) {
       await this.lists.assertPeopleList(workspaceId, listId);
@@ -184,29 +205,52 @@ export class JobService {
       }
       await finished(spool);
       let header: T | null = null;
-      return await store(csvRows(createReadStream(file), limits, (h) => (header = readHeader(h))), () => header!);
+      return await store(
+        csvRows(createReadStream(file), limits, (h) => (header = readHeader(h))),
+        () => header!,
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
   }
 
-  async importJson(workspaceId: string, into: ImportTarget, options: ImportOptions, contacts: NewContact[]): Promise<Job> {
+  async importJson(
+    workspaceId: string,
+    into: ImportTarget,
+    options: ImportOptions,
+    contacts: NewContact[],
+  ): Promise<Job> {
     const target = await this.importTarget(workspaceId, into, 'body');
     this.contacts.checkVariables(contacts);
-    return this.receive(workspaceId, 'contactImport', { ...target, options }, contacts.map((c) => ({ email: normalEmail(c.email), data: c })));
+    return this.receive(
+      workspaceId,
+      'contactImport',
+      { ...target, options },
+      contacts.map((c) => ({ email: normalEmail(c.email), data: c })),
+    );
   }
 
   async verifyEmails(workspaceId: string, emails: string[]): Promise<Job> {
-    return this.receive(workspaceId, 'verify', {}, emails.map((e) => ({ email: normalEmail(e), data: { email: e } })));
+    return this.receive(
+      workspaceId,
+      'verify',
+      {},
+      emails.map((e) => ({ email: normalEmail(e), data: { email: e } })),
+    );
   }
 
   async verifyCsv(workspaceId: string, body: Readable): Promise<Job> {
-    return this.spooled(body, (header) => mapHeader(header, Infinity).emailIndex, (rows, emailIndex) => {
-      async function* emails() {
-        for await (const { cells } of rows) yield { email: normalEmail(cells[emailIndex()]), data: { email: cells[emailIndex()] } };
-      }
-      return this.receive(workspaceId, 'verify', {}, emails());
-    });
+    return this.spooled(
+      body,
+      (header) => mapHeader(header, Infinity).emailIndex,
+      (rows, emailIndex) => {
+        async function* emails() {
+          for await (const { cells } of rows)
+            yield { email: normalEmail(cells[emailIndex()]), data: { email: cells[emailIndex()] } };
+        }
+        return this.receive(workspaceId, 'verify', {}, emails());
+      },
+    );
   }
 
   /**
@@ -216,10 +260,19 @@ export class JobService {
   async enrich(workspaceId: string, people: EnrichmentInput[], dataOptions: PeopleDataOption[]): Promise<Job> {
     return this.db.transaction(async (trx) => {
       const { matches, charged } = await this.enrichment.matchAndReveal(trx, workspaceId, people, dataOptions);
-      const job = this.newJob(workspaceId, 'enrich', { data_options: dataOptions, credits_charged: charged, status: 'queued', total: people.length });
+      const job = this.newJob(workspaceId, 'enrich', {
+        data_options: dataOptions,
+        credits_charged: charged,
+        status: 'queued',
+        total: people.length,
+      });
       await this.store.insert(trx, job);
       for (let first = 0; first < people.length; first += this.batchSize) {
-        const rows = people.slice(first, first + this.batchSize).map((input, i) => ({ row_no: first + i + 1, email: normalEmail(input.email), data: { input, ...matches[first + i] } }));
+        const rows = people.slice(first, first + this.batchSize).map((input, i) => ({
+          row_no: first + i + 1,
+          email: normalEmail(input.email),
+          data: { input, ...matches[first + i] },
+        }));
         await this.store.insertBatch(trx, job.id, first / this.batchSize + 1, rows);
       }
       return toJob(job);
@@ -253,7 +306,12 @@ export class JobService {
    * database's one connection is never held for the whole upload), then queues the job. When reading fails
    * the job and every row stored are deleted and the error is thrown: nothing is queued.
    */
-  private async receive(workspaceId: string, type: JobType, fields: Partial<JobRow>, rows: AsyncIterable<{ email: string | null; data: unknown }> | Iterable<{ email: string | null; data: unknown }>): Promise<Job> {
+  private async receive(
+    workspaceId: string,
+    type: JobType,
+    fields: Partial<JobRow>,
+    rows: AsyncIterable<{ email: string | null; data: unknown }> | Iterable<{ email: string | null; data: unknown }>,
+  ): Promise<Job> {
     const job = this.newJob(workspaceId, type, fields);
     await this.store.insert(this.db, job);
     const intake: Intake = { id: job.id, rows: 0, batches: 0, pending: [] };
@@ -263,7 +321,8 @@ export class JobService {
         if (intake.pending.length === this.batchSize) await this.flush(intake);
       }
       if (intake.pending.length) await this.flush(intake);
-      if (!intake.rows) throw badRequest('The input holds no rows.', [detail('body', 'must hold at least one row', 'minItems')]);
+      if (!intake.rows)
+        throw badRequest('The input holds no rows.', [detail('body', 'must hold at least one row', 'minItems')]);
       return toJob(await this.store.update(this.db, job.id, { status: 'queued', total: intake.rows }));
     } catch (err) {
       await this.store.delete(this.db, job.id);
@@ -286,7 +345,13 @@ export class JobService {
   async list(workspaceId: string, query: { limit?: number; skip?: number; type?: JobType; status?: JobStatus }) {
     const limit = query.limit ?? 20;
     const skip = query.skip ?? 0;
-    const { rows, total } = await this.store.page(this.db, workspaceId, { type: query.type, status: query.status }, limit, skip);
+    const { rows, total } = await this.store.page(
+      this.db,
+      workspaceId,
+      { type: query.type, status: query.status },
+      limit,
+      skip,
+    );
     return { items: rows.map(toJob), pagination: { limit, skip, total, hasMore: skip + rows.length < total } };
   }
 
@@ -294,7 +359,8 @@ export class JobService {
   async cancel(workspaceId: string, jobId: string): Promise<Job> {
     return this.db.transaction(async (trx) => {
       const row = await this.visible(trx, workspaceId, jobId, true);
-      if (!ACTIVE.includes(row.status)) throw conflict(`The job is already ${row.status}; only a queued or running job can be cancelled.`);
+      if (!ACTIVE.includes(row.status))
+        throw conflict(`The job is already ${row.status}; only a queued or running job can be cancelled.`);
       return toJob(await this.store.update(trx, row.id, { status: 'cancelled', finished_at: this.clock.now() }));
     });
   }
@@ -385,7 +451,12 @@ export class JobService {
       started_at: locked.started_at ?? now,
       finished_at: finished ? now : null,
     });
-    if (finished) await this.events.record(trx, { workspaceId: job.workspace_id, type: 'job.completed', data: { job: toJob(updated) } });
+    if (finished)
+      await this.events.record(trx, {
+        workspaceId: job.workspace_id,
+        type: 'job.completed',
+        data: { job: toJob(updated) },
+      });
     return results.length;
   }
 
@@ -393,8 +464,16 @@ export class JobService {
     await this.db.transaction(async (trx) => {
       const row = await this.store.findById(trx, jobId, true);
       if (!row || !ACTIVE.includes(row.status)) return;
-      const updated = await this.store.update(trx, jobId, { status: 'failed', error: message, finished_at: this.clock.now() });
-      await this.events.record(trx, { workspaceId: row.workspace_id, type: 'job.failed', data: { job: toJob(updated) } });
+      const updated = await this.store.update(trx, jobId, {
+        status: 'failed',
+        error: message,
+        finished_at: this.clock.now(),
+      });
+      await this.events.record(trx, {
+        workspaceId: row.workspace_id,
+        type: 'job.failed',
+        data: { job: toJob(updated) },
+      });
     });
     this.logger.warn({ jobId, error: message }, 'job failed');
   }
@@ -414,7 +493,8 @@ export class JobService {
     const options = job.options as ImportOptions;
     const campaignId = job.campaign_id;
     const results = new Map<number, ResultRow>();
-    const skip = (row: InputRow, reason: string) => results.set(row.row_no, { row_no: row.row_no, outcome: 'skipped', reason, detail: null });
+    const skip = (row: InputRow, reason: string) =>
+      results.set(row.row_no, { row_no: row.row_no, outcome: 'skipped', reason, detail: null });
 
     let open = rows.filter((row) => {
       if (!row.email || !isValidEmail(row.email)) {
@@ -422,7 +502,13 @@ export class JobService {
         return false;
       }
       const tooLong = this.tooLong(row.data as NewContact);
-      if (tooLong) results.set(row.row_no, { row_no: row.row_no, outcome: 'invalid', reason: 'fieldTooLong', detail: { field: tooLong } });
+      if (tooLong)
+        results.set(row.row_no, {
+          row_no: row.row_no,
+          outcome: 'invalid',
+          reason: 'fieldTooLong',
+          detail: { field: tooLong },
+        });
       return !tooLong;
     });
     const firstRow = await this.store.firstRows(trx, job.id, [...new Set(open.map((r) => r.email!))]);
@@ -437,14 +523,22 @@ export class JobService {
       const held = await this.contacts.campaignsHolding(trx, job.workspace_id, emails());
       open = open.filter((row) => {
         const campaigns = held.get(row.email!);
-        return !campaigns || !skip(row, campaignId && campaigns.includes(campaignId) ? 'alreadyInCampaign' : 'alreadyInWorkspace');
+        return (
+          !campaigns ||
+          !skip(row, campaignId && campaigns.includes(campaignId) ? 'alreadyInCampaign' : 'alreadyInWorkspace')
+        );
       });
     }
     // Lists hold lead-database people: an address counts as listed, or is added, through the person whose work email it is.
-    const people = (options.skipInAnyList || job.list_id) && open.length ? await this.leads.peopleIdsByWorkEmail(trx, emails()) : new Map<string, string[]>();
+    const people =
+      (options.skipInAnyList || job.list_id) && open.length
+        ? await this.leads.peopleIdsByWorkEmail(trx, emails())
+        : new Map<string, string[]>();
     if (options.skipInAnyList) {
       const listed = await this.lists.listedPeople(trx, job.workspace_id, [...people.values()].flat());
-      open = open.filter((row) => !(people.get(row.email!) ?? []).some((id) => listed.has(id)) || !skip(row, 'alreadyInList'));
+      open = open.filter(
+        (row) => !(people.get(row.email!) ?? []).some((id) => listed.has(id)) || !skip(row, 'alreadyInList'),
+      );
     }
     if (job.list_id) {
       open = open.filter((row) => {
@@ -457,25 +551,50 @@ export class JobService {
       const status = new Map(verdicts.map((v) => [v.email, v.status]));
       open = open.filter((row) => {
         const s = status.get(row.email!);
-        return (s !== 'invalid' && s !== 'disposable') || !skip(row, s === 'invalid' ? 'verifiedInvalid' : 'verifiedDisposable');
+        return (
+          (s !== 'invalid' && s !== 'disposable') ||
+          !skip(row, s === 'invalid' ? 'verifiedInvalid' : 'verifiedDisposable')
+        );
       });
     }
     if (open.length && job.list_id) {
-      const added = await this.lists.addPeople(trx, job.workspace_id, job.list_id, open.map((r) => people.get(r.email!)![0]));
+      const added = await this.lists.addPeople(
+        trx,
+        job.workspace_id,
+        job.list_id,
+        open.map((r) => people.get(r.email!)![0]),
+      );
       for (const row of open) {
         const personId = people.get(row.email!)![0];
-        if (added.has(personId)) results.set(row.row_no, { row_no: row.row_no, outcome: 'created', reason: null, detail: { personId } });
+        if (added.has(personId))
+          results.set(row.row_no, { row_no: row.row_no, outcome: 'created', reason: null, detail: { personId } });
         else skip(row, 'alreadyInList');
       }
     } else if (open.length) {
-      const added = await this.contacts.addContacts(trx, job.workspace_id, campaignId!, open.map((r) => r.data as NewContact));
+      const added = await this.contacts.addContacts(
+        trx,
+        job.workspace_id,
+        campaignId!,
+        open.map((r) => r.data as NewContact),
+      );
       const rowByEmail = new Map(open.map((r) => [r.email!, r]));
       for (const contact of added.added) {
         const row = rowByEmail.get(contact.email)!;
-        results.set(row.row_no, { row_no: row.row_no, outcome: 'created', reason: null, detail: { contactId: contact.id } });
+        results.set(row.row_no, {
+          row_no: row.row_no,
+          outcome: 'created',
+          reason: null,
+          detail: { contactId: contact.id },
+        });
       }
       for (const d of added.duplicates) skip(open[d.index], 'alreadyInCampaign');
-      for (const d of added.invalid) results.set(open[d.index].row_no, { row_no: open[d.index].row_no, outcome: 'invalid', reason: 'invalidEmail', detail: null });
+      for (const d of added.invalid)
+        results.set(open[d.index].row_no, {
+          row_no: open[d.index].row_no,
+          outcome: 'invalid',
+          reason: 'invalidEmail',
+          detail: null,
+        });
     }
     return rows.map((r) => results.get(r.row_no)!);
   }
@@ -508,14 +627,22 @@ export class JobService {
       row_no: rows[i].row_no,
       outcome: v.status,
       reason: v.subStatus,
-      detail: { score: v.score, isRoleAccount: v.isRoleAccount, isFreeProvider: v.isFreeProvider, isDisposable: v.isDisposable, mxFound: v.mxFound },
+      detail: {
+        score: v.score,
+        isRoleAccount: v.isRoleAccount,
+        isFreeProvider: v.isFreeProvider,
+        isDisposable: v.isDisposable,
+        mxFound: v.mxFound,
+      },
     }));
   }
 
   private async enrichBatch(trx: Executor, job: JobRow, rows: InputRow[]): Promise<ResultRow[]> {
     type Stored = { personId: string | null; matchedBy: string | null; reason: string | null };
     const data = rows.map((r) => r.data as Stored);
-    const people = await this.leads.showPeople(trx, job.workspace_id, [...new Set(data.flatMap((d) => (d.personId ? [d.personId] : [])))]);
+    const people = await this.leads.showPeople(trx, job.workspace_id, [
+      ...new Set(data.flatMap((d) => (d.personId ? [d.personId] : []))),
+    ]);
     return rows.map((row, i) => {
       const d = data[i];
       const person = d.personId ? people.get(d.personId) : undefined;
@@ -544,10 +671,17 @@ export interface ImportTarget {
   listId?: string;
 }
 
-export type ResultLine = InputRow & { outcome: string | null; reason: string | null; detail: Record<string, unknown> | null };
+export type ResultLine = InputRow & {
+  outcome: string | null;
+  reason: string | null;
+  detail: Record<string, unknown> | null;
+};
 
 /** CSV cells to a contact input: mapped fields, and every other non-empty cell as a custom variable. */
-async function* mapRows(rows: AsyncIterable<{ cells: string[] }>, columns: () => ColumnMap): AsyncGenerator<{ email: string | null; data: NewContact }> {
+async function* mapRows(
+  rows: AsyncIterable<{ cells: string[] }>,
+  columns: () => ColumnMap,
+): AsyncGenerator<{ email: string | null; data: NewContact }> {
   for await (const { cells } of rows) {
     const map = columns();
     const contact: Record<string, unknown> = {};

@@ -51,7 +51,12 @@ const json = (value: unknown) => (value === null || value === undefined ? null :
 
 export class JobStore {
   async insert(db: Executor, row: JobRow): Promise<void> {
-    await db('jobs').insert({ ...row, counts: json(row.counts), options: json(row.options), data_options: json(row.data_options) });
+    await db('jobs').insert({
+      ...row,
+      counts: json(row.counts),
+      options: json(row.options),
+      data_options: json(row.data_options),
+    });
   }
 
   /*
@@ -70,7 +75,13 @@ export class JobStore {
     return forUpdate ? q.forNoKeyUpdate() : q;
   }
 
-  async page(db: Executor, workspaceId: string, filter: { type?: string; status?: string }, limit: number, skip: number): Promise<{ rows: JobRow[]; total: number }> {
+  async page(
+    db: Executor,
+    workspaceId: string,
+    filter: { type?: string; status?: string },
+    limit: number,
+    skip: number,
+  ): Promise<{ rows: JobRow[]; total: number }> {
     const base = () => {
       const q = db<JobRow>('jobs').where('workspace_id', workspaceId).whereNot('status', 'receiving');
       if (filter.type) q.andWhere('type', filter.type);
@@ -78,7 +89,14 @@ export class JobStore {
       return q;
     };
     const [rows, count] = await queryAll(db, [
-      () => base().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit).offset(skip),
+      () =>
+        base()
+          .orderBy([
+            { column: 'created_at', order: 'desc' },
+            { column: 'id', order: 'desc' },
+          ])
+          .limit(limit)
+          .offset(skip),
       () => base().count<{ n: string | number }[]>({ n: '*' }).first(),
     ]);
     return { rows, total: Number(count?.n ?? 0) };
@@ -98,7 +116,10 @@ export class JobStore {
   /** Ids of jobs with work left, oldest first. */
   /** Input rows of queued and running jobs not yet applied, and the oldest such job's creation (the worker's backlog). */
   async backlog(db: Executor): Promise<Backlog> {
-    const row = await db('job_batches as b').join('jobs as j', 'j.id', 'b.job_id').whereIn('j.status', ACTIVE).whereNull('b.done_by')
+    const row = await db('job_batches as b')
+      .join('jobs as j', 'j.id', 'b.job_id')
+      .whereIn('j.status', ACTIVE)
+      .whereNull('b.done_by')
       .first<BacklogRow>(db.raw('coalesce(sum(b.row_count), 0)::int as due'), db.raw('min(j.created_at) as oldest'));
     return { due: row?.due ?? 0, oldestDueAt: row?.oldest ? new Date(row.oldest) : null };
   }
@@ -116,9 +137,19 @@ export class JobStore {
   /** Input rows and the batch that covers them (one batch per call). */
   async insertBatch(db: Executor, jobId: string, batchNo: number, rows: InputRow[]): Promise<void> {
     for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
-      await db('job_rows').insert(rows.slice(i, i + ROWS_PER_INSERT).map((r) => ({ job_id: jobId, row_no: r.row_no, email: r.email, data: JSON.stringify(r.data) })));
+      await db('job_rows').insert(
+        rows
+          .slice(i, i + ROWS_PER_INSERT)
+          .map((r) => ({ job_id: jobId, row_no: r.row_no, email: r.email, data: JSON.stringify(r.data) })),
+      );
     }
-    await db('job_batches').insert({ job_id: jobId, batch_no: batchNo, first_row: rows[0].row_no, row_count: rows.length, done_by: null });
+    await db('job_batches').insert({
+      job_id: jobId,
+      batch_no: batchNo,
+      first_row: rows[0].row_no,
+      row_count: rows.length,
+      done_by: null,
+    });
   }
 
   /** The next batch nobody holds, locked until the caller's transaction ends; a held one is skipped. */
@@ -163,12 +194,19 @@ export class JobStore {
 
   async insertResults(db: Executor, jobId: string, results: ResultRow[]): Promise<void> {
     for (let i = 0; i < results.length; i += ROWS_PER_INSERT) {
-      await db('job_results').insert(results.slice(i, i + ROWS_PER_INSERT).map((r) => ({ job_id: jobId, ...r, detail: json(r.detail) })));
+      await db('job_results').insert(
+        results.slice(i, i + ROWS_PER_INSERT).map((r) => ({ job_id: jobId, ...r, detail: json(r.detail) })),
+      );
     }
   }
 
   /** Input rows from `after` on with their results (null when not processed), in input order. */
-  async resultPage(db: Executor, jobId: string, after: number, limit: number): Promise<(InputRow & { outcome: string | null; reason: string | null; detail: Record<string, unknown> | null })[]> {
+  async resultPage(
+    db: Executor,
+    jobId: string,
+    after: number,
+    limit: number,
+  ): Promise<(InputRow & { outcome: string | null; reason: string | null; detail: Record<string, unknown> | null })[]> {
     return db('job_rows as r')
       .leftJoin('job_results as x', (j) => j.on('x.job_id', 'r.job_id').andOn('x.row_no', 'r.row_no'))
       .where('r.job_id', jobId)

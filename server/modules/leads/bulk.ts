@@ -21,7 +21,9 @@ function copyValue(v: Value): string {
   if (v === null) return '\\N';
   if (v instanceof Date) return v.toISOString();
   if (typeof v === 'number') return String(v);
-  const text = Array.isArray(v) ? `{${v.map((x) => `"${x.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}` : v;
+  const text = Array.isArray(v)
+    ? `{${v.map((x) => `"${x.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`
+    : v;
   return text.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
 }
 
@@ -66,7 +68,12 @@ export async function loadRows<T extends object>(
  * Runs `fn` with the secondary indexes of `tables` dropped, then rebuilds them: building an index
  * once is much faster than updating it for every row of a large load.
  */
-export async function withoutIndexes<T>(db: Executor, tables: string[], fn: () => Promise<T>, onRebuild: (index: string) => void = () => {}): Promise<T> {
+export async function withoutIndexes<T>(
+  db: Executor,
+  tables: string[],
+  fn: () => Promise<T>,
+  onRebuild: (index: string) => void = () => {},
+): Promise<T> {
   const { rows } = await db.raw<{ rows: { indexname: string; indexdef: string }[] }>(
     `SELECT i.indexname, i.indexdef FROM pg_indexes i
       WHERE i.schemaname = current_schema() AND i.tablename = ANY(?)

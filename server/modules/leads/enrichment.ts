@@ -35,9 +35,17 @@ function readKeys(inputs: EnrichmentInput[]): Keys[] {
     if (input.linkedinUrl) {
       const slug = linkedinSlug(input.linkedinUrl);
       if (slug) k.linkedin = slug;
-      else details.push(detail(`people.${i}.linkedinUrl`, 'must be a LinkedIn profile address such as https://www.linkedin.com/in/jane-doe', 'format'));
+      else
+        details.push(
+          detail(
+            `people.${i}.linkedinUrl`,
+            'must be a LinkedIn profile address such as https://www.linkedin.com/in/jane-doe',
+            'format',
+          ),
+        );
     }
-    if (input.firstName && input.lastName) k.name = { first: normalizeName(input.firstName), last: normalizeName(input.lastName) };
+    if (input.firstName && input.lastName)
+      k.name = { first: normalizeName(input.firstName), last: normalizeName(input.lastName) };
     if (input.companyDomain) {
       const domain = normalizeDomain(input.companyDomain);
       if (domain) k.domain = domain;
@@ -69,13 +77,24 @@ export class EnrichmentService {
     private readonly leads: LeadService,
   ) {}
 
-  async enrich(workspaceId: string, inputs: EnrichmentInput[], dataOptions: PeopleDataOption[] = DEFAULT_PEOPLE_DATA_OPTIONS) {
+  async enrich(
+    workspaceId: string,
+    inputs: EnrichmentInput[],
+    dataOptions: PeopleDataOption[] = DEFAULT_PEOPLE_DATA_OPTIONS,
+  ) {
     const keys = readKeys(inputs);
     const matches = await this.match(this.db, keys);
 
-    const matchedPeople = [...new Map(matches.flatMap((m) => (m.person ? [[m.person.id, m.person] as const] : []))).values()];
-    const companies = await this.store.companiesByIds(this.db, matchedPeople.flatMap((p) => (p.company_id ? [p.company_id] : [])));
-    const charge = await this.db.transaction((trx) => this.leads.revealPeople(trx, workspaceId, matchedPeople, dataOptions));
+    const matchedPeople = [
+      ...new Map(matches.flatMap((m) => (m.person ? [[m.person.id, m.person] as const] : []))).values(),
+    ];
+    const companies = await this.store.companiesByIds(
+      this.db,
+      matchedPeople.flatMap((p) => (p.company_id ? [p.company_id] : [])),
+    );
+    const charge = await this.db.transaction((trx) =>
+      this.leads.revealPeople(trx, workspaceId, matchedPeople, dataOptions),
+    );
 
     // A person matched by several inputs shows the charge once, at the first of them.
     const shownCharge = new Set<string>();
@@ -86,7 +105,13 @@ export class EnrichmentService {
       shownCharge.add(m.person.id);
       const company = m.person.company_id ? companies.get(m.person.company_id) : undefined;
       const credits = first ? (charge.perPerson.get(m.person.id) ?? 0) : 0;
-      return { input, matched: true, matchedBy: m.rule, reason: null, person: toLeadPerson(m.person, company, dataOptions, credits) };
+      return {
+        input,
+        matched: true,
+        matchedBy: m.rule,
+        reason: null,
+        person: toLeadPerson(m.person, company, dataOptions, credits),
+      };
     });
     const matched = results.filter((r) => r.matched).length;
     return {
@@ -103,10 +128,16 @@ export class EnrichmentService {
    */
   async matchAndReveal(trx: Executor, workspaceId: string, inputs: EnrichmentInput[], dataOptions: PeopleDataOption[]) {
     const matches = await this.match(trx, readKeys(inputs));
-    const matchedPeople = [...new Map(matches.flatMap((m) => (m.person ? [[m.person.id, m.person] as const] : []))).values()];
+    const matchedPeople = [
+      ...new Map(matches.flatMap((m) => (m.person ? [[m.person.id, m.person] as const] : []))).values(),
+    ];
     const charge = await this.leads.revealPeople(trx, workspaceId, matchedPeople, dataOptions);
     return {
-      matches: matches.map((m) => (m.person ? { personId: m.person.id, matchedBy: m.rule, reason: null } : { personId: null, matchedBy: null, reason: m.reason })),
+      matches: matches.map((m) =>
+        m.person
+          ? { personId: m.person.id, matchedBy: m.rule, reason: null }
+          : { personId: null, matchedBy: null, reason: m.reason },
+      ),
       charged: charge.used,
     };
   }
@@ -115,11 +146,24 @@ export class EnrichmentService {
   private async match(db: Executor, keys: Keys[]): Promise<Match[]> {
     const emails = [...new Set(keys.flatMap((k) => (k.email ? [k.email] : [])))];
     const slugs = [...new Set(keys.flatMap((k) => (k.linkedin ? [k.linkedin] : [])))];
-    const names = [...new Map(keys.flatMap((k) => (k.name && (k.domain || k.companyName) ? [[nameKey(k.name.first, k.name.last), k.name] as const] : []))).values()];
+    const names = [
+      ...new Map(
+        keys.flatMap((k) =>
+          k.name && (k.domain || k.companyName) ? [[nameKey(k.name.first, k.name.last), k.name] as const] : [],
+        ),
+      ).values(),
+    ];
     const [byEmail, byLinkedin, byName] = await queryAll(db, [
-      () => this.store.byWorkEmails(db, emails).then((rows) => groupBy(rows, (r) => r.work_email?.toLowerCase() ?? null)),
-      () => this.store.byLinkedinUrls(db, slugs.flatMap(linkedinUrlForms)).then((rows) => groupBy(rows, (r) => (r.linkedin_url ? linkedinSlug(r.linkedin_url) : null))),
-      () => this.store.byNames(db, names).then((rows) => groupBy(rows, (r) => nameKey(normalizeName(r.first_name), normalizeName(r.last_name)))),
+      () =>
+        this.store.byWorkEmails(db, emails).then((rows) => groupBy(rows, (r) => r.work_email?.toLowerCase() ?? null)),
+      () =>
+        this.store
+          .byLinkedinUrls(db, slugs.flatMap(linkedinUrlForms))
+          .then((rows) => groupBy(rows, (r) => (r.linkedin_url ? linkedinSlug(r.linkedin_url) : null))),
+      () =>
+        this.store
+          .byNames(db, names)
+          .then((rows) => groupBy(rows, (r) => nameKey(normalizeName(r.first_name), normalizeName(r.last_name)))),
     ]);
 
     return keys.map((k): Match => {
@@ -127,8 +171,18 @@ export class EnrichmentService {
       const rules: [MatchRule, PersonRow[] | undefined][] = [
         ['email', k.email ? (byEmail.get(k.email) ?? []) : undefined],
         ['linkedinUrl', k.linkedin ? (byLinkedin.get(k.linkedin) ?? []) : undefined],
-        ['nameAndCompanyDomain', k.name && k.domain ? named.filter((p) => p.company_domain && normalizeDomain(p.company_domain) === k.domain) : undefined],
-        ['nameAndCompanyName', k.name && k.companyName ? named.filter((p) => p.company_name && normalizeCompanyName(p.company_name) === k.companyName) : undefined],
+        [
+          'nameAndCompanyDomain',
+          k.name && k.domain
+            ? named.filter((p) => p.company_domain && normalizeDomain(p.company_domain) === k.domain)
+            : undefined,
+        ],
+        [
+          'nameAndCompanyName',
+          k.name && k.companyName
+            ? named.filter((p) => p.company_name && normalizeCompanyName(p.company_name) === k.companyName)
+            : undefined,
+        ],
       ];
       let ambiguous = false;
       for (const [rule, found] of rules) {

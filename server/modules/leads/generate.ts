@@ -6,7 +6,18 @@
 import { Faker, en } from '@faker-js/faker';
 import type { Executor } from '../../db';
 import { loadRows, withoutIndexes } from './bulk';
-import { COMPANY_COLUMNS, PERSON_COLUMNS, companyCopy, companyScore, personScore, type CompanyRow, type Department, type EmailStatus, type PersonRow, type Seniority } from './model';
+import {
+  COMPANY_COLUMNS,
+  PERSON_COLUMNS,
+  companyCopy,
+  companyScore,
+  personScore,
+  type CompanyRow,
+  type Department,
+  type EmailStatus,
+  type PersonRow,
+  type Seniority,
+} from './model';
 import { EMAIL_PATTERNS, INDUSTRIES, LOCATIONS, TECHNOLOGIES, asciiWord, emailLocal, titleFor } from './vocabulary';
 
 export interface GenerateOptions {
@@ -32,30 +43,62 @@ const BATCH = 5000;
 const ID_EPOCH = Date.UTC(2026, 0, 1);
 
 const SENIORITY_WEIGHTS: { value: Seniority; weight: number }[] = [
-  { value: 'entry', weight: 30 }, { value: 'senior', weight: 22 }, { value: 'manager', weight: 18 }, { value: 'director', weight: 9 },
-  { value: 'head', weight: 4 }, { value: 'vp', weight: 5 }, { value: 'cSuite', weight: 3 }, { value: 'owner', weight: 1.5 },
-  { value: 'founder', weight: 2 }, { value: 'partner', weight: 1.5 }, { value: 'intern', weight: 4 },
+  { value: 'entry', weight: 30 },
+  { value: 'senior', weight: 22 },
+  { value: 'manager', weight: 18 },
+  { value: 'director', weight: 9 },
+  { value: 'head', weight: 4 },
+  { value: 'vp', weight: 5 },
+  { value: 'cSuite', weight: 3 },
+  { value: 'owner', weight: 1.5 },
+  { value: 'founder', weight: 2 },
+  { value: 'partner', weight: 1.5 },
+  { value: 'intern', weight: 4 },
 ];
 const DEPARTMENT_WEIGHTS: { value: Department; weight: number }[] = [
-  { value: 'engineering', weight: 22 }, { value: 'sales', weight: 18 }, { value: 'marketing', weight: 10 }, { value: 'operations', weight: 9 },
-  { value: 'customerSuccess', weight: 8 }, { value: 'product', weight: 6 }, { value: 'finance', weight: 6 }, { value: 'humanResources', weight: 5 },
-  { value: 'informationTechnology', weight: 6 }, { value: 'design', weight: 4 }, { value: 'legal', weight: 2 }, { value: 'executive', weight: 4 },
+  { value: 'engineering', weight: 22 },
+  { value: 'sales', weight: 18 },
+  { value: 'marketing', weight: 10 },
+  { value: 'operations', weight: 9 },
+  { value: 'customerSuccess', weight: 8 },
+  { value: 'product', weight: 6 },
+  { value: 'finance', weight: 6 },
+  { value: 'humanResources', weight: 5 },
+  { value: 'informationTechnology', weight: 6 },
+  { value: 'design', weight: 4 },
+  { value: 'legal', weight: 2 },
+  { value: 'executive', weight: 4 },
 ];
 const EMAIL_STATUS_WEIGHTS: { value: EmailStatus; weight: number }[] = [
-  { value: 'verified', weight: 55 }, { value: 'likely', weight: 25 }, { value: 'unverified', weight: 20 },
+  { value: 'verified', weight: 55 },
+  { value: 'likely', weight: 25 },
+  { value: 'unverified', weight: 20 },
 ];
 const REVENUE = [
-  [10, '$0-$1M'], [50, '$1M-$10M'], [200, '$10M-$50M'], [500, '$50M-$100M'], [2000, '$100M-$500M'], [5000, '$500M-$1B'], [Infinity, '$1B+'],
+  [10, '$0-$1M'],
+  [50, '$1M-$10M'],
+  [200, '$10M-$50M'],
+  [500, '$50M-$100M'],
+  [2000, '$100M-$500M'],
+  [5000, '$500M-$1B'],
+  [Infinity, '$1B+'],
 ] as const;
 const TLDS = ['.com', '.io', '.co', '.net', '.ai'];
 const US_SHARE = 0.55;
 
-export async function generateLeads(db: Executor, options: GenerateOptions, onProgress: (p: GenerateProgress) => void = () => {}): Promise<{ people: number; companies: number }> {
+export async function generateLeads(
+  db: Executor,
+  options: GenerateOptions,
+  onProgress: (p: GenerateProgress) => void = () => {},
+): Promise<{ people: number; companies: number }> {
   const { people, companies, seed = 1, replace = false, now = new Date() } = options;
   const existing = await db('people').count<{ count: string }[]>({ count: '*' }).first();
   const existingCompanies = await db('companies').count<{ count: string }[]>({ count: '*' }).first();
   if (Number(existing?.count) + Number(existingCompanies?.count) > 0) {
-    if (!replace) throw new Error(`The lead database is not empty (${existing?.count} people, ${existingCompanies?.count} companies); replace it with --replace (generateLeads: { replace: true }).`);
+    if (!replace)
+      throw new Error(
+        `The lead database is not empty (${existing?.count} people, ${existingCompanies?.count} companies); replace it with --replace (generateLeads: { replace: true }).`,
+      );
     await db.raw('TRUNCATE people, companies CASCADE');
   }
 
@@ -101,7 +144,9 @@ export async function generateLeads(db: Executor, options: GenerateOptions, onPr
       technologies: f.helpers.arrayElements(TECHNOLOGIES, { min: 2, max: 6 }),
       linkedin_url: chance(0.9) ? `https://www.linkedin.com/company/${base}` : null,
       phone: chance(0.7) ? `${cc} ${digits(3)} 555 ${digits(4)}` : null,
-      description: chance(0.8) ? `${name} provides ${keywords[0]} and ${keywords[1]} for ${pick(['small businesses', 'mid-market companies', 'enterprises', 'consumers', 'public sector organizations'])}.` : null,
+      description: chance(0.8)
+        ? `${name} provides ${keywords[0]} and ${keywords[1]} for ${pick(['small businesses', 'mid-market companies', 'enterprises', 'consumers', 'public sector organizations'])}.`
+        : null,
       email_pattern: pick(EMAIL_PATTERNS),
       score: 0,
       created_at: now,
@@ -137,8 +182,13 @@ export async function generateLeads(db: Executor, options: GenerateOptions, onPr
         const firstName = f.person.firstName();
         const lastName = f.person.lastName();
         const seniority = f.helpers.weightedArrayElement(SENIORITY_WEIGHTS);
-        const department: Department = ['owner', 'founder'].includes(seniority) ? 'executive' : f.helpers.weightedArrayElement(DEPARTMENT_WEIGHTS);
-        const [city, state, country, cc] = company && chance(0.75) ? [company.city!, company.state!, company.country!, LOCATIONS.find((l) => l[2] === company.country)![3]] : location();
+        const department: Department = ['owner', 'founder'].includes(seniority)
+          ? 'executive'
+          : f.helpers.weightedArrayElement(DEPARTMENT_WEIGHTS);
+        const [city, state, country, cc] =
+          company && chance(0.75)
+            ? [company.city!, company.state!, company.country!, LOCATIONS.find((l) => l[2] === company.country)![3]]
+            : location();
         let workEmail: string | null = null;
         if (company && chance(0.85)) {
           const local = emailLocal(company.email_pattern!, firstName, lastName);
@@ -156,7 +206,9 @@ export async function generateLeads(db: Executor, options: GenerateOptions, onPr
           city,
           state,
           country,
-          linkedin_url: chance(0.8) ? `https://www.linkedin.com/in/${asciiWord(firstName)}-${asciiWord(lastName)}-${f.string.alphanumeric({ length: 6, casing: 'lower' })}` : null,
+          linkedin_url: chance(0.8)
+            ? `https://www.linkedin.com/in/${asciiWord(firstName)}-${asciiWord(lastName)}-${f.string.alphanumeric({ length: 6, casing: 'lower' })}`
+            : null,
           work_email: workEmail,
           email_status: workEmail ? f.helpers.weightedArrayElement(EMAIL_STATUS_WEIGHTS) : 'unavailable',
           mobile_phone: chance(0.35) ? `${cc} ${digits(3)} ${digits(3)} ${digits(4)}` : null,
@@ -175,15 +227,23 @@ export async function generateLeads(db: Executor, options: GenerateOptions, onPr
   const load = async () => {
     let done = 0;
     onProgress({ phase: 'companies', done: 0, total: companies });
-    const companyBatches = Array.from({ length: Math.ceil(rows.length / BATCH) }, (_, b) => rows.slice(b * BATCH, (b + 1) * BATCH));
-    await loadRows(db, 'companies', COMPANY_COLUMNS, companyBatches, (n) => onProgress({ phase: 'companies', done: (done += n), total: companies }));
+    const companyBatches = Array.from({ length: Math.ceil(rows.length / BATCH) }, (_, b) =>
+      rows.slice(b * BATCH, (b + 1) * BATCH),
+    );
+    await loadRows(db, 'companies', COMPANY_COLUMNS, companyBatches, (n) =>
+      onProgress({ phase: 'companies', done: (done += n), total: companies }),
+    );
     done = 0;
     onProgress({ phase: 'people', done: 0, total: people });
-    await loadRows(db, 'people', PERSON_COLUMNS, peopleBatches(), (n) => onProgress({ phase: 'people', done: (done += n), total: people }));
+    await loadRows(db, 'people', PERSON_COLUMNS, peopleBatches(), (n) =>
+      onProgress({ phase: 'people', done: (done += n), total: people }),
+    );
   };
   if (people + companies >= REBUILD_INDEXES_FROM) {
     let built = 0;
-    await withoutIndexes(db, ['people', 'companies'], load, () => onProgress({ phase: 'indexes', done: ++built, total: 0 }));
+    await withoutIndexes(db, ['people', 'companies'], load, () =>
+      onProgress({ phase: 'indexes', done: ++built, total: 0 }),
+    );
   } else {
     await load();
   }

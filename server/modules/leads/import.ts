@@ -14,8 +14,18 @@ import type { Executor } from '../../db';
 import { newId } from '../../ids';
 import { isValidEmail } from '../../email-address';
 import {
-  DEPARTMENTS, EMAIL_STATUSES, SENIORITIES, companyCopy, companyScore, normalizeDomain, personScore,
-  type CompanyRow, type Department, type EmailStatus, type PersonRow, type Seniority,
+  DEPARTMENTS,
+  EMAIL_STATUSES,
+  SENIORITIES,
+  companyCopy,
+  companyScore,
+  normalizeDomain,
+  personScore,
+  type CompanyRow,
+  type Department,
+  type EmailStatus,
+  type PersonRow,
+  type Seniority,
 } from './model';
 
 export type ImportKind = 'people' | 'companies';
@@ -43,7 +53,10 @@ export interface ImportReport {
 }
 
 export class ImportError extends Error {
-  constructor(message: string, readonly report: ImportReport) {
+  constructor(
+    message: string,
+    readonly report: ImportReport,
+  ) {
     super(message);
   }
 }
@@ -86,15 +99,41 @@ export const PEOPLE_HEADERS: Record<string, string[]> = {
 const REQUIRED: Record<ImportKind, string[]> = { companies: ['name'], people: ['first_name', 'last_name'] };
 
 const key = (s: string) => s.toLowerCase().replace(/[\s_\-.]/g, '');
-const SENIORITY_ALIASES: Record<string, Seniority> = { csuite: 'cSuite', clevel: 'cSuite', executive: 'cSuite', vicepresident: 'vp', junior: 'entry' };
-const DEPARTMENT_ALIASES: Record<string, Department> = { hr: 'humanResources', people: 'humanResources', it: 'informationTechnology', cs: 'customerSuccess', support: 'customerSuccess' };
+const SENIORITY_ALIASES: Record<string, Seniority> = {
+  csuite: 'cSuite',
+  clevel: 'cSuite',
+  executive: 'cSuite',
+  vicepresident: 'vp',
+  junior: 'entry',
+};
+const DEPARTMENT_ALIASES: Record<string, Department> = {
+  hr: 'humanResources',
+  people: 'humanResources',
+  it: 'informationTechnology',
+  cs: 'customerSuccess',
+  support: 'customerSuccess',
+};
 
-function enumValue<T extends string>(raw: string, values: readonly T[], aliases: Record<string, T> = {}): T | undefined {
+function enumValue<T extends string>(
+  raw: string,
+  values: readonly T[],
+  aliases: Record<string, T> = {},
+): T | undefined {
   const k = key(raw);
   return values.find((v) => v.toLowerCase() === k) ?? aliases[k];
 }
 
-const list = (raw: string | undefined) => (raw ? [...new Set(raw.split(/[;|]/).map((s) => s.trim().toLowerCase()).filter(Boolean))] : []);
+const list = (raw: string | undefined) =>
+  raw
+    ? [
+        ...new Set(
+          raw
+            .split(/[;|]/)
+            .map((s) => s.trim().toLowerCase())
+            .filter(Boolean),
+        ),
+      ]
+    : [];
 const text = (raw: string | undefined, max = 500) => (raw ? raw.slice(0, max) : null);
 
 type Raw = Record<string, string | undefined>;
@@ -105,14 +144,32 @@ function companyFromCsv(r: Raw, now: Date): CompanyRow | string {
   const domain = r.domain || r.website_url ? normalizeDomain(r.domain || r.website_url!) : null;
   if ((r.domain || r.website_url) && !domain) return `"${r.domain || r.website_url}" is not a domain or website`;
   const employees = r.employee_count ? Number(r.employee_count.replace(/[,\s]/g, '')) : null;
-  if (employees !== null && (!Number.isInteger(employees) || employees < 0)) return `employee_count "${r.employee_count}" is not a whole number`;
+  if (employees !== null && (!Number.isInteger(employees) || employees < 0))
+    return `employee_count "${r.employee_count}" is not a whole number`;
   const founded = r.founded_year ? Number(r.founded_year) : null;
-  if (founded !== null && (!Number.isInteger(founded) || founded < 1600 || founded > 2100)) return `founded_year "${r.founded_year}" is not a year`;
+  if (founded !== null && (!Number.isInteger(founded) || founded < 1600 || founded > 2100))
+    return `founded_year "${r.founded_year}" is not a year`;
   const row: CompanyRow = {
-    id: newId(), name: r.name.slice(0, 300), domain, website_url: text(r.website_url) ?? (domain ? `https://${domain}` : null), industry: text(r.industry, 100),
-    employee_count: employees, revenue_range: text(r.revenue_range, 50), city: text(r.city, 100), state: text(r.state, 100), country: text(r.country, 100),
-    founded_year: founded, keywords: list(r.keywords), technologies: list(r.technologies), linkedin_url: text(r.linkedin_url), phone: text(r.phone, 50),
-    description: text(r.description, 2000), email_pattern: text(r.email_pattern, 20), score: 0, created_at: now, updated_at: now,
+    id: newId(),
+    name: r.name.slice(0, 300),
+    domain,
+    website_url: text(r.website_url) ?? (domain ? `https://${domain}` : null),
+    industry: text(r.industry, 100),
+    employee_count: employees,
+    revenue_range: text(r.revenue_range, 50),
+    city: text(r.city, 100),
+    state: text(r.state, 100),
+    country: text(r.country, 100),
+    founded_year: founded,
+    keywords: list(r.keywords),
+    technologies: list(r.technologies),
+    linkedin_url: text(r.linkedin_url),
+    phone: text(r.phone, 50),
+    description: text(r.description, 2000),
+    email_pattern: text(r.email_pattern, 20),
+    score: 0,
+    created_at: now,
+    updated_at: now,
   };
   row.score = companyScore(row);
   return row;
@@ -126,21 +183,43 @@ function personFromCsv(r: Raw, now: Date): (PersonRow & { domain: string | null 
   if (seniority === undefined) return `seniority "${r.seniority}" is not one of ${SENIORITIES.join(', ')}`;
   const department = r.department ? enumValue(r.department, DEPARTMENTS, DEPARTMENT_ALIASES) : null;
   if (department === undefined) return `department "${r.department}" is not one of ${DEPARTMENTS.join(', ')}`;
-  const status: EmailStatus | undefined = r.email_status ? enumValue(r.email_status, EMAIL_STATUSES) : email ? 'unverified' : 'unavailable';
+  const status: EmailStatus | undefined = r.email_status
+    ? enumValue(r.email_status, EMAIL_STATUSES)
+    : email
+      ? 'unverified'
+      : 'unavailable';
   if (status === undefined) return `email_status "${r.email_status}" is not one of ${EMAIL_STATUSES.join(', ')}`;
   if (!email && status !== 'unavailable') return `email_status "${status}" needs an email`;
   const domain = r.company_domain ? normalizeDomain(r.company_domain) : null;
   if (r.company_domain && !domain) return `company_domain "${r.company_domain}" is not a domain`;
   return {
-    id: newId(), first_name: r.first_name.slice(0, 100), last_name: r.last_name.slice(0, 100), title: text(r.title, 200), seniority, department,
-    city: text(r.city, 100), state: text(r.state, 100), country: text(r.country, 100), linkedin_url: text(r.linkedin_url), work_email: email,
-    email_status: email ? status : 'unavailable', mobile_phone: text(r.mobile_phone, 50), ...companyCopy(null), company_name: text(r.company_name, 300),
-    score: 0, created_at: now, updated_at: now, domain,
+    id: newId(),
+    first_name: r.first_name.slice(0, 100),
+    last_name: r.last_name.slice(0, 100),
+    title: text(r.title, 200),
+    seniority,
+    department,
+    city: text(r.city, 100),
+    state: text(r.state, 100),
+    country: text(r.country, 100),
+    linkedin_url: text(r.linkedin_url),
+    work_email: email,
+    email_status: email ? status : 'unavailable',
+    mobile_phone: text(r.mobile_phone, 50),
+    ...companyCopy(null),
+    company_name: text(r.company_name, 300),
+    score: 0,
+    created_at: now,
+    updated_at: now,
+    domain,
   };
 }
 
 /** Maps a header line to column names; reports unknown and missing columns. */
-export function mapHeader(kind: ImportKind, header: string[]): { columns: (string | undefined)[]; unknown: string[]; missing: string[] } {
+export function mapHeader(
+  kind: ImportKind,
+  header: string[],
+): { columns: (string | undefined)[]; unknown: string[]; missing: string[] } {
   const table = kind === 'companies' ? COMPANY_HEADERS : PEOPLE_HEADERS;
   const lookup = new Map(Object.entries(table).flatMap(([col, names]) => names.map((n) => [n, col] as const)));
   const columns = header.map((h) => lookup.get(key(h)));
@@ -151,7 +230,11 @@ export function mapHeader(kind: ImportKind, header: string[]): { columns: (strin
   };
 }
 
-export async function importLeadsCsv(db: Executor, options: ImportOptions, onProgress: (bytes: number, total: number) => void = () => {}): Promise<ImportReport> {
+export async function importLeadsCsv(
+  db: Executor,
+  options: ImportOptions,
+  onProgress: (bytes: number, total: number) => void = () => {},
+): Promise<ImportReport> {
   const { kind, file, skipInvalid = false, now = new Date() } = options;
   const total = statSync(file).size;
   const report: ImportReport = { inserted: 0, updated: 0, companiesCreated: 0, errors: [], unknownColumns: [] };
@@ -201,11 +284,24 @@ export async function importLeadsCsv(db: Executor, options: ImportOptions, onPro
     }
     parsed.push({ line, row: result });
   }
-  if (report.errors.length && !skipInvalid) throw new ImportError(`${report.errors.length} invalid row(s); nothing was imported.`, report);
+  if (report.errors.length && !skipInvalid)
+    throw new ImportError(`${report.errors.length} invalid row(s); nothing was imported.`, report);
 
   await db.transaction(async (trx) => {
-    if (kind === 'companies') await writeCompanies(trx, parsed.map((p) => p.row as CompanyRow), report, now);
-    else await writePeople(trx, parsed.map((p) => p.row as PersonRow & { domain: string | null }), report, now);
+    if (kind === 'companies')
+      await writeCompanies(
+        trx,
+        parsed.map((p) => p.row as CompanyRow),
+        report,
+        now,
+      );
+    else
+      await writePeople(
+        trx,
+        parsed.map((p) => p.row as PersonRow & { domain: string | null }),
+        report,
+        now,
+      );
   });
   return report;
 }
@@ -217,7 +313,9 @@ async function writeCompanies(trx: Executor, rows: CompanyRow[], report: ImportR
     const chunk = rows.slice(i, i + CHUNK);
     const domains = chunk.flatMap((c) => (c.domain ? [c.domain] : []));
     const existing = new Map<string, string>(
-      (await trx('companies').whereRaw('lower(domain) = any(?::text[])', [domains]).select('id', 'domain')).map((r: { id: string; domain: string }) => [r.domain.toLowerCase(), r.id]),
+      (await trx('companies').whereRaw('lower(domain) = any(?::text[])', [domains]).select('id', 'domain')).map(
+        (r: { id: string; domain: string }) => [r.domain.toLowerCase(), r.id],
+      ),
     );
     const fresh = chunk.filter((c) => !c.domain || !existing.has(c.domain));
     if (fresh.length) await trx('companies').insert(fresh);
@@ -225,20 +323,31 @@ async function writeCompanies(trx: Executor, rows: CompanyRow[], report: ImportR
     for (const c of chunk.filter((c) => c.domain && existing.has(c.domain))) {
       const id = existing.get(c.domain!)!;
       const { id: _new, created_at: _created, ...fields } = c;
-      await trx('companies').where({ id }).update({ ...fields, updated_at: now });
-      await trx('people').where({ company_id: id }).update({ ...companyCopy({ ...c, id }), updated_at: now });
+      await trx('companies')
+        .where({ id })
+        .update({ ...fields, updated_at: now });
+      await trx('people')
+        .where({ company_id: id })
+        .update({ ...companyCopy({ ...c, id }), updated_at: now });
       report.updated += 1;
     }
   }
 }
 
-async function writePeople(trx: Executor, rows: (PersonRow & { domain: string | null })[], report: ImportReport, now: Date) {
+async function writePeople(
+  trx: Executor,
+  rows: (PersonRow & { domain: string | null })[],
+  report: ImportReport,
+  now: Date,
+) {
   for (let i = 0; i < rows.length; i += CHUNK) {
     const chunk = rows.slice(i, i + CHUNK);
     const companies = await companiesFor(trx, chunk, report, now);
     const emails = chunk.flatMap((p) => (p.work_email ? [p.work_email] : []));
     const existing = new Map<string, string>(
-      (await trx('people').whereRaw('lower(work_email) = any(?::text[])', [emails]).select('id', 'work_email')).map((r: { id: string; work_email: string }) => [r.work_email.toLowerCase(), r.id]),
+      (await trx('people').whereRaw('lower(work_email) = any(?::text[])', [emails]).select('id', 'work_email')).map(
+        (r: { id: string; work_email: string }) => [r.work_email.toLowerCase(), r.id],
+      ),
     );
     const ready = chunk.map(({ domain, company_name, ...p }) => {
       const company = companies.get(domain ?? `name:${company_name?.toLowerCase()}`) ?? null;
@@ -250,25 +359,40 @@ async function writePeople(trx: Executor, rows: (PersonRow & { domain: string | 
     report.inserted += fresh.length;
     for (const p of ready.filter((p) => p.work_email && existing.has(p.work_email))) {
       const { id: _new, created_at: _created, ...fields } = p;
-      await trx('people').where({ id: existing.get(p.work_email!)! }).update({ ...fields, updated_at: now });
+      await trx('people')
+        .where({ id: existing.get(p.work_email!)! })
+        .update({ ...fields, updated_at: now });
       report.updated += 1;
     }
   }
 }
 
 /** The companies of a chunk of people, by domain or `name:<lower name>`, created when unknown. */
-async function companiesFor(trx: Executor, people: (PersonRow & { domain: string | null })[], report: ImportReport, now: Date): Promise<Map<string, CompanyRow>> {
+async function companiesFor(
+  trx: Executor,
+  people: (PersonRow & { domain: string | null })[],
+  report: ImportReport,
+  now: Date,
+): Promise<Map<string, CompanyRow>> {
   const out = new Map<string, CompanyRow>();
   const domains = [...new Set(people.flatMap((p) => (p.domain ? [p.domain] : [])))];
-  const names = [...new Set(people.flatMap((p) => (!p.domain && p.company_name ? [p.company_name.toLowerCase()] : [])))];
-  for (const c of await trx<CompanyRow>('companies').whereRaw('lower(domain) = any(?::text[])', [domains])) out.set(c.domain!.toLowerCase(), c);
-  for (const c of (await trx('companies').whereRaw('lower(name) = any(?::text[])', [names]).orderBy('id')) as CompanyRow[]) {
+  const names = [
+    ...new Set(people.flatMap((p) => (!p.domain && p.company_name ? [p.company_name.toLowerCase()] : []))),
+  ];
+  for (const c of await trx<CompanyRow>('companies').whereRaw('lower(domain) = any(?::text[])', [domains]))
+    out.set(c.domain!.toLowerCase(), c);
+  for (const c of (await trx('companies')
+    .whereRaw('lower(name) = any(?::text[])', [names])
+    .orderBy('id')) as CompanyRow[]) {
     if (!out.has(`name:${c.name.toLowerCase()}`)) out.set(`name:${c.name.toLowerCase()}`, c);
   }
   for (const p of people) {
     const k = p.domain ?? (p.company_name ? `name:${p.company_name.toLowerCase()}` : null);
     if (!k || out.has(k)) continue;
-    const created = companyFromCsv({ name: p.company_name ?? p.domain!, domain: p.domain ?? undefined }, now) as CompanyRow;
+    const created = companyFromCsv(
+      { name: p.company_name ?? p.domain!, domain: p.domain ?? undefined },
+      now,
+    ) as CompanyRow;
     await trx('companies').insert(created);
     report.companiesCreated += 1;
     out.set(k, created);

@@ -7,7 +7,9 @@ export const normalizeName = (name: string): string => name.trim().replace(/\s+/
 
 /** `https://uk.linkedin.com/in/Jane-Doe-4821/?trk=x` -> `jane-doe-4821`; null when not a LinkedIn profile address. */
 export function linkedinSlug(url: string): string | null {
-  const match = /^(?:https?:\/\/)?(?:[a-z]{2,3}\.|www\.)?linkedin\.com\/in\/([^/?#\s]+)\/?(?:[?#].*)?$/i.exec(url.trim());
+  const match = /^(?:https?:\/\/)?(?:[a-z]{2,3}\.|www\.)?linkedin\.com\/in\/([^/?#\s]+)\/?(?:[?#].*)?$/i.exec(
+    url.trim(),
+  );
   return match ? match[1].toLowerCase() : null;
 }
 
@@ -18,10 +20,14 @@ export function linkedinUrlForms(slug: string): string[] {
   );
 }
 
-const LEGAL_SUFFIX = /\s+(inc|incorporated|llc|llp|ltd|limited|gmbh|corp|corporation|co|company|sa|sas|ag|plc|bv|nv|oy|ab|pty|srl|spa)$/;
+const LEGAL_SUFFIX =
+  /\s+(inc|incorporated|llc|llp|ltd|limited|gmbh|corp|corporation|co|company|sa|sas|ag|plc|bv|nv|oy|ab|pty|srl|spa)$/;
 
 /** `Brightpath Logistics, Inc.` -> `brightpath logistics`. */
 export function normalizeCompanyName(name: string): string {
-  const words = name.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  const words = name
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
   return words.replace(LEGAL_SUFFIX, '').trim() || words;
 }

@@ -7,8 +7,12 @@ const enrichmentMessage = ({ summary }: { summary: { total: number; matched: num
   `${summary.matched} of ${summary.total} ${summary.total === 1 ? 'person' : 'people'} matched`;
 
 export const leadRoutes = ({ leads, enrichment }: { leads: LeadService; enrichment: EnrichmentService }) => [
-  route('post', '/v1/mixed_people/search', async ({ auth, body }) => ok('People found', await leads.searchPeople(auth.workspaceId, body))),
-  route('post', '/v1/company/find', async ({ auth, body }) => ok('Companies found', await leads.findCompanies(auth.workspaceId, body))),
+  route('post', '/v1/mixed_people/search', async ({ auth, body }) =>
+    ok('People found', await leads.searchPeople(auth.workspaceId, body)),
+  ),
+  route('post', '/v1/company/find', async ({ auth, body }) =>
+    ok('Companies found', await leads.findCompanies(auth.workspaceId, body)),
+  ),
   route('post', '/v1/people_enrichment/peopleEnrichment', async ({ auth, body }) => {
     const data = await enrichment.enrich(auth.workspaceId, body.people, body.dataOptions);
     return ok(enrichmentMessage(data), data);

@@ -13,7 +13,17 @@ import type { Config } from '../../config';
 import { queryAll, type Db, type Executor } from '../../db';
 import { badRequest, detail } from '../../http/errors';
 import type { CreditService } from '../credits/service';
-import { employeeRangeOf, normalizeDomain, type CompanyRow, type LeadCompany, type LeadPerson, type PeopleDataOption, type PersonRow, type ShownCompanyRow, type ShownPersonRow } from './model';
+import {
+  employeeRangeOf,
+  normalizeDomain,
+  type CompanyRow,
+  type LeadCompany,
+  type LeadPerson,
+  type PeopleDataOption,
+  type PersonRow,
+  type ShownCompanyRow,
+  type ShownPersonRow,
+} from './model';
 import { readShownCompany, readShownPerson, type LeadStore } from './store';
 import { defaulted } from '../../http/pagination';
 
@@ -40,8 +50,14 @@ export function hasData(person: ShownPersonRow, option: PeopleDataOption): boole
 /** Whether `full` shows anything beyond the identity fields of a company. */
 function hasFullData(c: CompanyRow): boolean {
   return (
-    c.employee_count !== null || c.revenue_range !== null || c.founded_year !== null || c.keywords.length > 0 ||
-    c.technologies.length > 0 || c.linkedin_url !== null || c.phone !== null || c.description !== null
+    c.employee_count !== null ||
+    c.revenue_range !== null ||
+    c.founded_year !== null ||
+    c.keywords.length > 0 ||
+    c.technologies.length > 0 ||
+    c.linkedin_url !== null ||
+    c.phone !== null ||
+    c.description !== null
   );
 }
 
@@ -72,7 +88,12 @@ export function toLeadCompany(c: ShownCompanyRow, full: boolean): LeadCompany {
 }
 
 /** A person as a search shows it: only the requested options' data, and what it cost. */
-export function toLeadPerson(p: ShownPersonRow, company: ShownCompanyRow | undefined, options: readonly PeopleDataOption[], creditsCharged: number): LeadPerson {
+export function toLeadPerson(
+  p: ShownPersonRow,
+  company: ShownCompanyRow | undefined,
+  options: readonly PeopleDataOption[],
+  creditsCharged: number,
+): LeadPerson {
   const full = options.includes('fullContactAndCompany');
   const person: LeadPerson = {
     id: p.id,
@@ -137,8 +158,15 @@ export class LeadService {
    * was not revealed before; throws 402 (and the caller's transaction must roll back) when the
    * balance cannot cover it. Reusable by any module that hands out lead data.
    */
-  async revealPeople(trx: Executor, workspaceId: string, people: PersonRow[], options: readonly PeopleDataOption[]): Promise<RevealCharge> {
-    const pairs = people.flatMap((p) => options.filter((o) => hasData(p, o)).map((option) => ({ personId: p.id, option })));
+  async revealPeople(
+    trx: Executor,
+    workspaceId: string,
+    people: PersonRow[],
+    options: readonly PeopleDataOption[],
+  ): Promise<RevealCharge> {
+    const pairs = people.flatMap((p) =>
+      options.filter((o) => hasData(p, o)).map((option) => ({ personId: p.id, option })),
+    );
     const fresh = await this.store.insertPersonReveals(trx, workspaceId, pairs, this.clock.now());
     const perPerson = new Map<string, number>();
     let used = 0;
@@ -156,17 +184,36 @@ export class LeadService {
    * reveal of a person with an email costs `creditCosts.workEmailReveal`). Unknown ids are left out
    * of the map; a person without an email maps to null. Throws 402 when the balance cannot cover it.
    */
-  async revealWorkEmails(trx: Executor, workspaceId: string, personIds: string[]): Promise<{ emails: Map<string, string | null>; creditsUsed: number; balance: number }> {
+  async revealWorkEmails(
+    trx: Executor,
+    workspaceId: string,
+    personIds: string[],
+  ): Promise<{ emails: Map<string, string | null>; creditsUsed: number; balance: number }> {
     const people = await this.store.peopleByIds(trx, personIds);
     const charge = await this.revealPeople(trx, workspaceId, people, ['workEmailReveal']);
-    return { emails: new Map(people.map((p) => [p.id, p.work_email])), creditsUsed: charge.used, balance: charge.remaining };
+    return {
+      emails: new Map(people.map((p) => [p.id, p.work_email])),
+      creditsUsed: charge.used,
+      balance: charge.remaining,
+    };
   }
 
   /** People as the workspace may see them now (what it has revealed, nothing charged), in the order of `ids`. */
   async showPeople(db: Executor, workspaceId: string, ids: string[]): Promise<Map<string, LeadPerson>> {
-    const [people, revealed] = await queryAll(db, [() => this.store.shownPeopleByIds(db, ids), () => this.store.revealedOptions(db, workspaceId, ids)]);
-    const companies = await this.store.companiesByIds(db, people.flatMap((p) => (p.company_id ? [p.company_id] : [])));
-    return new Map(people.map((p) => [p.id, toLeadPerson(p, p.company_id ? companies.get(p.company_id) : undefined, revealed.get(p.id) ?? [], 0)]));
+    const [people, revealed] = await queryAll(db, [
+      () => this.store.shownPeopleByIds(db, ids),
+      () => this.store.revealedOptions(db, workspaceId, ids),
+    ]);
+    const companies = await this.store.companiesByIds(
+      db,
+      people.flatMap((p) => (p.company_id ? [p.company_id] : [])),
+    );
+    return new Map(
+      people.map((p) => [
+        p.id,
+        toLeadPerson(p, p.company_id ? companies.get(p.company_id) : undefined, revealed.get(p.id) ?? [], 0),
+      ]),
+    );
   }
 
   /**
@@ -228,7 +275,10 @@ export class LeadService {
     const page = defaulted(body.page, 'page');
     const perPage = defaulted(body.perPage, 'perPage');
     const filters = { ...body, companyDomains: domains(body.companyDomains, 'companyDomains') };
-    const { rows, total } = await this.store.searchPeople(this.db, workspaceId, filters, { offset: (page - 1) * perPage, limit: perPage });
+    const { rows, total } = await this.store.searchPeople(this.db, workspaceId, filters, {
+      offset: (page - 1) * perPage,
+      limit: perPage,
+    });
     const people = rows.map((r) => r.person);
     // A page whose data the workspace has all paid for (a repeated search) charges nothing: the
     // balance is all it needs, not the reveal-and-charge transaction.
@@ -249,18 +299,35 @@ export class LeadService {
     const page = defaulted(body.page, 'page');
     const perPage = defaulted(body.perPage, 'perPage');
     const filters = { ...body, domains: domains(body.domains, 'domains') };
-    const { rows, total } = await this.store.searchCompanies(this.db, workspaceId, filters, { offset: (page - 1) * perPage, limit: perPage });
+    const { rows, total } = await this.store.searchCompanies(this.db, workspaceId, filters, {
+      offset: (page - 1) * perPage,
+      limit: perPage,
+    });
     const full = option === 'full';
     const toReveal = full ? rows.filter(hasFullData) : [];
     const { fresh, remaining } = toReveal.every((c) => c.revealed)
       ? { fresh: new Set<string>(), remaining: await this.credits.balance(this.db, workspaceId) }
       : await this.db.transaction(async (trx) => {
-          const newly = await this.store.insertCompanyReveals(trx, workspaceId, toReveal.map((c) => c.id), this.clock.now());
-          const balance = await this.credits.charge(trx, workspaceId, newly.length * this.costs.companyFull, `company reveal: ${newly.length} item(s)`);
+          const newly = await this.store.insertCompanyReveals(
+            trx,
+            workspaceId,
+            toReveal.map((c) => c.id),
+            this.clock.now(),
+          );
+          const balance = await this.credits.charge(
+            trx,
+            workspaceId,
+            newly.length * this.costs.companyFull,
+            `company reveal: ${newly.length} item(s)`,
+          );
           return { fresh: new Set(newly), remaining: balance };
         });
     return {
-      items: rows.map((c) => ({ ...toLeadCompany(c, full), revealed: full, creditsCharged: fresh.has(c.id) ? this.costs.companyFull : 0 })),
+      items: rows.map((c) => ({
+        ...toLeadCompany(c, full),
+        revealed: full,
+        creditsCharged: fresh.has(c.id) ? this.costs.companyFull : 0,
+      })),
       pagination: pagination(page, perPage, total),
       dataOptions: [option],
       credits: { used: fresh.size * this.costs.companyFull, remaining },

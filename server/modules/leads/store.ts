@@ -7,8 +7,19 @@ import { LRUCache } from 'lru-cache';
 import type { Clock } from '../../clock';
 import { queryAll, selectList, type Executor, type RawResult } from '../../db';
 import {
-  COMPANY_COLUMNS, EMPLOYEE_RANGES, PEOPLE_DATA_OPTIONS, PERSON_COLUMNS, SHOWN_COMPANY_COLUMNS, SHOWN_PERSON_COLUMNS, type CompanyRow, type EmailStatus,
-  type EmployeeRange, type PeopleDataOption, type PersonRow, type ShownCompanyRow, type ShownPersonRow,
+  COMPANY_COLUMNS,
+  EMPLOYEE_RANGES,
+  PEOPLE_DATA_OPTIONS,
+  PERSON_COLUMNS,
+  SHOWN_COMPANY_COLUMNS,
+  SHOWN_PERSON_COLUMNS,
+  type CompanyRow,
+  type EmailStatus,
+  type EmployeeRange,
+  type PeopleDataOption,
+  type PersonRow,
+  type ShownCompanyRow,
+  type ShownPersonRow,
 } from './model';
 
 export interface PeopleFilters {
@@ -62,7 +73,11 @@ function splitCompany(row: Record<string, unknown>): FoundPerson {
     if (key.startsWith(COMPANY_PREFIX)) company[key.slice(COMPANY_PREFIX.length)] = value;
     else person[key] = value;
   }
-  return { person: person as unknown as PersonRow, company: company.id ? (company as unknown as CompanyRow) : undefined, revealed: revealed as PeopleDataOption[] };
+  return {
+    person: person as unknown as PersonRow,
+    company: company.id ? (company as unknown as CompanyRow) : undefined,
+    revealed: revealed as PeopleDataOption[],
+  };
 }
 
 /**
@@ -72,7 +87,8 @@ function splitCompany(row: Record<string, unknown>): FoundPerson {
 const SHOWN_PERSON_PREFIX = 'shown_person__';
 const SHOWN_COMPANY_PREFIX = 'shown_company__';
 const REVEALED = 'shown__revealed';
-const prefixed = <C extends string>(prefix: string, columns: readonly C[]) => columns.map((c) => [c, `${prefix}${c}`] as const);
+const prefixed = <C extends string>(prefix: string, columns: readonly C[]) =>
+  columns.map((c) => [c, `${prefix}${c}`] as const);
 const SHOWN_PERSON_KEYS = prefixed(SHOWN_PERSON_PREFIX, SHOWN_PERSON_COLUMNS);
 const SHOWN_COMPANY_KEYS = prefixed(SHOWN_COMPANY_PREFIX, SHOWN_COMPANY_COLUMNS);
 /** The select lists of those columns, written once (knex would quote some 30 names on every request). */
@@ -86,7 +102,11 @@ function pick<T>(row: Record<string, unknown>, keys: readonly (readonly [string,
 }
 
 /** A person of a joinShownPeople row: its columns, its company's (none without one), its revealed options in the spec's order. */
-export function readShownPerson(row: Record<string, unknown>): { person: ShownPersonRow; company: ShownCompanyRow | undefined; revealed: PeopleDataOption[] } {
+export function readShownPerson(row: Record<string, unknown>): {
+  person: ShownPersonRow;
+  company: ShownCompanyRow | undefined;
+  revealed: PeopleDataOption[];
+} {
   const revealed = row[REVEALED] as string[];
   return {
     person: pick(row, SHOWN_PERSON_KEYS),
@@ -141,7 +161,10 @@ export class LeadStore {
   private readonly counts: LRUCache<string, number> | undefined;
 
   constructor(clock: Clock, countCacheSeconds: number) {
-    this.counts = countCacheSeconds > 0 ? new LRUCache({ max: 10_000, ttl: countCacheSeconds * 1000, perf: { now: () => clock.now().getTime() } }) : undefined;
+    this.counts =
+      countCacheSeconds > 0
+        ? new LRUCache({ max: 10_000, ttl: countCacheSeconds * 1000, perf: { now: () => clock.now().getTime() } })
+        : undefined;
   }
 
   /** The WHERE of a people search on `people`. */
@@ -182,34 +205,61 @@ export class LeadStore {
    * indexes answer without reading the table (a deferred join), then only the page's rows are read.
    */
   private page(db: Executor, table: string, where: Knex.QueryBuilder, page: Page): Knex.QueryBuilder {
-    const order = (prefix: string) => [{ column: `${prefix}score`, order: 'desc' }, { column: `${prefix}id`, order: 'asc' }];
+    const order = (prefix: string) => [
+      { column: `${prefix}score`, order: 'desc' },
+      { column: `${prefix}id`, order: 'asc' },
+    ];
     const ids = where.select('id').orderBy(order('')).offset(page.offset).limit(page.limit);
-    return db(table).whereIn(`${table}.id`, ids).orderBy(order(`${table}.`));
+    return db(table)
+      .whereIn(`${table}.id`, ids)
+      .orderBy(order(`${table}.`));
   }
 
   /**
    * A page of people with their companies and what the workspace has revealed of each, in the one
    * query that reads the page's rows (a search would otherwise ask for each separately).
    */
-  async searchPeople(db: Executor, workspaceId: string, filters: PeopleFilters, page: Page): Promise<{ rows: FoundPerson[]; total: number }> {
+  async searchPeople(
+    db: Executor,
+    workspaceId: string,
+    filters: PeopleFilters,
+    page: Page,
+  ): Promise<{ rows: FoundPerson[]; total: number }> {
     const rows = this.page(db, 'people', this.peopleWhere(db, filters), page)
       .leftJoin('companies', 'companies.id', 'people.company_id')
       .select([
         ...PERSON_COLUMNS.map((c) => `people.${c}`),
         ...COMPANY_COLUMNS.map((c) => `companies.${c} as ${COMPANY_PREFIX}${c}`),
-        db.raw('array(select data_option from people_reveals r where r.workspace_id = ? and r.person_id = people.id) as revealed', [workspaceId]),
+        db.raw(
+          'array(select data_option from people_reveals r where r.workspace_id = ? and r.person_id = people.id) as revealed',
+          [workspaceId],
+        ),
       ]);
-    const [found, total] = await queryAll(db, [() => rows as Promise<Record<string, unknown>[]>, () => this.count(db, this.peopleWhere(db, filters))]);
+    const [found, total] = await queryAll(db, [
+      () => rows as Promise<Record<string, unknown>[]>,
+      () => this.count(db, this.peopleWhere(db, filters)),
+    ]);
     return { rows: found.map(splitCompany), total };
   }
 
   /** A page of companies, each with whether the workspace has seen it in full. */
-  async searchCompanies(db: Executor, workspaceId: string, filters: CompanyFilters, page: Page): Promise<{ rows: (CompanyRow & { revealed: boolean })[]; total: number }> {
+  async searchCompanies(
+    db: Executor,
+    workspaceId: string,
+    filters: CompanyFilters,
+    page: Page,
+  ): Promise<{ rows: (CompanyRow & { revealed: boolean })[]; total: number }> {
     const rows = this.page(db, 'companies', this.companiesWhere(db, filters), page).select([
       ...COMPANY_COLUMNS,
-      db.raw('exists(select 1 from company_reveals r where r.workspace_id = ? and r.company_id = companies.id) as revealed', [workspaceId]),
+      db.raw(
+        'exists(select 1 from company_reveals r where r.workspace_id = ? and r.company_id = companies.id) as revealed',
+        [workspaceId],
+      ),
     ]);
-    const [found, total] = await queryAll(db, [() => rows as Promise<(CompanyRow & { revealed: boolean })[]>, () => this.count(db, this.companiesWhere(db, filters))]);
+    const [found, total] = await queryAll(db, [
+      () => rows as Promise<(CompanyRow & { revealed: boolean })[]>,
+      () => this.count(db, this.companiesWhere(db, filters)),
+    ]);
     return { rows: found, total };
   }
 
@@ -229,8 +279,16 @@ export class LeadStore {
     return total;
   }
 
-  private async countNow(db: Executor, q: Knex.QueryBuilder, sql: string, bindings: readonly unknown[]): Promise<number> {
-    const explained = await db.raw<RawResult<{ 'QUERY PLAN': { Plan: { 'Plan Rows': number } }[] }>>(`EXPLAIN (FORMAT JSON) ${sql}`, bindings as Knex.RawBinding[]);
+  private async countNow(
+    db: Executor,
+    q: Knex.QueryBuilder,
+    sql: string,
+    bindings: readonly unknown[],
+  ): Promise<number> {
+    const explained = await db.raw<RawResult<{ 'QUERY PLAN': { Plan: { 'Plan Rows': number } }[] }>>(
+      `EXPLAIN (FORMAT JSON) ${sql}`,
+      bindings as Knex.RawBinding[],
+    );
     const estimate = Math.round(Number(explained.rows[0]['QUERY PLAN'][0].Plan['Plan Rows']));
     if (estimate > EXACT_COUNT_UP_TO) return estimate;
     const row = await q.count<{ count: string }[]>({ count: '*' }).first();
@@ -242,19 +300,31 @@ export class LeadStore {
     return q
       .join('people as shown_p', 'shown_p.id', personId)
       .leftJoin('companies as shown_c', 'shown_c.id', 'shown_p.company_id')
-      .select(db.raw(`${SHOWN_PERSON_SELECT}, array(select data_option from people_reveals r where r.workspace_id = ? and r.person_id = shown_p.id) as ${REVEALED}`, [workspaceId]));
+      .select(
+        db.raw(
+          `${SHOWN_PERSON_SELECT}, array(select data_option from people_reveals r where r.workspace_id = ? and r.person_id = shown_p.id) as ${REVEALED}`,
+          [workspaceId],
+        ),
+      );
   }
 
   /** See LeadService.joinShownCompanies; readShownCompany reads the columns back. */
   joinShownCompanies(db: Executor, q: Knex.QueryBuilder, workspaceId: string, companyId: string): Knex.QueryBuilder {
     return q
       .join('companies as shown_c', 'shown_c.id', companyId)
-      .select(db.raw(`${SHOWN_COMPANY_SELECT}, exists(select 1 from company_reveals r where r.workspace_id = ? and r.company_id = shown_c.id) as ${REVEALED}`, [workspaceId]));
+      .select(
+        db.raw(
+          `${SHOWN_COMPANY_SELECT}, exists(select 1 from company_reveals r where r.workspace_id = ? and r.company_id = shown_c.id) as ${REVEALED}`,
+          [workspaceId],
+        ),
+      );
   }
 
   async companiesByIds(db: Executor, ids: string[]): Promise<Map<string, CompanyRow>> {
     if (!ids.length) return new Map();
-    const rows = await db('companies').select<CompanyRow[]>(COMPANY_COLUMNS).whereIn('id', [...new Set(ids)]);
+    const rows = await db('companies')
+      .select<CompanyRow[]>(COMPANY_COLUMNS)
+      .whereIn('id', [...new Set(ids)]);
     return new Map(rows.map((r) => [r.id, r]));
   }
 
@@ -269,26 +339,45 @@ export class LeadStore {
 
   /** The people `ids` names, by id. */
   private peopleNamed(db: Executor, ids: string[]) {
-    return db('people').whereIn('id', [...new Set(ids)]).orderBy('id');
+    return db('people')
+      .whereIn('id', [...new Set(ids)])
+      .orderBy('id');
   }
 
   /**
    * Records reveals; returns the (person, option) pairs that were new, i.e. to be charged. A pair
    * another transaction is inserting waits for it, so two concurrent requests never both charge it.
    */
-  async insertPersonReveals(trx: Executor, workspaceId: string, pairs: { personId: string; option: string }[], at: Date): Promise<{ person_id: string; data_option: string }[]> {
+  async insertPersonReveals(
+    trx: Executor,
+    workspaceId: string,
+    pairs: { personId: string; option: string }[],
+    at: Date,
+  ): Promise<{ person_id: string; data_option: string }[]> {
     if (!pairs.length) return [];
     // One order for every request, so concurrent inserts take row locks in the same order.
     const rows = [...pairs]
-      .sort((a, b) => (a.personId === b.personId ? a.option.localeCompare(b.option) : a.personId.localeCompare(b.personId)))
+      .sort((a, b) =>
+        a.personId === b.personId ? a.option.localeCompare(b.option) : a.personId.localeCompare(b.personId),
+      )
       .map((p) => ({ workspace_id: workspaceId, person_id: p.personId, data_option: p.option, revealed_at: at }));
-    return trx('people_reveals').insert(rows).onConflict(['workspace_id', 'person_id', 'data_option']).ignore().returning(['person_id', 'data_option']);
+    return trx('people_reveals')
+      .insert(rows)
+      .onConflict(['workspace_id', 'person_id', 'data_option'])
+      .ignore()
+      .returning(['person_id', 'data_option']);
   }
 
   async insertCompanyReveals(trx: Executor, workspaceId: string, companyIds: string[], at: Date): Promise<string[]> {
     if (!companyIds.length) return [];
-    const rows = [...new Set(companyIds)].sort().map((id) => ({ workspace_id: workspaceId, company_id: id, revealed_at: at }));
-    const inserted: { company_id: string }[] = await trx('company_reveals').insert(rows).onConflict(['workspace_id', 'company_id']).ignore().returning(['company_id']);
+    const rows = [...new Set(companyIds)]
+      .sort()
+      .map((id) => ({ workspace_id: workspaceId, company_id: id, revealed_at: at }));
+    const inserted: { company_id: string }[] = await trx('company_reveals')
+      .insert(rows)
+      .onConflict(['workspace_id', 'company_id'])
+      .ignore()
+      .returning(['company_id']);
     return inserted.map((r) => r.company_id);
   }
 
@@ -300,7 +389,11 @@ export class LeadStore {
   }
 
   /** The data options each person has revealed to the workspace, in the spec's order (like a search answer). */
-  async revealedOptions(db: Executor, workspaceId: string, personIds: string[]): Promise<Map<string, PeopleDataOption[]>> {
+  async revealedOptions(
+    db: Executor,
+    workspaceId: string,
+    personIds: string[],
+  ): Promise<Map<string, PeopleDataOption[]>> {
     const out = new Map<string, PeopleDataOption[]>();
     if (!personIds.length) return out;
     const rows: { person_id: string; data_option: PeopleDataOption }[] = await db('people_reveals')
@@ -308,7 +401,11 @@ export class LeadStore {
       .whereIn('person_id', personIds)
       .select('person_id', 'data_option');
     for (const r of rows) out.set(r.person_id, [...(out.get(r.person_id) ?? []), r.data_option]);
-    for (const [id, options] of out) out.set(id, PEOPLE_DATA_OPTIONS.filter((o) => options.includes(o)));
+    for (const [id, options] of out)
+      out.set(
+        id,
+        PEOPLE_DATA_OPTIONS.filter((o) => options.includes(o)),
+      );
     return out;
   }
 
@@ -318,7 +415,11 @@ export class LeadStore {
       .whereIn('p.id', personIds)
       .whereNotNull('p.work_email')
       .whereNotExists((q) => {
-        q.select(db.raw('1')).from('people_reveals as r').where('r.workspace_id', workspaceId).whereRaw('r.person_id = p.id').andWhere('r.data_option', 'workEmailReveal');
+        q.select(db.raw('1'))
+          .from('people_reveals as r')
+          .where('r.workspace_id', workspaceId)
+          .whereRaw('r.person_id = p.id')
+          .andWhere('r.data_option', 'workEmailReveal');
       })
       .count<{ n: string }[]>({ n: '*' });
     return Number(n);
@@ -327,12 +428,16 @@ export class LeadStore {
   // Enrichment look-ups, batched per rule through the leads migration's lower(...) indexes; keys come lower-cased.
   async byWorkEmails(db: Executor, emails: string[]): Promise<PersonRow[]> {
     if (!emails.length) return [];
-    return db('people').select(PERSON_COLUMNS).whereRaw(`lower(work_email) IN (${placeholders(emails)})`, emails);
+    return db('people')
+      .select(PERSON_COLUMNS)
+      .whereRaw(`lower(work_email) IN (${placeholders(emails)})`, emails);
   }
 
   async byLinkedinUrls(db: Executor, urls: string[]): Promise<PersonRow[]> {
     if (!urls.length) return [];
-    return db('people').select(PERSON_COLUMNS).whereRaw(`lower(linkedin_url) IN (${placeholders(urls)})`, urls);
+    return db('people')
+      .select(PERSON_COLUMNS)
+      .whereRaw(`lower(linkedin_url) IN (${placeholders(urls)})`, urls);
   }
 
   async byNames(db: Executor, names: { first: string; last: string }[]): Promise<PersonRow[]> {
@@ -340,6 +445,9 @@ export class LeadStore {
     const tuples = names.map(() => '(?, ?)').join(', ');
     return db('people')
       .select(PERSON_COLUMNS)
-      .whereRaw(`(lower(last_name), lower(first_name)) IN (${tuples})`, names.flatMap((n) => [n.last, n.first]));
+      .whereRaw(
+        `(lower(last_name), lower(first_name)) IN (${tuples})`,
+        names.flatMap((n) => [n.last, n.first]),
+      );
   }
 }

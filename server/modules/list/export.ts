@@ -136,7 +136,12 @@ async function* jsonChunks(list: List, batches: AsyncIterable<Member[]>): AsyncG
   yield tail;
 }
 
-export async function writeExport(res: Response, list: List, batches: AsyncIterable<Member[]>, format: 'csv' | 'json'): Promise<void> {
+export async function writeExport(
+  res: Response,
+  list: List,
+  batches: AsyncIterable<Member[]>,
+  format: 'csv' | 'json',
+): Promise<void> {
   res.status(200);
   res.setHeader('Content-Disposition', `attachment; filename="list-${list.id}.${format}"`);
   if (format === 'json') {

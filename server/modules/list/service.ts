@@ -40,7 +40,6 @@ type Action = keyof typeof OTHER_KIND_HINT;
 /** A members page: `limit`, and `skip` or a `cursor` (a previous page's nextCursor). */
 type MembersQuery = { limit?: number; skip?: number; cursor?: string };
 
-
 function toList(row: ListRow): List {
   return {
     id: row.id,
@@ -51,7 +50,6 @@ function toList(row: ListRow): List {
     updatedAt: new Date(row.updated_at).toISOString(),
   };
 }
-
 
 export class ListService {
   constructor(
@@ -66,9 +64,20 @@ export class ListService {
 
   async create(workspaceId: string, kind: ListKind, rawName: string): Promise<List> {
     const name = rawName.trim();
-    const duplicate = () => conflict(`A ${kind} list named "${name}" already exists.`, [detail('name', 'is already used by another list of this kind', 'duplicate')]);
+    const duplicate = () =>
+      conflict(`A ${kind} list named "${name}" already exists.`, [
+        detail('name', 'is already used by another list of this kind', 'duplicate'),
+      ]);
     const now = this.clock.now();
-    const row: ListRow = { id: newId(), workspace_id: workspaceId, kind, name, member_count: 0, created_at: now, updated_at: now };
+    const row: ListRow = {
+      id: newId(),
+      workspace_id: workspaceId,
+      kind,
+      name,
+      member_count: 0,
+      created_at: now,
+      updated_at: now,
+    };
     try {
       await this.store.insert(this.db, row);
     } catch (err) {
@@ -104,7 +113,13 @@ export class ListService {
       const list = await this.locked(trx, workspaceId, listId, kind, 'add');
       const unique = [...new Set(ids)];
       const existing = await this.leads.existingIds(trx, kind, unique);
-      const inserted = await this.store.addMembers(trx, kind, listId, unique.filter((id) => existing.has(id)), this.clock.now());
+      const inserted = await this.store.addMembers(
+        trx,
+        kind,
+        listId,
+        unique.filter((id) => existing.has(id)),
+        this.clock.now(),
+      );
       return {
         list: toList(await this.counted(trx, list, inserted.length)),
         added: inserted.length,
@@ -165,9 +180,19 @@ export class ListService {
   private async membersPage(workspaceId: string, listId: string, kind: ListKind, query: MembersQuery) {
     const page = pageOf(query);
     const after = query.cursor ? decodeCursor(query.cursor) : null;
-    if (after && page.skip > 0) throw badRequest('Page by cursor or by skip, not both.', [detail('skip', 'must be 0 with a cursor', 'conflict', 'query')]);
+    if (after && page.skip > 0)
+      throw badRequest('Page by cursor or by skip, not both.', [
+        detail('skip', 'must be 0 with a cursor', 'conflict', 'query'),
+      ]);
     const range = { limit: page.limit + 1, skip: page.skip, after };
-    const { list, members: found } = await this.store.withMembers(this.db, workspaceId, kind, listId, range, this.shown(workspaceId, kind));
+    const { list, members: found } = await this.store.withMembers(
+      this.db,
+      workspaceId,
+      kind,
+      listId,
+      range,
+      this.shown(workspaceId, kind),
+    );
     if (!list) throw notFound(LIST_NOT_FOUND);
     assertKind(list, kind, 'read');
     const rows = found.slice(0, page.limit);
@@ -181,7 +206,10 @@ export class ListService {
    * The list (404 before anything is written) and its members as the read operations show them, batch by
    * batch, for a streamed export.
    */
-  async openExport(workspaceId: string, listId: string): Promise<{ list: List; batches: AsyncGenerator<(PersonMember | CompanyMember)[]> }> {
+  async openExport(
+    workspaceId: string,
+    listId: string,
+  ): Promise<{ list: List; batches: AsyncGenerator<(PersonMember | CompanyMember)[]> }> {
     const list = await this.get(workspaceId, listId);
     return { list, batches: this.shownBatches(workspaceId, list) };
   }
@@ -197,7 +225,11 @@ export class ListService {
    * skipped; the others' work emails are revealed and charged (402 and nothing done when the balance cannot
    * cover them all); the contacts module adds them, reporting addresses the campaign already holds.
    */
-  async sendToCampaign(workspaceId: string, listId: string, campaignId: string): Promise<Schemas['LeadListSendResult']> {
+  async sendToCampaign(
+    workspaceId: string,
+    listId: string,
+    campaignId: string,
+  ): Promise<Schemas['LeadListSendResult']> {
     return this.db.transaction(async (trx) => {
       await this.locked(trx, workspaceId, listId, 'people', 'send');
       await this.campaigns.findInWorkspace(trx, workspaceId, campaignId);
@@ -208,12 +240,19 @@ export class ListService {
       const counts = { members: 0, added: 0, duplicates: 0, skippedNoEmail: 0, invalid: 0 };
       let used = 0;
       for await (const members of this.walk(trx, 'people', listId)) {
-        const batch = await this.leads.peopleByIds(trx, members.map((m) => m.id));
+        const batch = await this.leads.peopleByIds(
+          trx,
+          members.map((m) => m.id),
+        );
         counts.members += members.length;
         const withEmail = batch.filter((p) => p.work_email !== null);
         counts.skippedNoEmail += members.length - withEmail.length;
         if (!withEmail.length) continue;
-        const { emails, creditsUsed } = await this.leads.revealWorkEmails(trx, workspaceId, withEmail.map((p) => p.id));
+        const { emails, creditsUsed } = await this.leads.revealWorkEmails(
+          trx,
+          workspaceId,
+          withEmail.map((p) => p.id),
+        );
         used += creditsUsed;
         const inputs: NewContact[] = withEmail.map((p) => ({
           email: emails.get(p.id)!,
@@ -264,7 +303,13 @@ export class ListService {
   }
 
   /** Locks the workspace's list for a change; 404 when it is not the workspace's, 409 when it is of the other kind. */
-  private async locked(trx: Executor, workspaceId: string, listId: string, kind: ListKind, action: Exclude<Action, 'read'>): Promise<ListRow> {
+  private async locked(
+    trx: Executor,
+    workspaceId: string,
+    listId: string,
+    kind: ListKind,
+    action: Exclude<Action, 'read'>,
+  ): Promise<ListRow> {
     const list = await this.store.lock(trx, workspaceId, listId);
     if (!list) throw notFound(LIST_NOT_FOUND);
     assertKind(list, kind, action);

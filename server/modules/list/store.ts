@@ -1,6 +1,15 @@
 /** Lists and their memberships: plain rows. Members are ordered by (added_at, member id) everywhere. */
 import type { Knex } from 'knex';
-import { columnsOf, isEmbedded, pageTotal, prepared, selectList, TOTAL_COLUMN, type Executor, type RawResult } from '../../db';
+import {
+  columnsOf,
+  isEmbedded,
+  pageTotal,
+  prepared,
+  selectList,
+  TOTAL_COLUMN,
+  type Executor,
+  type RawResult,
+} from '../../db';
 import type { Position } from '../../http/cursor';
 
 export type ListKind = 'people' | 'company';
@@ -25,8 +34,17 @@ export interface MemberRef {
   added_at: Date;
 }
 
-
-const LIST_SELECT = selectList(columnsOf<ListRow>({ id: true, workspace_id: true, kind: true, name: true, member_count: true, created_at: true, updated_at: true }));
+const LIST_SELECT = selectList(
+  columnsOf<ListRow>({
+    id: true,
+    workspace_id: true,
+    kind: true,
+    name: true,
+    member_count: true,
+    created_at: true,
+    updated_at: true,
+  }),
+);
 
 const MEMBERS = {
   people: { table: 'list_people', column: 'person_id' },
@@ -71,7 +89,14 @@ export const BLOCK_SIZE = 1000;
 function blockAt(db: Executor, listId: string | Knex.Raw, skip: number) {
   const blocks = db('list_member_blocks')
     .where('list_id', listId)
-    .select('first_added_at', 'first_member_id', 'member_count', db.raw('sum(member_count) OVER (ORDER BY first_added_at, first_member_id ROWS UNBOUNDED PRECEDING) - member_count AS before'));
+    .select(
+      'first_added_at',
+      'first_member_id',
+      'member_count',
+      db.raw(
+        'sum(member_count) OVER (ORDER BY first_added_at, first_member_id ROWS UNBOUNDED PRECEDING) - member_count AS before',
+      ),
+    );
   return db
     .from(blocks.as('s'))
     .where(db.raw('before + member_count'), '>', skip)
@@ -117,8 +142,16 @@ export interface JoinedMember extends MemberRef {
 
 type JoinedRow = Record<string, unknown> & { member_id: string; member_added_at: Date };
 
-function joinedPage(db: Executor, kind: ListKind, listId: string | Knex.Raw, range: MemberRange, join: MemberJoin): Knex.QueryBuilder {
-  const page = db.from(memberPage(db, kind, listId, range).as('m')).select('m.id as member_id', 'm.added_at as member_added_at');
+function joinedPage(
+  db: Executor,
+  kind: ListKind,
+  listId: string | Knex.Raw,
+  range: MemberRange,
+  join: MemberJoin,
+): Knex.QueryBuilder {
+  const page = db
+    .from(memberPage(db, kind, listId, range).as('m'))
+    .select('m.id as member_id', 'm.added_at as member_added_at');
   return join(page, 'm.id');
 }
 
@@ -156,8 +189,9 @@ async function countInBlocks(db: Executor, listId: string, members: MemberRef[],
  */
 async function cutBlocks(db: Executor, kind: ListKind, listId: string, over: number): Promise<void> {
   const { table, column } = MEMBERS[kind];
-  await inIndexOrder(db, (trx) => trx.raw(
-    `INSERT INTO list_member_blocks AS b (list_id, first_added_at, first_member_id, member_count)
+  await inIndexOrder(db, (trx) =>
+    trx.raw(
+      `INSERT INTO list_member_blocks AS b (list_id, first_added_at, first_member_id, member_count)
      SELECT big.list_id, CASE WHEN m.i = 0 THEN big.first_added_at ELSE m.added_at END, CASE WHEN m.i = 0 THEN big.first_member_id ELSE m.id END,
             least(?, big.member_count - m.i)
        FROM list_member_blocks big
@@ -167,8 +201,9 @@ async function cutBlocks(db: Executor, kind: ListKind, listId: string, over: num
           ORDER BY added_at, ?? LIMIT big.member_count) m
       WHERE big.list_id = ? AND big.member_count > ? AND m.i % ? = 0
      ON CONFLICT (list_id, first_added_at, first_member_id) DO UPDATE SET member_count = excluded.member_count`,
-    [BLOCK_SIZE, column, column, table, column, column, listId, over, BLOCK_SIZE],
-  ));
+      [BLOCK_SIZE, column, column, table, column, column, listId, over, BLOCK_SIZE],
+    ),
+  );
 }
 
 /**
@@ -196,12 +231,19 @@ export class ListStore {
     return db('lists').where({ workspace_id: workspaceId, id }).forUpdate().first<ListRow | undefined>();
   }
 
-  async page(db: Executor, workspaceId: string, page: { limit: number; skip: number; kind?: ListKind }): Promise<{ rows: ListRow[]; total: number }> {
+  async page(
+    db: Executor,
+    workspaceId: string,
+    page: { limit: number; skip: number; kind?: ListKind },
+  ): Promise<{ rows: ListRow[]; total: number }> {
     const filtered = () => db('lists').where({ workspace_id: workspaceId, ...(page.kind ? { kind: page.kind } : {}) });
     const rows = await prepared<ListRow & { total: string }>(
       db,
       filtered()
-        .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+        .orderBy([
+          { column: 'created_at', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ])
         .offset(page.skip)
         .limit(page.limit)
         .select(db.raw(`${LIST_SELECT}, ${TOTAL_COLUMN}`)),
@@ -236,9 +278,18 @@ export class ListStore {
     const { table, column } = MEMBERS[kind];
     // One order for every request, so concurrent inserts into one list take row locks in the same order.
     const rows = [...ids].sort().map((id) => ({ list_id: listId, [column]: id, added_at: at }));
-    const inserted: Record<string, string>[] = await db(table).insert(rows).onConflict(['list_id', column]).ignore().returning(column);
+    const inserted: Record<string, string>[] = await db(table)
+      .insert(rows)
+      .onConflict(['list_id', column])
+      .ignore()
+      .returning(column);
     const added = inserted.map((r) => r[column]);
-    const counts = await countInBlocks(db, listId, added.map((id) => ({ id, added_at: at })), 1);
+    const counts = await countInBlocks(
+      db,
+      listId,
+      added.map((id) => ({ id, added_at: at })),
+      1,
+    );
     if (counts.some((n) => n > 2 * BLOCK_SIZE)) await cutBlocks(db, kind, listId, 2 * BLOCK_SIZE);
     return added;
   }
@@ -246,7 +297,11 @@ export class ListStore {
   /** Removes memberships and uncounts them from their blocks; returns the ids that were members. */
   async removeMembers(db: Executor, kind: ListKind, listId: string, ids: string[]): Promise<string[]> {
     const { table, column } = MEMBERS[kind];
-    const members = await db(table).where({ list_id: listId }).whereIn(column, ids).delete().returning<MemberRef[]>([`${column} as id`, 'added_at']);
+    const members = await db(table)
+      .where({ list_id: listId })
+      .whereIn(column, ids)
+      .delete()
+      .returning<MemberRef[]>([`${column} as id`, 'added_at']);
     const counts = await countInBlocks(db, listId, members, -1);
     // An empty block is only a row more for every page by skip to sum (an add makes the first block again).
     if (counts.includes(0)) await db('list_member_blocks').where({ list_id: listId, member_count: 0 }).delete();
@@ -257,8 +312,20 @@ export class ListStore {
    * Members in list order, with the rows `join` adds: a page by offset (`skip`), or the page after `after`
    * (keyset: a client's cursor, and exports and sends that walk a whole list in constant memory).
    */
-  async members(db: Executor, kind: ListKind, listId: string, range: MemberRange, join: MemberJoin = (page) => page): Promise<JoinedMember[]> {
-    const rows = await inIndexOrder(db, (trx) => joinedPage(trx, kind, listId, range, join).orderBy([{ column: 'm.added_at' }, { column: 'm.id' }]) as Promise<JoinedRow[]>);
+  async members(
+    db: Executor,
+    kind: ListKind,
+    listId: string,
+    range: MemberRange,
+    join: MemberJoin = (page) => page,
+  ): Promise<JoinedMember[]> {
+    const rows = await inIndexOrder(
+      db,
+      (trx) =>
+        joinedPage(trx, kind, listId, range, join).orderBy([{ column: 'm.added_at' }, { column: 'm.id' }]) as Promise<
+          JoinedRow[]
+        >,
+    );
     return rows.map(joined);
   }
 
@@ -267,21 +334,35 @@ export class ListStore {
    * needs) and a page of its members as `members` reads them, in one statement: a client's page costs one
    * round trip. A list of the other kind has no members of `kind`.
    */
-  async withMembers(db: Executor, workspaceId: string, kind: ListKind, listId: string, range: MemberRange, join: MemberJoin): Promise<{ list: PageList | undefined; members: JoinedMember[] }> {
+  async withMembers(
+    db: Executor,
+    workspaceId: string,
+    kind: ListKind,
+    listId: string,
+    range: MemberRange,
+    join: MemberJoin,
+  ): Promise<{ list: PageList | undefined; members: JoinedMember[] }> {
     type Row = PageList & Partial<JoinedRow>;
     const rows = await inIndexOrder(db, (trx) =>
       prepared<Row>(
         trx,
         trx('lists as l')
           // The page is compiled inside this statement (a query bound to a raw is inlined in parentheses), not on its own.
-          .joinRaw('LEFT JOIN LATERAL ? m ON true', [trx.raw('?', [joinedPage(trx, kind, trx.ref('l.id'), range, join)])])
+          .joinRaw('LEFT JOIN LATERAL ? m ON true', [
+            trx.raw('?', [joinedPage(trx, kind, trx.ref('l.id'), range, join)]),
+          ])
           .where({ 'l.workspace_id': workspaceId, 'l.id': listId })
           .orderBy([{ column: 'm.member_added_at' }, { column: 'm.member_id' }])
           .select('l.kind', 'l.member_count', 'm.*'),
       ),
     );
     if (!rows.length) return { list: undefined, members: [] };
-    return { list: rows[0], members: rows.flatMap((r) => (r.member_id && r.member_added_at ? [{ id: r.member_id, added_at: r.member_added_at, row: r }] : [])) };
+    return {
+      list: rows[0],
+      members: rows.flatMap((r) =>
+        r.member_id && r.member_added_at ? [{ id: r.member_id, added_at: r.member_added_at, row: r }] : [],
+      ),
+    };
   }
 
   /** Which of `personIds` any people list of the workspace holds. */

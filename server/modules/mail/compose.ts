@@ -95,5 +95,7 @@ export function compose(draft: Draft): Composed {
 /** The message's bytes as they will be sent: for a caller that keeps a copy (appended to Sent). */
 export function composeRaw(message: OutgoingMessage): Promise<Buffer> {
   const composer = new MailComposer(message);
-  return new Promise((resolve, reject) => composer.compile().build((err, built) => (err ? reject(err) : resolve(built))));
+  return new Promise((resolve, reject) =>
+    composer.compile().build((err, built) => (err ? reject(err) : resolve(built))),
+  );
 }

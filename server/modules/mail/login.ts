@@ -22,4 +22,3 @@ export interface ConnectionOptions {
   allowPrivate: boolean;
   timeoutMs: number;
 }
-

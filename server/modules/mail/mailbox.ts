@@ -53,7 +53,16 @@ export interface FetchOptions {
 }
 
 /** What providers call the spam folder when it has no `\Junk` attribute. */
-const SPAM_NAMES = ['Junk', 'Spam', 'Junk E-mail', 'Junk Email', '[Gmail]/Spam', 'Bulk Mail', 'INBOX.Junk', 'INBOX.Spam'];
+const SPAM_NAMES = [
+  'Junk',
+  'Spam',
+  'Junk E-mail',
+  'Junk Email',
+  '[Gmail]/Spam',
+  'Bulk Mail',
+  'INBOX.Junk',
+  'INBOX.Spam',
+];
 
 /** Messages fetched per round trip. */
 const FETCH_CHUNK = 50;
@@ -93,7 +102,10 @@ async function connectImap(login: MailLogin, options: ConnectionOptions): Promis
     const e = err as Error & { authenticationFailed?: boolean; responseText?: string; code?: string };
     client.close();
     if (e.authenticationFailed) {
-      throw new MailboxError(`IMAP authentication failed for ${login.username} at ${login.host}:${login.port}${e.responseText ? `: ${e.responseText}` : ''}`, true);
+      throw new MailboxError(
+        `IMAP authentication failed for ${login.username} at ${login.host}:${login.port}${e.responseText ? `: ${e.responseText}` : ''}`,
+        true,
+      );
     }
     throw new MailboxError(`IMAP connection to ${login.host}:${login.port} failed: ${e.code ?? e.message}`, false);
   }
@@ -108,7 +120,11 @@ export async function verifyImapLogin(login: MailLogin, options: ConnectionOptio
     return null;
   } catch (err) {
     const e = err as Error;
-    const reason = e.message.startsWith('IMAP host refused') ? 'private_destination' : e instanceof MailboxError && e.permanent ? 'auth_failed' : 'unreachable';
+    const reason = e.message.startsWith('IMAP host refused')
+      ? 'private_destination'
+      : e instanceof MailboxError && e.permanent
+        ? 'auth_failed'
+        : 'unreachable';
     return { reason, message: e.message };
   }
 }
@@ -127,12 +143,20 @@ export class MailboxSession {
     private listed: Folder[] | null,
   ) {}
 
-  static async open(login: MailLogin, options: ConnectionOptions, folders: Folder[] | null = null): Promise<MailboxSession> {
+  static async open(
+    login: MailLogin,
+    options: ConnectionOptions,
+    folders: Folder[] | null = null,
+  ): Promise<MailboxSession> {
     return new MailboxSession(await connectImap(login, options), folders);
   }
 
   async folders(): Promise<Folder[]> {
-    this.listed ??= (await this.client.list()).map((b) => ({ path: b.path, name: b.name, specialUse: b.specialUse ?? null }));
+    this.listed ??= (await this.client.list()).map((b) => ({
+      path: b.path,
+      name: b.name,
+      specialUse: b.specialUse ?? null,
+    }));
     return this.listed;
   }
 
@@ -183,14 +207,19 @@ export class MailboxSession {
   /** The messages with these UIDs, ascending, each cut at `maxBytes` when given. */
   async fetch(uids: number[], options: FetchOptions = {}): Promise<FetchedMessage[]> {
     const out: FetchedMessage[] = [];
-    for (let i = 0; i < uids.length; i += FETCH_CHUNK) out.push(...(await this.fetchChunk(uids.slice(i, i + FETCH_CHUNK), options)));
+    for (let i = 0; i < uids.length; i += FETCH_CHUNK)
+      out.push(...(await this.fetchChunk(uids.slice(i, i + FETCH_CHUNK), options)));
     return out;
   }
 
   private async fetchChunk(uids: number[], options: FetchOptions): Promise<FetchedMessage[]> {
     if (uids.length === 0) return [];
     const source = options.maxBytes !== undefined ? { maxLength: options.maxBytes } : true;
-    const messages = await this.client.fetchAll(uids.join(','), { uid: true, size: true, flags: true, source }, { uid: true });
+    const messages = await this.client.fetchAll(
+      uids.join(','),
+      { uid: true, size: true, flags: true, source },
+      { uid: true },
+    );
     return messages
       .map((m) => {
         const bytes = m.source ?? Buffer.alloc(0);
@@ -208,7 +237,11 @@ export class MailboxSession {
     const out: { uid: number; size: number; headers: Buffer }[] = [];
     for (let i = 0; i < uids.length; i += HEADER_CHUNK) {
       const chunk = uids.slice(i, i + HEADER_CHUNK);
-      for (const m of await this.client.fetchAll(chunk.join(','), { uid: true, size: true, headers: names }, { uid: true })) {
+      for (const m of await this.client.fetchAll(
+        chunk.join(','),
+        { uid: true, size: true, headers: names },
+        { uid: true },
+      )) {
         out.push({ uid: m.uid, size: m.size ?? 0, headers: m.headers ?? Buffer.alloc(0) });
       }
     }
@@ -282,7 +315,9 @@ export async function readMailbox(session: MailboxSession, options: ReadOptions)
   const uids = (await session.search({ uid: `${lastUid + 1}:*` })).filter((u) => u > lastUid);
   const todo = uids.slice(0, options.limit);
   let processed = 0;
-  const chunk = options.maxBytes ? Math.max(1, Math.min(FETCH_CHUNK, Math.floor(READ_BUDGET / options.maxBytes))) : FETCH_CHUNK;
+  const chunk = options.maxBytes
+    ? Math.max(1, Math.min(FETCH_CHUNK, Math.floor(READ_BUDGET / options.maxBytes)))
+    : FETCH_CHUNK;
   for (let i = 0; i < todo.length; i += chunk) {
     for (const m of await session.fetch(todo.slice(i, i + chunk), { maxBytes: options.maxBytes })) {
       if (m.uid <= lastUid) continue;

@@ -16,15 +16,39 @@ import type { Logger } from '../../logger';
 import { compose, composeRaw, type Composed, type Draft, type OutgoingMessage } from './compose';
 import type { ConnectionOptions, LoginFailure, MailLogin } from './login';
 import { MailboxSession, verifyImapLogin, type Folder } from './mailbox';
-import { MailStore, type ListFilter, type MessageKind, type MessageRow, type MessageStatus, type ThreadParent } from './store';
+import {
+  MailStore,
+  type ListFilter,
+  type MessageKind,
+  type MessageRow,
+  type MessageStatus,
+  type ThreadParent,
+} from './store';
 import { TransportPool, type RawMessage, type SendOutcome } from './transport';
 
 export { replySubject } from './compose';
 export type { Composed, Draft, OutgoingMessage } from './compose';
 export type { ConnectionOptions, LoginFailure, MailLogin } from './login';
-export { MailboxError, MailboxSession, readMailbox, type FetchedMessage, type Folder, type MailboxQuery, type OpenFolder, type ReadResult, type SpecialUse } from './mailbox';
+export {
+  MailboxError,
+  MailboxSession,
+  readMailbox,
+  type FetchedMessage,
+  type Folder,
+  type MailboxQuery,
+  type OpenFolder,
+  type ReadResult,
+  type SpecialUse,
+} from './mailbox';
 export { probeMailbox, type ProbeOptions, type ProbeOutcome } from './smtp-probe';
-export { HIDDEN_KINDS, type ListFilter, type MessageKind, type MessageRow, type MessageStatus, type ThreadParent } from './store';
+export {
+  HIDDEN_KINDS,
+  type ListFilter,
+  type MessageKind,
+  type MessageRow,
+  type MessageStatus,
+  type ThreadParent,
+} from './store';
 export { CONNECTIONS_PER_ACCOUNT } from './transport';
 export type { RawMessage, SendOutcome } from './transport';
 
@@ -148,7 +172,11 @@ export class MailService {
   /** Records a send's outcome on a `sending` message; false when it is no longer `sending` (expired meanwhile). */
   finish(db: Executor, id: string, kind: MessageKind, outcome: SendOutcome): Promise<boolean> {
     const status = statusOf(kind, outcome);
-    return this.store.finish(db, id, { status, smtp_response: outcome.response, sent_at: status === 'sent' ? this.clock.now() : null });
+    return this.store.finish(db, id, {
+      status,
+      smtp_response: outcome.response,
+      sent_at: status === 'sent' ? this.clock.now() : null,
+    });
   }
 
   /** Composes, sends and (as asked) records one message and appends it to Sent. */
@@ -164,14 +192,21 @@ export class MailService {
     if (row) {
       await this.finish(this.db, row.id, row.kind, outcome);
       const status = statusOf(row.kind, outcome);
-      Object.assign(row, { status, smtp_response: outcome.response, sent_at: status === 'sent' ? this.clock.now() : null });
+      Object.assign(row, {
+        status,
+        smtp_response: outcome.response,
+        sent_at: status === 'sent' ? this.clock.now() : null,
+      });
     }
     let appendedToSent = false;
     if (outcome.kind === 'sent' && request.appendToSent) {
       try {
         appendedToSent = (await this.appendToSent(request.appendToSent, [raw])) > 0;
       } catch (err) {
-        this.logger.warn({ accountId: login.accountId, err: (err as Error).message }, 'mail: could not append the sent message to Sent');
+        this.logger.warn(
+          { accountId: login.accountId, err: (err as Error).message },
+          'mail: could not append the sent message to Sent',
+        );
       }
     }
     return { composed, raw, outcome, row, appendedToSent };
@@ -267,7 +302,10 @@ export class MailService {
   }
 
   /** A message SMTP accepted that bounced later (a DSN): `bounced`, once; undefined when it already was. */
-  markLateBounce(db: Executor, id: string): Promise<Pick<MessageRow, 'account_id' | 'contact_id' | 'kind'> | undefined> {
+  markLateBounce(
+    db: Executor,
+    id: string,
+  ): Promise<Pick<MessageRow, 'account_id' | 'contact_id' | 'kind'> | undefined> {
     return this.store.markLateBounce(db, id);
   }
 
@@ -312,7 +350,12 @@ export class MailService {
   }
 
   /** Per account: outbound messages of these kinds created since `since` that went out or may have. */
-  sentSinceByAccount(db: Executor, accountIds: string[], kinds: readonly MessageKind[], since: Date): Promise<Map<string, number>> {
+  sentSinceByAccount(
+    db: Executor,
+    accountIds: string[],
+    kinds: readonly MessageKind[],
+    since: Date,
+  ): Promise<Map<string, number>> {
     return this.store.sentSinceByAccount(db, accountIds, kinds, since);
   }
 

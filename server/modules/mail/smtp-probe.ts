@@ -47,7 +47,10 @@ export async function probeMailbox(options: ProbeOptions, email: string, domain:
   failed.catch(() => {});
   conn.on('error', (err) => fail(err));
   conn.on('end', () => fail(new Error('connection closed')));
-  const deadline = setTimeout(() => fail(Object.assign(new Error('probe deadline'), { code: 'ETIMEDOUT' })), options.timeoutMs * 3);
+  const deadline = setTimeout(
+    () => fail(Object.assign(new Error('probe deadline'), { code: 'ETIMEDOUT' })),
+    options.timeoutMs * 3,
+  );
 
   const step = <T>(work: Promise<T>) => Promise.race([work, failed]);
   const command = (line: string) =>

@@ -44,9 +44,31 @@ export interface MessageRow {
 }
 
 const MESSAGE_COLUMNS = columnsOf<MessageRow>({
-  id: true, workspace_id: true, account_id: true, campaign_id: true, contact_id: true, step_id: true, variant_id: true, step_number: true,
-  direction: true, kind: true, message_id: true, in_reply_to: true, references: true, thread_id: true, from_address: true, to_address: true,
-  subject: true, text_body: true, html_body: true, status: true, smtp_response: true, sent_at: true, received_at: true, read_at: true, created_at: true,
+  id: true,
+  workspace_id: true,
+  account_id: true,
+  campaign_id: true,
+  contact_id: true,
+  step_id: true,
+  variant_id: true,
+  step_number: true,
+  direction: true,
+  kind: true,
+  message_id: true,
+  in_reply_to: true,
+  references: true,
+  thread_id: true,
+  from_address: true,
+  to_address: true,
+  subject: true,
+  text_body: true,
+  html_body: true,
+  status: true,
+  smtp_response: true,
+  sent_at: true,
+  received_at: true,
+  read_at: true,
+  created_at: true,
 });
 const MESSAGE_SELECT = selectList(MESSAGE_COLUMNS);
 
@@ -72,10 +94,17 @@ const NEWEST_FIRST = [
   { column: 'id', order: 'desc' as const },
 ];
 
-const normalize = <T extends Pick<MessageRow, 'references'>>(row: T): T => ({ ...row, references: row.references ?? [] });
+const normalize = <T extends Pick<MessageRow, 'references'>>(row: T): T => ({
+  ...row,
+  references: row.references ?? [],
+});
 
 export class MailStore {
-  async insert(db: Executor, row: Partial<MessageRow> & Pick<MessageRow, 'id' | 'workspace_id' | 'direction' | 'kind' | 'message_id' | 'thread_id'>): Promise<void> {
+  async insert(
+    db: Executor,
+    row: Partial<MessageRow> &
+      Pick<MessageRow, 'id' | 'workspace_id' | 'direction' | 'kind' | 'message_id' | 'thread_id'>,
+  ): Promise<void> {
     await db('email_messages').insert(row);
   }
 
@@ -90,7 +119,11 @@ export class MailStore {
   }
 
   /** The outcome of a send; only a message still `sending` changes (one expired to `unknown` stays so). */
-  async finish(db: Executor, id: string, patch: { status: 'sent' | 'failed' | 'bounced' | 'unknown'; smtp_response: string; sent_at?: Date | null }): Promise<boolean> {
+  async finish(
+    db: Executor,
+    id: string,
+    patch: { status: 'sent' | 'failed' | 'bounced' | 'unknown'; smtp_response: string; sent_at?: Date | null },
+  ): Promise<boolean> {
     const n = await db('email_messages').where({ id, status: 'sending' }).update(patch);
     return n > 0;
   }
@@ -99,7 +132,11 @@ export class MailStore {
    * Messages left `sending` that may have gone out become `unknown`: a campaign claim handed to SMTP before
    * `before`, any other kind (sent as soon as recorded) created before it.
    */
-  async expireSending(db: Executor, before: Date, response: string): Promise<{ id: string; contact_id: string | null }[]> {
+  async expireSending(
+    db: Executor,
+    before: Date,
+    response: string,
+  ): Promise<{ id: string; contact_id: string | null }[]> {
     return db('email_messages')
       .where({ status: 'sending' })
       .andWhere((q) => {
@@ -122,28 +159,47 @@ export class MailStore {
 
   /** Marks a claim as handed to SMTP; false when it is no longer a claim never handed over. */
   async handOver(db: Executor, id: string, now: Date): Promise<boolean> {
-    return (await db('email_messages').where({ id, status: 'sending' }).whereNull('handed_at').update({ handed_at: now })) > 0;
+    return (
+      (await db('email_messages').where({ id, status: 'sending' }).whereNull('handed_at').update({ handed_at: now })) >
+      0
+    );
   }
 
   /** A message SMTP accepted that bounced later (a DSN): `bounced`, once. */
-  async markLateBounce(db: Executor, id: string): Promise<Pick<MessageRow, 'account_id' | 'contact_id' | 'kind'> | undefined> {
-    const [row] = await db('email_messages').where({ id, direction: 'outbound' }).whereIn('status', ['sent', 'unknown']).update({ status: 'bounced' }).returning<Pick<MessageRow, 'account_id' | 'contact_id' | 'kind'>[]>(['account_id', 'contact_id', 'kind']);
+  async markLateBounce(
+    db: Executor,
+    id: string,
+  ): Promise<Pick<MessageRow, 'account_id' | 'contact_id' | 'kind'> | undefined> {
+    const [row] = await db('email_messages')
+      .where({ id, direction: 'outbound' })
+      .whereIn('status', ['sent', 'unknown'])
+      .update({ status: 'bounced' })
+      .returning<Pick<MessageRow, 'account_id' | 'contact_id' | 'kind'>[]>(['account_id', 'contact_id', 'kind']);
     return row;
   }
 
   async markRead(db: Executor, workspaceId: string, ids: string[], readAt: Date | null): Promise<string[]> {
-    const rows = await db('email_messages').where('workspace_id', workspaceId).whereIn('id', ids).update({ read_at: readAt }).returning('id');
+    const rows = await db('email_messages')
+      .where('workspace_id', workspaceId)
+      .whereIn('id', ids)
+      .update({ read_at: readAt })
+      .returning('id');
     return rows.map((r: { id: string }) => r.id);
   }
 
   async threadParent(db: Executor, id: string): Promise<ThreadParent | undefined> {
-    const row = await db<MessageRow>('email_messages').where({ id }).first('id', 'subject', 'message_id', 'references', 'thread_id');
+    const row = await db<MessageRow>('email_messages')
+      .where({ id })
+      .first('id', 'subject', 'message_id', 'references', 'thread_id');
     return row && normalize(row);
   }
 
   /** A message of the workspace's conversations (never a hidden kind). */
   async get(db: Executor, workspaceId: string, id: string): Promise<MessageRow | undefined> {
-    const row = await db<MessageRow>('email_messages').where({ workspace_id: workspaceId, id }).whereNotIn('kind', HIDDEN_KINDS).first();
+    const row = await db<MessageRow>('email_messages')
+      .where({ workspace_id: workspaceId, id })
+      .whereNotIn('kind', HIDDEN_KINDS)
+      .first();
     return row && normalize(row);
   }
 
@@ -196,7 +252,11 @@ export class MailStore {
   }
 
   async hasInbound(db: Executor, accountId: string, messageId: string): Promise<boolean> {
-    return Boolean(await db('email_messages').where({ account_id: accountId, message_id: messageId, direction: 'inbound' }).first('id'));
+    return Boolean(
+      await db('email_messages')
+        .where({ account_id: accountId, message_id: messageId, direction: 'inbound' })
+        .first('id'),
+    );
   }
 
   // --- counts the sending engine paces and protects by ---
@@ -207,12 +267,20 @@ export class MailStore {
       .where({ campaign_id: campaignId, direction: 'outbound' })
       .andWhere('created_at', '>=', since)
       .whereIn('status', COUNTED)
-      .first<{ all: number; first: number } | undefined>(db.raw('count(*)::int AS all'), db.raw('count(*) FILTER (WHERE step_number = 1)::int AS first'));
+      .first<{ all: number; first: number } | undefined>(
+        db.raw('count(*)::int AS all'),
+        db.raw('count(*) FILTER (WHERE step_number = 1)::int AS first'),
+      );
     return { all: row?.all ?? 0, first: row?.first ?? 0 };
   }
 
   /** Messages of these kinds each account sent since `since` (accounts with none are absent). */
-  async sentSinceByAccount(db: Executor, accountIds: string[], kinds: readonly MessageKind[], since: Date): Promise<Map<string, number>> {
+  async sentSinceByAccount(
+    db: Executor,
+    accountIds: string[],
+    kinds: readonly MessageKind[],
+    since: Date,
+  ): Promise<Map<string, number>> {
     if (accountIds.length === 0) return new Map();
     const rows: { account_id: string; n: number }[] = await db('email_messages')
       .whereIn('account_id', accountIds)
@@ -237,7 +305,10 @@ export class MailStore {
           .select('status')
           .as('recent'),
       )
-      .first<{ total: number; bounced: number } | undefined>(db.raw('count(*)::int AS total'), db.raw("count(*) FILTER (WHERE status = 'bounced')::int AS bounced"));
+      .first<{ total: number; bounced: number } | undefined>(
+        db.raw('count(*)::int AS total'),
+        db.raw("count(*) FILTER (WHERE status = 'bounced')::int AS bounced"),
+      );
     return { total: row?.total ?? 0, bounced: row?.bounced ?? 0 };
   }
 

@@ -45,7 +45,12 @@ export class TransportPool {
     const existing = this.pools.get(login.accountId);
     if (existing?.key === key) return { transport: existing.transport, address };
     existing?.transport.close();
-    const transport = nodemailer.createTransport({ ...this.connection(login, address), pool: true, maxConnections: CONNECTIONS_PER_ACCOUNT, maxMessages: 100 });
+    const transport = nodemailer.createTransport({
+      ...this.connection(login, address),
+      pool: true,
+      maxConnections: CONNECTIONS_PER_ACCOUNT,
+      maxMessages: 100,
+    });
     this.pools.set(login.accountId, { key, transport });
     return { transport, address };
   }
@@ -69,7 +74,8 @@ export class TransportPool {
     try {
       pooled = await this.transportFor(login);
     } catch (err) {
-      if (err instanceof OutboundRefusedError) return { kind: 'accountFailure', response: `private_destination: ${err.message}` };
+      if (err instanceof OutboundRefusedError)
+        return { kind: 'accountFailure', response: `private_destination: ${err.message}` };
       return { kind: 'transient', response: `SMTP host not resolved: ${(err as Error).message}` };
     }
     const mail = { ...message, envelope: { from: login.email, to: [message.to] } };
@@ -106,8 +112,15 @@ export class TransportPool {
       return null;
     } catch (err) {
       const e = err as Error & { code?: string; responseCode?: number; response?: string };
-      if (e.code === 'EAUTH' || e.responseCode === 535) return { reason: 'auth_failed', message: `authentication refused for ${login.username} at ${login.host}:${login.port}${e.response ? ` (${e.response})` : ''}.` };
-      return { reason: 'unreachable', message: `${login.host}:${login.port} did not answer as an SMTP server (${e.code ?? e.message}).` };
+      if (e.code === 'EAUTH' || e.responseCode === 535)
+        return {
+          reason: 'auth_failed',
+          message: `authentication refused for ${login.username} at ${login.host}:${login.port}${e.response ? ` (${e.response})` : ''}.`,
+        };
+      return {
+        reason: 'unreachable',
+        message: `${login.host}:${login.port} did not answer as an SMTP server (${e.code ?? e.message}).`,
+      };
     } finally {
       transport.close();
     }
@@ -136,14 +149,22 @@ const BEFORE_RECIPIENT = new Set(['EHLO', 'HELO', 'LHLO', 'STARTTLS', 'MAIL FROM
  */
 function droppedBeforeRecipient(e: SmtpError): boolean {
   if (e.responseCode === 421) return e.command !== 'DATA';
-  return (e.code === 'ECONNECTION' || e.code === 'ESOCKET' || e.code === 'EPROTOCOL') && BEFORE_RECIPIENT.has(e.command ?? '');
+  return (
+    (e.code === 'ECONNECTION' || e.code === 'ESOCKET' || e.code === 'EPROTOCOL') &&
+    BEFORE_RECIPIENT.has(e.command ?? '')
+  );
 }
 
 function classify(e: SmtpError): SendOutcome {
   const response = (e.response ?? `${e.code ?? 'error'}: ${e.message}`).slice(0, 1000);
-  if (e.code === 'EAUTH' || e.responseCode === 535 || e.responseCode === 534) return { kind: 'accountFailure', response: `auth_failed: ${response}` };
+  if (e.code === 'EAUTH' || e.responseCode === 535 || e.responseCode === 534)
+    return { kind: 'accountFailure', response: `auth_failed: ${response}` };
   const code = e.responseCode ?? 0;
-  if (code >= 500 && (e.command === 'RCPT TO' || e.command === 'DATA' || e.code === 'EENVELOPE' || e.code === 'EMESSAGE')) return { kind: 'bounced', response };
+  if (
+    code >= 500 &&
+    (e.command === 'RCPT TO' || e.command === 'DATA' || e.code === 'EENVELOPE' || e.code === 'EMESSAGE')
+  )
+    return { kind: 'bounced', response };
   // No answer after the message data went out: the server may have accepted it.
   if (!code && e.command === 'DATA') return { kind: 'unknown', response };
   return { kind: 'transient', response };

@@ -11,7 +11,9 @@ export const placementRoutes = ({ placement }: { placement: PlacementService }) 
     },
     { status: 201 },
   ),
-  route('get', '/v2/placement/get', async ({ auth, query }) => ok('Placement test retrieved', { test: await placement.get(auth.workspaceId, query.id) })),
+  route('get', '/v2/placement/get', async ({ auth, query }) =>
+    ok('Placement test retrieved', { test: await placement.get(auth.workspaceId, query.id) }),
+  ),
   route('get', '/v2/placement/list', async ({ auth, query }) => {
     const data = await placement.list(auth.workspaceId, query);
     return ok(plural(data.pagination.total, 'placement test', 'placement tests'), data);

@@ -87,7 +87,12 @@ export function countsOf(placements: Placement[]): Counts {
  * test reaches every provider before it reaches one twice.
  */
 export function pickRecipients(members: PoolMember[], count: number): PoolMember[] {
-  const queues = [...groupBy([...members].sort((a, b) => a.domain.localeCompare(b.domain) || a.email.localeCompare(b.email)), (m) => m.domain).values()];
+  const queues = [
+    ...groupBy(
+      [...members].sort((a, b) => a.domain.localeCompare(b.domain) || a.email.localeCompare(b.email)),
+      (m) => m.domain,
+    ).values(),
+  ];
   const picked: PoolMember[] = [];
   for (let round = 0; picked.length < count && queues.some((q) => q.length > round); round++) {
     for (const q of queues) if (q[round] && picked.length < count) picked.push(q[round]);
@@ -119,15 +124,21 @@ export class PlacementService {
         missing.map(({ id, i }) => detail(`accountIds.${i}`, `email account ${id} not found`, 'not_found')),
       );
     }
-    const idle = body.accountIds.map((id, i) => ({ account: senders.get(id)!, i })).filter(({ account }) => account.status !== 'active');
+    const idle = body.accountIds
+      .map((id, i) => ({ account: senders.get(id)!, i }))
+      .filter(({ account }) => account.status !== 'active');
     if (idle.length) {
       throw conflict(
         `${idle.map(({ account }) => `${account.email} is ${account.status}`).join('; ')}: only active accounts can send a placement test.`,
-        idle.map(({ account, i }) => detail(`accountIds.${i}`, `email account ${account.email} is ${account.status}`, 'not_active')),
+        idle.map(({ account, i }) =>
+          detail(`accountIds.${i}`, `email account ${account.email} is ${account.status}`, 'not_active'),
+        ),
       );
     }
     const senderEmails = new Set([...senders.values()].map((a) => a.email.toLowerCase()));
-    const candidates = (await this.pool.listPool(this.db)).filter((m) => m.inPool && !senderEmails.has(m.email.toLowerCase()));
+    const candidates = (await this.pool.listPool(this.db)).filter(
+      (m) => m.inPool && !senderEmails.has(m.email.toLowerCase()),
+    );
     if (!candidates.length) {
       throw conflict(
         'The warm-up pool has no mailbox to send the test to besides the senders: enable warm-up on more accounts, or add pool-only mailboxes with the admin CLI.',
@@ -189,9 +200,14 @@ export class PlacementService {
     const limit = query.limit ?? 20;
     const skip = query.skip ?? 0;
     const { rows, total } = await this.store.page(this.db, workspaceId, query.status, limit, skip);
-    const counted = await this.store.counts(this.db, rows.map((r) => r.id));
+    const counted = await this.store.counts(
+      this.db,
+      rows.map((r) => r.id),
+    );
     const items = rows.map((test) => {
-      const placements = counted.filter((c) => c.test_id === test.id).flatMap((c) => Array<Placement>(c.n).fill(c.placement));
+      const placements = counted
+        .filter((c) => c.test_id === test.id)
+        .flatMap((c) => Array<Placement>(c.n).fill(c.placement));
       return this.summary(test, placements);
     });
     return { items, pagination: { limit, skip, total, hasMore: skip + rows.length < total } };
@@ -216,8 +232,13 @@ export class PlacementService {
     const domains = groupBy(results, (r) => r.recipient_domain);
     const accounts = groupBy(results, (r) => r.account_id);
     return {
-      ...this.summary(test, results.map((r) => r.placement)),
-      byDomain: [...domains.keys()].sort().map((domain) => ({ domain, counts: countsOf(domains.get(domain)!.map((r) => r.placement)) })),
+      ...this.summary(
+        test,
+        results.map((r) => r.placement),
+      ),
+      byDomain: [...domains.keys()]
+        .sort()
+        .map((domain) => ({ domain, counts: countsOf(domains.get(domain)!.map((r) => r.placement)) })),
       byAccount: test.account_ids.map((accountId) => {
         const rows = accounts.get(accountId) ?? [];
         return { accountId, email: rows[0]?.from_address ?? '', counts: countsOf(rows.map((r) => r.placement)) };
@@ -259,24 +280,51 @@ export class PlacementService {
     // locks the sending accounts: another worker's check waits for it and counts these messages, so two
     // tests sending at once never pass the limit. SMTP starts after the commit.
     const claimed = await this.db.transaction(async (trx) => {
-      const rows = await this.store.claim(trx, 'queued', now, new Date(now.getTime() + this.settings.sendLeaseMs), this.settings.sendBatch);
+      const rows = await this.store.claim(
+        trx,
+        'queued',
+        now,
+        new Date(now.getTime() + this.settings.sendLeaseMs),
+        this.settings.sendBatch,
+      );
       if (!rows.length) return [];
-      const tests = new Map((await this.store.testsOf(trx, [...new Set(rows.map((r) => r.test_id))])).map((t) => [t.id, t]));
-      const left = await this.capacityLeft(trx, rows.map((r) => ({ accountId: r.account_id, workspaceId: tests.get(r.test_id)!.workspace_id })), now);
+      const tests = new Map(
+        (await this.store.testsOf(trx, [...new Set(rows.map((r) => r.test_id))])).map((t) => [t.id, t]),
+      );
+      const left = await this.capacityLeft(
+        trx,
+        rows.map((r) => ({ accountId: r.account_id, workspaceId: tests.get(r.test_id)!.workspace_id })),
+        now,
+      );
       const ready: { row: ResultRow; login: MailLogin; composed: Composed }[] = [];
       for (const row of rows) {
         const test = tests.get(row.test_id)!;
         const room = left.get(row.account_id);
         const login = room ? await this.mailAccess.smtpLogin(trx, test.workspace_id, row.account_id) : null;
         if (!room || !login) {
-          await this.store.updateIf(trx, row.id, 'sending', { state: 'done', placement: 'notSent', reason: 'The sending account was removed.' });
+          await this.store.updateIf(trx, row.id, 'sending', {
+            state: 'done',
+            placement: 'notSent',
+            reason: 'The sending account was removed.',
+          });
         } else if (room.left <= 0) {
           const reason = `The account's daily limit of ${room.limit} emails (campaign, warm-up and placement-test mail together) is reached for today.`;
           await this.store.updateIf(trx, row.id, 'sending', { state: 'done', placement: 'notSent', reason });
         } else {
           room.left -= 1;
-          const composed = this.mail.compose({ to: row.recipient_email, subject: test.subject, text: test.text_body, ...(test.html_body ? { html: test.html_body } : {}), from: login.email, date: now });
-          await this.mail.recordOutbound(trx, composed, { workspaceId: test.workspace_id, accountId: row.account_id, kind: 'placement' });
+          const composed = this.mail.compose({
+            to: row.recipient_email,
+            subject: test.subject,
+            text: test.text_body,
+            ...(test.html_body ? { html: test.html_body } : {}),
+            from: login.email,
+            date: now,
+          });
+          await this.mail.recordOutbound(trx, composed, {
+            workspaceId: test.workspace_id,
+            accountId: row.account_id,
+            kind: 'placement',
+          });
           ready.push({ row, login, composed });
         }
       }
@@ -291,14 +339,23 @@ export class PlacementService {
    * until the caller's transaction ends (workspace by workspace, accounts in id order: no two workers wait
    * on each other): placement tests share it with campaign and warm-up mail. Accounts gone meanwhile are absent.
    */
-  private async capacityLeft(trx: Executor, senders: { accountId: string; workspaceId: string }[], now: Date): Promise<Map<string, { limit: number; left: number }>> {
+  private async capacityLeft(
+    trx: Executor,
+    senders: { accountId: string; workspaceId: string }[],
+    now: Date,
+  ): Promise<Map<string, { limit: number; left: number }>> {
     const out = new Map<string, { limit: number; left: number }>();
     const byWorkspace = groupBy(senders, (s) => s.workspaceId);
     const timezones = await this.workspaces.timezones(trx, [...byWorkspace.keys()]);
     for (const workspaceId of [...byWorkspace.keys()].sort()) {
       const ids = [...new Set(byWorkspace.get(workspaceId)!.map((s) => s.accountId))];
       const accounts = await this.accounts.summaries(trx, workspaceId, ids, { lock: true });
-      const sent = await this.mail.sentSinceByAccount(trx, ids, ['campaign', 'warmup', 'placement'], startOfLocalDay(timezones.get(workspaceId) ?? 'UTC', now));
+      const sent = await this.mail.sentSinceByAccount(
+        trx,
+        ids,
+        ['campaign', 'warmup', 'placement'],
+        startOfLocalDay(timezones.get(workspaceId) ?? 'UTC', now),
+      );
       for (const [id, a] of accounts) out.set(id, { limit: a.dailyLimit, left: a.dailyLimit - (sent.get(id) ?? 0) });
     }
     return out;
@@ -311,17 +368,38 @@ export class PlacementService {
     const now = this.clock.now();
     if (outcome.kind === 'sent' || outcome.kind === 'unknown') {
       // `unknown`: the server may have taken it; the readers decide.
-      await this.store.updateIf(this.db, row.id, 'sending', { state: 'sent', message_id: composed.messageId, sent_at: now, due_at: now });
+      await this.store.updateIf(this.db, row.id, 'sending', {
+        state: 'sent',
+        message_id: composed.messageId,
+        sent_at: now,
+        due_at: now,
+      });
     } else if (outcome.kind === 'transient' && row.attempts < this.settings.sendAttempts) {
-      await this.store.updateIf(this.db, row.id, 'sending', { state: 'queued', due_at: new Date(now.getTime() + RETRY_MS), reason: outcome.response });
+      await this.store.updateIf(this.db, row.id, 'sending', {
+        state: 'queued',
+        due_at: new Date(now.getTime() + RETRY_MS),
+        reason: outcome.response,
+      });
     } else {
-      await this.store.updateIf(this.db, row.id, 'sending', { state: 'done', placement: 'notSent', reason: outcome.response });
+      await this.store.updateIf(this.db, row.id, 'sending', {
+        state: 'done',
+        placement: 'notSent',
+        reason: outcome.response,
+      });
     }
   }
 
   private async readDue(): Promise<number> {
     const now = this.clock.now();
-    const claimed = await this.db.transaction((trx) => this.store.claim(trx, 'sent', now, new Date(now.getTime() + this.settings.readIntervalMs), this.settings.readBatch));
+    const claimed = await this.db.transaction((trx) =>
+      this.store.claim(
+        trx,
+        'sent',
+        now,
+        new Date(now.getTime() + this.settings.readIntervalMs),
+        this.settings.readBatch,
+      ),
+    );
     if (!claimed.length) return 0;
     const queue = [...groupBy(claimed, (r) => r.recipient_id).entries()];
     const worker = async () => {
@@ -339,13 +417,19 @@ export class PlacementService {
   private async readMailbox(recipientId: string, rows: ResultRow[]): Promise<void> {
     const login = await this.pool.loginOf(this.db, recipientId, 'imap');
     if (!login) {
-      for (const r of rows) await this.store.updateIf(this.db, r.id, 'sent', { reason: 'The recipient mailbox cannot be read (no IMAP login, or out of the warm-up pool).' });
+      for (const r of rows)
+        await this.store.updateIf(this.db, r.id, 'sent', {
+          reason: 'The recipient mailbox cannot be read (no IMAP login, or out of the warm-up pool).',
+        });
       return;
     }
     try {
       await this.mail.withMailbox(login, async (session) => {
         const spam = await session.spamFolder();
-        const folders: [string, Placement][] = [['INBOX', 'inbox'], ...(spam ? [[spam, 'spam'] as [string, Placement]] : [])];
+        const folders: [string, Placement][] = [
+          ['INBOX', 'inbox'],
+          ...(spam ? [[spam, 'spam'] as [string, Placement]] : []),
+        ];
         const left = new Set(rows);
         for (const [folder, placement] of folders) {
           await session.select(folder);
@@ -354,7 +438,13 @@ export class PlacementService {
             const uids = await session.search({ header: { 'message-id': r.message_id! } });
             if (!uids.length) continue;
             left.delete(r);
-            await this.store.updateIf(this.db, r.id, 'sent', { state: 'done', placement, folder, seen_at: this.clock.now(), reason: null });
+            await this.store.updateIf(this.db, r.id, 'sent', {
+              state: 'done',
+              placement,
+              folder,
+              seen_at: this.clock.now(),
+              reason: null,
+            });
             found.push(...uids);
           }
           await session.delete(found);
@@ -378,7 +468,11 @@ export class PlacementService {
         });
         await this.store.complete(trx, test.id, now);
         const done = { ...test, status: 'completed' as const, completed_at: now };
-        await this.events.record(trx, { workspaceId: test.workspace_id, type: 'placement.completed', data: { test: this.view(done, await this.store.results(trx, [test.id])) } });
+        await this.events.record(trx, {
+          workspaceId: test.workspace_id,
+          type: 'placement.completed',
+          data: { test: this.view(done, await this.store.results(trx, [test.id])) },
+        });
       }
       return tests.length;
     });

@@ -53,7 +53,8 @@ const parsed = (row: TestRow): TestRow => ({
 export class PlacementStore {
   async insert(db: Executor, test: TestRow, results: ResultRow[]): Promise<void> {
     await db('placement_tests').insert({ ...test, account_ids: JSON.stringify(test.account_ids) });
-    for (let i = 0; i < results.length; i += ROWS_PER_INSERT) await db('placement_results').insert(results.slice(i, i + ROWS_PER_INSERT));
+    for (let i = 0; i < results.length; i += ROWS_PER_INSERT)
+      await db('placement_results').insert(results.slice(i, i + ROWS_PER_INSERT));
   }
 
   async find(db: Executor, workspaceId: string, id: string): Promise<TestRow | undefined> {
@@ -61,14 +62,28 @@ export class PlacementStore {
     return row && parsed(row);
   }
 
-  async page(db: Executor, workspaceId: string, status: TestRow['status'] | undefined, limit: number, skip: number): Promise<{ rows: TestRow[]; total: number }> {
+  async page(
+    db: Executor,
+    workspaceId: string,
+    status: TestRow['status'] | undefined,
+    limit: number,
+    skip: number,
+  ): Promise<{ rows: TestRow[]; total: number }> {
     const scope = () => {
       const q = db('placement_tests').where('workspace_id', workspaceId);
       if (status) q.andWhere('status', status);
       return q;
     };
     const [rows, [{ total }]] = await queryAll(db, [
-      () => scope().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit).offset(skip).select<TestRow[]>('*'),
+      () =>
+        scope()
+          .orderBy([
+            { column: 'created_at', order: 'desc' },
+            { column: 'id', order: 'desc' },
+          ])
+          .limit(limit)
+          .offset(skip)
+          .select<TestRow[]>('*'),
       () => scope().count<{ total: string | number }[]>({ total: '*' }),
     ]);
     return { rows: rows.map(parsed), total: Number(total) };
@@ -82,7 +97,10 @@ export class PlacementStore {
   /** Placement counts per test (for a list page, without loading every result). */
   async counts(db: Executor, testIds: string[]): Promise<{ test_id: string; placement: Placement; n: number }[]> {
     if (!testIds.length) return [];
-    return db('placement_results').whereIn('test_id', testIds).groupBy('test_id', 'placement').select('test_id', 'placement', db.raw('count(*)::int AS n'));
+    return db('placement_results')
+      .whereIn('test_id', testIds)
+      .groupBy('test_id', 'placement')
+      .select('test_id', 'placement', db.raw('count(*)::int AS n'));
   }
 
   /**
@@ -100,14 +118,28 @@ export class PlacementStore {
       .skipLocked();
     if (!rows.length) return [];
     const update: Partial<ResultRow> = state === 'queued' ? { state: 'sending', due_at: until } : { due_at: until };
-    await db('placement_results').whereIn('id', rows.map((r) => r.id)).update(update);
-    if (state === 'queued') await db('placement_results').whereIn('id', rows.map((r) => r.id)).increment('attempts', 1);
+    await db('placement_results')
+      .whereIn(
+        'id',
+        rows.map((r) => r.id),
+      )
+      .update(update);
+    if (state === 'queued')
+      await db('placement_results')
+        .whereIn(
+          'id',
+          rows.map((r) => r.id),
+        )
+        .increment('attempts', 1);
     return rows.map((r) => ({ ...r, ...update, attempts: state === 'queued' ? r.attempts + 1 : r.attempts }));
   }
 
   /** Sends and looks due now (the metrics' backlog; on the claim's partial index). */
   backlog(db: Executor, now: Date): Promise<Backlog> {
-    return backlogOf(db('placement_results').whereIn('state', ['queued', 'sending', 'sent']).andWhere('due_at', '<=', now), 'due_at');
+    return backlogOf(
+      db('placement_results').whereIn('state', ['queued', 'sending', 'sent']).andWhere('due_at', '<=', now),
+      'due_at',
+    );
   }
 
   /** Updates a row only while it is still in `state` (a deadline may have closed it meanwhile). */
@@ -125,7 +157,9 @@ export class PlacementStore {
     const rows = await db<TestRow>('placement_tests')
       .where('status', 'running')
       .andWhere((q) => {
-        q.where('deadline_at', '<=', now).orWhereNotExists(db('placement_results').whereRaw('placement_results.test_id = placement_tests.id').whereNot('state', 'done'));
+        q.where('deadline_at', '<=', now).orWhereNotExists(
+          db('placement_results').whereRaw('placement_results.test_id = placement_tests.id').whereNot('state', 'done'),
+        );
       })
       .orderBy('deadline_at')
       .limit(limit)
@@ -138,8 +172,16 @@ export class PlacementStore {
   async closeOpen(db: Executor, testId: string, reasons: { unsent: string; unseen: string }): Promise<void> {
     // A reason already there (the last SMTP answer, a mailbox that could not be read) says more.
     const open = (states: string[]) => db('placement_results').where({ test_id: testId }).whereIn('state', states);
-    await open(['queued', 'sending']).update({ state: 'done', placement: 'notSent', reason: db.raw('COALESCE(reason, ?)', [reasons.unsent]) });
-    await open(['sent']).update({ state: 'done', placement: 'nowhere', reason: db.raw('COALESCE(reason, ?)', [reasons.unseen]) });
+    await open(['queued', 'sending']).update({
+      state: 'done',
+      placement: 'notSent',
+      reason: db.raw('COALESCE(reason, ?)', [reasons.unsent]),
+    });
+    await open(['sent']).update({
+      state: 'done',
+      placement: 'nowhere',
+      reason: db.raw('COALESCE(reason, ?)', [reasons.unseen]),
+    });
   }
 
   async complete(db: Executor, testId: string, now: Date): Promise<void> {

@@ -10,7 +10,11 @@ export type TemplateValues = Record<string, string | undefined>;
 
 export type Rendered = { ok: true; text: string } | { ok: false; missing: string };
 
-export function renderTemplate(template: string, values: TemplateValues, escape: (s: string) => string = (s) => s): Rendered {
+export function renderTemplate(
+  template: string,
+  values: TemplateValues,
+  escape: (s: string) => string = (s) => s,
+): Rendered {
   let out = '';
   let i = 0;
   for (;;) {
@@ -52,7 +56,10 @@ const LINKS_ONLY: sanitizeHtml.IOptions = {
 };
 
 /** The text and HTML parts of a body template (values escaped in the HTML part). */
-export function renderBody(template: string, values: TemplateValues): { ok: true; body: RenderedBody } | { ok: false; missing: string } {
+export function renderBody(
+  template: string,
+  values: TemplateValues,
+): { ok: true; body: RenderedBody } | { ok: false; missing: string } {
   if (looksLikeHtml(template)) {
     const rendered = renderTemplate(template, values, escapeHtml);
     if (!rendered.ok) return rendered;
@@ -61,7 +68,10 @@ export function renderBody(template: string, values: TemplateValues): { ok: true
   }
   const text = renderTemplate(template, values);
   if (!text.ok) return text;
-  return { ok: true, body: { text: text.text, html: `<div>${escapeHtml(text.text).replace(/\r?\n/g, '<br>\n')}</div>` } };
+  return {
+    ok: true,
+    body: { text: text.text, html: `<div>${escapeHtml(text.text).replace(/\r?\n/g, '<br>\n')}</div>` },
+  };
 }
 
 /** A stable choice among weighted variants for one contact: the same contact always gets the same variant. */

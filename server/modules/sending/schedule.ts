@@ -88,7 +88,8 @@ export function nextOpenMoment(schedule: ScheduleJson, at: Date): Date | null {
 }
 
 /** Whether `at` is inside the schedule. */
-export const isOpen = (schedule: ScheduleJson, at: Date): boolean => nextOpenMoment(schedule, at)?.getTime() === at.getTime();
+export const isOpen = (schedule: ScheduleJson, at: Date): boolean =>
+  nextOpenMoment(schedule, at)?.getTime() === at.getTime();
 
 /** Local midnight (in `timezone`) of the day `at` falls on: where daily limits start counting. */
 export function startOfLocalDay(timezone: string, at: Date): Date {

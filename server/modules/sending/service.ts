@@ -25,7 +25,13 @@ import type { Db, Executor } from '../../db';
 import { newId } from '../../ids';
 import type { AccountMailAccess } from '../account/service';
 import type { EventService } from '../events/service';
-import { CONNECTIONS_PER_ACCOUNT, type Composed, type MailService, type MessageRow, type SendOutcome } from '../mail/service';
+import {
+  CONNECTIONS_PER_ACCOUNT,
+  type Composed,
+  type MailService,
+  type MessageRow,
+  type SendOutcome,
+} from '../mail/service';
 import type { SuppressionService } from '../suppression/service';
 import { pickVariant, renderBody, renderTemplate, type TemplateValues } from './render';
 import { nextOpenMoment, startOfLocalDay } from './schedule';
@@ -36,7 +42,12 @@ type SendingReason = components['schemas']['SendingReason'];
 
 /** What the engine changes on a contact when its sequence ends (the contact module implements it). */
 export interface SendingContacts {
-  finishForMail(db: Executor, workspaceId: string, contactId: string, status: 'completed' | 'bounced'): Promise<boolean>;
+  finishForMail(
+    db: Executor,
+    workspaceId: string,
+    contactId: string,
+    status: 'completed' | 'bounced',
+  ): Promise<boolean>;
   /** Contacts of the campaign still to be mailed (active or paused). */
   unfinishedInCampaign(db: Executor, campaignId: string): Promise<number>;
 }
@@ -187,12 +198,25 @@ export class SendingService {
     await this.settleOwnClaims();
     const now = this.clock.now();
     await this.db.transaction(async (trx) => {
-      await this.store.markUnknown(trx, await this.mail.expireSending(trx, new Date(now.getTime() - this.options.claimLeaseMs)), now);
-      await this.store.requeue(trx, await this.mail.dropUnhanded(trx, { before: new Date(now.getTime() - this.options.unhandedLeaseMs) }), now);
+      await this.store.markUnknown(
+        trx,
+        await this.mail.expireSending(trx, new Date(now.getTime() - this.options.claimLeaseMs)),
+        now,
+      );
+      await this.store.requeue(
+        trx,
+        await this.mail.dropUnhanded(trx, { before: new Date(now.getTime() - this.options.unhandedLeaseMs) }),
+        now,
+      );
     });
     await this.store.releaseHeld(this.db, now);
     let sent = 0;
-    for (const campaignId of await this.store.campaignsWithDueWork(this.db, now, this.options.campaignsPerRun, this.lastCampaign)) {
+    for (const campaignId of await this.store.campaignsWithDueWork(
+      this.db,
+      now,
+      this.options.campaignsPerRun,
+      this.lastCampaign,
+    )) {
       if (run.stopped) break;
       this.lastCampaign = campaignId;
       const claimed = await this.db.transaction((trx) => this.claim(trx, campaignId, now));
@@ -202,7 +226,8 @@ export class SendingService {
   }
 
   private reportOutcome(outcome: SendOutcome): void {
-    const reported: MessageOutcome = outcome.kind === 'sent' || outcome.kind === 'bounced' || outcome.kind === 'unknown' ? outcome.kind : 'deferred';
+    const reported: MessageOutcome =
+      outcome.kind === 'sent' || outcome.kind === 'bounced' || outcome.kind === 'unknown' ? outcome.kind : 'deferred';
     for (const listener of this.outcomeListeners) listener(reported);
   }
 
@@ -216,7 +241,9 @@ export class SendingService {
     }
     if (this.unhanded.size > 0) {
       const ids = [...this.unhanded];
-      await this.db.transaction(async (trx) => this.store.requeue(trx, await this.mail.dropUnhanded(trx, { ids }), this.clock.now()));
+      await this.db.transaction(async (trx) =>
+        this.store.requeue(trx, await this.mail.dropUnhanded(trx, { ids }), this.clock.now()),
+      );
       this.unhanded.clear();
     }
   }
@@ -232,28 +259,49 @@ export class SendingService {
     // nothing else is read (a busy run stays cheap).
     if (!locked.some((a) => a.next_send_at <= now)) return [];
     const steps = await this.store.steps(trx, campaignId);
-    const campaignDay = await this.mail.campaignSentSince(trx, campaignId, startOfLocalDay(campaign.schedule.timezone, now));
+    const campaignDay = await this.mail.campaignSentSince(
+      trx,
+      campaignId,
+      startOfLocalDay(campaign.schedule.timezone, now),
+    );
     let campaignLeft = campaign.daily_limit === null ? Infinity : campaign.daily_limit - campaignDay.all;
     let newLeft = campaign.daily_new_contacts === null ? Infinity : campaign.daily_new_contacts - campaignDay.first;
     if (campaignLeft <= 0) return [];
     const dayStart = startOfLocalDay(campaign.workspace_timezone, now);
     // Warm-up and placement-test mail share the account's daily limit with campaigns.
-    const sentToday = await this.mail.sentSinceByAccount(trx, locked.map((a) => a.id), ['campaign', 'warmup', 'placement'], dayStart);
+    const sentToday = await this.mail.sentSinceByAccount(
+      trx,
+      locked.map((a) => a.id),
+      ['campaign', 'warmup', 'placement'],
+      dayStart,
+    );
     const accounts: SendingAccount[] = locked.map((a) => ({ ...a, sent_today: sentToday.get(a.id) ?? 0 }));
     // Every account at its daily limit or in its gap: no due contact is read.
     if (!accounts.some((a) => canSend(a, now))) return [];
     const claimed: Claimed[] = [];
     const due = await this.store.dueContacts(trx, campaignId, now, this.options.batchSize);
-    const suppressed = await this.suppression.filterSuppressed(trx, campaign.workspace_id, due.map((c) => c.email));
+    const suppressed = await this.suppression.filterSuppressed(
+      trx,
+      campaign.workspace_id,
+      due.map((c) => c.email),
+    );
     for (const contact of due) {
       if (campaignLeft <= 0) break;
       if (suppressed.has(contact.email.toLowerCase())) {
-        await this.store.updateProgress(trx, contact.contact_id, { state: 'done', reason: 'suppressed', updated_at: now });
+        await this.store.updateProgress(trx, contact.contact_id, {
+          state: 'done',
+          reason: 'suppressed',
+          updated_at: now,
+        });
         continue;
       }
       const step = steps[contact.step_number - 1];
       if (!step || step.variants.length === 0) {
-        await this.store.updateProgress(trx, contact.contact_id, { state: 'done', reason: 'no_more_steps', updated_at: now });
+        await this.store.updateProgress(trx, contact.contact_id, {
+          state: 'done',
+          reason: 'no_more_steps',
+          updated_at: now,
+        });
         continue;
       }
       if (contact.step_number === 1 && newLeft <= 0) continue;
@@ -279,10 +327,20 @@ export class SendingService {
   private chooseAccount(accounts: SendingAccount[], contact: DueContact, now: Date): SendingAccount | undefined {
     const own = contact.account_id ? accounts.find((a) => a.id === contact.account_id) : undefined;
     if (own) return canSend(own, now) ? own : undefined;
-    return accounts.filter((a) => canSend(a, now)).sort((a, b) => b.daily_limit - b.sent_today - (a.daily_limit - a.sent_today) || a.id.localeCompare(b.id))[0];
+    return accounts
+      .filter((a) => canSend(a, now))
+      .sort((a, b) => b.daily_limit - b.sent_today - (a.daily_limit - a.sent_today) || a.id.localeCompare(b.id))[0];
   }
 
-  private async build(trx: Executor, campaign: SendingCampaign, steps: SendingStep[], step: SendingStep, contact: DueContact, account: SendingAccount, now: Date): Promise<Claimed | null> {
+  private async build(
+    trx: Executor,
+    campaign: SendingCampaign,
+    steps: SendingStep[],
+    step: SendingStep,
+    contact: DueContact,
+    account: SendingAccount,
+    now: Date,
+  ): Promise<Claimed | null> {
     const variant = pickVariant(step.variants, `${contact.contact_id}:${step.id}`);
     const id = newId();
     const ref: MessageRef = {
@@ -304,14 +362,19 @@ export class SendingService {
     const body = renderBody(variant.body, values);
     if (!subject.ok || !body.ok) {
       const missing = !subject.ok ? subject.missing : !body.ok ? body.missing : '';
-      await this.store.updateProgress(trx, contact.contact_id, { state: 'held', reason: `missing_variable:${missing}`, updated_at: now });
+      await this.store.updateProgress(trx, contact.contact_id, {
+        state: 'held',
+        reason: `missing_variable:${missing}`,
+        updated_at: now,
+      });
       return null;
     }
     let html: string | undefined;
     if (!campaign.text_only) {
       html = body.body.html;
       if (campaign.track_clicks) html = this.links.rewriteLinks(html, ref);
-      if (campaign.track_opens) html += `<img src="${links.openPixelUrl}" width="1" height="1" alt="" style="display:none">`;
+      if (campaign.track_opens)
+        html += `<img src="${links.openPixelUrl}" width="1" height="1" alt="" style="display:none">`;
     }
     const composed = this.mail.compose({
       id,
@@ -335,10 +398,21 @@ export class SendingService {
       stepNumber: contact.step_number,
     });
     // last_message_id moves when the message is known to have gone (record): a released claim leaves the thread as it was.
-    await this.store.updateProgress(trx, contact.contact_id, { state: 'sending', account_id: account.id, reason: null, updated_at: now });
+    await this.store.updateProgress(trx, contact.contact_id, {
+      state: 'sending',
+      account_id: account.id,
+      reason: null,
+      updated_at: now,
+    });
     const next = steps[contact.step_number];
     return {
-      message: { ...message, campaign_id: campaign.id, contact_id: contact.contact_id, account_id: account.id, step_number: contact.step_number },
+      message: {
+        ...message,
+        campaign_id: campaign.id,
+        contact_id: contact.contact_id,
+        account_id: account.id,
+        step_number: contact.step_number,
+      },
       composed,
       email: contact.email,
       lastStep: next === undefined,
@@ -357,13 +431,15 @@ export class SendingService {
     // One login look-up (and decryption) per account per run, not per message.
     const logins = new Map<string, ReturnType<AccountMailAccess['smtpLogin']>>();
     const loginFor = (m: Claimed['message']) => {
-      if (!logins.has(m.account_id)) logins.set(m.account_id, this.accounts.smtpLogin(this.db, m.workspace_id, m.account_id));
+      if (!logins.has(m.account_id))
+        logins.set(m.account_id, this.accounts.smtpLogin(this.db, m.workspace_id, m.account_id));
       return logins.get(m.account_id)!;
     };
     const sendOne = async (item: Claimed) => {
       let login: Awaited<ReturnType<AccountMailAccess['smtpLogin']>>;
       try {
-        if (databaseLost || run.stopped) throw new Error('not handed over: the database failed earlier in this run, or the worker is stopping');
+        if (databaseLost || run.stopped)
+          throw new Error('not handed over: the database failed earlier in this run, or the worker is stopping');
         login = await loginFor(item.message);
         if (!(await this.mail.handOver(this.db, item.message.id))) return;
       } catch {
@@ -371,7 +447,9 @@ export class SendingService {
         this.unhanded.add(item.message.id);
         return;
       }
-      const outcome: SendOutcome = login ? await this.mail.transmit(login, item.composed.message) : { kind: 'accountFailure', response: 'no_smtp_login: the account has no SMTP login' };
+      const outcome: SendOutcome = login
+        ? await this.mail.transmit(login, item.composed.message)
+        : { kind: 'accountFailure', response: 'no_smtp_login: the account has no SMTP login' };
       if (outcome.kind === 'sent') sent += 1;
       try {
         await this.db.transaction((trx) => this.record(trx, item, outcome));
@@ -382,7 +460,8 @@ export class SendingService {
       }
     };
     const queues = new Map<string, Claimed[]>();
-    for (const item of claimed) queues.set(item.message.account_id, [...(queues.get(item.message.account_id) ?? []), item]);
+    for (const item of claimed)
+      queues.set(item.message.account_id, [...(queues.get(item.message.account_id) ?? []), item]);
     const busy = new Map<string, number>();
     const take = (): Claimed | undefined => {
       for (const [accountId, queue] of queues) {
@@ -403,7 +482,10 @@ export class SendingService {
     const lanes = [...queues.values()].reduce((n, q) => n + Math.min(SENDS_PER_ACCOUNT, q.length), 0);
     await Promise.all(Array.from({ length: Math.min(this.options.concurrency, lanes) }, lane));
     if (!databaseLost && this.unhanded.size > 0) await this.settleOwnClaims();
-    if (this.unhanded.size + this.unrecorded.length > 0) throw new Error(`the database failed while sending: ${this.unhanded.size} claims kept to release, ${this.unrecorded.length} outcomes to record`);
+    if (this.unhanded.size + this.unrecorded.length > 0)
+      throw new Error(
+        `the database failed while sending: ${this.unhanded.size} claims kept to release, ${this.unrecorded.length} outcomes to record`,
+      );
     return sent;
   }
 
@@ -411,11 +493,19 @@ export class SendingService {
   private async record(trx: Executor, item: Claimed, outcome: SendOutcome): Promise<void> {
     const now = this.clock.now();
     const m = item.message;
-    const mail = { campaignId: m.campaign_id, stepId: m.step_id, variantId: m.variant_id, accountId: m.account_id, contactId: m.contact_id, messageId: m.id };
+    const mail = {
+      campaignId: m.campaign_id,
+      stepId: m.step_id,
+      variantId: m.variant_id,
+      accountId: m.account_id,
+      contactId: m.contact_id,
+      messageId: m.id,
+    };
     const data = { ...mail, email: item.email };
     // Outcomes that may finish the campaign take its lock first (the claim's order: campaign, then accounts),
     // so two workers finishing its last contacts cannot both miss, or both record, the completion.
-    const campaign = item.lastStep || outcome.kind === 'bounced' ? await this.store.lockCampaign(trx, m.campaign_id) : undefined;
+    const campaign =
+      item.lastStep || outcome.kind === 'bounced' ? await this.store.lockCampaign(trx, m.campaign_id) : undefined;
     // A claim that expired meanwhile was reported `unknown` already; its outcome arrives too late to count.
     if (!(await this.mail.finish(trx, m.id, 'campaign', outcome))) return;
 
@@ -423,26 +513,57 @@ export class SendingService {
       await this.store.setAccountPace(trx, m.account_id, { failures: 0 });
       await this.events.record(trx, { workspaceId: m.workspace_id, type: 'email.sent', occurredAt: now, data, mail });
       if (item.lastStep) {
-        await this.store.updateProgress(trx, m.contact_id, { state: 'done', step_number: m.step_number + 1, last_message_id: m.id, last_sent_at: now, attempts: 0, updated_at: now });
+        await this.store.updateProgress(trx, m.contact_id, {
+          state: 'done',
+          step_number: m.step_number + 1,
+          last_message_id: m.id,
+          last_sent_at: now,
+          attempts: 0,
+          updated_at: now,
+        });
         await this.contacts.finishForMail(trx, m.workspace_id, m.contact_id, 'completed');
         await this.completeIfFinished(trx, m.workspace_id, m.campaign_id, campaign?.name ?? '', now);
       } else {
         const dueAt = new Date(now.getTime() + item.nextDelayDays * DAY);
-        await this.store.updateProgress(trx, m.contact_id, { state: 'waiting', step_number: m.step_number + 1, due_at: dueAt, last_message_id: m.id, last_sent_at: now, attempts: 0, updated_at: now });
+        await this.store.updateProgress(trx, m.contact_id, {
+          state: 'waiting',
+          step_number: m.step_number + 1,
+          due_at: dueAt,
+          last_message_id: m.id,
+          last_sent_at: now,
+          attempts: 0,
+          updated_at: now,
+        });
       }
       return;
     }
     if (outcome.kind === 'bounced') {
-      await this.store.updateProgress(trx, m.contact_id, { state: 'done', reason: 'bounced', last_message_id: m.id, updated_at: now });
+      await this.store.updateProgress(trx, m.contact_id, {
+        state: 'done',
+        reason: 'bounced',
+        last_message_id: m.id,
+        updated_at: now,
+      });
       await this.contacts.finishForMail(trx, m.workspace_id, m.contact_id, 'bounced');
       await this.suppression.suppress(trx, m.workspace_id, [{ value: item.email, reason: 'bounced' }]);
-      await this.events.record(trx, { workspaceId: m.workspace_id, type: 'email.bounced', occurredAt: now, data: { ...data, bounceType: 'hard', smtpResponse: outcome.response }, mail });
+      await this.events.record(trx, {
+        workspaceId: m.workspace_id,
+        type: 'email.bounced',
+        occurredAt: now,
+        data: { ...data, bounceType: 'hard', smtpResponse: outcome.response },
+        mail,
+      });
       await this.protectFromBounces(trx, m.workspace_id, m.account_id);
       await this.completeIfFinished(trx, m.workspace_id, m.campaign_id, campaign?.name ?? '', now);
       return;
     }
     if (outcome.kind === 'unknown') {
-      await this.store.updateProgress(trx, m.contact_id, { state: 'unknown', reason: 'unknown_outcome', last_message_id: m.id, updated_at: now });
+      await this.store.updateProgress(trx, m.contact_id, {
+        state: 'unknown',
+        reason: 'unknown_outcome',
+        last_message_id: m.id,
+        updated_at: now,
+      });
       return;
     }
     // Not sent: the contact waits for a retry; an account failure also moves it off this account.
@@ -463,13 +584,24 @@ export class SendingService {
     }
   }
 
-  private async changeAccountStatus(trx: Executor, accountId: string, status: 'connectionError' | 'sendingError' | 'paused', reason: string): Promise<void> {
+  private async changeAccountStatus(
+    trx: Executor,
+    accountId: string,
+    status: 'connectionError' | 'sendingError' | 'paused',
+    reason: string,
+  ): Promise<void> {
     const change = await this.accounts.changeStatus(trx, accountId, status, reason);
     if (change) {
       await this.events.record(trx, {
         workspaceId: change.workspaceId,
         type: 'account.statusChanged',
-        data: { accountId: change.accountId, email: change.email, previous: change.previous, status: change.status, reason: change.reason },
+        data: {
+          accountId: change.accountId,
+          email: change.email,
+          previous: change.previous,
+          status: change.status,
+          reason: change.reason,
+        },
       });
     }
   }
@@ -482,27 +614,58 @@ export class SendingService {
   async recordLateHardBounce(trx: Executor, workspaceId: string, messageId: string): Promise<void> {
     const message = await this.mail.markLateBounce(trx, messageId);
     if (!message) return;
-    if (message.contact_id) await this.store.updateProgress(trx, message.contact_id, { state: 'done', reason: 'bounced', updated_at: this.clock.now() });
-    if (message.account_id && message.kind === 'campaign') await this.protectFromBounces(trx, workspaceId, message.account_id);
+    if (message.contact_id)
+      await this.store.updateProgress(trx, message.contact_id, {
+        state: 'done',
+        reason: 'bounced',
+        updated_at: this.clock.now(),
+      });
+    if (message.account_id && message.kind === 'campaign')
+      await this.protectFromBounces(trx, workspaceId, message.account_id);
   }
 
   /** An account whose recent hard-bounce rate passes the threshold is paused before it harms its domain. */
   private async protectFromBounces(trx: Executor, workspaceId: string, accountId: string): Promise<void> {
     const { total, bounced } = await this.mail.recentOutcomes(trx, accountId, this.options.bounceWindow);
     if (total >= this.options.bounceWindow && bounced * 100 > total * this.options.bounceRatePercent) {
-      await this.changeAccountStatus(trx, accountId, 'paused', `bounce_rate: ${bounced} hard bounces in the last ${total} sends`);
+      await this.changeAccountStatus(
+        trx,
+        accountId,
+        'paused',
+        `bounce_rate: ${bounced} hard bounces in the last ${total} sends`,
+      );
     }
   }
 
   /** Records `campaign.completed` when no contact is left to mail (the caller holds the campaign lock). */
-  private async completeIfFinished(trx: Executor, workspaceId: string, campaignId: string, name: string, now: Date): Promise<void> {
+  private async completeIfFinished(
+    trx: Executor,
+    workspaceId: string,
+    campaignId: string,
+    name: string,
+    now: Date,
+  ): Promise<void> {
     if ((await this.contacts.unfinishedInCampaign(trx, campaignId)) > 0) return;
-    await this.events.record(trx, { workspaceId, type: 'campaign.completed', occurredAt: now, data: { campaignId, name } });
+    await this.events.record(trx, {
+      workspaceId,
+      type: 'campaign.completed',
+      occurredAt: now,
+      data: { campaignId, name },
+    });
   }
 
   // --- why is it (not) sending ---
 
-  async sendingStatus(workspaceId: string, view: { id: string; status: SendingStatus['status']; schedule: SendingCampaign['schedule']; dailyLimit: number | null; sendableAccounts: number | null }): Promise<SendingStatus> {
+  async sendingStatus(
+    workspaceId: string,
+    view: {
+      id: string;
+      status: SendingStatus['status'];
+      schedule: SendingCampaign['schedule'];
+      dailyLimit: number | null;
+      sendableAccounts: number | null;
+    },
+  ): Promise<SendingStatus> {
     const campaignId = view.id;
     const now = this.clock.now();
     const db = this.db;
@@ -514,9 +677,21 @@ export class SendingService {
       this.store.nextDue(db, campaignId),
       this.store.heldReasons(db, campaignId),
     ]);
-    const counts = { notStarted: 0, waiting: 0, due: 0, sending: 0, held: 0, unknown: 0, completed: 0, bounced: 0, unsubscribed: 0, paused: 0 };
+    const counts = {
+      notStarted: 0,
+      waiting: 0,
+      due: 0,
+      sending: 0,
+      held: 0,
+      unknown: 0,
+      completed: 0,
+      bounced: 0,
+      unsubscribed: 0,
+      paused: 0,
+    };
     for (const c of contacts) {
-      if (c.status === 'completed' || c.status === 'bounced' || c.status === 'unsubscribed' || c.status === 'paused') counts[c.status] += c.n;
+      if (c.status === 'completed' || c.status === 'bounced' || c.status === 'unsubscribed' || c.status === 'paused')
+        counts[c.status] += c.n;
       else if (!c.started) counts.notStarted += c.n;
     }
     for (const p of progress) {
@@ -535,13 +710,21 @@ export class SendingService {
     else if (open && open > now) reasons.push('outside_schedule');
     if (view.sendableAccounts === 0) reasons.push('no_sendable_account');
     if (held.length) reasons.push('contacts_held');
-    if (view.status === 'active' && open && open <= now && counts.due > 0 && view.dailyLimit !== null && view.schedule) {
+    if (
+      view.status === 'active' &&
+      open &&
+      open <= now &&
+      counts.due > 0 &&
+      view.dailyLimit !== null &&
+      view.schedule
+    ) {
       const day = await this.mail.campaignSentSince(db, campaignId, startOfLocalDay(view.schedule.timezone, now));
       if (day.all >= view.dailyLimit) reasons.push('daily_limit_reached');
     }
     let nextSendAt: Date | null = null;
     if (view.status === 'active' && open && nextDue) nextSendAt = nextDue > open ? nextDue : open;
-    if (view.status === 'active' && open && counts.notStarted > 0) nextSendAt = nextSendAt && nextSendAt < open ? nextSendAt : open;
+    if (view.status === 'active' && open && counts.notStarted > 0)
+      nextSendAt = nextSendAt && nextSendAt < open ? nextSendAt : open;
     return {
       campaignId,
       status: view.status,
@@ -570,7 +753,12 @@ export class SendingService {
    * that had finished its old sequence continues at the same step number when the target has it, due that
    * step's delay after the last send. Returns the contacts past the target's last step.
    */
-  async moveProgress(trx: Executor, contactIds: string[], toCampaignId: string, keepProgress: boolean): Promise<Set<string>> {
+  async moveProgress(
+    trx: Executor,
+    contactIds: string[],
+    toCampaignId: string,
+    keepProgress: boolean,
+  ): Promise<Set<string>> {
     const past = new Set<string>();
     if (!keepProgress) {
       await this.store.deleteProgress(trx, contactIds);
@@ -582,12 +770,23 @@ export class SendingService {
       const step = steps[row.step_number - 1];
       if (!step) {
         past.add(row.contact_id);
-        await this.store.updateProgress(trx, row.contact_id, { campaign_id: toCampaignId, state: 'done', reason: null, updated_at: now });
+        await this.store.updateProgress(trx, row.contact_id, {
+          campaign_id: toCampaignId,
+          state: 'done',
+          reason: null,
+          updated_at: now,
+        });
         continue;
       }
       const finished = row.state === 'done' && row.reason === null;
-      const dueAt = finished ? new Date(Math.max(now.getTime(), (row.last_sent_at?.getTime() ?? now.getTime()) + step.delay_days * DAY)) : row.due_at;
-      await this.store.updateProgress(trx, row.contact_id, { campaign_id: toCampaignId, ...(finished ? { state: 'waiting', due_at: dueAt } : {}), updated_at: now });
+      const dueAt = finished
+        ? new Date(Math.max(now.getTime(), (row.last_sent_at?.getTime() ?? now.getTime()) + step.delay_days * DAY))
+        : row.due_at;
+      await this.store.updateProgress(trx, row.contact_id, {
+        campaign_id: toCampaignId,
+        ...(finished ? { state: 'waiting', due_at: dueAt } : {}),
+        updated_at: now,
+      });
     }
     return past;
   }

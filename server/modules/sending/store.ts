@@ -78,13 +78,26 @@ export class SendingStore {
   async startContacts(db: Executor, contactIds: string[], now: Date): Promise<void> {
     if (contactIds.length === 0) return;
     const campaigns = db('contacts').whereIn('id', contactIds).distinct('campaign_id');
-    const active: string[] = (await db('campaigns').whereIn('id', campaigns).andWhere('status', 'active').orderBy('id').forKeyShare().select('id')).map((r: { id: string }) => r.id);
-    if (active.length) await this.start(db, now, 'c.id = ANY(?::uuid[]) AND c.campaign_id = ANY(?::uuid[])', [contactIds, active]);
+    const active: string[] = (
+      await db('campaigns')
+        .whereIn('id', campaigns)
+        .andWhere('status', 'active')
+        .orderBy('id')
+        .forKeyShare()
+        .select('id')
+    ).map((r: { id: string }) => r.id);
+    if (active.length)
+      await this.start(db, now, 'c.id = ANY(?::uuid[]) AND c.campaign_id = ANY(?::uuid[])', [contactIds, active]);
   }
 
   /** Progress rows (step 1, due now) for the campaign's active contacts that have none (it is going active, its row locked). */
   async startCampaign(db: Executor, campaignId: string, now: Date): Promise<void> {
-    await this.start(db, now, 'c.campaign_id = ? AND NOT EXISTS (SELECT 1 FROM sending_progress p WHERE p.contact_id = c.id)', [campaignId]);
+    await this.start(
+      db,
+      now,
+      'c.campaign_id = ? AND NOT EXISTS (SELECT 1 FROM sending_progress p WHERE p.contact_id = c.id)',
+      [campaignId],
+    );
   }
 
   private async start(db: Executor, now: Date, where: string, bindings: unknown[]): Promise<void> {
@@ -108,18 +121,28 @@ export class SendingStore {
   /** Contacts whose claimed message may have gone out without a recorded outcome (its lease ran out). */
   async markUnknown(db: Executor, messages: { id: string; contact_id: string | null }[], now: Date): Promise<void> {
     for (const m of messages) {
-      if (m.contact_id) await db('sending_progress').where({ contact_id: m.contact_id, state: 'sending' }).update({ state: 'unknown', reason: 'unknown_outcome', last_message_id: m.id, updated_at: now });
+      if (m.contact_id)
+        await db('sending_progress')
+          .where({ contact_id: m.contact_id, state: 'sending' })
+          .update({ state: 'unknown', reason: 'unknown_outcome', last_message_id: m.id, updated_at: now });
     }
   }
 
   /** Contacts whose claim never reached SMTP: due again now. */
   async requeue(db: Executor, contactIds: string[], now: Date): Promise<void> {
-    if (contactIds.length) await db('sending_progress').whereIn('contact_id', contactIds).where({ state: 'sending' }).update({ state: 'waiting', due_at: now, reason: null, updated_at: now });
+    if (contactIds.length)
+      await db('sending_progress')
+        .whereIn('contact_id', contactIds)
+        .where({ state: 'sending' })
+        .update({ state: 'waiting', due_at: now, reason: null, updated_at: now });
   }
 
   /** Contacts of active campaigns due for their next message, and the earliest due time (the worker's backlog). */
   async backlog(db: Executor, now: Date): Promise<Backlog> {
-    const due = db('sending_progress as p').join('campaigns as k', 'k.id', 'p.campaign_id').where({ 'p.state': 'waiting', 'k.status': 'active' }).andWhere('p.due_at', '<=', now);
+    const due = db('sending_progress as p')
+      .join('campaigns as k', 'k.id', 'p.campaign_id')
+      .where({ 'p.state': 'waiting', 'k.status': 'active' })
+      .andWhere('p.due_at', '<=', now);
     return backlogOf(due, 'p.due_at');
   }
 
@@ -133,7 +156,10 @@ export class SendingStore {
   async campaignsWithDueWork(db: Executor, now: Date, limit: number, after: string | null): Promise<string[]> {
     const rows = await db('campaigns as k')
       .where('k.status', 'active')
-      .whereRaw("(SELECT p.due_at FROM sending_progress p WHERE p.campaign_id = k.id AND p.state = 'waiting' ORDER BY p.due_at LIMIT 1) <= ?", [now])
+      .whereRaw(
+        "(SELECT p.due_at FROM sending_progress p WHERE p.campaign_id = k.id AND p.state = 'waiting' ORDER BY p.due_at LIMIT 1) <= ?",
+        [now],
+      )
       .orderByRaw('(k.id <= ?), k.id', [after ?? '00000000-0000-0000-0000-000000000000'])
       .limit(limit)
       .select('k.id');
@@ -172,7 +198,10 @@ export class SendingStore {
   }
 
   async steps(db: Executor, campaignId: string): Promise<SendingStep[]> {
-    const steps: { id: string; delay_days: number }[] = await db('campaign_steps').where({ campaign_id: campaignId }).orderBy('step_order').select('id', 'delay_days');
+    const steps: { id: string; delay_days: number }[] = await db('campaign_steps')
+      .where({ campaign_id: campaignId })
+      .orderBy('step_order')
+      .select('id', 'delay_days');
     const variants: ({ step_id: string } & SendingStep['variants'][number])[] = await db('step_variants')
       .where({ campaign_id: campaignId })
       .select('id', 'step_id', 'label', 'subject', 'body', 'weight');
@@ -180,9 +209,16 @@ export class SendingStore {
   }
 
   /** The campaign's linked active accounts with their pace, locked (in id order) for this claim. */
-  async lockSendingAccounts(db: Executor, campaignId: string, now: Date): Promise<Omit<SendingAccount, 'sent_today'>[]> {
+  async lockSendingAccounts(
+    db: Executor,
+    campaignId: string,
+    now: Date,
+  ): Promise<Omit<SendingAccount, 'sent_today'>[]> {
     const ids: string[] = (
-      await db('campaign_accounts as ca').join('email_accounts as a', 'a.id', 'ca.account_id').where({ 'ca.campaign_id': campaignId, 'a.status': 'active' }).select('a.id')
+      await db('campaign_accounts as ca')
+        .join('email_accounts as a', 'a.id', 'ca.account_id')
+        .where({ 'ca.campaign_id': campaignId, 'a.status': 'active' })
+        .select('a.id')
     ).map((r: { id: string }) => r.id);
     if (ids.length === 0) return [];
     await db('sending_accounts')
@@ -206,25 +242,47 @@ export class SendingStore {
       .limit(limit)
       .forUpdate('p')
       .skipLocked()
-      .select('p.*', 'c.email', 'c.first_name', 'c.last_name', 'c.company_name', 'c.job_title', 'c.phone', 'c.website', 'c.linkedin_url', 'c.custom_variables');
+      .select(
+        'p.*',
+        'c.email',
+        'c.first_name',
+        'c.last_name',
+        'c.company_name',
+        'c.job_title',
+        'c.phone',
+        'c.website',
+        'c.linkedin_url',
+        'c.custom_variables',
+      );
   }
 
   async updateProgress(db: Executor, contactId: string, patch: Partial<ProgressRow>): Promise<void> {
     await db('sending_progress').where({ contact_id: contactId }).update(patch);
   }
 
-  async setAccountPace(db: Executor, accountId: string, patch: { next_send_at?: Date; failures?: number | ReturnType<Executor['raw']> }): Promise<void> {
+  async setAccountPace(
+    db: Executor,
+    accountId: string,
+    patch: { next_send_at?: Date; failures?: number | ReturnType<Executor['raw']> },
+  ): Promise<void> {
     await db('sending_accounts').where({ account_id: accountId }).update(patch);
   }
 
   async addAccountFailure(db: Executor, accountId: string): Promise<number> {
-    const [row] = await db('sending_accounts').where({ account_id: accountId }).increment('failures', 1).returning<{ failures: number }[]>('failures');
+    const [row] = await db('sending_accounts')
+      .where({ account_id: accountId })
+      .increment('failures', 1)
+      .returning<{ failures: number }[]>('failures');
     return row?.failures ?? 0;
   }
 
   // --- sending status ---
 
-  async progressCounts(db: Executor, campaignId: string, now: Date): Promise<{ state: ProgressState; due: boolean; n: number }[]> {
+  async progressCounts(
+    db: Executor,
+    campaignId: string,
+    now: Date,
+  ): Promise<{ state: ProgressState; due: boolean; n: number }[]> {
     return db('sending_progress as p')
       .join('contacts as c', 'c.id', 'p.contact_id')
       .where('p.campaign_id', campaignId)
@@ -242,12 +300,18 @@ export class SendingStore {
   }
 
   async nextDue(db: Executor, campaignId: string): Promise<Date | null> {
-    const row = await db('sending_progress').where({ campaign_id: campaignId, state: 'waiting' }).min('due_at as at').first<{ at: Date | string | null } | undefined>();
+    const row = await db('sending_progress')
+      .where({ campaign_id: campaignId, state: 'waiting' })
+      .min('due_at as at')
+      .first<{ at: Date | string | null } | undefined>();
     return row?.at ? new Date(row.at) : null;
   }
 
   async heldReasons(db: Executor, campaignId: string): Promise<string[]> {
-    const rows = await db('sending_progress').where({ campaign_id: campaignId, state: 'held' }).distinct('reason').limit(20);
+    const rows = await db('sending_progress')
+      .where({ campaign_id: campaignId, state: 'held' })
+      .distinct('reason')
+      .limit(20);
     return rows.map((r: { reason: string }) => r.reason);
   }
 

@@ -3,9 +3,16 @@ import type { SuppressionService } from './service';
 import { pageOf } from '../../http/pagination';
 
 export const suppressionRoutes = ({ suppression }: { suppression: SuppressionService }) => [
-  route('post', '/v2/suppression/add', async ({ auth, body }) => ok('Suppression entries added', await suppression.add(auth.workspaceId, body.values))),
-  route('get', '/v2/suppression/list', async ({ auth, query }) =>
-    ok('Suppression list retrieved', await suppression.list(auth.workspaceId, { ...pageOf(query), search: query.search })),
+  route('post', '/v2/suppression/add', async ({ auth, body }) =>
+    ok('Suppression entries added', await suppression.add(auth.workspaceId, body.values)),
   ),
-  route('post', '/v2/suppression/remove', async ({ auth, body }) => ok('Suppression entries removed', await suppression.remove(auth.workspaceId, body.values))),
+  route('get', '/v2/suppression/list', async ({ auth, query }) =>
+    ok(
+      'Suppression list retrieved',
+      await suppression.list(auth.workspaceId, { ...pageOf(query), search: query.search }),
+    ),
+  ),
+  route('post', '/v2/suppression/remove', async ({ auth, body }) =>
+    ok('Suppression entries removed', await suppression.remove(auth.workspaceId, body.values)),
+  ),
 ];

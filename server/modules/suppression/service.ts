@@ -31,9 +31,21 @@ export class SuppressionService {
     return (await this.filterSuppressed(db, workspaceId, [email])).size > 0;
   }
 
-  async suppress(db: Executor, workspaceId: string, entries: { value: string; reason: SuppressionReason }[]): Promise<void> {
+  async suppress(
+    db: Executor,
+    workspaceId: string,
+    entries: { value: string; reason: SuppressionReason }[],
+  ): Promise<void> {
     const at = this.clock.now();
-    await this.store.insert(db, entries.map((e) => ({ workspace_id: workspaceId, value: e.value.toLowerCase(), reason: e.reason, created_at: at })));
+    await this.store.insert(
+      db,
+      entries.map((e) => ({
+        workspace_id: workspaceId,
+        value: e.value.toLowerCase(),
+        reason: e.reason,
+        created_at: at,
+      })),
+    );
   }
 
   // --- the API's operations ---
@@ -50,7 +62,11 @@ export class SuppressionService {
     return this.db.transaction(async (trx) => {
       const listed = await this.store.present(trx, workspaceId, wanted);
       const added = wanted.filter((v) => !listed.has(v));
-      await this.suppress(trx, workspaceId, added.map((value) => ({ value, reason: 'manual' as const })));
+      await this.suppress(
+        trx,
+        workspaceId,
+        added.map((value) => ({ value, reason: 'manual' as const })),
+      );
       return { added, alreadyListed: wanted.filter((v) => listed.has(v)), invalid };
     });
   }
@@ -63,7 +79,12 @@ export class SuppressionService {
 
   async list(workspaceId: string, page: Page & { search?: string }) {
     const { rows, total } = await this.store.page(this.db, workspaceId, page);
-    const items = rows.map((r): Schemas['SuppressionEntry'] => ({ value: r.value, kind: r.value.includes('@') ? 'address' : 'domain', reason: r.reason, createdAt: r.created_at.toISOString() }));
+    const items = rows.map((r): Schemas['SuppressionEntry'] => ({
+      value: r.value,
+      kind: r.value.includes('@') ? 'address' : 'domain',
+      reason: r.reason,
+      createdAt: r.created_at.toISOString(),
+    }));
     return paginated(items, page, total);
   }
 }

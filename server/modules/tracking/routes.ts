@@ -18,17 +18,31 @@ const page = (title: string, body: string) =>
 
 export function trackingRouter(tracking: TrackingService): Router {
   const router = Router();
-  const html = (res: express.Response, status: number, content: string) => res.status(status).type('html').set('Cache-Control', 'no-store').send(content);
+  const html = (res: express.Response, status: number, content: string) =>
+    res.status(status).type('html').set('Cache-Control', 'no-store').send(content);
 
   router.get('/u/:token', (req, res) => {
-    if (!tracking.isValid(req.params.token)) return html(res, 404, page('Link not valid', '<p>This unsubscribe link is not valid.</p>'));
-    html(res, 200, page('Unsubscribe', `<h1>Unsubscribe</h1><p>Stop receiving these emails?</p><form method="post" action="${escapeHtml(req.params.token)}"><button type="submit">Unsubscribe</button></form>`));
+    if (!tracking.isValid(req.params.token))
+      return html(res, 404, page('Link not valid', '<p>This unsubscribe link is not valid.</p>'));
+    html(
+      res,
+      200,
+      page(
+        'Unsubscribe',
+        `<h1>Unsubscribe</h1><p>Stop receiving these emails?</p><form method="post" action="${escapeHtml(req.params.token)}"><button type="submit">Unsubscribe</button></form>`,
+      ),
+    );
   });
 
   router.post('/u/:token', express.urlencoded({ extended: false, limit: '1kb' }), async (req, res) => {
     const oneClick = (req.body as Record<string, string> | undefined)?.['List-Unsubscribe'] === 'One-Click';
-    if (!(await tracking.unsubscribe(req.params.token, oneClick ? 'oneClick' : 'link'))) return html(res, 404, page('Link not valid', '<p>This unsubscribe link is not valid.</p>'));
-    html(res, 200, page('Unsubscribed', '<h1>You are unsubscribed</h1><p>You will not receive further emails from this sender.</p>'));
+    if (!(await tracking.unsubscribe(req.params.token, oneClick ? 'oneClick' : 'link')))
+      return html(res, 404, page('Link not valid', '<p>This unsubscribe link is not valid.</p>'));
+    html(
+      res,
+      200,
+      page('Unsubscribed', '<h1>You are unsubscribed</h1><p>You will not receive further emails from this sender.</p>'),
+    );
   });
 
   router.get('/o/:token.gif', async (req, res) => {

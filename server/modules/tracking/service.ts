@@ -17,7 +17,8 @@ import type { TokenSigner } from './tokens';
 
 /** Seconds after a send within which an open or click is taken as a prefetch. */
 export const PREFETCH_SECONDS = 10;
-const MACHINE_AGENTS = /GoogleImageProxy|YahooMailProxy|Outlook-iOS-Android|Barracuda|Mimecast|Proofpoint|ms-office|Microsoft Office Protocol|python-requests|curl\/|bot\b|crawler|spider|scanner/i;
+const MACHINE_AGENTS =
+  /GoogleImageProxy|YahooMailProxy|Outlook-iOS-Android|Barracuda|Mimecast|Proofpoint|ms-office|Microsoft Office Protocol|python-requests|curl\/|bot\b|crawler|spider|scanner/i;
 
 /** The mail a removal is about (the message whose link was used, or that the reply answered). */
 export interface RemovalRef {
@@ -47,7 +48,18 @@ interface LinkToken {
   u?: string;
 }
 
-const toToken = (p: Purpose, r: MessageRef, url?: string): LinkToken => ({ p, w: r.workspaceId, m: r.messageId, c: r.contactId, k: r.campaignId, s: r.stepId, v: r.variantId, a: r.accountId, t: r.builtAt.getTime(), ...(url ? { u: url } : {}) });
+const toToken = (p: Purpose, r: MessageRef, url?: string): LinkToken => ({
+  p,
+  w: r.workspaceId,
+  m: r.messageId,
+  c: r.contactId,
+  k: r.campaignId,
+  s: r.stepId,
+  v: r.variantId,
+  a: r.accountId,
+  t: r.builtAt.getTime(),
+  ...(url ? { u: url } : {}),
+});
 
 const HREF = /(<a\b[^>]*?\bhref\s*=\s*)(["'])(https?:\/\/[^"'<>\s]+)\2/gi;
 const unescapeAttr = (s: string) => s.replace(/&amp;/g, '&');
@@ -65,7 +77,11 @@ export class TrackingService implements MessageLinks {
 
   linksFor(ref: MessageRef) {
     const unsubscribeUrl = `${this.publicUrl}/u/${this.signer.sign(toToken('u', ref))}`;
-    return { unsubscribeUrl, listUnsubscribe: `<${unsubscribeUrl}>`, openPixelUrl: `${this.publicUrl}/o/${this.signer.sign(toToken('o', ref))}.gif` };
+    return {
+      unsubscribeUrl,
+      listUnsubscribe: `<${unsubscribeUrl}>`,
+      openPixelUrl: `${this.publicUrl}/o/${this.signer.sign(toToken('o', ref))}.gif`,
+    };
   }
 
   rewriteLinks(html: string, ref: MessageRef): string {
@@ -102,7 +118,19 @@ export class TrackingService implements MessageLinks {
     const t = this.read(token, 'u');
     if (!t) return false;
     await this.db.transaction((trx) =>
-      this.unsubscribeIn(trx, { workspaceId: t.w, campaignId: t.k, stepId: t.s, variantId: t.v, accountId: t.a, contactId: t.c, messageId: t.m }, source),
+      this.unsubscribeIn(
+        trx,
+        {
+          workspaceId: t.w,
+          campaignId: t.k,
+          stepId: t.s,
+          variantId: t.v,
+          accountId: t.a,
+          contactId: t.c,
+          messageId: t.m,
+        },
+        source,
+      ),
     );
     return true;
   }
@@ -112,15 +140,33 @@ export class TrackingService implements MessageLinks {
    * (`source: reply`, with the reply's id) all unsubscribe, suppress and record alike. False when the
    * contact was already unsubscribed (or is gone): a repeat changes nothing.
    */
-  async unsubscribeIn(trx: Executor, ref: RemovalRef, source: 'link' | 'oneClick' | 'reply', inboundMessageId?: string): Promise<boolean> {
+  async unsubscribeIn(
+    trx: Executor,
+    ref: RemovalRef,
+    source: 'link' | 'oneClick' | 'reply',
+    inboundMessageId?: string,
+  ): Promise<boolean> {
     const contact = await this.contacts.unsubscribeForMail(trx, ref.workspaceId, ref.contactId);
     if (!contact) return false;
     await this.suppression.suppress(trx, ref.workspaceId, [{ value: contact.email, reason: 'unsubscribed' }]);
     await this.events.record(trx, {
       workspaceId: ref.workspaceId,
       type: 'contact.unsubscribed',
-      data: { campaignId: ref.campaignId ?? contact.campaign_id, contactId: ref.contactId, email: contact.email, source, ...(inboundMessageId ? { inboundMessageId } : {}) },
-      mail: { campaignId: ref.campaignId, stepId: ref.stepId, variantId: ref.variantId, accountId: ref.accountId, contactId: ref.contactId, messageId: ref.messageId },
+      data: {
+        campaignId: ref.campaignId ?? contact.campaign_id,
+        contactId: ref.contactId,
+        email: contact.email,
+        source,
+        ...(inboundMessageId ? { inboundMessageId } : {}),
+      },
+      mail: {
+        campaignId: ref.campaignId,
+        stepId: ref.stepId,
+        variantId: ref.variantId,
+        accountId: ref.accountId,
+        contactId: ref.contactId,
+        messageId: ref.messageId,
+      },
     });
     return true;
   }
@@ -138,15 +184,37 @@ export class TrackingService implements MessageLinks {
     return t.u;
   }
 
-  private async recordView(t: LinkToken | null, type: 'email.opened' | 'email.clicked', userAgent: string | undefined): Promise<boolean> {
+  private async recordView(
+    t: LinkToken | null,
+    type: 'email.opened' | 'email.clicked',
+    userAgent: string | undefined,
+  ): Promise<boolean> {
     if (!t) return false;
     const now = this.clock.now();
     const flagged = now.getTime() - t.t < PREFETCH_SECONDS * 1000 || MACHINE_AGENTS.test(userAgent ?? '');
     await this.db.transaction(async (trx) => {
       const contact = await this.contacts.lockForMail(trx, t.w, t.c);
       if (!contact) return;
-      const mail = { campaignId: t.k, stepId: t.s, variantId: t.v, accountId: t.a, contactId: t.c, messageId: t.m, flagged };
-      const data = { messageId: t.m, campaignId: t.k, contactId: t.c, accountId: t.a, stepId: t.s, variantId: t.v, email: contact.email, flagged, ...(type === 'email.clicked' ? { url: t.u } : {}) };
+      const mail = {
+        campaignId: t.k,
+        stepId: t.s,
+        variantId: t.v,
+        accountId: t.a,
+        contactId: t.c,
+        messageId: t.m,
+        flagged,
+      };
+      const data = {
+        messageId: t.m,
+        campaignId: t.k,
+        contactId: t.c,
+        accountId: t.a,
+        stepId: t.s,
+        variantId: t.v,
+        email: contact.email,
+        flagged,
+        ...(type === 'email.clicked' ? { url: t.u } : {}),
+      };
       await this.events.record(trx, { workspaceId: t.w, type, occurredAt: now, data, mail });
     });
     return true;

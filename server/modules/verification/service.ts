@@ -22,7 +22,13 @@ type Flags = Pick<VerificationResult, 'isRoleAccount' | 'isFreeProvider' | 'isDi
 
 export type VerificationConfig = Pick<
   Config,
-  'verificationCacheTtlSeconds' | 'smtpProbeEnabled' | 'smtpProbeHost' | 'smtpProbePort' | 'smtpProbeTimeoutMs' | 'smtpProbeHelo' | 'smtpProbeFrom'
+  | 'verificationCacheTtlSeconds'
+  | 'smtpProbeEnabled'
+  | 'smtpProbeHost'
+  | 'smtpProbePort'
+  | 'smtpProbeTimeoutMs'
+  | 'smtpProbeHelo'
+  | 'smtpProbeFrom'
 >;
 
 interface Verdict extends Flags {
@@ -38,7 +44,12 @@ interface Verdict extends Flags {
 /** How many addresses of one request are checked at once (each may hold a DNS look-up and an SMTP probe). */
 const CONCURRENCY = 10;
 
-const FIXED_SCORES: Record<Exclude<Status, 'valid'>, number> = { catchAll: 50, unknown: 40, disposable: 10, invalid: 0 };
+const FIXED_SCORES: Record<Exclude<Status, 'valid'>, number> = {
+  catchAll: 50,
+  unknown: 40,
+  disposable: 10,
+  invalid: 0,
+};
 
 const PROBE_VERDICTS: Record<Exclude<ProbeOutcome, 'accepted'>, [Status, SubStatus]> = {
   rejected: ['invalid', 'mailboxNotFound'],
@@ -84,14 +95,23 @@ export class VerificationService {
   newMxCache(): MxCache {
     // ttlResolution 0: the clock is read at every look-up (by default lru-cache reuses a reading until a timer
     // fires, which may not happen between two batches on the embedded database).
-    return new LRUCache({ max: MX_CACHE_DOMAINS, ttl: MX_CACHE_SECONDS * 1000, ttlResolution: 0, perf: { now: () => this.clock.now().getTime() } });
+    return new LRUCache({
+      max: MX_CACHE_DOMAINS,
+      ttl: MX_CACHE_SECONDS * 1000,
+      ttlResolution: 0,
+      perf: { now: () => this.clock.now().getTime() },
+    });
   }
 
   /**
    * One result per address, in order; each distinct address is checked (or read from the cache) once.
    * `db` is the caller's transaction when it has one (a bulk job's batch); `mxCache` the job's MX answers.
    */
-  async verify(emails: string[], db: Executor = this.db, mxCache?: MxCache): Promise<{ results: VerificationResult[]; summary: VerificationSummary }> {
+  async verify(
+    emails: string[],
+    db: Executor = this.db,
+    mxCache?: MxCache,
+  ): Promise<{ results: VerificationResult[]; summary: VerificationSummary }> {
     const now = this.clock.now();
     const keys = [...new Set(emails.map(cacheKey))];
     const verdicts = new Map<string, Verdict>();
@@ -128,22 +148,42 @@ export class VerificationService {
     );
 
     const expiresAt = new Date(now.getTime() + this.config.verificationCacheTtlSeconds * 1000);
-    await this.store.save(db, checked.filter(([, v]) => v.cacheable).map(([email, v]) => toRow(email, v, expiresAt)));
+    await this.store.save(
+      db,
+      checked.filter(([, v]) => v.cacheable).map(([email, v]) => toRow(email, v, expiresAt)),
+    );
 
     const results = emails.map((email): VerificationResult => {
       const { cacheable: _cacheable, checkedAt, ...verdict } = verdicts.get(cacheKey(email))!;
       return { email, ...verdict, checkedAt: checkedAt.toISOString() };
     });
-    const summary: VerificationSummary = { total: results.length, valid: 0, invalid: 0, catchAll: 0, unknown: 0, disposable: 0 };
+    const summary: VerificationSummary = {
+      total: results.length,
+      valid: 0,
+      invalid: 0,
+      catchAll: 0,
+      unknown: 0,
+      disposable: 0,
+    };
     for (const r of results) summary[r.status] += 1;
     return { results, summary };
   }
 
-  private async check(email: string, lookupMx: (domain: string) => Promise<DnsResult<MxRecord>>, now: Date): Promise<Verdict> {
+  private async check(
+    email: string,
+    lookupMx: (domain: string) => Promise<DnsResult<MxRecord>>,
+    now: Date,
+  ): Promise<Verdict> {
     const parsed = parseAddress(email);
     if (!parsed) {
       const flags = { isRoleAccount: false, isFreeProvider: false, isDisposable: false };
-      return { ...flags, ...this.outcome('invalid', 'invalidSyntax', flags), mxFound: false, checkedAt: now, cacheable: false };
+      return {
+        ...flags,
+        ...this.outcome('invalid', 'invalidSyntax', flags),
+        mxFound: false,
+        checkedAt: now,
+        cacheable: false,
+      };
     }
     const flags: Flags = {
       isRoleAccount: isRoleLocalPart(parsed.local),

@@ -44,15 +44,18 @@ const OPENERS = [
 
 const SENTENCES: (() => string)[] = [
   () => `I wanted to check in on how the ${faker.company.buzzNoun()} work is going on your side.`,
-  () => `We are looking at ways to ${faker.company.buzzVerb()} ${faker.company.buzzAdjective()} ${faker.company.buzzNoun()} before the end of the month.`,
+  () =>
+    `We are looking at ways to ${faker.company.buzzVerb()} ${faker.company.buzzAdjective()} ${faker.company.buzzNoun()} before the end of the month.`,
   () => `The team liked the idea of a ${faker.company.catchPhrase().toLowerCase()}.`,
   () => `Could you send over the latest numbers for the ${faker.commerce.department().toLowerCase()} team?`,
-  () => `${faker.person.firstName()} mentioned that the ${faker.commerce.productName().toLowerCase()} shipment arrived ${faker.date.weekday()}.`,
+  () =>
+    `${faker.person.firstName()} mentioned that the ${faker.commerce.productName().toLowerCase()} shipment arrived ${faker.date.weekday()}.`,
   () => `I have attached my notes below so we can go through them together.`,
   () => `Let me know if ${faker.date.weekday()} at ${faker.number.int({ min: 9, max: 16 })}:00 works for a short call.`,
   () => `We should be able to ${faker.company.buzzVerb()} the plan once ${faker.company.name()} confirms.`,
   () => `Happy to share what worked for us with ${faker.company.buzzNoun()} last quarter.`,
-  () => `The pricing for the ${faker.commerce.productAdjective().toLowerCase()} tier is still open, so feedback is welcome.`,
+  () =>
+    `The pricing for the ${faker.commerce.productAdjective().toLowerCase()} tier is still open, so feedback is welcome.`,
   () => `Thanks again for the quick turnaround on the ${faker.commerce.product().toLowerCase()} samples.`,
   () => `I think a ${faker.company.buzzAdjective()} approach would save us a few weeks.`,
 ];
@@ -68,7 +71,13 @@ const REPLIES: (() => string)[] = [
   () => `Thanks! I had a quick look and it all reads well.`,
 ];
 
-const MARKER_SHAPES = [(c: string) => `Ref. ${c}`, (c: string) => `Our reference: ${c}`, (c: string) => `Case ${c}`, (c: string) => `Ticket #${c}`, (c: string) => `Internal no. ${c}`];
+const MARKER_SHAPES = [
+  (c: string) => `Ref. ${c}`,
+  (c: string) => `Our reference: ${c}`,
+  (c: string) => `Case ${c}`,
+  (c: string) => `Ticket #${c}`,
+  (c: string) => `Internal no. ${c}`,
+];
 
 const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 
@@ -95,7 +104,10 @@ const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;')
 
 function render(paragraphs: string[], signature: string, marker: string): { text: string; html: string | null } {
   const text = [...paragraphs, signature, marker].join('\n\n') + '\n';
-  const html = Math.random() < 0.5 ? `<div>${[...paragraphs, signature, marker].map((p) => `<p>${escapeHtml(p).replace('\n', '<br>')}</p>`).join('')}</div>` : null;
+  const html =
+    Math.random() < 0.5
+      ? `<div>${[...paragraphs, signature, marker].map((p) => `<p>${escapeHtml(p).replace('\n', '<br>')}</p>`).join('')}</div>`
+      : null;
   return { text, html };
 }
 
@@ -112,11 +124,22 @@ export function firstMessage(key: Buffer, messageId: string, previousSubject: st
     used.add(make);
     body.push(make());
   }
-  const paragraphs = [pick(OPENERS)(), body.slice(0, 2).join(' '), ...(body.length > 2 ? [body.slice(2).join(' ')] : [])];
-  return { subject, ...render(paragraphs, `${pick(CLOSINGS)}\n${faker.person.firstName()}`, markerLine(key, messageId)) };
+  const paragraphs = [
+    pick(OPENERS)(),
+    body.slice(0, 2).join(' '),
+    ...(body.length > 2 ? [body.slice(2).join(' ')] : []),
+  ];
+  return {
+    subject,
+    ...render(paragraphs, `${pick(CLOSINGS)}\n${faker.person.firstName()}`, markerLine(key, messageId)),
+  };
 }
 
 /** A short answer in a warm-up thread (its subject comes from the parent). */
 export function replyMessage(key: Buffer, messageId: string): Omit<WarmupContent, 'subject'> {
-  return render([pick(OPENERS)(), pick(REPLIES)()], `${pick(CLOSINGS)}\n${faker.person.firstName()}`, markerLine(key, messageId));
+  return render(
+    [pick(OPENERS)(), pick(REPLIES)()],
+    `${pick(CLOSINGS)}\n${faker.person.firstName()}`,
+    markerLine(key, messageId),
+  );
 }

@@ -29,12 +29,19 @@ export function rampTarget(plan: WarmupPlanSettings, now: Date): number {
 }
 
 function schedule(plan: WarmupPlanSettings) {
-  return { timezone: plan.timezone, days: plan.weekdaysOnly ? [1, 2, 3, 4, 5] : [0, 1, 2, 3, 4, 5, 6], from: plan.windowFrom, to: plan.windowTo };
+  return {
+    timezone: plan.timezone,
+    days: plan.weekdaysOnly ? [1, 2, 3, 4, 5] : [0, 1, 2, 3, 4, 5, 6],
+    from: plan.windowFrom,
+    to: plan.windowTo,
+  };
 }
 
 /** The first instant at or after `at` inside the window (a window always opens within a week). */
 export function windowOpensAt(plan: WarmupPlanSettings, at: Date): Date {
-  return nextOpenMoment(schedule(plan) as Parameters<typeof nextOpenMoment>[0], at) ?? new Date(at.getTime() + 7 * DAY_MS);
+  return (
+    nextOpenMoment(schedule(plan) as Parameters<typeof nextOpenMoment>[0], at) ?? new Date(at.getTime() + 7 * DAY_MS)
+  );
 }
 
 /** When today's window closes (local wall clock; the gap computation tolerates a DST hour). */

@@ -4,5 +4,7 @@ import type { WarmupService } from './service';
 
 /** The warm-up summary lives under analytics in the spec; its figures are the pool's, so the pool serves it. */
 export const warmupRoutes = ({ warmup }: { warmup: WarmupService }) => [
-  route('get', '/v1/analytics/account/warmup/summary', async ({ auth, query }) => ok('Warm-up summary retrieved', await warmup.summary(workspaceOf(auth), query))),
+  route('get', '/v1/analytics/account/warmup/summary', async ({ auth, query }) =>
+    ok('Warm-up summary retrieved', await warmup.summary(workspaceOf(auth), query)),
+  ),
 ];

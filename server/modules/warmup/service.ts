@@ -31,7 +31,14 @@ import type { AccountMailAccess, AccountRow, AccountService } from '../account/s
 import type { SecretBox } from '../../secrets';
 import { addDays, resolveRange } from '../events/days';
 import type { EventService } from '../events/service';
-import { MailboxError, replySubject, type MailboxSession, type MailLogin, type MailService, type SendOutcome } from '../mail/service';
+import {
+  MailboxError,
+  replySubject,
+  type MailboxSession,
+  type MailLogin,
+  type MailService,
+  type SendOutcome,
+} from '../mail/service';
 import { startOfLocalDay } from '../sending/schedule';
 import type { ZonedWorkspace } from '../workspace/context';
 import type { WorkspaceService } from '../workspace/service';
@@ -139,17 +146,44 @@ export class WarmupService {
   // --- the pool ---
 
   private async poolMembers(db: Executor): Promise<Member[]> {
-    const [accounts, mailboxes] = await queryAll(db, [() => this.accounts.warmupAccounts(db), () => this.store.mailboxes(db)]);
+    const [accounts, mailboxes] = await queryAll(db, [
+      () => this.accounts.warmupAccounts(db),
+      () => this.store.mailboxes(db),
+    ]);
     const timezones = await this.workspaces.timezones(db, [...new Set(accounts.map((a) => a.workspace_id))]);
     return [
-      ...accounts.map((row): Member => ({ id: row.id, kind: 'account', email: row.email, domain: domainOf(row.email).toLowerCase(), workspaceId: row.workspace_id, inPool: row.in_pool, row, timezone: timezones.get(row.workspace_id) ?? 'UTC' })),
-      ...mailboxes.map((row): Member => ({ id: row.id, kind: 'mailbox', email: row.email, domain: domainOf(row.email).toLowerCase(), workspaceId: null, inPool: row.status === 'active', row })),
+      ...accounts.map((row): Member => ({
+        id: row.id,
+        kind: 'account',
+        email: row.email,
+        domain: domainOf(row.email).toLowerCase(),
+        workspaceId: row.workspace_id,
+        inPool: row.in_pool,
+        row,
+        timezone: timezones.get(row.workspace_id) ?? 'UTC',
+      })),
+      ...mailboxes.map((row): Member => ({
+        id: row.id,
+        kind: 'mailbox',
+        email: row.email,
+        domain: domainOf(row.email).toLowerCase(),
+        workspaceId: null,
+        inPool: row.status === 'active',
+        row,
+      })),
     ];
   }
 
   /** Every member of the pool (warm-up-enabled accounts of every workspace and pool-only mailboxes), with whether it takes part now. */
   async listPool(db: Executor = this.db): Promise<PoolMember[]> {
-    return (await this.poolMembers(db)).map(({ id, kind, email, domain, workspaceId, inPool }) => ({ id, kind, email, domain, workspaceId, inPool }));
+    return (await this.poolMembers(db)).map(({ id, kind, email, domain, workspaceId, inPool }) => ({
+      id,
+      kind,
+      email,
+      domain,
+      workspaceId,
+      inPool,
+    }));
   }
 
   /** A member's SMTP or IMAP login (accounts through the account module, pool-only mailboxes decrypted here). */
@@ -158,13 +192,17 @@ export class WarmupService {
     if (mailbox) return this.mailboxLogin(mailbox, kind);
     const account = await this.accounts.findAnyAccount(db, memberId);
     if (!account) return null;
-    return kind === 'smtp' ? this.mailAccess.smtpLogin(db, account.workspace_id, account.id) : this.mailAccess.imapLogin(db, account.id);
+    return kind === 'smtp'
+      ? this.mailAccess.smtpLogin(db, account.workspace_id, account.id)
+      : this.mailAccess.imapLogin(db, account.id);
   }
 
   /** A pool member's login from the row the pool look-up already loaded (no query). */
   private memberLogin(member: Member, kind: 'smtp' | 'imap'): MailLogin | null {
     if (member.kind === 'mailbox') return this.mailboxLogin(member.row, kind);
-    return kind === 'imap' && member.row.status === 'connectionError' ? null : this.mailAccess.loginFromRow(member.row, kind);
+    return kind === 'imap' && member.row.status === 'connectionError'
+      ? null
+      : this.mailAccess.loginFromRow(member.row, kind);
   }
 
   private mailboxLogin(mailbox: PoolMailboxRow, kind: 'smtp' | 'imap'): MailLogin {
@@ -172,12 +210,22 @@ export class WarmupService {
     const port = kind === 'smtp' ? mailbox.smtp_port : mailbox.imap_port;
     const username = kind === 'smtp' ? mailbox.smtp_user : mailbox.imap_user;
     const enc = kind === 'smtp' ? mailbox.smtp_password_enc : mailbox.imap_password_enc;
-    return { accountId: mailbox.id, workspaceId: '', email: mailbox.email, host, port, username, password: this.secrets.decrypt(enc, `${mailbox.id}:${kind}`) };
+    return {
+      accountId: mailbox.id,
+      workspaceId: '',
+      email: mailbox.email,
+      host,
+      port,
+      username,
+      password: this.secrets.decrypt(enc, `${mailbox.id}:${kind}`),
+    };
   }
 
   /** Warm-up emails each account sent today (local day in `timezone`): the account view's `warmupSentToday`. */
   sentToday = (db: Executor, accountIds: string[], timezone: string): Promise<Map<string, number>> =>
-    this.store.sentSince(db, accountIds, startOfLocalDay(timezone, this.clock.now())).then((sent) => new Map([...sent].map(([id, n]) => [id, n.all])));
+    this.store
+      .sentSince(db, accountIds, startOfLocalDay(timezone, this.clock.now()))
+      .then((sent) => new Map([...sent].map(([id, n]) => [id, n.all])));
 
   /** inbox / (inbox + spam) of each member's warm-up mail over the last 7 days, with its label. */
   async healthScores(db: Executor, memberIds: string[]): Promise<Map<string, Schemas['WarmupHealth']>> {
@@ -193,7 +241,16 @@ export class WarmupService {
 
   // --- pool-only mailboxes (admin CLI) ---
 
-  async addMailbox(input: { email: string; password: string; smtpHost: string; smtpPort: number; imapHost: string; imapPort: number; username?: string; imapPassword?: string }): Promise<PoolMailboxRow> {
+  async addMailbox(input: {
+    email: string;
+    password: string;
+    smtpHost: string;
+    smtpPort: number;
+    imapHost: string;
+    imapPort: number;
+    username?: string;
+    imapPassword?: string;
+  }): Promise<PoolMailboxRow> {
     this.secrets.ensureKey('warmup');
     const id = newId();
     const email = input.email.trim().toLowerCase();
@@ -214,7 +271,8 @@ export class WarmupService {
       created_at: now,
       updated_at: now,
     };
-    if ((await this.store.mailboxes(this.db)).some((m) => m.email === email)) throw conflict(`The pool already has a mailbox ${email}.`, [detail('email', 'already in the pool', 'duplicate')]);
+    if ((await this.store.mailboxes(this.db)).some((m) => m.email === email))
+      throw conflict(`The pool already has a mailbox ${email}.`, [detail('email', 'already in the pool', 'duplicate')]);
     await this.store.insertMailbox(this.db, row);
     return row;
   }
@@ -237,13 +295,27 @@ export class WarmupService {
 
   // --- the summary ---
 
-  async summary(workspace: ZonedWorkspace, query: { accountId: string; startDate?: string; endDate?: string }): Promise<Schemas['WarmupAnalyticsSummary']> {
+  async summary(
+    workspace: ZonedWorkspace,
+    query: { accountId: string; startDate?: string; endDate?: string },
+  ): Promise<Schemas['WarmupAnalyticsSummary']> {
     const range = resolveRange(query, workspace.timezone, this.clock.now());
     const account = await this.accounts.get(workspace, query.accountId);
     const from = startOfLocalDay(workspace.timezone, new Date(`${range.startDate}T12:00:00Z`));
     const to = startOfLocalDay(workspace.timezone, new Date(`${addDays(range.endDate, 1)}T12:00:00Z`));
-    const [rows, health] = await Promise.all([this.store.dailyCounts(this.db, account.id, from, to, workspace.timezone), this.healthScores(this.db, [account.id])]);
-    const zero = (): Counts => ({ sent: 0, received: 0, landedInbox: 0, landedSpam: 0, rescued: 0, replied: 0, bounced: 0 });
+    const [rows, health] = await Promise.all([
+      this.store.dailyCounts(this.db, account.id, from, to, workspace.timezone),
+      this.healthScores(this.db, [account.id]),
+    ]);
+    const zero = (): Counts => ({
+      sent: 0,
+      received: 0,
+      landedInbox: 0,
+      landedSpam: 0,
+      rescued: 0,
+      replied: 0,
+      bounced: 0,
+    });
     const byDay = new Map<string, Counts>();
     const totals = zero();
     for (const r of rows) {
@@ -271,7 +343,10 @@ export class WarmupService {
   /** The sender job: one pass; how many warm-up emails it sent. */
   readonly sender = { runOnce: () => this.runSend(), backlog: () => this.store.sendBacklog(this.db, this.clock.now()) };
   /** The reader job: one pass; how many mailboxes it read. */
-  readonly reader = { runOnce: () => this.runRead(), backlog: () => this.store.readBacklog(this.db, this.clock.now(), this.expectedSince()) };
+  readonly reader = {
+    runOnce: () => this.runRead(),
+    backlog: () => this.store.readBacklog(this.db, this.clock.now(), this.expectedSince()),
+  };
 
   /** Warm-up mail not seen this long after it was sent is given up for lost: its mailbox is no longer read for it. */
   private expectedSince(): Date {
@@ -293,13 +368,26 @@ export class WarmupService {
 
   async runSend(): Promise<number> {
     const now = this.clock.now();
-    const [, pool] = await Promise.all([this.store.expireSending(this.db, new Date(now.getTime() - SENDING_LEASE_MS)), this.poolMembers(this.db)]);
+    const [, pool] = await Promise.all([
+      this.store.expireSending(this.db, new Date(now.getTime() - SENDING_LEASE_MS)),
+      this.poolMembers(this.db),
+    ]);
     const members = pool.filter((m) => m.inPool);
     // A member that just joined sends within the next half minute (when inside its window).
     const joining = members.filter((m) => !this.joined.has(m.id));
-    await this.store.ensureMembers(this.db, joining.map((m) => ({ member_id: m.id, next_send_at: new Date(now.getTime() + randomInt(0, 30_000)), next_read_at: now })));
+    await this.store.ensureMembers(
+      this.db,
+      joining.map((m) => ({
+        member_id: m.id,
+        next_send_at: new Date(now.getTime() + randomInt(0, 30_000)),
+        next_read_at: now,
+      })),
+    );
     for (const m of joining) this.joined.add(m.id);
-    const all = await this.db.transaction(async (trx) => [...(await this.planFirstEmails(trx, members, now)), ...(await this.store.claimDueReplies(trx, now, this.settings.sendBatch))]);
+    const all = await this.db.transaction(async (trx) => [
+      ...(await this.planFirstEmails(trx, members, now)),
+      ...(await this.store.claimDueReplies(trx, now, this.settings.sendBatch)),
+    ]);
     const byId = new Map(members.map((m) => [m.id, m]));
     const bySender = new Map<string, WarmupMessageRow[]>();
     for (const m of all) bySender.set(m.sender_id, [...(bySender.get(m.sender_id) ?? []), m]);
@@ -317,7 +405,12 @@ export class WarmupService {
     const senders = members.filter((m): m is AccountMember => m.kind === 'account');
     if (senders.length === 0) return [];
     const byId = new Map(members.map((m) => [m.id, m]));
-    const due = await this.store.claimDueSenders(trx, senders.map((s) => s.id), now, this.settings.sendBatch);
+    const due = await this.store.claimDueSenders(
+      trx,
+      senders.map((s) => s.id),
+      now,
+      this.settings.sendBatch,
+    );
     if (due.length === 0) return [];
     const skipped = await this.store.skippedUntilAfter(trx, now);
     const dueIds = due.map((d) => d.member_id);
@@ -329,7 +422,8 @@ export class WarmupService {
       const ids = dueIds.filter((id) => (byId.get(id) as AccountMember).timezone === tz);
       const since = startOfLocalDay(tz, now);
       for (const [id, n] of await this.store.sentSince(trx, ids, since)) warmupToday.set(id, n);
-      for (const [id, n] of await this.mail.sentSinceByAccount(trx, ids, ['campaign', 'placement'], since)) otherToday.set(id, n);
+      for (const [id, n] of await this.mail.sentSinceByAccount(trx, ids, ['campaign', 'placement'], since))
+        otherToday.set(id, n);
     }
     const out: WarmupMessageRow[] = [];
     const paces: Pace[] = [];
@@ -338,20 +432,37 @@ export class WarmupService {
       const plan = this.plan(sender);
       const opens = windowOpensAt(plan, now);
       if (opens > now) {
-        paces.push({ member_id: sender.id, next_send_at: new Date(opens.getTime() + randomInt(0, 5 * 60_000)), last_subject: null });
+        paces.push({
+          member_id: sender.id,
+          next_send_at: new Date(opens.getTime() + randomInt(0, 5 * 60_000)),
+          last_subject: null,
+        });
         continue;
       }
       const target = rampTarget(plan, now);
       const sent = warmupToday.get(sender.id)?.first ?? 0;
       // Warm-up, campaign and placement-test mail share the account's daily limit.
-      const capacity = sender.row.daily_limit - (otherToday.get(sender.id) ?? 0) - (warmupToday.get(sender.id)?.all ?? 0);
+      const capacity =
+        sender.row.daily_limit - (otherToday.get(sender.id) ?? 0) - (warmupToday.get(sender.id)?.all ?? 0);
       if (sent >= target || capacity <= 0) {
-        paces.push({ member_id: sender.id, next_send_at: windowOpensAt(plan, nextLocalDay(plan.timezone, now)), last_subject: null });
+        paces.push({
+          member_id: sender.id,
+          next_send_at: windowOpensAt(plan, nextLocalDay(plan.timezone, now)),
+          last_subject: null,
+        });
         continue;
       }
-      const partner = this.pickPartner(sender, members, skipped, partnerCounts.get(sender.id) ?? new Map<string, number>());
+      const partner = this.pickPartner(
+        sender,
+        members,
+        skipped,
+        partnerCounts.get(sender.id) ?? new Map<string, number>(),
+      );
       if (!partner) {
-        await this.accounts.noteWarmup(trx, sender.id, { code: 'pool_too_small', message: 'No other mailbox in the warm-up pool can take mail now: it sends nothing until one joins.' });
+        await this.accounts.noteWarmup(trx, sender.id, {
+          code: 'pool_too_small',
+          message: 'No other mailbox in the warm-up pool can take mail now: it sends nothing until one joins.',
+        });
         paces.push({ member_id: sender.id, next_send_at: new Date(now.getTime() + 5 * 60_000), last_subject: null });
         continue;
       }
@@ -383,7 +494,11 @@ export class WarmupService {
         replied_at: null,
         created_at: now,
       };
-      paces.push({ member_id: sender.id, last_subject: content.subject, next_send_at: new Date(now.getTime() + nextGapMs(plan, now, Math.min(target - sent - 1, capacity - 1))) });
+      paces.push({
+        member_id: sender.id,
+        last_subject: content.subject,
+        next_send_at: new Date(now.getTime() + nextGapMs(plan, now, Math.min(target - sent - 1, capacity - 1))),
+      });
       out.push(message);
     }
     await this.store.insertMessages(trx, out);
@@ -396,8 +511,15 @@ export class WarmupService {
    * preferring other domains and the partners this sender wrote to least in the last 7 days, at random among
    * equals: mail spreads over many partners and domains, never fixed pairs.
    */
-  private pickPartner(sender: AccountMember, members: Member[], skipped: Set<string>, counts: Map<string, number>): Member | null {
-    const candidates = members.filter((m) => m.id !== sender.id && m.email !== sender.email && m.inPool && !skipped.has(m.id));
+  private pickPartner(
+    sender: AccountMember,
+    members: Member[],
+    skipped: Set<string>,
+    counts: Map<string, number>,
+  ): Member | null {
+    const candidates = members.filter(
+      (m) => m.id !== sender.id && m.email !== sender.email && m.inPool && !skipped.has(m.id),
+    );
     if (candidates.length === 0) return null;
     const score = (m: Member) => (counts.get(m.id) ?? 0) * 2 + (m.domain === sender.domain ? 1 : 0);
     const best = Math.min(...candidates.map(score));
@@ -410,14 +532,26 @@ export class WarmupService {
    * to its Sent folder in one IMAP session (one login for all of them), and records answers and failures; the
    * ids of plain first emails that went out, for the caller to record together.
    */
-  private async deliverFrom(senderId: string, member: Member | undefined, messages: WarmupMessageRow[]): Promise<string[]> {
+  private async deliverFrom(
+    senderId: string,
+    member: Member | undefined,
+    messages: WarmupMessageRow[],
+  ): Promise<string[]> {
     // A sender that left the pool meanwhile (an answer claimed after it paused) is looked up.
     const login = member ? this.memberLogin(member, 'smtp') : await this.loginOf(this.db, senderId, 'smtp');
     if (!login) {
-      await this.store.finishMessages(this.db, messages.map((m) => m.id), { status: 'failed', status_reason: 'The sender has no SMTP login.' });
+      await this.store.finishMessages(
+        this.db,
+        messages.map((m) => m.id),
+        { status: 'failed', status_reason: 'The sender has no SMTP login.' },
+      );
       return [];
     }
-    const account = member ? (member.kind === 'account' ? member.row : undefined) : await this.accounts.findAnyAccount(this.db, senderId);
+    const account = member
+      ? member.kind === 'account'
+        ? member.row
+        : undefined
+      : await this.accounts.findAnyAccount(this.db, senderId);
     const sent = await Promise.all(messages.map((m) => this.sendOne(login, account, m)));
     const raws = sent.flatMap((r) => (r.raw ? [r.raw] : []));
     if (raws.length) {
@@ -425,17 +559,25 @@ export class WarmupService {
       try {
         if (imap) await this.mail.appendToSent(imap, raws);
       } catch (err) {
-        this.logger.warn({ memberId: senderId, err: (err as Error).message }, 'warm-up: could not append sent mail to Sent');
+        this.logger.warn(
+          { memberId: senderId, err: (err as Error).message },
+          'warm-up: could not append sent mail to Sent',
+        );
       }
     }
     // Answers and failures each need more than their status (a transaction each).
     const plain = messages.filter((_, i) => sent[i].outcome.kind === 'sent' && !sent[i].parent);
-    for (const [i, m] of messages.entries()) if (!plain.includes(m)) await this.record(m, sent[i].parent, sent[i].outcome, account);
+    for (const [i, m] of messages.entries())
+      if (!plain.includes(m)) await this.record(m, sent[i].parent, sent[i].outcome, account);
     return plain.map((m) => m.id);
   }
 
   /** Sends one claimed warm-up email; the bytes sent when the server took it. */
-  private async sendOne(login: MailLogin, account: AccountRow | undefined, message: WarmupMessageRow): Promise<{ outcome: SendOutcome; raw: Buffer | null; parent: WarmupMessageRow | undefined }> {
+  private async sendOne(
+    login: MailLogin,
+    account: AccountRow | undefined,
+    message: WarmupMessageRow,
+  ): Promise<{ outcome: SendOutcome; raw: Buffer | null; parent: WarmupMessageRow | undefined }> {
     const parent = message.parent_id ? await this.store.message(this.db, message.parent_id) : undefined;
     try {
       const result = await this.mail.send({
@@ -447,10 +589,22 @@ export class WarmupService {
           text: message.text,
           ...(message.html ? { html: message.html } : {}),
           date: this.clock.now(),
-          ...(parent ? { parent: { id: parent.id, subject: parent.subject, message_id: `<${parent.message_id}>`, references: parent.references ? parent.references.split(' ') : [], thread_id: parent.parent_id ?? parent.id } } : {}),
+          ...(parent
+            ? {
+                parent: {
+                  id: parent.id,
+                  subject: parent.subject,
+                  message_id: `<${parent.message_id}>`,
+                  references: parent.references ? parent.references.split(' ') : [],
+                  thread_id: parent.parent_id ?? parent.id,
+                },
+              }
+            : {}),
         },
         // Accounts' warm-up mail is recorded as `warmup` (hidden from the unibox, counted against the daily limit).
-        ...(account ? { record: { workspaceId: account.workspace_id, accountId: account.id, kind: 'warmup' as const } } : {}),
+        ...(account
+          ? { record: { workspaceId: account.workspace_id, accountId: account.id, kind: 'warmup' as const } }
+          : {}),
       });
       return { outcome: result.outcome, raw: result.outcome.kind === 'sent' ? result.raw : null, parent };
     } catch (err) {
@@ -459,10 +613,18 @@ export class WarmupService {
   }
 
   /** Records what happened to one warm-up email, and what it means for the sender and the partner. */
-  private async record(message: WarmupMessageRow, parent: WarmupMessageRow | undefined, outcome: SendOutcome, account: AccountRow | undefined): Promise<void> {
+  private async record(
+    message: WarmupMessageRow,
+    parent: WarmupMessageRow | undefined,
+    outcome: SendOutcome,
+    account: AccountRow | undefined,
+  ): Promise<void> {
     await this.db.transaction(async (trx) => {
       if (outcome.kind === 'sent' || outcome.kind === 'unknown') {
-        await this.store.finishMessage(trx, message.id, { status: outcome.kind, status_reason: outcome.kind === 'unknown' ? outcome.response : null });
+        await this.store.finishMessage(trx, message.id, {
+          status: outcome.kind,
+          status_reason: outcome.kind === 'unknown' ? outcome.response : null,
+        });
         if (parent) await this.store.markReplied(trx, parent.id, this.clock.now());
         return;
       }
@@ -473,17 +635,30 @@ export class WarmupService {
       }
       if (outcome.kind === 'bounced' && !partnerRefusal(outcome.response)) {
         await this.store.finishMessage(trx, message.id, { status: 'bounced', status_reason: outcome.response });
-        if (account) await this.accounts.stopWarmup(trx, account.id, 'paused', { code: 'hard_bounce', message: `A warm-up email to ${message.recipient_email} bounced: ${outcome.response}` });
+        if (account)
+          await this.accounts.stopWarmup(trx, account.id, 'paused', {
+            code: 'hard_bounce',
+            message: `A warm-up email to ${message.recipient_email} bounced: ${outcome.response}`,
+          });
         return;
       }
       if (outcome.kind === 'bounced' || partnerRefusal(outcome.response)) {
         // The partner refused (mailbox full, try later): skipped for a day with the reason, the email not retried.
-        await this.store.finishMessage(trx, message.id, { status: 'failed', status_reason: `partner_refused: ${outcome.response}` });
-        await this.store.updateMember(trx, message.recipient_id, { skip_until: new Date(this.clock.now().getTime() + PARTNER_SKIP_MS), last_error: `Refused warm-up mail: ${outcome.response}`.slice(0, 1000) });
+        await this.store.finishMessage(trx, message.id, {
+          status: 'failed',
+          status_reason: `partner_refused: ${outcome.response}`,
+        });
+        await this.store.updateMember(trx, message.recipient_id, {
+          skip_until: new Date(this.clock.now().getTime() + PARTNER_SKIP_MS),
+          last_error: `Refused warm-up mail: ${outcome.response}`.slice(0, 1000),
+        });
         return;
       }
       // The sender's server did not answer: this email is dropped (warm-up mail is never queued up), the next one follows the plan.
-      await this.store.finishMessage(trx, message.id, { status: 'failed', status_reason: `transient: ${outcome.response}` });
+      await this.store.finishMessage(trx, message.id, {
+        status: 'failed',
+        status_reason: `transient: ${outcome.response}`,
+      });
     });
   }
 
@@ -499,7 +674,13 @@ export class WarmupService {
       await this.events.record(trx, {
         workspaceId: change.workspaceId,
         type: 'account.statusChanged',
-        data: { accountId: change.accountId, email: change.email, previous: change.previous, status: change.status, reason: change.reason },
+        data: {
+          accountId: change.accountId,
+          email: change.email,
+          previous: change.previous,
+          status: change.status,
+          reason: change.reason,
+        },
       });
     }
   }
@@ -511,37 +692,79 @@ export class WarmupService {
     const members = (await this.poolMembers(this.db)).filter((m) => m.inPool);
     if (members.length === 0) return 0;
     // One statement (UPDATE of rows selected FOR UPDATE SKIP LOCKED): atomic without a transaction around it.
-    const claimed = await this.store.claimDueReaders(this.db, members.map((m) => m.id), now, this.expectedSince(), this.settings.readBatch, READ_LEASE_MS);
+    const claimed = await this.store.claimDueReaders(
+      this.db,
+      members.map((m) => m.id),
+      now,
+      this.expectedSince(),
+      this.settings.readBatch,
+      READ_LEASE_MS,
+    );
     if (claimed.length === 0) return 0;
     // What each mailbox may hold, looked up once for the run (not once per session).
     const expected = new Map<string, Map<string, ExpectedRow>>(claimed.map((c) => [c.member_id, new Map()]));
-    for (const row of await this.store.expectedMail(this.db, claimed.map((c) => c.member_id), this.expectedSince())) expected.get(row.recipient_id)!.set(row.message_id, row);
+    for (const row of await this.store.expectedMail(
+      this.db,
+      claimed.map((c) => c.member_id),
+      this.expectedSince(),
+    ))
+      expected.get(row.recipient_id)!.set(row.message_id, row);
     const byId = new Map(members.map((m) => [m.id, m]));
     const senders = new Set<string>();
-    await eachAtOnce(claimed, this.settings.readConcurrency, (next) => this.readMember(next, byId, expected.get(next.member_id)!, senders));
+    await eachAtOnce(claimed, this.settings.readConcurrency, (next) =>
+      this.readMember(next, byId, expected.get(next.member_id)!, senders),
+    );
     await this.protectFromSpam([...senders]);
     return claimed.length;
   }
 
-  private async readMember(member: MemberRow, pool: Map<string, Member>, expected: Map<string, ExpectedRow>, senders: Set<string>): Promise<void> {
-    const patch: Partial<MemberRow> = { read_claimed_until: null, next_read_at: new Date(this.clock.now().getTime() + this.settings.readIntervalMs) };
+  private async readMember(
+    member: MemberRow,
+    pool: Map<string, Member>,
+    expected: Map<string, ExpectedRow>,
+    senders: Set<string>,
+  ): Promise<void> {
+    const patch: Partial<MemberRow> = {
+      read_claimed_until: null,
+      next_read_at: new Date(this.clock.now().getTime() + this.settings.readIntervalMs),
+    };
     try {
       const login = this.memberLogin(pool.get(member.member_id)!, 'imap');
       if (!login) return;
       await this.mail.withMailbox(login, async (session) => {
         const junk = await session.spamFolder();
         if (junk) {
-          const done = await this.readFolder(session, junk, 'spam', member.junk_uid_validity, Number(member.junk_last_uid), { pool, expected, senders });
+          const done = await this.readFolder(
+            session,
+            junk,
+            'spam',
+            member.junk_uid_validity,
+            Number(member.junk_last_uid),
+            { pool, expected, senders },
+          );
           Object.assign(patch, { junk_uid_validity: done.uidValidity, junk_last_uid: done.lastUid });
         }
-        const done = await this.readFolder(session, 'INBOX', 'inbox', member.inbox_uid_validity, Number(member.inbox_last_uid), { pool, expected, senders });
-        Object.assign(patch, { inbox_uid_validity: done.uidValidity, inbox_last_uid: done.lastUid, read_failures: 0, last_error: null });
+        const done = await this.readFolder(
+          session,
+          'INBOX',
+          'inbox',
+          member.inbox_uid_validity,
+          Number(member.inbox_last_uid),
+          { pool, expected, senders },
+        );
+        Object.assign(patch, {
+          inbox_uid_validity: done.uidValidity,
+          inbox_last_uid: done.lastUid,
+          read_failures: 0,
+          last_error: null,
+        });
       });
     } catch (err) {
       const message = err instanceof MailboxError ? err.message : `IMAP read failed: ${(err as Error).message}`;
       this.logger.warn({ memberId: member.member_id, err: message }, 'warm-up: mailbox read failed');
       Object.assign(patch, { read_failures: member.read_failures + 1, last_error: message.slice(0, 1000) });
-      if (err instanceof MailboxError && err.permanent) await this.db.transaction((trx) => this.loginFailed(trx, member.member_id, message));
+      if (err instanceof MailboxError && err.permanent)
+        await this.db.transaction((trx) => this.loginFailed(trx, member.member_id, message));
     } finally {
       await this.store.updateMember(this.db, member.member_id, patch);
     }
@@ -558,13 +781,20 @@ export class WarmupService {
     where: 'inbox' | 'spam',
     uidValidity: string | null,
     lastUid: number,
-    { pool, expected, senders }: { pool: Map<string, Member>; expected: Map<string, ExpectedRow>; senders: Set<string> },
+    {
+      pool,
+      expected,
+      senders,
+    }: { pool: Map<string, Member>; expected: Map<string, ExpectedRow>; senders: Set<string> },
   ) {
     const box = await session.select(path);
     let last = box.uidValidity === uidValidity ? lastUid : 0;
     // Nothing new since the checkpoint: no search needed.
-    if (box.exists === 0 || (box.uidNext > 0 && box.uidNext <= last + 1)) return { uidValidity: box.uidValidity, lastUid: last };
-    const uids = (await session.search({ uid: `${last + 1}:*` })).filter((u) => u > last).slice(0, this.settings.messagesPerRead);
+    if (box.exists === 0 || (box.uidNext > 0 && box.uidNext <= last + 1))
+      return { uidValidity: box.uidValidity, lastUid: last };
+    const uids = (await session.search({ uid: `${last + 1}:*` }))
+      .filter((u) => u > last)
+      .slice(0, this.settings.messagesPerRead);
     if (uids.length === 0) return { uidValidity: box.uidValidity, lastUid: last };
     const ids = new Map<string, number>();
     for (const head of await session.fetchHeaders(uids, ['message-id'])) {
@@ -577,8 +807,21 @@ export class WarmupService {
     const flagged = read.filter(() => randomInt(0, 100) < this.settings.flagPercent);
     for (const m of found) senders.add(m.sender_id);
     if (found.length) {
-      const replies = where === 'inbox' ? await this.answersTo(found.filter((m) => m.kind === 'first'), pool, now) : [];
-      const markSeen = (db: Executor) => this.store.markSeen(db, found.map((m) => m.id), where, now);
+      const replies =
+        where === 'inbox'
+          ? await this.answersTo(
+              found.filter((m) => m.kind === 'first'),
+              pool,
+              now,
+            )
+          : [];
+      const markSeen = (db: Executor) =>
+        this.store.markSeen(
+          db,
+          found.map((m) => m.id),
+          where,
+          now,
+        );
       // Seen and answered together, or neither.
       if (replies.length) {
         await this.db.transaction(async (trx) => {
@@ -594,7 +837,11 @@ export class WarmupService {
     if (where === 'spam') {
       // The rescue: out of spam into INBOX, where the INBOX pass of this read archives it.
       await session.move(read, 'INBOX');
-      await this.store.markRescued(this.db, found.map((m) => m.id), now);
+      await this.store.markRescued(
+        this.db,
+        found.map((m) => m.id),
+        now,
+      );
     } else if (read.length) {
       await session.ensureFolder(ARCHIVE_FOLDER);
       await session.move(read, ARCHIVE_FOLDER);
@@ -609,7 +856,11 @@ export class WarmupService {
     for (const m of firsts) {
       const member = pool.get(m.sender_id);
       // A sender out of the pool now (paused meanwhile) is looked up.
-      const sender = member ? (member.kind === 'account' ? member.row : undefined) : await this.accounts.findAnyAccount(this.db, m.sender_id);
+      const sender = member
+        ? member.kind === 'account'
+          ? member.row
+          : undefined
+        : await this.accounts.findAnyAccount(this.db, m.sender_id);
       if (!sender || randomInt(0, 100) >= sender.warmup_reply_rate_percent) continue;
       const id = newId();
       const messageId = `${id}@${domainOf(m.recipient_email).toLowerCase()}`;

@@ -74,7 +74,10 @@ export interface WarmupMessageRow {
 }
 
 /** A warm-up email as a reader needs it: to recognise it, record where it landed and answer it. */
-export type ExpectedRow = Pick<WarmupMessageRow, 'id' | 'message_id' | 'kind' | 'sender_id' | 'recipient_id' | 'sender_email' | 'recipient_email' | 'subject'>;
+export type ExpectedRow = Pick<
+  WarmupMessageRow,
+  'id' | 'message_id' | 'kind' | 'sender_id' | 'recipient_id' | 'sender_email' | 'recipient_email' | 'subject'
+>;
 
 /** Statuses that count as a send attempt that left (or may have left) the account. */
 const ATTEMPTED = ['sending', 'sent', 'bounced', 'unknown'];
@@ -107,21 +110,36 @@ export class WarmupStore {
     return q.delete();
   }
 
-  async setMailboxStatus(db: Executor, id: string, status: PoolMailboxRow['status'], reason: string | null, at: Date): Promise<void> {
+  async setMailboxStatus(
+    db: Executor,
+    id: string,
+    status: PoolMailboxRow['status'],
+    reason: string | null,
+    at: Date,
+  ): Promise<void> {
     await db('warmup_mailboxes').where({ id }).update({ status, status_reason: reason, updated_at: at });
   }
 
   // --- members ---
 
   /** Adds a member row for each id that has none (first send and read soon after joining). */
-  async ensureMembers(db: Executor, rows: { member_id: string; next_send_at: Date; next_read_at: Date }[]): Promise<void> {
+  async ensureMembers(
+    db: Executor,
+    rows: { member_id: string; next_send_at: Date; next_read_at: Date }[],
+  ): Promise<void> {
     if (rows.length) await db('warmup_members').insert(rows).onConflict('member_id').ignore();
   }
 
   /** Members among `ids` due to send, locked; another worker skips them (SKIP LOCKED). */
   async claimDueSenders(db: Executor, ids: string[], now: Date, limit: number): Promise<MemberRow[]> {
     if (ids.length === 0) return [];
-    return db('warmup_members').whereIn('member_id', ids).andWhere('next_send_at', '<=', now).orderBy('next_send_at').limit(limit).forUpdate().skipLocked();
+    return db('warmup_members')
+      .whereIn('member_id', ids)
+      .andWhere('next_send_at', '<=', now)
+      .orderBy('next_send_at')
+      .limit(limit)
+      .forUpdate()
+      .skipLocked();
   }
 
   /** One run's new paces in one statement (a subject of null keeps the member's last one). */
@@ -165,7 +183,14 @@ export class WarmupStore {
   }
 
   /** Claims mailboxes of `ids` due for reading: marked for `leaseMs` before anyone connects. */
-  async claimDueReaders(db: Executor, ids: string[], now: Date, expectedSince: Date, limit: number, leaseMs: number): Promise<MemberRow[]> {
+  async claimDueReaders(
+    db: Executor,
+    ids: string[],
+    now: Date,
+    expectedSince: Date,
+    limit: number,
+    leaseMs: number,
+  ): Promise<MemberRow[]> {
     if (ids.length === 0) return [];
     const due = this.dueReaders(db, now, expectedSince)
       .whereIn('member_id', ids)
@@ -199,26 +224,45 @@ export class WarmupStore {
 
   /** Inserts answers, each unless its message already has one (another reader was first). */
   async insertReplies(db: Executor, rows: WarmupMessageRow[]): Promise<void> {
-    if (rows.length) await db('warmup_messages').insert(rows).onConflict(db.raw("(parent_id) WHERE kind = 'reply'")).ignore();
+    if (rows.length)
+      await db('warmup_messages').insert(rows).onConflict(db.raw("(parent_id) WHERE kind = 'reply'")).ignore();
   }
 
   /** Claims due answers: `sending` from here on, so one worker sends each. */
   async claimDueReplies(db: Executor, now: Date, limit: number): Promise<WarmupMessageRow[]> {
-    const due = db('warmup_messages').where({ status: 'scheduled' }).andWhere('send_at', '<=', now).orderBy('send_at').limit(limit).forUpdate().skipLocked().select('id');
+    const due = db('warmup_messages')
+      .where({ status: 'scheduled' })
+      .andWhere('send_at', '<=', now)
+      .orderBy('send_at')
+      .limit(limit)
+      .forUpdate()
+      .skipLocked()
+      .select('id');
     return db('warmup_messages').whereIn('id', due).update({ status: 'sending', sent_at: now }).returning('*');
   }
 
-  async finishMessage(db: Executor, id: string, patch: { status: MessageStatus; status_reason: string | null }): Promise<void> {
+  async finishMessage(
+    db: Executor,
+    id: string,
+    patch: { status: MessageStatus; status_reason: string | null },
+  ): Promise<void> {
     await this.finishMessages(db, [id], patch);
   }
 
-  async finishMessages(db: Executor, ids: string[], patch: { status: MessageStatus; status_reason: string | null }): Promise<void> {
+  async finishMessages(
+    db: Executor,
+    ids: string[],
+    patch: { status: MessageStatus; status_reason: string | null },
+  ): Promise<void> {
     if (ids.length) await db('warmup_messages').whereIn('id', ids).andWhere({ status: 'sending' }).update(patch);
   }
 
   /** Messages left `sending` since before `before` (a worker stopped): `unknown`, never sent again. */
   async expireSending(db: Executor, before: Date): Promise<number> {
-    return db('warmup_messages').where({ status: 'sending' }).andWhere('sent_at', '<', before).update({ status: 'unknown', status_reason: 'The worker stopped before the SMTP outcome was recorded.' });
+    return db('warmup_messages')
+      .where({ status: 'sending' })
+      .andWhere('sent_at', '<', before)
+      .update({ status: 'unknown', status_reason: 'The worker stopped before the SMTP outcome was recorded.' });
   }
 
   /** Warm-up mail sent to these mailboxes since `since` (seen or not; without the bodies): what a read may find there. */
@@ -248,14 +292,22 @@ export class WarmupStore {
   }
 
   /** Warm-up emails each of `senderIds` attempted since `since`: all (answers included), and first emails. */
-  async sentSince(db: Executor, senderIds: string[], since: Date): Promise<Map<string, { all: number; first: number }>> {
+  async sentSince(
+    db: Executor,
+    senderIds: string[],
+    since: Date,
+  ): Promise<Map<string, { all: number; first: number }>> {
     if (senderIds.length === 0) return new Map();
     const rows: { sender_id: string; all: number; first: number }[] = await db('warmup_messages')
       .whereIn('sender_id', senderIds)
       .whereIn('status', ATTEMPTED)
       .andWhere('sent_at', '>=', since)
       .groupBy('sender_id')
-      .select('sender_id', db.raw('count(*)::int AS "all"'), db.raw("(count(*) FILTER (WHERE kind = 'first'))::int AS first"));
+      .select(
+        'sender_id',
+        db.raw('count(*)::int AS "all"'),
+        db.raw("(count(*) FILTER (WHERE kind = 'first'))::int AS first"),
+      );
     return new Map(rows.map((r) => [r.sender_id, { all: r.all, first: r.first }]));
   }
 
@@ -269,18 +321,27 @@ export class WarmupStore {
       .andWhere('created_at', '>=', since)
       .groupBy('sender_id', 'recipient_id')
       .select('sender_id', 'recipient_id', db.raw('count(*)::int AS n'));
-    for (const r of rows) out.set(r.sender_id, (out.get(r.sender_id) ?? new Map<string, number>()).set(r.recipient_id, r.n));
+    for (const r of rows)
+      out.set(r.sender_id, (out.get(r.sender_id) ?? new Map<string, number>()).set(r.recipient_id, r.n));
     return out;
   }
 
   /** Where partners found each sender's mail since `since`. */
-  async placement(db: Executor, senderIds: string[], since: Date): Promise<Map<string, { inbox: number; spam: number }>> {
+  async placement(
+    db: Executor,
+    senderIds: string[],
+    since: Date,
+  ): Promise<Map<string, { inbox: number; spam: number }>> {
     if (senderIds.length === 0) return new Map();
     const rows: { sender_id: string; inbox: number; spam: number }[] = await db('warmup_messages')
       .whereIn('sender_id', senderIds)
       .andWhere('seen_at', '>=', since)
       .groupBy('sender_id')
-      .select('sender_id', db.raw("(count(*) FILTER (WHERE landed = 'inbox'))::int AS inbox"), db.raw("(count(*) FILTER (WHERE landed = 'spam'))::int AS spam"));
+      .select(
+        'sender_id',
+        db.raw("(count(*) FILTER (WHERE landed = 'inbox'))::int AS inbox"),
+        db.raw("(count(*) FILTER (WHERE landed = 'spam'))::int AS spam"),
+      );
     return new Map(rows.map((r) => [r.sender_id, { inbox: r.inbox, spam: r.spam }]));
   }
 
@@ -290,7 +351,9 @@ export class WarmupStore {
     const count = (metric: DayCount['metric'], column: string, where: (q: Knex.QueryBuilder) => void) => {
       const q = db('warmup_messages').andWhere(column, '>=', from).andWhere(column, '<', to);
       where(q);
-      return q.groupByRaw('2').select(db.raw('? AS metric', [metric]), day(column).wrap('', ' AS day'), db.raw('count(*)::int AS n'));
+      return q
+        .groupByRaw('2')
+        .select(db.raw('? AS metric', [metric]), day(column).wrap('', ' AS day'), db.raw('count(*)::int AS n'));
     };
     const parts = [
       count('sent', 'sent_at', (q) => {
@@ -315,7 +378,10 @@ export class WarmupStore {
         q.where({ sender_id: memberId });
       }),
     ];
-    const rows = await queryAll(db, parts.map((part) => () => part));
+    const rows = await queryAll(
+      db,
+      parts.map((part) => () => part),
+    );
     return rows.flat() as DayCount[];
   }
 }

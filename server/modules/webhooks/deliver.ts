@@ -21,7 +21,15 @@ export interface PostResult {
 }
 
 /** `abort` ends the attempt at once (a worker shutting down); the result then says so. */
-export async function postSigned(url: string, secret: string, eventId: string, sentAt: Date, payload: string, allowPrivate: boolean, abort?: AbortSignal): Promise<PostResult> {
+export async function postSigned(
+  url: string,
+  secret: string,
+  eventId: string,
+  sentAt: Date,
+  payload: string,
+  allowPrivate: boolean,
+  abort?: AbortSignal,
+): Promise<PostResult> {
   const signature = new Webhook(secret).sign(eventId, sentAt, payload);
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -31,10 +39,16 @@ export async function postSigned(url: string, secret: string, eventId: string, s
     // Within the deadline too: a DNS answer that never comes is cut off like a receiver that never answers.
     address = await Promise.race([
       resolveAllowedAddress(target.hostname, { allowPrivate }),
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no address for ${target.hostname} within ${TIMEOUT_MS / 1000} s`)), TIMEOUT_MS).unref()),
+      new Promise<never>((_, reject) =>
+        setTimeout(
+          () => reject(new Error(`no address for ${target.hostname} within ${TIMEOUT_MS / 1000} s`)),
+          TIMEOUT_MS,
+        ).unref(),
+      ),
     ]);
   } catch (err) {
-    const message = err instanceof OutboundRefusedError ? `private_destination: ${err.message}` : (err as Error).message;
+    const message =
+      err instanceof OutboundRefusedError ? `private_destination: ${err.message}` : (err as Error).message;
     return { statusCode: null, durationMs: elapsed(), error: message.slice(0, 500), excerpt: null };
   }
   const request = target.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -73,13 +87,18 @@ export async function postSigned(url: string, secret: string, eventId: string, s
           if (body.length < EXCERPT) body += chunk;
           else res.destroy(); // the rest is not read, let alone logged
         });
-        const finish = () => done({ statusCode: res.statusCode ?? null, error: null, excerpt: body.slice(0, EXCERPT) || null });
+        const finish = () =>
+          done({ statusCode: res.statusCode ?? null, error: null, excerpt: body.slice(0, EXCERPT) || null });
         res.on('end', finish);
         res.on('close', finish);
       },
     );
-    const deadline = setTimeout(() => done({ statusCode: null, error: `no complete answer within ${TIMEOUT_MS / 1000} s`, excerpt: null }), TIMEOUT_MS);
-    const onAbort = () => done({ statusCode: null, error: 'interrupted: the worker shut down during the attempt', excerpt: null });
+    const deadline = setTimeout(
+      () => done({ statusCode: null, error: `no complete answer within ${TIMEOUT_MS / 1000} s`, excerpt: null }),
+      TIMEOUT_MS,
+    );
+    const onAbort = () =>
+      done({ statusCode: null, error: 'interrupted: the worker shut down during the attempt', excerpt: null });
     req.on('error', (err) => done({ statusCode: null, error: err.message.slice(0, 500), excerpt: null }));
     if (abort?.aborted) return onAbort();
     abort?.addEventListener('abort', onAbort);

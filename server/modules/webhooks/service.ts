@@ -30,7 +30,15 @@ import { paginated, type Page } from '../../http/pagination';
 type Schemas = components['schemas'];
 
 /** Waits before each retry: about three days in all. */
-export const RETRY_DELAYS_MS = [5_000, 5 * 60_000, 30 * 60_000, 2 * 3600_000, 5 * 3600_000, 10 * 3600_000, 10 * 3600_000];
+export const RETRY_DELAYS_MS = [
+  5_000,
+  5 * 60_000,
+  30 * 60_000,
+  2 * 3600_000,
+  5 * 3600_000,
+  10 * 3600_000,
+  10 * 3600_000,
+];
 const CLAIM_LEASE_MS = TIMEOUT_MS * 6;
 
 const toSubscription = (r: SubscriptionRow): Schemas['WebhookSubscription'] => ({
@@ -73,7 +81,13 @@ export class WebhookService {
     private readonly clock: Clock,
     options: Partial<WebhookOptions> = {},
   ) {
-    this.options = { batchSize: 200, concurrency: 16, perSubscription: 4, jitter: () => 0.9 + Math.random() * 0.2, ...options };
+    this.options = {
+      batchSize: 200,
+      concurrency: 16,
+      perSubscription: 4,
+      jitter: () => 0.9 + Math.random() * 0.2,
+      ...options,
+    };
   }
 
   // --- the outbox ---
@@ -135,7 +149,9 @@ export class WebhookService {
   private async pass(stopped: AbortSignal): Promise<number> {
     const now = this.clock.now();
     await this.store.releaseStale(this.db, new Date(now.getTime() - CLAIM_LEASE_MS));
-    const claimed = await this.db.transaction((trx) => this.store.claimDue(trx, now, this.options.batchSize, this.options.perSubscription));
+    const claimed = await this.db.transaction((trx) =>
+      this.store.claimDue(trx, now, this.options.batchSize, this.options.perSubscription),
+    );
     let next = 0;
     const lane = async () => {
       while (next < claimed.length && !stopped.aborted) {
@@ -143,7 +159,15 @@ export class WebhookService {
         // A claim that waited past its lease for a lane may have been taken over: then it is not ours to send.
         if (!(await this.store.startAttempt(this.db, delivery, this.clock.now()))) continue;
         const secret = this.secrets.decrypt(delivery.secret_enc, `${delivery.subscription_id}:webhook`);
-        const result = await postSigned(delivery.url, secret, delivery.event_id, this.clock.now(), delivery.payload, this.config.allowPrivateWebhooks, stopped);
+        const result = await postSigned(
+          delivery.url,
+          secret,
+          delivery.event_id,
+          this.clock.now(),
+          delivery.payload,
+          this.config.allowPrivateWebhooks,
+          stopped,
+        );
         const outcome = await this.db.transaction((trx) => this.recordAttempt(trx, delivery, result, stopped.aborted));
         for (const listener of this.attemptListeners) listener(outcome);
       }
@@ -153,7 +177,12 @@ export class WebhookService {
     return claimed.length;
   }
 
-  private async recordAttempt(trx: Executor, delivery: DeliveryRow, result: PostResult, interrupted: boolean): Promise<DeliveryOutcome> {
+  private async recordAttempt(
+    trx: Executor,
+    delivery: DeliveryRow,
+    result: PostResult,
+    interrupted: boolean,
+  ): Promise<DeliveryOutcome> {
     const now = this.clock.now();
     await this.store.insertAttempt(trx, {
       id: newId(),
@@ -178,7 +207,11 @@ export class WebhookService {
     }
     if (code === 410) {
       if (await this.store.finishClaim(trx, delivery, { status: 'failed' })) {
-        await this.store.update(trx, delivery.subscription_id, { status: 'disabled', disabled_reason: 'The endpoint answered 410 Gone.', updated_at: now });
+        await this.store.update(trx, delivery.subscription_id, {
+          status: 'disabled',
+          disabled_reason: 'The endpoint answered 410 Gone.',
+          updated_at: now,
+        });
       }
       return 'gone';
     }
@@ -194,7 +227,10 @@ export class WebhookService {
       }
       return 'failed';
     }
-    await this.store.finishClaim(trx, delivery, { status: 'pending', next_attempt_at: new Date(now.getTime() + Math.round(wait * this.options.jitter())) });
+    await this.store.finishClaim(trx, delivery, {
+      status: 'pending',
+      next_attempt_at: new Date(now.getTime() + Math.round(wait * this.options.jitter())),
+    });
     return 'retrying';
   }
 
@@ -210,7 +246,9 @@ export class WebhookService {
       await resolveAllowedAddress(target.hostname.replace(/^\[|\]$/g, ''), { allowPrivate: plainAllowed });
     } catch (err) {
       const message = err instanceof OutboundRefusedError ? err.message : `${target.hostname} cannot be resolved.`;
-      throw badRequest(`The webhook URL cannot be used: ${message}`, [detail(field, message, err instanceof OutboundRefusedError ? 'private_destination' : 'unresolvable')]);
+      throw badRequest(`The webhook URL cannot be used: ${message}`, [
+        detail(field, message, err instanceof OutboundRefusedError ? 'private_destination' : 'unresolvable'),
+      ]);
     }
   }
 
@@ -301,11 +339,30 @@ export class WebhookService {
     const row = await this.require(this.db, workspaceId, id);
     await this.checkUrl(row.url, 'url');
     const now = this.clock.now();
-    const event: Event = { id: newId(), type: row.event_types[0] as EventType, occurredAt: now.toISOString(), workspaceId, data: { test: true } };
+    const event: Event = {
+      id: newId(),
+      type: row.event_types[0] as EventType,
+      occurredAt: now.toISOString(),
+      workspaceId,
+      data: { test: true },
+    };
     const secret = this.secrets.decrypt(row.secret_enc, `${row.id}:webhook`);
-    const result = await postSigned(row.url, secret, event.id, now, JSON.stringify(event), this.config.allowPrivateWebhooks);
+    const result = await postSigned(
+      row.url,
+      secret,
+      event.id,
+      now,
+      JSON.stringify(event),
+      this.config.allowPrivateWebhooks,
+    );
     const code = result.statusCode ?? 0;
-    return { eventId: event.id, statusCode: result.statusCode, durationMs: result.durationMs, error: result.error, delivered: code >= 200 && code < 300 };
+    return {
+      eventId: event.id,
+      statusCode: result.statusCode,
+      durationMs: result.durationMs,
+      error: result.error,
+      delivered: code >= 200 && code < 300,
+    };
   }
 
   async deliveries(workspaceId: string, id: string, page: { limit: number; skip: number }) {

@@ -55,9 +55,19 @@ export class WebhookStore {
     return db('webhook_subscriptions').where({ id }).first<SubscriptionRow | undefined>();
   }
 
-  async page(db: Executor, workspaceId: string, page: { limit: number; skip: number }): Promise<{ rows: SubscriptionRow[]; total: number }> {
+  async page(
+    db: Executor,
+    workspaceId: string,
+    page: { limit: number; skip: number },
+  ): Promise<{ rows: SubscriptionRow[]; total: number }> {
     const [rows, count] = await queryAll(db, [
-      () => db<SubscriptionRow>('webhook_subscriptions').where({ workspace_id: workspaceId }).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.skip),
+      () =>
+        db<SubscriptionRow>('webhook_subscriptions')
+          .where({ workspace_id: workspaceId })
+          .orderBy('created_at', 'desc')
+          .orderBy('id', 'desc')
+          .limit(page.limit)
+          .offset(page.skip),
       () => db('webhook_subscriptions').where({ workspace_id: workspaceId }).count<{ n: string }[]>('* as n'),
     ]);
     return { rows, total: Number(count[0].n) };
@@ -68,12 +78,21 @@ export class WebhookStore {
   }
 
   async delete(db: Executor, workspaceId: string, id: string): Promise<boolean> {
-    return (await db('webhook_subscriptions').where({ workspace_id: workspaceId, id }).delete().returning('id')).length > 0;
+    return (
+      (await db('webhook_subscriptions').where({ workspace_id: workspaceId, id }).delete().returning('id')).length > 0
+    );
   }
 
   /** The workspace's subscriptions to `type` (any status: a disabled one queues until resumed). */
-  async subscribers(db: Executor, workspaceId: string, type: string): Promise<Pick<SubscriptionRow, 'id' | 'campaign_id'>[]> {
-    return db('webhook_subscriptions').where({ workspace_id: workspaceId }).whereRaw('? = ANY(event_types)', [type]).select('id', 'campaign_id');
+  async subscribers(
+    db: Executor,
+    workspaceId: string,
+    type: string,
+  ): Promise<Pick<SubscriptionRow, 'id' | 'campaign_id'>[]> {
+    return db('webhook_subscriptions')
+      .where({ workspace_id: workspaceId })
+      .whereRaw('? = ANY(event_types)', [type])
+      .select('id', 'campaign_id');
   }
 
   async insertDeliveries(db: Executor, rows: DeliveryRow[]): Promise<void> {
@@ -82,7 +101,10 @@ export class WebhookStore {
 
   /** Deliveries due now to active subscriptions, and the earliest due time (the worker's backlog). */
   backlog(db: Executor, now: Date): Promise<Backlog> {
-    const due = db('webhook_deliveries as d').join('webhook_subscriptions as s', 's.id', 'd.subscription_id').where({ 'd.status': 'pending', 's.status': 'active' }).andWhere('d.next_attempt_at', '<=', now);
+    const due = db('webhook_deliveries as d')
+      .join('webhook_subscriptions as s', 's.id', 'd.subscription_id')
+      .where({ 'd.status': 'pending', 's.status': 'active' })
+      .andWhere('d.next_attempt_at', '<=', now);
     return backlogOf(due, 'd.next_attempt_at');
   }
 
@@ -91,7 +113,12 @@ export class WebhookStore {
    * at most `perSubscription` in flight per subscription (counting other workers' claims), so a slow
    * receiver cannot take the batch. The earliest-due rows are looked at first, up to a bounded number.
    */
-  async claimDue(db: Executor, now: Date, limit: number, perSubscription: number): Promise<(DeliveryRow & { url: string; secret_enc: string })[]> {
+  async claimDue(
+    db: Executor,
+    now: Date,
+    limit: number,
+    perSubscription: number,
+  ): Promise<(DeliveryRow & { url: string; secret_enc: string })[]> {
     const result = await db.raw<RawResult<DeliveryRow>>(
       `WITH due AS (
          SELECT d.id, d.subscription_id, d.next_attempt_at
@@ -117,9 +144,15 @@ export class WebhookStore {
     );
     const claimed = result.rows;
     if (claimed.length === 0) return [];
-    const subs: { id: string; url: string; secret_enc: string }[] = await db('webhook_subscriptions').whereIn('id', [...new Set(claimed.map((d) => d.subscription_id))]).select('id', 'url', 'secret_enc');
+    const subs: { id: string; url: string; secret_enc: string }[] = await db('webhook_subscriptions')
+      .whereIn('id', [...new Set(claimed.map((d) => d.subscription_id))])
+      .select('id', 'url', 'secret_enc');
     const byId = new Map(subs.map((s) => [s.id, s]));
-    return claimed.map((d) => ({ ...d, url: byId.get(d.subscription_id)!.url, secret_enc: byId.get(d.subscription_id)!.secret_enc }));
+    return claimed.map((d) => ({
+      ...d,
+      url: byId.get(d.subscription_id)!.url,
+      secret_enc: byId.get(d.subscription_id)!.secret_enc,
+    }));
   }
 
   /**
@@ -127,27 +160,48 @@ export class WebhookStore {
    * (it outlived its lease and another claim, which counted another attempt, took it).
    */
   async startAttempt(db: Executor, claim: Pick<DeliveryRow, 'id' | 'attempts'>, now: Date): Promise<boolean> {
-    return (await db('webhook_deliveries').where({ id: claim.id, status: 'delivering', attempts: claim.attempts }).update({ claimed_at: now })) > 0;
+    return (
+      (await db('webhook_deliveries')
+        .where({ id: claim.id, status: 'delivering', attempts: claim.attempts })
+        .update({ claimed_at: now })) > 0
+    );
   }
 
   /** Claims never started (the worker is stopping) go back to the queue as they were. */
   async unclaim(db: Executor, claims: Pick<DeliveryRow, 'id' | 'attempts'>[]): Promise<void> {
     for (const claim of claims) {
-      await db('webhook_deliveries').where({ id: claim.id, status: 'delivering', attempts: claim.attempts }).update({ status: 'pending', attempts: claim.attempts - 1 });
+      await db('webhook_deliveries')
+        .where({ id: claim.id, status: 'delivering', attempts: claim.attempts })
+        .update({ status: 'pending', attempts: claim.attempts - 1 });
     }
   }
 
   /** Deliveries whose worker died mid-request go back to the queue (at least once). */
   async releaseStale(db: Executor, before: Date): Promise<void> {
-    await db('webhook_deliveries').where({ status: 'delivering' }).andWhere('claimed_at', '<', before).update({ status: 'pending' });
+    await db('webhook_deliveries')
+      .where({ status: 'delivering' })
+      .andWhere('claimed_at', '<', before)
+      .update({ status: 'pending' });
   }
 
   /** The outcome of this worker's claim (`attempts` names it); false when the claim was taken over meanwhile. */
-  async finishClaim(db: Executor, claim: Pick<DeliveryRow, 'id' | 'attempts'>, patch: Pick<DeliveryRow, 'status'> & Partial<Pick<DeliveryRow, 'next_attempt_at'>>): Promise<boolean> {
-    return (await db('webhook_deliveries').where({ id: claim.id, status: 'delivering', attempts: claim.attempts }).update(patch)) > 0;
+  async finishClaim(
+    db: Executor,
+    claim: Pick<DeliveryRow, 'id' | 'attempts'>,
+    patch: Pick<DeliveryRow, 'status'> & Partial<Pick<DeliveryRow, 'next_attempt_at'>>,
+  ): Promise<boolean> {
+    return (
+      (await db('webhook_deliveries')
+        .where({ id: claim.id, status: 'delivering', attempts: claim.attempts })
+        .update(patch)) > 0
+    );
   }
 
-  async finishDelivery(db: Executor, id: string, patch: Pick<DeliveryRow, 'status'> & Partial<Pick<DeliveryRow, 'next_attempt_at'>>): Promise<void> {
+  async finishDelivery(
+    db: Executor,
+    id: string,
+    patch: Pick<DeliveryRow, 'status'> & Partial<Pick<DeliveryRow, 'next_attempt_at'>>,
+  ): Promise<void> {
     await db('webhook_deliveries').where({ id }).update(patch);
   }
 
@@ -175,15 +229,23 @@ export class WebhookStore {
     const [rows, count] = await queryAll(db, [
       () =>
         db('webhook_attempts as a')
-        .join('webhook_deliveries as d', 'd.id', 'a.delivery_id')
-        .where('a.subscription_id', subscriptionId)
-        .orderBy('a.attempted_at', 'desc')
-        .orderBy('a.id', 'desc')
-        .limit(page.limit)
-        .offset(page.skip)
-        .select('a.*', 'd.event_id', 'd.event_type', 'd.status as delivery_status', 'd.next_attempt_at'),
+          .join('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+          .where('a.subscription_id', subscriptionId)
+          .orderBy('a.attempted_at', 'desc')
+          .orderBy('a.id', 'desc')
+          .limit(page.limit)
+          .offset(page.skip)
+          .select('a.*', 'd.event_id', 'd.event_type', 'd.status as delivery_status', 'd.next_attempt_at'),
       () => db('webhook_attempts').where({ subscription_id: subscriptionId }).count<{ n: string }[]>('* as n'),
     ]);
-    return { rows: rows as (AttemptRow & { event_id: string; event_type: string; delivery_status: DeliveryRow['status']; next_attempt_at: Date })[], total: Number(count[0].n) };
+    return {
+      rows: rows as (AttemptRow & {
+        event_id: string;
+        event_type: string;
+        delivery_status: DeliveryRow['status'];
+        next_attempt_at: Date;
+      })[],
+      total: Number(count[0].n),
+    };
   }
 }

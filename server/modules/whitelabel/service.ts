@@ -20,7 +20,8 @@ export type Plan = Schemas['WhitelabelPlan'];
 /** The whitelabel workspace calling: it owns the sub-users it registers and the plans it creates. */
 type Parent = Pick<Workspace, 'id' | 'whitelabelEnabled'>;
 
-const duplicateEmail = () => conflict('A user with this email already exists.', [detail('email', 'is already registered', 'duplicate')]);
+const duplicateEmail = () =>
+  conflict('A user with this email already exists.', [detail('email', 'is already registered', 'duplicate')]);
 
 function toSubUser(row: SubUserRow): SubUser {
   return {
@@ -57,7 +58,10 @@ export class WhitelabelService {
     private readonly clock: Clock,
   ) {}
 
-  async register(parent: Parent, input: Schemas['WhitelabelRegisterRequest']): Promise<Schemas['WhitelabelRegistration']> {
+  async register(
+    parent: Parent,
+    input: Schemas['WhitelabelRegisterRequest'],
+  ): Promise<Schemas['WhitelabelRegistration']> {
     requireWhitelabel(parent);
     // Hashed before the transaction: scrypt is slow on purpose and must not hold the connection.
     const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
@@ -67,7 +71,11 @@ export class WhitelabelService {
         // address is none of the caller's business (the parent's row lock orders concurrent registrations).
         await this.workspaces.lock(trx, parent.id);
         if (await this.workspaces.subUserByEmail(trx, parent.id, input.email)) throw duplicateEmail();
-        const { workspace, apiKey } = await this.workspaces.createWorkspaceIn(trx, { name: input.name, email: input.email, parentWorkspaceId: parent.id });
+        const { workspace, apiKey } = await this.workspaces.createWorkspaceIn(trx, {
+          name: input.name,
+          email: input.email,
+          parentWorkspaceId: parent.id,
+        });
         const userId = newId();
         await this.workspaces.addUser(trx, {
           id: userId,
@@ -93,9 +101,15 @@ export class WhitelabelService {
     const details = [
       ...(perHour < perMin ? [detail('limits.perHour', 'must be at least limits.perMin', 'minimum')] : []),
       ...(perDay < perHour ? [detail('limits.perDay', 'must be at least limits.perHour', 'minimum')] : []),
-      ...(perSecond !== null && perSecond > perMin ? [detail('limits.perSecond', 'must be at most limits.perMin', 'maximum')] : []),
+      ...(perSecond !== null && perSecond > perMin
+        ? [detail('limits.perSecond', 'must be at most limits.perMin', 'maximum')]
+        : []),
     ];
-    if (details.length) throw badRequest(`Invalid plan limits: ${details.map((d) => `${d.field.slice(5)} ${d.message}`).join('; ')}.`, details);
+    if (details.length)
+      throw badRequest(
+        `Invalid plan limits: ${details.map((d) => `${d.field.slice(5)} ${d.message}`).join('; ')}.`,
+        details,
+      );
     const row: PlanRow = {
       id: newId(),
       owner_workspace_id: parent.id,
@@ -127,7 +141,8 @@ export class WhitelabelService {
       const { creditsGranted } = await this.workspaces.assignPlan(trx, subUser.workspace_id, plan);
       // The plan's credits come out of the parent's balance (402, and nothing changes, when it lacks them):
       // assigning plans moves credits through the ledger and never creates them.
-      if (creditsGranted > 0) await this.credits.charge(trx, parent.id, creditsGranted, 'plan_transfer', subUser.workspace_id);
+      if (creditsGranted > 0)
+        await this.credits.charge(trx, parent.id, creditsGranted, 'plan_transfer', subUser.workspace_id);
       const updated = await this.workspaces.subUserById(trx, parent.id, subUserId);
       return { subUser: toSubUser(updated!), plan: toPlan(plan), creditsGranted };
     });

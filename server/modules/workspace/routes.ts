@@ -5,5 +5,7 @@ export const workspaceRoutes = () => [
   route('get', '/v1/authenticate', ({ auth }) =>
     Promise.resolve(ok('API key is valid', { workspace: { id: auth.workspaceId, name: auth.workspaceName } })),
   ),
-  route('get', '/v1/ratelimit/limits', ({ auth }) => Promise.resolve(ok('Rate limits retrieved', { limits: auth.limits }))),
+  route('get', '/v1/ratelimit/limits', ({ auth }) =>
+    Promise.resolve(ok('Rate limits retrieved', { limits: auth.limits })),
+  ),
 ];

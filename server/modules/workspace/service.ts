@@ -83,7 +83,11 @@ export class WorkspaceService {
    * Puts a workspace on a plan inside the caller's transaction and grants the plan's credits through the
    * ledger. Assigning the plan it is already on grants nothing, so a retried assignment never grants twice.
    */
-  async assignPlan(db: Executor, workspaceId: string, plan: Pick<PlanRow, 'id' | 'credits'>): Promise<{ creditsGranted: number }> {
+  async assignPlan(
+    db: Executor,
+    workspaceId: string,
+    plan: Pick<PlanRow, 'id' | 'credits'>,
+  ): Promise<{ creditsGranted: number }> {
     const switched = await this.store.switchPlan(db, workspaceId, plan.id);
     if (!switched || plan.credits === 0) return { creditsGranted: 0 };
     await this.credits.grant(db, workspaceId, plan.credits, 'plan_grant', plan.id);
@@ -99,7 +103,10 @@ export class WorkspaceService {
   }
 
   /** What the workspace's plan caps (null: no cap). */
-  async planCaps(db: Executor, workspaceId: string): Promise<{ maxContacts: number | null; maxEmailAccounts: number | null }> {
+  async planCaps(
+    db: Executor,
+    workspaceId: string,
+  ): Promise<{ maxContacts: number | null; maxEmailAccounts: number | null }> {
     const caps = await this.store.planCaps(db, workspaceId);
     return { maxContacts: caps.max_contacts, maxEmailAccounts: caps.max_email_accounts };
   }

@@ -55,7 +55,14 @@ export interface SubUserRow {
   per_day: number;
 }
 
-export type UserRow = { id: string; workspace_id: string; email: string; name: string | null; password_hash: string | null; created_at: Date };
+export type UserRow = {
+  id: string;
+  workspace_id: string;
+  email: string;
+  name: string | null;
+  password_hash: string | null;
+  created_at: Date;
+};
 
 export class WorkspaceStore {
   insertWorkspace(db: Executor, row: WorkspaceRow): Promise<unknown> {
@@ -87,7 +94,11 @@ export class WorkspaceStore {
     return db('workspaces as w')
       .join('plans as p', 'p.id', 'w.plan_id')
       .select('w.*', 'p.name as plan_name')
-      .select(db.raw('(SELECT count(*)::int FROM api_keys k WHERE k.workspace_id = w.id AND k.revoked_at IS NULL) AS active_keys'))
+      .select(
+        db.raw(
+          '(SELECT count(*)::int FROM api_keys k WHERE k.workspace_id = w.id AND k.revoked_at IS NULL) AS active_keys',
+        ),
+      )
       .orderBy('w.created_at');
   }
 
@@ -97,7 +108,10 @@ export class WorkspaceStore {
 
   /** Moves a workspace to another plan; false when it is already on it (a concurrent switch sees the new plan). */
   async switchPlan(db: Executor, workspaceId: string, planId: string): Promise<boolean> {
-    const n = await db('workspaces').where({ id: workspaceId }).whereNot({ plan_id: planId }).update({ plan_id: planId });
+    const n = await db('workspaces')
+      .where({ id: workspaceId })
+      .whereNot({ plan_id: planId })
+      .update({ plan_id: planId });
     return n > 0;
   }
 
@@ -106,8 +120,17 @@ export class WorkspaceStore {
   }
 
   /** The caps of the workspace's plan (null: none). */
-  async planCaps(db: Executor, workspaceId: string): Promise<{ max_contacts: number | null; max_email_accounts: number | null }> {
-    const row = await db('workspaces as w').join('plans as p', 'p.id', 'w.plan_id').where('w.id', workspaceId).first<{ max_contacts: number | null; max_email_accounts: number | null } | undefined>('p.max_contacts', 'p.max_email_accounts');
+  async planCaps(
+    db: Executor,
+    workspaceId: string,
+  ): Promise<{ max_contacts: number | null; max_email_accounts: number | null }> {
+    const row = await db('workspaces as w')
+      .join('plans as p', 'p.id', 'w.plan_id')
+      .where('w.id', workspaceId)
+      .first<{ max_contacts: number | null; max_email_accounts: number | null } | undefined>(
+        'p.max_contacts',
+        'p.max_email_accounts',
+      );
     return { max_contacts: row?.max_contacts ?? null, max_email_accounts: row?.max_email_accounts ?? null };
   }
 
@@ -169,6 +192,8 @@ export class WorkspaceStore {
   }
 
   countWorkspaces(db: Executor): Promise<number> {
-    return db('workspaces').count<{ count: string }[]>('* as count').then((r) => Number(r[0].count));
+    return db('workspaces')
+      .count<{ count: string }[]>('* as count')
+      .then((r) => Number(r[0].count));
   }
 }
