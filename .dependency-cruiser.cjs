@@ -41,6 +41,14 @@ module.exports = {
       to: { path: '^server/http/admission\\.ts$' },
     },
     {
+      name: 'migrations-are-frozen',
+      severity: 'error',
+      comment:
+        'A migration is a snapshot of what ran on every deployment: runtime code lives in its module, and a migration keeps its own copy of what it ran. Only the migration loader (db/index.ts, by name at run time) reaches them.',
+      from: { path: '^server/', pathNot: '^server/db/index\\.ts$' },
+      to: { path: '^server/db/migrations/' },
+    },
+    {
       name: 'mail-libraries-only-in-mail',
       severity: 'error',
       comment:

@@ -7,7 +7,7 @@
 import type { RawResult } from '../../server/db';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import { newId } from '../../server/ids';
-import { rebuildRollups } from '../../server/modules/events/store';
+import { rebuildRollups } from '../../server/modules/events/rollups';
 import { addDays } from '../../server/modules/events/days';
 import { recordMailEvents, type MailEventInput } from '../helpers/mail-events';
 

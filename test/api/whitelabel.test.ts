@@ -3,7 +3,7 @@ import { readJson, type ErrorBody } from '../helpers/bodies';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import type { WorkspaceRow } from '../../server/modules/workspace/store';
 import { verifyPassword } from '../../server/modules/whitelabel/password';
-import { DEFAULT_PLAN_ID } from '../../server/db/migrations/20261123080000_create_platform';
+import { DEFAULT_PLAN_ID } from '../../server/modules/workspace/plans';
 
 let t: TestServer;
 let parent: TestWorkspace;

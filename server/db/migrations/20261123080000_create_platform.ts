@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /** The seed's defaults: 20/min, 50/hour, 100/day, and a starting grant so a new workspace can search. */
-export const DEFAULT_PLAN_ID = '00000000-0000-7000-8000-000000000001';
+const DEFAULT_PLAN_ID = '00000000-0000-7000-8000-000000000001';
 
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('plans', (t) => {

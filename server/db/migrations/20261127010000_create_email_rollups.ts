@@ -22,7 +22,7 @@
 import type { Knex } from 'knex';
 
 /** The first key of the advisory lock per workspace that `record` holds shared and a rebuild exclusive. */
-export const ROLLUP_LOCK = 26;
+const ROLLUP_LOCK = 26;
 
 /** The scopes a unique count is kept for (accounts only need totals). */
 const UNIQUE_SCOPES =

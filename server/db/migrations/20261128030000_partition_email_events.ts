@@ -16,17 +16,14 @@
 import type { Knex } from 'knex';
 
 /** `2026-11` of an instant, in UTC. */
-export const monthOf = (at: Date): string => at.toISOString().slice(0, 7);
+const monthOf = (at: Date): string => at.toISOString().slice(0, 7);
 
 /** The month `n` months after (or before, negative) `month`. */
-export const addMonths = (month: string, n: number): string =>
+const addMonths = (month: string, n: number): string =>
   monthOf(new Date(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)) - 1 + n, 1)));
 
 /** The partition holding the events of `month`. */
-export const partitionName = (month: string): string => `email_events_${month.replace('-', '_')}`;
-
-/** Month partitions by name; the default partition and anything else attached by hand do not match. */
-export const PARTITION_NAME = /^email_events_(\d{4})_(\d{2})$/;
+const partitionName = (month: string): string => `email_events_${month.replace('-', '_')}`;
 
 /** Where `month` starts, as PostgreSQL reads it. */
 const start = (month: string) => `${month}-01 00:00:00+00`;
@@ -39,7 +36,7 @@ const start = (month: string) => `${month}-01 00:00:00+00`;
  * default's partition check. The new table is made LIKE the parent, so `*` lists the same columns in the same order on both
  * sides of the move.
  */
-export async function createMonthPartition(db: Knex | Knex.Transaction, month: string): Promise<void> {
+async function createMonthPartition(db: Knex | Knex.Transaction, month: string): Promise<void> {
   if (!/^\d{4}-\d{2}$/.test(month)) throw new Error(`not a month: ${month}`);
   const name = partitionName(month);
   // The parent alone is enough: every statement on email_events takes its lock first.

@@ -8,13 +8,12 @@
  * waits on, and the workspace summary reads email_rollups within its goal.
  */
 import type { Knex } from 'knex';
-import { rebuildRollups as rebuildEventRollups } from './20261127010000_create_email_rollups';
 
 /** The types a summary counts, each a `<type>` (events) and `<type>_uniq` (first events) column. */
-export const DAY_TYPES = ['sent', 'opened', 'clicked', 'replied', 'bounced', 'unsubscribed'] as const;
+const DAY_TYPES = ['sent', 'opened', 'clicked', 'replied', 'bounced', 'unsubscribed'] as const;
 
 /** Fills email_rollup_days of one workspace (or of all) from email_rollups, replacing what it held. */
-export async function rebuildRollupDays(db: Knex | Knex.Transaction, workspaceId?: string): Promise<void> {
+async function rebuildRollupDays(db: Knex | Knex.Transaction, workspaceId?: string): Promise<void> {
   const bind = workspaceId ? [workspaceId] : [];
   const columns = DAY_TYPES.flatMap((type) => [type, `${type}_uniq`]);
   const sums = DAY_TYPES.flatMap((type) => [
@@ -30,21 +29,6 @@ export async function rebuildRollupDays(db: Knex | Knex.Transaction, workspaceId
       GROUP BY 1, 2, 3`,
     bind,
   );
-}
-
-/**
- * Rebuilds every rollup of one workspace (or of all) from email_events in one transaction: email_rollups and
- * the tables beside them (migration 20261127010000, whose lock keeps `record` out meanwhile), then these days.
- */
-export async function rebuildRollups(
-  db: Knex | Knex.Transaction,
-  workspaceId?: string,
-  options: { unlessZone?: string } = {},
-): Promise<void> {
-  await db.transaction(async (trx) => {
-    await rebuildEventRollups(trx, workspaceId, options);
-    await rebuildRollupDays(trx, workspaceId);
-  });
 }
 
 export async function up(knex: Knex): Promise<void> {

@@ -11,11 +11,10 @@ import type { Clock } from '../../clock';
 import type { Db, Executor } from '../../db';
 import { badRequest, detail } from '../../http/errors';
 import { newId } from '../../ids';
+import { addMonths, monthOf } from './partitions';
+import { rebuildRollups } from './rollups';
 import {
-  addMonths,
   EVENT_TYPES,
-  monthOf,
-  rebuildRollups,
   zeroCounts,
   type CountedType,
   type EmailEventRow,
@@ -216,7 +215,7 @@ export class EventService {
   };
 
   /**
-   * The worker's job over email_events' partitions (migration 20261128030000): the current month and the next
+   * The worker's job over email_events' partitions (partitions.ts): the current month and the next
    * two get partitions ahead of their events, events that fell into the default partition get partitions of
    * their months, and with a retention the months before it are dropped whole (the default's events before it
    * deleted). Returns how many changes it made, 0 when there was nothing to do. It looks at its first run and
@@ -263,8 +262,7 @@ export class EventService {
 
   /**
    * Rollup days are cut in the zone of email_rollup_zones; a read in another zone (the workspace's changed,
-   * or its first events were cut in UTC) rebuilds the workspace's rollups in its zone first (migration
-   * 20261127010000).
+   * or its first events were cut in UTC) rebuilds the workspace's rollups in its zone first (rollups.ts).
    */
   private async inZone(db: Executor, workspaceId: string, timezone: string): Promise<void> {
     if ((await this.store.rollupZone(db, workspaceId)) !== timezone)

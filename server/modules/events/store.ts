@@ -1,22 +1,13 @@
 /**
  * email_events: the mail events analytics count, written by `record`, kept for audits in partitions by
- * month (migration 20261128030000); analytics read the rollups `record` keeps beside them (migration
- * 20261127010000, and a row per campaign and day, 20261202010000), whose cost does not grow with the
- * events stored. Every query is scoped by workspace;
+ * month (partitions.ts); analytics read the rollups `record` keeps beside them (rollups.ts), whose cost does
+ * not grow with the events stored. Every query is scoped by workspace;
  * day bounds are the workspace's local midnights (`'<day>'::timestamp AT TIME ZONE tz`).
  */
 import { jsonColumn, type Executor, type RawResult } from '../../db';
 
-import { ROLLUP_LOCK } from '../../db/migrations/20261127010000_create_email_rollups';
-import {
-  createMonthPartition,
-  PARTITION_NAME,
-  partitionName,
-} from '../../db/migrations/20261128030000_partition_email_events';
-import { DAY_TYPES } from '../../db/migrations/20261202010000_create_email_rollup_days';
-
-export { rebuildRollups } from '../../db/migrations/20261202010000_create_email_rollup_days';
-export { addMonths, monthOf } from '../../db/migrations/20261128030000_partition_email_events';
+import { createMonthPartition, PARTITION_NAME, partitionName } from './partitions';
+import { DAY_TYPES, ROLLUP_LOCK } from './rollups';
 
 /** The advisory lock (one key) that one worker at a time holds while it changes email_events' partitions. */
 const PARTITION_LOCK = 2026112803;
@@ -197,7 +188,7 @@ export class EventStore {
   }
 
   /**
-   * Adds one stored event to the rollups (migration 20261127010000 says what they hold), in the
+   * Adds one stored event to the rollups (rollups.ts says what they hold), in the
    * transaction that stores the event, in one statement: the contact's first events (per scope), the
    * quarter-hour rows with a unique for each first, and the all-time rows. Then an event earlier than a
    * stored first moves that unique to its own quarter-hour (a reply dated before a tracked open, say).

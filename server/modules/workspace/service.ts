@@ -8,7 +8,7 @@ import type { Clock } from '../../clock';
 import { newId } from '../../ids';
 import { notFound } from '../../http/errors';
 import { hashKey } from '../../http/auth';
-import { DEFAULT_PLAN_ID } from '../../db/migrations/20261123080000_create_platform';
+import { DEFAULT_PLAN_ID } from './plans';
 import type { CreditService } from '../credits/service';
 import type { PlanRow, SubUserRow, UserRow, WorkspaceRow, WorkspaceStore } from './store';
 

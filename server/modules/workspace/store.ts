@@ -1,6 +1,6 @@
 /** Plain rows for workspaces, their users, API keys and plans. Every method takes the executor first. */
 import type { Executor } from '../../db';
-import { DEFAULT_PLAN_ID } from '../../db/migrations/20261123080000_create_platform';
+import { DEFAULT_PLAN_ID } from './plans';
 
 export interface WorkspaceRow {
   id: string;
