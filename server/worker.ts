@@ -13,7 +13,7 @@ export interface Job {
   stop?(): void;
   /** Passes of this job run side by side (default 1), so one long pass does not hold up the next. */
   lanes?: number;
-  /** How much is due now and since when, for metrics (read at each scrape; /work/coord/OPS.md, README "Metrics"). */
+  /** How much is due now and since when, for metrics (read at each scrape: the README's "Metrics"). */
   backlog?(): Promise<Backlog>;
 }
 
