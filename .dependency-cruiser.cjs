@@ -13,8 +13,9 @@ module.exports = {
     {
       name: 'platform-knows-no-module',
       severity: 'error',
-      comment: 'http/, db/, net/ and config know no domain: a module plugs into them, never the reverse.',
-      from: { path: '^server/(http|db|net)/|^server/config\\.ts$' },
+      comment:
+        'http/, db/, net/, text/, config and the shared pieces (errors, paging, cursor, key-hash) know no domain: a module plugs into them, never the reverse.',
+      from: { path: '^server/(http|db|net|text)/|^server/(config|errors|paging|cursor|key-hash)\\.ts$' },
       to: { path: '^server/modules/' },
     },
     {
@@ -32,6 +33,14 @@ module.exports = {
         "A module calls another module's service, never its stores (store.ts, intent-store.ts, any *store.ts): each table has one owner.",
       from: { path: '^server/modules/([^/]+)/' },
       to: { path: '^server/modules/[^/]+/[^/]*store\\.ts$', pathNot: '^server/modules/$1/' },
+    },
+    {
+      name: 'only-routes-speak-http',
+      severity: 'error',
+      comment:
+        "A module's routes.ts is its one file that knows HTTP: services throw the domain's errors (server/errors.ts) and answer pages (server/paging.ts); http/ gives them statuses and bodies. The CLI and the worker call the same services.",
+      from: { path: '^server/modules/', pathNot: '^server/modules/[^/]+/routes\\.ts$' },
+      to: { path: '^server/http/' },
     },
     {
       name: 'modules-take-no-http-auth',

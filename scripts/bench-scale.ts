@@ -46,7 +46,7 @@ import { Client } from 'pg';
 import pino from 'pino';
 import { loadConfig } from '../server/config';
 import { migrate, openDatabase, type Db } from '../server/db';
-import { encodeCursor } from '../server/http/cursor';
+import { encodeCursor } from '../server/cursor';
 import { newId } from '../server/ids';
 import { addMonths, createMonthPartition, monthOf } from '../server/modules/events/partitions';
 import { rebuildRollups } from '../server/modules/events/rollups';

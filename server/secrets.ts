@@ -16,7 +16,7 @@ import { createCipheriv, createDecipheriv, randomBytes, hkdfSync } from 'node:cr
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from './config';
-import { conflict } from './http/errors';
+import { conflict } from './errors';
 
 const ALGORITHM = 'aes-256-gcm';
 const FORMAT = 'v1';

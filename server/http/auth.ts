@@ -3,15 +3,12 @@
  * (quota.ts). Failed attempts are limited per client address across all processes (auth-failures.ts)
  * so that no one can probe keys at speed; a valid key always passes.
  */
-import { createHash } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { AuthFailureLimiter } from './auth-failures';
 import type { KeyAdmission } from './admission';
 import { ApiError, unauthorized } from './errors';
+import { hashKey } from '../key-hash';
 import type { Telemetry } from '../telemetry';
-
-/** Keys are stored as SHA-256 hashes: a look-up by hash does not depend on how much of a guessed key is right. */
-export const hashKey = (key: string): string => createHash('sha256').update(key).digest('hex');
 
 /** Resolves the key and counts the request; 401 for a missing, unknown or revoked key, 429 over a quota window. */
 export function authenticate(quota: KeyAdmission, failures: AuthFailureLimiter, telemetry: Telemetry) {

@@ -1,11 +1,13 @@
 /**
- * The one place errors become responses: ApiError from services, the OpenAPI validator's errors,
+ * The one place errors become responses: the domain's errors from services (server/errors.ts, each kind
+ * its status here), ApiError from the HTTP layer, the OpenAPI validator's errors,
  * body-parser's errors, a database that cannot be reached, and anything unexpected. The body is
  * `{ error }` on /v1 and the standardized body with `details` on /v2.
  */
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../logger';
-import { ApiError, detail, type ErrorCode, type ErrorDetail } from './errors';
+import { detail, DomainError, type ErrorCode, type ErrorKind } from '../errors';
+import { ApiError, wireDetail, type ErrorDetail } from './errors';
 
 interface ValidatorError {
   status: number;
@@ -25,6 +27,16 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
   415: 'unsupported_media_type',
   429: 'rate_limited',
   503: 'service_unavailable',
+};
+
+/** The status of each kind of domain error. */
+const STATUS_BY_KIND: Record<ErrorKind, number> = {
+  invalid: 400,
+  paymentRequired: 402,
+  forbidden: 403,
+  notFound: 404,
+  conflict: 409,
+  tooLarge: 413,
 };
 
 const LOCATIONS: Record<string, ErrorDetail['location']> = {
@@ -63,6 +75,8 @@ function isStorageDown(err: unknown): boolean {
 
 export function toApiError(err: unknown, exposeResponseValidation: boolean): ApiError | undefined {
   if (err instanceof ApiError) return err;
+  if (err instanceof DomainError)
+    return new ApiError(STATUS_BY_KIND[err.kind], err.code, err.message, err.details.map(wireDetail));
   const bodyParser = err as { type?: string; status?: number; code?: string };
   if (bodyParser?.type === 'entity.parse.failed')
     return new ApiError(400, 'malformed_json', 'Malformed JSON in request body.');
@@ -94,7 +108,7 @@ export function toApiError(err: unknown, exposeResponseValidation: boolean): Api
     // The validator's own text for an undecodable path carries a stray quote.
     if (err.message === "malformed uri'")
       return new ApiError(400, code, 'Malformed URI: the path is not valid percent-encoded UTF-8.', [
-        detail('url', 'is not valid percent-encoded UTF-8', 'format', 'path'),
+        wireDetail(detail('url', 'is not valid percent-encoded UTF-8', 'format', 'path')),
       ]);
     return new ApiError(err.status, code, err.message, (err.errors ?? []).map(validatorDetail));
   }

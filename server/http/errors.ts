@@ -1,11 +1,13 @@
 /**
- * The errors services throw. The error middleware (error-middleware.ts) turns them, and the
- * validator's errors, into the v1 body `{ error }` or the v2 body with `details`.
+ * Errors only HTTP knows: a missing or refused key, a quota window, a body the parser refuses, a route that is
+ * not there. Services throw the domain's errors (server/errors.ts); the error middleware (error-middleware.ts)
+ * gives those their statuses and writes every error as the v1 body `{ error }` or the v2 body with `details`.
  */
 import type { components } from '../../generated/api';
+import { fieldName, type ErrorCode, type FieldProblem } from '../errors';
 
+/** A field at fault as the v2 body shows it (`field` names its location first: `body.contacts.3.email`). */
 export type ErrorDetail = components['schemas']['ErrorDetail'];
-export type ErrorCode = components['schemas']['ErrorV2']['code'];
 
 export class ApiError extends Error {
   constructor(
@@ -21,24 +23,12 @@ export class ApiError extends Error {
   }
 }
 
-/** A detail for one body field: `detail('contacts.3.email', 'is not a valid email', 'format')`. */
-export function detail(
-  field: string,
-  message: string,
-  code: string,
-  location: ErrorDetail['location'] = 'body',
-): ErrorDetail {
-  return { field: `${location}.${field}`, location, message, code };
-}
+/** A domain problem as the v2 body shows it. */
+export const wireDetail = (p: FieldProblem): ErrorDetail => ({
+  field: fieldName(p),
+  location: p.location,
+  message: p.message,
+  code: p.code,
+});
 
-export const badRequest = (message: string, details: ErrorDetail[] = []) =>
-  new ApiError(400, 'validation_error', message, details);
 export const unauthorized = (message: string) => new ApiError(401, 'unauthorized', message);
-export const paymentRequired = (message: string) => new ApiError(402, 'insufficient_credits', message);
-export const forbidden = (message: string) => new ApiError(403, 'forbidden', message);
-export const notFound = (message: string, details: ErrorDetail[] = []) =>
-  new ApiError(404, 'not_found', message, details);
-export const conflict = (message: string, details: ErrorDetail[] = []) =>
-  new ApiError(409, 'conflict', message, details);
-export const serviceUnavailable = () =>
-  new ApiError(503, 'service_unavailable', 'Service unavailable: storage cannot be reached. Please retry later.');

@@ -20,7 +20,8 @@ import type { Logger } from '../logger';
 import { backlogOf, type Backlog, type Telemetry } from '../telemetry';
 import { newId } from '../ids';
 import type { AuthContext } from './admission';
-import { ApiError, detail } from './errors';
+import { detail } from '../errors';
+import { ApiError, wireDetail } from './errors';
 
 const RETENTION_MS = 24 * 3600 * 1000;
 /** Expired rows deleted per worker run. */
@@ -180,7 +181,11 @@ export function idempotency(store: IdempotencyStore, spec: object, logger: Logge
         422,
         'idempotency_key_reused',
         'This Idempotency-Key was already used for another request. Use a fresh key for a new request.',
-        [detail('Idempotency-Key', 'was used for another method, path or body', 'idempotency_key_reused', 'header')],
+        [
+          wireDetail(
+            detail('Idempotency-Key', 'was used for another method, path or body', 'idempotency_key_reused', 'header'),
+          ),
+        ],
       );
     }
     if (claim.outcome === 'inProgress') {

@@ -72,9 +72,6 @@ export function route<M extends Method, P extends PathsWithMethod<paths, M>>(
   };
 }
 
-/** "1 contact", "3 contacts": counts in success messages. */
-export const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
-
 /** The seed's success envelope: `return ok('Campaign created', { campaign })`. */
 export function ok<D>(message: string, data: D) {
   return { status: 'success' as const, success: true as const, message, data };

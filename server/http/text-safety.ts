@@ -4,7 +4,7 @@
  * in bodies, query strings and paths alike, instead of failing deep in a query. One linear pass.
  */
 import type { NextFunction, Request, Response } from 'express';
-import { badRequest, detail, type ErrorDetail } from './errors';
+import { invalid, detail, type FieldProblem } from '../errors';
 
 // A NUL, a high surrogate not followed by a low one, or a low surrogate not preceded by a high one.
 const UNSAFE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
@@ -27,8 +27,8 @@ function findUnsafe(value: unknown): string | null {
   return null;
 }
 
-const problem = (field: string, location: ErrorDetail['location']) =>
-  badRequest(
+const problem = (field: string, location: FieldProblem['location']) =>
+  invalid(
     `${[location, field].filter(Boolean).join('.')} contains a NUL character or an unpaired surrogate, which text may not contain.`,
     [detail(field, 'must not contain NUL characters or unpaired UTF-16 surrogates', 'invalid_text', location)],
   );

@@ -1,3 +1,4 @@
+import { paginated } from '../../http/pagination';
 import { ok, route } from '../../http/route';
 import { workspaceOf } from '../workspace/context';
 import type { AccountService } from './service';
@@ -11,7 +12,7 @@ export const accountRoutes = ({ accounts }: { accounts: AccountService }) => [
     { status: 201 },
   ),
   route('get', '/v1/account/list', async ({ auth, query }) =>
-    ok('Email accounts retrieved', await accounts.list(workspaceOf(auth), query)),
+    ok('Email accounts retrieved', paginated(await accounts.list(workspaceOf(auth), query))),
   ),
   route('get', '/v1/account/status', async ({ auth, query }) =>
     ok('Email account status retrieved', await accounts.status(workspaceOf(auth), query.accountId)),

@@ -10,8 +10,8 @@ import type { Config } from '../../config';
 import type { DnsLookup } from '../../dns';
 import { newId } from '../../ids';
 import { domainOf } from '../../email-address';
-import { ApiError, conflict, detail, forbidden, badRequest, notFound } from '../../http/errors';
-import { pageOf, paginated } from '../../http/pagination';
+import { conflict, detail, forbidden, invalid, notFound } from '../../errors';
+import { pageOf } from '../../paging';
 import { dayIn } from '../events/days';
 import { percent, type EventService } from '../events/service';
 import { inWarmupPool, toAccount, warmupReason } from './mapping';
@@ -76,7 +76,7 @@ const warmupNeedsImap = () =>
 /** The window must open before it closes (the schema bounds each end). */
 function checkWindow(row: Pick<AccountRow, 'warmup_window_from' | 'warmup_window_to'>): void {
   if (row.warmup_window_from >= row.warmup_window_to) {
-    throw badRequest('The warm-up window must open before it closes.', [
+    throw invalid('The warm-up window must open before it closes.', [
       detail('warmup.windowTo', `must be after windowFrom (${row.warmup_window_from})`, 'window_order'),
     ]);
   }
@@ -159,13 +159,13 @@ export class AccountService {
     const smtpPort = body.smtp.port ?? defaults.smtp?.[1];
     const missing = [!smtpHost && 'host', !smtpPort && 'port'].filter((f): f is string => Boolean(f));
     if (missing.length) {
-      throw badRequest(
+      throw invalid(
         `Provider smtp needs the SMTP ${missing.join(' and ')}.`,
         missing.map((f) => detail(`smtp.${f}`, 'is required for provider smtp', 'required')),
       );
     }
     if (body.imap && !(body.imap.host ?? defaults.imap?.[0])) {
-      throw badRequest('Provider smtp needs the IMAP host when an IMAP login is given.', [
+      throw invalid('Provider smtp needs the IMAP host when an IMAP login is given.', [
         detail('imap.host', 'is required for provider smtp', 'required'),
       ]);
     }
@@ -257,11 +257,10 @@ export class AccountService {
     );
     const failed = failures.filter((f) => f.failure !== null);
     if (failed.length) {
-      throw new ApiError(
-        400,
-        'mail_login_failed',
+      throw invalid(
         failed.map((f) => `The ${f.kind.toUpperCase()} login failed: ${f.failure!.message}`).join(' '),
         failed.map((f) => detail(f.kind, f.failure!.message, f.failure!.reason)),
+        'mail_login_failed',
       );
     }
   }
@@ -279,11 +278,7 @@ export class AccountService {
       workspace,
       rows.map((r) => r.id),
     );
-    return paginated(
-      rows.map((row) => toAccount(row, sent.get(row.id)!)),
-      page,
-      total,
-    );
+    return { items: rows.map((row) => toAccount(row, sent.get(row.id)!)), page, total };
   }
 
   async get(workspace: ZonedWorkspace, accountId: string): Promise<Schemas['EmailAccount']> {

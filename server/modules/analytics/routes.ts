@@ -1,3 +1,4 @@
+import { paginated } from '../../http/pagination';
 import { ok, route } from '../../http/route';
 import { workspaceOf } from '../workspace/context';
 import type { AnalyticsService } from './service';
@@ -12,7 +13,8 @@ export const analyticsRoutes = ({ analytics }: { analytics: AnalyticsService }) 
   route('get', '/v1/analytics/campaign/count', async ({ auth, query }) =>
     ok('Campaign counts retrieved', await analytics.campaignCounts(auth.workspaceId, query)),
   ),
-  route('get', '/v1/analytics/account/campaign/count', async ({ auth, query }) =>
-    ok('Emails sent today retrieved', await analytics.sentToday(workspaceOf(auth), query)),
-  ),
+  route('get', '/v1/analytics/account/campaign/count', async ({ auth, query }) => {
+    const { date, timezone, ...page } = await analytics.sentToday(workspaceOf(auth), query);
+    return ok('Emails sent today retrieved', { date, timezone, ...paginated(page) });
+  }),
 ];

@@ -8,7 +8,7 @@
 import type { components } from '../../../generated/api';
 import type { Db } from '../../db';
 import type { Clock } from '../../clock';
-import { pageOf } from '../../http/pagination';
+import { pageOf } from '../../paging';
 import { accountNotFound, type AccountService } from '../account/service';
 import type { CampaignService } from '../campaign/service';
 import type { ZonedWorkspace } from '../workspace/context';
@@ -166,11 +166,15 @@ export class AnalyticsService {
   }
 
   async sentToday(workspace: ZonedWorkspace, query: { limit?: number; skip?: number; accountId?: string }) {
-    const { items: accounts, pagination } = await this.accounts.list(workspace, {
+    const {
+      items: accounts,
+      page,
+      total,
+    } = await this.accounts.list(workspace, {
       ...pageOf(query),
       id: query.accountId,
     });
-    if (query.accountId && pagination.total === 0) throw accountNotFound();
+    if (query.accountId && total === 0) throw accountNotFound();
     const date = dayIn(workspace.timezone, this.clock.now());
     const items: Schemas['AccountSentToday'][] = accounts.map((account) => {
       return {
@@ -184,6 +188,6 @@ export class AnalyticsService {
         warmupSentToday: account.warmupSentToday,
       };
     });
-    return { date, timezone: workspace.timezone, items, pagination };
+    return { date, timezone: workspace.timezone, items, page, total };
   }
 }

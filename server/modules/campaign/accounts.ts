@@ -5,8 +5,8 @@
 import type { components } from '../../../generated/api';
 import type { Clock } from '../../clock';
 import type { Db, Executor } from '../../db';
-import { conflict, detail, notFound } from '../../http/errors';
-import { paginated, type Page } from '../../http/pagination';
+import { conflict, detail, notFound } from '../../errors';
+import type { Page } from '../../paging';
 import type { AccountService } from '../account/service';
 import type { CampaignStore } from './store';
 import { findCampaign, iso } from './view';
@@ -36,7 +36,7 @@ export class CampaignAccounts {
       const account = accounts.get(l.account_id);
       return account ? [{ ...account, linkedAt: iso(l.created_at) }] : [];
     });
-    return { campaignId, ...paginated(items, page, campaign.account_count) };
+    return { campaignId, items, page, total: campaign.account_count };
   }
 
   /** How many of the campaign's linked accounts may send (status active). */

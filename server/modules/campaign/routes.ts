@@ -1,10 +1,14 @@
 import { ok, route } from '../../http/route';
 import type { CampaignService } from './service';
-import { pageOf } from '../../http/pagination';
+import { paginated } from '../../http/pagination';
+import { pageOf } from '../../paging';
 
 export const campaignRoutes = ({ campaigns }: { campaigns: CampaignService }) => [
   route('get', '/v1/campaign/list', async ({ auth, query }) =>
-    ok('Campaigns retrieved', await campaigns.list(auth.workspaceId, { ...pageOf(query), status: query.status })),
+    ok(
+      'Campaigns retrieved',
+      paginated(await campaigns.list(auth.workspaceId, { ...pageOf(query), status: query.status })),
+    ),
   ),
   route('get', '/v1/campaign/get/name', async ({ auth, query }) => {
     const { id, name } = await campaigns.get(auth.workspaceId, query.campaignId);
@@ -14,9 +18,10 @@ export const campaignRoutes = ({ campaigns }: { campaigns: CampaignService }) =>
     const { id, status, launchedAt } = await campaigns.get(auth.workspaceId, query.campaignId);
     return ok('Campaign status retrieved', { id, status, launchedAt });
   }),
-  route('get', '/v1/campaign/get/accounts', async ({ auth, query }) =>
-    ok('Campaign accounts retrieved', await campaigns.listAccounts(auth.workspaceId, query.campaignId, pageOf(query))),
-  ),
+  route('get', '/v1/campaign/get/accounts', async ({ auth, query }) => {
+    const { campaignId, ...page } = await campaigns.listAccounts(auth.workspaceId, query.campaignId, pageOf(query));
+    return ok('Campaign accounts retrieved', { campaignId, ...paginated(page) });
+  }),
   route('post', '/v1/campaign/set/name', async ({ auth, body }) =>
     ok('Campaign name updated', { campaign: await campaigns.setName(auth.workspaceId, body.campaignId, body.name) }),
   ),

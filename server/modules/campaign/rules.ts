@@ -4,7 +4,7 @@
  * 400 names every problem of a request.
  */
 import type { components } from '../../../generated/api';
-import { badRequest, detail, type ErrorDetail } from '../../http/errors';
+import { detail, fieldName, invalid, type FieldProblem } from '../../errors';
 import { parseTemplate } from './templates';
 import type { CampaignRow, ScheduleJson } from './store';
 
@@ -17,7 +17,7 @@ export const MAX_VARIANTS = 26;
 
 /** Collects every domain problem of a request, so one 400 names them all. */
 export class Problems {
-  readonly details: ErrorDetail[] = [];
+  readonly details: FieldProblem[] = [];
   add(field: string, message: string, code: string): void {
     this.details.push(detail(field, message, code));
   }
@@ -25,7 +25,7 @@ export class Problems {
     if (this.details.length === 0) return;
     const [first] = this.details;
     const more = this.details.length > 1 ? ` (and ${this.details.length - 1} more problems)` : '';
-    throw badRequest(`${first.field}: ${first.message}${more}`, this.details);
+    throw invalid(`${fieldName(first)}: ${first.message}${more}`, this.details);
   }
 }
 

@@ -6,7 +6,7 @@
 import type { components } from '../../../generated/api';
 import type { Clock } from '../../clock';
 import type { Db, Executor } from '../../db';
-import { conflict, detail, notFound } from '../../http/errors';
+import { conflict, detail, notFound } from '../../errors';
 import { newId } from '../../ids';
 import {
   checkDelay,

@@ -7,9 +7,9 @@
 import type { components } from '../../../generated/api';
 import type { Clock } from '../../clock';
 import type { Db, Executor } from '../../db';
-import { conflict, detail, notFound } from '../../http/errors';
+import { conflict, detail, notFound } from '../../errors';
 import { newId } from '../../ids';
-import { paginated, type Page } from '../../http/pagination';
+import type { Page } from '../../paging';
 import type { EventService } from '../events/service';
 import type { AccountService } from '../account/service';
 import { CampaignAccounts } from './accounts';
@@ -66,7 +66,7 @@ export class CampaignService {
 
   async list(workspaceId: string, page: Page & { status?: string }) {
     const { rows, total } = await this.store.list(this.db, workspaceId, page);
-    return paginated(rows.map(toCampaign), page, total);
+    return { items: rows.map(toCampaign), page, total };
   }
 
   /** 404 "Campaign not found." unless the campaign is the workspace's: the cheap check for other modules. */

@@ -1,7 +1,7 @@
 /** How a campaign reads: the stored row as the API's `Campaign`, and the one look-up that answers 404 for it. */
 import type { components } from '../../../generated/api';
 import type { Executor } from '../../db';
-import { notFound } from '../../http/errors';
+import { notFound } from '../../errors';
 import type { CampaignStore, CampaignView, ScheduleJson } from './store';
 
 type Campaign = components['schemas']['Campaign'];

@@ -8,8 +8,8 @@
 import type { components } from '../../../generated/api';
 import type { Clock } from '../../clock';
 import { isUniqueViolation, type Db, type Executor } from '../../db';
-import { badRequest, conflict, detail, notFound, type ErrorDetail } from '../../http/errors';
-import { plural } from '../../http/route';
+import { invalid, conflict, detail, notFound, type FieldProblem } from '../../errors';
+import { plural } from '../../text/plural';
 import type { CampaignService } from '../campaign/service';
 import { toContact, type ContactProgressPort } from './service';
 import type { ContactRow, ContactStore } from './store';
@@ -47,7 +47,7 @@ export class ContactLifecycle {
     const byIds = selection.contactIds !== undefined;
     if (byIds === (selection.emails !== undefined)) {
       const both = byIds;
-      throw badRequest(
+      throw invalid(
         both
           ? 'Name contacts by contactIds or by emails, not both.'
           : 'Send contactIds or emails to name the contacts.',
@@ -175,7 +175,7 @@ export class ContactLifecycle {
   private async locked(trx: Executor, workspaceId: string, ids: string[], campaignId?: string): Promise<ContactRow[]> {
     const rows = await this.store.lockByIds(trx, workspaceId, ids, campaignId);
     const found = new Set(rows.map((r) => r.id));
-    const missing: ErrorDetail[] = ids.flatMap((id, i) =>
+    const missing: FieldProblem[] = ids.flatMap((id, i) =>
       found.has(id)
         ? []
         : [
@@ -199,7 +199,7 @@ export class ContactLifecycle {
     const lower = emails.map((e) => e.toLowerCase());
     const rows = await this.store.lockByEmails(trx, workspaceId, lower, campaignId);
     const found = new Set(rows.map((r) => r.email.toLowerCase()));
-    const missing: ErrorDetail[] = lower.flatMap((e, i) =>
+    const missing: FieldProblem[] = lower.flatMap((e, i) =>
       found.has(e)
         ? []
         : [

@@ -3,7 +3,7 @@ import type { components } from '../../../generated/api';
 import type { ContactService } from './service';
 import { addedMessage } from './service';
 import type { ContactLifecycle } from './lifecycle';
-import { plural } from '../../http/route';
+import { plural } from '../../text/plural';
 
 /** A contact's progress through its campaign's steps: the sending module answers it (declared here so contact does not import sending). */
 export interface ContactProgressSource {

@@ -9,12 +9,12 @@ import type { Clock } from '../../clock';
 import type { EventService } from '../events/service';
 import { newId } from '../../ids';
 import { isValidEmail } from '../../email-address';
-import { badRequest, detail, forbidden, notFound, type ErrorDetail } from '../../http/errors';
+import { invalid, detail, forbidden, notFound, type FieldProblem } from '../../errors';
 import type { ContactRow, ContactStore, CustomValue } from './store';
 import { UNFINISHED_STATUSES } from './statuses';
 import type { WorkspaceService } from '../workspace/service';
 import type { CampaignService } from '../campaign/service';
-import { plural } from '../../http/route';
+import { plural } from '../../text/plural';
 
 type Schemas = components['schemas'];
 export type Contact = Schemas['Contact'];
@@ -93,7 +93,7 @@ export function toContact(row: ContactRow): Contact {
 }
 
 /** The rule the schema cannot state: no built-in field name. `field` is the object's path, e.g. `contacts.3.customVariables`. */
-function reservedKeys(variables: Record<string, CustomValue>, field: string): ErrorDetail[] {
+function reservedKeys(variables: Record<string, CustomValue>, field: string): FieldProblem[] {
   return Object.keys(variables)
     .filter((key) => RESERVED_KEYS.has(key))
     .map((key) =>
@@ -101,10 +101,10 @@ function reservedKeys(variables: Record<string, CustomValue>, field: string): Er
     );
 }
 
-function assertNoReservedKeys(problems: ErrorDetail[]): void {
+function assertNoReservedKeys(problems: FieldProblem[]): void {
   if (!problems.length) return;
   const names = [...new Set(problems.map((p) => p.field.split('.').pop()))];
-  throw badRequest(`Custom variable names cannot be built-in contact fields: ${names.join(', ')}.`, problems);
+  throw invalid(`Custom variable names cannot be built-in contact fields: ${names.join(', ')}.`, problems);
 }
 
 export class ContactService {
@@ -299,7 +299,7 @@ export class ContactService {
       const merged = { ...row.custom_variables, ...variables };
       const count = Object.keys(merged).length;
       if (count > MAX_CUSTOM_VARIABLES) {
-        throw badRequest(
+        throw invalid(
           `The contact would have ${count} custom variables; at most ${MAX_CUSTOM_VARIABLES} are allowed.`,
           [
             detail(
@@ -346,14 +346,14 @@ export class ContactService {
     db: Executor,
     workspaceId: string,
     locator: ContactLocator,
-    location: ErrorDetail['location'],
+    location: FieldProblem['location'],
     forUpdate: boolean,
   ): Promise<ContactRow> {
     const { contactId, campaignId, email } = locator;
     if (contactId !== undefined) {
       if (campaignId !== undefined || email !== undefined) {
         const extra = campaignId !== undefined ? 'campaignId' : 'email';
-        throw badRequest('Name the contact by contactId, or by campaignId and email, not both.', [
+        throw invalid('Name the contact by contactId, or by campaignId and email, not both.', [
           detail(extra, 'must not be sent with contactId', 'oneOf', location),
         ]);
       }
@@ -368,7 +368,7 @@ export class ContactService {
           : campaignId === undefined
             ? 'campaignId'
             : 'email';
-      throw badRequest(
+      throw invalid(
         missing === 'contactId'
           ? 'Send contactId, or campaignId and email, to name the contact.'
           : `${missing} is required with ${missing === 'email' ? 'campaignId' : 'email'}.`,

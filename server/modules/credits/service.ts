@@ -5,7 +5,7 @@
 import type { Executor } from '../../db';
 import type { Clock } from '../../clock';
 import { newId } from '../../ids';
-import { paymentRequired } from '../../http/errors';
+import { paymentRequired } from '../../errors';
 import type { CreditStore } from './store';
 
 const insufficient = (needed: number, balance: number) =>

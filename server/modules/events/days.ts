@@ -2,7 +2,7 @@
  * Calendar days in a workspace's time zone, as `YYYY-MM-DD` strings: analytics count by the days the
  * workspace lives in, not by UTC days. Day arithmetic runs on UTC midnights, where every day has 24 hours.
  */
-import { badRequest, detail } from '../../http/errors';
+import { invalid, detail } from '../../errors';
 
 export const MAX_RANGE_DAYS = 366;
 export const DEFAULT_RANGE_DAYS = 30;
@@ -41,7 +41,7 @@ function checkCalendarDay(field: 'startDate' | 'endDate', day: string | undefine
   if (day === undefined) return;
   const parsed = new Date(`${day}T00:00:00Z`);
   if (Number.isNaN(parsed.getTime()) || parsed.toISOString().slice(0, 10) !== day) {
-    throw badRequest(`${field} is not a calendar date: ${day}.`, [
+    throw invalid(`${field} is not a calendar date: ${day}.`, [
       detail(field, 'must be a calendar date (YYYY-MM-DD)', 'format', 'query'),
     ]);
   }
@@ -55,12 +55,12 @@ export function resolveRange(query: { startDate?: string; endDate?: string }, ti
   const startDate = query.startDate ?? addDays(endDate, -(DEFAULT_RANGE_DAYS - 1));
   const count = daysFrom(startDate, endDate);
   if (count < 1) {
-    throw badRequest('startDate must not be after endDate.', [
+    throw invalid('startDate must not be after endDate.', [
       detail('startDate', 'must not be after endDate', 'range', 'query'),
     ]);
   }
   if (count > MAX_RANGE_DAYS) {
-    throw badRequest(`The date range may span at most ${MAX_RANGE_DAYS} days.`, [
+    throw invalid(`The date range may span at most ${MAX_RANGE_DAYS} days.`, [
       detail('startDate', `range longer than ${MAX_RANGE_DAYS} days`, 'range', 'query'),
     ]);
   }

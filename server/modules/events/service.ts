@@ -9,7 +9,7 @@
 import type { components } from '../../../generated/api';
 import type { Clock } from '../../clock';
 import type { Db, Executor } from '../../db';
-import { badRequest, detail } from '../../http/errors';
+import { invalid, detail } from '../../errors';
 import { newId } from '../../ids';
 import { addMonths, monthOf } from './partitions';
 import { rebuildRollups } from './rollups';
@@ -182,7 +182,7 @@ export class EventService {
     if (query.after !== undefined) {
       const m = CURSOR.exec(query.after);
       if (!m)
-        throw badRequest('The cursor is not one this API gave.', [
+        throw invalid('The cursor is not one this API gave.', [
           detail('after', 'is not a nextCursor of the event feed', 'invalid', 'query'),
         ]);
       after = Number(m[1]);
@@ -195,7 +195,7 @@ export class EventService {
       limit: query.limit + 1,
     });
     if (after > head)
-      throw badRequest("The cursor is not one of this workspace's feed.", [
+      throw invalid("The cursor is not one of this workspace's feed.", [
         detail('after', 'is ahead of the newest event of this workspace', 'invalid', 'query'),
       ]);
     const page = rows.slice(0, query.limit);

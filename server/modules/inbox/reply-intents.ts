@@ -5,7 +5,7 @@
  */
 import type { Clock } from '../../clock';
 import type { Db, Executor } from '../../db';
-import { badRequest, conflict, detail, notFound } from '../../http/errors';
+import { invalid, conflict, detail, notFound } from '../../errors';
 import type { CampaignService } from '../campaign/service';
 import type { ContactService } from '../contact/service';
 import type { EventService } from '../events/service';
@@ -124,7 +124,7 @@ export class ReplyIntentService {
   /** POST /v2/email/set-intent: the correction is kept, and acts as a decided intent does. */
   async set(workspaceId: string, body: { id: string; intent: ReplyIntent; referral?: Referral }): Promise<MessageRow> {
     if (body.referral && body.intent !== 'wrongPerson') {
-      throw badRequest('A referral can only be given with the intent wrongPerson.', [
+      throw invalid('A referral can only be given with the intent wrongPerson.', [
         detail('referral', 'is allowed only when intent is wrongPerson', 'referralWithoutWrongPerson'),
       ]);
     }

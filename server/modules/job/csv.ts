@@ -5,7 +5,7 @@
  */
 import { Transform, type Readable } from 'node:stream';
 import { parse, CsvError } from 'csv-parse';
-import { ApiError, badRequest, detail } from '../../http/errors';
+import { DomainError, invalid, detail, tooLarge } from '../../errors';
 
 export const MAX_RECORD_BYTES = 64 * 1024;
 
@@ -36,7 +36,7 @@ export interface ColumnMap {
 }
 
 const lineError = (line: number, message: string) =>
-  badRequest(`Line ${line}: ${message}`, [detail('csv', `line ${line}: ${message}`, 'csv')]);
+  invalid(`Line ${line}: ${message}`, [detail('csv', `line ${line}: ${message}`, 'csv')]);
 
 /**
  * Maps a header row. A custom variable's key is the header with every character other than a letter,
@@ -84,8 +84,7 @@ class Utf8Lines extends Transform {
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: (err?: Error | null, data?: string) => void): void {
     this.bytes += chunk.length;
-    if (this.bytes > this.maxBytes)
-      return done(new ApiError(413, 'payload_too_large', `The file is larger than ${this.maxBytes} bytes.`));
+    if (this.bytes > this.maxBytes) return done(tooLarge(`The file is larger than ${this.maxBytes} bytes.`));
     let text: string;
     try {
       text = this.decoder.decode(chunk, { stream: true });
@@ -114,7 +113,7 @@ function countLines(text: string): number {
   return n;
 }
 
-function csvProblem(err: CsvError & { lines?: number }): ApiError {
+function csvProblem(err: CsvError & { lines?: number }): DomainError {
   const line = err.lines ?? 0;
   switch (err.code) {
     case 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH':
@@ -161,12 +160,7 @@ export async function* csvRows(
         header = false;
         continue;
       }
-      if (++rows > limits.maxRows)
-        throw new ApiError(
-          413,
-          'payload_too_large',
-          `Line ${info.lines}: the file has more than ${limits.maxRows} rows.`,
-        );
+      if (++rows > limits.maxRows) throw tooLarge(`Line ${info.lines}: the file has more than ${limits.maxRows} rows.`);
       yield { line: info.lines, cells: record };
     }
   } catch (err) {

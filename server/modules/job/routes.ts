@@ -1,5 +1,6 @@
 import type { Request } from 'express';
-import { ok, plural, route, STREAMED } from '../../http/route';
+import { ok, route, STREAMED } from '../../http/route';
+import { plural } from '../../text/plural';
 import type { JobService } from './service';
 import { writeResults } from './results';
 

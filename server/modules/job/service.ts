@@ -23,7 +23,7 @@ import type { Backlog } from '../../telemetry';
 import type { Logger } from '../../logger';
 import { newId } from '../../ids';
 import { isValidEmail } from '../../email-address';
-import { ApiError, badRequest, conflict, detail, notFound } from '../../http/errors';
+import { DomainError, invalid, conflict, detail, notFound } from '../../errors';
 import { readBundledSpec } from '../../project-root';
 import type { CampaignService } from '../campaign/service';
 import { MAX_CUSTOM_VARIABLES, type ContactService, type NewContact } from '../contact/service';
@@ -163,7 +163,7 @@ export class JobService {
     location: 'query' | 'body',
   ): Promise<Partial<JobRow>> {
     if (Boolean(campaignId) === Boolean(listId)) {
-      throw badRequest(`Give exactly one of campaignId and listId (in the ${location}).`, [
+      throw invalid(`Give exactly one of campaignId and listId (in the ${location}).`, [
         detail('campaignId', 'exactly one of campaignId and listId is required', 'oneOf', location),
       ]);
     }
@@ -322,7 +322,7 @@ export class JobService {
       }
       if (intake.pending.length) await this.flush(intake);
       if (!intake.rows)
-        throw badRequest('The input holds no rows.', [detail('body', 'must hold at least one row', 'minItems')]);
+        throw invalid('The input holds no rows.', [detail('body', 'must hold at least one row', 'minItems')]);
       return toJob(await this.store.update(this.db, job.id, { status: 'queued', total: intake.rows }));
     } catch (err) {
       await this.store.delete(this.db, job.id);
@@ -418,7 +418,7 @@ export class JobService {
       if (err instanceof JobStopped) return 0;
       // An error the request rules give (the campaign is gone, the contact cap, credits): retrying the
       // batch cannot help, so the job fails. Anything else (the database) is retried at the next run.
-      if (err instanceof ApiError && err.status < 500) {
+      if (err instanceof DomainError) {
         await this.fail(jobId, err.message);
         return 1;
       }

@@ -5,7 +5,7 @@
  */
 import type { components } from '../../../generated/api';
 import { queryAll, type Db, type Executor } from '../../db';
-import { badRequest, detail, type ErrorDetail } from '../../http/errors';
+import { invalid, detail, type FieldProblem } from '../../errors';
 import { normalizeDomain, type PeopleDataOption, type PersonRow } from './model';
 import { DEFAULT_PEOPLE_DATA_OPTIONS, toLeadPerson, type LeadService } from './service';
 import { linkedinSlug, linkedinUrlForms, normalizeCompanyName, normalizeName } from './match';
@@ -28,7 +28,7 @@ type Match = { person: PersonRow; rule: MatchRule } | { person: null; reason: 'n
 
 /** Reads the keys of every input, or throws one 400 listing every key that cannot be read. */
 function readKeys(inputs: EnrichmentInput[]): Keys[] {
-  const details: ErrorDetail[] = [];
+  const details: FieldProblem[] = [];
   const keys = inputs.map((input, i): Keys => {
     const k: Keys = {};
     if (input.email) k.email = input.email.trim().toLowerCase();
@@ -54,7 +54,7 @@ function readKeys(inputs: EnrichmentInput[]): Keys[] {
     if (input.companyName) k.companyName = normalizeCompanyName(input.companyName);
     return k;
   });
-  if (details.length) throw badRequest(`${details[0].field.replace(/^body\./, '')} ${details[0].message}.`, details);
+  if (details.length) throw invalid(`${details[0].field} ${details[0].message}.`, details);
   return keys;
 }
 

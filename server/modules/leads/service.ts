@@ -11,7 +11,7 @@ import type { Knex } from 'knex';
 import type { Clock } from '../../clock';
 import type { Config } from '../../config';
 import { queryAll, type Db, type Executor } from '../../db';
-import { badRequest, detail } from '../../http/errors';
+import { invalid, detail } from '../../errors';
 import type { CreditService } from '../credits/service';
 import {
   employeeRangeOf,
@@ -25,7 +25,7 @@ import {
   type ShownPersonRow,
 } from './model';
 import { readShownCompany, readShownPerson, type LeadStore } from './store';
-import { defaulted } from '../../http/pagination';
+import { defaulted } from '../../paging';
 
 export type PeopleSearchRequest = components['schemas']['PeopleSearchRequest'];
 export type CompanySearchRequest = components['schemas']['CompanySearchRequest'];
@@ -140,7 +140,7 @@ function domains(values: string[] | undefined, field: string): string[] | undefi
     if (d) out.push(d);
     else details.push(detail(`${field}.${i}`, 'must be a domain name such as acme.com', 'format'));
   }
-  if (details.length) throw badRequest(`${field} must hold domain names such as acme.com.`, details);
+  if (details.length) throw invalid(`${field} must hold domain names such as acme.com.`, details);
   return out;
 }
 

@@ -1,6 +1,6 @@
 /**
  * Writes a list export to the response as it is read, batch by batch: CSV (RFC 4180 quoting, formula-injection
- * escaping) or JSON in the usual envelope. Each batch becomes a few pieces of text, and the next batch is read
+ * escaping) or JSON in the envelope the caller wraps `{ list, items }` in. Each batch becomes a few pieces of text, and the next batch is read
  * only when the response has taken them (back-pressure), so memory stays flat whatever the list's size, and the
  * per-row cost is the formatting alone, not a stream step per row. What a batch allocates dies young (see
  * scripts/README.md, the list export's memory): a batch outliving two young-generation collections would be
@@ -9,7 +9,6 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Response } from 'express';
-import { ok } from '../../http/route';
 import type { CompanyMember, List, PersonMember } from './service';
 
 type Member = PersonMember | CompanyMember;
@@ -123,9 +122,12 @@ async function* csvChunks(list: List, batches: AsyncIterable<Member[]>): AsyncGe
 /** At most one piece of text waits for the response beside what its socket buffers. */
 const ONE_AHEAD = { highWaterMark: 1 };
 
-async function* jsonChunks(list: List, batches: AsyncIterable<Member[]>): AsyncGenerator<string> {
+/** What wraps an export's `{ list, items }` in a JSON answer. */
+export type Envelope = (data: { list: List; items: unknown[] }) => unknown;
+
+async function* jsonChunks(list: List, batches: AsyncIterable<Member[]>, envelope: Envelope): AsyncGenerator<string> {
   // The envelope around the items, split where the items go.
-  const [head, tail] = JSON.stringify(ok('List exported', { list, items: ['\u0000'] })).split('"\\u0000"');
+  const [head, tail] = JSON.stringify(envelope({ list, items: ['\u0000'] })).split('"\\u0000"');
   yield head;
   let first = true;
   for await (const batch of batches) {
@@ -141,12 +143,13 @@ export async function writeExport(
   list: List,
   batches: AsyncIterable<Member[]>,
   format: 'csv' | 'json',
+  envelope: Envelope,
 ): Promise<void> {
   res.status(200);
   res.setHeader('Content-Disposition', `attachment; filename="list-${list.id}.${format}"`);
   if (format === 'json') {
     res.type('application/json; charset=utf-8');
-    await pipeline(Readable.from(jsonChunks(list, batches), ONE_AHEAD), res);
+    await pipeline(Readable.from(jsonChunks(list, batches, envelope), ONE_AHEAD), res);
     return;
   }
   res.type('text/csv; charset=utf-8');

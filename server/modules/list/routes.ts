@@ -1,4 +1,6 @@
-import { ok, plural, route, STREAMED } from '../../http/route';
+import { paginated } from '../../http/pagination';
+import { ok, route, STREAMED } from '../../http/route';
+import { plural } from '../../text/plural';
 import type { ListService } from './service';
 import { writeExport } from './export';
 
@@ -25,7 +27,7 @@ export const listRoutes = ({ lists }: { lists: ListService }) => [
     ok('List retrieved', { list: await lists.get(auth.workspaceId, query.listId) }),
   ),
   route('get', '/v2/list/all', async ({ auth, query }) =>
-    ok('Lists retrieved', await lists.all(auth.workspaceId, query)),
+    ok('Lists retrieved', paginated(await lists.all(auth.workspaceId, query))),
   ),
   route('get', '/v2/list/leads', async ({ auth, query }) =>
     ok('List people retrieved', await lists.people(auth.workspaceId, query.listId, query)),
@@ -58,7 +60,7 @@ export const listRoutes = ({ lists }: { lists: ListService }) => [
   }),
   route('get', '/v2/list/export', async ({ auth, query, res }) => {
     const { list, batches } = await lists.openExport(auth.workspaceId, query.listId);
-    await writeExport(res, list, batches, query.format ?? 'csv');
+    await writeExport(res, list, batches, query.format ?? 'csv', (data) => ok('List exported', data));
     return STREAMED;
   }),
 ];

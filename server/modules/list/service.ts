@@ -6,15 +6,15 @@
 import type { components } from '../../../generated/api';
 import type { Clock } from '../../clock';
 import { isUniqueViolation, type Db, type Executor } from '../../db';
-import { badRequest, conflict, detail, notFound } from '../../http/errors';
+import { invalid, conflict, detail, notFound } from '../../errors';
 import { newId } from '../../ids';
 import type { CampaignService } from '../campaign/service';
 import type { ContactService, NewContact } from '../contact/service';
 import type { CreditService } from '../credits/service';
 import type { LeadService } from '../leads/service';
 import type { JoinedMember, ListKind, ListRow, ListStore, MemberJoin } from './store';
-import { pageOf, paginated } from '../../http/pagination';
-import { decodeCursor, encodeCursor, type Position } from '../../http/cursor';
+import { pageOf } from '../../paging';
+import { decodeCursor, encodeCursor, type Position } from '../../cursor';
 
 type Schemas = components['schemas'];
 export type List = Schemas['LeadList'];
@@ -104,7 +104,7 @@ export class ListService {
   async all(workspaceId: string, query: { limit?: number; skip?: number; kind?: ListKind }) {
     const page = pageOf(query);
     const { rows, total } = await this.store.page(this.db, workspaceId, { ...page, kind: query.kind });
-    return paginated(rows.map(toList), page, total);
+    return { items: rows.map(toList), page, total };
   }
 
   /** Adds lead-database ids; members already in the list count once, unknown ids are reported. */
@@ -181,7 +181,7 @@ export class ListService {
     const page = pageOf(query);
     const after = query.cursor ? decodeCursor(query.cursor) : null;
     if (after && page.skip > 0)
-      throw badRequest('Page by cursor or by skip, not both.', [
+      throw invalid('Page by cursor or by skip, not both.', [
         detail('skip', 'must be 0 with a cursor', 'conflict', 'query'),
       ]);
     const range = { limit: page.limit + 1, skip: page.skip, after };

@@ -10,7 +10,7 @@ import {
   type Executor,
   type RawResult,
 } from '../../db';
-import type { Position } from '../../http/cursor';
+import type { Position } from '../../cursor';
 
 export type ListKind = 'people' | 'company';
 

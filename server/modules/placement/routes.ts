@@ -1,4 +1,5 @@
-import { ok, plural, route } from '../../http/route';
+import { ok, route } from '../../http/route';
+import { plural } from '../../text/plural';
 import type { PlacementService } from './service';
 
 export const placementRoutes = ({ placement }: { placement: PlacementService }) => [

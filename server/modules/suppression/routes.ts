@@ -1,6 +1,7 @@
 import { ok, route } from '../../http/route';
 import type { SuppressionService } from './service';
-import { pageOf } from '../../http/pagination';
+import { paginated } from '../../http/pagination';
+import { pageOf } from '../../paging';
 
 export const suppressionRoutes = ({ suppression }: { suppression: SuppressionService }) => [
   route('post', '/v2/suppression/add', async ({ auth, body }) =>
@@ -9,7 +10,7 @@ export const suppressionRoutes = ({ suppression }: { suppression: SuppressionSer
   route('get', '/v2/suppression/list', async ({ auth, query }) =>
     ok(
       'Suppression list retrieved',
-      await suppression.list(auth.workspaceId, { ...pageOf(query), search: query.search }),
+      paginated(await suppression.list(auth.workspaceId, { ...pageOf(query), search: query.search })),
     ),
   ),
   route('post', '/v2/suppression/remove', async ({ auth, body }) =>

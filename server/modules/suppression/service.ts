@@ -6,7 +6,7 @@ import type { components } from '../../../generated/api';
 import type { Clock } from '../../clock';
 import type { Db, Executor } from '../../db';
 import type { SuppressionReason, SuppressionStore } from './store';
-import { paginated, type Page } from '../../http/pagination';
+import type { Page } from '../../paging';
 import { domainOf, isValidEmail } from '../../email-address';
 
 type Schemas = components['schemas'];
@@ -85,6 +85,6 @@ export class SuppressionService {
       reason: r.reason,
       createdAt: r.created_at.toISOString(),
     }));
-    return paginated(items, page, total);
+    return { items, page, total };
   }
 }

@@ -26,7 +26,7 @@ import { queryAll, type Db, type Executor } from '../../db';
 import type { Logger } from '../../logger';
 import { domainOf } from '../../email-address';
 import { newId } from '../../ids';
-import { detail, conflict, notFound } from '../../http/errors';
+import { detail, conflict, notFound } from '../../errors';
 import type { AccountMailAccess, AccountRow, AccountService } from '../account/service';
 import type { SecretBox } from '../../secrets';
 import { addDays, resolveRange } from '../events/days';

@@ -1,6 +1,7 @@
 import { ok, route } from '../../http/route';
 import type { WebhookService } from './service';
-import { pageOf } from '../../http/pagination';
+import { paginated } from '../../http/pagination';
+import { pageOf } from '../../paging';
 
 export const webhookRoutes = ({ webhooks }: { webhooks: WebhookService }) => [
   route(
@@ -10,7 +11,7 @@ export const webhookRoutes = ({ webhooks }: { webhooks: WebhookService }) => [
     { status: 201 },
   ),
   route('get', '/v2/webhook/list', async ({ auth, query }) =>
-    ok('Webhook subscriptions retrieved', await webhooks.list(auth.workspaceId, pageOf(query))),
+    ok('Webhook subscriptions retrieved', paginated(await webhooks.list(auth.workspaceId, pageOf(query)))),
   ),
   route('get', '/v2/webhook/get', async ({ auth, query }) =>
     ok('Webhook subscription retrieved', await webhooks.get(auth.workspaceId, query.id)),
@@ -31,7 +32,7 @@ export const webhookRoutes = ({ webhooks }: { webhooks: WebhookService }) => [
     ok('Webhook secret rotated', await webhooks.rotateSecret(auth.workspaceId, body.id)),
   ),
   route('get', '/v2/webhook/deliveries', async ({ auth, query }) =>
-    ok('Webhook deliveries retrieved', await webhooks.deliveries(auth.workspaceId, query.id, pageOf(query))),
+    ok('Webhook deliveries retrieved', paginated(await webhooks.deliveries(auth.workspaceId, query.id, pageOf(query)))),
   ),
   route('post', '/v2/webhook/retry', async ({ auth, body }) =>
     ok('Webhook delivery queued', await webhooks.retry(auth.workspaceId, body.deliveryId)),

@@ -17,7 +17,7 @@ import type { Clock } from '../../clock';
 import type { Config } from '../../config';
 import type { Db, Executor } from '../../db';
 import type { Backlog } from '../../telemetry';
-import { badRequest, detail, notFound } from '../../http/errors';
+import { invalid, detail, notFound } from '../../errors';
 import { newId } from '../../ids';
 import { OutboundRefusedError, resolveAllowedAddress } from '../../net/outbound';
 import type { SecretBox } from '../../secrets';
@@ -25,7 +25,7 @@ import type { CampaignService } from '../campaign/service';
 import type { Event, EventType } from '../events/service';
 import { postSigned, TIMEOUT_MS, type PostResult } from './deliver';
 import type { DeliveryRow, SubscriptionRow, WebhookStore } from './store';
-import { paginated, type Page } from '../../http/pagination';
+import type { Page } from '../../paging';
 
 type Schemas = components['schemas'];
 
@@ -240,13 +240,13 @@ export class WebhookService {
     const target = new URL(url);
     const plainAllowed = this.config.allowPrivateWebhooks;
     if (target.protocol !== 'https:' && !(plainAllowed && target.protocol === 'http:')) {
-      throw badRequest('A webhook URL must use https.', [detail(field, 'must be an https URL', 'https_required')]);
+      throw invalid('A webhook URL must use https.', [detail(field, 'must be an https URL', 'https_required')]);
     }
     try {
       await resolveAllowedAddress(target.hostname.replace(/^\[|\]$/g, ''), { allowPrivate: plainAllowed });
     } catch (err) {
       const message = err instanceof OutboundRefusedError ? err.message : `${target.hostname} cannot be resolved.`;
-      throw badRequest(`The webhook URL cannot be used: ${message}`, [
+      throw invalid(`The webhook URL cannot be used: ${message}`, [
         detail(field, message, err instanceof OutboundRefusedError ? 'private_destination' : 'unresolvable'),
       ]);
     }
@@ -293,7 +293,7 @@ export class WebhookService {
 
   async list(workspaceId: string, page: Page) {
     const { rows, total } = await this.store.page(this.db, workspaceId, page);
-    return paginated(rows.map(toSubscription), page, total);
+    return { items: rows.map(toSubscription), page, total };
   }
 
   async get(workspaceId: string, id: string) {
@@ -368,23 +368,20 @@ export class WebhookService {
   async deliveries(workspaceId: string, id: string, page: { limit: number; skip: number }) {
     await this.require(this.db, workspaceId, id);
     const { rows, total } = await this.store.attempts(this.db, id, page);
-    return paginated(
-      rows.map((r): Schemas['WebhookAttempt'] => ({
-        deliveryId: r.delivery_id,
-        eventId: r.event_id,
-        eventType: r.event_type as EventType,
-        attempt: r.attempt,
-        attemptedAt: r.attempted_at.toISOString(),
-        statusCode: r.status_code,
-        durationMs: r.duration_ms,
-        error: r.error,
-        responseExcerpt: r.response_excerpt,
-        deliveryStatus: r.delivery_status,
-        nextAttemptAt: r.delivery_status === 'pending' ? new Date(r.next_attempt_at).toISOString() : null,
-      })),
-      page,
-      total,
-    );
+    const items = rows.map((r): Schemas['WebhookAttempt'] => ({
+      deliveryId: r.delivery_id,
+      eventId: r.event_id,
+      eventType: r.event_type as EventType,
+      attempt: r.attempt,
+      attemptedAt: r.attempted_at.toISOString(),
+      statusCode: r.status_code,
+      durationMs: r.duration_ms,
+      error: r.error,
+      responseExcerpt: r.response_excerpt,
+      deliveryStatus: r.delivery_status,
+      nextAttemptAt: r.delivery_status === 'pending' ? new Date(r.next_attempt_at).toISOString() : null,
+    }));
+    return { items, page, total };
   }
 
   async retry(workspaceId: string, deliveryId: string) {

@@ -6,7 +6,7 @@
 import type { components } from '../../../generated/api';
 import { isUniqueViolation, type Db, type Executor } from '../../db';
 import type { Clock } from '../../clock';
-import { badRequest, conflict, detail, forbidden, notFound } from '../../http/errors';
+import { invalid, conflict, detail, forbidden, notFound } from '../../errors';
 import { newId } from '../../ids';
 import type { CreditService } from '../credits/service';
 import type { Workspace } from '../workspace/context';
@@ -106,10 +106,7 @@ export class WhitelabelService {
         : []),
     ];
     if (details.length)
-      throw badRequest(
-        `Invalid plan limits: ${details.map((d) => `${d.field.slice(5)} ${d.message}`).join('; ')}.`,
-        details,
-      );
+      throw invalid(`Invalid plan limits: ${details.map((d) => `${d.field} ${d.message}`).join('; ')}.`, details);
     const row: PlanRow = {
       id: newId(),
       owner_workspace_id: parent.id,

@@ -3,7 +3,7 @@
  * opaque to clients (base64url of `<ISO time>|<uuid>`) and names the last item of a page; the next page starts
  * strictly after it in the list's order.
  */
-import { badRequest, detail } from './errors';
+import { invalid, detail } from './errors';
 
 export interface Position {
   at: Date;
@@ -18,7 +18,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Only what encodeCursor writes: an ISO time that reads back the same, in years the database stores
- * (a date such as year -271821 is valid JavaScript but not a PostgreSQL timestamp), and a UUID; else a 400
+ * (a date such as year -271821 is valid JavaScript but not a PostgreSQL timestamp), and a UUID; else invalid input
  * naming the query parameter `field`.
  */
 export function decodeCursor(cursor: string, field = 'cursor'): Position {
@@ -34,7 +34,7 @@ export function decodeCursor(cursor: string, field = 'cursor'): Position {
     year > 9999 ||
     at.toISOString() !== iso
   ) {
-    throw badRequest('The cursor is not one this API gave.', [
+    throw invalid('The cursor is not one this API gave.', [
       detail(field, 'is not a cursor from a previous page', 'invalid', 'query'),
     ]);
   }
