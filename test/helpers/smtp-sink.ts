@@ -4,7 +4,7 @@
  * login, silence after DATA (a server that never answers), or a connection closed for idling as the client's
  * next MAIL FROM arrives (421, as smtp-server's idle timeout answers).
  */
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 
@@ -27,6 +27,10 @@ export interface SmtpSink {
   delayMs: number;
   /** The next this many MAIL FROM commands are answered 421 and their connection closed (an idle timeout). */
   idleCloses: number;
+  /** Stops listening and drops every open connection: connections are refused until start(). */
+  stop(): Promise<void>;
+  /** Listens again on the same port. */
+  start(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -78,8 +82,20 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     },
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const port = (server.server.address() as AddressInfo).port;
+  const sockets = new Set<Socket>();
+  server.server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   return {
-    port: (server.server.address() as AddressInfo).port,
+    port,
+    stop: async () => {
+      const closed = new Promise<void>((resolve) => server.server.close(() => resolve()));
+      for (const socket of sockets) socket.destroy();
+      await closed;
+    },
+    start: () => new Promise<void>((resolve) => server.server.listen(port, '127.0.0.1', () => resolve())),
     received,
     faults,
     passwords,

@@ -608,7 +608,7 @@ export class WarmupService {
       });
       return { outcome: result.outcome, raw: result.outcome.kind === 'sent' ? result.raw : null, parent };
     } catch (err) {
-      return { outcome: { kind: 'transient', response: (err as Error).message }, raw: null, parent };
+      return { outcome: { kind: 'transient', scope: 'message', response: (err as Error).message }, raw: null, parent };
     }
   }
 
