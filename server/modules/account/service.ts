@@ -610,6 +610,15 @@ export class AccountMailAccess {
     return { failures: row.failures, nextTryAt: new Date(row.next_try_at) };
   }
 
+  /**
+   * Holds these accounts' send slot until the caller's transaction ends: every sender (campaigns, warm-up)
+   * counts an account's sends of the day and claims its next ones under this lock, so two claims of one
+   * account at one instant cannot both take the last of its daily limit.
+   */
+  lockForSending(db: Executor, accountIds: string[]): Promise<void> {
+    return this.store.lockRows(db, [...new Set(accountIds)].sort());
+  }
+
   /** The account's server answered: it is no longer waiting for a retry. */
   connectionWorks(db: Executor, accountId: string, protocol: RetryProtocol): Promise<void> {
     return this.store.clearConnectionFailure(db, accountId, protocol);

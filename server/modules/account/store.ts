@@ -208,6 +208,12 @@ export class AccountStore {
     return db<ConnectionRetryRow>('mail_connection_retries').where({ account_id: accountId }).orderBy('protocol');
   }
 
+  /** Locks these accounts' rows in id order until the caller's transaction ends (FOR NO KEY UPDATE). */
+  async lockRows(db: Executor, ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await db('email_accounts').whereIn('id', ids).orderBy('id').forNoKeyUpdate().select('id');
+  }
+
   async findAny(db: Executor, id: string, options: { forUpdate?: boolean } = {}): Promise<AccountRow | undefined> {
     const query = db<AccountRow>('email_accounts').where({ id }).first();
     if (options.forUpdate) query.forUpdate();

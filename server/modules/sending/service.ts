@@ -52,6 +52,11 @@ export interface SendingContacts {
   unfinishedInCampaign(db: Executor, campaignId: string): Promise<number>;
 }
 
+/** The warm-up pool's emails per account since a time, claims in flight included (they share the daily limit). */
+export interface WarmupSends {
+  sentSince(db: Executor, accountIds: string[], since: Date): Promise<Map<string, number>>;
+}
+
 /** A send's outcome: `deferred` is a failure retried later. */
 export type MessageOutcome = 'sent' | 'bounced' | 'unknown' | 'deferred';
 
@@ -157,6 +162,7 @@ export class SendingService {
     private readonly suppression: SuppressionService,
     private readonly links: MessageLinks,
     private readonly mail: MailService,
+    private readonly warmup: WarmupSends,
     private readonly clock: Clock,
     options: Partial<EngineOptions> = {},
   ) {
@@ -265,14 +271,18 @@ export class SendingService {
     let newLeft = campaign.daily_new_contacts === null ? Infinity : campaign.daily_new_contacts - campaignDay.first;
     if (campaignLeft <= 0) return [];
     const dayStart = startOfLocalDay(campaign.workspace_timezone, now);
-    // Warm-up and placement-test mail share the account's daily limit with campaigns.
-    const sentToday = await this.mail.sentSinceByAccount(
-      trx,
-      locked.map((a) => a.id),
-      ['campaign', 'warmup', 'placement'],
-      dayStart,
-    );
-    const accounts: SendingAccount[] = locked.map((a) => ({ ...a, sent_today: sentToday.get(a.id) ?? 0 }));
+    const ids = locked.map((a) => a.id);
+    // Warm-up and placement-test mail share the account's daily limit with campaigns: counted and claimed under
+    // the accounts' send lock, which the warm-up sender takes too, so neither takes the last of the day twice.
+    await this.accounts.lockForSending(trx, ids);
+    const [sentToday, warmupToday] = [
+      await this.mail.sentSinceByAccount(trx, ids, ['campaign', 'placement'], dayStart),
+      await this.warmup.sentSince(trx, ids, dayStart),
+    ];
+    const accounts: SendingAccount[] = locked.map((a) => ({
+      ...a,
+      sent_today: (sentToday.get(a.id) ?? 0) + (warmupToday.get(a.id) ?? 0),
+    }));
     // Every account at its daily limit or in its gap: no due contact is read.
     if (!accounts.some((a) => canSend(a, now))) return [];
     const claimed: Claimed[] = [];
