@@ -165,6 +165,26 @@ describeWithDovecot('mail servers that go away and come back', () => {
     expect(await status('cat')).toMatchObject({ status: 'active', canSend: true, reason: null, retries: [] });
   });
 
+  it('a 4xx greeting is retried the same way', async () => {
+    const campaignId = await campaignOf('ann');
+    // Pooled connections opened before stay usable: the ones opened from now on are greeted 421.
+    t.services.mail.close();
+    sink.busy = true;
+    try {
+      await addContact('ann', campaignId, 'busy@x.test');
+      expect(await t.services.sending.runOnce()).toBe(0);
+      const s = await status('ann');
+      expect(s).toMatchObject({ status: 'active', reason: 'smtpRetrying' });
+      expect(s.retries).toEqual([expect.objectContaining({ protocol: 'smtp', reason: expect.stringMatching(/421/) })]);
+    } finally {
+      sink.busy = false;
+    }
+    t.clock.advance(MIN);
+    expect(await t.services.sending.runOnce()).toBe(1);
+    expect(sentTo('busy@x.test')).toBe(1);
+    expect(await status('ann')).toMatchObject({ reason: null, retries: [] });
+  });
+
   it('a worker that may not reach loopback hosts says so at start and marks no account', async () => {
     const lines: string[] = [];
     const logger = pino(

@@ -27,6 +27,8 @@ export interface SmtpSink {
   delayMs: number;
   /** The next this many MAIL FROM commands are answered 421 and their connection closed (an idle timeout). */
   idleCloses: number;
+  /** While true, new connections are greeted `421 Too busy` and closed (a server that says: try later). */
+  busy: boolean;
   /** Stops listening and drops every open connection: connections are refused until start(). */
   stop(): Promise<void>;
   /** Listens again on the same port. */
@@ -40,12 +42,15 @@ export async function startSmtpSink(): Promise<SmtpSink> {
   const received: SinkMessage[] = [];
   const faults = new Map<string, Fault>();
   const passwords = new Set<string>();
-  const state = { delayMs: 0, idleCloses: 0 };
+  const state = { delayMs: 0, idleCloses: 0, busy: false };
   const faultFor = (to: string) => faults.get(to.toLowerCase()) ?? faults.get('*');
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
+    onConnect(_session, cb) {
+      cb(state.busy ? smtpError(421, 'Too busy, try later') : null);
+    },
     onAuth(auth, _session, cb) {
       if (passwords.size && !passwords.has(auth.password ?? ''))
         return cb(smtpError(535, '5.7.8 Authentication credentials invalid'));
@@ -104,6 +109,12 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     },
     set delayMs(ms: number) {
       state.delayMs = ms;
+    },
+    get busy() {
+      return state.busy;
+    },
+    set busy(busy: boolean) {
+      state.busy = busy;
     },
     get idleCloses() {
       return state.idleCloses;

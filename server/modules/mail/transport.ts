@@ -163,9 +163,10 @@ function droppedBeforeRecipient(e: SmtpError): boolean {
 
 function classify(e: SmtpError): SendOutcome {
   const response = (e.response ?? `${e.code ?? 'error'}: ${e.message}`).slice(0, 1000);
-  if (e.code === 'EAUTH' || e.responseCode === 535 || e.responseCode === 534)
-    return { kind: 'accountFailure', response: `auth_failed: ${response}` };
   const code = e.responseCode ?? 0;
+  // A refused login needs a person; a 4xx to it (454: try later) is the server's trouble.
+  if ((e.code === 'EAUTH' && !(code >= 400 && code < 500)) || code === 535 || code === 534)
+    return { kind: 'accountFailure', response: `auth_failed: ${response}` };
   if (
     code >= 500 &&
     (e.command === 'RCPT TO' || e.command === 'DATA' || e.code === 'EENVELOPE' || e.code === 'EMESSAGE')
