@@ -60,7 +60,9 @@ export interface paths {
          * Get an email account's connection status
          * @description Tells whether an account can send now: its status (`active`, `paused`, `connectionError`,
          *     `sendingError`), today's sends (campaign, placement-test and warm-up) against its daily limit
-         *     (workspace time zone), and `canSend` with the `reason` when it cannot. Costs no credits and changes nothing. Errors: `400` missing or
+         *     (workspace time zone), `canSend` with the `reason` when it cannot, and `retries`: its SMTP or IMAP servers
+         *     that could not be reached (refused, timed out, a 4xx greeting), why, and when each is tried again (the
+         *     account stays `active` meanwhile and recovers by itself). Costs no credits and changes nothing. Errors: `400` missing or
          *     malformed `accountId`; `404` no such account in this workspace.
          */
         get: operations["getAccountStatus"];
@@ -983,7 +985,9 @@ export interface paths {
          * Get an email account's connection status
          * @description Tells whether an account can send now: its status (`active`, `paused`, `connectionError`,
          *     `sendingError`), today's sends (campaign, placement-test and warm-up) against its daily limit
-         *     (workspace time zone), and `canSend` with the `reason` when it cannot. Costs no credits and changes nothing. Errors: `400` missing or
+         *     (workspace time zone), `canSend` with the `reason` when it cannot, and `retries`: its SMTP or IMAP servers
+         *     that could not be reached (refused, timed out, a 4xx greeting), why, and when each is tried again (the
+         *     account stays `active` meanwhile and recovers by itself). Costs no credits and changes nothing. Errors: `400` missing or
          *     malformed `accountId`; `404` no such account in this workspace.
          */
         get: operations["getAccountStatusV2"];
@@ -4979,8 +4983,9 @@ export interface components {
             warmupSentToday: number;
         };
         /**
-         * @description Whether an account can send now. `canSend` is true when its status is `active` and it has not reached its
-         *     daily limit today (workspace time zone); otherwise `reason` says why not.
+         * @description Whether an account can send now. `canSend` is true when its status is `active`, it has not reached its
+         *     daily limit today (workspace time zone) and its SMTP server is not waiting for its next try; otherwise
+         *     `reason` says why not. `retries` lists the servers that could not be reached and when each is tried again.
          */
         EmailAccountConnection: {
             /**
@@ -4998,16 +5003,19 @@ export interface components {
              */
             email: string;
             /**
-             * @description Why the account cannot send now, or `null` when it can.
+             * @description Why the account cannot send now, or `null` when it can: its status, `dailyLimitReached`, or
+             *     `smtpRetrying` (its SMTP server could not be reached; see `retries` for why and when it is tried again).
              * @example null
              * @enum {string|null}
              */
-            reason: "paused" | "connectionError" | "sendingError" | "dailyLimitReached" | null;
+            reason: "paused" | "connectionError" | "sendingError" | "dailyLimitReached" | "smtpRetrying" | null;
             /**
              * @description Emails it may still send today (dailyLimit less campaign, placement-test and warm-up sends), never below 0.
              * @example 38
              */
             remainingToday: number;
+            /** @description The account's servers that could not be reached and wait for their next try; empty when none. */
+            retries: components["schemas"]["EmailAccountConnectionRetry"][];
             /**
              * @description Campaign and inbox-placement-test emails sent today, warm-up excluded.
              * @example 12
@@ -5025,6 +5033,43 @@ export interface components {
              * @enum {string}
              */
             warmupStatus: "active" | "paused" | "banned";
+        };
+        /**
+         * @description A server of the account that could not be reached: the connection was refused or timed out, the server
+         *     greeted with a 4xx (try later), or this worker may not reach the host's address (a private address when
+         *     `ALLOW_PRIVATE_MAIL_HOSTS` is not set). Time fixes these: the account keeps its status and is tried again at
+         *     `nextTryAt` (1 minute after the first failure, doubling, at most 30 minutes apart); the row goes at the first
+         *     try that works. A refused login is not retried: the account goes to `connectionError`.
+         */
+        EmailAccountConnectionRetry: {
+            /**
+             * @description Tries that failed in a row.
+             * @example 2
+             */
+            failures: number;
+            /**
+             * Format: date-time
+             * @description When the server is tried again (mail is not sent through it, or read from it, before).
+             * @example 2026-11-23T10:03:00.000Z
+             */
+            nextTryAt: string;
+            /**
+             * @description Which server failed (SMTP sends; IMAP reads replies).
+             * @example imap
+             * @enum {string}
+             */
+            protocol: "smtp" | "imap";
+            /**
+             * @description What failed, in the words of the connection (e.g. `ECONNREFUSED`, a 421 greeting).
+             * @example IMAP connection to imap.acme-mail.io:993 failed: ECONNREFUSED
+             */
+            reason: string;
+            /**
+             * Format: date-time
+             * @description When the first of these failures happened.
+             * @example 2026-11-23T10:00:00.000Z
+             */
+            since: string;
         };
         /** @description An email account to connect. */
         EmailAccountConnectRequest: {

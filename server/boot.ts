@@ -40,6 +40,13 @@ export async function boot(): Promise<{ deps: Deps; services: Services; database
 
 /** The background jobs: campaign sending, mailbox reading, webhook delivery, expired idempotency keys and bulk jobs (import, verify, enrich), warm-up sending and reading, placement tests, the event feed's retention, and the raw mail events' month partitions. */
 export function startJobs({ deps, services }: { deps: Deps; services: Services }): Worker {
+  // The setting may differ between the API that accepted an account and this worker: such an account is
+  // retried (its status API says why), never marked broken.
+  if (!deps.config.allowPrivateMailHosts)
+    deps.logger.info(
+      { allowPrivateMailHosts: false },
+      'worker: ALLOW_PRIVATE_MAIL_HOSTS is off: mail servers at loopback, private or link-local addresses are not contacted; accounts there keep their status and are retried later',
+    );
   return startWorker(
     {
       sending: services.sending,

@@ -179,6 +179,8 @@ export function createServices(deps: Deps) {
     suppression,
     tracking,
     mail,
+    // The warm-up service is made below; the engine asks it only once running.
+    { sentSince: (db, accountIds, since) => warmup.sentSince(db, accountIds, since) },
     clock,
   );
   // Resumes and moves change the engine's progress rows: the contact module reaches them through this interface.

@@ -72,6 +72,10 @@ export interface ImapTestServer {
   recreateInbox(user: string): Promise<void>;
   /** The server's log (for failure messages). */
   log(): string;
+  /** Stops dovecot, keeping its mail and port: connections are refused until start(). */
+  stop(): Promise<void>;
+  /** Starts a stopped dovecot again on the same port, with the same mail. */
+  start(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -217,9 +221,9 @@ export async function startImapServer(options: { users?: ImapUser[] } = {}): Pro
       return '';
     }
   };
-  for (let attempt = 0; attempt < 5 && !child; attempt++) {
-    port = await freePort();
-    writeFileSync(join(dir, 'dovecot.conf'), config(dir, port));
+  /** Dovecot listening on `port`, or the reason it did not start (`inUse` when the port was taken). */
+  const spawnOn = async (on: number): Promise<{ proc: ChildProcess } | { inUse: boolean; output: string }> => {
+    writeFileSync(join(dir, 'dovecot.conf'), config(dir, on));
     const proc = spawn('dovecot', ['-F', '-c', join(dir, 'dovecot.conf')], { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     proc.stdout.on('data', (d) => (output += d));
@@ -227,23 +231,36 @@ export async function startImapServer(options: { users?: ImapUser[] } = {}): Pro
     let exited = false;
     proc.once('exit', () => (exited = true));
     const deadline = Date.now() + 15_000;
-    while (!exited && Date.now() < deadline && !(await portOpen(port))) await sleep(50);
-    if (!exited && (await portOpen(port))) {
-      child = proc;
-      break;
-    }
+    while (!exited && Date.now() < deadline && !(await portOpen(on))) await sleep(50);
+    if (!exited && (await portOpen(on))) return { proc };
     if (!exited) proc.kill('SIGKILL');
+    return { inUse: /bind|address already in use/i.test(output + readLog()), output };
+  };
+  for (let attempt = 0; attempt < 5 && !child; attempt++) {
+    port = await freePort();
+    const started = await spawnOn(port);
+    if ('proc' in started) child = started.proc;
     // A port taken between choosing and binding: try another one.
-    if (!/bind|address already in use/i.test(output + readLog())) {
+    else if (!started.inUse) {
       rmSync(dir, { recursive: true, force: true });
-      throw new Error(`dovecot did not start: ${output}\n${readLog()}`);
+      throw new Error(`dovecot did not start: ${started.output}\n${readLog()}`);
     }
   }
   if (!child) {
     rmSync(dir, { recursive: true, force: true });
     throw new Error('dovecot did not start: no free port');
   }
-  const proc = child;
+  let proc = child;
+  const stopProc = async () => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+    proc.kill('SIGTERM');
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
+    await exited;
+    clearTimeout(timer);
+    // Dovecot's children (login and imap processes) may hold the port a moment longer.
+    while (await portOpen(port)) await sleep(50);
+  };
 
   const client = async (user: string): Promise<ImapFlow> => {
     const password = users.get(user);
@@ -340,14 +357,21 @@ export async function startImapServer(options: { users?: ImapUser[] } = {}): Pro
     resetUidValidity: (user) => new Promise((resolve) => resolve(dropIndex(user, false))),
     recreateInbox: (user) => new Promise((resolve) => resolve(dropIndex(user, true))),
     log: readLog,
-    async close() {
-      if (proc.exitCode === null && proc.signalCode === null) {
-        const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-        proc.kill('SIGTERM');
-        const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
-        await exited;
-        clearTimeout(timer);
+    stop: stopProc,
+    async start() {
+      for (let attempt = 0; attempt < 20; attempt++) {
+        const started = await spawnOn(port);
+        if ('proc' in started) {
+          proc = started.proc;
+          return;
+        }
+        if (!started.inUse) throw new Error(`dovecot did not start again: ${started.output}\n${readLog()}`);
+        await sleep(250);
       }
+      throw new Error(`dovecot did not start again: port ${port} stays taken`);
+    },
+    async close() {
+      await stopProc();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -4,7 +4,7 @@
  * login, silence after DATA (a server that never answers), or a connection closed for idling as the client's
  * next MAIL FROM arrives (421, as smtp-server's idle timeout answers).
  */
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 
@@ -27,6 +27,12 @@ export interface SmtpSink {
   delayMs: number;
   /** The next this many MAIL FROM commands are answered 421 and their connection closed (an idle timeout). */
   idleCloses: number;
+  /** While true, new connections are greeted `421 Too busy` and closed (a server that says: try later). */
+  busy: boolean;
+  /** Stops listening and drops every open connection: connections are refused until start(). */
+  stop(): Promise<void>;
+  /** Listens again on the same port. */
+  start(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -36,12 +42,15 @@ export async function startSmtpSink(): Promise<SmtpSink> {
   const received: SinkMessage[] = [];
   const faults = new Map<string, Fault>();
   const passwords = new Set<string>();
-  const state = { delayMs: 0, idleCloses: 0 };
+  const state = { delayMs: 0, idleCloses: 0, busy: false };
   const faultFor = (to: string) => faults.get(to.toLowerCase()) ?? faults.get('*');
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
+    onConnect(_session, cb) {
+      cb(state.busy ? smtpError(421, 'Too busy, try later') : null);
+    },
     onAuth(auth, _session, cb) {
       if (passwords.size && !passwords.has(auth.password ?? ''))
         return cb(smtpError(535, '5.7.8 Authentication credentials invalid'));
@@ -78,8 +87,20 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     },
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const port = (server.server.address() as AddressInfo).port;
+  const sockets = new Set<Socket>();
+  server.server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   return {
-    port: (server.server.address() as AddressInfo).port,
+    port,
+    stop: async () => {
+      const closed = new Promise<void>((resolve) => server.server.close(() => resolve()));
+      for (const socket of sockets) socket.destroy();
+      await closed;
+    },
+    start: () => new Promise<void>((resolve) => server.server.listen(port, '127.0.0.1', () => resolve())),
     received,
     faults,
     passwords,
@@ -88,6 +109,12 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     },
     set delayMs(ms: number) {
       state.delayMs = ms;
+    },
+    get busy() {
+      return state.busy;
+    },
+    set busy(busy: boolean) {
+      state.busy = busy;
     },
     get idleCloses() {
       return state.idleCloses;

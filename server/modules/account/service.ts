@@ -16,7 +16,7 @@ import { dayIn } from '../events/days';
 import { percent, type EventService } from '../events/service';
 import { inWarmupPool, toAccount, warmupReason } from './mapping';
 import type { SecretBox } from '../../secrets';
-import type { AccountRow, AccountStore, WarmupColumns } from './store';
+import type { AccountRow, AccountStore, RetryProtocol, WarmupColumns } from './store';
 import { checkBlocklists, checkDomain, memoizedA, scoreOf, type DomainVitals } from './vitals';
 import type { ZonedWorkspace } from '../workspace/context';
 import type { WorkspaceService } from '../workspace/service';
@@ -317,7 +317,17 @@ export class AccountService {
     const sentToday = sent.campaign;
     // Campaign, placement-test and warm-up mail share the daily limit.
     const remainingToday = Math.max(0, row.daily_limit - sent.campaign - sent.warmup);
-    const reason = row.status !== 'active' ? row.status : remainingToday === 0 ? 'dailyLimitReached' : null;
+    const now = this.clock.now();
+    const retries = await this.store.connectionRetries(this.db, row.id);
+    const smtpWaits = retries.some((r) => r.protocol === 'smtp' && new Date(r.next_try_at) > now);
+    const reason =
+      row.status !== 'active'
+        ? row.status
+        : remainingToday === 0
+          ? 'dailyLimitReached'
+          : smtpWaits
+            ? 'smtpRetrying'
+            : null;
     return {
       accountId: row.id,
       email: row.email,
@@ -330,6 +340,13 @@ export class AccountService {
       dailyLimit: row.daily_limit,
       remainingToday,
       warmupStatus: row.warmup_status,
+      retries: retries.map((r) => ({
+        protocol: r.protocol,
+        reason: r.reason,
+        failures: r.failures,
+        since: new Date(r.since).toISOString(),
+        nextTryAt: new Date(r.next_try_at).toISOString(),
+      })),
     };
   }
 
@@ -554,6 +571,9 @@ export interface AccountStatusChange {
   reason: string;
 }
 
+/** Waits before the next try of a server that could not be reached: 1 minute, doubling, at most 30 minutes. */
+const CONNECTION_RETRY_WAITS = { firstWaitMs: 60_000, maxWaitMs: 30 * 60_000 };
+
 export class AccountMailAccess {
   constructor(
     private readonly store: AccountStore,
@@ -561,8 +581,42 @@ export class AccountMailAccess {
     private readonly clock: Clock,
   ) {}
 
+  /** Accounts whose mailbox the reader reads now (an IMAP login, not in connectionError, not waiting for a retry). */
   readableImapAccounts(db: Executor): Promise<{ id: string; workspace_id: string }[]> {
-    return this.store.readableImapAccounts(db);
+    return this.store.readableImapAccounts(db, this.clock.now());
+  }
+
+  /**
+   * The account's SMTP or IMAP server could not be reached (refused, timed out, a 4xx greeting, an address this
+   * process may not reach): the account keeps its status and the server is tried again after a wait that
+   * doubles with each failure in a row. Returns when.
+   */
+  async connectionFailed(
+    db: Executor,
+    accountId: string,
+    protocol: RetryProtocol,
+    reason: string,
+  ): Promise<{ failures: number; nextTryAt: Date }> {
+    const row = await this.store.noteConnectionFailure(
+      db,
+      { accountId, protocol, reason: reason.slice(0, 1000), now: this.clock.now() },
+      CONNECTION_RETRY_WAITS,
+    );
+    return { failures: row.failures, nextTryAt: new Date(row.next_try_at) };
+  }
+
+  /**
+   * Holds these accounts' send slot until the caller's transaction ends: every sender (campaigns, warm-up)
+   * counts an account's sends of the day and claims its next ones under this lock, so two claims of one
+   * account at one instant cannot both take the last of its daily limit.
+   */
+  lockForSending(db: Executor, accountIds: string[]): Promise<void> {
+    return this.store.lockRows(db, [...new Set(accountIds)].sort());
+  }
+
+  /** The account's server answered: it is no longer waiting for a retry. */
+  connectionWorks(db: Executor, accountId: string, protocol: RetryProtocol): Promise<void> {
+    return this.store.clearConnectionFailure(db, accountId, protocol);
   }
 
   /** The account's IMAP login, or null when it has none or is in connectionError. */

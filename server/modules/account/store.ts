@@ -52,6 +52,18 @@ export type WarmupColumns = Partial<
   >
 >;
 
+export type RetryProtocol = 'smtp' | 'imap';
+
+/** A server of the account that could not be reached, and when it is tried again (mail_connection_retries). */
+export interface ConnectionRetryRow {
+  account_id: string;
+  protocol: RetryProtocol;
+  failures: number;
+  reason: string;
+  since: Date;
+  next_try_at: Date;
+}
+
 export class AccountStore {
   async find(
     db: Executor,
@@ -134,13 +146,72 @@ export class AccountStore {
 
   // --- mail connections (inbox reader; the sending engine's SMTP side uses the same columns) ---
 
-  /** Accounts with an IMAP login that are not in connectionError: the mailboxes the reader reads. */
-  async readableImapAccounts(db: Executor): Promise<{ id: string; workspace_id: string }[]> {
-    return db('email_accounts')
-      .whereNotNull('imap_host')
-      .whereNotNull('imap_password_enc')
-      .whereNot('status', 'connectionError')
-      .select('id', 'workspace_id');
+  /**
+   * Accounts with an IMAP login that are not in connectionError and whose server is not waiting for its next
+   * try (`now`): the mailboxes the reader reads.
+   */
+  async readableImapAccounts(db: Executor, now: Date): Promise<{ id: string; workspace_id: string }[]> {
+    return db('email_accounts as a')
+      .whereNotNull('a.imap_host')
+      .whereNotNull('a.imap_password_enc')
+      .whereNot('a.status', 'connectionError')
+      .whereNotExists((q) =>
+        q
+          .from('mail_connection_retries as r')
+          .whereRaw('r.account_id = a.id')
+          .andWhere('r.protocol', 'imap')
+          .andWhere('r.next_try_at', '>', now),
+      )
+      .select('a.id', 'a.workspace_id');
+  }
+
+  /**
+   * One more failure in a row to reach the account's server: the next try waits `firstWaitMs` doubled for each
+   * failure before, at most `maxWaitMs`. Failures while a wait is running (sends already under way) count as
+   * the same try.
+   */
+  async noteConnectionFailure(
+    db: Executor,
+    retry: { accountId: string; protocol: RetryProtocol; reason: string; now: Date },
+    waits: { firstWaitMs: number; maxWaitMs: number },
+  ): Promise<ConnectionRetryRow> {
+    const { rows } = await db.raw<{ rows: ConnectionRetryRow[] }>(
+      `INSERT INTO mail_connection_retries AS r (account_id, protocol, failures, reason, since, next_try_at)
+       VALUES (?, ?, 1, ?, ?::timestamptz, ?::timestamptz + ? * interval '1 millisecond')
+       ON CONFLICT (account_id, protocol) DO UPDATE SET
+         failures = CASE WHEN r.next_try_at <= EXCLUDED.since THEN r.failures + 1 ELSE r.failures END,
+         reason = EXCLUDED.reason,
+         next_try_at = CASE WHEN r.next_try_at <= EXCLUDED.since
+           THEN EXCLUDED.since + least(?, ? * power(2, r.failures)) * interval '1 millisecond'
+           ELSE r.next_try_at END
+       RETURNING *`,
+      [
+        retry.accountId,
+        retry.protocol,
+        retry.reason,
+        retry.now,
+        retry.now,
+        waits.firstWaitMs,
+        waits.maxWaitMs,
+        waits.firstWaitMs,
+      ],
+    );
+    return rows[0];
+  }
+
+  /** The account's server answered: its retry (if any) is over. */
+  async clearConnectionFailure(db: Executor, accountId: string, protocol: RetryProtocol): Promise<void> {
+    await db('mail_connection_retries').where({ account_id: accountId, protocol }).delete();
+  }
+
+  async connectionRetries(db: Executor, accountId: string): Promise<ConnectionRetryRow[]> {
+    return db<ConnectionRetryRow>('mail_connection_retries').where({ account_id: accountId }).orderBy('protocol');
+  }
+
+  /** Locks these accounts' rows in id order until the caller's transaction ends (FOR NO KEY UPDATE). */
+  async lockRows(db: Executor, ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await db('email_accounts').whereIn('id', ids).orderBy('id').forNoKeyUpdate().select('id');
   }
 
   async findAny(db: Executor, id: string, options: { forUpdate?: boolean } = {}): Promise<AccountRow | undefined> {

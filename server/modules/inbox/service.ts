@@ -56,8 +56,6 @@ export interface InboxSettings {
   concurrency: number;
   /** How long a claim holds before another worker may take the mailbox (crashed worker). */
   claimSeconds: number;
-  /** Consecutive network failures before the account goes to connectionError (authentication: at once). */
-  failuresBeforeError: number;
   /** Bytes of a message read at most: its headers and the start of its body (what matching and classification read). */
   maxMessageBytes: number;
 }
@@ -67,7 +65,6 @@ export const DEFAULT_INBOX_SETTINGS: InboxSettings = {
   accountsPerRun: 50,
   concurrency: 8,
   claimSeconds: 300,
-  failuresBeforeError: 3,
   maxMessageBytes: 1024 * 1024,
 };
 
@@ -258,6 +255,7 @@ export class InboxService {
       if (result.processed === 0 && checkpoint.uid_validity !== result.uidValidity) {
         await this.store.advance(this.db, accountId, MAILBOX, result.uidValidity, result.lastUid, this.clock.now());
       }
+      if (failures > 0) await this.accounts.connectionWorks(this.db, accountId, 'imap');
       failures = 0;
     } catch (err) {
       if (err instanceof ProcessingError) {
@@ -267,9 +265,16 @@ export class InboxService {
         const permanent = err instanceof MailboxError ? err.permanent : false;
         error = err instanceof MailboxError ? err.message : `IMAP read failed: ${(err as Error).message}`;
         failures += 1;
-        this.logger.warn({ accountId, err: error, failures }, 'inbox: mailbox read failed');
-        if (permanent || failures >= this.settings.failuresBeforeError)
-          await this.markConnectionError(accountId, error);
+        // A refused login needs the user; anything else (refused, timed out, a 4xx greeting) time fixes: the
+        // account stays as it is and the mailbox is read again after a growing wait.
+        if (permanent) await this.markConnectionError(accountId, error);
+        else {
+          const retry = await this.accounts.connectionFailed(this.db, accountId, 'imap', error);
+          this.logger.warn(
+            { accountId, err: error, failures: retry.failures, nextTryAt: retry.nextTryAt.toISOString() },
+            'inbox: mailbox read failed; trying again later',
+          );
+        }
       }
     } finally {
       await this.store.release(this.db, accountId, MAILBOX, this.workerId, {

@@ -65,6 +65,13 @@ interface Intake {
 /** Thrown inside a batch's transaction when the job was cancelled meanwhile: the batch rolls back. */
 class JobStopped extends Error {}
 
+/** Jobs a lane looks at for a batch nobody holds. */
+const JOBS_LOOKED_AT = 20;
+/** Rows applied between two looks at the job's status and the slice's time. */
+const SLICE_ROWS = 50;
+/** Wall time a batch's slice may take before its transaction commits and the worker chooses again. */
+const SLICE_MS = 3000;
+
 /** The contact input limits of the spec (maxLength per field), read from the bundle the validator uses. */
 function contactLimits(): { field: Record<string, number>; variable: number } {
   const schemas = readBundledSpec().components.schemas ?? {};
@@ -396,16 +403,33 @@ export class JobService {
     return this.store.backlog(this.db);
   }
 
+  /**
+   * One pass: `concurrency` lanes (each batch its own transaction and connection: the database works on one
+   * while this process prepares the next), each applying one slice of a batch. Lanes choose one after the
+   * other, each taking the job whose workspace had its turn least recently, so workspaces share the worker
+   * whatever each has queued; a slice lasts a few seconds at most, so another workspace's job waits no longer.
+   */
   async runOnce(): Promise<number> {
     // Uploads whose process died before they finished are removed after an hour.
     await this.store.deleteStaleReceiving(this.db, new Date(this.clock.now().getTime() - 3600_000));
-    for (const jobId of await this.store.active(this.db, 10)) {
-      // Several batches at once (each its own transaction and connection): the database works on one
-      // while this process prepares the next.
-      const done = await Promise.allSettled(Array.from({ length: this.concurrency }, () => this.runBatch(jobId)));
-      const failed = done.find((d) => d.status === 'rejected');
-      if (failed) throw failed.reason;
-      const rows = done.reduce((sum, d) => sum + (d.status === 'fulfilled' ? d.value : 0), 0);
+    const lanes: Promise<number>[] = [];
+    for (let lane = 0; lane < this.concurrency; lane++) {
+      const queue = await this.store.inTurn(this.db, JOBS_LOOKED_AT);
+      if (queue.length === 0) break;
+      await this.store.takeTurn(this.db, queue[0]);
+      lanes.push(this.runLane(queue));
+    }
+    const done = await Promise.allSettled(lanes);
+    const failed = done.find((d) => d.status === 'rejected');
+    if (failed) throw failed.reason;
+    return done.reduce((sum, d) => sum + (d.status === 'fulfilled' ? d.value : 0), 0);
+  }
+
+  /** A slice of the first job of `queue` (its turn taken) with a batch nobody holds; rows applied. */
+  private async runLane(queue: string[]): Promise<number> {
+    for (const [i, jobId] of queue.entries()) {
+      if (i > 0) await this.store.takeTurn(this.db, jobId);
+      const rows = await this.runBatch(jobId);
       if (rows) return rows;
     }
     return 0;
@@ -426,15 +450,28 @@ export class JobService {
     }
   }
 
+  /**
+   * Applies the claimed batch from where its last slice ended, SLICE_ROWS rows at a time, until it is done or
+   * SLICE_MS have passed (the rest is the next claim's); a cancel committed meanwhile stops it at the next
+   * SLICE_ROWS rows and rolls the slice back.
+   */
   private async applyBatch(trx: Executor, jobId: string): Promise<number> {
     const batch = await this.store.claimBatch(trx, jobId);
     if (!batch) return 0;
     const job = await this.store.findById(trx, jobId);
     if (!job || !ACTIVE.includes(job.status)) return 0;
-    const rows = await this.store.rows(trx, jobId, batch.first_row, batch.row_count);
-    const results = await this.apply(trx, job, rows);
+    const rows = await this.store.rows(trx, jobId, batch.first_row + batch.applied, batch.row_count - batch.applied);
+    const started = performance.now();
+    const results: ResultRow[] = [];
+    for (let i = 0; i < rows.length; i += SLICE_ROWS) {
+      if (i > 0 && performance.now() - started > SLICE_MS) break;
+      if (i > 0 && !ACTIVE.includes((await this.store.statusOf(trx, jobId))!)) throw new JobStopped();
+      results.push(...(await this.apply(trx, job, rows.slice(i, i + SLICE_ROWS))));
+    }
     await this.store.insertResults(trx, jobId, results);
-    await this.store.markBatchDone(trx, batch, this.workerName);
+    if (batch.applied + results.length < batch.row_count)
+      await this.store.markBatchApplied(trx, batch, batch.applied + results.length);
+    else await this.store.markBatchDone(trx, batch, this.workerName);
 
     // The job row last and briefly: workers sharing the job wait on each other only here.
     const locked = (await this.store.findById(trx, jobId, true))!;

@@ -35,6 +35,8 @@ export interface BatchRow {
   batch_no: number;
   first_row: number;
   row_count: number;
+  /** Rows of the batch already applied (earlier slices). */
+  applied: number;
 }
 
 export interface ResultRow {
@@ -113,20 +115,47 @@ export class JobStore {
     await db('jobs').where({ id }).delete();
   }
 
-  /** Ids of jobs with work left, oldest first. */
   /** Input rows of queued and running jobs not yet applied, and the oldest such job's creation (the worker's backlog). */
   async backlog(db: Executor): Promise<Backlog> {
     const row = await db('job_batches as b')
       .join('jobs as j', 'j.id', 'b.job_id')
       .whereIn('j.status', ACTIVE)
       .whereNull('b.done_by')
-      .first<BacklogRow>(db.raw('coalesce(sum(b.row_count), 0)::int as due'), db.raw('min(j.created_at) as oldest'));
+      .first<BacklogRow>(
+        db.raw('coalesce(sum(b.row_count - b.applied), 0)::int as due'),
+        db.raw('min(j.created_at) as oldest'),
+      );
     return { due: row?.due ?? 0, oldestDueAt: row?.oldest ? new Date(row.oldest) : null };
   }
 
-  async active(db: Executor, limit: number): Promise<string[]> {
-    const rows = await db('jobs').whereIn('status', ACTIVE).orderBy('created_at').limit(limit).select('id');
-    return rows.map((r: { id: string }) => r.id);
+  /**
+   * Ids of jobs with work left, in turn: first the workspaces whose jobs took a turn least recently (never
+   * first), each workspace's jobs oldest first.
+   */
+  async inTurn(db: Executor, limit: number): Promise<string[]> {
+    const { rows } = await db.raw<{ rows: { id: string }[] }>(
+      `SELECT j.id FROM jobs j
+         JOIN (SELECT workspace_id, max(claim_turn) AS turn FROM jobs WHERE status IN ('queued', 'running')
+                GROUP BY workspace_id) w ON w.workspace_id = j.workspace_id
+        WHERE j.status IN ('queued', 'running')
+        ORDER BY w.turn NULLS FIRST, j.workspace_id, j.created_at, j.id
+        LIMIT ?`,
+      [limit],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** The job takes a turn now: its workspace goes behind every other with work left. */
+  async takeTurn(db: Executor, jobId: string): Promise<void> {
+    await db('jobs')
+      .where({ id: jobId })
+      .update({ claim_turn: db.raw("nextval('job_claim_turns')") });
+  }
+
+  /** The job's status as committed now (a cancel landing while a batch is applied). */
+  async statusOf(db: Executor, jobId: string): Promise<JobStatusValue | undefined> {
+    const row = await db<JobRow>('jobs').where({ id: jobId }).first('status');
+    return row?.status;
   }
 
   /** Uploads that never finished (their process died): deleted with their rows. */
@@ -158,13 +187,18 @@ export class JobStore {
       .where({ job_id: jobId })
       .whereNull('done_by')
       .orderBy('batch_no')
-      .first('job_id', 'batch_no', 'first_row', 'row_count')
+      .first('job_id', 'batch_no', 'first_row', 'row_count', 'applied')
       .forUpdate()
       .skipLocked();
   }
 
   async markBatchDone(trx: Executor, batch: BatchRow, doneBy: string): Promise<void> {
     await trx('job_batches').where({ job_id: batch.job_id, batch_no: batch.batch_no }).update({ done_by: doneBy });
+  }
+
+  /** A slice of the batch was applied: the next claim goes on after it. */
+  async markBatchApplied(trx: Executor, batch: BatchRow, applied: number): Promise<void> {
+    await trx('job_batches').where({ job_id: batch.job_id, batch_no: batch.batch_no }).update({ applied });
   }
 
   async rows(db: Executor, jobId: string, first: number, count: number): Promise<InputRow[]> {

@@ -91,7 +91,9 @@ async function connectImap(login: MailLogin, options: ConnectionOptions): Promis
   try {
     address = await resolveAllowedAddress(login.host, { allowPrivate: options.allowPrivate });
   } catch (err) {
-    if (err instanceof OutboundRefusedError) throw new MailboxError(`IMAP host refused: ${err.message}`, true);
+    // This process may not reach the address (its ALLOW_PRIVATE_MAIL_HOSTS may differ from the API's that
+    // accepted the account): not the account's fault, so not permanent.
+    if (err instanceof OutboundRefusedError) throw new MailboxError(`IMAP host refused: ${err.message}`, false);
     throw new MailboxError(`IMAP host ${login.host} cannot be resolved: ${(err as Error).message}`, false);
   }
   const client = imapClient(login, address, options.timeoutMs);

@@ -17,10 +17,14 @@ export type SendOutcome =
   | { kind: 'sent'; response: string }
   /** The server refused this recipient for good (5xx at RCPT or DATA). */
   | { kind: 'bounced'; response: string }
-  /** The login was refused, or the host may not be used: the account cannot send until fixed. */
+  /** The login was refused: the account cannot send until a person fixes it. */
   | { kind: 'accountFailure'; response: string }
-  /** Try again later: 4xx, connection refused or dropped, timeout. */
-  | { kind: 'transient'; response: string }
+  /**
+   * Try again later: 4xx, connection refused or dropped, timeout. `server` when the account's server did not
+   * take the session (connection, greeting, login, sender), so no message of the account can go now;
+   * `message` when it put off this message (a 4xx to its recipient or data).
+   */
+  | { kind: 'transient'; response: string; scope: 'server' | 'message' }
   /** The connection broke after the message data went out: the server may have taken it. */
   | { kind: 'unknown'; response: string };
 
@@ -74,9 +78,11 @@ export class TransportPool {
     try {
       pooled = await this.transportFor(login);
     } catch (err) {
+      // This process may not reach the address (its ALLOW_PRIVATE_MAIL_HOSTS may differ from the API's that
+      // accepted the account): the server is out of reach from here, not the account's fault.
       if (err instanceof OutboundRefusedError)
-        return { kind: 'accountFailure', response: `private_destination: ${err.message}` };
-      return { kind: 'transient', response: `SMTP host not resolved: ${(err as Error).message}` };
+        return { kind: 'transient', scope: 'server', response: `private_destination: ${err.message}` };
+      return { kind: 'transient', scope: 'server', response: `SMTP host not resolved: ${(err as Error).message}` };
     }
     const mail = { ...message, envelope: { from: login.email, to: [message.to] } };
     try {
@@ -157,9 +163,10 @@ function droppedBeforeRecipient(e: SmtpError): boolean {
 
 function classify(e: SmtpError): SendOutcome {
   const response = (e.response ?? `${e.code ?? 'error'}: ${e.message}`).slice(0, 1000);
-  if (e.code === 'EAUTH' || e.responseCode === 535 || e.responseCode === 534)
-    return { kind: 'accountFailure', response: `auth_failed: ${response}` };
   const code = e.responseCode ?? 0;
+  // A refused login needs a person; a 4xx to it (454: try later) is the server's trouble.
+  if ((e.code === 'EAUTH' && !(code >= 400 && code < 500)) || code === 535 || code === 534)
+    return { kind: 'accountFailure', response: `auth_failed: ${response}` };
   if (
     code >= 500 &&
     (e.command === 'RCPT TO' || e.command === 'DATA' || e.code === 'EENVELOPE' || e.code === 'EMESSAGE')
@@ -167,5 +174,6 @@ function classify(e: SmtpError): SendOutcome {
     return { kind: 'bounced', response };
   // No answer after the message data went out: the server may have accepted it.
   if (!code && e.command === 'DATA') return { kind: 'unknown', response };
-  return { kind: 'transient', response };
+  const scope = e.command === 'RCPT TO' || e.command === 'DATA' || e.code === 'EMESSAGE' ? 'message' : 'server';
+  return { kind: 'transient', scope, response };
 }

@@ -52,6 +52,11 @@ export interface SendingContacts {
   unfinishedInCampaign(db: Executor, campaignId: string): Promise<number>;
 }
 
+/** The warm-up pool's emails per account since a time, claims in flight included (they share the daily limit). */
+export interface WarmupSends {
+  sentSince(db: Executor, accountIds: string[], since: Date): Promise<Map<string, number>>;
+}
+
 /** A send's outcome: `deferred` is a failure retried later. */
 export type MessageOutcome = 'sent' | 'bounced' | 'unknown' | 'deferred';
 
@@ -84,8 +89,6 @@ export interface EngineOptions {
   claimLeaseMs: number;
   /** A claim never handed to SMTP this long after it was made goes back to the queue (its worker is gone). */
   unhandedLeaseMs: number;
-  /** Transient failures in a row that put an account in sendingError. */
-  failuresForSendingError: number;
   /** Bounce protection: more than `bounceRatePercent` hard bounces among the last `bounceWindow` sends pauses the account. */
   bounceWindow: number;
   bounceRatePercent: number;
@@ -99,7 +102,6 @@ export const DEFAULT_ENGINE_OPTIONS: EngineOptions = {
   concurrency: 32,
   claimLeaseMs: 10 * 60_000,
   unhandedLeaseMs: 60_000,
-  failuresForSendingError: 5,
   bounceWindow: 40,
   bounceRatePercent: 5,
   random: (max) => (max > 0 ? randomInt(max + 1) : 0),
@@ -160,6 +162,7 @@ export class SendingService {
     private readonly suppression: SuppressionService,
     private readonly links: MessageLinks,
     private readonly mail: MailService,
+    private readonly warmup: WarmupSends,
     private readonly clock: Clock,
     options: Partial<EngineOptions> = {},
   ) {
@@ -268,14 +271,18 @@ export class SendingService {
     let newLeft = campaign.daily_new_contacts === null ? Infinity : campaign.daily_new_contacts - campaignDay.first;
     if (campaignLeft <= 0) return [];
     const dayStart = startOfLocalDay(campaign.workspace_timezone, now);
-    // Warm-up and placement-test mail share the account's daily limit with campaigns.
-    const sentToday = await this.mail.sentSinceByAccount(
-      trx,
-      locked.map((a) => a.id),
-      ['campaign', 'warmup', 'placement'],
-      dayStart,
-    );
-    const accounts: SendingAccount[] = locked.map((a) => ({ ...a, sent_today: sentToday.get(a.id) ?? 0 }));
+    const ids = locked.map((a) => a.id);
+    // Warm-up and placement-test mail share the account's daily limit with campaigns: counted and claimed under
+    // the accounts' send lock, which the warm-up sender takes too, so neither takes the last of the day twice.
+    await this.accounts.lockForSending(trx, ids);
+    const [sentToday, warmupToday] = [
+      await this.mail.sentSinceByAccount(trx, ids, ['campaign', 'placement'], dayStart),
+      await this.warmup.sentSince(trx, ids, dayStart),
+    ];
+    const accounts: SendingAccount[] = locked.map((a) => ({
+      ...a,
+      sent_today: (sentToday.get(a.id) ?? 0) + (warmupToday.get(a.id) ?? 0),
+    }));
     // Every account at its daily limit or in its gap: no due contact is read.
     if (!accounts.some((a) => canSend(a, now))) return [];
     const claimed: Claimed[] = [];
@@ -435,6 +442,8 @@ export class SendingService {
         logins.set(m.account_id, this.accounts.smtpLogin(this.db, m.workspace_id, m.account_id));
       return logins.get(m.account_id)!;
     };
+    // Accounts whose server did not take a session in this run: their other claims are not tried again now.
+    const unreachable = new Map<string, SendOutcome>();
     const sendOne = async (item: Claimed) => {
       let login: Awaited<ReturnType<AccountMailAccess['smtpLogin']>>;
       try {
@@ -447,9 +456,12 @@ export class SendingService {
         this.unhanded.add(item.message.id);
         return;
       }
-      const outcome: SendOutcome = login
-        ? await this.mail.transmit(login, item.composed.message)
-        : { kind: 'accountFailure', response: 'no_smtp_login: the account has no SMTP login' };
+      const outcome: SendOutcome =
+        unreachable.get(item.message.account_id) ??
+        (login
+          ? await this.mail.transmit(login, item.composed.message)
+          : { kind: 'accountFailure', response: 'no_smtp_login: the account has no SMTP login' });
+      if (outcome.kind === 'transient' && outcome.scope === 'server') unreachable.set(item.message.account_id, outcome);
       if (outcome.kind === 'sent') sent += 1;
       try {
         await this.db.transaction((trx) => this.record(trx, item, outcome));
@@ -510,7 +522,7 @@ export class SendingService {
     if (!(await this.mail.finish(trx, m.id, 'campaign', outcome))) return;
 
     if (outcome.kind === 'sent') {
-      await this.store.setAccountPace(trx, m.account_id, { failures: 0 });
+      await this.accounts.connectionWorks(trx, m.account_id, 'smtp');
       await this.events.record(trx, { workspaceId: m.workspace_id, type: 'email.sent', occurredAt: now, data, mail });
       if (item.lastStep) {
         await this.store.updateProgress(trx, m.contact_id, {
@@ -566,22 +578,35 @@ export class SendingService {
       });
       return;
     }
-    // Not sent: the contact waits for a retry; an account failure also moves it off this account.
+    const reason = `smtp_failed: ${outcome.response}`.slice(0, 500);
+    // The account's server did not take the session (refused, timed out, a 4xx greeting): time fixes that, not
+    // a person. The account keeps its status and sends nothing until its next try; the contact is not at
+    // fault, so it waits for that try (another account of the campaign may take a first step meanwhile).
+    if (outcome.kind === 'transient' && outcome.scope === 'server') {
+      const retry = await this.accounts.connectionFailed(trx, m.account_id, 'smtp', outcome.response);
+      await this.store.setAccountPace(trx, m.account_id, { next_send_at: retry.nextTryAt });
+      await this.store.updateProgress(trx, m.contact_id, {
+        state: 'waiting',
+        due_at: m.step_number === 1 ? now : retry.nextTryAt,
+        reason,
+        account_id: m.step_number === 1 ? null : m.account_id,
+        updated_at: now,
+      });
+      return;
+    }
+    // Not sent: the contact waits for a retry; a refused login also moves it off this account.
     const progress = await this.store.progressOf(trx, m.contact_id);
     const attempts = (progress?.attempts ?? 0) + 1;
     await this.store.updateProgress(trx, m.contact_id, {
       state: 'waiting',
       attempts,
       due_at: new Date(now.getTime() + retryDelay(attempts - 1)),
-      reason: `smtp_failed: ${outcome.response}`.slice(0, 500),
+      reason,
       account_id: outcome.kind === 'accountFailure' && m.step_number === 1 ? null : m.account_id,
       updated_at: now,
     });
-    if (outcome.kind === 'accountFailure') {
+    if (outcome.kind === 'accountFailure')
       await this.changeAccountStatus(trx, m.account_id, 'connectionError', outcome.response);
-    } else if ((await this.store.addAccountFailure(trx, m.account_id)) >= this.options.failuresForSendingError) {
-      await this.changeAccountStatus(trx, m.account_id, 'sendingError', `repeated_failures: ${outcome.response}`);
-    }
   }
 
   private async changeAccountStatus(

@@ -260,20 +260,8 @@ export class SendingStore {
     await db('sending_progress').where({ contact_id: contactId }).update(patch);
   }
 
-  async setAccountPace(
-    db: Executor,
-    accountId: string,
-    patch: { next_send_at?: Date; failures?: number | ReturnType<Executor['raw']> },
-  ): Promise<void> {
+  async setAccountPace(db: Executor, accountId: string, patch: { next_send_at: Date }): Promise<void> {
     await db('sending_accounts').where({ account_id: accountId }).update(patch);
-  }
-
-  async addAccountFailure(db: Executor, accountId: string): Promise<number> {
-    const [row] = await db('sending_accounts')
-      .where({ account_id: accountId })
-      .increment('failures', 1)
-      .returning<{ failures: number }[]>('failures');
-    return row?.failures ?? 0;
   }
 
   // --- sending status ---

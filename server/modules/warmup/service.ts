@@ -118,6 +118,16 @@ interface AccountMember extends PoolMember {
 
 type Member = AccountMember | (PoolMember & { kind: 'mailbox'; row: PoolMailboxRow });
 
+/** An account's sends of its day, counted under its send lock. */
+interface SendsToday {
+  /** What it may still send today (its daily limit less every kind of mail sent or in flight). */
+  room: number;
+  /** Warm-up emails (not answers) started today: the ramp counts these. */
+  first: number;
+  /** When its next day starts (inside its warm-up window when it is in the pool). */
+  nextDay: Date;
+}
+
 export class WarmupService {
   private markerKey: Buffer | null = null;
   /** Members known to have a warmup_members row (rows are never deleted): each run inserts only the new ones. */
@@ -366,6 +376,12 @@ export class WarmupService {
     };
   }
 
+  /** Warm-up emails (answers included) each account sent or is sending since `since`. */
+  async sentSince(db: Executor, accountIds: string[], since: Date): Promise<Map<string, number>> {
+    const counts = await this.store.sentSince(db, accountIds, since);
+    return new Map([...counts].map(([id, n]) => [id, n.all]));
+  }
+
   async runSend(): Promise<number> {
     const now = this.clock.now();
     const [, pool] = await Promise.all([
@@ -384,10 +400,29 @@ export class WarmupService {
       })),
     );
     for (const m of joining) this.joined.add(m.id);
-    const all = await this.db.transaction(async (trx) => [
-      ...(await this.planFirstEmails(trx, members, now)),
-      ...(await this.store.claimDueReplies(trx, now, this.settings.sendBatch)),
-    ]);
+    const all = await this.db.transaction(async (trx) => {
+      const replies = await this.store.lockDueReplies(trx, now, this.settings.sendBatch);
+      const senders = members.filter((m): m is AccountMember => m.kind === 'account');
+      const due = senders.length
+        ? await this.store.claimDueSenders(
+            trx,
+            senders.map((m) => m.id),
+            now,
+            this.settings.sendBatch,
+          )
+        : [];
+      const today = await this.sendsToday(
+        trx,
+        [...replies.map((r) => r.sender_id), ...due.map((d) => d.member_id)],
+        pool,
+        now,
+      );
+      // Answers first (they are owed), then new emails, each within what the account has left today.
+      return [
+        ...(await this.startReplies(trx, replies, today, now)),
+        ...(await this.planFirstEmails(trx, members, due, today, now)),
+      ];
+    });
     const byId = new Map(members.map((m) => [m.id, m]));
     const bySender = new Map<string, WarmupMessageRow[]>();
     for (const m of all) bySender.set(m.sender_id, [...(bySender.get(m.sender_id) ?? []), m]);
@@ -400,31 +435,87 @@ export class WarmupService {
     return all.length;
   }
 
-  /** Locks due senders and writes one warm-up email for each that may send now (in the caller's transaction). */
-  private async planFirstEmails(trx: Executor, members: Member[], now: Date): Promise<WarmupMessageRow[]> {
-    const senders = members.filter((m): m is AccountMember => m.kind === 'account');
-    if (senders.length === 0) return [];
-    const byId = new Map(members.map((m) => [m.id, m]));
-    const due = await this.store.claimDueSenders(
-      trx,
-      senders.map((s) => s.id),
-      now,
-      this.settings.sendBatch,
-    );
-    if (due.length === 0) return [];
-    const skipped = await this.store.skippedUntilAfter(trx, now);
-    const dueIds = due.map((d) => d.member_id);
-    const warmupToday = new Map<string, { all: number; first: number }>();
-    const otherToday = new Map<string, number>();
-    const partnerCounts = await this.store.partnerCounts(trx, dueIds, new Date(now.getTime() - HEALTH_DAYS * DAY_MS));
-    // Counts per time zone (a workspace's day).
-    for (const tz of new Set(dueIds.map((id) => (byId.get(id) as AccountMember).timezone))) {
-      const ids = dueIds.filter((id) => (byId.get(id) as AccountMember).timezone === tz);
-      const since = startOfLocalDay(tz, now);
-      for (const [id, n] of await this.store.sentSince(trx, ids, since)) warmupToday.set(id, n);
-      for (const [id, n] of await this.mail.sentSinceByAccount(trx, ids, ['campaign', 'placement'], since))
-        otherToday.set(id, n);
+  /**
+   * Locks the accounts among `ids` for sending (every sender of an account counts and claims under this lock)
+   * and returns, per account, what it may still send today (campaign, placement-test and warm-up mail share
+   * the daily limit, claims in flight included) and the warm-up emails it started today. Pool-only mailboxes
+   * have no daily limit here.
+   */
+  private async sendsToday(trx: Executor, ids: string[], pool: Member[], now: Date): Promise<Map<string, SendsToday>> {
+    const byId = new Map(pool.map((m) => [m.id, m]));
+    const accounts = new Map<string, { limit: number; timezone: string; plan: WarmupPlanSettings | null }>();
+    for (const id of new Set(ids)) {
+      const member = byId.get(id);
+      if (member?.kind === 'account')
+        accounts.set(id, { limit: member.row.daily_limit, timezone: member.timezone, plan: this.plan(member) });
+      else if (!member) {
+        // An answer whose sender left the pool meanwhile still counts against its account's limit.
+        const row = await this.accounts.findAnyAccount(trx, id);
+        if (!row) continue;
+        const timezone = (await this.workspaces.timezones(trx, [row.workspace_id])).get(row.workspace_id) ?? 'UTC';
+        accounts.set(id, { limit: row.daily_limit, timezone, plan: null });
+      }
     }
+    await this.mailAccess.lockForSending(trx, [...accounts.keys()]);
+    const out = new Map<string, SendsToday>();
+    for (const timezone of new Set([...accounts.values()].map((a) => a.timezone))) {
+      const inZone = [...accounts].filter(([, a]) => a.timezone === timezone).map(([id]) => id);
+      const since = startOfLocalDay(timezone, now);
+      const warmup = await this.store.sentSince(trx, inZone, since);
+      const other = await this.mail.sentSinceByAccount(trx, inZone, ['campaign', 'placement'], since);
+      for (const id of inZone) {
+        const { limit, plan } = accounts.get(id)!;
+        const nextDay = nextLocalDay(timezone, now);
+        out.set(id, {
+          room: limit - (other.get(id) ?? 0) - (warmup.get(id)?.all ?? 0),
+          first: warmup.get(id)?.first ?? 0,
+          nextDay: plan ? windowOpensAt(plan, nextDay) : nextDay,
+        });
+      }
+    }
+    return out;
+  }
+
+  /** Starts the locked due answers whose sender has room today; the others wait for the sender's next day. */
+  private async startReplies(
+    trx: Executor,
+    replies: WarmupMessageRow[],
+    today: Map<string, SendsToday>,
+    now: Date,
+  ): Promise<WarmupMessageRow[]> {
+    const start: string[] = [];
+    const later = new Map<number, string[]>();
+    for (const reply of replies) {
+      const sender = today.get(reply.sender_id);
+      if (!sender || sender.room > 0) {
+        if (sender) sender.room -= 1;
+        start.push(reply.id);
+        continue;
+      }
+      // A minute apart at most an hour after the window opens, so a day's postponed answers do not go at once.
+      const at = sender.nextDay.getTime() + randomInt(0, 60) * 60_000;
+      later.set(at, [...(later.get(at) ?? []), reply.id]);
+    }
+    for (const [at, ids] of later) await this.store.postponeReplies(trx, ids, new Date(at));
+    return this.store.startReplies(trx, start, now);
+  }
+
+  /** Writes one warm-up email for each locked due sender that may send now (in the caller's transaction). */
+  private async planFirstEmails(
+    trx: Executor,
+    members: Member[],
+    due: MemberRow[],
+    today: Map<string, SendsToday>,
+    now: Date,
+  ): Promise<WarmupMessageRow[]> {
+    if (due.length === 0) return [];
+    const byId = new Map(members.map((m) => [m.id, m]));
+    const skipped = await this.store.skippedUntilAfter(trx, now);
+    const partnerCounts = await this.store.partnerCounts(
+      trx,
+      due.map((d) => d.member_id),
+      new Date(now.getTime() - HEALTH_DAYS * DAY_MS),
+    );
     const out: WarmupMessageRow[] = [];
     const paces: Pace[] = [];
     for (const row of due) {
@@ -440,10 +531,10 @@ export class WarmupService {
         continue;
       }
       const target = rampTarget(plan, now);
-      const sent = warmupToday.get(sender.id)?.first ?? 0;
+      const counted = today.get(sender.id)!;
+      const sent = counted.first;
       // Warm-up, campaign and placement-test mail share the account's daily limit.
-      const capacity =
-        sender.row.daily_limit - (otherToday.get(sender.id) ?? 0) - (warmupToday.get(sender.id)?.all ?? 0);
+      const capacity = counted.room;
       if (sent >= target || capacity <= 0) {
         paces.push({
           member_id: sender.id,
@@ -494,6 +585,7 @@ export class WarmupService {
         replied_at: null,
         created_at: now,
       };
+      counted.room -= 1;
       paces.push({
         member_id: sender.id,
         last_subject: content.subject,
@@ -608,7 +700,7 @@ export class WarmupService {
       });
       return { outcome: result.outcome, raw: result.outcome.kind === 'sent' ? result.raw : null, parent };
     } catch (err) {
-      return { outcome: { kind: 'transient', response: (err as Error).message }, raw: null, parent };
+      return { outcome: { kind: 'transient', scope: 'message', response: (err as Error).message }, raw: null, parent };
     }
   }
 

@@ -228,17 +228,27 @@ export class WarmupStore {
       await db('warmup_messages').insert(rows).onConflict(db.raw("(parent_id) WHERE kind = 'reply'")).ignore();
   }
 
-  /** Claims due answers: `sending` from here on, so one worker sends each. */
-  async claimDueReplies(db: Executor, now: Date, limit: number): Promise<WarmupMessageRow[]> {
-    const due = db('warmup_messages')
+  /** Due answers no other worker holds, locked until the caller's transaction ends (they stay `scheduled`). */
+  async lockDueReplies(db: Executor, now: Date, limit: number): Promise<WarmupMessageRow[]> {
+    return db<WarmupMessageRow>('warmup_messages')
       .where({ status: 'scheduled' })
       .andWhere('send_at', '<=', now)
       .orderBy('send_at')
       .limit(limit)
       .forUpdate()
       .skipLocked()
-      .select('id');
-    return db('warmup_messages').whereIn('id', due).update({ status: 'sending', sent_at: now }).returning('*');
+      .select('*');
+  }
+
+  /** Answers locked by lockDueReplies go out: `sending` from here on, so one worker sends each. */
+  async startReplies(db: Executor, ids: string[], now: Date): Promise<WarmupMessageRow[]> {
+    if (ids.length === 0) return [];
+    return db('warmup_messages').whereIn('id', ids).update({ status: 'sending', sent_at: now }).returning('*');
+  }
+
+  /** Answers whose sender has no room left today wait until `sendAt`. */
+  async postponeReplies(db: Executor, ids: string[], sendAt: Date): Promise<void> {
+    if (ids.length) await db('warmup_messages').whereIn('id', ids).update({ send_at: sendAt });
   }
 
   async finishMessage(
