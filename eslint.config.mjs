@@ -26,8 +26,15 @@ export default tseslint.config(
     },
   },
   {
-    // The NUL character is what this file looks for.
-    files: ['server/http/text-safety.ts'],
+    // Control characters are what these files look for (the NUL character in text, any of them in the CLI's names).
+    files: ['server/http/text-safety.ts', 'server/cli/args.ts'],
     rules: { 'no-control-regex': 'off' },
+  },
+  {
+    // Plain Node scripts that run before anything is built (scripts/build.mjs).
+    files: ['scripts/**/*.mjs'],
+    extends: [js.configs.recommended, prettierConfig],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
   },
 );

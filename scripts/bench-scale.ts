@@ -1,6 +1,7 @@
 /**
  * `npm run bench:scale -- --json FILE` (PostgreSQL only: BENCH_DATABASE_URL or DATABASE_URL, a fresh database
- * lr_bench_scale): what the operations of issue 26 cost as one workspace grows, beside 50 smaller ones.
+ * lr_bench_scale): what the operations whose cost could grow with a workspace cost as one workspace grows,
+ * beside 50 smaller ones.
  *
  * Data grows by powers of ten, incrementally (10k, then more rows to reach 100k, ...), up to
  * BENCH_SCALE_MAX_EVENTS email events (10,000,000) and BENCH_SCALE_MAX_CONTACTS contacts in active campaigns

@@ -6,12 +6,41 @@
  * build fails if the page still loads anything from another host. Redoc's script itself fetches its
  * "API docs by Redocly" logo from cdn.redoc.ly at run time; that image is replaced by an inline SVG
  * of the same words. The guides are the `##` sections
- * of info.description, which Redoc lists in its sidebar before the operations.
+ * of info.description, which Redoc lists in its sidebar before the operations. Each `/v1` operation is listed
+ * once, its `/v2` alias named in its description, so no two sidebar entries share a title.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { readBundledSpec } from '../server/project-root';
+import { readBundledSpec, type BundledSpec } from '../server/project-root';
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+type Operation = { operationId?: string; description?: string; 'x-badges'?: { name: string }[] };
+
+/**
+ * The bundle as the portal shows it: the `/v2` alias of a `/v1` path (same behaviour, the v2 error body) is not a
+ * second entry; the `/v1` operation names it at the top of its description and in a badge beside its title.
+ */
+export function docsSpec(spec: BundledSpec): BundledSpec {
+  const copy = structuredClone(spec);
+  const paths = copy.paths as Record<string, Partial<Record<(typeof METHODS)[number], Operation>>>;
+  for (const path of Object.keys(paths)) {
+    if (!path.startsWith('/v1/')) continue;
+    const alias = `/v2${path.slice(3)}`;
+    const aliased = paths[alias];
+    if (!aliased) continue;
+    for (const method of METHODS) {
+      const op = paths[path][method];
+      if (!op) continue;
+      const also = `${method.toUpperCase()} ${alias}`;
+      op.description = `Also served as \`${also}\` (\`${aliased[method]?.operationId}\`): the same operation with the v2 error body.\n\n${op.description ?? ''}`;
+      op['x-badges'] = [...(op['x-badges'] ?? []), { name: `also ${alias}` }];
+    }
+    delete paths[alias];
+  }
+  return copy;
+}
 
 const root = resolve(__dirname, '..');
 export const DOCS_FILE = join(root, 'dist', 'docs', 'index.html');
@@ -38,18 +67,13 @@ const INLINE_LOGO =
 
 export function buildDocs(): string {
   mkdirSync(join(root, 'dist', 'docs'), { recursive: true });
+  const work = mkdtempSync(join(tmpdir(), 'docs-'));
+  const input = join(work, 'openapi.json');
+  writeFileSync(input, JSON.stringify(docsSpec(readBundledSpec())));
   try {
     execFileSync(
       join(root, 'node_modules', '.bin', 'redocly'),
-      [
-        'build-docs',
-        'generated/openapi.json',
-        '--inlineBundle',
-        '--title',
-        readBundledSpec().info.title,
-        '-o',
-        DOCS_FILE,
-      ],
+      ['build-docs', input, '--inlineBundle', '--title', readBundledSpec().info.title, '-o', DOCS_FILE],
       // Telemetry off: the CLI would report the build, and the page would send traces to Redocly. Its notices
       // (boxed Node 20 and Redoc 3 banners, progress) go to stderr, which has no quiet option: it is kept and
       // shown only when the build fails, so `npm start` prints nothing of it before the API key.
@@ -63,6 +87,8 @@ export function buildDocs(): string {
   } catch (err) {
     const output = (err as { stderr?: string }).stderr;
     throw new Error(`redocly build-docs failed${output ? `:\n${output}` : ''}`);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
   }
   let html = readFileSync(DOCS_FILE, 'utf8');
   for (const logo of ATTRIBUTION_LOGOS) html = html.replaceAll(logo, INLINE_LOGO);

@@ -78,6 +78,16 @@ export function createApp(deps: Deps, services: Services = createServices(deps),
   app.use(requestLog(logger));
 
   app.use(healthRoutes(db, options.readiness ?? { draining: false }));
+  // The address a newcomer opens first: where the documentation and the contract are.
+  app.get('/', (_req, res) => {
+    res.json({
+      name: spec.info.title,
+      version: spec.info.version,
+      docs: '/docs',
+      openapi: '/openapi.json',
+      health: '/healthz',
+    });
+  });
   app.get('/openapi.json', (_req, res) => {
     res.json(spec);
   });

@@ -7,27 +7,33 @@ import { readBundledSpec } from './project-root';
 import { deprecatedSettings, loadConfig } from './config';
 import { migrate, openDatabase, type Database } from './db';
 import { createLogger } from './logger';
+import { markRunningBuild } from './running-build';
 import { missingSecretKeyWarning } from './secrets';
 import { createServices, type Deps, type Services } from './services';
 import { startWorker, type Worker } from './worker';
 
 export async function boot(): Promise<{ deps: Deps; services: Services; database: Database }> {
+  markRunningBuild();
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   for (const line of deprecatedSettings()) logger.warn(line);
   const noKey = missingSecretKeyWarning(config);
   if (noKey) logger.warn(noKey);
   const database = await openDatabase(config);
-  const applied = await migrate(database.db);
-  if (applied.length) logger.info({ applied }, 'migrations applied');
+  const { total, applied } = await migrate(database.db);
+  logger.info(
+    { migrations: total, applied: applied.length },
+    `database ready: ${total} migrations, ${applied.length} applied`,
+  );
   const deps: Deps = { config, db: database.db, clock: systemClock, logger };
   if (config.metricsPort !== undefined) {
     // Loaded only when asked for: without METRICS_PORT, prom-client never loads.
     const { createMetrics } = await import('./observability/metrics');
     const metrics = createMetrics({ spec: readBundledSpec(), clock: systemClock, db: database.db });
-    const server = await metrics.serve(config.metricsPort);
+    const server = await metrics.serve(config.metricsPort, config.metricsHost);
     server.unref();
-    logger.info({ metricsPort: (server.address() as AddressInfo).port }, 'metrics at /metrics');
+    const metricsPort = (server.address() as AddressInfo).port;
+    logger.info({ metricsPort }, `metrics at http://${config.metricsHost}:${metricsPort}/metrics`);
     deps.telemetry = metrics;
   }
   if (tracing) {

@@ -6,8 +6,12 @@ import { resolve } from 'node:path';
 
 export interface Config {
   port: number;
+  /** The address the API listens on (HOST; unset: every interface). */
+  host: string | undefined;
   /** Serve Prometheus metrics at /metrics on this port (METRICS_PORT; unset: no metrics, prom-client not loaded). */
   metricsPort: number | undefined;
+  /** The address the metrics listener binds (METRICS_HOST): loopback unless set, since /metrics has no key. */
+  metricsHost: string;
   /** PostgreSQL connection string; without it the embedded PGlite database in `dataDir` is used. */
   databaseUrl: string | undefined;
   dataDir: string;
@@ -151,7 +155,9 @@ function parseTrustProxy(raw: string | undefined): boolean | number | string {
 export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port: int('PORT', 3000, env),
+    host: env.HOST || undefined,
     metricsPort: env.METRICS_PORT ? int('METRICS_PORT', 0, env) : undefined,
+    metricsHost: env.METRICS_HOST || '127.0.0.1',
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: resolve(env.DATA_DIR || './data'),
     logLevel: env.LOG_LEVEL || 'info',

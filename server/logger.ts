@@ -3,7 +3,7 @@ import pino, { Logger } from 'pino';
 export type { Logger };
 
 /**
- * Structured JSON lines, or readable lines when stdout is a terminal (pino-pretty, written in this thread so
+ * Structured JSON lines, or readable single lines when stdout is a terminal (pino-pretty, written in this thread so
  * they keep their order with the first start's console lines). API keys never reach the log: the auth header
  * is redacted.
  */
@@ -20,5 +20,24 @@ export function createLogger(level: string, pretty: boolean = process.stdout.isT
   // logger is made synchronously at start-up, and pino's worker-thread `transport` would lose the `sync` ordering.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const prettyStream = require('pino-pretty') as typeof import('pino-pretty');
-  return pino(options, prettyStream({ sync: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' }));
+  return pino(
+    options,
+    prettyStream({
+      sync: true,
+      singleLine: true,
+      translateTime: 'SYS:HH:MM:ss',
+      // A request line reads `GET /v1/authenticate 200 4 ms <request id>`, the workspace after it on the same line.
+      ignore: 'pid,hostname,req,res,responseTime',
+      messageFormat: (log, messageKey) => {
+        const { req, res, responseTime } = log as {
+          req?: { id?: string; method?: string; url?: string };
+          res?: { statusCode?: number };
+          responseTime?: number;
+        };
+        const message = String(log[messageKey] ?? '');
+        if (!req || !res) return message;
+        return `${req.method} ${req.url} ${res.statusCode} ${responseTime} ms ${req.id}${message === 'request completed' ? '' : ` (${message})`}`;
+      },
+    }),
+  );
 }

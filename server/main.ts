@@ -4,7 +4,8 @@
  */
 // First: tracing, when configured, must be set up before express and pg are required.
 import './observability/preload';
-import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
+import { listen } from './net/listen';
 import { createApp } from './app';
 import { boot, shutdownJobs, startJobs } from './boot';
 import { generateLeads } from './modules/leads/generate';
@@ -39,17 +40,17 @@ async function seedDemo(deps: Deps, services: Services, port: number): Promise<v
 async function main(): Promise<void> {
   const { deps, services, database } = await boot();
   const { config, logger } = deps;
-  if (config.seedDemo) await seedDemo(deps, services, config.port);
 
   const readiness = { draining: false };
-  const server = createApp(deps, services, { readiness }).listen(config.port, () => {
-    const { port } = server.address() as AddressInfo;
-    logger.info({ port, database: database.kind }, `listening on http://localhost:${port}`);
-  });
+  const server = createServer(createApp(deps, services, { readiness }));
   // A client that sends its headers or body slowly cannot hold a connection (or a shutdown) for long.
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
   // The worker runs here unless WORKER_ENABLED=0 (then `npm run worker` runs it apart).
+  // The port is taken before the demo is made, so a busy one fails at once; "listening" is said once it is ready.
+  const port = await listen(server, { port: config.port, host: config.host, setting: 'PORT', hostSetting: 'HOST' });
+  if (config.seedDemo) await seedDemo(deps, services, port);
+  logger.info({ port, database: database.kind }, `listening on http://${config.host ?? 'localhost'}:${port}`);
   const worker = config.workerEnabled ? startJobs({ deps, services }) : null;
 
   let stopping = false;

@@ -10,6 +10,8 @@ import { createServices, type Deps, type Services } from '../services';
 
 export interface CliContext {
   deps: Deps;
+  /** The migrations of this build, and those this command applied as it opened the database. */
+  migrations: { total: number; applied: string[] };
   services: Services;
   close(): Promise<void>;
 }
@@ -17,8 +19,9 @@ export interface CliContext {
 export async function openCliContext(): Promise<CliContext> {
   const config = loadConfig();
   const database = await openDatabase(config);
+  let migrations: CliContext['migrations'];
   try {
-    await migrate(database.db);
+    migrations = await migrate(database.db);
   } catch (err) {
     await database.close();
     throw err;
@@ -29,5 +32,5 @@ export async function openCliContext(): Promise<CliContext> {
     clock: systemClock,
     logger: createLogger(process.env.LOG_LEVEL ?? 'warn'),
   };
-  return { deps, services: createServices(deps), close: database.close };
+  return { deps, migrations, services: createServices(deps), close: database.close };
 }

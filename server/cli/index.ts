@@ -3,17 +3,11 @@
  * (cli/leads.ts), which hand the database to the leads module's generator and CSV importer (they write in
  * batches of their own transactions); all use the same DATABASE_URL / DATA_DIR as the server.
  */
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { openCliContext, type CliContext } from './context';
-import { migrate } from '../db';
+import { displayName, email, id, positiveInt, table } from './args';
 import { registerLeadCommands } from './leads';
 import { registerWarmupCommands } from './warmup';
-
-function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('expected a positive whole number');
-  return n;
-}
 
 /** Opens the database for one command, runs it, closes it; errors become one clear line and exit 1. */
 export function withContext<A extends unknown[]>(fn: (ctx: CliContext, ...args: A) => Promise<void>) {
@@ -28,14 +22,14 @@ export function withContext<A extends unknown[]>(fn: (ctx: CliContext, ...args: 
 }
 
 export function buildProgram(): Command {
-  const program = new Command('admin').description('Administer the outreach and lead API').showHelpAfterError();
+  const program = new Command('admin').description('Administer the outreach and lead API');
 
   const workspace = program.command('workspace').description('workspaces and their first API key');
   workspace
     .command('create')
     .description('create a workspace and print its id and a new API key (shown once)')
-    .requiredOption('--name <name>', 'workspace name')
-    .option('--email <email>', 'contact email of the workspace owner')
+    .requiredOption('--name <name>', 'workspace name', displayName)
+    .option('--email <email>', 'contact email of the workspace owner', email)
     .option('--whitelabel', 'allow the whitelabel operations', false)
     .option('--json', 'print exactly one JSON object { workspaceId, apiKey }', false)
     .action(
@@ -73,7 +67,21 @@ export function buildProgram(): Command {
         }));
         if (opts.json) console.log(JSON.stringify(view));
         else if (view.length === 0) console.log('No workspaces.');
-        else console.table(view);
+        else
+          console.log(
+            table(
+              view.map((w) => ({
+                id: w.id,
+                name: w.name,
+                plan: w.plan,
+                credits: w.credits,
+                'active keys': w.activeKeys,
+                whitelabel: w.whitelabel ? 'yes' : 'no',
+                parent: w.parentWorkspaceId,
+                created: w.createdAt.slice(0, 16).replace('T', ' '),
+              })),
+            ),
+          );
       }),
     );
 
@@ -81,8 +89,8 @@ export function buildProgram(): Command {
   key
     .command('create')
     .description('create an API key for a workspace (shown once)')
-    .requiredOption('--workspace <id>', 'workspace id')
-    .option('--name <name>', 'a label for the key')
+    .requiredOption('--workspace <id>', 'workspace id', id('a workspace'))
+    .option('--name <name>', 'a label for the key', displayName)
     .option('--json', 'print exactly one JSON object { keyId, apiKey }', false)
     .action(
       withContext(async ({ services }, opts: { workspace: string; name?: string; json: boolean }) => {
@@ -107,7 +115,7 @@ export function buildProgram(): Command {
     .description('credit balances')
     .command('add')
     .description('grant credits to a workspace (written to the ledger)')
-    .requiredOption('--workspace <id>', 'workspace id')
+    .requiredOption('--workspace <id>', 'workspace id', id('a workspace'))
     .requiredOption('--amount <n>', 'credits to add', positiveInt)
     .action(
       withContext(async ({ services, deps }, opts: { workspace: string; amount: number }) => {
@@ -125,23 +133,31 @@ export function buildProgram(): Command {
     .command('migrate')
     .description('apply pending database migrations')
     .action(
-      withContext(async ({ deps }) => {
-        // openCliContext has already migrated; report what is applied.
-        const applied = await migrate(deps.db);
-        const [done] = (await deps.db.migrate.list()) as [unknown[], string[]];
-        console.log(
-          `Migrations up to date (${done.length} applied${applied.length ? `, ${applied.length} just now` : ''}).`,
-        );
+      withContext(async ({ migrations }) => {
+        // Opening the database for a command applies what is pending.
+        console.log(`database ready: ${migrations.total} migrations, ${migrations.applied.length} applied`);
       }),
     );
   return program;
+}
+
+/**
+ * What a failed command prints: its message, in one line. A database error names the statement in its message
+ * (knex's `<sql> - <reason>`): only the reason is shown.
+ */
+export function failureLine(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const sqlstate = (err as { code?: unknown }).code;
+  const reason =
+    typeof sqlstate === 'string' && /^[0-9A-Z]{5}$/.test(sqlstate) ? err.message.split(' - ').pop() : err.message;
+  return (reason ?? err.message).split('\n')[0];
 }
 
 if (require.main === module) {
   buildProgram()
     .parseAsync(process.argv)
     .catch((err: unknown) => {
-      console.error(`error: ${err instanceof Error ? err.message : String(err)}`);
+      console.error(`error: ${failureLine(err)}`);
       process.exit(1);
     });
 }

@@ -3,6 +3,7 @@
  * wires them into the admin program with registerLeadCommands(program, openCliContext).
  */
 import { Command, InvalidArgumentError } from 'commander';
+import { count, csvFile } from './args';
 import { MultiBar, Presets, SingleBar } from 'cli-progress';
 import { generateLeads } from '../modules/leads/generate';
 import {
@@ -13,12 +14,6 @@ import {
   type ImportReport,
 } from '../modules/leads/import';
 import type { CliContext } from './context';
-
-function count(value: string): number {
-  const n = Number(value.replace(/_/g, ''));
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number, 0 or more');
-  return n;
-}
 
 const headerHelp = (table: Record<string, string[]>) =>
   Object.entries(table)
@@ -36,7 +31,7 @@ export function registerLeadCommands(program: Command, open: () => Promise<CliCo
 
   leads
     .command('generate')
-    .description('load a deterministic synthetic lead database (COPY on PostgreSQL, batches on the embedded database)')
+    .description('fill the lead database with made-up people and companies (the same seed gives the same data)')
     .requiredOption('--people <n>', 'number of people', count)
     .requiredOption('--companies <n>', 'number of companies', count)
     .option('--seed <n>', 'random seed: the same seed gives the same data', count, 1)
@@ -64,7 +59,7 @@ export function registerLeadCommands(program: Command, open: () => Promise<CliCo
         );
         bars.stop();
         console.log(
-          `Loaded ${opts.companies} companies and ${opts.people} people in ${((Date.now() - started) / 1000).toFixed(1)} s (seed ${opts.seed}).`,
+          `The lead database now holds ${opts.people} made-up people and ${opts.companies} companies (seed ${opts.seed}, ${((Date.now() - started) / 1000).toFixed(1)} s).`,
         );
       } finally {
         bars.stop();
@@ -75,8 +70,8 @@ export function registerLeadCommands(program: Command, open: () => Promise<CliCo
   leads
     .command('import')
     .description('import companies or people from a CSV file (one transaction: an error imports nothing)')
-    .option('--people <file>', 'a CSV of people')
-    .option('--companies <file>', 'a CSV of companies')
+    .option('--people <file>', 'a CSV of people', csvFile)
+    .option('--companies <file>', 'a CSV of companies', csvFile)
     .option('--skip-invalid', 'import the valid rows and report the invalid ones instead of importing nothing', false)
     .addHelpText(
       'after',

@@ -4,12 +4,21 @@
  * still gives each one partners; `ban` excludes an account from the pool for good.
  */
 import { Command, InvalidArgumentError } from 'commander';
+import { OutboundRefusedError, resolveAllowedAddress } from '../net/outbound';
+import { email, host, id, port, table } from './args';
 import type { CliContext } from './context';
 
-function port(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new InvalidArgumentError('expected a port number');
-  return n;
+/** The outbound rule, asked when the mailbox is added: a host it would refuse at every send is refused now. */
+async function allowedHost(option: string, value: string, allowPrivate: boolean): Promise<void> {
+  try {
+    await resolveAllowedAddress(value, { allowPrivate });
+  } catch (err) {
+    const why =
+      err instanceof OutboundRefusedError
+        ? `${err.message} (ALLOW_PRIVATE_MAIL_HOSTS=1 allows them)`
+        : `the name does not resolve (${(err as NodeJS.ErrnoException).code ?? 'DNS error'})`;
+    throw new InvalidArgumentError(`${option} ${value}: ${why}`);
+  }
 }
 
 export function registerWarmupCommands(
@@ -25,18 +34,18 @@ export function registerWarmupCommands(
   mailbox
     .command('add')
     .description('add a pool-only mailbox (SMTP and IMAP login; the password is stored encrypted)')
-    .requiredOption('--email <email>', 'the mailbox address')
+    .requiredOption('--email <email>', 'the mailbox address', email)
     .requiredOption('--password <password>', 'the SMTP password (and IMAP, unless --imap-password)')
-    .requiredOption('--smtp-host <host>', 'SMTP host')
+    .requiredOption('--smtp-host <host>', 'SMTP host', host)
     .option('--smtp-port <port>', 'SMTP port', port, 587)
-    .requiredOption('--imap-host <host>', 'IMAP host')
+    .requiredOption('--imap-host <host>', 'IMAP host', host)
     .option('--imap-port <port>', 'IMAP port', port, 993)
     .option('--username <name>', 'login name, when not the address')
     .option('--imap-password <password>', 'the IMAP password, when it differs')
     .action(
       withContext(
         async (
-          { services },
+          { services, deps },
           o: {
             email: string;
             password: string;
@@ -48,6 +57,9 @@ export function registerWarmupCommands(
             imapPassword?: string;
           },
         ) => {
+          const allowPrivate = deps.config.allowPrivateMailHosts;
+          await allowedHost('--smtp-host', o.smtpHost, allowPrivate);
+          await allowedHost('--imap-host', o.imapHost, allowPrivate);
           const row = await services.warmup.addMailbox(o);
           console.log(`Pool mailbox ${row.email} added: ${row.id}`);
         },
@@ -56,10 +68,17 @@ export function registerWarmupCommands(
   mailbox
     .command('list')
     .description('list pool-only mailboxes with their status')
+    .option('--json', 'print JSON', false)
     .action(
-      withContext(async ({ services }) => {
-        for (const m of await services.warmup.mailboxes())
-          console.log(`${m.id}  ${m.email}  ${m.status}${m.status_reason ? `  (${m.status_reason})` : ''}`);
+      withContext(async ({ services }, o: { json: boolean }) => {
+        const rows = (await services.warmup.mailboxes()).map((m) => ({
+          id: m.id,
+          email: m.email,
+          status: m.status,
+          reason: m.status_reason,
+        }));
+        if (o.json) console.log(JSON.stringify(rows));
+        else console.log(rows.length ? table(rows) : 'No pool mailboxes.');
       }),
     );
   mailbox
@@ -72,7 +91,8 @@ export function registerWarmupCommands(
       }),
     );
   warmup
-    .command('ban <accountId>')
+    .command('ban')
+    .argument('<accountId>', 'the email account id', id('an account'))
     .description('exclude an account from the warm-up pool for good (status banned, reason banned_by_operator)')
     .requiredOption('--reason <text>', 'why, shown to the account owner')
     .action(

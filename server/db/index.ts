@@ -6,7 +6,7 @@
  * use the transaction object, never the outer knex: the outer one would wait for the connection the
  * transaction holds.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import knex, { Knex } from 'knex';
@@ -85,7 +85,7 @@ export async function openDatabase(
     const db = knex({ client: ClientPgLite, dialect: 'postgres', connection: {}, migrations: migrationConfig });
     return { db, kind: 'pglite', close: () => db.destroy() };
   }
-  mkdirSync(config.dataDir, { recursive: true });
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   // Only one process may open the embedded database: a second one would corrupt it.
   const release = await lockDataDir(config.dataDir);
   const db = knex({
@@ -94,6 +94,16 @@ export async function openDatabase(
     connection: { filename: join(config.dataDir, 'pgdata') },
     migrations: migrationConfig,
   });
+  // PGlite creates its data directory (on the first connection) with world-writable config files: the database
+  // is the owner's alone.
+  try {
+    await db.raw('select 1');
+    ownerOnly(config.dataDir);
+  } catch (err) {
+    await db.destroy();
+    await release();
+    throw err;
+  }
   return {
     db,
     kind: 'pglite',
@@ -102,6 +112,16 @@ export async function openDatabase(
       await release();
     },
   };
+}
+
+/** Folders 0700 and files 0600 under `dir`, the embedded database's files included. */
+function ownerOnly(dir: string): void {
+  chmodSync(dir, 0o700);
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) ownerOnly(path);
+    else if (entry.isFile()) chmodSync(path, 0o600);
+  }
 }
 
 /** Whether a process with this pid runs (signal 0 only checks). */
@@ -219,9 +239,10 @@ export function isEmbedded(db: Executor): boolean {
   return (db.client as Knex.Client).config.client === ClientPgLite;
 }
 
-export async function migrate(db: Db): Promise<string[]> {
+/** Applies pending migrations; answers how many this build has and the names applied now. */
+export async function migrate(db: Db): Promise<{ total: number; applied: string[] }> {
   const [, applied] = (await db.migrate.latest()) as [number, string[]];
-  return applied;
+  return { total: (await migrationSource.getMigrations([])).length, applied };
 }
 
 /** Migrations of this build not yet applied to the database (a query of knex's table; the list is read from disk). */

@@ -13,14 +13,15 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { Clock } from '../clock';
 import type { Db } from '../db';
 import type { Backlog, Tally, Telemetry } from '../telemetry';
+import { listen } from '../net/listen';
 import { operationMatcher, type Spec } from './operations';
 
 export interface Metrics extends Telemetry {
   registry: Registry;
   /** Express middleware: one observation per finished request. */
   requests(): (req: Request, res: Response, next: NextFunction) => void;
-  /** Answers GET /metrics on its own port (0: a free one). */
-  serve(port: number): Promise<Server>;
+  /** Answers GET /metrics on its own port (0: a free one), on `host` (default loopback). */
+  serve(port: number, host?: string): Promise<Server>;
 }
 
 export function createMetrics(options: { spec: Spec; clock: Clock; db: Db; defaults?: boolean }): Metrics {
@@ -195,7 +196,7 @@ export function createMetrics(options: { spec: Spec; clock: Clock; db: Db; defau
         next();
       };
     },
-    serve(port) {
+    async serve(port, host = '127.0.0.1') {
       const server = createServer((req, res) => {
         if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
           res.writeHead(404).end();
@@ -209,7 +210,8 @@ export function createMetrics(options: { spec: Spec; clock: Clock; db: Db; defau
               .end(`metrics failed: ${err instanceof Error ? err.message : String(err)}\n`),
         );
       });
-      return new Promise((resolve) => server.listen(port, () => resolve(server)));
+      await listen(server, { port, host, setting: 'METRICS_PORT', hostSetting: 'METRICS_HOST' });
+      return server;
     },
   };
 }

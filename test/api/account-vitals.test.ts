@@ -39,7 +39,9 @@ beforeAll(async () => {
     config: {
       secretKey: '00'.repeat(32),
       dnsServers: [dns.address],
-      dnsTimeoutMs: 300,
+      // Room for a loaded machine: a look-up answered by the loopback server must never time out; only the
+      // silent server's do.
+      dnsTimeoutMs: 2000,
       dkimSelectors: ['google', 'selector1', 'k1'],
       dnsblIpZones: ['zen.spamhaus.org', 'bl.spamcop.net', 'rbl.acme-lists.io'],
       dnsblDomainZones: ['dbl.spamhaus.org'],
@@ -412,7 +414,8 @@ describe('POST /v1/account/vitals', () => {
     const started = Date.now();
     const { data, response } = await ws.client.POST('/v1/account/vitals', { body: { accountIds: [id] } });
     expect(response.status).toBe(200);
-    expect(Date.now() - started).toBeLessThan(5000);
+    // Bounded by the DNS timeout (2 s, look-ups at once), with room for a loaded machine.
+    expect(Date.now() - started).toBeLessThan(15_000);
     const [v] = data!.data.items;
     for (const check of [v.mx, v.spf, v.dkim, v.dmarc]) {
       expect(check).toMatchObject({

@@ -4,7 +4,7 @@
  * and the embedded database refuses a second process.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../server/db';
@@ -69,12 +69,89 @@ describe('on the embedded database', () => {
   });
 
   it('reports bad arguments and exits non-zero', async () => {
-    const res = await admin(['credits', 'add', '--workspace', 'x', '--amount', '-5'], { DATA_DIR: dataDir });
+    const res = await admin(
+      ['credits', 'add', '--workspace', '00000000-0000-7000-8000-000000000000', '--amount', '-5'],
+      {
+        DATA_DIR: dataDir,
+      },
+    );
     expect(res.status).not.toBe(0);
     expect(res.stderr).toMatch(/expected a positive whole number/);
     const missing = await admin(['workspace', 'create'], { DATA_DIR: dataDir });
     expect(missing.status).not.toBe(0);
     expect(missing.stderr).toMatch(/--name/);
+  });
+
+  it.each([
+    [
+      ['key', 'create', '--workspace', 'nope'],
+      /^error: option '--workspace <id>' argument 'nope' is invalid\. expected a workspace id/,
+    ],
+    [['key', 'create', '--workspace', '00000000-0000-7000-8000-000000000000'], /^error: Workspace not found\.$/],
+    [['credits', 'add', '--workspace', 'nope', '--amount', '5'], /'--workspace <id>' argument 'nope' is invalid/],
+    [['workspace', 'create', '--name', ''], /'--name <name>' argument '' is invalid\. the name must not be empty/],
+    [['workspace', 'create', '--name', '   '], /'--name <name>' .* the name must not be empty/],
+    [['workspace', 'create', '--name', 'a\u0007b'], /'--name <name>' .* must not contain control characters/],
+    [
+      ['workspace', 'create', '--name', 'Acme', '--email', 'not-an-address'],
+      /'--email <email>' argument 'not-an-address' is invalid/,
+    ],
+    [
+      ['leads', 'import', '--people', '.'],
+      /'--people <file>' argument '\.' is invalid\. is a folder; expected a CSV file/,
+    ],
+    [
+      ['leads', 'import', '--people', 'missing.csv'],
+      /'--people <file>' argument 'missing\.csv' is invalid\. no such file/,
+    ],
+    [
+      ['warmup', 'ban', 'nope', '--reason', 'x'],
+      /value 'nope' is invalid for argument 'accountId'\. expected an account id/,
+    ],
+    [
+      [
+        'warmup',
+        'mailbox',
+        'add',
+        '--email',
+        'pool@example.com',
+        '--password',
+        'p',
+        '--smtp-host',
+        '169.254.169.254',
+        '--imap-host',
+        'imap.example.com',
+      ],
+      /^error: --smtp-host 169\.254\.169\.254: .*link-local address/,
+    ],
+  ])('refuses %j in one line naming the argument', async (args, message) => {
+    const res = await admin(args, { DATA_DIR: dataDir });
+    expect(res.status).not.toBe(0);
+    expect(res.stdout).toBe('');
+    expect(res.stderr.trim().split('\n')).toHaveLength(1);
+    expect(res.stderr.trim()).toMatch(message);
+  });
+
+  it('prints a readable table for people', async () => {
+    const res = await admin(['workspace', 'list'], { DATA_DIR: dataDir });
+    const [header, rule, row] = res.stdout.trim().split('\n');
+    expect(header).toMatch(/^id +name +plan +credits +active keys +whitelabel +parent +created$/);
+    expect(rule).toMatch(/^-+( +-+)+$/);
+    expect(row).toMatch(/^[0-9a-f-]{36} +Acme +Default +150 +1 +no +- +\d{4}-\d\d-\d\d \d\d:\d\d$/);
+  });
+
+  it("keeps the embedded database's files to their owner (folders 0700, files 0600)", () => {
+    const open: string[] = [];
+    const visit = (dir: string): void => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const path = join(dir, entry.name);
+        if ((statSync(path).mode & 0o077) !== 0) open.push(`${path} ${(statSync(path).mode & 0o777).toString(8)}`);
+        if (entry.isDirectory()) visit(path);
+      }
+    };
+    visit(dataDir);
+    expect(open).toEqual([]);
+    expect(readdirSync(join(dataDir, 'pgdata'))).toContain('pg_hba.conf');
   });
 
   it('refuses to open the embedded database while another process holds it', async () => {

@@ -7,6 +7,7 @@
  */
 import { startWorker } from '../../server/worker';
 import { startOwnPostgres, type OwnPostgres } from '../helpers/own-postgres';
+import { describeIf, postgresBinDir } from '../helpers/binaries';
 import { startServerChild, stopServerProcesses } from '../helpers/server-process';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -73,7 +74,13 @@ function deliveriesPer(sink: SmtpSink, emails: string[]): Map<string, number> {
   return per;
 }
 
-describe('sending across a database outage and a killed worker', () => {
+const suite = describeIf(
+  postgresBinDir(),
+  "PostgreSQL's server programs (initdb, pg_ctl) on PATH or in `pg_config --bindir`",
+  'apt-get install -y postgresql',
+);
+
+suite('sending across a database outage and a killed worker', () => {
   let pg: OwnPostgres;
   let sink: SmtpSink;
   let t: TestServer;

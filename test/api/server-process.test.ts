@@ -6,7 +6,7 @@
 import { readJson, type Success } from '../helpers/bodies';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -154,6 +154,61 @@ it('stops within the grace period although a client sends its body one byte a se
     socket.destroy();
     expect(Date.now() - stoppedAt).toBeLessThan(6000);
     expect(server.output()).toContain('shutdown grace period over');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** Holds a port on every interface, as another program would, until the answer's close() is called. */
+async function busyPort(): Promise<{ port: number; close: () => Promise<void> }> {
+  const holder = createNetServer();
+  await new Promise<void>((resolve) => holder.listen(0, resolve));
+  return {
+    port: (holder.address() as AddressInfo).port,
+    close: () => new Promise((resolve) => holder.close(() => resolve())),
+  };
+}
+
+it.each([
+  ['PORT', (port: number) => ({ PORT: String(port) })],
+  ['METRICS_PORT', (port: number) => ({ METRICS_PORT: String(port) })],
+])('a busy %s is one line naming the port and the setting, and a non-zero exit', async (setting, env) => {
+  const dir = mkdtempSync(join(tmpdir(), 'server-busy-'));
+  const held = await busyPort();
+  try {
+    const server = start(dir, { SEED_DEMO: '0', WORKER_ENABLED: '0', ...env(held.port) });
+    const code = exitCode(server.child);
+    await expect(server.ready).rejects.toThrow(/exited with 1/);
+    expect(await code).toBe(1);
+    const failure = server
+      .output()
+      .split('\n')
+      .filter((line) => line && !line.startsWith('{'));
+    expect(failure).toHaveLength(1);
+    expect(failure[0]).toMatch(
+      new RegExp(
+        `^Failed to start: port ${held.port}( on \\S+)? is already in use \\(${setting}\\): stop the other process or set ${setting} to another port$`,
+      ),
+    );
+  } finally {
+    await held.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+it('answers GET / with where the docs and the spec are, and metrics listen on loopback by default', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'server-root-'));
+  try {
+    const server = start(dir, { SEED_DEMO: '0', WORKER_ENABLED: '0', METRICS_PORT: '0' });
+    const base = await server.ready;
+    const root = await fetch(`${base}/`);
+    expect(root.status).toBe(200);
+    expect(await root.json()).toEqual(expect.objectContaining({ docs: '/docs', openapi: '/openapi.json' }));
+    expect(server.output()).toMatch(/"msg":"metrics at http:\/\/127\.0\.0\.1:\d+\/metrics"/);
+    expect(server.output()).toMatch(/"msg":"database ready: \d+ migrations, \d+ applied"/);
+    const exited = exitCode(server.child);
+    server.child.kill('SIGTERM');
+    expect(await exited).toBe(0);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -3,12 +3,12 @@
  * with SERVE_EXAMPLES=1 and loaded by headless Chromium from one origin (http://app.test:port) while it calls
  * the API on another (http://127.0.0.1:port), which CORS_ORIGINS allows: the page lists the workspace's campaigns and its inbox.
  */
-import { existsSync } from 'node:fs';
+import { chromiumPath, describeIf } from '../helpers/binaries';
 import { chromium, type Browser } from 'playwright-core';
 import { buildExamples } from '../../scripts/build-examples';
 import { startTestServer, type TestServer } from '../helpers/server';
 
-const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = chromiumPath();
 // app.test is the page's own host name, resolved to the loopback server: a second origin without a second server.
 const ARGS = [
   '--headless',
@@ -20,9 +20,7 @@ const ARGS = [
   '--host-resolver-rules=MAP app.test 127.0.0.1',
 ];
 
-const suite = existsSync(CHROMIUM) ? describe : describe.skip;
-if (!existsSync(CHROMIUM))
-  console.warn(`browser example test skipped: ${CHROMIUM} is absent (apt-get install -y chromium)`);
+const suite = describeIf(CHROMIUM, 'Chromium (CHROMIUM_PATH, or chromium on PATH)', 'apt-get install -y chromium');
 
 suite('the example page in Chromium', () => {
   let t: TestServer;

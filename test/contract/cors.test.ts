@@ -3,14 +3,15 @@
  * headless Chromium: CORS_ORIGINS lets it, the preflight needs no key and counts toward no quota, and the
  * quota and request-id headers are readable by the page. An origin not listed gets no CORS answer.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { chromiumPath, describeIf } from '../helpers/binaries';
 import { chromium, type Browser } from 'playwright-core';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 
-const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = chromiumPath();
 const ARGS = [
   '--headless',
   '--no-sandbox',
@@ -21,7 +22,7 @@ const ARGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
-const suite = existsSync(CHROMIUM) ? describe : describe.skip;
+const suite = describeIf(CHROMIUM, 'Chromium (CHROMIUM_PATH, or chromium on PATH)', 'apt-get install -y chromium');
 
 suite('CORS for browser clients (headless Chromium)', () => {
   let t: TestServer;

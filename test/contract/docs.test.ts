@@ -2,15 +2,16 @@
  * The documentation portal in a real browser: `npm run docs` builds dist/docs, the server serves it
  * at /docs, and headless Chromium (Debian's package, driven by playwright-core) opens it with every
  * request to another host blocked. Every operation of the bundle must be listed in the sidebar and
- * every guide (the `##` sections of info.description) must be reachable.
+ * every guide (the `##` sections of info.description) must be reachable; a `/v2` alias is named in its `/v1`
+ * operation's entry, so no two entries share a title.
  */
-import { existsSync } from 'node:fs';
+import { chromiumPath, describeIf } from '../helpers/binaries';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import spec from '../../generated/openapi.json';
 import { buildDocs } from '../../scripts/docs';
 import { startTestServer, type TestServer } from '../helpers/server';
 
-const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = chromiumPath();
 const ARGS = [
   '--headless',
   '--no-sandbox',
@@ -23,9 +24,11 @@ const ARGS = [
 ];
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
-const operationIds = Object.values(spec.paths as Record<string, Record<string, { operationId?: string }>>).flatMap(
-  (item) => METHODS.filter((m) => item[m]).map((m) => item[m].operationId!),
-);
+const paths = spec.paths as Record<string, Record<string, { operationId?: string }>>;
+// A /v2 alias of a /v1 path is named in its /v1 operation's entry, not listed again.
+const operationIds = Object.entries(paths)
+  .filter(([path]) => !(path.startsWith('/v2/') && paths[`/v1${path.slice(3)}`]))
+  .flatMap(([, item]) => METHODS.filter((m) => item[m]).map((m) => item[m].operationId!));
 const guides = [...spec.info.description.matchAll(/^## (.+)$/gm)].map((m) => m[1].trim());
 const slug = (s: string) =>
   s
@@ -33,12 +36,7 @@ const slug = (s: string) =>
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-|-$/g, '');
 
-const suite = existsSync(CHROMIUM) ? describe : describe.skip;
-if (!existsSync(CHROMIUM)) {
-  console.warn(
-    `docs portal test skipped: ${CHROMIUM} is absent (install it: apt-get update && apt-get install -y chromium)`,
-  );
-}
+const suite = describeIf(CHROMIUM, 'Chromium (CHROMIUM_PATH, or chromium on PATH)', 'apt-get install -y chromium');
 
 suite('documentation portal at /docs (headless Chromium, offline)', () => {
   let t: TestServer;
@@ -88,6 +86,15 @@ suite('documentation portal at /docs (headless Chromium, offline)', () => {
     expect(operationIds.length).toBeGreaterThanOrEqual(92);
   });
 
+  it('lists each operation once: no two sidebar entries of a tag share a title', async () => {
+    for (const tag of spec.tags.map((x) => x.name)) {
+      await page.locator('[data-testid=menu-item-label]', { hasText: new RegExp(`^${tag}$`) }).click();
+      await page.waitForURL(new RegExp(`#/${slug(tag)}$`));
+      const titles = (await sidebarLinks()).filter((l) => l.href.includes(`/${slug(tag)}/`)).map((l) => l.text);
+      expect(titles.filter((title, i) => titles.indexOf(title) !== i)).toEqual([]);
+    }
+  });
+
   it('reaches every guide from the sidebar', async () => {
     for (const guide of guides) {
       await page.locator('[data-testid=menu-item-label]', { hasText: new RegExp(`^${guide}$`) }).click();
@@ -103,6 +110,7 @@ suite('documentation portal at /docs (headless Chromium, offline)', () => {
     await page.goto(`${t.url}/docs/#/platform/getratelimits`);
     await page.getByText('/v1/ratelimit/limits').first().waitFor({ timeout: 10_000 });
     await expect(page.getByText('Rate limits retrieved').first().isVisible()).resolves.toBe(true);
+    await expect(page.getByText('GET /v2/ratelimit/limits').first().isVisible()).resolves.toBe(true);
   });
 
   it('loaded nothing from another host', () => {

@@ -1,5 +1,5 @@
 /**
- * A PostgreSQL server of the test's own (Debian's binaries, a temporary data directory, a free loopback
+ * A PostgreSQL server of the test's own (the binaries `pg_config --bindir` names, or those on PATH, a temporary data directory, a free loopback
  * port), which the test may stop and start: a database outage on demand. PostgreSQL refuses to run as
  * root, so the commands run as the `postgres` OS user when the test runs as root.
  */
@@ -8,8 +8,7 @@ import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-
-const BIN = '/usr/lib/postgresql/15/bin';
+import { postgresBinDir } from './binaries';
 
 export interface OwnPostgres {
   url: string;
@@ -28,6 +27,8 @@ const freePort = () =>
   });
 
 export async function startOwnPostgres(): Promise<OwnPostgres> {
+  const BIN = postgresBinDir();
+  if (!BIN) throw new Error('PostgreSQL server programs not found: put initdb and pg_ctl on PATH, or pg_config');
   const dir = mkdtempSync(join(tmpdir(), 'own-pg-'));
   const asRoot = process.getuid?.() === 0;
   if (asRoot) {

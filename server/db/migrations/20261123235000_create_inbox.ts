@@ -4,8 +4,8 @@ import type { Knex } from 'knex';
  * The inbox: one checkpoint per account mailbox (UIDVALIDITY and the last UID read, and the claim that
  * keeps two workers off one mailbox), and the campaign options for replies.
  *
- * `email_messages` belongs to the sending module; when this branch is merged before it, the
- * `IF NOT EXISTS` table below is the same shape (CONTRACTS.md) and the sending migration's own wins.
+ * `email_messages` belongs to the sending module; the `IF NOT EXISTS` table below has the same shape as the
+ * sending migration's, and whichever runs first creates it.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`CREATE TABLE IF NOT EXISTS email_messages (

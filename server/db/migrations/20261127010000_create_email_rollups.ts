@@ -1,6 +1,6 @@
 /**
- * Rollups of email_events, so analytics cost what they return rather than what a workspace has stored
- * (issue 26). Owned by the events module, maintained by its `record` in the event's own transaction.
+ * Rollups of email_events, so analytics cost what they return rather than what a workspace has stored.
+ * Owned by the events module, maintained by its `record` in the event's own transaction.
  *
  * - email_rollups: events and first events per scope (the workspace, a campaign, step, variant or
  *   account), warm-up flag, type and calendar day in the zone of email_rollup_zones.

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Costs that stay flat as campaigns grow (issue 26):
+ * Costs that stay flat as campaigns grow:
  *
  * - `contact_counts` (contact module): contacts per campaign and status, so the plan's contact cap, the
  *   campaign list's contact counts, the derived `completed` status and analytics read a few counter rows

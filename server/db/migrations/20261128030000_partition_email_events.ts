@@ -1,6 +1,6 @@
 /**
  * email_events partitioned by RANGE of occurred_at, one partition per UTC month (`email_events_2026_11`), so
- * that a retention drops whole months instead of deleting rows (issue 26). The raw events stay for audits and
+ * that a retention drops whole months instead of deleting rows. The raw events stay for audits and
  * rollup rebuilds; analytics read the rollups (migration 20261127010000).
  *
  * - A DEFAULT partition (`email_events_default`) takes an event whose month has no partition yet (a date far

@@ -2,7 +2,7 @@
  * email_rollup_days: a row per campaign and local day with the six counted types as columns, campaign
  * traffic only (no warm-up), so that one campaign's summary over 90 days reads 90 rows instead of
  * email_rollups' 540 (a row per type and day, each on a heap page of its own once the days' rows of every
- * campaign interleave; issue 26). Owned by the events module and kept by `record` beside email_rollups;
+ * campaign interleave). Owned by the events module and kept by `record` beside email_rollups;
  * every count is the sum of email_rollups' rows of scope `campaign`, the same campaign, day and type and
  * is_warmup false. A campaign only: a workspace's row per day would be one row every event of the workspace
  * waits on, and the workspace summary reads email_rollups within its goal.

@@ -97,7 +97,7 @@ export async function generateLeads(
   if (Number(existing?.count) + Number(existingCompanies?.count) > 0) {
     if (!replace)
       throw new Error(
-        `The lead database is not empty (${existing?.count} people, ${existingCompanies?.count} companies); replace it with --replace (generateLeads: { replace: true }).`,
+        `The lead database already holds ${existing?.count} people and ${existingCompanies?.count} companies; add --replace to empty it first.`,
       );
     await db.raw('TRUNCATE people, companies CASCADE');
   }
