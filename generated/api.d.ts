@@ -7003,6 +7003,7 @@ export interface components {
             /** Format: uuid */
             campaignId?: string | null;
             description?: string | null;
+            /** @description The event types to deliver, each at most once. Every type of the list may be given, so one subscription can take all of them: the bound is the number of event types, set from that list when the spec is bundled. A type added to the list later is delivered only to subscriptions that name it. */
             eventTypes: components["schemas"]["EventType"][];
             /**
              * Format: uri
@@ -7015,6 +7016,7 @@ export interface components {
             /** Format: uuid */
             campaignId?: string | null;
             description?: string | null;
+            /** @description The event types to deliver, each at most once. Every type of the list may be given, so one subscription can take all of them: the bound is the number of event types, set from that list when the spec is bundled. A type added to the list later is delivered only to subscriptions that name it. */
             eventTypes?: components["schemas"]["EventType"][];
             /** Format: uuid */
             id: string;
@@ -7106,7 +7108,7 @@ export interface components {
              */
             email: string;
             /**
-             * @description The sub-user's display name; also the name of the sub-user's workspace.
+             * @description The sub-user's display name; also the name of the sub-user's workspace. Not blank, and no control characters or line breaks.
              * @example Maria Lopez
              */
             name: string;
@@ -7376,9 +7378,10 @@ export interface components {
                 "application/json": components["schemas"]["ErrorV2"];
             };
         };
-        /** @description The database cannot be reached; retry later. */
+        /** @description The database cannot be reached; retry later (`Retry-After` says when). */
         ServiceUnavailable: {
             headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
@@ -7386,9 +7389,10 @@ export interface components {
                 "application/json": components["schemas"]["ErrorV1"];
             };
         };
-        /** @description (v2 error format) The database cannot be reached; retry later. */
+        /** @description (v2 error format) The database cannot be reached; retry later (`Retry-After` says when). */
         ServiceUnavailableV2: {
             headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
@@ -7541,7 +7545,7 @@ export interface components {
          */
         RateLimitPolicy: string;
         /**
-         * @description Seconds until a request would be admitted again.
+         * @description Seconds to wait before retrying: until the quota admits a request again (429), or before trying storage that cannot be reached again (503).
          * @example 42
          */
         RetryAfter: number;

@@ -5,7 +5,7 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../logger';
-import { ApiError, detail, type ErrorCode, type ErrorDetail } from './errors';
+import { ApiError, detail, serviceUnavailable, type ErrorCode, type ErrorDetail } from './errors';
 
 interface ValidatorError {
   status: number;
@@ -98,12 +98,7 @@ export function toApiError(err: unknown, exposeResponseValidation: boolean): Api
       ]);
     return new ApiError(err.status, code, err.message, (err.errors ?? []).map(validatorDetail));
   }
-  if (isStorageDown(err))
-    return new ApiError(
-      503,
-      'service_unavailable',
-      'Service unavailable: storage cannot be reached. Please retry later.',
-    );
+  if (isStorageDown(err)) return serviceUnavailable();
   return undefined;
 }
 

@@ -40,5 +40,9 @@ export const notFound = (message: string, details: ErrorDetail[] = []) =>
   new ApiError(404, 'not_found', message, details);
 export const conflict = (message: string, details: ErrorDetail[] = []) =>
   new ApiError(409, 'conflict', message, details);
+/** Seconds a client is asked to wait (Retry-After) before retrying while storage cannot be reached. */
+export const STORAGE_RETRY_SECONDS = 5;
 export const serviceUnavailable = () =>
-  new ApiError(503, 'service_unavailable', 'Service unavailable: storage cannot be reached. Please retry later.');
+  new ApiError(503, 'service_unavailable', 'Service unavailable: storage cannot be reached. Please retry later.', [], {
+    'Retry-After': String(STORAGE_RETRY_SECONDS),
+  });
