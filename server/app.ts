@@ -110,7 +110,7 @@ export function createApp(deps: Deps, services: Services = createServices(deps),
   );
 
   app.use(finiteQueryNumbers);
-  app.use(['/v1', '/v2'], idempotency(services.idempotency, spec, logger, telemetry));
+  app.use(['/v1', '/v2'], idempotency(services.idempotency, spec, logger, telemetry, config.jobBodyLimitBytes));
 
   const routes = createRoutes(services);
   app.use('/v1', bySegment(routes.filter((r) => r.path.startsWith('/v1/'))));
