@@ -6264,8 +6264,9 @@ export interface components {
         };
         /**
          * @description One message of the test: from one sending account to one pool mailbox, and where the recipient's reader
-         *     found it. `to` is the mailbox's address, except for another workspace's account, whose local part is masked
-         *     (`j***@gmail.com`). `folder` is the mailbox folder it was found in.
+         *     found it. `folder` is the mailbox folder it was found in. A result shows only what is the caller's: when the
+         *     recipient is another workspace's account, `to`, `folder` and `seenAt` are null (its `domain` and the
+         *     message's `placement` are still given).
          */
         PlacementResult: {
             /**
@@ -6307,8 +6308,11 @@ export interface components {
              * @example 2026-11-23T10:00:05Z
              */
             sentAt: string | null;
-            /** @example s***@gmail.com */
-            to: string;
+            /**
+             * @description The recipient mailbox's address; null for another workspace's account.
+             * @example seed1@gmail.com
+             */
+            to: string | null;
         };
         /** @description An inbox placement test with its results, by provider domain, by sending account and per message. */
         PlacementTest: components["schemas"]["PlacementTestSummary"] & {
