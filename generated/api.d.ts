@@ -6309,8 +6309,9 @@ export interface components {
         };
         /**
          * @description One message of the test: from one sending account to one pool mailbox, and where the recipient's reader
-         *     found it. `to` is the mailbox's address, except for another workspace's account, whose local part is masked
-         *     (`j***@gmail.com`). `folder` is the mailbox folder it was found in.
+         *     found it. `folder` is the mailbox folder it was found in. A result shows only what is the caller's: when the
+         *     recipient is another workspace's account, `to`, `folder` and `seenAt` are null (its `domain` and the
+         *     message's `placement` are still given).
          */
         PlacementResult: {
             /**
@@ -6352,8 +6353,11 @@ export interface components {
              * @example 2026-11-23T10:00:05Z
              */
             sentAt: string | null;
-            /** @example s***@gmail.com */
-            to: string;
+            /**
+             * @description The recipient mailbox's address; null for another workspace's account.
+             * @example seed1@gmail.com
+             */
+            to: string | null;
         };
         /** @description An inbox placement test with its results, by provider domain, by sending account and per message. */
         PlacementTest: components["schemas"]["PlacementTestSummary"] & {
@@ -7048,6 +7052,7 @@ export interface components {
             /** Format: uuid */
             campaignId?: string | null;
             description?: string | null;
+            /** @description The event types to deliver, each at most once. Every type of the list may be given, so one subscription can take all of them: the bound is the number of event types, set from that list when the spec is bundled. A type added to the list later is delivered only to subscriptions that name it. */
             eventTypes: components["schemas"]["EventType"][];
             /**
              * Format: uri
@@ -7060,6 +7065,7 @@ export interface components {
             /** Format: uuid */
             campaignId?: string | null;
             description?: string | null;
+            /** @description The event types to deliver, each at most once. Every type of the list may be given, so one subscription can take all of them: the bound is the number of event types, set from that list when the spec is bundled. A type added to the list later is delivered only to subscriptions that name it. */
             eventTypes?: components["schemas"]["EventType"][];
             /** Format: uuid */
             id: string;
@@ -7151,7 +7157,7 @@ export interface components {
              */
             email: string;
             /**
-             * @description The sub-user's display name; also the name of the sub-user's workspace.
+             * @description The sub-user's display name; also the name of the sub-user's workspace. Not blank, and no control characters or line breaks.
              * @example Maria Lopez
              */
             name: string;
@@ -7421,9 +7427,10 @@ export interface components {
                 "application/json": components["schemas"]["ErrorV2"];
             };
         };
-        /** @description The database cannot be reached; retry later. */
+        /** @description The database cannot be reached; retry later (`Retry-After` says when). */
         ServiceUnavailable: {
             headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
@@ -7431,9 +7438,10 @@ export interface components {
                 "application/json": components["schemas"]["ErrorV1"];
             };
         };
-        /** @description (v2 error format) The database cannot be reached; retry later. */
+        /** @description (v2 error format) The database cannot be reached; retry later (`Retry-After` says when). */
         ServiceUnavailableV2: {
             headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
@@ -7586,7 +7594,7 @@ export interface components {
          */
         RateLimitPolicy: string;
         /**
-         * @description Seconds until a request would be admitted again.
+         * @description Seconds to wait before retrying: until the quota admits a request again (429), or before trying storage that cannot be reached again (503).
          * @example 42
          */
         RetryAfter: number;

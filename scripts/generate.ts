@@ -9,6 +9,8 @@
  *   - every operation gets the platform-wide answers it can always give (413/415 with a body,
  *     500, 503) and the standard headers on its success responses;
  *   - a `/v2` operation may only answer v2 error bodies, a `/v1` one only v1 bodies;
+ *   - an array of unique values drawn from an enum with no `maxItems` of its own (a webhook's event types)
+ *     is bounded by the enum's size, so the bound follows the list as it grows;
  *   - an operation that takes `Idempotency-Key` answers 409 (still running) and 422 (key reused) and
  *     may send `Idempotent-Replayed`; generated/idempotent-operations.json lists these operations
  *     for the client.
@@ -154,6 +156,31 @@ function addIdempotencyResponses(
   }
 }
 
+const SCHEMA_REF = '#/components/schemas/';
+
+/**
+ * Sets `maxItems` on every array of unique enum values that has none: at most one of each value. Walks the
+ * whole document, since the bundle writes such arrays inline as well as under components.
+ */
+function boundEnumSets(doc: unknown, schemas: Record<string, unknown>): void {
+  const enumOf = (items: unknown): unknown[] | undefined => {
+    if (!items || typeof items !== 'object') return undefined;
+    const ref = (items as { $ref?: string }).$ref;
+    const target = ref?.startsWith(SCHEMA_REF) ? schemas[ref.slice(SCHEMA_REF.length)] : items;
+    const values = (target as { enum?: unknown } | undefined)?.enum;
+    return Array.isArray(values) ? values : undefined;
+  };
+  const visit = (node: unknown): void => {
+    if (!node || typeof node !== 'object') return;
+    if (Array.isArray(node)) return node.forEach(visit);
+    const schema = node as { type?: unknown; uniqueItems?: unknown; maxItems?: unknown; items?: unknown };
+    const values = schema.type === 'array' && schema.uniqueItems === true ? enumOf(schema.items) : undefined;
+    if (values && schema.maxItems === undefined) schema.maxItems = values.length;
+    Object.values(node).forEach(visit);
+  };
+  visit(doc);
+}
+
 function sortKeys<T>(o: Record<string, T>): Record<string, T> {
   const sorted = Object.keys(o).sort((a, b) => a.localeCompare(b, 'en'));
   return Object.fromEntries(sorted.map((k) => [k, o[k]]));
@@ -187,7 +214,9 @@ export function deriveBundle(spec: OpenAPI3): OpenAPI3 {
       if (takesIdempotencyKey(op)) addIdempotencyResponses(op, version, spec.components?.responses ?? {});
     }
   }
-  return { ...spec, paths: sortKeys(paths) };
+  const derived = { ...spec, paths: sortKeys(paths) };
+  boundEnumSets(derived, (spec.components?.schemas ?? {}) as Record<string, unknown>);
+  return derived;
 }
 
 /** `POST /v2/campaign/create` for every operation that takes `Idempotency-Key` (the client sends one). */

@@ -2,7 +2,8 @@
  * createApp(deps): the whole HTTP stack, without listening. main.ts and the tests both use it.
  *
  * Order: request id and version -> health, docs and spec (no key, no quota) -> JSON body ->
- * X-API-Key and quota (one database round trip) -> OpenAPI request validation -> idempotency keys -> routes (/v1 routes under /v1 and /v2,
+ * X-API-Key and quota (one database round trip) -> OpenAPI request validation (and the non-finite numbers
+ * its coercion lets through) -> idempotency keys -> routes (/v1 routes under /v1 and /v2,
  * v2-only routes under /v2; looked up by their first segment) -> 404 -> the error middleware.
  */
 import cors from 'cors';
@@ -20,6 +21,7 @@ import { rejectUnsafeText } from './http/text-safety';
 import { headAsGet } from './http/head';
 import { rejectUnsafeNumbers } from './http/json-numbers';
 import { ApiError } from './http/errors';
+import { finiteQueryNumbers } from './http/pagination';
 import { noTelemetry } from './telemetry';
 import { trackingRouter } from './modules/tracking/routes';
 import { createRoutes, createServices, type Deps, type Services } from './services';
@@ -117,7 +119,8 @@ export function createApp(deps: Deps, services: Services = createServices(deps),
     }),
   );
 
-  app.use(['/v1', '/v2'], idempotency(services.idempotency, spec, logger, telemetry));
+  app.use(finiteQueryNumbers);
+  app.use(['/v1', '/v2'], idempotency(services.idempotency, spec, logger, telemetry, config.jobBodyLimitBytes));
 
   const routes = createRoutes(services);
   app.use('/v1', bySegment(routes.filter((r) => r.path.startsWith('/v1/'))));

@@ -7,7 +7,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../logger';
 import { detail, DomainError, type ErrorCode, type ErrorKind } from '../errors';
-import { ApiError, wireDetail, type ErrorDetail } from './errors';
+import { ApiError, serviceUnavailable, wireDetail, type ErrorDetail } from './errors';
 
 interface ValidatorError {
   status: number;
@@ -112,12 +112,7 @@ export function toApiError(err: unknown, exposeResponseValidation: boolean): Api
       ]);
     return new ApiError(err.status, code, err.message, (err.errors ?? []).map(validatorDetail));
   }
-  if (isStorageDown(err))
-    return new ApiError(
-      503,
-      'service_unavailable',
-      'Service unavailable: storage cannot be reached. Please retry later.',
-    );
+  if (isStorageDown(err)) return serviceUnavailable();
   return undefined;
 }
 

@@ -32,3 +32,9 @@ export const wireDetail = (p: FieldProblem): ErrorDetail => ({
 });
 
 export const unauthorized = (message: string) => new ApiError(401, 'unauthorized', message);
+/** Seconds a client is asked to wait (Retry-After) before retrying while storage cannot be reached. */
+export const STORAGE_RETRY_SECONDS = 5;
+export const serviceUnavailable = () =>
+  new ApiError(503, 'service_unavailable', 'Service unavailable: storage cannot be reached. Please retry later.', [], {
+    'Retry-After': String(STORAGE_RETRY_SECONDS),
+  });

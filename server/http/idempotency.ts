@@ -11,8 +11,18 @@
  * process died is taken over by a retry once its lease (IDEMPOTENCY_LEASE_SECONDS) has passed.
  * Stored answers are encrypted when the server has a secret key: some hold a secret shown once (a
  * new sub-user's API key, a webhook signing secret).
+ *
+ * A body no parser read (a CSV upload the handler streams) is read here first, hashed as it streams into a
+ * temporary file, so its contents are part of the fingerprint whether it came with a length or chunked; the
+ * handler then reads the file (`res.locals.upload`, the route helper's `upload`), deleted with the response.
  */
 import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { NextFunction, Request, Response } from 'express';
 import type { Clock } from '../clock';
 import type { Db } from '../db';
@@ -160,16 +170,46 @@ function declaresIdempotencyKey(
   });
 }
 
-export function idempotency(store: IdempotencyStore, spec: object, logger: Logger, telemetry: Telemetry) {
+/**
+ * Reads a streamed request body into a file in a new temporary folder, hashing it on the way: the SHA-256 of
+ * its bytes. Past `maxBytes` the rest is read and dropped, then a 413: the answer reaches the client.
+ */
+async function spoolBody(req: Request, res: Response, maxBytes: number): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'lr-upload-'));
+  res.on('close', () => void rm(dir, { recursive: true, force: true }));
+  const file = join(dir, 'body');
+  const hash = createHash('sha256');
+  let bytes = 0;
+  const meter = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      bytes += chunk.length;
+      if (bytes > maxBytes) return done();
+      hash.update(chunk);
+      done(null, chunk);
+    },
+  });
+  await pipeline(req, meter, createWriteStream(file));
+  if (bytes > maxBytes) throw new ApiError(413, 'payload_too_large', 'Request body is too large.');
+  res.locals.upload = createReadStream(file);
+  return hash.digest('hex');
+}
+
+export function idempotency(
+  store: IdempotencyStore,
+  spec: object,
+  logger: Logger,
+  telemetry: Telemetry,
+  /** The most a streamed body may hold (the bulk jobs' limit). */
+  maxStreamedBytes: number,
+) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const key = req.get('Idempotency-Key');
     // Without the header, or on an operation that does not take one, every request runs.
     if (key === undefined || !declaresIdempotencyKey(req, spec)) return next();
     const { workspaceId } = res.locals.auth as AuthContext;
-    // A body no parser read (a CSV upload the handler streams) is not known yet: its type and length stand in.
     const body: unknown =
       req.body === undefined
-        ? { contentType: req.get('content-type') ?? null, contentLength: req.get('content-length') ?? null }
+        ? { contentType: req.get('content-type') ?? null, sha256: await spoolBody(req, res, maxStreamedBytes) }
         : req.body;
     const fingerprint = createHash('sha256')
       .update(`${req.method} ${req.originalUrl}\n${canonicalJson(body)}`)

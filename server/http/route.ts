@@ -4,6 +4,7 @@
  * generated/api.d.ts, so a handler that reads a field the spec lacks or returns the wrong shape does
  * not compile. `/v1` routes are also served under `/v2` (see app.ts).
  */
+import type { Readable } from 'node:stream';
 import type { Request, Response, Router } from 'express';
 import type { HttpMethod, PathsWithMethod, RequestBodyJSON, SuccessResponseJSON } from 'openapi-typescript-helpers';
 import type { paths } from '../../generated/api';
@@ -29,6 +30,8 @@ export interface RouteContext<P extends keyof paths, M extends Method> {
   auth: AuthContext;
   requestId: string;
   apiVersion: 'v1' | 'v2';
+  /** A body no parser read (a CSV upload), as a stream: the request, or the copy the idempotency layer read first. */
+  upload: Readable;
   req: Request;
   res: Response;
 }
@@ -63,6 +66,7 @@ export function route<M extends Method, P extends PathsWithMethod<paths, M>>(
           auth: res.locals.auth as AuthContext,
           requestId: res.locals.requestId as string,
           apiVersion: res.locals.apiVersion as 'v1' | 'v2',
+          upload: (res.locals.upload as Readable | undefined) ?? req,
           req,
           res,
         });

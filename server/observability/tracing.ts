@@ -4,6 +4,10 @@
  * HTTP, Express and pg instrumentations: one trace per request (its server span carries the workspace id and
  * the operation) and one per worker run. Spans go to `<endpoint>/v1/traces` as OTLP/HTTP JSON; the usual OTEL_*
  * variables (OTEL_SERVICE_NAME, OTEL_TRACES_SAMPLER, OTEL_BSP_SCHEDULE_DELAY, ...) apply.
+ *
+ * A request's URL carries what a collector must not keep: contact addresses and search terms in the query, and
+ * unsubscribe, open and click tokens or addresses in the path. A server span records the route template as its
+ * path (`/v1/whitelabel/user/{email}`, `/c/:token`) and the query's names with every value redacted.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SpanStatusCode, trace, type Span } from '@opentelemetry/api';
@@ -13,7 +17,7 @@ import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { readBundledSpec } from '../project-root';
-import { operationMatcher } from './operations';
+import { operationRoutes } from './operations';
 
 export interface Tracing {
   /** Runs one worker job pass in a trace of its own. */
@@ -21,8 +25,28 @@ export interface Tracing {
   shutdown(): Promise<void>;
 }
 
+/** The request as Express leaves it: the route that answered, under the router's mount path. */
+type ExpressRequest = IncomingMessage & { originalUrl?: string; baseUrl?: string; route?: { path: string } };
+
+function splitUrl(url: string): [string, string | undefined] {
+  const at = url.indexOf('?');
+  return at === -1 ? [url, undefined] : [url.slice(0, at), url.slice(at + 1)];
+}
+
+/** A query's parameter names, every value replaced: `search=REDACTED&limit=REDACTED`. */
+function redactedQuery(query: string): string {
+  const names = [...new URLSearchParams(query).keys()];
+  return names.map((name) => `${encodeURIComponent(name)}=REDACTED`).join('&');
+}
+
+/** A path no route matched (a 404): its first segment alone, since the rest may be anything. */
+function unmatched(path: string): string {
+  const [first, ...rest] = path.split('/').slice(1);
+  return `/${first ?? ''}${rest.length ? '/…' : ''}`;
+}
+
 export function startTracing(): Tracing {
-  const operationOf = operationMatcher(readBundledSpec());
+  const operationOf = operationRoutes(readBundledSpec());
   const sdk = new NodeSDK({
     serviceName: process.env.OTEL_SERVICE_NAME || 'outreach-api',
     traceExporter: new OTLPTraceExporter(),
@@ -31,14 +55,17 @@ export function startTracing(): Tracing {
         // Attributes are set when the response ends: by then the key has named the workspace.
         applyCustomAttributesOnSpan(span: Span, request, response) {
           if (!('locals' in response)) return;
-          const req = request as IncomingMessage & { originalUrl?: string; method?: string };
+          const req = request as ExpressRequest;
           const locals = (response as ServerResponse & { locals: { auth?: { workspaceId: string } } }).locals;
-          const operation = operationOf(
-            (req.method ?? 'get').toLowerCase(),
-            (req.originalUrl ?? req.url ?? '').split('?')[0],
-          );
-          if (operation) span.setAttribute('operation', operation);
+          const [path, query] = splitUrl(req.originalUrl ?? req.url ?? '');
+          const method = req.method ?? 'GET';
+          const operation = operationOf(method.toLowerCase(), path);
+          if (operation) span.setAttribute('operation', operation.operationId);
           if (locals.auth) span.setAttribute('workspace.id', locals.auth.workspaceId);
+          const route = operation?.route ?? (req.route ? `${req.baseUrl ?? ''}${req.route.path}` : unmatched(path));
+          span.setAttributes({ 'url.path': route, 'http.route': route });
+          if (query !== undefined) span.setAttribute('url.query', redactedQuery(query));
+          span.updateName(`${method} ${route}`);
         },
       }),
       new ExpressInstrumentation(),

@@ -207,7 +207,7 @@ describe('unexpected failures', () => {
 });
 
 describe('storage down', () => {
-  it('answers 503 in both formats and readyz reports it, while healthz stays up', async () => {
+  it('answers 503 with Retry-After in both formats and readyz reports it, while healthz stays up', async () => {
     const db = knex({
       client: 'pg',
       connection: 'postgres://postgres@127.0.0.1:1/unreachable',
@@ -226,13 +226,11 @@ describe('storage down', () => {
       const message = 'Service unavailable: storage cannot be reached. Please retry later.';
       const v1 = await fetch(`${base}/v1/authenticate`, { headers: { 'X-API-Key': 'lr_any' } });
       expect(v1.status).toBe(503);
+      expect(v1.headers.get('retry-after')).toBe('5');
       expect(await v1.json()).toEqual({ error: message });
-      await expectV2(
-        await fetch(`${base}/v2/authenticate`, { headers: { 'X-API-Key': 'lr_any' } }),
-        503,
-        'service_unavailable',
-        message,
-      );
+      const v2 = await fetch(`${base}/v2/authenticate`, { headers: { 'X-API-Key': 'lr_any' } });
+      expect(v2.headers.get('retry-after')).toBe('5');
+      await expectV2(v2, 503, 'service_unavailable', message);
       expect((await fetch(`${base}/readyz`)).status).toBe(503);
       expect((await fetch(`${base}/healthz`)).status).toBe(200);
     } finally {

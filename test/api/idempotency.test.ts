@@ -2,7 +2,8 @@
  * Idempotency keys (Stripe's semantics) through HTTP: a replay answers the stored status and body
  * with `Idempotent-Replayed: true` and does nothing again; another body is a 422; a retry while
  * the first runs is a 409; one effect under concurrency, also from two server processes; 24 hours
- * by the clock; keys per workspace; a 5xx frees the key; a dead process's claim ends with its lease.
+ * by the clock; keys per workspace; a 5xx frees the key; a dead process's claim ends with its lease;
+ * a streamed CSV upload is fingerprinted by its contents, sent with a length or chunked.
  */
 import { expect } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
@@ -292,6 +293,72 @@ describe('the key’s life', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(first.headers.get('ratelimit')).toMatch(/r=19;/);
     expect(again.headers.get('ratelimit')).toMatch(/r=18;/);
+  });
+});
+
+describe('streamed uploads (CSV)', () => {
+  /** A CSV upload with a Content-Length, or chunked (a stream of unknown length). */
+  async function upload(apiKey: string, path: string, csv: string, key: string, chunked: boolean) {
+    const bytes = new TextEncoder().encode(csv);
+    const body = chunked
+      ? new ReadableStream<Uint8Array>({
+          start(controller) {
+            // Two chunks, split inside a line.
+            controller.enqueue(bytes.slice(0, 9));
+            controller.enqueue(bytes.slice(9));
+            controller.close();
+          },
+        })
+      : csv;
+    const res = await fetch(t.url + path, {
+      method: 'POST',
+      headers: { 'X-API-Key': apiKey, 'content-type': 'text/csv', 'Idempotency-Key': key },
+      body,
+      ...(chunked ? { duplex: 'half' } : {}),
+    } as RequestInit);
+    if (chunked) expect(res.status).not.toBe(411);
+    const json = (await res.json()) as { data?: { job: { id: string } }; code?: string };
+    return {
+      status: res.status,
+      jobId: json.data?.job.id,
+      code: json.code,
+      replayed: res.headers.get('idempotent-replayed'),
+    };
+  }
+
+  const jobRows = async (workspaceId: string) =>
+    t.db('jobs').where({ workspace_id: workspaceId }).select<{ id: string; total: number }[]>('id', 'total');
+
+  // Two files of one length: a fingerprint of type and length alone cannot tell them apart.
+  const first = 'email\nann@acme.com\nbob@acme.com\n';
+  const other = 'email\nann@acme.com\ncat@acme.com\n';
+
+  it.each([
+    ['/v2/job/verify', false],
+    ['/v2/job/verify', true],
+    ['/v2/job/contact-import', false],
+    ['/v2/job/contact-import', true],
+  ])('%s (chunked: %s): the same file replays, another file under the key is a 422', async (operation, chunked) => {
+    const ws = await t.createWorkspace();
+    let path = operation;
+    if (operation.endsWith('contact-import')) {
+      const created = await post(ws.apiKey, '/v2/campaign/create', { name: 'Uploads' });
+      path += `?campaignId=${created.body.data.campaign.id}`;
+    }
+    const key = randomUUID();
+    const sent = await upload(ws.apiKey, path, first, key, chunked);
+    expect(sent).toMatchObject({ status: 202, replayed: null });
+    expect(await upload(ws.apiKey, path, first, key, chunked)).toEqual({ ...sent, replayed: 'true' });
+    // The same bytes the other way (chunked or with a length) are the same request.
+    expect(await upload(ws.apiKey, path, first, key, !chunked)).toEqual({ ...sent, replayed: 'true' });
+    expect(await upload(ws.apiKey, path, other, key, chunked)).toMatchObject({
+      status: 422,
+      code: 'idempotency_key_reused',
+    });
+    expect(await jobRows(ws.workspaceId)).toEqual([{ id: sent.jobId, total: 2 }]);
+    // Under a fresh key the other file runs.
+    expect(await upload(ws.apiKey, path, other, randomUUID(), chunked)).toMatchObject({ status: 202, replayed: null });
+    expect(await jobRows(ws.workspaceId)).toHaveLength(2);
   });
 });
 

@@ -32,6 +32,9 @@ let dataDir: string;
 const adminUrl = process.env.TEST_DATABASE_URL;
 const dbName = `tracing_${process.pid}_${Date.now()}`;
 let databaseUrl = '';
+/** The traced process's address and key (started by the first test). */
+let base = '';
+let apiKey = '';
 
 beforeAll(async () => {
   receiver = createServer((req, res) => {
@@ -39,6 +42,8 @@ beforeAll(async () => {
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
       paths.push(`${req.method} ${req.url} ${req.headers['content-type']}`);
+      // The SDK may also export metrics or logs here (as protobuf): only traces are read.
+      if (req.url !== '/v1/traces') return void res.writeHead(200).end();
       const payload = JSON.parse(body) as { resourceSpans: { scopeSpans: { spans: OtlpSpan[] }[] }[] };
       for (const r of payload.resourceSpans) for (const s of r.scopeSpans) spans.push(...s.spans);
       res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
@@ -96,8 +101,8 @@ it('sends a trace per request with the workspace and operation, and a trace per 
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
   for (let i = 0; i < 1200 && !/"port":(\d+)/.test(out); i += 1) await new Promise((r) => setTimeout(r, 100));
-  const base = `http://127.0.0.1:${/"port":(\d+)/.exec(out)![1]}`;
-  const apiKey = /API key \(shown once, keep it\): (lr_\S+)/.exec(out)![1];
+  base = `http://127.0.0.1:${/"port":(\d+)/.exec(out)![1]}`;
+  apiKey = /API key \(shown once, keep it\): (lr_\S+)/.exec(out)![1];
   const auth = await fetch(`${base}/v2/authenticate`, { headers: { 'X-API-Key': apiKey } });
   const workspaceId = (await readJson<Success<'/v2/authenticate', 'get'>>(auth)).data.workspace.id;
 
@@ -121,6 +126,36 @@ it('sends a trace per request with the workspace and operation, and a trace per 
   // Each run is the root of its own trace.
   for (const run of runs) expect(run.parentSpanId ?? '').toBe('');
   expect(new Set(runs.map((s) => s.traceId)).size).toBe(runs.length);
+});
+
+it('records route templates and redacted queries: no address, search term or token reaches the collector', async () => {
+  expect(base).not.toBe('');
+  const secrets = ['hidden.person', 'needle-term', 'clicktoken0secret', 'unsubtoken0secret', 'opentoken0secret'];
+  const requests: [string, string][] = [
+    ['/v2/suppression/list?search=hidden.person%40contact.com&limit=5', '/v2/suppression/list'],
+    ['/v2/email/list?limit=5&search=needle-term', '/v2/email/list'],
+    ['/v2/whitelabel/user/hidden.person%40contact.com', '/v2/whitelabel/user/{email}'],
+    ['/c/clicktoken0secret', '/c/:token'],
+    ['/u/unsubtoken0secret', '/u/:token'],
+    ['/o/opentoken0secret.gif', '/o/:token.gif'],
+    ['/no/such/hidden.person@contact.com', '/no/…'],
+  ];
+  for (const [path] of requests) {
+    const res = await fetch(base + path, { headers: { 'X-API-Key': apiKey }, redirect: 'manual' });
+    await res.body?.cancel();
+  }
+  const serverSpan = (route: string) => spans.find((s) => s.kind === 2 && attr(s, 'url.path') === route);
+  for (let i = 0; i < 200 && !requests.every(([, route]) => serverSpan(route)); i += 1)
+    await new Promise((r) => setTimeout(r, 100));
+  for (const [, route] of requests) {
+    const span = serverSpan(route)!;
+    expect([route, span && attr(span, 'http.route')]).toEqual([route, route]);
+    expect(span.name).toMatch(new RegExp(` ${route.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&')}$`));
+  }
+  expect(attr(serverSpan('/v2/suppression/list')!, 'url.query')).toBe('search=REDACTED&limit=REDACTED');
+  // Nothing exported, by any span of any instrumentation, holds what the URLs carried.
+  const exported = JSON.stringify(spans);
+  for (const secret of secrets) expect([secret, exported.includes(secret)]).toEqual([secret, false]);
 });
 
 it('loads neither OpenTelemetry nor prom-client when neither is configured', () => {

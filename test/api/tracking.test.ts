@@ -1,15 +1,18 @@
 /**
  * The links in emails, reached without an API key: unsubscribe (page and RFC 8058 one-click), open pixel
- * and click redirect, with their signed tokens tampered, forged and replayed.
+ * and click redirect (protocol-relative links included), with their signed tokens tampered, forged and replayed.
  */
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
+
+// Setting up sends a campaign email: slow on a busy machine.
+jest.setTimeout(120_000);
 
 describe('tracking and unsubscribe links', () => {
   let t: TestServer;
   let sink: SmtpSink;
   let ws: TestWorkspace;
-  let links: { unsubscribe: string; click: string; pixel: string };
+  let links: { unsubscribe: string; click: string; offer: string; pixel: string };
   let contactId: string;
 
   beforeAll(async () => {
@@ -44,7 +47,7 @@ describe('tracking and unsubscribe links', () => {
             variants: [
               {
                 subject: 'Hi',
-                body: '<p>See <a href="https://acme.test/pricing">pricing</a>. <a href="{{unsubscribeUrl}}">Unsubscribe</a></p>',
+                body: '<p>See <a href="https://acme.test/pricing">pricing</a> and <a href="{{offer}}">your offer</a>. <a href="{{unsubscribeUrl}}">Unsubscribe</a></p>',
               },
             ],
           },
@@ -53,15 +56,21 @@ describe('tracking and unsubscribe links', () => {
       } as never,
     });
     const added = await ws.client.POST('/v1/contact/add', {
-      body: { campaignId, contacts: [{ email: 'joe@globex.test' }] } as never,
+      // A protocol-relative link from contact data.
+      body: {
+        campaignId,
+        contacts: [{ email: 'joe@globex.test', customVariables: { offer: '//offers.test/joe?id=7' } }],
+      } as never,
     });
     contactId = added.data!.data.added[0].id;
     await ws.client.POST('/v2/campaign/launch', { body: { campaignId } });
     expect(await t.services.sending.runOnce()).toBe(1);
     const html = sink.received[0].parsed.html as string;
     const hrefs = [...html.matchAll(/href="([^"]+)"/g)].map((m) => m[1]);
+    expect(hrefs.filter((h) => !h.startsWith(`${t.url}/`))).toEqual([]);
     links = {
       click: hrefs.find((h) => h.includes('/c/'))!,
+      offer: hrefs.filter((h) => h.includes('/c/'))[1],
       unsubscribe: hrefs.find((h) => h.includes('/u/'))!,
       pixel: /<img src="([^"]+)"/.exec(html)![1],
     };
@@ -108,6 +117,13 @@ describe('tracking and unsubscribe links', () => {
     );
     expect(invented.status).toBe(404);
     expect(await events('clicked')).toHaveLength(1);
+  });
+
+  it('tracks a protocol-relative link like any other, opening it over https', async () => {
+    const res = await fetch(links.offer, { redirect: 'manual' });
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('https://offers.test/joe?id=7');
+    expect(await events('clicked')).toHaveLength(2);
   });
 
   it('shows a confirmation page, unsubscribes on one-click POST once, suppresses the address and stops the sequence', async () => {

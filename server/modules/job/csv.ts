@@ -1,6 +1,6 @@
 /**
  * Reading an uploaded CSV as it streams in: strict UTF-8 (TextDecoder, fatal), csv-parse for RFC 4180
- * records with a 64 KB record limit, byte and row limits, and the header mapped to contact fields. Every
+ * records with a 64 KB record limit, byte and row limits, no NUL characters, and the header mapped to contact fields. Every
  * problem is a 400 (or 413 for the limits) that names the line, thrown before the job is queued.
  */
 import { Transform, type Readable } from 'node:stream';
@@ -155,6 +155,9 @@ export async function* csvRows(
   let rows = 0;
   try {
     for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+      // PostgreSQL stores no NUL in text or JSON.
+      const nul = record.findIndex((cell) => cell.includes('\u0000'));
+      if (nul !== -1) throw lineError(info.lines, `cell ${nul + 1} holds a NUL character, which text may not contain`);
       if (header) {
         onHeader(record);
         header = false;

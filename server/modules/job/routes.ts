@@ -13,7 +13,7 @@ export const jobRoutes = ({ jobs }: { jobs: JobService }) => [
   route(
     'post',
     '/v2/job/contact-import',
-    async ({ auth, query, body, req }) => {
+    async ({ auth, query, body, req, upload }) => {
       // Options from the query; a JSON body's own values win.
       const options = {
         skipInWorkspace: body?.skipInWorkspace ?? query.skipInWorkspace ?? false,
@@ -22,7 +22,12 @@ export const jobRoutes = ({ jobs }: { jobs: JobService }) => [
         verify: body?.verify ?? query.verify ?? false,
       };
       const job = isCsv(req)
-        ? await jobs.importCsv(auth.workspaceId, { campaignId: query.campaignId, listId: query.listId }, options, req)
+        ? await jobs.importCsv(
+            auth.workspaceId,
+            { campaignId: query.campaignId, listId: query.listId },
+            options,
+            upload,
+          )
         : await jobs.importJson(
             auth.workspaceId,
             { campaignId: body.campaignId, listId: body.listId },
@@ -36,9 +41,9 @@ export const jobRoutes = ({ jobs }: { jobs: JobService }) => [
   route(
     'post',
     '/v2/job/verify',
-    async ({ auth, body, req }) => {
+    async ({ auth, body, req, upload }) => {
       const job = isCsv(req)
-        ? await jobs.verifyCsv(auth.workspaceId, req)
+        ? await jobs.verifyCsv(auth.workspaceId, upload)
         : await jobs.verifyEmails(auth.workspaceId, body.emails);
       return ok(queued('Verification', job), { job });
     },

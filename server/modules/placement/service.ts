@@ -62,6 +62,8 @@ const FINISH_BATCH = 20;
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 const mask = (email: string) => `${email[0]}***${email.slice(email.lastIndexOf('@'))}`;
+/** A result whose recipient is another workspace's account: stored masked when the test was created. */
+const isAnotherWorkspaces = (r: ResultRow) => r.recipient_shown !== r.recipient_email;
 
 function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
   const groups = new Map<string, T[]>();
@@ -243,18 +245,22 @@ export class PlacementService {
         const rows = accounts.get(accountId) ?? [];
         return { accountId, email: rows[0]?.from_address ?? '', counts: countsOf(rows.map((r) => r.placement)) };
       }),
-      results: results.map((r) => ({
-        accountId: r.account_id,
-        from: r.from_address,
-        to: r.recipient_shown,
-        domain: r.recipient_domain,
-        placement: r.placement,
-        folder: r.folder,
-        messageId: r.message_id,
-        sentAt: iso(r.sent_at),
-        seenAt: iso(r.seen_at),
-        reason: r.reason,
-      })),
+      results: results.map((r) => {
+        // Another workspace's mailbox: its address, its folders and when its reader looked are not the caller's.
+        const theirs = isAnotherWorkspaces(r);
+        return {
+          accountId: r.account_id,
+          from: r.from_address,
+          to: theirs ? null : r.recipient_email,
+          domain: r.recipient_domain,
+          placement: r.placement,
+          folder: theirs ? null : r.folder,
+          messageId: r.message_id,
+          sentAt: iso(r.sent_at),
+          seenAt: theirs ? null : iso(r.seen_at),
+          reason: r.reason,
+        };
+      }),
     };
   }
 

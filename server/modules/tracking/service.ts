@@ -61,8 +61,10 @@ const toToken = (p: Purpose, r: MessageRef, url?: string): LinkToken => ({
   ...(url ? { u: url } : {}),
 });
 
-const HREF = /(<a\b[^>]*?\bhref\s*=\s*)(["'])(https?:\/\/[^"'<>\s]+)\2/gi;
+// An absolute web link, or a protocol-relative one (`//host/x`, which a mail client opens over https).
+const HREF = /(<a\b[^>]*?\bhref\s*=\s*)(["'])((?:https?:)?\/\/[^"'<>\s]+)\2/gi;
 const unescapeAttr = (s: string) => s.replace(/&amp;/g, '&');
+const absolute = (url: string) => (url.startsWith('//') ? `https:${url}` : url);
 
 export class TrackingService implements MessageLinks {
   constructor(
@@ -86,7 +88,7 @@ export class TrackingService implements MessageLinks {
 
   rewriteLinks(html: string, ref: MessageRef): string {
     return html.replace(HREF, (_all, start: string, quote: string, url: string) => {
-      const target = unescapeAttr(url);
+      const target = absolute(unescapeAttr(url));
       // The unsubscribe link stays as it is: it is ours already.
       if (target.startsWith(`${this.publicUrl}/u/`)) return `${start}${quote}${url}${quote}`;
       return `${start}${quote}${this.publicUrl}/c/${this.signer.sign(toToken('c', ref, target))}${quote}`;

@@ -237,7 +237,15 @@ export class WebhookService {
   // --- subscriptions ---
 
   private async checkUrl(url: string, field: string): Promise<void> {
-    const target = new URL(url);
+    // The spec's `format: uri` lets through what WHATWG URL parsing refuses (`%2f` or `%00` in a host, an IPv6 zone).
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      throw invalid('The webhook URL cannot be parsed as a URL.', [
+        detail(field, 'is not a URL a request can be sent to', 'format'),
+      ]);
+    }
     const plainAllowed = this.config.allowPrivateWebhooks;
     if (target.protocol !== 'https:' && !(plainAllowed && target.protocol === 'http:')) {
       throw invalid('A webhook URL must use https.', [detail(field, 'must be an https URL', 'https_required')]);
