@@ -77,7 +77,7 @@ export function createApp(deps: Deps, services: Services = createServices(deps),
   }
   app.use(requestLog(logger));
 
-  app.use(healthRoutes(db, options.readiness ?? { draining: false }));
+  app.use(healthRoutes(db, options.readiness ?? { draining: false, jobs: [] }));
   app.get('/openapi.json', (_req, res) => {
     res.json(spec);
   });

@@ -4,6 +4,10 @@
  */
 import { resolve } from 'node:path';
 
+/** The jobs a worker process may run, by the names WORKER_JOBS takes. */
+export const WORKER_ROLES = ['sending', 'inbox', 'warmup', 'webhooks', 'jobs', 'placement', 'maintenance'] as const;
+export type WorkerRole = (typeof WORKER_ROLES)[number];
+
 export interface Config {
   port: number;
   /** Serve Prometheus metrics at /metrics on this port (METRICS_PORT; unset: no metrics, prom-client not loaded). */
@@ -56,6 +60,17 @@ export interface Config {
   shutdownGraceSeconds: number;
   /** Run the background worker (every job: sending, inbox, webhooks, bulk jobs, ...) inside this process (WORKER_ENABLED, default on). */
   workerEnabled: boolean;
+  /** The jobs this process's worker runs (WORKER_JOBS, comma-separated; default every one). */
+  workerJobs: WorkerRole[];
+  /** The worker process (`npm run worker`) answers /healthz and /readyz on this port (WORKER_HEALTH_PORT; unset: none). */
+  workerHealthPort: number | undefined;
+  /** Apply pending migrations at start-up (MIGRATE_ON_START, default on); off when `npm run migrate` is a step of its own. */
+  migrateOnStart: boolean;
+  /**
+   * Run hot reads as named prepared statements (DATABASE_PREPARED_STATEMENTS, default on); off behind a pooler in
+   * transaction mode that does not carry them (PgBouncer before 1.21).
+   */
+  preparedStatements: boolean;
   /** How often the worker looks for due work, in seconds. */
   workerTickSeconds: number;
   /** Rows per batch of a background job (one transaction each). */
@@ -103,6 +118,25 @@ function names(raw: string): string[] {
     .split(',')
     .map((s) => s.trim().toLowerCase())
     .filter(Boolean);
+}
+
+/** WORKER_JOBS: a list of role names; unset or empty runs every job, an unknown name stops the start. */
+function workerJobs(raw: string | undefined): WorkerRole[] {
+  const given = names(raw ?? '');
+  if (!given.length) return [...WORKER_ROLES];
+  const unknown = given.filter((name) => !(WORKER_ROLES as readonly string[]).includes(name));
+  if (unknown.length)
+    throw new Error(`WORKER_JOBS names unknown jobs: ${unknown.join(', ')} (known: ${WORKER_ROLES.join(', ')})`);
+  return WORKER_ROLES.filter((role) => given.includes(role));
+}
+
+/** On or off: 1/true/on and 0/false/off. */
+function onOff(name: string, fallback: boolean, env: NodeJS.ProcessEnv): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'on'].includes(raw)) return true;
+  if (['0', 'false', 'off'].includes(raw)) return false;
+  throw new Error(`${name} must be on or off, got "${env[name]}"`);
 }
 
 /** Settings renamed when they outgrew their first name: the new name, and the old one still read. */
@@ -188,6 +222,10 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
       .filter(Boolean),
     shutdownGraceSeconds: int('SHUTDOWN_GRACE_SECONDS', 10, env),
     workerEnabled: bool(renamed('WORKER_ENABLED', env), true, env),
+    workerJobs: workerJobs(env.WORKER_JOBS),
+    workerHealthPort: env.WORKER_HEALTH_PORT ? int('WORKER_HEALTH_PORT', 0, env) : undefined,
+    migrateOnStart: onOff('MIGRATE_ON_START', true, env),
+    preparedStatements: onOff('DATABASE_PREPARED_STATEMENTS', true, env),
     workerTickSeconds: int(renamed('WORKER_TICK_SECONDS', env), 5, env),
     jobBatchSize: Math.min(5000, Math.max(1, int('JOB_BATCH_SIZE', 1000, env))),
     jobConcurrency: Math.min(8, Math.max(1, int('JOB_CONCURRENCY', 2, env))),

@@ -6,7 +6,8 @@
 import './observability/preload';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app';
-import { boot, shutdownJobs, startJobs } from './boot';
+import { boot, rolesRunning, shutdownJobs, startJobs } from './boot';
+import { WORKER_ROLES } from './config';
 import { generateLeads } from './modules/leads/generate';
 import type { Deps, Services } from './services';
 
@@ -41,7 +42,7 @@ async function main(): Promise<void> {
   const { config, logger } = deps;
   if (config.seedDemo) await seedDemo(deps, services, config.port);
 
-  const readiness = { draining: false };
+  const readiness = { draining: false, jobs: rolesRunning(config) };
   const server = createApp(deps, services, { readiness }).listen(config.port, () => {
     const { port } = server.address() as AddressInfo;
     logger.info({ port, database: database.kind }, `listening on http://localhost:${port}`);
@@ -49,8 +50,9 @@ async function main(): Promise<void> {
   // A client that sends its headers or body slowly cannot hold a connection (or a shutdown) for long.
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
-  // The worker runs here unless WORKER_ENABLED=0 (then `npm run worker` runs it apart).
+  // The worker runs here unless WORKER_ENABLED=0 (then `npm run worker` runs it apart), with the jobs WORKER_JOBS names.
   const worker = config.workerEnabled ? startJobs({ deps, services }) : null;
+  if (!worker) deps.telemetry?.workerRoles([], WORKER_ROLES);
 
   let stopping = false;
   const shutdown = (signal: string) => {
