@@ -11,14 +11,17 @@ import { createServices, type Deps, type Services } from '../services';
 export interface CliContext {
   deps: Deps;
   services: Services;
+  /** The migrations this command applied as it opened the database. */
+  applied: string[];
   close(): Promise<void>;
 }
 
 export async function openCliContext(): Promise<CliContext> {
   const config = loadConfig();
   const database = await openDatabase(config);
+  let applied: string[];
   try {
-    await migrate(database.db);
+    applied = await migrate(database.db);
   } catch (err) {
     await database.close();
     throw err;
@@ -29,5 +32,5 @@ export async function openCliContext(): Promise<CliContext> {
     clock: systemClock,
     logger: createLogger(process.env.LOG_LEVEL ?? 'warn'),
   };
-  return { deps, services: createServices(deps), close: database.close };
+  return { deps, services: createServices(deps), applied, close: database.close };
 }

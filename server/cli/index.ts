@@ -5,7 +5,6 @@
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { openCliContext, type CliContext } from './context';
-import { migrate } from '../db';
 import { registerLeadCommands } from './leads';
 import { registerWarmupCommands } from './warmup';
 
@@ -125,9 +124,8 @@ export function buildProgram(): Command {
     .command('migrate')
     .description('apply pending database migrations')
     .action(
-      withContext(async ({ deps }) => {
-        // openCliContext has already migrated; report what is applied.
-        const applied = await migrate(deps.db);
+      withContext(async ({ deps, applied }) => {
+        // openCliContext has migrated; report what it applied.
         const [done] = (await deps.db.migrate.list()) as [unknown[], string[]];
         console.log(
           `Migrations up to date (${done.length} applied${applied.length ? `, ${applied.length} just now` : ''}).`,

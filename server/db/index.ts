@@ -219,9 +219,24 @@ export function isEmbedded(db: Executor): boolean {
   return (db.client as Knex.Client).config.client === ClientPgLite;
 }
 
+/** The advisory lock (one key) held while one process migrates; any number may start at once. */
+const MIGRATION_LOCK = 0x6d696772;
+
+/**
+ * Applies the pending migrations and answers their names. On PostgreSQL, processes starting at once take turns: each
+ * holds a transaction-scoped advisory lock (in a transaction of its own, open while the migrations run on other
+ * connections) and those that wait find nothing left to apply. A transaction, not a session lock: it holds behind a
+ * pooler in transaction mode too, and a process that dies releases it with its connection. knex's own lock row would
+ * refuse the second process instead of making it wait, and two processes creating its tables at once collide.
+ */
 export async function migrate(db: Db): Promise<string[]> {
-  const [, applied] = (await db.migrate.latest()) as [number, string[]];
-  return applied;
+  const latest = async () => ((await db.migrate.latest()) as [number, string[]])[1];
+  // The embedded database has one process and one connection, which the lock's transaction would hold.
+  if (isEmbedded(db)) return latest();
+  return db.transaction(async (trx) => {
+    await trx.raw('SELECT pg_advisory_xact_lock(?)', [MIGRATION_LOCK]);
+    return latest();
+  });
 }
 
 /** Migrations of this build not yet applied to the database (a query of knex's table; the list is read from disk). */

@@ -43,7 +43,7 @@ export function startServerChild(
   children.push(child);
   record(child);
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('server process did not start in 60 s')), 60_000);
+    const timer = setTimeout(() => reject(new Error('server process did not start in 120 s')), 120_000);
     let buffer = '';
     child.stdout.on('data', (chunk: Buffer) => {
       buffer += chunk.toString();
@@ -69,7 +69,7 @@ export function startWorkerProcess(databaseUrl: string, env: Record<string, stri
   children.push(child);
   record(child);
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('worker process did not start in 60 s')), 60_000);
+    const timer = setTimeout(() => reject(new Error('worker process did not start in 120 s')), 120_000);
     let buffer = '';
     child.stdout.on('data', (chunk: Buffer) => {
       buffer += chunk.toString();
