@@ -17,12 +17,23 @@ export async function boot(): Promise<{ deps: Deps; services: Services; database
   for (const line of deprecatedSettings()) logger.warn(line);
   const noKey = missingSecretKeyWarning(config);
   if (noKey) logger.warn(noKey);
-  const database = await openDatabase(config);
+  const primary = await openDatabase(config);
+  // The replica's pool, opened lazily like the primary's: an unreachable replica fails no start.
+  const replica = config.databaseReadUrl
+    ? await openDatabase({ ...config, databaseUrl: config.databaseReadUrl })
+    : null;
+  const database: Database = {
+    ...primary,
+    close: async () => {
+      await replica?.close();
+      await primary.close();
+    },
+  };
   if (config.migrateOnStart) {
     const applied = await migrate(database.db);
     if (applied.length) logger.info({ applied }, 'migrations applied');
   }
-  const deps: Deps = { config, db: database.db, clock: systemClock, logger };
+  const deps: Deps = { config, db: database.db, readDb: replica?.db, clock: systemClock, logger };
   if (config.metricsPort !== undefined) {
     // Loaded only when asked for: without METRICS_PORT, prom-client never loads.
     const { createMetrics } = await import('./observability/metrics');

@@ -14,6 +14,11 @@ export interface Config {
   metricsPort: number | undefined;
   /** PostgreSQL connection string; without it the embedded PGlite database in `dataDir` is used. */
   databaseUrl: string | undefined;
+  /**
+   * A read replica of it (DATABASE_READ_URL): analytics, list pages and exports, the event feed and job results are
+   * read there, and from the primary while it cannot be reached.
+   */
+  databaseReadUrl: string | undefined;
   dataDir: string;
   logLevel: string;
   /** Validate every response against the spec (on in tests; a mismatch becomes a 500). */
@@ -187,6 +192,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     port: int('PORT', 3000, env),
     metricsPort: env.METRICS_PORT ? int('METRICS_PORT', 0, env) : undefined,
     databaseUrl: env.DATABASE_URL || undefined,
+    databaseReadUrl: env.DATABASE_READ_URL || undefined,
     dataDir: resolve(env.DATA_DIR || './data'),
     logLevel: env.LOG_LEVEL || 'info',
     validateResponses: bool('VALIDATE_RESPONSES', false, env),

@@ -4,15 +4,29 @@
  * root, so the commands run as the `postgres` OS user when the test runs as root.
  */
 import { execFileSync } from 'node:child_process';
-import { chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const BIN = '/usr/lib/postgresql/15/bin';
+/** PostgreSQL's server binaries: where pg_config says, else Debian's place for 15. */
+const BIN = (() => {
+  try {
+    return execFileSync('pg_config', ['--bindir'], { stdio: 'pipe' }).toString().trim();
+  } catch {
+    return '/usr/lib/postgresql/15/bin';
+  }
+})();
+
+/** Why a private server (or a replica of one) cannot run here, or null when it can. */
+export function ownPostgresMissing(): string | null {
+  const missing = ['initdb', 'pg_ctl', 'pg_basebackup'].filter((command) => !existsSync(join(BIN, command)));
+  return missing.length ? `PostgreSQL server binaries missing in ${BIN}: ${missing.join(', ')}` : null;
+}
 
 export interface OwnPostgres {
   url: string;
+  port: number;
   /** Stops the server ('fast': open connections are terminated, as on a restart or failover). */
   stop(): void;
   start(): void;
@@ -28,6 +42,34 @@ const freePort = () =>
   });
 
 export async function startOwnPostgres(): Promise<OwnPostgres> {
+  return startServer((run, data) => run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']));
+}
+
+/**
+ * A streaming replica of `primary` (pg_basebackup -R: a copy that follows the primary's WAL, read-only), on its own
+ * free port; `stop()` plays the replica going away.
+ */
+export async function startOwnReplica(primary: OwnPostgres): Promise<OwnPostgres> {
+  return startServer((run, data) =>
+    run('pg_basebackup', [
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(primary.port),
+      '-U',
+      'postgres',
+      '-D',
+      data,
+      '-R',
+      '-X',
+      'stream',
+    ]),
+  );
+}
+
+type Run = (command: string, args: string[]) => void;
+
+async function startServer(create: (run: Run, data: string) => void): Promise<OwnPostgres> {
   const dir = mkdtempSync(join(tmpdir(), 'own-pg-'));
   const asRoot = process.getuid?.() === 0;
   if (asRoot) {
@@ -35,14 +77,14 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
     const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
     chownSync(dir, uid, gid);
   }
-  const run = (command: string, args: string[]) =>
-    execFileSync(
+  const run: Run = (command, args) =>
+    void execFileSync(
       asRoot ? 'runuser' : join(BIN, command),
       asRoot ? ['-u', 'postgres', '--', join(BIN, command), ...args] : args,
       { stdio: 'pipe', timeout: 60_000 },
     );
   const data = join(dir, 'data');
-  run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
+  create(run, data);
   const port = await freePort();
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
   const start = () => run('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start']);
@@ -50,6 +92,7 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
   start();
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    port,
     stop,
     start,
     destroy() {
