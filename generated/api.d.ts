@@ -182,6 +182,10 @@ export interface paths {
          *     workspace's time zone (default UTC); counts come from stored `sent` events. Filter to one account with
          *     `accountId`. Costs no credits and changes nothing. Errors: `400` invalid parameters; `404` the `accountId`
          *     is not an account of this workspace.
+         *
+         *     Where the deployment has a read replica (`DATABASE_READ_URL`), this is read there: a write of the last moments
+         *     (usually under a second; longer while the replica lags) may not show yet. What must show the caller's own
+         *     write right away is read on the primary: a list by its id (`GET /v2/list/get`), a job (`GET /v2/job/get`).
          */
         get: operations["getAccountSentToday"];
         put?: never;
@@ -234,6 +238,10 @@ export interface paths {
          *     and distinct contacts by event type (stored events only, warm-up excluded; events past the server's raw
          *     event retention still count, until a change of the workspace's time zone recounts the events kept). Costs
          *     no credits and changes nothing. Errors: `400` malformed `campaignId`; `404` no such campaign in this workspace.
+         *
+         *     Where the deployment has a read replica (`DATABASE_READ_URL`), this is read there: a write of the last moments
+         *     (usually under a second; longer while the replica lags) may not show yet. What must show the caller's own
+         *     write right away is read on the primary: a list by its id (`GET /v2/list/get`), a job (`GET /v2/job/get`).
          */
         get: operations["getCampaignCounts"];
         put?: never;
@@ -263,6 +271,10 @@ export interface paths {
          *     - `rates`: unique opened, clicked, replied, bounced, unsubscribed contacts divided by the unique contacts
          *       sent to, in percent with two decimals (0 when nobody was sent to);
          *     - `graph`: one entry per day of the range with that day's event counts, days without events as zeros.
+         *
+         *     Where the deployment has a read replica (`DATABASE_READ_URL`), this is read there: a write of the last moments
+         *     (usually under a second; longer while the replica lags) may not show yet. What must show the caller's own
+         *     write right away is read on the primary: a list by its id (`GET /v2/list/get`), a job (`GET /v2/job/get`).
          *
          *     Counts outlive the raw events a server keeps (`EMAIL_EVENT_RETENTION_MONTHS`; by default it keeps all), except
          *     after a change of the workspace's time zone: days are then recounted from the events still kept.
@@ -1107,6 +1119,10 @@ export interface paths {
          *     workspace's time zone (default UTC); counts come from stored `sent` events. Filter to one account with
          *     `accountId`. Costs no credits and changes nothing. Errors: `400` invalid parameters; `404` the `accountId`
          *     is not an account of this workspace.
+         *
+         *     Where the deployment has a read replica (`DATABASE_READ_URL`), this is read there: a write of the last moments
+         *     (usually under a second; longer while the replica lags) may not show yet. What must show the caller's own
+         *     write right away is read on the primary: a list by its id (`GET /v2/list/get`), a job (`GET /v2/job/get`).
          */
         get: operations["getAccountSentTodayV2"];
         put?: never;
@@ -1159,6 +1175,10 @@ export interface paths {
          *     and distinct contacts by event type (stored events only, warm-up excluded; events past the server's raw
          *     event retention still count, until a change of the workspace's time zone recounts the events kept). Costs
          *     no credits and changes nothing. Errors: `400` malformed `campaignId`; `404` no such campaign in this workspace.
+         *
+         *     Where the deployment has a read replica (`DATABASE_READ_URL`), this is read there: a write of the last moments
+         *     (usually under a second; longer while the replica lags) may not show yet. What must show the caller's own
+         *     write right away is read on the primary: a list by its id (`GET /v2/list/get`), a job (`GET /v2/job/get`).
          */
         get: operations["getCampaignCountsV2"];
         put?: never;
@@ -1184,6 +1204,10 @@ export interface paths {
          *     reply, automatic reply or bounce for the step and variant of the email it answers, so variants compare by
          *     `replyRate`. Costs no credits and changes nothing. Errors: `400` malformed dates, `startDate` after
          *     `endDate`, or a range longer than 366 days; `404` no such campaign in this workspace.
+         *
+         *     Where the deployment has a read replica (`DATABASE_READ_URL`), this is read there: a write of the last moments
+         *     (usually under a second; longer while the replica lags) may not show yet. What must show the caller's own
+         *     write right away is read on the primary: a list by its id (`GET /v2/list/get`), a job (`GET /v2/job/get`).
          */
         get: operations["getCampaignStepAnalytics"];
         put?: never;
@@ -1213,6 +1237,10 @@ export interface paths {
          *     - `rates`: unique opened, clicked, replied, bounced, unsubscribed contacts divided by the unique contacts
          *       sent to, in percent with two decimals (0 when nobody was sent to);
          *     - `graph`: one entry per day of the range with that day's event counts, days without events as zeros.
+         *
+         *     Where the deployment has a read replica (`DATABASE_READ_URL`), this is read there: a write of the last moments
+         *     (usually under a second; longer while the replica lags) may not show yet. What must show the caller's own
+         *     write right away is read on the primary: a list by its id (`GET /v2/list/get`), a job (`GET /v2/job/get`).
          *
          *     Counts outlive the raw events a server keeps (`EMAIL_EVENT_RETENTION_MONTHS`; by default it keeps all), except
          *     after a change of the workspace's time zone: days are then recounted from the events still kept.
@@ -2234,6 +2262,10 @@ export interface paths {
          *     well as) receiving webhooks: the same event list (`EventType`), the same `id` and the same JSON as a
          *     webhook delivery of the event.
          *
+         *     Where the deployment has a read replica (`DATABASE_READ_URL`), this is read there: a write of the last moments
+         *     (usually under a second; longer while the replica lags) may not show yet. What must show the caller's own
+         *     write right away is read on the primary: a list by its id (`GET /v2/list/get`), a job (`GET /v2/job/get`).
+         *
          *     Start without `after` (from the oldest event kept), then pass each answer's `pagination.nextCursor` as
          *     `after`. The feed **never skips nor repeats an event**, even while events are being written: every
          *     event gets a position in its workspace when its transaction commits, positions commit in increasing
@@ -2432,6 +2464,10 @@ export interface paths {
          *     RFC 4180 quoting; a text cell that starts with `=`, `+`, `-`, `@`, a tab or a carriage return is
          *     prefixed with a single quote (`'`) so spreadsheets do not run it as a formula.
          *
+         *     Where the deployment has a read replica (`DATABASE_READ_URL`), this is read there: a write of the last moments
+         *     (usually under a second; longer while the replica lags) may not show yet. What must show the caller's own
+         *     write right away is read on the primary: a list by its id (`GET /v2/list/get`), a job (`GET /v2/job/get`).
+         *
          *     Columns: `contactImport`: row, email, outcome, reason, contactId. `verify`: row, email, outcome, reason,
          *     score, isRoleAccount, isFreeProvider, isDisposable, mxFound. `enrich`: row, email, linkedinUrl,
          *     firstName, lastName, companyDomain, companyName (the input), outcome, reason, personId, then the person as
@@ -2546,6 +2582,10 @@ export interface paths {
          * @description Returns the workspace's people and company lists, newest first (ties by id), each with its member count,
          *     with `limit`/`skip` pagination and an optional `kind` filter. Costs no credits, changes nothing.
          *
+         *     Where the deployment has a read replica (`DATABASE_READ_URL`), this is read there: a write of the last moments
+         *     (usually under a second; longer while the replica lags) may not show yet. What must show the caller's own
+         *     write right away is read on the primary: a list by its id (`GET /v2/list/get`), a job (`GET /v2/job/get`).
+         *
          *     Errors: `400` a parameter out of range or an unknown kind.
          */
         get: operations["listLists"];
@@ -2572,6 +2612,10 @@ export interface paths {
          *     before it are added or removed, a cursor's next page neither repeats nor skips a member.
          *     Each company shows its identity fields, and every field when this workspace has seen it in full
          *     (company search with `full`; `revealed: true`). Reading a list never reveals or charges anything.
+         *
+         *     Where the deployment has a read replica (`DATABASE_READ_URL`), this is read there: a write of the last moments
+         *     (usually under a second; longer while the replica lags) may not show yet. What must show the caller's own
+         *     write right away is read on the primary: a list by its id (`GET /v2/list/get`), a job (`GET /v2/job/get`).
          *
          *     Errors: `400` a parameter missing or out of range, a `cursor` this API did not give, or a `cursor` with
          *     `skip`; `404` no such list in this workspace; `409` the list is a
@@ -2698,6 +2742,10 @@ export interface paths {
          *     is exported, exactly as `GET /v2/list/leads` and `GET /v2/list/companies` show it: a field that is not
          *     revealed is an empty CSV cell or absent in JSON. Exporting reveals and charges nothing.
          *
+         *     Where the deployment has a read replica (`DATABASE_READ_URL`), this is read there: a write of the last moments
+         *     (usually under a second; longer while the replica lags) may not show yet. What must show the caller's own
+         *     write right away is read on the primary: a list by its id (`GET /v2/list/get`), a job (`GET /v2/job/get`).
+         *
          *     **CSV** (`text/csv; charset=utf-8`, with a `Content-Disposition` attachment file name): a header row, then
          *     one row per member, RFC 4180 quoting. To protect spreadsheet users from formula injection, a text cell that
          *     starts with `=`, `+`, `-`, `@`, a tab or a carriage return is prefixed with a single quote (`'`).
@@ -2768,6 +2816,10 @@ export interface paths {
          *     `workEmailReveal`, `fullContactAndCompany` or `mobilePhoneReveal`, or a send-to-campaign): `email`,
          *     `mobilePhone`, `linkedinUrl` and the full company appear only for the data options listed in `revealed`.
          *     Reading a list never reveals or charges anything.
+         *
+         *     Where the deployment has a read replica (`DATABASE_READ_URL`), this is read there: a write of the last moments
+         *     (usually under a second; longer while the replica lags) may not show yet. What must show the caller's own
+         *     write right away is read on the primary: a list by its id (`GET /v2/list/get`), a job (`GET /v2/job/get`).
          *
          *     Errors: `400` a parameter missing or out of range, a `cursor` this API did not give, or a `cursor` with
          *     `skip`; `404` no such list in this workspace; `409` the list is a

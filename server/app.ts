@@ -79,7 +79,7 @@ export function createApp(deps: Deps, services: Services = createServices(deps),
   }
   app.use(requestLog(logger));
 
-  app.use(healthRoutes(db, options.readiness ?? { draining: false }));
+  app.use(healthRoutes(db, options.readiness ?? { draining: false, jobs: [] }));
   // The address a newcomer opens first: where the documentation and the contract are.
   app.get('/', (_req, res) => {
     res.json({

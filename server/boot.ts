@@ -4,13 +4,13 @@ import { systemClock } from './clock';
 import { tracing } from './observability/preload';
 import { noTelemetry } from './telemetry';
 import { readBundledSpec } from './project-root';
-import { deprecatedSettings, loadConfig } from './config';
+import { WORKER_ROLES, deprecatedSettings, loadConfig, type Config, type WorkerRole } from './config';
 import { migrate, openDatabase, type Database } from './db';
 import { createLogger } from './logger';
 import { markRunningBuild } from './running-build';
 import { missingSecretKeyWarning } from './secrets';
 import { createServices, type Deps, type Services } from './services';
-import { startWorker, type Worker } from './worker';
+import { startWorker, type Job, type Worker } from './worker';
 
 export async function boot(): Promise<{ deps: Deps; services: Services; database: Database }> {
   markRunningBuild();
@@ -19,13 +19,26 @@ export async function boot(): Promise<{ deps: Deps; services: Services; database
   for (const line of deprecatedSettings()) logger.warn(line);
   const noKey = missingSecretKeyWarning(config);
   if (noKey) logger.warn(noKey);
-  const database = await openDatabase(config);
-  const { total, applied } = await migrate(database.db);
-  logger.info(
-    { migrations: total, applied: applied.length },
-    `database ready: ${total} migrations, ${applied.length} applied`,
-  );
-  const deps: Deps = { config, db: database.db, clock: systemClock, logger };
+  const primary = await openDatabase(config);
+  // The replica's pool, opened lazily like the primary's: an unreachable replica fails no start.
+  const replica = config.databaseReadUrl
+    ? await openDatabase({ ...config, databaseUrl: config.databaseReadUrl })
+    : null;
+  const database: Database = {
+    ...primary,
+    close: async () => {
+      await replica?.close();
+      await primary.close();
+    },
+  };
+  if (config.migrateOnStart) {
+    const { total, applied } = await migrate(database.db);
+    logger.info(
+      { migrations: total, applied: applied.length },
+      `database ready: ${total} migrations, ${applied.length} applied`,
+    );
+  }
+  const deps: Deps = { config, db: database.db, readDb: replica?.db, clock: systemClock, logger };
   if (config.metricsPort !== undefined) {
     // Loaded only when asked for: without METRICS_PORT, prom-client never loads.
     const { createMetrics } = await import('./observability/metrics');
@@ -44,8 +57,34 @@ export async function boot(): Promise<{ deps: Deps; services: Services; database
   return { deps, services: createServices(deps), database };
 }
 
-/** The background jobs: campaign sending, mailbox reading, webhook delivery, expired idempotency keys and bulk jobs (import, verify, enrich), warm-up sending and reading, placement tests, the event feed's retention, and the raw mail events' month partitions. */
+/**
+ * The background jobs by the role names WORKER_JOBS takes: campaign sending; mailbox reading; warm-up sending and
+ * reading; webhook delivery; bulk jobs (import, verify, enrich); placement tests; and maintenance (expired
+ * idempotency keys, the event feed's retention, the raw mail events' month partitions).
+ */
+export function jobsOfRoles(services: Services, roles: readonly WorkerRole[]): Record<string, Job> {
+  const byRole: Record<WorkerRole, Record<string, Job>> = {
+    sending: { sending: services.sending },
+    inbox: { inbox: services.inbox },
+    warmup: { warmupSend: services.warmup.sender, warmupRead: services.warmup.reader },
+    webhooks: { webhooks: services.webhooks },
+    jobs: { jobs: services.jobs },
+    placement: { placement: services.placement },
+    maintenance: {
+      idempotencyKeys: services.idempotency,
+      eventRetention: services.events.retention,
+      eventPartitions: services.events.partitions,
+    },
+  };
+  return Object.assign({}, ...roles.map((role) => byRole[role])) as Record<string, Job>;
+}
+
+/** The roles whose jobs this process runs: none without a worker. */
+export const rolesRunning = (config: Config): WorkerRole[] => (config.workerEnabled ? config.workerJobs : []);
+
+/** The worker of this process: the jobs of the roles WORKER_JOBS names (every one by default). */
 export function startJobs({ deps, services }: { deps: Deps; services: Services }): Worker {
+  deps.telemetry?.workerRoles(deps.config.workerJobs, WORKER_ROLES);
   // The setting may differ between the API that accepted an account and this worker: such an account is
   // retried (its status API says why), never marked broken.
   if (!deps.config.allowPrivateMailHosts)
@@ -53,21 +92,11 @@ export function startJobs({ deps, services }: { deps: Deps; services: Services }
       { allowPrivateMailHosts: false },
       'worker: ALLOW_PRIVATE_MAIL_HOSTS is off: mail servers at loopback, private or link-local addresses are not contacted; accounts there keep their status and are retried later',
     );
-  return startWorker(
-    {
-      sending: services.sending,
-      inbox: services.inbox,
-      webhooks: services.webhooks,
-      idempotencyKeys: services.idempotency,
-      jobs: services.jobs,
-      warmupSend: services.warmup.sender,
-      warmupRead: services.warmup.reader,
-      placement: services.placement,
-      eventRetention: services.events.retention,
-      eventPartitions: services.events.partitions,
-    },
-    { tickSeconds: deps.config.workerTickSeconds, logger: deps.logger, telemetry: deps.telemetry },
-  );
+  return startWorker(jobsOfRoles(services, deps.config.workerJobs), {
+    tickSeconds: deps.config.workerTickSeconds,
+    logger: deps.logger,
+    telemetry: deps.telemetry,
+  });
 }
 
 /** Stops the worker, closes SMTP pools and the database. */

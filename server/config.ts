@@ -4,6 +4,10 @@
  */
 import { resolve } from 'node:path';
 
+/** The jobs a worker process may run, by the names WORKER_JOBS takes. */
+export const WORKER_ROLES = ['sending', 'inbox', 'warmup', 'webhooks', 'jobs', 'placement', 'maintenance'] as const;
+export type WorkerRole = (typeof WORKER_ROLES)[number];
+
 export interface Config {
   port: number;
   /** The address the API listens on (HOST; unset: every interface). */
@@ -14,6 +18,11 @@ export interface Config {
   metricsHost: string;
   /** PostgreSQL connection string; without it the embedded PGlite database in `dataDir` is used. */
   databaseUrl: string | undefined;
+  /**
+   * A read replica of it (DATABASE_READ_URL): analytics, list pages and exports, the event feed and job results are
+   * read there, and from the primary while it cannot be reached.
+   */
+  databaseReadUrl: string | undefined;
   dataDir: string;
   logLevel: string;
   /** Validate every response against the spec (on in tests; a mismatch becomes a 500). */
@@ -60,6 +69,17 @@ export interface Config {
   shutdownGraceSeconds: number;
   /** Run the background worker (every job: sending, inbox, webhooks, bulk jobs, ...) inside this process (WORKER_ENABLED, default on). */
   workerEnabled: boolean;
+  /** The jobs this process's worker runs (WORKER_JOBS, comma-separated; default every one). */
+  workerJobs: WorkerRole[];
+  /** The worker process (`npm run worker`) answers /healthz and /readyz on this port (WORKER_HEALTH_PORT; unset: none). */
+  workerHealthPort: number | undefined;
+  /** Apply pending migrations at start-up (MIGRATE_ON_START, default on); off when `npm run migrate` is a step of its own. */
+  migrateOnStart: boolean;
+  /**
+   * Run hot reads as named prepared statements (DATABASE_PREPARED_STATEMENTS, default on); off behind a pooler in
+   * transaction mode that does not carry them (PgBouncer before 1.21).
+   */
+  preparedStatements: boolean;
   /** How often the worker looks for due work, in seconds. */
   workerTickSeconds: number;
   /** Rows per batch of a background job (one transaction each). */
@@ -107,6 +127,25 @@ function names(raw: string): string[] {
     .split(',')
     .map((s) => s.trim().toLowerCase())
     .filter(Boolean);
+}
+
+/** WORKER_JOBS: a list of role names; unset or empty runs every job, an unknown name stops the start. */
+function workerJobs(raw: string | undefined): WorkerRole[] {
+  const given = names(raw ?? '');
+  if (!given.length) return [...WORKER_ROLES];
+  const unknown = given.filter((name) => !(WORKER_ROLES as readonly string[]).includes(name));
+  if (unknown.length)
+    throw new Error(`WORKER_JOBS names unknown jobs: ${unknown.join(', ')} (known: ${WORKER_ROLES.join(', ')})`);
+  return WORKER_ROLES.filter((role) => given.includes(role));
+}
+
+/** On or off: 1/true/on and 0/false/off. */
+function onOff(name: string, fallback: boolean, env: NodeJS.ProcessEnv): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'on'].includes(raw)) return true;
+  if (['0', 'false', 'off'].includes(raw)) return false;
+  throw new Error(`${name} must be on or off, got "${env[name]}"`);
 }
 
 /** Settings renamed when they outgrew their first name: the new name, and the old one still read. */
@@ -159,6 +198,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     metricsPort: env.METRICS_PORT ? int('METRICS_PORT', 0, env) : undefined,
     metricsHost: env.METRICS_HOST || '127.0.0.1',
     databaseUrl: env.DATABASE_URL || undefined,
+    databaseReadUrl: env.DATABASE_READ_URL || undefined,
     dataDir: resolve(env.DATA_DIR || './data'),
     logLevel: env.LOG_LEVEL || 'info',
     validateResponses: bool('VALIDATE_RESPONSES', false, env),
@@ -194,6 +234,10 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
       .filter(Boolean),
     shutdownGraceSeconds: int('SHUTDOWN_GRACE_SECONDS', 10, env),
     workerEnabled: bool(renamed('WORKER_ENABLED', env), true, env),
+    workerJobs: workerJobs(env.WORKER_JOBS),
+    workerHealthPort: env.WORKER_HEALTH_PORT ? int('WORKER_HEALTH_PORT', 0, env) : undefined,
+    migrateOnStart: onOff('MIGRATE_ON_START', true, env),
+    preparedStatements: onOff('DATABASE_PREPARED_STATEMENTS', true, env),
     workerTickSeconds: int(renamed('WORKER_TICK_SECONDS', env), 5, env),
     jobBatchSize: Math.min(5000, Math.max(1, int('JOB_BATCH_SIZE', 1000, env))),
     jobConcurrency: Math.min(8, Math.max(1, int('JOB_CONCURRENCY', 2, env))),

@@ -7,7 +7,8 @@ import './observability/preload';
 import { createServer } from 'node:http';
 import { listen } from './net/listen';
 import { createApp } from './app';
-import { boot, shutdownJobs, startJobs } from './boot';
+import { boot, rolesRunning, shutdownJobs, startJobs } from './boot';
+import { WORKER_ROLES } from './config';
 import { generateLeads } from './modules/leads/generate';
 import type { Deps, Services } from './services';
 
@@ -41,17 +42,18 @@ async function main(): Promise<void> {
   const { deps, services, database } = await boot();
   const { config, logger } = deps;
 
-  const readiness = { draining: false };
+  const readiness = { draining: false, jobs: rolesRunning(config) };
   const server = createServer(createApp(deps, services, { readiness }));
   // A client that sends its headers or body slowly cannot hold a connection (or a shutdown) for long.
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
-  // The worker runs here unless WORKER_ENABLED=0 (then `npm run worker` runs it apart).
+  // The worker runs here unless WORKER_ENABLED=0 (then `npm run worker` runs it apart), with the jobs WORKER_JOBS names.
   // The port is taken before the demo is made, so a busy one fails at once; "listening" is said once it is ready.
   const port = await listen(server, { port: config.port, host: config.host, setting: 'PORT', hostSetting: 'HOST' });
   if (config.seedDemo) await seedDemo(deps, services, port);
   logger.info({ port, database: database.kind }, `listening on http://${config.host ?? 'localhost'}:${port}`);
   const worker = config.workerEnabled ? startJobs({ deps, services }) : null;
+  if (!worker) deps.telemetry?.workerRoles([], WORKER_ROLES);
 
   let stopping = false;
   const shutdown = (signal: string) => {

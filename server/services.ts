@@ -7,6 +7,7 @@ import type { Db } from './db';
 import type { Clock } from './clock';
 import type { Logger } from './logger';
 import { noTelemetry, type Telemetry } from './telemetry';
+import { readFromReplica, replicaRouter } from './db/read-replica';
 import { QuotaService } from './http/quota';
 import type { Route } from './http/route';
 import { accountRoutes } from './modules/account/routes';
@@ -86,9 +87,57 @@ export interface Deps {
   logger: Logger;
   /** Metrics (and traces' job runs) when METRICS_PORT is set; nothing is reported without it. */
   telemetry?: Telemetry;
+  /** A read replica's pool (DATABASE_READ_URL), for the reads `readFromReplica` routes below. */
+  readDb?: Db;
+}
+
+/** How long reads stay on the primary after the replica could not be reached, before it is tried again. */
+const REPLICA_RETRY_MS = 5000;
+
+/**
+ * The services whose reads a replica answers (all of them the primary's without one): analytics; list pages and
+ * exports; the event feed; job results. A read that must see the caller's own write stays on the primary: a list
+ * or a job by its id (read right after creating it), lead search (its reveals charge credits).
+ */
+function withReplica(deps: Deps, services: ReturnType<typeof buildServices>) {
+  const readable = {
+    analytics: services.analytics,
+    events: services.events,
+    lists: services.lists,
+    jobs: services.jobs,
+  };
+  if (!deps.readDb) return readable;
+  const replica = buildServices({ ...deps, db: deps.readDb, readDb: undefined, telemetry: undefined });
+  const router = replicaRouter({
+    clock: deps.clock,
+    answeredBy: (deps.telemetry ?? noTelemetry).tally(
+      'db_replica_reads_total',
+      'Reads meant for the read replica, by the database that answered them (primary: the replica could not be reached).',
+      'answered_by',
+    ),
+    retryAfterMs: REPLICA_RETRY_MS,
+    onDown: (err) =>
+      deps.logger.warn({ err }, `read replica unreachable: reading from the primary for ${REPLICA_RETRY_MS / 1000} s`),
+  });
+  return {
+    analytics: readFromReplica(
+      services.analytics,
+      replica.analytics,
+      ['campaignSummary', 'campaignSteps', 'campaignCounts', 'sentToday'],
+      router,
+    ),
+    events: readFromReplica(services.events, replica.events, ['feed'], router),
+    lists: readFromReplica(services.lists, replica.lists, ['all', 'people', 'companies', 'openExport'], router),
+    jobs: readFromReplica(services.jobs, replica.jobs, ['openResults'], router),
+  };
 }
 
 export function createServices(deps: Deps) {
+  const services = buildServices(deps);
+  return { ...services, reads: withReplica(deps, services) };
+}
+
+function buildServices(deps: Deps) {
   const { db, clock, config } = deps;
   const dns = createDnsLookup(config);
   const accountStore = new AccountStore();
@@ -303,19 +352,19 @@ export function createRoutes(services: Services): Route[] {
     ...workspaceRoutes(),
     ...campaignRoutes(services),
     ...accountRoutes(services),
-    ...analyticsRoutes(services),
+    ...analyticsRoutes(services.reads),
     ...warmupRoutes(services),
     ...placementRoutes(services),
     ...contactRoutes(services),
     ...leadRoutes(services),
     ...verificationRoutes(services),
-    ...listRoutes(services),
+    ...listRoutes(services.reads),
     ...whitelabelRoutes(services),
     ...inboxRoutes(services),
-    ...eventRoutes(services),
+    ...eventRoutes(services.reads),
     ...sendingRoutes(services),
     ...suppressionRoutes(services),
     ...webhookRoutes(services),
-    ...jobRoutes(services),
+    ...jobRoutes(services.reads),
   ];
 }

@@ -31,6 +31,8 @@ export interface Telemetry {
   requests(): RequestHandler | null;
   /** The jobs whose backlog is read at each scrape. */
   watchJobs(jobs: Record<string, { backlog?(): Promise<Backlog> }>): void;
+  /** The worker roles this process runs, out of every role there is (a gauge of 1 or 0 per role). */
+  workerRoles(running: readonly string[], known: readonly string[]): void;
 }
 
 const nothing: Tally = { add: () => undefined };
@@ -42,6 +44,7 @@ export const noTelemetry: Telemetry = {
   idempotentReplay: () => undefined,
   jobRun: (_job, run) => run(),
   watchJobs: () => undefined,
+  workerRoles: () => undefined,
   requests: () => null,
 };
 

@@ -67,18 +67,29 @@ const migrationSource: Knex.MigrationSource<string> = {
 
 const migrationConfig: Knex.MigratorConfig = { migrationSource, tableName: 'knex_migrations' };
 
-/** Opens the configured database. `inMemory` gives a throw-away PGlite (tests). */
+/** knex's configuration, which it keeps on its client (transactions' too), with whether `prepared` names statements. */
+interface DbConfig extends Knex.Config {
+  preparedStatements?: boolean;
+}
+
+/**
+ * Opens the configured database. `inMemory` gives a throw-away PGlite (tests). Without `preparedStatements` (on by
+ * default) hot reads run unnamed, as a pooler in transaction mode needs: its next transaction may run on another
+ * server connection, where the statement was never prepared.
+ */
 export async function openDatabase(
-  config: Pick<Config, 'databaseUrl' | 'dataDir'>,
+  config: Pick<Config, 'databaseUrl' | 'dataDir'> & Partial<Pick<Config, 'preparedStatements'>>,
   options: { inMemory?: boolean } = {},
 ): Promise<Database> {
   if (config.databaseUrl) {
-    const db = knex({
+    const dbConfig: DbConfig = {
       client: 'pg',
       connection: config.databaseUrl,
       pool: { min: 0, max: 10 },
       migrations: migrationConfig,
-    });
+      preparedStatements: config.preparedStatements ?? true,
+    };
+    const db = knex(dbConfig);
     return { db, kind: 'postgres', close: () => db.destroy() };
   }
   if (options.inMemory) {
@@ -202,12 +213,12 @@ const statementNames = new Map<string, string>();
  * never stands for two texts. Only for statements whose text takes a bounded number of shapes (not a
  * `whereIn` of a request's ids): every text stays prepared on every connection of the pool. They name their
  * columns: a prepared `select *` fails once a column is added to its table while the process runs (a rolling
- * upgrade). The embedded database runs the text unnamed.
+ * upgrade). The embedded database, and PostgreSQL with DATABASE_PREPARED_STATEMENTS off, run the text unnamed.
  */
 export async function prepared<Row>(db: Executor, query: Knex.QueryBuilder | Knex.Raw): Promise<Row[]> {
   const { sql, bindings } = query.toSQL();
   const statement = db.raw<RawResult<Row>>(sql, bindings);
-  if (!isEmbedded(db)) {
+  if (((db.client as Knex.Client).config as DbConfig).preparedStatements) {
     let name = statementNames.get(sql);
     if (name === undefined) {
       name = `prepared_${statementNames.size + 1}`;
@@ -239,9 +250,26 @@ export function isEmbedded(db: Executor): boolean {
   return (db.client as Knex.Client).config.client === ClientPgLite;
 }
 
-/** Applies pending migrations; answers how many this build has and the names applied now. */
+/** The advisory lock (one key) held while one process migrates; any number may start at once. */
+const MIGRATION_LOCK = 0x6d696772;
+
+/**
+ * Applies the pending migrations; answers how many this build has and the names applied now. On PostgreSQL,
+ * processes starting at once take turns: each holds a transaction-scoped advisory lock (in a transaction of its own,
+ * open while the migrations run on other connections) and those that wait find nothing left to apply. A transaction,
+ * not a session lock: it holds behind a pooler in transaction mode too, and a process that dies releases it with its
+ * connection. knex's own lock row would refuse the second process instead of making it wait, and two processes
+ * creating its tables at once collide.
+ */
 export async function migrate(db: Db): Promise<{ total: number; applied: string[] }> {
-  const [, applied] = (await db.migrate.latest()) as [number, string[]];
+  const latest = async () => ((await db.migrate.latest()) as [number, string[]])[1];
+  // The embedded database has one process and one connection, which the lock's transaction would hold.
+  const applied = isEmbedded(db)
+    ? await latest()
+    : await db.transaction(async (trx) => {
+        await trx.raw('SELECT pg_advisory_xact_lock(?)', [MIGRATION_LOCK]);
+        return latest();
+      });
   return { total: (await migrationSource.getMigrations([])).length, applied };
 }
 
@@ -254,3 +282,15 @@ export async function pendingMigrations(db: Db): Promise<string[]> {
 
 /** A write refused by a unique index (PostgreSQL and PGlite both report SQLSTATE 23505). */
 export const isUniqueViolation = (err: unknown): boolean => (err as { code?: string } | null)?.code === '23505';
+
+/** A database that cannot be reached (refused, reset, shut down, no pool connection in time): a 503, or a replica to pass over. */
+export function isStorageDown(err: unknown): boolean {
+  const e = err as { code?: string; message?: string; name?: string };
+  return (
+    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', '57P01', '57P03', '08006', '08001', '53300'].includes(
+      e?.code ?? '',
+    ) ||
+    e?.name === 'KnexTimeoutError' ||
+    /Connection terminated|Timeout acquiring a connection|PGlite is closed/i.test(e?.message ?? '')
+  );
+}

@@ -8,6 +8,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../logger';
 import { detail, DomainError, type ErrorCode, type ErrorKind } from '../errors';
 import { ApiError, serviceUnavailable, wireDetail, type ErrorDetail } from './errors';
+import { isStorageDown } from '../db';
 
 interface ValidatorError {
   status: number;
@@ -60,17 +61,6 @@ function validatorDetail(e: { path: string; message: string; errorCode?: string 
   const location = LOCATIONS[parts[0]] ?? 'body';
   const field = [location, ...parts.slice(1)].join('.');
   return { field, location, message: e.message, code: (e.errorCode ?? 'invalid').split('.')[0] };
-}
-
-function isStorageDown(err: unknown): boolean {
-  const e = err as { code?: string; message?: string; name?: string };
-  return (
-    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', '57P01', '57P03', '08006', '08001', '53300'].includes(
-      e?.code ?? '',
-    ) ||
-    e?.name === 'KnexTimeoutError' ||
-    /Connection terminated|Timeout acquiring a connection|PGlite is closed/i.test(e?.message ?? '')
-  );
 }
 
 export function toApiError(err: unknown, exposeResponseValidation: boolean): ApiError | undefined {

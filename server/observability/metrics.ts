@@ -88,6 +88,13 @@ export function createMetrics(options: { spec: Spec; clock: Clock; db: Db; defau
     registers,
   });
 
+  const roles = new Gauge({
+    name: 'worker_role_running',
+    help: 'Whether this process runs the worker role (WORKER_JOBS): 1 or 0, by role.',
+    labelNames: ['role'],
+    registers,
+  });
+
   let watched: [string, { backlog?(): Promise<Backlog> }][] = [];
   // Read at scrape time: one query per job, so the numbers are never older than the scrape.
   const readBacklogs = async () => {
@@ -177,6 +184,9 @@ export function createMetrics(options: { spec: Spec; clock: Clock; db: Db; defau
         jobRuns.inc({ job }, 0);
         jobErrors.inc({ job }, 0);
       }
+    },
+    workerRoles(running, known) {
+      for (const role of known) roles.set({ role }, running.includes(role) ? 1 : 0);
     },
     requests() {
       return (req, res, next) => {

@@ -6,7 +6,7 @@ import { found } from '../helpers/rows';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 let t: TestServer;
-const readiness = { draining: false };
+const readiness = { draining: false, jobs: [] };
 beforeAll(async () => {
   t = await startTestServer({ app: { readiness } });
 });
@@ -16,7 +16,7 @@ it('answers ready with the database reachable and every migration applied, witho
   expect(await (await t.fetch('/healthz')).json()).toEqual({ status: 'ok' });
   const ready = await t.fetch('/readyz');
   expect(ready.status).toBe(200);
-  expect(await ready.json()).toEqual({ status: 'ok' });
+  expect(await ready.json()).toEqual({ status: 'ok', jobs: [] });
 });
 
 it('answers 503 naming the migration this build has and the database lacks', async () => {
@@ -28,7 +28,7 @@ it('answers 503 naming the migration this build has and the database lacks', asy
   try {
     const ready = await t.fetch('/readyz');
     expect(ready.status).toBe(503);
-    expect(await ready.json()).toEqual({ status: 'migrationsPending', pending: [last.name] });
+    expect(await ready.json()).toEqual({ status: 'migrationsPending', pending: [last.name], jobs: [] });
   } finally {
     await t.db('knex_migrations').insert(last);
   }
@@ -41,7 +41,7 @@ it('answers 503 and closes the connection once shutdown has started, while /heal
     const ready = await t.fetch('/readyz');
     expect(ready.status).toBe(503);
     expect(ready.headers.get('connection')).toBe('close');
-    expect(await ready.json()).toEqual({ status: 'draining' });
+    expect(await ready.json()).toEqual({ status: 'draining', jobs: [] });
     expect((await t.fetch('/healthz')).status).toBe(200);
   } finally {
     readiness.draining = false;

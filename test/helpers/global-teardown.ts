@@ -1,9 +1,11 @@
 import knex from 'knex';
 import type { RawResult } from '../../server/db';
+import { run } from './global-setup';
 
 /** Drops every database this run created (the template and each file's clone). */
 export default async function globalTeardown(): Promise<void> {
-  const url = process.env.TEST_DATABASE_URL;
+  run.pgbouncer?.destroy();
+  const url = process.env.TEST_DATABASE_ADMIN_URL ?? process.env.TEST_DATABASE_URL;
   const runId = process.env.TEST_RUN_ID;
   if (!url || !runId) return;
   const admin = knex({ client: 'pg', connection: url });

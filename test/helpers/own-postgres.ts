@@ -4,14 +4,22 @@
  * root, so the commands run as the `postgres` OS user when the test runs as root.
  */
 import { execFileSync } from 'node:child_process';
-import { chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { postgresBinDir } from './binaries';
 
+/** Why a private server (or a replica of one) cannot run here, or null when it can. */
+export function ownPostgresMissing(): string | null {
+  const bin = postgresBinDir();
+  if (!bin) return 'PostgreSQL server programs not found: put initdb and pg_ctl on PATH, or pg_config';
+  return existsSync(join(bin, 'pg_basebackup')) ? null : `pg_basebackup missing in ${bin}`;
+}
+
 export interface OwnPostgres {
   url: string;
+  port: number;
   /** Stops the server ('fast': open connections are terminated, as on a restart or failover). */
   stop(): void;
   start(): void;
@@ -27,6 +35,34 @@ const freePort = () =>
   });
 
 export async function startOwnPostgres(): Promise<OwnPostgres> {
+  return startServer((run, data) => run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']));
+}
+
+/**
+ * A streaming replica of `primary` (pg_basebackup -R: a copy that follows the primary's WAL, read-only), on its own
+ * free port; `stop()` plays the replica going away.
+ */
+export async function startOwnReplica(primary: OwnPostgres): Promise<OwnPostgres> {
+  return startServer((run, data) =>
+    run('pg_basebackup', [
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(primary.port),
+      '-U',
+      'postgres',
+      '-D',
+      data,
+      '-R',
+      '-X',
+      'stream',
+    ]),
+  );
+}
+
+type Run = (command: string, args: string[]) => void;
+
+async function startServer(create: (run: Run, data: string) => void): Promise<OwnPostgres> {
   const BIN = postgresBinDir();
   if (!BIN) throw new Error('PostgreSQL server programs not found: put initdb and pg_ctl on PATH, or pg_config');
   const dir = mkdtempSync(join(tmpdir(), 'own-pg-'));
@@ -36,14 +72,14 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
     const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
     chownSync(dir, uid, gid);
   }
-  const run = (command: string, args: string[]) =>
-    execFileSync(
+  const run: Run = (command, args) =>
+    void execFileSync(
       asRoot ? 'runuser' : join(BIN, command),
       asRoot ? ['-u', 'postgres', '--', join(BIN, command), ...args] : args,
       { stdio: 'pipe', timeout: 60_000 },
     );
   const data = join(dir, 'data');
-  run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
+  create(run, data);
   const port = await freePort();
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
   const start = () => run('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start']);
@@ -51,6 +87,7 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
   start();
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    port,
     stop,
     start,
     destroy() {

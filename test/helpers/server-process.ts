@@ -6,6 +6,17 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 
 const children: ChildProcess[] = [];
+/** What each process has written to stdout so far (its JSON log lines). */
+const outputs = new WeakMap<ChildProcess, string[]>();
+
+/** The log lines a started process has written so far. */
+export const processOutput = (child: ChildProcess): string => (outputs.get(child) ?? []).join('');
+
+const record = (child: ChildProcess) => {
+  const chunks: string[] = [];
+  outputs.set(child, chunks);
+  child.stdout?.on('data', (chunk: Buffer) => chunks.push(chunk.toString()));
+};
 
 /** Starts a process and answers its base URL once it listens. */
 export async function startServerProcess(databaseUrl: string): Promise<string> {
@@ -30,8 +41,9 @@ export function startServerChild(
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   children.push(child);
+  record(child);
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('server process did not start in 60 s')), 60_000);
+    const timer = setTimeout(() => reject(new Error('server process did not start in 120 s')), 120_000);
     let buffer = '';
     child.stdout.on('data', (chunk: Buffer) => {
       buffer += chunk.toString();
@@ -55,8 +67,9 @@ export function startWorkerProcess(databaseUrl: string, env: Record<string, stri
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   children.push(child);
+  record(child);
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('worker process did not start in 60 s')), 60_000);
+    const timer = setTimeout(() => reject(new Error('worker process did not start in 120 s')), 120_000);
     let buffer = '';
     child.stdout.on('data', (chunk: Buffer) => {
       buffer += chunk.toString();

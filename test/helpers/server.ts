@@ -66,11 +66,16 @@ const TEST_PLAN_ID = '00000000-0000-7000-8000-00000000feed';
  * A database of the caller's own, dropped on close: an empty PGlite in memory, or under TEST_DATABASE_URL a new
  * PostgreSQL database (a copy of `template` when one is named) that the run's teardown drops too.
  */
-export async function scratchDatabase(template?: string): Promise<Database & { url?: string }> {
+export async function scratchDatabase(
+  template?: string,
+  preparedStatements = loadConfig().preparedStatements,
+): Promise<Database & { url?: string }> {
   const url = process.env.TEST_DATABASE_URL;
   if (!url) return openDatabase({ databaseUrl: undefined, dataDir: '' }, { inMemory: true });
   const name = `${process.env.TEST_RUN_ID ?? 'lr_test'}_${newId().replace(/-/g, '').slice(-12)}`;
-  const admin = knex({ client: 'pg', connection: url });
+  // Behind the run's pooler (TEST_PGBOUNCER), databases are made and dropped on the server itself.
+  const server = process.env.TEST_DATABASE_ADMIN_URL ?? url;
+  const admin = knex({ client: 'pg', connection: server });
   try {
     await admin.raw(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
   } finally {
@@ -78,13 +83,13 @@ export async function scratchDatabase(template?: string): Promise<Database & { u
   }
   const target = new URL(url);
   target.pathname = `/${name}`;
-  const database = await openDatabase({ databaseUrl: target.toString(), dataDir: '' });
+  const database = await openDatabase({ databaseUrl: target.toString(), dataDir: '', preparedStatements });
   return {
     ...database,
     url: target.toString(),
     close: async () => {
       await database.close();
-      const dropper = knex({ client: 'pg', connection: url });
+      const dropper = knex({ client: 'pg', connection: server });
       try {
         await dropper.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       } finally {
@@ -102,19 +107,23 @@ export async function databaseBefore(migration: string): Promise<Database> {
   return database;
 }
 
-async function openTestDatabase(own?: string): Promise<Database & { url?: string }> {
+/** The test server's database (`preparedStatements` as DATABASE_PREPARED_STATEMENTS says, unless the test says). */
+async function openTestDatabase(
+  own: string | undefined,
+  preparedStatements: boolean,
+): Promise<Database & { url?: string }> {
   if (own) {
-    const database = await openDatabase({ databaseUrl: own, dataDir: '' });
+    const database = await openDatabase({ databaseUrl: own, dataDir: '', preparedStatements });
     await migrate(database.db);
     return { ...database, url: own };
   }
   const runId = process.env.TEST_RUN_ID;
   if (!process.env.TEST_DATABASE_URL || !runId) {
-    const database = await scratchDatabase();
+    const database = await scratchDatabase(undefined, preparedStatements);
     await migrate(database.db);
     return database;
   }
-  return scratchDatabase(`${runId}_tpl`);
+  return scratchDatabase(`${runId}_tpl`, preparedStatements);
 }
 
 export async function startTestServer(
@@ -128,17 +137,27 @@ export async function startTestServer(
     logger?: Deps['logger'];
     app?: AppOptions;
     metrics?: boolean;
+    /** A read replica of the database (DATABASE_READ_URL), for the reads the server sends there. */
+    readDatabaseUrl?: string;
     databaseUrl?: string;
     database?: Database;
   } = {},
 ): Promise<TestServer> {
-  const database: Database & { url?: string } = options.database ?? (await openTestDatabase(options.databaseUrl));
+  const database: Database & { url?: string } =
+    options.database ??
+    (await openTestDatabase(
+      options.databaseUrl,
+      options.config?.preparedStatements ?? loadConfig().preparedStatements,
+    ));
   if (options.database) await migrate(options.database.db);
   const clock = options.clock ?? new TestClock();
   // Account connect logs in to SMTP/IMAP only where a test asks (VERIFY_MAIL_LOGINS is on in production).
   const config = loadConfig({ validateResponses: true, seedDemo: false, verifyMailLogins: false, ...options.config });
   const logger = options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const deps: Deps = { config, db: database.db, clock, logger };
+  const replica = options.readDatabaseUrl
+    ? await openDatabase({ databaseUrl: options.readDatabaseUrl, dataDir: '' })
+    : undefined;
+  const deps: Deps = { config, db: database.db, readDb: replica?.db, clock, logger };
   // Metrics on the test clock (backlog ages move with it).
   const metrics = options.metrics ? createMetrics({ spec: readBundledSpec(), clock, db: database.db }) : undefined;
   deps.telemetry = metrics;
@@ -206,6 +225,7 @@ export async function startTestServer(
     },
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await replica?.close();
       await database.close();
     },
   };
