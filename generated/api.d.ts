@@ -1225,6 +1225,103 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/api-key/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an API key
+         * @description Creates a key of the calling workspace with a name, its scopes and an optional expiry, and answers its
+         *     secret once (only its hash is stored). A key can give only scopes it holds itself (`all` holds every
+         *     scope). Answers `200` and takes no `Idempotency-Key`: the answer holds the secret, which is never stored
+         *     to be replayed.
+         *
+         *     Errors: `400` an unknown scope (each named in `details`), or an expiry that is not in the future;
+         *     `403` the calling key lacks `keys:manage` or one of the scopes asked for (named).
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/api-key/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List API keys
+         * @description The workspace's keys, newest first, revoked ones included: name, prefix, scopes, when each was created, last
+         *     used (to the minute) and expires. Never a secret.
+         */
+        get: operations["listApiKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/api-key/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke an API key
+         * @description Revokes a key of the workspace: its next request, in any server process, answers `401`. A key may revoke
+         *     itself. Revoking a revoked key changes nothing and answers the key.
+         *
+         *     Errors: `404` no such key in this workspace (another workspace's key answers alike); `409` the key is the
+         *     workspace's last live key that can manage keys (`keys:manage` or `all`): create another first, or ask the
+         *     operator (admin CLI `key revoke`).
+         */
+        post: operations["revokeApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/api-key/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an API key's secret
+         * @description Gives a key a new secret (answered once) and keeps the current one working for `overlapSeconds` more, so
+         *     that the systems using it can move over; after that the old secret answers `401`. The key keeps its id,
+         *     name, scopes and expiry. A rotation during an overlap ends the older secret at once. Answers `200` and
+         *     takes no `Idempotency-Key`: the answer holds the secret, which is never stored to be replayed.
+         *
+         *     Errors: `404` no such key in this workspace; `409` the key is revoked or expired.
+         */
+        post: operations["rotateApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/authenticate": {
         parameters: {
             query?: never;
@@ -3964,6 +4061,83 @@ export interface components {
             /** @example 0.83 */
             unsubscribeRate: number;
         };
+        /** @description An API key of the workspace. Its secret is never shown again after create or rotate. */
+        ApiKey: {
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the key stops working (401); null for a key without expiry.
+             */
+            expiresAt: string | null;
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: date-time
+             * @description The last authenticated request with the key, to the minute; null if never used.
+             */
+            lastUsedAt: string | null;
+            /** @description The label given at creation. */
+            name: string | null;
+            /**
+             * @description The first characters of the current secret, to tell keys apart.
+             * @example lr_Xk3q9Zt
+             */
+            prefix: string;
+            /**
+             * Format: date-time
+             * @description After a rotation, when the previous secret stops working; null when no previous secret works.
+             */
+            previousSecretExpiresAt: string | null;
+            /** Format: date-time */
+            revokedAt: string | null;
+            /**
+             * @description What the key may call (see `x-required-scope` on each operation).
+             * @example [
+             *       "campaigns:read",
+             *       "analytics:read"
+             *     ]
+             */
+            scopes: string[];
+        };
+        ApiKeyCreateRequest: {
+            /**
+             * Format: date-time
+             * @description When the key stops working; in the future. Omitted means no expiry.
+             */
+            expiresAt?: string;
+            /** @description A label for the key. */
+            name: string;
+            /**
+             * @description What the key may call: `all`, or scopes such as `campaigns:read`, `campaigns:write`, `credits:spend`,
+             *     `keys:manage` (a write scope includes the read scope of its area). Only scopes the calling key holds.
+             */
+            scopes: string[];
+        };
+        ApiKeyIdRequest: {
+            /**
+             * Format: uuid
+             * @description The key's id.
+             */
+            id: string;
+        };
+        ApiKeyRotateRequest: {
+            /**
+             * Format: uuid
+             * @description The key's id.
+             */
+            id: string;
+            /** @description How long the current secret keeps working beside the new one (0 to 7 days); 0 stops it at once. */
+            overlapSeconds: number;
+        };
+        ApiKeyWithSecret: {
+            /**
+             * @description The secret, shown only in this answer; send it in `X-API-Key`. It is stored hashed only.
+             * @example lr_Xk3q9ZtV1c8l2b6xS0d5a7m4n2p9r1t3u5w7y9z0A
+             */
+            apiKey: string;
+            key: components["schemas"]["ApiKey"];
+        };
         /**
          * @description One DNS blocklist (DNSBL) look-up: an IP list (`kind: ip`) is asked for a sending host's IPv4 address in
          *     reverse-octet order (`10.113.0.203.zen.spamhaus.org`), a domain list (`kind: domain`) for the domain
@@ -5583,7 +5757,7 @@ export interface components {
              * @description A machine-readable error class.
              * @enum {string}
              */
-            code: "validation_error" | "mail_login_failed" | "malformed_json" | "unauthorized" | "insufficient_credits" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "idempotency_key_reused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable";
+            code: "validation_error" | "mail_login_failed" | "malformed_json" | "unauthorized" | "insufficient_credits" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "idempotency_key_reused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable";
             /** @description Field-level problems; empty when the error is not about one field. */
             details: components["schemas"]["ErrorDetail"][];
             /** @description What went wrong, in one sentence (the same text `/v1` puts in `error`). */
@@ -7216,7 +7390,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorV2"];
             };
         };
-        /** @description The workspace is not allowed to do this. */
+        /** @description The workspace is not allowed to do this, or the API key lacks the scope the operation needs (its `x-required-scope`). */
         Forbidden: {
             headers: {
                 RateLimit: components["headers"]["RateLimit"];
@@ -7228,7 +7402,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorV1"];
             };
         };
-        /** @description (v2 error format) The workspace is not allowed to do this. */
+        /** @description (v2 error format) The workspace is not allowed to do this, or the API key lacks the scope the operation needs (its `x-required-scope`). */
         ForbiddenV2: {
             headers: {
                 RateLimit: components["headers"]["RateLimit"];
@@ -7586,6 +7760,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -7636,6 +7811,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -7672,6 +7848,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -7709,6 +7886,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -7746,6 +7924,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -7784,6 +7963,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -7843,6 +8023,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -7890,6 +8071,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -7927,6 +8109,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -7974,6 +8157,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -8007,6 +8191,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -8052,6 +8237,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8106,6 +8292,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -8147,6 +8334,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -8193,6 +8381,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -8243,6 +8432,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -8285,6 +8475,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -8331,6 +8522,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -8379,6 +8571,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8434,6 +8627,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
             409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8524,6 +8718,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8563,6 +8758,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8602,6 +8798,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8641,6 +8838,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8694,6 +8892,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -8731,6 +8930,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8787,6 +8987,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
             409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8854,6 +9055,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
             409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8910,6 +9112,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8946,6 +9149,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -9046,6 +9250,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
@@ -9096,6 +9301,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -9132,6 +9338,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
@@ -9169,6 +9376,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -9206,6 +9414,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["ConflictV2"];
             413: components["responses"]["PayloadTooLargeV2"];
@@ -9244,6 +9453,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -9303,6 +9513,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
@@ -9350,6 +9561,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
@@ -9387,6 +9599,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
@@ -9434,6 +9647,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
@@ -9481,7 +9695,170 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The key and its secret (shown once). */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["ApiKeyWithSecret"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many items to return (1-100).
+                 * @example 20
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description How many items to skip before the first returned.
+                 * @example 0
+                 */
+                skip?: components["parameters"]["Skip"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of keys. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            items: components["schemas"]["ApiKey"][];
+                            pagination: components["schemas"]["ListPagination"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyIdRequest"];
+            };
+        };
+        responses: {
+            /** @description The revoked key. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            key: components["schemas"]["ApiKey"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["ConflictV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    rotateApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyRotateRequest"];
+            };
+        };
+        responses: {
+            /** @description The key and its new secret (shown once). */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["ApiKeyWithSecret"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["ConflictV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -9514,6 +9891,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -9559,6 +9937,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -9617,6 +9996,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["IdempotencyInProgressV2"];
             413: components["responses"]["PayloadTooLargeV2"];
@@ -9673,6 +10053,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
@@ -9714,6 +10095,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
@@ -9760,6 +10142,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
@@ -9803,6 +10186,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["ConflictV2"];
             413: components["responses"]["PayloadTooLargeV2"];
@@ -9856,6 +10240,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -9898,6 +10283,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["ConflictV2"];
             413: components["responses"]["PayloadTooLargeV2"];
@@ -9944,6 +10330,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["ConflictV2"];
             413: components["responses"]["PayloadTooLargeV2"];
@@ -9984,6 +10371,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
@@ -10043,6 +10431,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
@@ -10101,6 +10490,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["ConflictV2"];
             429: components["responses"]["TooManyRequestsV2"];
@@ -10150,6 +10540,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["ConflictV2"];
             413: components["responses"]["PayloadTooLargeV2"];
@@ -10196,6 +10587,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["ConflictV2"];
             413: components["responses"]["PayloadTooLargeV2"];
@@ -10244,6 +10636,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -10291,6 +10684,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -10350,6 +10744,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
@@ -10406,6 +10801,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["ConflictV2"];
             429: components["responses"]["TooManyRequestsV2"];
@@ -10460,6 +10856,7 @@ export interface operations {
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             402: components["responses"]["PaymentRequiredV2"];
+            403: components["responses"]["ForbiddenV2"];
             409: components["responses"]["IdempotencyInProgressV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -10550,6 +10947,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -10589,6 +10987,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -10628,6 +11027,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -10667,6 +11067,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -10720,6 +11121,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
@@ -10755,6 +11157,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -10792,6 +11195,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["ConflictV2"];
             413: components["responses"]["PayloadTooLargeV2"];
@@ -10830,6 +11234,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["ConflictV2"];
             413: components["responses"]["PayloadTooLargeV2"];
@@ -10870,6 +11275,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -10912,6 +11318,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
@@ -10964,6 +11371,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -11004,6 +11412,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
@@ -11056,6 +11465,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
@@ -11108,6 +11518,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["ConflictV2"];
             413: components["responses"]["PayloadTooLargeV2"];
@@ -11175,6 +11586,7 @@ export interface operations {
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             402: components["responses"]["PaymentRequiredV2"];
+            403: components["responses"]["ForbiddenV2"];
             409: components["responses"]["IdempotencyInProgressV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -11233,6 +11645,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -11268,6 +11681,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["ConflictV2"];
             413: components["responses"]["PayloadTooLargeV2"];
@@ -11362,6 +11776,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
@@ -11432,6 +11847,7 @@ export interface operations {
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             402: components["responses"]["PaymentRequiredV2"];
+            403: components["responses"]["ForbiddenV2"];
             409: components["responses"]["IdempotencyInProgressV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -11470,6 +11886,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
@@ -11525,6 +11942,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -11561,6 +11979,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
@@ -11609,6 +12028,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             409: components["responses"]["IdempotencyInProgressV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -11659,6 +12079,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
@@ -11721,6 +12142,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
@@ -11786,6 +12208,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -11841,6 +12264,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["ConflictV2"];
             429: components["responses"]["TooManyRequestsV2"];
@@ -11891,6 +12315,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
@@ -11954,6 +12379,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
@@ -12003,6 +12429,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["ConflictV2"];
             413: components["responses"]["PayloadTooLargeV2"];
@@ -12041,6 +12468,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["ConflictV2"];
             413: components["responses"]["PayloadTooLargeV2"];
@@ -12093,6 +12521,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
@@ -12132,6 +12561,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
@@ -12188,6 +12618,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["ConflictV2"];
             429: components["responses"]["TooManyRequestsV2"];
@@ -12224,6 +12655,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["ConflictV2"];
             413: components["responses"]["PayloadTooLargeV2"];
@@ -12262,6 +12694,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["ConflictV2"];
             413: components["responses"]["PayloadTooLargeV2"];
@@ -12383,6 +12816,7 @@ export interface operations {
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             402: components["responses"]["PaymentRequiredV2"];
+            403: components["responses"]["ForbiddenV2"];
             409: components["responses"]["IdempotencyInProgressV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -12450,6 +12884,7 @@ export interface operations {
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             402: components["responses"]["PaymentRequiredV2"];
+            403: components["responses"]["ForbiddenV2"];
             409: components["responses"]["IdempotencyInProgressV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -12506,6 +12941,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             409: components["responses"]["IdempotencyInProgressV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -12554,6 +12990,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
@@ -12604,6 +13041,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
@@ -12654,6 +13092,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -12686,6 +13125,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -12732,6 +13172,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             409: components["responses"]["IdempotencyInProgressV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -12776,6 +13217,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -12813,6 +13255,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
@@ -12865,6 +13308,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["IdempotencyInProgressV2"];
             413: components["responses"]["PayloadTooLargeV2"];
@@ -12907,6 +13351,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -12953,6 +13398,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
@@ -12992,6 +13438,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
@@ -13031,6 +13478,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -13067,6 +13515,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -13121,6 +13570,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["IdempotencyInProgressV2"];
             413: components["responses"]["PayloadTooLargeV2"];
@@ -13176,6 +13626,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["IdempotencyInProgressV2"];
             413: components["responses"]["PayloadTooLargeV2"];
@@ -13227,6 +13678,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["IdempotencyInProgressV2"];
             413: components["responses"]["PayloadTooLargeV2"];
@@ -13268,6 +13720,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];

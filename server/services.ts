@@ -58,6 +58,10 @@ import { CreditService } from './modules/credits/service';
 import { CreditStore } from './modules/credits/store';
 import { LeadService } from './modules/leads/service';
 import { WorkspaceService } from './modules/workspace/service';
+import { KeyService } from './modules/workspace/keys';
+import { keyRoutes } from './modules/workspace/key-routes';
+import { knownScopes } from './http/scopes';
+import { readBundledSpec } from './project-root';
 import { WorkspaceStore } from './modules/workspace/store';
 import { WhitelabelService } from './modules/whitelabel/service';
 import { ListService } from './modules/list/service';
@@ -101,7 +105,9 @@ export function createServices(deps: Deps) {
     config.emailEventRetentionMonths,
   );
   const credits = new CreditService(new CreditStore(), clock);
-  const workspaces = new WorkspaceService(db, new WorkspaceStore(), credits, clock);
+  const workspaceStore = new WorkspaceStore();
+  const keys = new KeyService(db, workspaceStore, clock, knownScopes(readBundledSpec()));
+  const workspaces = new WorkspaceService(db, workspaceStore, credits, keys, clock);
   const quota = new QuotaService(db, clock);
   const whitelabel = new WhitelabelService(db, workspaces, credits, clock);
   const secrets = new SecretBox(config);
@@ -279,6 +285,7 @@ export function createServices(deps: Deps) {
     events,
     credits,
     workspaces,
+    keys,
     quota,
     idempotency,
     whitelabel,
@@ -299,6 +306,7 @@ export type Services = ReturnType<typeof createServices>;
 export function createRoutes(services: Services): Route[] {
   return [
     ...workspaceRoutes(),
+    ...keyRoutes(services),
     ...campaignRoutes(services),
     ...accountRoutes(services),
     ...analyticsRoutes(services),

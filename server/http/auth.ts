@@ -13,7 +13,13 @@ import type { Telemetry } from '../telemetry';
 /** Keys are stored as SHA-256 hashes: a look-up by hash does not depend on how much of a guessed key is right. */
 export const hashKey = (key: string): string => createHash('sha256').update(key).digest('hex');
 
-/** Resolves the key and counts the request; 401 for a missing, unknown or revoked key, 429 over a quota window. */
+const UNAUTHORIZED = {
+  unknown: 'Invalid API key.',
+  revoked: 'This API key has been revoked.',
+  expired: 'This API key has expired.',
+} as const;
+
+/** Resolves the key and counts the request; 401 for a missing, unknown, revoked or expired key, 429 over a quota window. */
 export function authenticate(quota: KeyAdmission, failures: AuthFailureLimiter, telemetry: Telemetry) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const apiKey = req.get('x-api-key');
@@ -34,7 +40,7 @@ export function authenticate(quota: KeyAdmission, failures: AuthFailureLimiter, 
         );
       }
       if (!admission) throw unauthorized('Missing API key. Send it in the X-API-Key header.');
-      throw unauthorized(admission.key === 'revoked' ? 'This API key has been revoked.' : 'Invalid API key.');
+      throw unauthorized(UNAUTHORIZED[admission.key]);
     }
     res.locals.auth = admission.auth;
     const { decision } = admission;
