@@ -1257,6 +1257,103 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/api-key/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an API key
+         * @description Creates a key of the calling workspace with a name, its scopes and an optional expiry, and answers its
+         *     secret once (only its hash is stored). A key can give only scopes it holds itself (`all` holds every
+         *     scope). Answers `200` and takes no `Idempotency-Key`: the answer holds the secret, which is never stored
+         *     to be replayed.
+         *
+         *     Errors: `400` an unknown scope (each named in `details`), or an expiry that is not in the future;
+         *     `403` the calling key lacks `keys:manage` or one of the scopes asked for (named).
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/api-key/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List API keys
+         * @description The workspace's keys, newest first, revoked ones included: name, prefix, scopes, when each was created, last
+         *     used (to the minute) and expires. Never a secret.
+         */
+        get: operations["listApiKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/api-key/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke an API key
+         * @description Revokes a key of the workspace: its next request, in any server process, answers `401`. A key may revoke
+         *     itself. Revoking a revoked key changes nothing and answers the key.
+         *
+         *     Errors: `404` no such key in this workspace (another workspace's key answers alike); `409` the key is the
+         *     workspace's last live key that can manage keys (`keys:manage` or `all`): create another first, or ask the
+         *     operator (admin CLI `key revoke`).
+         */
+        post: operations["revokeApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/api-key/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an API key's secret
+         * @description Gives a key a new secret (answered once) and keeps the current one working for `overlapSeconds` more, so
+         *     that the systems using it can move over; after that the old secret answers `401`. The key keeps its id,
+         *     name, scopes and expiry. A rotation during an overlap ends the older secret at once. Answers `200` and
+         *     takes no `Idempotency-Key`: the answer holds the secret, which is never stored to be replayed.
+         *
+         *     Errors: `404` no such key in this workspace; `409` the key is revoked or expired.
+         */
+        post: operations["rotateApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/authenticate": {
         parameters: {
             query?: never;
@@ -4020,6 +4117,83 @@ export interface components {
             /** @example 0.83 */
             unsubscribeRate: number;
         };
+        /** @description An API key of the workspace. Its secret is never shown again after create or rotate. */
+        ApiKey: {
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the key stops working (401); null for a key without expiry.
+             */
+            expiresAt: string | null;
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: date-time
+             * @description The last authenticated request with the key, to the minute; null if never used.
+             */
+            lastUsedAt: string | null;
+            /** @description The label given at creation. */
+            name: string | null;
+            /**
+             * @description The first characters of the current secret, to tell keys apart.
+             * @example lr_Xk3q9Zt
+             */
+            prefix: string;
+            /**
+             * Format: date-time
+             * @description After a rotation, when the previous secret stops working; null when no previous secret works.
+             */
+            previousSecretExpiresAt: string | null;
+            /** Format: date-time */
+            revokedAt: string | null;
+            /**
+             * @description What the key may call (see `x-required-scope` on each operation).
+             * @example [
+             *       "campaigns:read",
+             *       "analytics:read"
+             *     ]
+             */
+            scopes: string[];
+        };
+        ApiKeyCreateRequest: {
+            /**
+             * Format: date-time
+             * @description When the key stops working; in the future. Omitted means no expiry.
+             */
+            expiresAt?: string;
+            /** @description A label for the key. */
+            name: string;
+            /**
+             * @description What the key may call: `all`, or scopes such as `campaigns:read`, `campaigns:write`, `credits:spend`,
+             *     `keys:manage` (a write scope includes the read scope of its area). Only scopes the calling key holds.
+             */
+            scopes: string[];
+        };
+        ApiKeyIdRequest: {
+            /**
+             * Format: uuid
+             * @description The key's id.
+             */
+            id: string;
+        };
+        ApiKeyRotateRequest: {
+            /**
+             * Format: uuid
+             * @description The key's id.
+             */
+            id: string;
+            /** @description How long the current secret keeps working beside the new one (0 to 7 days); 0 stops it at once. */
+            overlapSeconds: number;
+        };
+        ApiKeyWithSecret: {
+            /**
+             * @description The secret, shown only in this answer; send it in `X-API-Key`. It is stored hashed only.
+             * @example lr_Xk3q9ZtV1c8l2b6xS0d5a7m4n2p9r1t3u5w7y9z0A
+             */
+            apiKey: string;
+            key: components["schemas"]["ApiKey"];
+        };
         /**
          * @description One DNS blocklist (DNSBL) look-up: an IP list (`kind: ip`) is asked for a sending host's IPv4 address in
          *     reverse-octet order (`10.113.0.203.zen.spamhaus.org`), a domain list (`kind: domain`) for the domain
@@ -5680,7 +5854,7 @@ export interface components {
              * @description A machine-readable error class.
              * @enum {string}
              */
-            code: "validation_error" | "mail_login_failed" | "malformed_json" | "unauthorized" | "insufficient_credits" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "idempotency_key_reused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable";
+            code: "validation_error" | "mail_login_failed" | "malformed_json" | "unauthorized" | "insufficient_credits" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "idempotency_key_reused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable";
             /** @description Field-level problems; empty when the error is not about one field. */
             details: components["schemas"]["ErrorDetail"][];
             /** @description What went wrong, in one sentence (the same text `/v1` puts in `error`). */
@@ -7319,7 +7493,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorV2"];
             };
         };
-        /** @description The workspace is not allowed to do this. */
+        /** @description The workspace is not allowed to do this, or the API key lacks the scope the operation needs (its `x-required-scope`). */
         Forbidden: {
             headers: {
                 RateLimit: components["headers"]["RateLimit"];
@@ -7331,7 +7505,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorV1"];
             };
         };
-        /** @description (v2 error format) The workspace is not allowed to do this. */
+        /** @description (v2 error format) The workspace is not allowed to do this, or the API key lacks the scope the operation needs (its `x-required-scope`). */
         ForbiddenV2: {
             headers: {
                 RateLimit: components["headers"]["RateLimit"];
@@ -7691,6 +7865,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -7741,6 +7916,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -7777,6 +7953,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -7814,6 +7991,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -7851,6 +8029,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -7889,6 +8068,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -7948,6 +8128,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -7995,6 +8176,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -8032,6 +8214,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -8079,6 +8262,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -8112,6 +8296,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -8157,6 +8342,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8211,6 +8397,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -8252,6 +8439,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -8298,6 +8486,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -8348,6 +8537,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -8390,6 +8580,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -8436,6 +8627,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -8484,6 +8676,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8539,6 +8732,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
             409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8629,6 +8823,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8668,6 +8863,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8707,6 +8903,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8746,6 +8943,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8799,6 +8997,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -8836,6 +9035,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8892,6 +9092,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
             409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8959,6 +9160,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
             409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -9015,6 +9217,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -9051,6 +9254,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -9151,6 +9355,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
@@ -9201,6 +9406,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -9237,6 +9443,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
@@ -9274,6 +9481,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -9311,6 +9519,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["ConflictV2"];
             413: components["responses"]["PayloadTooLargeV2"];
@@ -9349,6 +9558,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -9408,6 +9618,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
@@ -9455,6 +9666,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
@@ -9492,6 +9704,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
@@ -9539,6 +9752,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
@@ -9586,7 +9800,170 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The key and its secret (shown once). */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["ApiKeyWithSecret"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many items to return (1-100).
+                 * @example 20
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description How many items to skip before the first returned.
+                 * @example 0
+                 */
+                skip?: components["parameters"]["Skip"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of keys. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            items: components["schemas"]["ApiKey"][];
+                            pagination: components["schemas"]["ListPagination"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyIdRequest"];
+            };
+        };
+        responses: {
+            /** @description The revoked key. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            key: components["schemas"]["ApiKey"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["ConflictV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    rotateApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyRotateRequest"];
+            };
+        };
+        responses: {
+            /** @description The key and its new secret (shown once). */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["ApiKeyWithSecret"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["ConflictV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -9619,6 +9996,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -9664,6 +10042,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -9722,6 +10101,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["IdempotencyInProgressV2"];
             413: components["responses"]["PayloadTooLargeV2"];
@@ -9778,6 +10158,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
@@ -9819,6 +10200,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
@@ -9865,6 +10247,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
@@ -9908,6 +10291,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["ConflictV2"];
             413: components["responses"]["PayloadTooLargeV2"];
@@ -9961,6 +10345,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -10003,6 +10388,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["ConflictV2"];
             413: components["responses"]["PayloadTooLargeV2"];
@@ -10049,6 +10435,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["ConflictV2"];
             413: components["responses"]["PayloadTooLargeV2"];
@@ -10089,6 +10476,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
@@ -10148,6 +10536,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
@@ -10206,6 +10595,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["ConflictV2"];
             429: components["responses"]["TooManyRequestsV2"];
@@ -10255,6 +10645,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["ConflictV2"];
             413: components["responses"]["PayloadTooLargeV2"];
@@ -10301,6 +10692,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["ConflictV2"];
             413: components["responses"]["PayloadTooLargeV2"];
@@ -10349,6 +10741,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -10396,6 +10789,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -10455,6 +10849,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
@@ -10511,6 +10906,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["ConflictV2"];
             429: components["responses"]["TooManyRequestsV2"];
@@ -10565,6 +10961,7 @@ export interface operations {
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             402: components["responses"]["PaymentRequiredV2"];
+            403: components["responses"]["ForbiddenV2"];
             409: components["responses"]["IdempotencyInProgressV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -10655,6 +11052,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -10694,6 +11092,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -10733,6 +11132,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -10772,6 +11172,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -10825,6 +11226,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
@@ -10860,6 +11262,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -10897,6 +11300,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["ConflictV2"];
             413: components["responses"]["PayloadTooLargeV2"];
@@ -10935,6 +11339,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["ConflictV2"];
             413: components["responses"]["PayloadTooLargeV2"];
@@ -10975,6 +11380,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -11017,6 +11423,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
@@ -11069,6 +11476,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -11109,6 +11517,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
@@ -11161,6 +11570,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
@@ -11213,6 +11623,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["ConflictV2"];
             413: components["responses"]["PayloadTooLargeV2"];
@@ -11280,6 +11691,7 @@ export interface operations {
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             402: components["responses"]["PaymentRequiredV2"];
+            403: components["responses"]["ForbiddenV2"];
             409: components["responses"]["IdempotencyInProgressV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -11338,6 +11750,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -11373,6 +11786,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["ConflictV2"];
             413: components["responses"]["PayloadTooLargeV2"];
@@ -11467,6 +11881,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
@@ -11537,6 +11952,7 @@ export interface operations {
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             402: components["responses"]["PaymentRequiredV2"];
+            403: components["responses"]["ForbiddenV2"];
             409: components["responses"]["IdempotencyInProgressV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -11575,6 +11991,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
@@ -11630,6 +12047,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -11666,6 +12084,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
@@ -11714,6 +12133,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             409: components["responses"]["IdempotencyInProgressV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -11764,6 +12184,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
@@ -11826,6 +12247,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
@@ -11891,6 +12313,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -11946,6 +12369,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["ConflictV2"];
             429: components["responses"]["TooManyRequestsV2"];
@@ -11996,6 +12420,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
@@ -12059,6 +12484,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
@@ -12108,6 +12534,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["ConflictV2"];
             413: components["responses"]["PayloadTooLargeV2"];
@@ -12146,6 +12573,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["ConflictV2"];
             413: components["responses"]["PayloadTooLargeV2"];
@@ -12198,6 +12626,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
@@ -12237,6 +12666,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
@@ -12293,6 +12723,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["ConflictV2"];
             429: components["responses"]["TooManyRequestsV2"];
@@ -12329,6 +12760,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["ConflictV2"];
             413: components["responses"]["PayloadTooLargeV2"];
@@ -12367,6 +12799,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["ConflictV2"];
             413: components["responses"]["PayloadTooLargeV2"];
@@ -12488,6 +12921,7 @@ export interface operations {
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             402: components["responses"]["PaymentRequiredV2"];
+            403: components["responses"]["ForbiddenV2"];
             409: components["responses"]["IdempotencyInProgressV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -12555,6 +12989,7 @@ export interface operations {
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             402: components["responses"]["PaymentRequiredV2"];
+            403: components["responses"]["ForbiddenV2"];
             409: components["responses"]["IdempotencyInProgressV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -12611,6 +13046,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             409: components["responses"]["IdempotencyInProgressV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -12659,6 +13095,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
@@ -12709,6 +13146,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
@@ -12759,6 +13197,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -12791,6 +13230,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -12837,6 +13277,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             409: components["responses"]["IdempotencyInProgressV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -12881,6 +13322,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -12918,6 +13360,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
@@ -12970,6 +13413,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["IdempotencyInProgressV2"];
             413: components["responses"]["PayloadTooLargeV2"];
@@ -13012,6 +13456,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -13058,6 +13503,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
@@ -13097,6 +13543,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
@@ -13136,6 +13583,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -13172,6 +13620,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
@@ -13226,6 +13675,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["IdempotencyInProgressV2"];
             413: components["responses"]["PayloadTooLargeV2"];
@@ -13281,6 +13731,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["IdempotencyInProgressV2"];
             413: components["responses"]["PayloadTooLargeV2"];
@@ -13332,6 +13783,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             409: components["responses"]["IdempotencyInProgressV2"];
             413: components["responses"]["PayloadTooLargeV2"];
@@ -13373,6 +13825,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];

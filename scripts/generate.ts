@@ -96,6 +96,8 @@ function addPlatformResponses(op: OperationObject, version: 'v1' | 'v2'): void {
     add('413', 'PayloadTooLarge');
     add('415', 'UnsupportedMediaType');
   }
+  // Any operation answers 403 to a key without the scope it declares (server/http/scopes.ts).
+  add('403', 'Forbidden');
   add('500', 'InternalError');
   add('503', 'ServiceUnavailable');
   for (const [status, response] of Object.entries(responses)) {

@@ -2,8 +2,8 @@
  * createApp(deps): the whole HTTP stack, without listening. main.ts and the tests both use it.
  *
  * Order: request id and version -> health, docs and spec (no key, no quota) -> JSON body ->
- * X-API-Key and quota (one database round trip) -> OpenAPI request validation (and the non-finite numbers
- * its coercion lets through) -> idempotency keys -> routes (/v1 routes under /v1 and /v2,
+ * X-API-Key and quota (one database round trip, the key's scopes with it) -> OpenAPI request validation (and the non-finite numbers
+ * its coercion lets through) -> idempotency keys -> routes (each refusing a key without the scope its operation declares; /v1 routes under /v1 and /v2,
  * v2-only routes under /v2; looked up by their first segment) -> 404 -> the error middleware.
  */
 import cors from 'cors';
@@ -22,6 +22,7 @@ import { headAsGet } from './http/head';
 import { rejectUnsafeNumbers } from './http/json-numbers';
 import { ApiError } from './http/errors';
 import { finiteQueryNumbers } from './http/pagination';
+import { requiredScopes } from './scopes';
 import { noTelemetry } from './telemetry';
 import { trackingRouter } from './modules/tracking/routes';
 import { createRoutes, createServices, type Deps, type Services } from './services';
@@ -32,13 +33,16 @@ import type { Route } from './http/route';
  * its segment's router: a request is matched against its module's few routes, not the API's ninety in turn.
  * Segments are looked up in lower case, since Express routes without case sensitivity.
  */
-function bySegment(routes: Route[]) {
+function bySegment(routes: Route[], scopes: Map<string, string>, version: 'v1' | 'v2') {
   const routers = new Map<string, Router>();
   for (const r of routes) {
     const segment = r.path.split('/')[2].toLowerCase();
     let router = routers.get(segment);
     if (!router) routers.set(segment, (router = Router()));
-    r.register(router);
+    const key = `${r.method.toUpperCase()} /${version}${r.path.slice(3)}`;
+    const scope = scopes.get(key);
+    if (!scope) throw new Error(`${key} is served but not in the spec`);
+    r.register(router, scope);
   }
   return (req: Request, res: Response, next: NextFunction): void => {
     const router = routers.get(req.path.split('/', 2)[1].toLowerCase());
@@ -123,14 +127,24 @@ export function createApp(deps: Deps, services: Services = createServices(deps),
   app.use(['/v1', '/v2'], idempotency(services.idempotency, spec, logger, telemetry, config.jobBodyLimitBytes));
 
   const routes = createRoutes(services);
-  app.use('/v1', bySegment(routes.filter((r) => r.path.startsWith('/v1/'))));
+  // Each operation's scope, read once here: a request's check is a look-up in the key's own scopes.
+  const scopes = requiredScopes(spec);
+  app.use(
+    '/v1',
+    bySegment(
+      routes.filter((r) => r.path.startsWith('/v1/')),
+      scopes,
+      'v1',
+    ),
+  );
   // /v1 routes are served under /v2 too, ahead of the v2-only ones.
   app.use(
     '/v2',
-    bySegment([
-      ...routes.filter((r) => r.path.startsWith('/v1/')),
-      ...routes.filter((r) => !r.path.startsWith('/v1/')),
-    ]),
+    bySegment(
+      [...routes.filter((r) => r.path.startsWith('/v1/')), ...routes.filter((r) => !r.path.startsWith('/v1/'))],
+      scopes,
+      'v2',
+    ),
   );
 
   app.use(() => {

@@ -29,7 +29,7 @@ import { suppressionRoutes } from './modules/suppression/routes';
 import { verificationRoutes } from './modules/verification/routes';
 import { webhookRoutes } from './modules/webhooks/routes';
 import { whitelabelRoutes } from './modules/whitelabel/routes';
-import { workspaceRoutes } from './modules/workspace/routes';
+import { keyRoutes, workspaceRoutes } from './modules/workspace/routes';
 import { jobRoutes } from './modules/job/routes';
 import { JobService } from './modules/job/service';
 import { JobStore } from './modules/job/store';
@@ -59,6 +59,9 @@ import { CreditService } from './modules/credits/service';
 import { CreditStore } from './modules/credits/store';
 import { LeadService } from './modules/leads/service';
 import { WorkspaceService } from './modules/workspace/service';
+import { KeyService } from './modules/workspace/keys';
+import { knownScopes } from './scopes';
+import { readBundledSpec } from './project-root';
 import { WorkspaceStore } from './modules/workspace/store';
 import { WhitelabelService } from './modules/whitelabel/service';
 import { ListService } from './modules/list/service';
@@ -150,7 +153,9 @@ function buildServices(deps: Deps) {
     config.emailEventRetentionMonths,
   );
   const credits = new CreditService(new CreditStore(), clock);
-  const workspaces = new WorkspaceService(db, new WorkspaceStore(), credits, clock);
+  const workspaceStore = new WorkspaceStore();
+  const keys = new KeyService(db, workspaceStore, clock, knownScopes(readBundledSpec()));
+  const workspaces = new WorkspaceService(db, workspaceStore, credits, keys, clock);
   const quota = new QuotaService(db, clock);
   const whitelabel = new WhitelabelService(db, workspaces, credits, clock);
   const secrets = new SecretBox(config);
@@ -330,6 +335,7 @@ function buildServices(deps: Deps) {
     events,
     credits,
     workspaces,
+    keys,
     quota,
     idempotency,
     whitelabel,
@@ -350,6 +356,7 @@ export type Services = ReturnType<typeof createServices>;
 export function createRoutes(services: Services): Route[] {
   return [
     ...workspaceRoutes(),
+    ...keyRoutes(services),
     ...campaignRoutes(services),
     ...accountRoutes(services),
     ...analyticsRoutes(services.reads),

@@ -22,7 +22,7 @@ export interface Backlog {
 export interface Telemetry {
   /** A counter family `name` with one label `label` (declared once, by the composition root). */
   tally(name: string, help: string, label: string): Tally;
-  authFailed(reason: 'missing' | 'unknown' | 'revoked' | 'throttled'): void;
+  authFailed(reason: 'missing' | 'unknown' | 'revoked' | 'expired' | 'throttled'): void;
   quotaRefused(window: string): void;
   idempotentReplay(): void;
   /** Wraps one run of a worker job (runs, errors, duration; a trace when tracing is on). */

@@ -100,13 +100,36 @@ export function buildProgram(): Command {
       }),
     );
   key
+    .command('list')
+    .description('list API keys (never their secrets)')
+    .option('--workspace <id>', 'only this workspace')
+    .option('--json', 'print JSON', false)
+    .action(
+      withContext(async ({ services }, opts: { workspace?: string; json: boolean }) => {
+        const { rows } = await services.keys.list(opts.workspace ?? null, { limit: 1000, skip: 0 });
+        const view = rows.map((k) => ({
+          id: k.id,
+          workspaceId: k.workspace_id,
+          name: k.name,
+          prefix: k.key_prefix,
+          createdAt: k.created_at.toISOString(),
+          lastUsedAt: k.last_used_at?.toISOString() ?? null,
+          revokedAt: k.revoked_at?.toISOString() ?? null,
+        }));
+        if (opts.json) console.log(JSON.stringify(view));
+        else if (view.length === 0) console.log('No API keys.');
+        else console.table(view);
+      }),
+    );
+  key
     .command('revoke')
     .description('revoke an API key; requests with it answer 401 at once')
-    .argument('<keyId>', 'the key id printed by key create')
+    .argument('<idOrPrefix>', 'the key id, or the prefix that key list shows')
     .action(
-      withContext(async ({ services }, keyId: string) => {
-        await services.workspaces.revokeKey(keyId);
-        console.log(`Key ${keyId} revoked.`);
+      withContext(async ({ services }, idOrPrefix: string) => {
+        const found = await services.keys.findForAdmin(idOrPrefix);
+        await services.workspaces.revokeKey(found.id);
+        console.log(`Key ${found.id} (${found.key_prefix}) revoked.`);
       }),
     );
 

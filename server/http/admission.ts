@@ -6,6 +6,9 @@
 
 export interface AuthContext {
   keyId: string;
+  keyName: string | null;
+  /** What the key may call (scopes.ts). */
+  scopes: string[];
   workspaceId: string;
   workspaceName: string;
   whitelabelEnabled: boolean;
@@ -23,7 +26,10 @@ export interface QuotaDecision {
 
 /** What a presented key's hash comes to: unknown, revoked, or its workspace with this request counted. */
 export type Admission =
-  { key: 'unknown' } | { key: 'revoked' } | { key: 'valid'; auth: AuthContext; decision: QuotaDecision };
+  | { key: 'unknown' }
+  | { key: 'revoked' }
+  | { key: 'expired' }
+  | { key: 'valid'; auth: AuthContext; decision: QuotaDecision };
 
 /** What a presented key's hash comes to, with its request counted: the quota service, in one database call. */
 export interface KeyAdmission {

@@ -10,7 +10,13 @@ import { ApiError, unauthorized } from './errors';
 import { hashKey } from '../key-hash';
 import type { Telemetry } from '../telemetry';
 
-/** Resolves the key and counts the request; 401 for a missing, unknown or revoked key, 429 over a quota window. */
+const UNAUTHORIZED = {
+  unknown: 'Invalid API key.',
+  revoked: 'This API key has been revoked.',
+  expired: 'This API key has expired.',
+} as const;
+
+/** Resolves the key and counts the request; 401 for a missing, unknown, revoked or expired key, 429 over a quota window. */
 export function authenticate(quota: KeyAdmission, failures: AuthFailureLimiter, telemetry: Telemetry) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const apiKey = req.get('x-api-key');
@@ -31,7 +37,7 @@ export function authenticate(quota: KeyAdmission, failures: AuthFailureLimiter, 
         );
       }
       if (!admission) throw unauthorized('Missing API key. Send it in the X-API-Key header.');
-      throw unauthorized(admission.key === 'revoked' ? 'This API key has been revoked.' : 'Invalid API key.');
+      throw unauthorized(UNAUTHORIZED[admission.key]);
     }
     res.locals.auth = admission.auth;
     const { decision } = admission;

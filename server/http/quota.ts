@@ -7,10 +7,10 @@
  * last 60 and 1440 one-minute buckets (precise to the minute); the optional per-second window is
  * the current second's bucket. The database function quota_hit (migrations 20261124060000 and
  * 20261125010000) resolves the keys, takes their workspaces' quota locks, counts the hits and returns
- * the buckets in one statement, so concurrent requests of one workspace, from any process, are counted
+ * the buckets in one statement (with the key's scopes, migration 20261216010000), so concurrent requests of one workspace, from any process, are counted
  * one after another and exactly `limit` of them are admitted, while the locks are held only inside the
  * database. Rejected requests count too (the seed's rule); a revoked key is read as revoked on the
- * request after the revocation.
+ * request after the revocation, and an expired key from its expiry on, in every process.
  */
 import { columnsOf, prepared, type Db } from '../db';
 import type { Clock } from '../clock';
@@ -76,6 +76,9 @@ interface HitRow {
   key_hash: string;
   key_id: string;
   revoked: boolean;
+  expired: boolean;
+  key_name: string | null;
+  scopes: string[] | null;
   workspace_id: string;
   workspace_name: string;
   whitelabel_enabled: boolean;
@@ -94,6 +97,9 @@ const HIT_COLUMNS = columnsOf<HitRow>({
   key_hash: true,
   key_id: true,
   revoked: true,
+  expired: true,
+  key_name: true,
+  scopes: true,
   workspace_id: true,
   workspace_name: true,
   whitelabel_enabled: true,
@@ -181,8 +187,11 @@ export class QuotaService {
   private decideAll(row: HitRow | undefined, hits: number, nowMs: number): Admission[] {
     if (!row) return Array<Admission>(hits).fill({ key: 'unknown' });
     if (row.revoked) return Array<Admission>(hits).fill({ key: 'revoked' });
+    if (row.expired) return Array<Admission>(hits).fill({ key: 'expired' });
     const auth: AuthContext = {
       keyId: row.key_id,
+      keyName: row.key_name,
+      scopes: row.scopes ?? [],
       workspaceId: row.workspace_id,
       workspaceName: row.workspace_name,
       whitelabelEnabled: row.whitelabel_enabled,

@@ -9,6 +9,8 @@ import type { Request, Response, Router } from 'express';
 import type { HttpMethod, PathsWithMethod, RequestBodyJSON, SuccessResponseJSON } from 'openapi-typescript-helpers';
 import type { paths } from '../../generated/api';
 import type { AuthContext } from './admission';
+import { holds } from '../scopes';
+import { missingScope } from './scopes';
 
 type Method = Extract<HttpMethod, 'get' | 'post' | 'put' | 'delete'>;
 type Operation<P extends keyof paths, M extends Method> = paths[P][M];
@@ -43,7 +45,8 @@ export interface Route {
   method: Method;
   /** The seed path, e.g. `/v1/campaign/get/name`. */
   path: string;
-  register(router: Router): void;
+  /** Mounts the handler, refusing with 403 a key that lacks `scope` (the operation's `x-required-scope`). */
+  register(router: Router, scope: string): void;
 }
 
 export function route<M extends Method, P extends PathsWithMethod<paths, M>>(
@@ -57,13 +60,15 @@ export function route<M extends Method, P extends PathsWithMethod<paths, M>>(
   return {
     method,
     path,
-    register(router) {
+    register(router, scope) {
       router[method](expressPath, async (req: Request, res: Response) => {
+        const auth = res.locals.auth as AuthContext;
+        if (!holds(auth.scopes, scope)) throw missingScope(scope);
         const result = await handler({
           params: req.params as PathParams<P, M>,
           query: req.query as QueryParams<P, M>,
           body: req.body as RequestBody<P, M>,
-          auth: res.locals.auth as AuthContext,
+          auth,
           requestId: res.locals.requestId as string,
           apiVersion: res.locals.apiVersion as 'v1' | 'v2',
           upload: (res.locals.upload as Readable | undefined) ?? req,

@@ -197,5 +197,21 @@ describe('on the server database', () => {
     const unknown = await admin(['key', 'revoke', '00000000-0000-7000-8000-000000000000'], env);
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toMatch(/API key not found/);
+
+    // key list: id, name, prefix, created, last used; then the operator revokes the workspace's last key by prefix.
+    const listed = JSON.parse((await admin(['key', 'list', '--workspace', workspaceId, '--json'], env)).stdout) as {
+      id: string;
+      prefix: string;
+      lastUsedAt: string | null;
+      revokedAt: string | null;
+    }[];
+    expect(listed).toHaveLength(2);
+    const first = listed.find((k) => k.id !== second.keyId)!;
+    expect(first).toMatchObject({ prefix: apiKey.slice(0, 10), revokedAt: null });
+    expect(first.lastUsedAt).not.toBeNull();
+    expect(JSON.stringify(listed)).not.toContain(apiKey);
+    const byPrefix = await admin(['key', 'revoke', first.prefix], env);
+    expect(byPrefix.stdout).toContain(first.id);
+    expect((await t.fetch('/v1/authenticate', { apiKey })).status).toBe(401);
   });
 });

@@ -1040,6 +1040,49 @@ export const entries: Record<string, Entry> = {
     ok: async (f) => f.c.GET('/v2/job/results', { params: { query: { jobId: await job(f) } }, parseAs: 'text' }),
     errors: { 404: (f) => f.c.GET('/v2/job/results', { params: { query: { jobId: MISSING } } }) },
   },
+  'POST /v2/api-key/create': {
+    ok: (f) => f.c.POST('/v2/api-key/create', { body: { name: 'Contract', scopes: ['campaigns:read'] } }),
+    errors: {
+      400: (f) => f.c.POST('/v2/api-key/create', { body: { name: 'Contract', scopes: ['rockets:launch'] } }),
+      403: async (f) =>
+        f
+          .clientFor(await apiKey(f, ['campaigns:read']))
+          .POST('/v2/api-key/create', { body: { name: 'x', scopes: ['campaigns:read'] } }),
+    },
+  },
+  'GET /v2/api-key/list': {
+    ok: (f) => f.c.GET('/v2/api-key/list', { params: { query: { limit: 5 } } }),
+    errors: { 400: (f) => f.c.GET('/v2/api-key/list', { params: { query: { limit: 0 } } }) },
+  },
+  'POST /v2/api-key/revoke': {
+    ok: async (f) => f.c.POST('/v2/api-key/revoke', { body: { id: await keyId(f) } }),
+    errors: {
+      404: (f) => f.c.POST('/v2/api-key/revoke', { body: { id: MISSING } }),
+      409: (f) => f.otherC.POST('/v2/api-key/revoke', { body: { id: f.other.keyId } }),
+    },
+  },
+  'POST /v2/api-key/rotate': {
+    ok: async (f) => f.c.POST('/v2/api-key/rotate', { body: { id: await keyId(f), overlapSeconds: 60 } }),
+    errors: {
+      404: (f) => f.c.POST('/v2/api-key/rotate', { body: { id: MISSING, overlapSeconds: 0 } }),
+      409: async (f) => {
+        const id = await keyId(f);
+        await f.c.POST('/v2/api-key/revoke', { body: { id } });
+        return f.c.POST('/v2/api-key/rotate', { body: { id, overlapSeconds: 0 } });
+      },
+    },
+  },
 };
+
+/** A new key of the main workspace with these scopes: its secret. */
+async function apiKey(f: Fixture, scopes: string[]): Promise<string> {
+  const r = await f.c.POST('/v2/api-key/create', { body: { name: 'Contract', scopes } });
+  return r.data!.data.apiKey;
+}
+
+async function keyId(f: Fixture): Promise<string> {
+  const r = await f.c.POST('/v2/api-key/create', { body: { name: 'Contract', scopes: ['campaigns:read'] } });
+  return r.data!.data.key.id;
+}
 
 const SCHEDULE_FOR_CREATE = { timezone: 'Europe/Berlin', days: [1, 2, 3, 4, 5], from: '09:00', to: '17:00' };

@@ -19,11 +19,25 @@ import {
 
 const seed = seedOperations(readFileSync(join(__dirname, 'seed-operations.txt'), 'utf8'));
 const byKey = new Map(operations.map((o) => [o.key, o]));
+/** POST operations that change nothing (their inputs are too large for a query). */
+const READ_BY_POST = new Set(['getAccountVitals', 'verifyEmails']);
 
 describe('operations', () => {
   it('has all 62 seed operations with their methods and paths', () => {
     expect(seed).toHaveLength(62);
     expect(seed.filter((k) => !byKey.has(k))).toEqual([]);
+  });
+
+  it('declares on every operation the scope it needs: a write scope for a change, and 403 documented', () => {
+    const pattern = /^(all|[a-z]+:(read|write|spend|manage))$/;
+    const problems = operations.flatMap((o) => {
+      const scope = (o.op as { 'x-required-scope'?: unknown })['x-required-scope'];
+      if (typeof scope !== 'string' || !pattern.test(scope)) return [`${o.key}: x-required-scope ${String(scope)}`];
+      if (o.method !== 'get' && scope.endsWith(':read') && !READ_BY_POST.has(o.operationId.replace(/V2$/, '')))
+        return [`${o.key}: changes state but needs only ${scope}`];
+      return o.op.responses['403'] ? [] : [`${o.key}: no 403`];
+    });
+    expect(problems).toEqual([]);
   });
 
   it('serves every /v1 operation again under /v2, operationId + V2', () => {

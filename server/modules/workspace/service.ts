@@ -1,20 +1,15 @@
-/**
- * Workspaces and their API keys. Keys are 256 random bits, shown once, stored as SHA-256 hashes;
- * requests find them by hash in server/http/quota.ts.
- */
-import { randomBytes } from 'node:crypto';
+/** Workspaces, their first API key (keys.ts), plans and sub-users. */
 import type { Db, Executor } from '../../db';
 import type { Clock } from '../../clock';
 import { newId } from '../../ids';
 import { notFound } from '../../errors';
-import { hashKey } from '../../key-hash';
+import { ALL_SCOPES } from '../../scopes';
+import type { IssuedKey, KeyService } from './keys';
 import { DEFAULT_PLAN_ID } from './plans';
 import type { CreditService } from '../credits/service';
 import type { PlanRow, SubUserRow, UserRow, WorkspaceRow, WorkspaceStore } from './store';
 
 export type { PlanRow, SubUserRow } from './store';
-
-const KEY_PREFIX = 'lr_';
 
 export interface NewWorkspace {
   name: string;
@@ -25,16 +20,14 @@ export interface NewWorkspace {
   timezone?: string;
 }
 
-export interface IssuedKey {
-  keyId: string;
-  apiKey: string;
-}
+export type { IssuedKey } from './keys';
 
 export class WorkspaceService {
   constructor(
     private readonly db: Db,
     private readonly store: WorkspaceStore,
     private readonly credits: CreditService,
+    private readonly keys: KeyService,
     private readonly clock: Clock,
   ) {}
 
@@ -63,20 +56,23 @@ export class WorkspaceService {
     if (plan.credits > 0) {
       workspace.credit_balance = await this.credits.grant(trx, workspace.id, plan.credits, 'plan_grant', plan.id);
     }
-    const key = await this.issueKey(trx, workspace.id);
-    return { workspace, ...key };
+    const { keyId, apiKey } = await this.keys.issue(trx, workspace.id, { name: null, scopes: [ALL_SCOPES] });
+    return { workspace, keyId, apiKey };
   }
 
+  /** The operator's key for a workspace (admin CLI): every scope. */
   async createKey(workspaceId: string, name: string | null = null): Promise<IssuedKey> {
     const workspace = await this.store.findWorkspace(this.db, workspaceId);
     if (!workspace) throw notFound('Workspace not found.');
-    return this.issueKey(this.db, workspaceId, name);
+    const { keyId, apiKey } = await this.keys.issue(this.db, workspaceId, { name, scopes: [ALL_SCOPES] });
+    return { keyId, apiKey };
   }
 
+  /** The operator revokes any key (admin CLI), the workspace's last managing key included. */
   async revokeKey(keyId: string): Promise<void> {
     const key = await this.store.findKey(this.db, keyId);
     if (!key) throw notFound('API key not found.');
-    await this.store.revokeKey(this.db, keyId, this.clock.now());
+    await this.keys.revoke(key.workspace_id, keyId, { fromApi: false });
   }
 
   /**
@@ -140,20 +136,5 @@ export class WorkspaceService {
   /** A plan the workspace may read and assign: its own, or the default plan. */
   usablePlan(db: Executor, ownerWorkspaceId: string, planId: string): Promise<PlanRow | undefined> {
     return this.store.findUsablePlan(db, ownerWorkspaceId, planId);
-  }
-
-  private async issueKey(db: Executor, workspaceId: string, name: string | null = null): Promise<IssuedKey> {
-    const apiKey = KEY_PREFIX + randomBytes(32).toString('base64url');
-    const keyId = newId();
-    await this.store.insertKey(db, {
-      id: keyId,
-      workspace_id: workspaceId,
-      name,
-      key_prefix: apiKey.slice(0, 10),
-      key_hash: hashKey(apiKey),
-      created_at: this.clock.now(),
-      revoked_at: null,
-    });
-    return { keyId, apiKey };
   }
 }

@@ -34,9 +34,30 @@ export interface ApiKeyRow {
   name: string | null;
   key_prefix: string;
   key_hash: string;
+  scopes: string[];
   created_at: Date;
   revoked_at: Date | null;
+  expires_at: Date | null;
+  last_used_at: Date | null;
+  previous_key_hash: string | null;
+  previous_expires_at: Date | null;
 }
+
+/** A key as it is shown: never its hashes. */
+export type ApiKeyView = Omit<ApiKeyRow, 'key_hash' | 'previous_key_hash'>;
+
+const KEY_VIEW = [
+  'id',
+  'workspace_id',
+  'name',
+  'key_prefix',
+  'scopes',
+  'created_at',
+  'revoked_at',
+  'expires_at',
+  'last_used_at',
+  'previous_expires_at',
+] as const;
 
 /** A parent workspace's sub-user: the user with its workspace and plan. */
 export interface SubUserRow {
@@ -82,8 +103,70 @@ export class WorkspaceStore {
     return n > 0;
   }
 
-  findKey(db: Executor, keyId: string): Promise<ApiKeyRow | undefined> {
-    return db('api_keys').where({ id: keyId }).first();
+  findKey(db: Executor, keyId: string): Promise<ApiKeyView | undefined> {
+    return db('api_keys')
+      .where({ id: keyId })
+      .first(...KEY_VIEW);
+  }
+
+  /** A workspace's keys, newest first, and how many it has. */
+  async listKeys(
+    db: Executor,
+    workspaceId: string | null,
+    page: { limit: number; skip: number },
+  ): Promise<{ rows: ApiKeyView[]; total: number }> {
+    const scoped = () => (workspaceId ? db('api_keys').where({ workspace_id: workspaceId }) : db('api_keys'));
+    const [rows, [{ count }]] = await Promise.all([
+      scoped()
+        .select(...KEY_VIEW)
+        .orderBy([
+          { column: 'created_at', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ])
+        .limit(page.limit)
+        .offset(page.skip) as Promise<ApiKeyView[]>,
+      scoped().count<{ count: string }[]>('* as count'),
+    ]);
+    return { rows, total: Number(count) };
+  }
+
+  /** Keys whose id or current prefix is `idOrPrefix` (the admin CLI's look-up). */
+  findKeysByIdOrPrefix(db: Executor, idOrPrefix: string): Promise<ApiKeyView[]> {
+    const isId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(idOrPrefix);
+    return db('api_keys')
+      .where(isId ? { id: idOrPrefix } : { key_prefix: idOrPrefix })
+      .select(...KEY_VIEW);
+  }
+
+  /** The live keys (not revoked, not expired at `at`) of a workspace that hold one of `scopes`. */
+  async countLiveKeysWith(db: Executor, workspaceId: string, scopes: string[], at: Date): Promise<number> {
+    const [{ count }] = await db('api_keys')
+      .where({ workspace_id: workspaceId })
+      .whereNull('revoked_at')
+      .andWhere((q) => {
+        q.whereNull('expires_at').orWhere('expires_at', '>', at);
+      })
+      .andWhereRaw('scopes && ?::text[]', [scopes])
+      .count<{ count: string }[]>('* as count');
+    return Number(count);
+  }
+
+  /** Gives a key a new secret; the current one works until `previousExpiresAt`. */
+  async rotateKey(
+    db: Executor,
+    keyId: string,
+    secret: { key_hash: string; key_prefix: string },
+    previousExpiresAt: Date | null,
+  ): Promise<ApiKeyView> {
+    const [row] = await db('api_keys')
+      .where({ id: keyId })
+      .update({
+        previous_key_hash: previousExpiresAt ? db.ref('key_hash') : null,
+        previous_expires_at: previousExpiresAt,
+        ...secret,
+      })
+      .returning<ApiKeyView[]>([...KEY_VIEW]);
+    return row;
   }
 
   findWorkspace(db: Executor, id: string): Promise<WorkspaceRow | undefined> {

@@ -1,0 +1,41 @@
+/**
+ * What an API key may call. Every operation of the spec names the scope it needs in `x-required-scope`
+ * (`campaigns:read`, `campaigns:write`, `credits:spend`, `keys:manage`, ...); the app reads them once at
+ * start-up and the route helper checks the key's scopes, which came with the key in its one database call.
+ *
+ * A key holds a scope when it holds `all`, the scope itself, or the write scope of the same area for a read
+ * (`campaigns:write` lets a key read campaigns too). `platform:read`
+ * (checking the key, reading the quota limits) is held by every key.
+ */
+import type { BundledSpec } from './project-root';
+
+export const ALL_SCOPES = 'all';
+const EVERY_KEY = 'platform:read';
+
+const METHODS = ['get', 'post', 'put', 'delete', 'patch'] as const;
+
+/** The scope each operation needs, by `METHOD /path` of the bundle; throws when an operation declares none. */
+export function requiredScopes(spec: BundledSpec): Map<string, string> {
+  const scopes = new Map<string, string>();
+  for (const [path, item] of Object.entries(spec.paths)) {
+    for (const method of METHODS) {
+      const op = (item as Record<string, unknown> | undefined)?.[method] as Record<string, unknown> | undefined;
+      if (!op) continue;
+      const scope = op['x-required-scope'];
+      if (typeof scope !== 'string') throw new Error(`${method.toUpperCase()} ${path} declares no x-required-scope`);
+      scopes.set(`${method.toUpperCase()} ${path}`, scope);
+    }
+  }
+  return scopes;
+}
+
+/** Every scope a key can be given: those the operations need, and `all`. */
+export function knownScopes(spec: BundledSpec): string[] {
+  return [...new Set([...requiredScopes(spec).values(), ALL_SCOPES])].filter((s) => s !== EVERY_KEY).sort();
+}
+
+export function holds(held: readonly string[], needed: string): boolean {
+  if (needed === EVERY_KEY || held.includes(ALL_SCOPES) || held.includes(needed)) return true;
+  const [area, access] = needed.split(':');
+  return access === 'read' && held.includes(`${area}:write`);
+}
