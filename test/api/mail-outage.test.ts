@@ -13,6 +13,8 @@ import { startTestServer, type TestServer, type TestWorkspace } from '../helpers
 import { describeWithDovecot, startImapServer, type ImapTestServer } from '../helpers/imap-server';
 import { createServices } from '../../server/services';
 import { startJobs } from '../../server/boot';
+import type { CheckpointRow } from '../../server/modules/inbox/store';
+import { found } from '../helpers/rows';
 
 jest.setTimeout(180_000);
 
@@ -128,7 +130,9 @@ describeWithDovecot('mail servers that go away and come back', () => {
     await t.services.inbox.runOnce();
     for (const name of ['ann', 'ben', 'cat'])
       expect(await status(name)).toMatchObject({ status: 'active', retries: [] });
-    const checkpoint = await t.db('mailbox_checkpoints').where({ account_id: accounts.cat.id }).first();
+    const checkpoint = await found(
+      t.db<CheckpointRow>('mailbox_checkpoints').where({ account_id: accounts.cat.id }).first(),
+    );
     expect(checkpoint).toMatchObject({ failures: 0, last_error: null });
     expect(Number(checkpoint.last_uid)).toBe(1);
   });

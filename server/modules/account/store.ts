@@ -155,12 +155,12 @@ export class AccountStore {
       .whereNotNull('a.imap_host')
       .whereNotNull('a.imap_password_enc')
       .whereNot('a.status', 'connectionError')
-      .whereNotExists((q) =>
-        q
-          .from('mail_connection_retries as r')
+      .whereNotExists(
+        db('mail_connection_retries as r')
           .whereRaw('r.account_id = a.id')
           .andWhere('r.protocol', 'imap')
-          .andWhere('r.next_try_at', '>', now),
+          .andWhere('r.next_try_at', '>', now)
+          .select(db.raw('1')),
       )
       .select('a.id', 'a.workspace_id');
   }

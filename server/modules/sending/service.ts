@@ -612,7 +612,7 @@ export class SendingService {
   private async changeAccountStatus(
     trx: Executor,
     accountId: string,
-    status: 'connectionError' | 'sendingError' | 'paused',
+    status: 'connectionError' | 'paused',
     reason: string,
   ): Promise<void> {
     const change = await this.accounts.changeStatus(trx, accountId, status, reason);

@@ -492,7 +492,7 @@ export class WarmupService {
         start.push(reply.id);
         continue;
       }
-      // A minute apart at most an hour after the window opens, so a day's postponed answers do not go at once.
+      // Spread over the hour after the window opens, so a day's held answers do not all go at once.
       const at = sender.nextDay.getTime() + randomInt(0, 60) * 60_000;
       later.set(at, [...(later.get(at) ?? []), reply.id]);
     }
