@@ -217,7 +217,7 @@ export function deriveBundle(spec: OpenAPI3): OpenAPI3 {
     }
   }
   const derived = { ...spec, paths: sortKeys(paths) };
-  boundEnumSets(derived, (spec.components?.schemas ?? {}) as Record<string, unknown>);
+  boundEnumSets(derived, spec.components?.schemas ?? {});
   return derived;
 }
 

@@ -315,7 +315,7 @@ describe('streamed uploads (CSV)', () => {
       headers: { 'X-API-Key': apiKey, 'content-type': 'text/csv', 'Idempotency-Key': key },
       body,
       ...(chunked ? { duplex: 'half' } : {}),
-    } as RequestInit);
+    });
     if (chunked) expect(res.status).not.toBe(411);
     const json = (await res.json()) as { data?: { job: { id: string } }; code?: string };
     return {
