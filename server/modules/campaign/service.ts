@@ -14,7 +14,7 @@ import type { EventService } from '../events/service';
 import type { AccountService } from '../account/service';
 import { CampaignAccounts } from './accounts';
 import { checkName, checkSchedule, optionsToRow, Problems } from './rules';
-import { CampaignSequence } from './sequence';
+import { CampaignSequence, type StepUpdate } from './sequence';
 import type { CampaignStore, CampaignView } from './store';
 import { CAMPAIGN_NOT_FOUND, findCampaign, parseSchedule, toCampaign } from './view';
 
@@ -27,7 +27,6 @@ type Schedule = Schemas['CampaignSchedule'];
 type OptionsInput = Schemas['CampaignOptionsInput'];
 type StepInput = Schemas['SequenceStepInput'];
 type VariantInput = Schemas['SequenceVariantInput'];
-type VariantUpdate = Schemas['SequenceVariantUpdate'];
 
 /** The sending engine's progress rows, as a campaign going active needs them (in the caller's transaction). */
 export interface CampaignProgressPort {
@@ -266,7 +265,7 @@ export class CampaignService {
     return this.sequence.createSteps(workspaceId, campaignId, inputs);
   }
 
-  updateStep(workspaceId: string, stepId: string, input: { delayDays?: number; variants?: VariantUpdate[] }) {
+  updateStep(workspaceId: string, stepId: string, input: StepUpdate) {
     return this.sequence.updateStep(workspaceId, stepId, input);
   }
 

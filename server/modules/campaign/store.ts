@@ -1,3 +1,4 @@
+import type { components } from '../../../generated/api';
 /** Plain rows for campaigns, their steps, variants and linked accounts. Every query is scoped by workspace. */
 import { columnsOf, pageTotal, prepared, selectList, TOTAL_COLUMN, type Executor } from '../../db';
 import { UNFINISHED_STATUSES } from '../contact/statuses';
@@ -47,7 +48,9 @@ export interface StepRow {
   workspace_id: string;
   campaign_id: string;
   step_order: number;
-  delay_days: number;
+  delay_minutes: number;
+  /** The unit the wait was written in; the engine reads only delay_minutes. */
+  delay_unit: components['schemas']['StepDelay']['unit'];
   created_at: Date;
 }
 
@@ -319,7 +322,7 @@ export class CampaignStore {
   async updateStep(
     db: Executor,
     stepId: string,
-    changes: Partial<Pick<StepRow, 'step_order' | 'delay_days'>>,
+    changes: Partial<Pick<StepRow, 'step_order' | 'delay_minutes' | 'delay_unit'>>,
   ): Promise<void> {
     await db('campaign_steps').where('id', stepId).update(changes);
   }

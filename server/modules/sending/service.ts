@@ -33,6 +33,7 @@ import {
   type SendOutcome,
 } from '../mail/service';
 import type { SuppressionService } from '../suppression/service';
+import { spin } from '../../text/spintax';
 import { pickVariant, renderBody, renderTemplate, type TemplateValues } from './render';
 import { nextOpenMoment, startOfLocalDay } from './schedule';
 import type { DueContact, SendingAccount, SendingCampaign, SendingStep, SendingStore } from './store';
@@ -109,12 +110,11 @@ interface Claimed {
   message: MessageRow & { campaign_id: string; contact_id: string; account_id: string; step_number: number };
   composed: Composed;
   lastStep: boolean;
-  nextDelayDays: number;
+  nextDelayMinutes: number;
   email: string;
 }
 
 const MINUTE = 60_000;
-const DAY = 86_400_000;
 /** Retry waits after transient failures: 5 min doubling, at most 6 hours. */
 const retryDelay = (attempts: number) => Math.min(5 * MINUTE * 2 ** attempts, 6 * 60 * MINUTE);
 
@@ -358,8 +358,12 @@ export class SendingService {
     const previous = contact.last_message_id ? await this.mail.threadParent(trx, contact.last_message_id) : undefined;
     // A step without a subject answers the previous one, in its thread.
     const parent = variant.subject.trim() === '' ? previous : undefined;
-    const subject = parent ? { ok: true as const, text: undefined } : renderTemplate(variant.subject, values);
-    const body = renderBody(variant.body, values);
+    // Spintax first (fixed per contact, step and field), then the contact's values, which are never spun.
+    const spun = `${contact.contact_id}:${step.id}`;
+    const subject = parent
+      ? { ok: true as const, text: undefined }
+      : renderTemplate(spin(variant.subject, `${spun}:subject`), values);
+    const body = renderBody(spin(variant.body, `${spun}:body`), values);
     if (!subject.ok || !body.ok) {
       const missing = !subject.ok ? subject.missing : !body.ok ? body.missing : '';
       await this.store.updateProgress(trx, contact.contact_id, {
@@ -416,7 +420,7 @@ export class SendingService {
       composed,
       email: contact.email,
       lastStep: next === undefined,
-      nextDelayDays: next?.delay_days ?? 0,
+      nextDelayMinutes: next?.delay_minutes ?? 0,
     };
   }
 
@@ -524,7 +528,7 @@ export class SendingService {
         await this.contacts.finishForMail(trx, m.workspace_id, m.contact_id, 'completed');
         await this.completeIfFinished(trx, m.workspace_id, m.campaign_id, campaign?.name ?? '', now);
       } else {
-        const dueAt = new Date(now.getTime() + item.nextDelayDays * DAY);
+        const dueAt = new Date(now.getTime() + item.nextDelayMinutes * MINUTE);
         await this.store.updateProgress(trx, m.contact_id, {
           state: 'waiting',
           step_number: m.step_number + 1,
@@ -780,7 +784,9 @@ export class SendingService {
       }
       const finished = row.state === 'done' && row.reason === null;
       const dueAt = finished
-        ? new Date(Math.max(now.getTime(), (row.last_sent_at?.getTime() ?? now.getTime()) + step.delay_days * DAY))
+        ? new Date(
+            Math.max(now.getTime(), (row.last_sent_at?.getTime() ?? now.getTime()) + step.delay_minutes * MINUTE),
+          )
         : row.due_at;
       await this.store.updateProgress(trx, row.contact_id, {
         campaign_id: toCampaignId,

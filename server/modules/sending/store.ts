@@ -44,7 +44,8 @@ export interface SendingCampaign {
 
 export interface SendingStep {
   id: string;
-  delay_days: number;
+  /** The wait after the step before, in minutes. */
+  delay_minutes: number;
   variants: { id: string; label: string; subject: string; body: string; weight: number }[];
 }
 
@@ -198,10 +199,10 @@ export class SendingStore {
   }
 
   async steps(db: Executor, campaignId: string): Promise<SendingStep[]> {
-    const steps: { id: string; delay_days: number }[] = await db('campaign_steps')
+    const steps: { id: string; delay_minutes: number }[] = await db('campaign_steps')
       .where({ campaign_id: campaignId })
       .orderBy('step_order')
-      .select('id', 'delay_days');
+      .select('id', 'delay_minutes');
     const variants: ({ step_id: string } & SendingStep['variants'][number])[] = await db('step_variants')
       .where({ campaign_id: campaignId })
       .select('id', 'step_id', 'label', 'subject', 'body', 'weight');
