@@ -4183,6 +4183,13 @@ export interface components {
              */
             randomWaitMaxMinutes: number;
             /**
+             * @description Send to each contact inside the schedule's days and hours read in the contact's own `timezone` (a contact
+             *     without one uses the schedule's zone), so 09:00-17:00 means 09:00 in Tokyo for a lead in Tokyo (default
+             *     `false`). Daily limits still count days in the schedule's zone. A contact waiting for its own hours shows
+             *     `outside_lead_hours` in the campaign's sending status.
+             */
+            sendInLeadTimezone: boolean;
+            /**
              * @description When a contact replies (and `stopOnReply` is on), also stop every other contact of this campaign at the
              *     same company email domain (default `false`). Addresses at free mail providers (gmail.com, outlook.com, ...)
              *     are never treated as one company.
@@ -4235,6 +4242,13 @@ export interface components {
              * @example 5
              */
             randomWaitMaxMinutes?: number;
+            /**
+             * @description Send to each contact inside the schedule's days and hours read in the contact's own `timezone` (a contact
+             *     without one uses the schedule's zone), so 09:00-17:00 means 09:00 in Tokyo for a lead in Tokyo (default
+             *     `false`). Daily limits still count days in the schedule's zone. A contact waiting for its own hours shows
+             *     `outside_lead_hours` in the campaign's sending status.
+             */
+            sendInLeadTimezone?: boolean;
             /**
              * @description When a contact replies (and `stopOnReply` is on), also stop every other contact of this campaign at the
              *     same company email domain (default `false`). Addresses at free mail providers (gmail.com, outlook.com, ...)
@@ -4513,6 +4527,11 @@ export interface components {
              */
             status: "active" | "paused" | "completed" | "bounced" | "unsubscribed";
             /**
+             * @description The lead's IANA time zone, or `null` (the campaign schedule's zone applies).
+             * @example Asia/Tokyo
+             */
+            timezone: string | null;
+            /**
              * Format: date-time
              * @description When the contact's fields, custom variables or lead status last changed.
              * @example 2026-11-23T10:00:00.000Z
@@ -4547,7 +4566,7 @@ export interface components {
              */
             reason: "alreadyInCampaign" | "repeatedInRequest";
         };
-        /** @description A row that was not added because its address is not a valid email address. */
+        /** @description A row that was not added because its address is not a valid email address, or its time zone is no IANA zone. */
         ContactAddInvalid: {
             /**
              * @description The row's address as sent.
@@ -4565,7 +4584,7 @@ export interface components {
              * @example invalidEmail
              * @enum {string}
              */
-            reason: "invalidEmail";
+            reason: "invalidEmail" | "invalidTimezone";
         };
         /** @description Contacts to add to one campaign, 1 to 1000 per request (one contact is a batch of one). */
         ContactAddRequest: {
@@ -4723,6 +4742,13 @@ export interface components {
             linkedinUrl?: string | null;
             /** @example +1 415 555 0134 */
             phone?: string | null;
+            /**
+             * @description The lead's IANA time zone (`Asia/Tokyo`); a campaign with `sendInLeadTimezone` sends to this contact inside
+             *     its schedule's hours read in this zone. A name that is not an IANA zone makes the row `invalid`
+             *     (`invalidTimezone`).
+             * @example Asia/Tokyo
+             */
+            timezone?: string | null;
             /** @example https://acme.com */
             website?: string | null;
         };
@@ -6557,7 +6583,7 @@ export interface components {
          * @example outside_schedule
          * @enum {string}
          */
-        SendingReason: "not_launched" | "paused" | "completed" | "no_contacts" | "no_schedule" | "outside_schedule" | "schedule_ended" | "no_sendable_account" | "daily_limit_reached" | "contacts_held";
+        SendingReason: "not_launched" | "paused" | "completed" | "no_contacts" | "no_schedule" | "outside_schedule" | "schedule_ended" | "no_sendable_account" | "daily_limit_reached" | "contacts_held" | "outside_lead_hours";
         /** @description One step (email) of a campaign's sequence. */
         SequenceStep: {
             /** Format: uuid */

@@ -17,6 +17,7 @@ describe('step delays in minutes, hours or days, and spintax', () => {
   let account: string;
   let n = 0;
   let week = 0;
+  let monday = 0;
 
   beforeAll(async () => {
     sink = await startSmtpSink();
@@ -43,18 +44,19 @@ describe('step delays in minutes, hours or days, and spintax', () => {
   beforeEach(() => {
     sink.received.length = 0;
     // A Monday inside 09:00-17:00 UTC, a week apart per test so the shared account's pace never carries over.
-    t.clock.set(new Date(Date.parse('2026-11-23T10:00:00.000Z') + week * WEEK));
+    monday = Date.parse('2026-11-23T10:00:00.000Z') + week * WEEK;
+    t.clock.set(new Date(monday));
     week += 1;
   });
 
-  async function draft() {
+  async function draft(schedule: object = weekdaysUtc, options: object = {}) {
     n += 1;
     const created = await ws.client.POST('/v2/campaign/create', {
       body: {
         name: `Spin ${n}`,
         accountIds: [account],
-        schedule: weekdaysUtc,
-        options: { emailGapMinutes: 0, randomWaitMaxMinutes: 0, trackOpens: false, trackClicks: false },
+        schedule,
+        options: { emailGapMinutes: 0, randomWaitMaxMinutes: 0, trackOpens: false, trackClicks: false, ...options },
       } as never,
     });
     expect(created.response.status).toBe(201);
@@ -190,5 +192,57 @@ describe('step delays in minutes, hours or days, and spintax', () => {
         expect.objectContaining({ field: 'body.steps.1.variants.0.body', code: 'spintax' }),
       ]),
     );
+  });
+
+  it("sends at 09:00 in each lead's own time zone, and says who waits for their hours", async () => {
+    const newYork = { timezone: 'America/New_York', days: [1, 2, 3, 4, 5], from: '09:00', to: '17:00' };
+    const id = await draft(newYork, { sendInLeadTimezone: true });
+    expect((await addSteps(id, [{ delayDays: 0, variants: [{ subject: 'Hi', body: 'Hello' }] }])).response.status).toBe(
+      201,
+    );
+    const sundayNight = monday - 10 * HOUR - MIN; // Sunday 23:59 UTC: no one's Monday has begun
+    t.clock.set(new Date(sundayNight));
+    const added = await ws.client.POST('/v1/contact/add', {
+      body: {
+        campaignId: id,
+        contacts: [
+          { email: 'kenji@tokyo.test', timezone: 'asia/tokyo' },
+          { email: 'amy@london.test', timezone: 'Europe/London' },
+          { email: 'bob@newyork.test' },
+          { email: 'zed@nowhere.test', timezone: 'Mars/Olympus' },
+        ],
+      } as never,
+    });
+    expect(added.response.status).toBe(200);
+    const result = added.data!.data;
+    expect(result.added.map((c: { email: string; timezone: string | null }) => [c.email, c.timezone])).toEqual(
+      expect.arrayContaining([
+        ['kenji@tokyo.test', 'Asia/Tokyo'],
+        ['amy@london.test', 'Europe/London'],
+        ['bob@newyork.test', null],
+      ]),
+    );
+    expect(result.invalid).toEqual([expect.objectContaining({ index: 3, reason: 'invalidTimezone' })]);
+    expect((await ws.client.POST('/v2/campaign/launch', { body: { campaignId: id } })).response.status).toBe(200);
+
+    expect(await t.services.sending.runOnce()).toBe(0);
+    const status = await ws.client.GET('/v2/campaign/sending-status', { params: { query: { campaignId: id } } });
+    expect(status.data!.data.reasons).toContain('outside_lead_hours');
+    expect(status.data!.data.reasons).not.toContain('outside_schedule');
+    const tokyoNine = new Date(monday - 10 * HOUR).toISOString(); // Monday 09:00 in Tokyo
+    expect(status.data!.data.nextSendAt).toBe(tokyoNine);
+
+    const sentTo = async (at: number) => {
+      t.clock.set(new Date(at));
+      sink.received.length = 0;
+      await t.services.sending.runOnce();
+      return sink.received.map((m) => m.envelope.to[0]);
+    };
+    expect(await sentTo(monday - 10 * HOUR - MIN)).toEqual([]);
+    expect(await sentTo(monday - 10 * HOUR)).toEqual(['kenji@tokyo.test']);
+    expect(await sentTo(monday - HOUR - MIN)).toEqual([]); // 08:59 in London
+    expect(await sentTo(monday - HOUR)).toEqual(['amy@london.test']); // 09:00 in London
+    expect(await sentTo(monday + 4 * HOUR - MIN)).toEqual([]); // 08:59 in New York
+    expect(await sentTo(monday + 4 * HOUR)).toEqual(['bob@newyork.test']); // 09:00 in New York
   });
 });

@@ -5,6 +5,7 @@
  */
 import type { components } from '../../../generated/api';
 import { badRequest, detail, type ErrorDetail } from '../../http/errors';
+import { canonicalTimeZone } from '../../time-zone';
 import { parseVariantText } from './templates';
 import type { CampaignRow, ScheduleJson, StepRow } from './store';
 
@@ -65,6 +66,7 @@ export function optionsToRow(options: OptionsInput | undefined): Partial<Campaig
   if (options.trackOpens !== undefined) row.track_opens = options.trackOpens;
   if (options.trackClicks !== undefined) row.track_clicks = options.trackClicks;
   if (options.textOnly !== undefined) row.text_only = options.textOnly;
+  if (options.sendInLeadTimezone !== undefined) row.send_in_lead_timezone = options.sendInLeadTimezone;
   return row;
 }
 
@@ -81,12 +83,9 @@ function isCalendarDate(value: string): boolean {
 
 /** Validates a schedule (IANA zone, from < to, end after start) and returns it as stored. */
 export function checkSchedule(p: Problems, s: Schedule, prefix: string): ScheduleJson {
-  let timezone = s.timezone;
-  try {
-    // Intl also takes offsets such as "+05:00"; only IANA names are allowed here.
-    if (!/^[A-Za-z]/.test(s.timezone)) throw new RangeError('not a zone name');
-    timezone = new Intl.DateTimeFormat('en-US', { timeZone: s.timezone }).resolvedOptions().timeZone;
-  } catch {
+  const canonical = canonicalTimeZone(s.timezone);
+  const timezone = canonical ?? s.timezone;
+  if (canonical === null) {
     p.add(
       `${prefix}.timezone`,
       `"${s.timezone}" is not an IANA time zone name (such as America/New_York or UTC).`,

@@ -107,6 +107,7 @@ export class CampaignService {
         track_opens: true,
         track_clicks: true,
         text_only: false,
+        send_in_lead_timezone: false,
         ...optionsToRow(input.options),
         launched_at: null,
         created_at: now,
@@ -217,6 +218,7 @@ export class CampaignService {
       status,
       schedule: parseSchedule(campaign.schedule),
       dailyLimit: campaign.daily_limit,
+      sendInLeadTimezone: campaign.send_in_lead_timezone,
       sendableAccounts:
         status === 'active' ? await this.linked.sendableAccounts(this.db, workspaceId, campaign.id) : null,
     };

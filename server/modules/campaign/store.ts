@@ -30,6 +30,7 @@ export interface CampaignRow {
   track_opens: boolean;
   track_clicks: boolean;
   text_only: boolean;
+  send_in_lead_timezone: boolean;
   launched_at: Date | null;
   created_at: Date;
   updated_at: Date;
@@ -107,6 +108,7 @@ const CAMPAIGN_COLUMNS = columnsOf<CampaignRow>({
   track_opens: true,
   track_clicks: true,
   text_only: true,
+  send_in_lead_timezone: true,
   launched_at: true,
   created_at: true,
   updated_at: true,

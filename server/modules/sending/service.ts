@@ -252,8 +252,9 @@ export class SendingService {
     const campaign = await this.store.lockActiveCampaign(trx, campaignId);
     if (!campaign?.schedule) return [];
     // Outside the schedule nothing is claimed; the due rows keep their times (the status shows the next open moment).
+    // Sending in the leads' zones, each contact's own hours are checked below instead.
     const open = nextOpenMoment(campaign.schedule, now);
-    if (!open || open > now) return [];
+    if (!open || (open > now && !campaign.send_in_lead_timezone)) return [];
     const locked = await this.store.lockSendingAccounts(trx, campaignId, now);
     // Every account in its gap (the usual state between sends): nothing can go out, whatever was sent today, so
     // nothing else is read (a busy run stays cheap).
@@ -305,6 +306,22 @@ export class SendingService {
         continue;
       }
       if (contact.step_number === 1 && newLeft <= 0) continue;
+      if (campaign.send_in_lead_timezone) {
+        const local =
+          contact.timezone && contact.timezone !== campaign.schedule.timezone
+            ? nextOpenMoment({ ...campaign.schedule, timezone: contact.timezone }, now)
+            : open;
+        if (!local) continue;
+        if (local > now) {
+          // Due again when the lead's day opens, so it is not read on every pass until then.
+          await this.store.updateProgress(trx, contact.contact_id, {
+            due_at: local,
+            reason: 'outside_lead_hours',
+            updated_at: now,
+          });
+          continue;
+        }
+      }
       const account = this.chooseAccount(accounts, contact, now);
       if (!account) continue;
       const built = await this.build(trx, campaign, steps, step, contact, account, now);
@@ -668,18 +685,20 @@ export class SendingService {
       schedule: SendingCampaign['schedule'];
       dailyLimit: number | null;
       sendableAccounts: number | null;
+      sendInLeadTimezone: boolean;
     },
   ): Promise<SendingStatus> {
     const campaignId = view.id;
     const now = this.clock.now();
     const db = this.db;
-    const [progress, contacts, perStep, steps, nextDue, held] = await Promise.all([
+    const [progress, contacts, perStep, steps, nextDue, held, waitingForLeads] = await Promise.all([
       this.store.progressCounts(db, campaignId, now),
       this.store.contactCounts(db, campaignId),
       this.mail.sentPerStep(db, campaignId),
       this.store.steps(db, campaignId),
       this.store.nextDue(db, campaignId),
       this.store.heldReasons(db, campaignId),
+      view.sendInLeadTimezone ? this.store.waitingFor(db, campaignId, 'outside_lead_hours') : false,
     ]);
     const counts = {
       notStarted: 0,
@@ -711,7 +730,8 @@ export class SendingService {
     if (!view.schedule) reasons.push('no_schedule');
     const open = view.schedule ? nextOpenMoment(view.schedule, now) : null;
     if (view.schedule && !open) reasons.push('schedule_ended');
-    else if (open && open > now) reasons.push('outside_schedule');
+    else if (open && open > now && !view.sendInLeadTimezone) reasons.push('outside_schedule');
+    if (waitingForLeads) reasons.push('outside_lead_hours');
     if (view.sendableAccounts === 0) reasons.push('no_sendable_account');
     if (held.length) reasons.push('contacts_held');
     if (
@@ -726,9 +746,11 @@ export class SendingService {
       if (day.all >= view.dailyLimit) reasons.push('daily_limit_reached');
     }
     let nextSendAt: Date | null = null;
-    if (view.status === 'active' && open && nextDue) nextSendAt = nextDue > open ? nextDue : open;
-    if (view.status === 'active' && open && counts.notStarted > 0)
-      nextSendAt = nextSendAt && nextSendAt < open ? nextSendAt : open;
+    // In the leads' zones a waiting contact's due time is already its own next open moment.
+    const gate = view.sendInLeadTimezone && open ? now : open;
+    if (view.status === 'active' && gate && nextDue) nextSendAt = nextDue > gate ? nextDue : gate;
+    if (view.status === 'active' && gate && counts.notStarted > 0)
+      nextSendAt = nextSendAt && nextSendAt < gate ? nextSendAt : gate;
     return {
       campaignId,
       status: view.status,
