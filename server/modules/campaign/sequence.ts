@@ -27,7 +27,6 @@ type Schemas = components['schemas'];
 type SequenceStep = Schemas['SequenceStep'];
 type StepInput = Schemas['SequenceStepInput'];
 type VariantInput = Schemas['SequenceVariantInput'];
-type VariantUpdate = Schemas['SequenceVariantUpdate'];
 export type StepUpdate = operations['updateSequenceStep']['requestBody']['content']['application/json'];
 
 const STEP_NOT_FOUND = 'Sequence step not found.';

@@ -316,7 +316,7 @@ export class SendingStore {
   async waitingFor(db: Executor, campaignId: string, reason: string): Promise<boolean> {
     const row = await db('sending_progress')
       .where({ campaign_id: campaignId, state: 'waiting', reason })
-      .first(db.raw('1 AS found'));
+      .first<{ found: number } | undefined>(db.raw('1 AS found'));
     return row !== undefined;
   }
 
