@@ -1625,8 +1625,9 @@ export interface paths {
         /**
          * Add steps to a campaign's sequence
          * @description Appends steps (emails) to the end of the campaign's sequence, in the order given, each with its A/B
-         *     variants (lettered `A`, `B`, ... in order). The campaign's first step waits 0 days (`delayDays: 0`);
-         *     every later step waits at least 1 day after the one before. A variant with an empty subject replies
+         *     variants (lettered `A`, `B`, ... in order). The campaign's first step waits 0 (`delayDays: 0`);
+         *     every later step waits at least 1 minute, hour or day after the one before (`delay: { value: 4, unit:
+         *     hours }`, or `delayDays: 3`). A variant with an empty subject replies
          *     in the thread of the step before, which the first step cannot do. Weights: give one on every variant
          *     of a step (they must add up to 100) or on none (split evenly, the first variants taking the
          *     remainder: 34/33/33). Template variables are checked when saved (see the variant schema).
@@ -1681,10 +1682,10 @@ export interface paths {
         get?: never;
         /**
          * Update one sequence step
-         * @description Changes one step of a campaign's sequence: its `delayDays` and/or the subject, body and weight of
+         * @description Changes one step of a campaign's sequence: its wait (`delay` or `delayDays`) and/or the subject, body and weight of
          *     some of its existing variants (by variant id; fields left out keep their value). To add or delete
          *     variants use `POST /v2/campaign/variants-create` and `DELETE /v2/campaign/variants-delete`. After
-         *     the change the first step still waits 0 days, later steps at least 1, the first step's variants all
+         *     the change the first step still waits 0, later steps at least 1 minute, hour or day, the first step's variants all
          *     have a subject, the step's weights add up to 100, and templates are well formed. All in one
          *     transaction. Costs no credits.
          *     `400`: the body breaks the schema, a delay, subject, weight sum or template is wrong, or a variant
@@ -4412,6 +4413,13 @@ export interface components {
              */
             randomWaitMaxMinutes: number;
             /**
+             * @description Send to each contact inside the schedule's days and hours read in the contact's own `timezone` (a contact
+             *     without one uses the schedule's zone), so 09:00-17:00 means 09:00 in Tokyo for a lead in Tokyo (default
+             *     `false`). Daily limits still count days in the schedule's zone. A contact waiting for its own hours shows
+             *     `outside_lead_hours` in the campaign's sending status.
+             */
+            sendInLeadTimezone: boolean;
+            /**
              * @description When a contact replies (and `stopOnReply` is on), also stop every other contact of this campaign at the
              *     same company email domain (default `false`). Addresses at free mail providers (gmail.com, outlook.com, ...)
              *     are never treated as one company.
@@ -4464,6 +4472,13 @@ export interface components {
              * @example 5
              */
             randomWaitMaxMinutes?: number;
+            /**
+             * @description Send to each contact inside the schedule's days and hours read in the contact's own `timezone` (a contact
+             *     without one uses the schedule's zone), so 09:00-17:00 means 09:00 in Tokyo for a lead in Tokyo (default
+             *     `false`). Daily limits still count days in the schedule's zone. A contact waiting for its own hours shows
+             *     `outside_lead_hours` in the campaign's sending status.
+             */
+            sendInLeadTimezone?: boolean;
             /**
              * @description When a contact replies (and `stopOnReply` is on), also stop every other contact of this campaign at the
              *     same company email domain (default `false`). Addresses at free mail providers (gmail.com, outlook.com, ...)
@@ -4742,6 +4757,11 @@ export interface components {
              */
             status: "active" | "paused" | "completed" | "bounced" | "unsubscribed";
             /**
+             * @description The lead's IANA time zone, or `null` (the campaign schedule's zone applies).
+             * @example Asia/Tokyo
+             */
+            timezone: string | null;
+            /**
              * Format: date-time
              * @description When the contact's fields, custom variables or lead status last changed.
              * @example 2026-11-23T10:00:00.000Z
@@ -4776,7 +4796,7 @@ export interface components {
              */
             reason: "alreadyInCampaign" | "repeatedInRequest";
         };
-        /** @description A row that was not added because its address is not a valid email address. */
+        /** @description A row that was not added because its address is not a valid email address, or its time zone is no IANA zone. */
         ContactAddInvalid: {
             /**
              * @description The row's address as sent.
@@ -4794,7 +4814,7 @@ export interface components {
              * @example invalidEmail
              * @enum {string}
              */
-            reason: "invalidEmail";
+            reason: "invalidEmail" | "invalidTimezone";
         };
         /** @description Contacts to add to one campaign, 1 to 1000 per request (one contact is a batch of one). */
         ContactAddRequest: {
@@ -4952,6 +4972,13 @@ export interface components {
             linkedinUrl?: string | null;
             /** @example +1 415 555 0134 */
             phone?: string | null;
+            /**
+             * @description The lead's IANA time zone (`Asia/Tokyo`); a campaign with `sendInLeadTimezone` sends to this contact inside
+             *     its schedule's hours read in this zone. A name that is not an IANA zone makes the row `invalid`
+             *     (`invalidTimezone`).
+             * @example Asia/Tokyo
+             */
+            timezone?: string | null;
             /** @example https://acme.com */
             website?: string | null;
         };
@@ -6831,13 +6858,14 @@ export interface components {
          * @example outside_schedule
          * @enum {string}
          */
-        SendingReason: "not_launched" | "paused" | "completed" | "no_contacts" | "no_schedule" | "outside_schedule" | "schedule_ended" | "no_sendable_account" | "daily_limit_reached" | "contacts_held";
+        SendingReason: "not_launched" | "paused" | "completed" | "no_contacts" | "no_schedule" | "outside_schedule" | "schedule_ended" | "no_sendable_account" | "daily_limit_reached" | "contacts_held" | "outside_lead_hours";
         /** @description One step (email) of a campaign's sequence. */
         SequenceStep: {
             /** Format: uuid */
             campaignId: string;
+            delay: components["schemas"]["StepDelay"];
             /**
-             * @description Days to wait after the step before (0 for the first step).
+             * @description The whole days of `delay`, rounded down (0 for the first step and for a delay under a day).
              * @example 0
              */
             delayDays: number;
@@ -6854,13 +6882,17 @@ export interface components {
             /** @description The step's A/B variants, by label; at least one. */
             variants: components["schemas"]["SequenceVariant"][];
         };
-        /** @description A new sequence step with its variants. */
+        /**
+         * @description A new sequence step with its variants and its wait after the step before, given as `delay` (minutes, hours
+         *     or days) or as `delayDays` (whole days), exactly one of the two.
+         */
         SequenceStepInput: {
+            delay?: components["schemas"]["StepDelay"];
             /**
-             * @description Days to wait after the step before. The campaign's first step must have 0; every later step at least 1.
+             * @description Days to wait after the step before (the same as `delay` in days). The campaign's first step must have 0; every later step at least 1.
              * @example 3
              */
-            delayDays: number;
+            delayDays?: number;
             /** @description The step's variants, lettered `A`, `B`, ... in this order. */
             variants: components["schemas"]["SequenceVariantInput"][];
         };
@@ -6903,6 +6935,13 @@ export interface components {
          *     variable by its exact key (letters, digits, `_`, `-` and `.`, starting with a letter or `_`), and a
          *     fallback for empty values: `{{firstName | there}}`. An unclosed `{{`, an empty `{{ }}`, a name with
          *     other characters, or a single-brace `{firstName}}` is a `400` naming the field.
+         *
+         *     Spintax varies the wording per contact: `{Hi|Hello|Hey}` picks one alternative, groups nest
+         *     (`{Hi|Hello{ there|}}`), and may hold variables (`{Hi {{firstName}}|Hello}`). The pick is fixed per
+         *     contact, step and field, so a retry or a resend renders the same text; alternatives are equally likely.
+         *     Write `\{`, `\}` or `\|` for a literal brace or bar. Braces with no `|` between them stay as they are
+         *     (CSS in an HTML body). An unmatched `{` or `}`, or groups nested deeper than 8, is a `400` naming the
+         *     field and the character position.
          */
         SequenceVariantInput: {
             /**
@@ -6937,6 +6976,24 @@ export interface components {
             subject?: string;
             /** @description New weight; after the change the step's weights must add up to 100. */
             weight?: number;
+        };
+        /**
+         * @description How long a step waits after the step before it was sent: a whole number of minutes, hours or days (at most
+         *     365 days in any unit). The campaign's first step waits 0; every later step at least 1 of its unit. The wait
+         *     is counted from the moment the step before went out; the step then goes at the first moment the campaign's
+         *     schedule allows.
+         */
+        StepDelay: {
+            /**
+             * @example hours
+             * @enum {string}
+             */
+            unit: "minutes" | "hours" | "days";
+            /**
+             * @description The number of units: at most 525600 minutes, 8760 hours or 365 days.
+             * @example 4
+             */
+            value: number;
         };
         /** @description The envelope of every success body; each operation adds its own `data`. */
         SuccessEnvelope: {
@@ -10619,7 +10676,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Days to wait after the step before (0 on the first step, at least 1 on later ones). */
+                    delay?: components["schemas"]["StepDelay"];
+                    /** @description Days to wait after the step before (0 on the first step, at least 1 on later ones). Not together with `delay`. */
                     delayDays?: number;
                     /** @description Changes to existing variants of this step, each id once. */
                     variants?: components["schemas"]["SequenceVariantUpdate"][];

@@ -62,6 +62,7 @@ describe('POST /v1/contact/add', () => {
             phone: null,
             website: 'acme.com',
             linkedinUrl: 'https://www.linkedin.com/in/janedoe',
+            timezone: null,
             customVariables: { plan: 'Growth', seats: 12, trialUser: true, referrer: null },
             status: 'active',
             leadStatus: null,

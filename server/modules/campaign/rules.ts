@@ -5,8 +5,9 @@
  */
 import type { components } from '../../../generated/api';
 import { detail, fieldName, invalid, type FieldProblem } from '../../errors';
-import { parseTemplate } from './templates';
-import type { CampaignRow, ScheduleJson } from './store';
+import { canonicalTimeZone } from '../../time-zone';
+import { parseVariantText } from './templates';
+import type { CampaignRow, ScheduleJson, StepRow } from './store';
 
 type Schemas = components['schemas'];
 type Schedule = Schemas['CampaignSchedule'];
@@ -65,6 +66,7 @@ export function optionsToRow(options: OptionsInput | undefined): Partial<Campaig
   if (options.trackOpens !== undefined) row.track_opens = options.trackOpens;
   if (options.trackClicks !== undefined) row.track_clicks = options.trackClicks;
   if (options.textOnly !== undefined) row.text_only = options.textOnly;
+  if (options.sendInLeadTimezone !== undefined) row.send_in_lead_timezone = options.sendInLeadTimezone;
   return row;
 }
 
@@ -81,12 +83,9 @@ function isCalendarDate(value: string): boolean {
 
 /** Validates a schedule (IANA zone, from < to, end after start) and returns it as stored. */
 export function checkSchedule(p: Problems, s: Schedule, prefix: string): ScheduleJson {
-  let timezone = s.timezone;
-  try {
-    // Intl also takes offsets such as "+05:00"; only IANA names are allowed here.
-    if (!/^[A-Za-z]/.test(s.timezone)) throw new RangeError('not a zone name');
-    timezone = new Intl.DateTimeFormat('en-US', { timeZone: s.timezone }).resolvedOptions().timeZone;
-  } catch {
+  const canonical = canonicalTimeZone(s.timezone);
+  const timezone = canonical ?? s.timezone;
+  if (canonical === null) {
     p.add(
       `${prefix}.timezone`,
       `"${s.timezone}" is not an IANA time zone name (such as America/New_York or UTC).`,
@@ -115,26 +114,65 @@ export function checkVariantText(
   v: { subject?: string; body?: string },
   firstStep: boolean,
 ): void {
-  if (v.subject !== undefined) {
-    if (v.subject === '' && firstStep) {
-      p.add(
-        `${field}.subject`,
-        'must not be empty on the first step (an empty subject replies in the thread of the step before).',
-        'subject_required',
-      );
-    }
-    const parsed = parseTemplate(v.subject);
-    if (!parsed.ok) p.add(`${field}.subject`, parsed.error, 'template');
+  if (v.subject === '' && firstStep) {
+    p.add(
+      `${field}.subject`,
+      'must not be empty on the first step (an empty subject replies in the thread of the step before).',
+      'subject_required',
+    );
   }
-  if (v.body !== undefined) {
-    const parsed = parseTemplate(v.body);
-    if (!parsed.ok) p.add(`${field}.body`, parsed.error, 'template');
+  for (const key of ['subject', 'body'] as const) {
+    const text = v[key];
+    if (text === undefined) continue;
+    const parsed = parseVariantText(text);
+    if (!parsed.ok) p.add(`${field}.${key}`, parsed.error, parsed.code);
   }
 }
 
-export function checkDelay(p: Problems, field: string, delayDays: number, order: number): void {
-  if (order === 1 && delayDays !== 0) p.add(field, 'must be 0 on the first step.', 'first_step_delay');
-  if (order > 1 && delayDays < 1) p.add(field, 'must be at least 1 after the first step.', 'delay');
+type StepDelay = components['schemas']['StepDelay'];
+const UNIT_MINUTES: Record<StepDelay['unit'], number> = { minutes: 1, hours: 60, days: 1440 };
+/** The longest wait in any unit: a year. */
+const MAX_DELAY_MINUTES = 365 * 1440;
+
+/** A step's wait in minutes and the unit it was written in, as stored. */
+export type DelayColumns = Pick<StepRow, 'delay_minutes' | 'delay_unit'>;
+
+/**
+ * A step's wait from `delay` or `delayDays` (exactly one; neither is fine on an update, where `required` is false):
+ * 0 on the first step, at least 1 of its unit after it, at most a year.
+ */
+export function checkDelay(
+  p: Problems,
+  prefix: string,
+  input: { delay?: StepDelay; delayDays?: number },
+  order: number,
+  required: boolean,
+): DelayColumns | undefined {
+  const at = (name: string) => (prefix ? `${prefix}.${name}` : name);
+  if (input.delay && input.delayDays !== undefined) {
+    p.add(at('delay'), 'give delay or delayDays, not both.', 'delay_both');
+    return undefined;
+  }
+  const delay = input.delay ?? (input.delayDays !== undefined ? { value: input.delayDays, unit: 'days' } : undefined);
+  if (!delay) {
+    if (required) p.add(at('delay'), 'give delay ({ value, unit }) or delayDays.', 'required');
+    return undefined;
+  }
+  const field = input.delay ? at('delay.value') : at('delayDays');
+  const minutes = delay.value * UNIT_MINUTES[delay.unit];
+  if (order === 1 && delay.value !== 0) p.add(field, 'must be 0 on the first step.', 'first_step_delay');
+  if (order > 1 && delay.value < 1) p.add(field, `must be at least 1 ${delay.unit} after the first step.`, 'delay');
+  if (minutes > MAX_DELAY_MINUTES)
+    p.add(field, `must be at most 365 days (${MAX_DELAY_MINUTES / UNIT_MINUTES[delay.unit]} ${delay.unit}).`, 'delay');
+  return { delay_minutes: minutes, delay_unit: delay.unit };
+}
+
+/** A stored wait as the API answers it: in its unit, and in whole days. */
+export function delayOf(row: DelayColumns): { delay: StepDelay; delayDays: number } {
+  return {
+    delay: { value: row.delay_minutes / UNIT_MINUTES[row.delay_unit], unit: row.delay_unit },
+    delayDays: Math.floor(row.delay_minutes / 1440),
+  };
 }
 
 /**

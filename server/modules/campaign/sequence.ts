@@ -3,7 +3,7 @@
  * campaign that is not sending; each runs in one transaction that first locks the campaign row, so an edit and a
  * launch of the same campaign never interleave.
  */
-import type { components } from '../../../generated/api';
+import type { components, operations } from '../../../generated/api';
 import type { Clock } from '../../clock';
 import type { Db, Executor } from '../../db';
 import { conflict, detail, notFound } from '../../errors';
@@ -11,6 +11,7 @@ import { newId } from '../../ids';
 import {
   checkDelay,
   checkVariantText,
+  delayOf,
   label,
   MAX_STEPS,
   MAX_VARIANTS,
@@ -26,7 +27,7 @@ type Schemas = components['schemas'];
 type SequenceStep = Schemas['SequenceStep'];
 type StepInput = Schemas['SequenceStepInput'];
 type VariantInput = Schemas['SequenceVariantInput'];
-type VariantUpdate = Schemas['SequenceVariantUpdate'];
+export type StepUpdate = operations['updateSequenceStep']['requestBody']['content']['application/json'];
 
 const STEP_NOT_FOUND = 'Sequence step not found.';
 const VARIANT_NOT_FOUND = 'Variant not found.';
@@ -57,7 +58,7 @@ export class CampaignSequence {
       const variants: VariantRow[] = [];
       inputs.forEach((input, i) => {
         const order = existing + i + 1;
-        checkDelay(p, `steps.${i}.delayDays`, input.delayDays, order);
+        const delay = checkDelay(p, `steps.${i}`, input, order, true);
         input.variants.forEach((v, j) => checkVariantText(p, `steps.${i}.variants.${j}`, v, order === 1));
         const weights = resolveWeights(
           p,
@@ -70,7 +71,8 @@ export class CampaignSequence {
           workspace_id: workspaceId,
           campaign_id: campaignId,
           step_order: order,
-          delay_days: input.delayDays,
+          delay_minutes: delay?.delay_minutes ?? 0,
+          delay_unit: delay?.delay_unit ?? 'days',
           created_at: now,
         };
         steps.push(step);
@@ -84,7 +86,7 @@ export class CampaignSequence {
     });
   }
 
-  async updateStep(workspaceId: string, stepId: string, input: { delayDays?: number; variants?: VariantUpdate[] }) {
+  async updateStep(workspaceId: string, stepId: string, input: StepUpdate) {
     return this.db.transaction(async (trx) => {
       const step = await this.lockStep(trx, workspaceId, stepId);
       const current = await this.store.variants(trx, [step.id]);
@@ -105,13 +107,13 @@ export class CampaignSequence {
           ),
         );
       }
-      if (input.delayDays !== undefined) checkDelay(p, 'delayDays', input.delayDays, step.step_order);
+      const delay = checkDelay(p, '', input, step.step_order, false);
       updates.forEach((u, i) => checkVariantText(p, `variants.${i}`, u, step.step_order === 1));
       const weightOf = (v: VariantRow) => updates.find((u) => u.id === v.id)?.weight ?? v.weight;
       const sum = current.reduce((total, v) => total + weightOf(v), 0);
       if (sum !== 100) p.add('variants', `the step's variant weights must add up to 100, not ${sum}.`, 'weight_sum');
       p.throwIfAny();
-      if (input.delayDays !== undefined) await this.store.updateStep(trx, step.id, { delay_days: input.delayDays });
+      if (delay) await this.store.updateStep(trx, step.id, delay);
       for (const u of updates) {
         const { id, ...changes } = u;
         await this.store.updateVariant(trx, id, changes);
@@ -140,7 +142,7 @@ export class CampaignSequence {
       for (const s of after) {
         await this.store.updateStep(trx, s.id, {
           step_order: s.step_order - 1,
-          ...(s.step_order === 2 ? { delay_days: 0 } : {}),
+          ...(s.step_order === 2 ? { delay_minutes: 0 } : {}),
         });
       }
       await this.touch(trx, workspaceId, step.campaign_id);
@@ -261,7 +263,7 @@ export class CampaignSequence {
       id: s.id,
       campaignId: s.campaign_id,
       order: s.step_order,
-      delayDays: s.delay_days,
+      ...delayOf(s),
       variants: variants
         .filter((v) => v.step_id === s.id)
         .map((v) => ({

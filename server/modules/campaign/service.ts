@@ -14,7 +14,7 @@ import type { EventService } from '../events/service';
 import type { AccountService } from '../account/service';
 import { CampaignAccounts } from './accounts';
 import { checkName, checkSchedule, optionsToRow, Problems } from './rules';
-import { CampaignSequence } from './sequence';
+import { CampaignSequence, type StepUpdate } from './sequence';
 import type { CampaignStore, CampaignView } from './store';
 import { CAMPAIGN_NOT_FOUND, findCampaign, parseSchedule, toCampaign } from './view';
 
@@ -27,7 +27,6 @@ type Schedule = Schemas['CampaignSchedule'];
 type OptionsInput = Schemas['CampaignOptionsInput'];
 type StepInput = Schemas['SequenceStepInput'];
 type VariantInput = Schemas['SequenceVariantInput'];
-type VariantUpdate = Schemas['SequenceVariantUpdate'];
 
 /** The sending engine's progress rows, as a campaign going active needs them (in the caller's transaction). */
 export interface CampaignProgressPort {
@@ -108,6 +107,7 @@ export class CampaignService {
         track_opens: true,
         track_clicks: true,
         text_only: false,
+        send_in_lead_timezone: false,
         ...optionsToRow(input.options),
         launched_at: null,
         created_at: now,
@@ -218,6 +218,7 @@ export class CampaignService {
       status,
       schedule: parseSchedule(campaign.schedule),
       dailyLimit: campaign.daily_limit,
+      sendInLeadTimezone: campaign.send_in_lead_timezone,
       sendableAccounts:
         status === 'active' ? await this.linked.sendableAccounts(this.db, workspaceId, campaign.id) : null,
     };
@@ -266,7 +267,7 @@ export class CampaignService {
     return this.sequence.createSteps(workspaceId, campaignId, inputs);
   }
 
-  updateStep(workspaceId: string, stepId: string, input: { delayDays?: number; variants?: VariantUpdate[] }) {
+  updateStep(workspaceId: string, stepId: string, input: StepUpdate) {
     return this.sequence.updateStep(workspaceId, stepId, input);
   }
 

@@ -1,3 +1,4 @@
+import type { components } from '../../../generated/api';
 /** Plain rows for campaigns, their steps, variants and linked accounts. Every query is scoped by workspace. */
 import { columnsOf, pageTotal, prepared, selectList, TOTAL_COLUMN, type Executor } from '../../db';
 import { UNFINISHED_STATUSES } from '../contact/statuses';
@@ -29,6 +30,7 @@ export interface CampaignRow {
   track_opens: boolean;
   track_clicks: boolean;
   text_only: boolean;
+  send_in_lead_timezone: boolean;
   launched_at: Date | null;
   created_at: Date;
   updated_at: Date;
@@ -47,7 +49,9 @@ export interface StepRow {
   workspace_id: string;
   campaign_id: string;
   step_order: number;
-  delay_days: number;
+  delay_minutes: number;
+  /** The unit the wait was written in; the engine reads only delay_minutes. */
+  delay_unit: components['schemas']['StepDelay']['unit'];
   created_at: Date;
 }
 
@@ -104,6 +108,7 @@ const CAMPAIGN_COLUMNS = columnsOf<CampaignRow>({
   track_opens: true,
   track_clicks: true,
   text_only: true,
+  send_in_lead_timezone: true,
   launched_at: true,
   created_at: true,
   updated_at: true,
@@ -319,7 +324,7 @@ export class CampaignStore {
   async updateStep(
     db: Executor,
     stepId: string,
-    changes: Partial<Pick<StepRow, 'step_order' | 'delay_days'>>,
+    changes: Partial<Pick<StepRow, 'step_order' | 'delay_minutes' | 'delay_unit'>>,
   ): Promise<void> {
     await db('campaign_steps').where('id', stepId).update(changes);
   }

@@ -3,6 +3,7 @@
  * fallback `{{firstName | there}}`. Parsed when a variant is saved, so a typo is a 400 naming the field
  * instead of a broken email at send time.
  */
+import { checkSpintax } from '../../text/spintax';
 
 /** A variable name: a built-in (firstName, ...) or a custom contact variable key. */
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
@@ -78,12 +79,32 @@ export function parseTemplate(text: string): TemplateResult {
   }
 }
 
+/**
+ * A subject or body as saved: its spintax balanced, then its variables read with spintax's own characters blanked
+ * (so `{Hi|{{firstName}}}` is a variable inside a group, and a group's closing `}}` is no variable's).
+ */
+export function parseVariantText(
+  text: string,
+): { ok: true; variables: string[] } | { ok: false; error: string; code: 'template' | 'spintax' } {
+  const spintax = checkSpintax(text);
+  if (!spintax.ok) {
+    // Both checkers name the character they stopped at: the first problem in the text is the one to fix.
+    const raw = parseTemplate(text);
+    const position = (error: string) => Number(/at character (\d+)/.exec(error)?.[1] ?? Infinity);
+    return !raw.ok && position(raw.error) <= position(spintax.error)
+      ? { ...raw, code: 'template' }
+      : { ok: false, error: spintax.error, code: 'spintax' };
+  }
+  const parsed = parseTemplate(spintax.flat);
+  return parsed.ok ? parsed : { ...parsed, code: 'template' };
+}
+
 /** The variables of a variant, subject first. Only called on saved (already valid) text. */
 export function variantVariables(subject: string, body: string): string[] {
   // A Set keeps the order of first use in linear time (a body may hold thousands of distinct variables).
   const names = new Set<string>();
   for (const text of [subject, body]) {
-    const parsed = parseTemplate(text);
+    const parsed = parseVariantText(text);
     if (parsed.ok) for (const name of parsed.variables) names.add(name);
   }
   return [...names];

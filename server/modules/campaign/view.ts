@@ -35,6 +35,7 @@ export function toCampaign(v: CampaignView): Campaign {
       trackOpens: v.track_opens,
       trackClicks: v.track_clicks,
       textOnly: v.text_only,
+      sendInLeadTimezone: v.send_in_lead_timezone,
     },
     counts: { steps: v.step_count, accounts: v.account_count, contacts: v.contact_count },
     launchedAt: v.launched_at ? iso(v.launched_at) : null,

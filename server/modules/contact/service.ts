@@ -9,6 +9,7 @@ import type { Clock } from '../../clock';
 import type { EventService } from '../events/service';
 import { newId } from '../../ids';
 import { isValidEmail } from '../../email-address';
+import { canonicalTimeZone } from '../../time-zone';
 import { invalid, detail, forbidden, notFound, type FieldProblem } from '../../errors';
 import type { ContactRow, ContactStore, CustomValue } from './store';
 import { UNFINISHED_STATUSES } from './statuses';
@@ -84,6 +85,7 @@ export function toContact(row: ContactRow): Contact {
     phone: row.phone,
     website: row.website,
     linkedinUrl: row.linkedin_url,
+    timezone: row.timezone,
     customVariables: row.custom_variables ?? {},
     status: row.status as Contact['status'],
     leadStatus: row.lead_status as LeadStatus,
@@ -144,14 +146,26 @@ export class ContactService {
     /** First row of each address, in request order. */
     const firstRowByEmail = new Map<string, number>();
     const repeats: { index: number; email: string }[] = [];
+    /** Each row's zone in its canonical spelling. */
+    const zones = new Map<number, string>();
     inputs.forEach((input, index) => {
       const email = input.email.trim().toLowerCase();
+      const zone = text(input.timezone);
+      const canonical = zone === null ? null : canonicalTimeZone(zone);
       if (!isValidEmail(email)) {
         invalid.push({ index, email: input.email, reason: 'invalidEmail', message: 'is not a valid email address' });
+      } else if (zone !== null && canonical === null) {
+        invalid.push({
+          index,
+          email: input.email,
+          reason: 'invalidTimezone',
+          message: `"${zone}" is not an IANA time zone name (such as Asia/Tokyo)`,
+        });
       } else if (firstRowByEmail.has(email)) {
         repeats.push({ index, email });
       } else {
         firstRowByEmail.set(email, index);
+        if (canonical) zones.set(index, canonical);
       }
     });
 
@@ -176,6 +190,7 @@ export class ContactService {
         phone: text(input.phone),
         website: text(input.website),
         linkedin_url: text(input.linkedinUrl),
+        timezone: zones.get(index) ?? null,
         custom_variables: input.customVariables ?? {},
         status: 'active',
         lead_status: null,

@@ -16,6 +16,8 @@ export interface ContactRow {
   phone: string | null;
   website: string | null;
   linkedin_url: string | null;
+  /** The lead's IANA zone, canonical; null: the campaign schedule's zone applies. */
+  timezone: string | null;
   custom_variables: Record<string, CustomValue>;
   status: string;
   lead_status: string | null;

@@ -33,6 +33,7 @@ import {
   type SendOutcome,
 } from '../mail/service';
 import type { SuppressionService } from '../suppression/service';
+import { spin } from '../../text/spintax';
 import { pickVariant, renderBody, renderTemplate, type TemplateValues } from './render';
 import { nextOpenMoment, startOfLocalDay } from './schedule';
 import type { DueContact, SendingAccount, SendingCampaign, SendingStep, SendingStore } from './store';
@@ -111,12 +112,11 @@ interface Claimed {
   message: MessageRow & { campaign_id: string; contact_id: string; account_id: string; step_number: number };
   composed: Composed;
   lastStep: boolean;
-  nextDelayDays: number;
+  nextDelayMinutes: number;
   email: string;
 }
 
 const MINUTE = 60_000;
-const DAY = 86_400_000;
 /** Retry waits after transient failures: 5 min doubling, at most 6 hours. */
 const retryDelay = (attempts: number) => Math.min(5 * MINUTE * 2 ** attempts, 6 * 60 * MINUTE);
 
@@ -255,8 +255,9 @@ export class SendingService {
     const campaign = await this.store.lockActiveCampaign(trx, campaignId);
     if (!campaign?.schedule) return [];
     // Outside the schedule nothing is claimed; the due rows keep their times (the status shows the next open moment).
+    // Sending in the leads' zones, each contact's own hours are checked below instead.
     const open = nextOpenMoment(campaign.schedule, now);
-    if (!open || open > now) return [];
+    if (!open || (open > now && !campaign.send_in_lead_timezone)) return [];
     const locked = await this.store.lockSendingAccounts(trx, campaignId, now);
     // Every account in its gap (the usual state between sends): nothing can go out, whatever was sent today, so
     // nothing else is read (a busy run stays cheap).
@@ -312,6 +313,22 @@ export class SendingService {
         continue;
       }
       if (contact.step_number === 1 && newLeft <= 0) continue;
+      if (campaign.send_in_lead_timezone) {
+        const local =
+          contact.timezone && contact.timezone !== campaign.schedule.timezone
+            ? nextOpenMoment({ ...campaign.schedule, timezone: contact.timezone }, now)
+            : open;
+        if (!local) continue;
+        if (local > now) {
+          // Due again when the lead's day opens, so it is not read on every pass until then.
+          await this.store.updateProgress(trx, contact.contact_id, {
+            due_at: local,
+            reason: 'outside_lead_hours',
+            updated_at: now,
+          });
+          continue;
+        }
+      }
       const account = this.chooseAccount(accounts, contact, now);
       if (!account) continue;
       const built = await this.build(trx, campaign, steps, step, contact, account, now);
@@ -365,8 +382,12 @@ export class SendingService {
     const previous = contact.last_message_id ? await this.mail.threadParent(trx, contact.last_message_id) : undefined;
     // A step without a subject answers the previous one, in its thread.
     const parent = variant.subject.trim() === '' ? previous : undefined;
-    const subject = parent ? { ok: true as const, text: undefined } : renderTemplate(variant.subject, values);
-    const body = renderBody(variant.body, values);
+    // Spintax first (fixed per contact, step and field), then the contact's values, which are never spun.
+    const spun = `${contact.contact_id}:${step.id}`;
+    const subject = parent
+      ? { ok: true as const, text: undefined }
+      : renderTemplate(spin(variant.subject, `${spun}:subject`), values);
+    const body = renderBody(spin(variant.body, `${spun}:body`), values);
     if (!subject.ok || !body.ok) {
       const missing = !subject.ok ? subject.missing : !body.ok ? body.missing : '';
       await this.store.updateProgress(trx, contact.contact_id, {
@@ -423,7 +444,7 @@ export class SendingService {
       composed,
       email: contact.email,
       lastStep: next === undefined,
-      nextDelayDays: next?.delay_days ?? 0,
+      nextDelayMinutes: next?.delay_minutes ?? 0,
     };
   }
 
@@ -536,7 +557,7 @@ export class SendingService {
         await this.contacts.finishForMail(trx, m.workspace_id, m.contact_id, 'completed');
         await this.completeIfFinished(trx, m.workspace_id, m.campaign_id, campaign?.name ?? '', now);
       } else {
-        const dueAt = new Date(now.getTime() + item.nextDelayDays * DAY);
+        const dueAt = new Date(now.getTime() + item.nextDelayMinutes * MINUTE);
         await this.store.updateProgress(trx, m.contact_id, {
           state: 'waiting',
           step_number: m.step_number + 1,
@@ -689,18 +710,20 @@ export class SendingService {
       schedule: SendingCampaign['schedule'];
       dailyLimit: number | null;
       sendableAccounts: number | null;
+      sendInLeadTimezone: boolean;
     },
   ): Promise<SendingStatus> {
     const campaignId = view.id;
     const now = this.clock.now();
     const db = this.db;
-    const [progress, contacts, perStep, steps, nextDue, held] = await Promise.all([
+    const [progress, contacts, perStep, steps, nextDue, held, waitingForLeads] = await Promise.all([
       this.store.progressCounts(db, campaignId, now),
       this.store.contactCounts(db, campaignId),
       this.mail.sentPerStep(db, campaignId),
       this.store.steps(db, campaignId),
       this.store.nextDue(db, campaignId),
       this.store.heldReasons(db, campaignId),
+      view.sendInLeadTimezone ? this.store.waitingFor(db, campaignId, 'outside_lead_hours') : false,
     ]);
     const counts = {
       notStarted: 0,
@@ -732,7 +755,8 @@ export class SendingService {
     if (!view.schedule) reasons.push('no_schedule');
     const open = view.schedule ? nextOpenMoment(view.schedule, now) : null;
     if (view.schedule && !open) reasons.push('schedule_ended');
-    else if (open && open > now) reasons.push('outside_schedule');
+    else if (open && open > now && !view.sendInLeadTimezone) reasons.push('outside_schedule');
+    if (waitingForLeads) reasons.push('outside_lead_hours');
     if (view.sendableAccounts === 0) reasons.push('no_sendable_account');
     if (held.length) reasons.push('contacts_held');
     if (
@@ -747,9 +771,11 @@ export class SendingService {
       if (day.all >= view.dailyLimit) reasons.push('daily_limit_reached');
     }
     let nextSendAt: Date | null = null;
-    if (view.status === 'active' && open && nextDue) nextSendAt = nextDue > open ? nextDue : open;
-    if (view.status === 'active' && open && counts.notStarted > 0)
-      nextSendAt = nextSendAt && nextSendAt < open ? nextSendAt : open;
+    // In the leads' zones a waiting contact's due time is already its own next open moment.
+    const gate = view.sendInLeadTimezone && open ? now : open;
+    if (view.status === 'active' && gate && nextDue) nextSendAt = nextDue > gate ? nextDue : gate;
+    if (view.status === 'active' && gate && counts.notStarted > 0)
+      nextSendAt = nextSendAt && nextSendAt < gate ? nextSendAt : gate;
     return {
       campaignId,
       status: view.status,
@@ -805,7 +831,9 @@ export class SendingService {
       }
       const finished = row.state === 'done' && row.reason === null;
       const dueAt = finished
-        ? new Date(Math.max(now.getTime(), (row.last_sent_at?.getTime() ?? now.getTime()) + step.delay_days * DAY))
+        ? new Date(
+            Math.max(now.getTime(), (row.last_sent_at?.getTime() ?? now.getTime()) + step.delay_minutes * MINUTE),
+          )
         : row.due_at;
       await this.store.updateProgress(trx, row.contact_id, {
         campaign_id: toCampaignId,

@@ -39,12 +39,14 @@ export interface SendingCampaign {
   text_only: boolean;
   track_opens: boolean;
   track_clicks: boolean;
+  send_in_lead_timezone: boolean;
   workspace_timezone: string;
 }
 
 export interface SendingStep {
   id: string;
-  delay_days: number;
+  /** The wait after the step before, in minutes. */
+  delay_minutes: number;
   variants: { id: string; label: string; subject: string; body: string; weight: number }[];
 }
 
@@ -58,6 +60,7 @@ export interface DueContact extends ProgressRow {
   phone: string | null;
   website: string | null;
   linkedin_url: string | null;
+  timezone: string | null;
   custom_variables: Record<string, string | number | boolean | null> | null;
 }
 
@@ -186,6 +189,7 @@ export class SendingStore {
         'k.text_only',
         'k.track_opens',
         'k.track_clicks',
+        'k.send_in_lead_timezone',
         'w.timezone as workspace_timezone',
       );
     // The campaign module writes the schedule (validated); the driver may hand over the json as text.
@@ -198,10 +202,10 @@ export class SendingStore {
   }
 
   async steps(db: Executor, campaignId: string): Promise<SendingStep[]> {
-    const steps: { id: string; delay_days: number }[] = await db('campaign_steps')
+    const steps: { id: string; delay_minutes: number }[] = await db('campaign_steps')
       .where({ campaign_id: campaignId })
       .orderBy('step_order')
-      .select('id', 'delay_days');
+      .select('id', 'delay_minutes');
     const variants: ({ step_id: string } & SendingStep['variants'][number])[] = await db('step_variants')
       .where({ campaign_id: campaignId })
       .select('id', 'step_id', 'label', 'subject', 'body', 'weight');
@@ -252,6 +256,7 @@ export class SendingStore {
         'c.phone',
         'c.website',
         'c.linkedin_url',
+        'c.timezone',
         'c.custom_variables',
       );
   }
@@ -293,6 +298,14 @@ export class SendingStore {
       .min('due_at as at')
       .first<{ at: Date | string | null } | undefined>();
     return row?.at ? new Date(row.at) : null;
+  }
+
+  /** Whether some contact of the campaign waits for this reason. */
+  async waitingFor(db: Executor, campaignId: string, reason: string): Promise<boolean> {
+    const row = await db('sending_progress')
+      .where({ campaign_id: campaignId, state: 'waiting', reason })
+      .first<{ found: number } | undefined>(db.raw('1 AS found'));
+    return row !== undefined;
   }
 
   async heldReasons(db: Executor, campaignId: string): Promise<string[]> {
