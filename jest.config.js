@@ -12,5 +12,6 @@ module.exports = {
   globalSetup: '<rootDir>/test/helpers/global-setup.ts',
   globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
   setupFilesAfterEnv: ['<rootDir>/test/helpers/one-query-per-connection.ts'],
-  testTimeout: 30000,
+  // Room for a loaded machine: a file's first start (the embedded database and its migrations) took over 30 s at load 30.
+  testTimeout: 90_000,
 };

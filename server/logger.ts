@@ -34,7 +34,7 @@ export function createLogger(level: string, pretty: boolean = process.stdout.isT
           res?: { statusCode?: number };
           responseTime?: number;
         };
-        const message = String(log[messageKey] ?? '');
+        const message = typeof log[messageKey] === 'string' ? log[messageKey] : '';
         if (!req || !res) return message;
         return `${req.method} ${req.url} ${res.statusCode} ${responseTime} ms ${req.id}${message === 'request completed' ? '' : ` (${message})`}`;
       },

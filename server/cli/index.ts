@@ -156,9 +156,10 @@ export function buildProgram(): Command {
     .command('migrate')
     .description('apply pending database migrations')
     .action(
-      withContext(async ({ migrations }) => {
+      withContext(({ migrations }) => {
         // Opening the database for a command applies what is pending.
         console.log(`database ready: ${migrations.total} migrations, ${migrations.applied.length} applied`);
+        return Promise.resolve();
       }),
     );
   return program;

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { openDatabase } from '../../server/db';
 import { startTestServer, type TestServer } from '../helpers/server';
 
-// Each command starts a process (tsx, migrations): slow on a loaded machine.
-jest.setTimeout(180_000);
+// Each command starts a process (tsx, migrations): slow on a loaded machine (over a minute at load 30).
+jest.setTimeout(600_000);
 
 const CLI = join(__dirname, '../../server/cli/index.ts');
 
@@ -24,7 +24,7 @@ function admin(
     execFile(
       process.execPath,
       ['--import', 'tsx', CLI, ...args],
-      { env: { ...process.env, NODE_OPTIONS: '', DATABASE_URL: '', ...env }, encoding: 'utf8', timeout: 60_000 },
+      { env: { ...process.env, NODE_OPTIONS: '', DATABASE_URL: '', ...env }, encoding: 'utf8', timeout: 240_000 },
       (error, stdout, stderr) => resolve({ status: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });

@@ -8,8 +8,13 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import type { Event, EventInput } from '../../server/modules/events/service';
+import { describeIf } from '../helpers/binaries';
 
-const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
+const onPostgres = describeIf(
+  process.env.TEST_DATABASE_URL,
+  'PostgreSQL: several processes share one database',
+  'TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres',
+);
 
 async function record(t: TestServer, ...inputs: EventInput[]): Promise<Event[]> {
   return t.db.transaction(async (trx) => {

@@ -13,8 +13,13 @@ import knex from 'knex';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import { startWorkerProcess, stopServerProcesses } from '../helpers/server-process';
 import { addCampaign } from './contact.helpers';
+import { describeIf } from '../helpers/binaries';
 
-const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
+const onPostgres = describeIf(
+  process.env.TEST_DATABASE_URL,
+  'PostgreSQL: several processes share one database',
+  'TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres',
+);
 
 jest.setTimeout(180_000);
 

@@ -7,8 +7,13 @@ import knex from 'knex';
 import { createServices } from '../../server/services';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { describeIf } from '../helpers/binaries';
 
-const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
+const onPostgres = describeIf(
+  process.env.TEST_DATABASE_URL,
+  'PostgreSQL: several processes share one database',
+  'TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres',
+);
 
 // 2,000 real SMTP deliveries: seconds alone, longer on a machine shared with the rest of the suite.
 jest.setTimeout(180_000);

@@ -6,8 +6,13 @@ import knex from 'knex';
 import { createServices } from '../../server/services';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver';
+import { describeIf } from '../helpers/binaries';
 
-const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
+const onPostgres = describeIf(
+  process.env.TEST_DATABASE_URL,
+  'PostgreSQL: several processes share one database',
+  'TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres',
+);
 
 jest.setTimeout(120_000);
 
