@@ -45,9 +45,10 @@ it('states how many operations take an Idempotency-Key', () => {
   expect(figure(read('docs/guarantees.md'), 'operations, `/v2` aliases')).toBe(idempotent);
 });
 
-it("lists the worker's jobs as server/boot.ts starts them", () => {
-  const started = /startWorker\(\s*\{([^}]*)\}/.exec(read('server/boot.ts'))![1];
-  const jobs = [...started.matchAll(/^\s*(\w+):/gm)].map((m) => m[1]);
+it("lists the worker's jobs as server/boot.ts maps them to roles", () => {
+  // The jobs of every role, as jobsOfRoles maps them (`sending: { sending: services.sending }`).
+  const byRole = /const byRole[^=]*= \{([\s\S]*?)\n {2}\};/.exec(read('server/boot.ts'))![1];
+  const jobs = [...byRole.matchAll(/(\w+): services\./g)].map((m) => m[1]);
   const listed = /inside `npm start` \(or apart: `npm run worker`\): ([\w,\s]+) \((\d+) jobs/.exec(README)!;
   expect(listed[1].split(',').map((j) => j.trim())).toEqual(jobs);
   expect(Number(listed[2])).toBe(jobs.length);
