@@ -22,6 +22,7 @@ import { rejectUnsafeNumbers } from './http/json-numbers';
 import { ApiError } from './http/errors';
 import { noTelemetry } from './telemetry';
 import { trackingRouter } from './modules/tracking/routes';
+import { oauthCallbackRouter } from './modules/account/oauth-routes';
 import { createRoutes, createServices, type Deps, type Services } from './services';
 import type { Route } from './http/route';
 
@@ -86,6 +87,8 @@ export function createApp(deps: Deps, services: Services = createServices(deps),
 
   // Links in emails: no key, no quota (modules/tracking/routes.ts).
   app.use(trackingRouter(services.tracking));
+  // The OAuth provider's redirect back: no key, no quota (modules/account/oauth-routes.ts).
+  app.use(oauthCallbackRouter(services.oauth));
 
   // Bulk jobs take larger JSON bodies (up to 100,000 contacts); their CSV bodies are streamed by the handler.
   app.use('/v2/job', express.json({ limit: config.jobBodyLimitBytes, verify: rejectUnsafeNumbers }));

@@ -6,8 +6,11 @@ export interface AccountRow {
   workspace_id: string;
   email: string;
   provider: 'google' | 'microsoft' | 'smtp';
-  status: 'active' | 'paused' | 'connectionError' | 'sendingError';
-  /** What failed, for connectionError / sendingError. */
+  status: 'active' | 'paused' | 'connectionError' | 'sendingError' | 'reconnectRequired';
+  /** How it logs in: its SMTP/IMAP passwords, or its OAuth grant (the mail module's `mailbox_oauth_grants`). */
+  auth_type: 'password' | 'oauth2';
+  oauth_provider: 'google' | 'microsoft' | 'generic' | null;
+  /** What failed, for connectionError / sendingError / reconnectRequired. */
   status_reason?: string | null;
   daily_limit: number;
   smtp_host: string | null;
@@ -134,13 +137,41 @@ export class AccountStore {
 
   // --- mail connections (inbox reader; the sending engine's SMTP side uses the same columns) ---
 
-  /** Accounts with an IMAP login that are not in connectionError: the mailboxes the reader reads. */
+  /** Accounts with an IMAP login that can log in (not connectionError, not reconnectRequired): the mailboxes the reader reads. */
   async readableImapAccounts(db: Executor): Promise<{ id: string; workspace_id: string }[]> {
     return db('email_accounts')
       .whereNotNull('imap_host')
-      .whereNotNull('imap_password_enc')
-      .whereNot('status', 'connectionError')
+      .where((q) => {
+        q.whereNotNull('imap_password_enc').orWhere('auth_type', 'oauth2');
+      })
+      .whereNotIn('status', ['connectionError', 'reconnectRequired'])
       .select('id', 'workspace_id');
+  }
+
+  /** The workspace's account with this address (case-insensitive), locked for the caller's transaction. */
+  async findByEmail(db: Executor, workspaceId: string, email: string): Promise<AccountRow | undefined> {
+    return db<AccountRow>('email_accounts')
+      .where('workspace_id', workspaceId)
+      .whereRaw('lower(email) = lower(?)', [email])
+      .forUpdate()
+      .first();
+  }
+
+  /** A reconnect: the account logs in with its new grant and is active again. */
+  async reconnect(db: Executor, id: string, provider: AccountRow['oauth_provider'], at: Date): Promise<AccountRow> {
+    const [row] = await db('email_accounts')
+      .where({ id })
+      .update({
+        auth_type: 'oauth2',
+        oauth_provider: provider,
+        status: 'active',
+        status_reason: null,
+        smtp_password_enc: null,
+        imap_password_enc: null,
+        updated_at: at,
+      })
+      .returning<AccountRow[]>('*');
+    return row;
   }
 
   async findAny(db: Executor, id: string, options: { forUpdate?: boolean } = {}): Promise<AccountRow | undefined> {
