@@ -10,6 +10,7 @@ import { SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { ExpressInstrumentation } from '@opentelemetry/instrumentation-express';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { redactUrl } from '../http/redact';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { readBundledSpec } from '../project-root';
@@ -38,6 +39,12 @@ export function startTracing(): Tracing {
             (req.originalUrl ?? req.url ?? '').split('?')[0],
           );
           if (operation) span.setAttribute('operation', operation);
+          // An OAuth callback's code and state are credentials: the recorded target and URL lose their values.
+          const target = req.originalUrl ?? req.url ?? '';
+          if (redactUrl(target) !== target) {
+            span.setAttribute('http.target', redactUrl(target));
+            span.setAttribute('http.url', redactUrl(`http://${req.headers.host ?? ''}${target}`));
+          }
           if (locals.auth) span.setAttribute('workspace.id', locals.auth.workspaceId);
         },
       }),

@@ -8,6 +8,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { expect } from '@jest/globals';
+import pino from 'pino';
 import { createServices, type Services } from '../../server/services';
 import type { AccountRow } from '../../server/modules/account/store';
 import { describeWithDovecot, startImapServer, type ImapTestServer } from '../helpers/imap-server';
@@ -31,6 +32,7 @@ describeWithDovecot('accounts connected by OAuth', () => {
   let second: Services;
   let accountId: string;
   let campaignId: string;
+  const logLines: string[] = [];
 
   beforeAll(async () => {
     idp = await startOAuthProvider({ now: () => clock.now() });
@@ -38,6 +40,7 @@ describeWithDovecot('accounts connected by OAuth', () => {
     imap = await startImapServer({ oauth2: { userInfoUrl: idp.userInfoUrl } });
     t = await startTestServer({
       clock,
+      logger: pino({ level: 'info' }, { write: (line: string) => logLines.push(line) }),
       config: {
         secretKey: '5a'.repeat(32),
         allowPrivateMailHosts: true,
@@ -66,7 +69,8 @@ describeWithDovecot('accounts connected by OAuth', () => {
     // A second worker process on the same database.
     second = createServices(t.deps);
     ws = await t.createWorkspace();
-  });
+    // A loaded machine takes long to start Dovecot and migrate a fresh database.
+  }, 120_000);
   afterAll(async () => {
     t.services.mail.close();
     second.mail.close();
@@ -110,9 +114,14 @@ describeWithDovecot('accounts connected by OAuth', () => {
     expect(url.searchParams.get('redirect_uri')).toBe('https://api.example.test/oauth/callback');
     expect((await session(sessionId)).status).toBe('pending');
 
-    const { callback } = await follow(authorizationUrl);
+    const { callback, callbackUrl } = await follow(authorizationUrl);
     expect(callback.status).toBe(200);
     expect(await callback.text()).toContain(`${ANA} is connected`);
+    // The callback's code and state are credentials: the request log shows neither.
+    const query = new URL(callbackUrl, t.url).searchParams;
+    const logged = logLines.join('\n');
+    expect(logged).toContain('/oauth/callback?state=REDACTED&code=REDACTED');
+    for (const secret of [query.get('code')!, query.get('state')!]) expect(logged).not.toContain(secret);
     expect(sink.oauthLogins).toContain(ANA);
 
     const done = await session(sessionId);
