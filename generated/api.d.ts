@@ -929,9 +929,17 @@ export interface paths {
          *     generates a key once and keeps it in `DATA_DIR/secret.key`; with PostgreSQL (`DATABASE_URL`) the key must
          *     be set, and without it this operation answers `409`.
          *
+         *     With `auth: { type: oauth2, provider, refreshToken }` instead of `smtp` and `imap`, an OAuth grant the
+         *     caller already holds (with the operator's client of that provider) is connected: the refresh token is
+         *     exchanged for an access token, the mailbox address the provider names must be `email`, and SMTP and
+         *     IMAP logins over XOAUTH2 must work before the account and its grant are stored. The address already
+         *     connected in this workspace is reconnected with the new grant (same account id, `201`). To run the
+         *     consent in a browser instead, use `POST /v2/account/oauth/start`.
+         *
          *     The account starts `active`. Costs no credits. Errors: `400` invalid body (or provider `smtp` without
          *     SMTP host or port); `403` the workspace's plan allows no more email accounts; `409` the address is already
-         *     connected in this workspace (case-insensitive), or the server has no encryption key.
+         *     connected in this workspace (case-insensitive), the server has no encryption key, or the OAuth provider
+         *     is not configured (the message names the setting); `503` the OAuth provider did not answer in time.
          */
         post: operations["connectAccount"];
         delete?: never;
@@ -980,6 +988,60 @@ export interface paths {
         get: operations["listAccountsV2"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/account/oauth/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an OAuth connect flow's outcome
+         * @description The flow started by `POST /v2/account/oauth/start`: `pending` until the person comes back through the
+         *     callback, then `connected` with the account, or `failed` with a reason code. Costs no credits. Errors:
+         *     `400` missing or malformed `sessionId`; `404` no such flow in this workspace.
+         */
+        get: operations["getAccountOAuthSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/account/oauth/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start connecting a mailbox with OAuth
+         * @description Starts the authorization-code flow (with PKCE S256) that connects a Google Workspace, Microsoft 365 or
+         *     other mailbox by OAuth, with the operator's registered app (see the tag's guide). Send the person to
+         *     `authorizationUrl`; after they consent, the provider sends them to the public callback
+         *     `PUBLIC_URL/oauth/callback`, which exchanges the code, reads the mailbox address, proves the grant with
+         *     real SMTP and IMAP logins over XOAUTH2, and only then stores the account with its refresh token
+         *     (encrypted with `SECRET_KEY`). Follow the outcome with `GET /v2/account/oauth/session`, or through
+         *     `account.connected` (webhooks and the event feed).
+         *
+         *     The flow's state is random, single-use, bound to this workspace and expires in 10 minutes. A mailbox
+         *     already connected in the workspace is reconnected (same account id), never duplicated; `accountId`
+         *     reconnects that account. Costs no credits. Errors: `400` invalid body or a `returnUrl` outside
+         *     `OAUTH_RETURN_URLS`; `404` `accountId` is not an account of this workspace; `409` the provider is not
+         *     configured (the message names the setting) or the server has no encryption key.
+         */
+        post: operations["startAccountOAuth"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4300,7 +4362,7 @@ export interface components {
              * @description The account's connection status; only `active` accounts send (and count for launch).
              * @enum {string}
              */
-            status: "active" | "paused" | "connectionError" | "sendingError";
+            status: "active" | "paused" | "connectionError" | "sendingError" | "reconnectRequired";
         };
         /** @description The linked email accounts of a campaign after a change, and what the change did. */
         CampaignAccountsChange: {
@@ -5197,6 +5259,7 @@ export interface components {
          *     it from campaigns: it stops when they together reach the limit).
          */
         EmailAccount: {
+            auth?: components["schemas"]["EmailAccountAuth"];
             /** Format: date-time */
             createdAt: string;
             /**
@@ -5236,6 +5299,19 @@ export interface components {
             warmupSentToday: number;
         };
         /**
+         * @description How the account logs in to its mail servers: `password` (the SMTP and IMAP passwords), or `oauth2` (an
+         *     OAuth grant of `provider`, used with XOAUTH2; its tokens are stored encrypted and never returned).
+         */
+        EmailAccountAuth: {
+            /** @description The identity provider of an `oauth2` login; `null` for a password. */
+            provider: components["schemas"]["OAuthProvider"] | null;
+            /**
+             * @example oauth2
+             * @enum {string}
+             */
+            type: "password" | "oauth2";
+        };
+        /**
          * @description Whether an account can send now. `canSend` is true when its status is `active`, it has not reached its
          *     daily limit today (workspace time zone) and its SMTP server is not waiting for its next try; otherwise
          *     `reason` says why not. `retries` lists the servers that could not be reached and when each is tried again.
@@ -5256,12 +5332,13 @@ export interface components {
              */
             email: string;
             /**
-             * @description Why the account cannot send now, or `null` when it can: its status, `dailyLimitReached`, or
-             *     `smtpRetrying` (its SMTP server could not be reached; see `retries` for why and when it is tried again).
+             * @description Why the account cannot send now, or `null` when it can: its status (`reconnectRequired`: its OAuth grant
+             *     was revoked or expired, connect it again), `dailyLimitReached`, or `smtpRetrying` (its SMTP server could not
+             *     be reached; see `retries` for why and when it is tried again).
              * @example null
              * @enum {string|null}
              */
-            reason: "paused" | "connectionError" | "sendingError" | "dailyLimitReached" | "smtpRetrying" | null;
+            reason: "paused" | "connectionError" | "sendingError" | "reconnectRequired" | "dailyLimitReached" | "smtpRetrying" | null;
             /**
              * @description Emails it may still send today (dailyLimit less campaign, placement-test and warm-up sends), never below 0.
              * @example 38
@@ -5276,8 +5353,8 @@ export interface components {
             sentToday: number;
             status: components["schemas"]["EmailAccountStatus"];
             /**
-             * @description For `connectionError` and `sendingError`, what failed in words (e.g. the IMAP or SMTP server's answer to
-             *     the login); `null` otherwise.
+             * @description For `connectionError`, `sendingError` and `reconnectRequired`, what failed in words (e.g. the IMAP or
+             *     SMTP server's answer to the login, or the identity provider's refusal of the grant); `null` otherwise.
              * @example null
              */
             statusReason: string | null;
@@ -5324,8 +5401,13 @@ export interface components {
              */
             since: string;
         };
-        /** @description An email account to connect. */
+        /**
+         * @description An email account to connect: with an SMTP login (a password, and an IMAP one to read the mailbox), or
+         *     with an OAuth grant the caller already holds (`auth`, then `smtp` and `imap` are left out: the
+         *     provider's mail servers are used, and the grant logs in to both).
+         */
         EmailAccountConnectRequest: {
+            auth?: components["schemas"]["EmailAccountOAuthGrantInput"];
             /**
              * @description Most campaign emails a day (default 50).
              * @example 50
@@ -5339,7 +5421,7 @@ export interface components {
             email: string;
             imap?: components["schemas"]["EmailAccountServerInput"];
             provider: components["schemas"]["EmailAccountProvider"];
-            smtp: components["schemas"]["EmailAccountServerInput"];
+            smtp?: components["schemas"]["EmailAccountServerInput"];
             /**
              * @description Warm-up settings. Present (even `{}`), warm-up starts at once with these settings (fields left out take
              *     the defaults); left out, warm-up stays off (enable it later with `POST /v1/account/warmup/enable`).
@@ -5383,6 +5465,19 @@ export interface components {
             unlinkedCampaignIds: string[];
         };
         /**
+         * @description An OAuth grant the caller already holds for the mailbox (an integrator that ran the consent itself, with
+         *     the operator's client of `provider`). The refresh token is exchanged for an access token, the mailbox
+         *     address is read from the provider and must be `email`, and SMTP and IMAP logins over XOAUTH2 must work
+         *     before anything is stored. The refresh token is stored encrypted and never returned or logged.
+         */
+        EmailAccountOAuthGrantInput: {
+            provider: components["schemas"]["OAuthProvider"];
+            /** @example 1//0gA1b2C3d4E5f6-refresh-token */
+            refreshToken: string;
+            /** @constant */
+            type: "oauth2";
+        };
+        /**
          * @description Who hosts the mailbox: `google` (Google Workspace / Gmail, SMTP and IMAP hosts default to Google's),
          *     `microsoft` (Microsoft 365 / Outlook, hosts default to Microsoft's) or `smtp` (any other server: the SMTP
          *     host and port are required).
@@ -5423,12 +5518,14 @@ export interface components {
         };
         /**
          * @description The account's sending condition: `active` (may send), `paused` (kept, does not send),
-         *     `connectionError` (the last SMTP/IMAP login failed) or `sendingError` (the last send failed).
+         *     `connectionError` (the last SMTP/IMAP login failed), `sendingError` (the last send failed) or
+         *     `reconnectRequired` (the account's OAuth grant was revoked or expired: connect it again with
+         *     `POST /v2/account/oauth/start` and its `accountId`; nothing is sent or read until then).
          *     A connected account starts `active`; only `active` accounts send and count for a campaign launch.
          * @example active
          * @enum {string}
          */
-        EmailAccountStatus: "active" | "paused" | "connectionError" | "sendingError";
+        EmailAccountStatus: "active" | "paused" | "connectionError" | "sendingError" | "reconnectRequired";
         /**
          * @description Deliverability vitals of one account: DNS checks of its domain (MX, SPF, DKIM, DMARC), `allPass` when
          *     all four pass, its listings on DNS blocklists, its sending reputation over the last 30 days from stored
@@ -6439,6 +6536,110 @@ export interface components {
             url?: string;
             /** Format: uuid */
             variantId?: string | null;
+        };
+        /**
+         * @description The identity provider a mailbox is connected through, with the operator's registered app:
+         *     - `google`: Google Workspace / Gmail. Authorization `https://accounts.google.com/o/oauth2/v2/auth`, token
+         *       `https://oauth2.googleapis.com/token`, scopes `openid email https://mail.google.com/`, with
+         *       `access_type=offline` and `prompt=consent` (so a refresh token comes back); mail servers
+         *       `smtp.gmail.com:587` and `imap.gmail.com:993`. Set by `OAUTH_GOOGLE_CLIENT_ID` and
+         *       `OAUTH_GOOGLE_CLIENT_SECRET`.
+         *     - `microsoft`: Microsoft 365 / Exchange Online. Authorization and token
+         *       `https://login.microsoftonline.com/{OAUTH_MICROSOFT_TENANT}/oauth2/v2.0/{authorize,token}` (tenant
+         *       `common` by default), scopes `openid email offline_access https://outlook.office.com/IMAP.AccessAsUser.All
+         *       https://outlook.office.com/SMTP.Send`; mail servers `smtp.office365.com:587` and
+         *       `outlook.office365.com:993`. Set by `OAUTH_MICROSOFT_CLIENT_ID` and `OAUTH_MICROSOFT_CLIENT_SECRET`.
+         *     - `generic`: any other identity provider whose mail servers take XOAUTH2, defined by the operator's
+         *       `OAUTH_GENERIC_*` settings (endpoints, scopes, mail servers).
+         * @example google
+         * @enum {string}
+         */
+        OAuthProvider: "google" | "microsoft" | "generic";
+        /**
+         * @description A connect flow. `pending` until the person comes back through the callback; then `connected` with the
+         *     account, or `failed` with `reason`: `access_denied` (the person or the provider declined),
+         *     `state_expired` (the flow's 10 minutes passed), `mailbox_mismatch` (consent for another mailbox than
+         *     `loginHint` or the reconnected account's), `scope_missing` (a mail scope was not granted),
+         *     `no_refresh_token` (the provider gave no refresh token), `login_failed` (the mail servers refused the
+         *     XOAUTH2 login), `provider_unreachable` (the provider did not answer within the deadline),
+         *     `provider_error` (the provider refused the code), `duplicate` (the mailbox is another account of the
+         *     workspace being reconnected), `plan_limit` (the workspace's plan allows no more accounts).
+         */
+        OAuthSession: {
+            /** @description The connected (or reconnected) account once `connected`, else `null`. */
+            account: components["schemas"]["EmailAccount"] | null;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the flow's state stops being accepted (10 minutes after the start).
+             */
+            expiresAt: string;
+            provider: components["schemas"]["OAuthProvider"];
+            /** @description Why the flow failed, or `null`. */
+            reason: {
+                /** @enum {string} */
+                code: "access_denied" | "state_expired" | "mailbox_mismatch" | "scope_missing" | "no_refresh_token" | "login_failed" | "provider_unreachable" | "provider_error" | "duplicate" | "plan_limit";
+                message: string;
+            } | null;
+            /**
+             * Format: uuid
+             * @example 0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b
+             */
+            sessionId: string;
+            /**
+             * @example connected
+             * @enum {string}
+             */
+            status: "pending" | "connected" | "failed";
+        };
+        OAuthStart: {
+            /**
+             * Format: uri
+             * @description Send the person there (a redirect or a new window) to sign in and consent.
+             */
+            authorizationUrl: string;
+            /** Format: date-time */
+            expiresAt: string;
+            /**
+             * Format: uuid
+             * @description Poll `GET /v2/account/oauth/session?sessionId=` with it.
+             * @example 0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b
+             */
+            sessionId: string;
+        };
+        /** @description A connect flow to start. */
+        OAuthStartRequest: {
+            /**
+             * Format: uuid
+             * @description Reconnect this account of the workspace (a `reconnectRequired` one, or to change its grant): it keeps
+             *     its id, history, warm-up progress and campaign links. The consented mailbox must be the account's.
+             * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+             */
+            accountId?: string;
+            /**
+             * @description Most campaign emails a day of a new account (default 50).
+             * @example 40
+             */
+            dailyLimit?: number;
+            /**
+             * Format: email
+             * @description The mailbox expected. The provider's sign-in page is filled with it, and the flow fails with
+             *     `mailbox_mismatch` when the person consents for another mailbox.
+             * @example jane@acme-mail.io
+             */
+            loginHint?: string;
+            provider: components["schemas"]["OAuthProvider"];
+            /**
+             * Format: uri
+             * @description Where the callback sends the person afterwards, with `sessionId` (and `status`) added to its query;
+             *     it must start with one of the operator's `OAUTH_RETURN_URLS`. Left out, the callback answers a short
+             *     page saying the mailbox is connected (or why not).
+             * @example https://app.acme-mail.io/settings/mailboxes
+             */
+            returnUrl?: string;
+            /** @description Warm-up settings of a new account; present (even `{}`), warm-up starts at once. */
+            warmup?: components["schemas"]["EmailAccountWarmupInput"];
         };
         /**
          * @description What a people search reveals for each person it returns, and pays for:
@@ -9464,6 +9665,107 @@ export interface operations {
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             403: components["responses"]["ForbiddenV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    getAccountOAuthSession: {
+        parameters: {
+            query: {
+                /**
+                 * @description The flow's id from the start.
+                 * @example 0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b
+                 */
+                sessionId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The flow. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["OAuthSession"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            404: components["responses"]["NotFoundV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    startAccountOAuth: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key you choose for this one logical request (a UUID v4 is a good choice), 1-255 printable ASCII
+                 *     characters. The first completed answer is kept for 24 hours per workspace and key; sending the same
+                 *     key with the same method, path and body again answers that stored status and body with
+                 *     `Idempotent-Replayed: true` and does nothing again (creates, charges and sends nothing). The same key
+                 *     with another body answers `422`; a retry while the first request is still running answers `409`.
+                 *     Optional: without the header every request runs.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OAuthStartRequest"];
+            };
+        };
+        responses: {
+            /** @description The flow is started; send the person to `authorizationUrl`. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["OAuthStart"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            404: components["responses"]["NotFoundV2"];
+            /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorV2"];
+                };
+            };
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
+            422: components["responses"]["IdempotencyKeyReusedV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];

@@ -25,6 +25,7 @@ import { finiteQueryNumbers } from './http/pagination';
 import { requiredScopes } from './scopes';
 import { noTelemetry } from './telemetry';
 import { trackingRouter } from './modules/tracking/routes';
+import { oauthCallbackRouter } from './modules/account/oauth-routes';
 import { createRoutes, createServices, type Deps, type Services } from './services';
 import type { Route } from './http/route';
 
@@ -102,6 +103,8 @@ export function createApp(deps: Deps, services: Services = createServices(deps),
 
   // Links in emails: no key, no quota (modules/tracking/routes.ts).
   app.use(trackingRouter(services.tracking));
+  // The OAuth provider's redirect back: no key, no quota (modules/account/oauth-routes.ts).
+  app.use(oauthCallbackRouter(services.oauth));
 
   // Bulk jobs take larger JSON bodies (up to 100,000 contacts); their CSV bodies are streamed by the handler.
   app.use('/v2/job', express.json({ limit: config.jobBodyLimitBytes, verify: rejectUnsafeNumbers }));

@@ -112,12 +112,80 @@ export interface Config {
   imapTimeoutMs: number;
   /** Allow webhook URLs on loopback, private or link-local addresses, and plain http. */
   allowPrivateWebhooks: boolean;
+  /** The operator's OAuth clients for connecting mailboxes (OAUTH_*; a provider without its client id is off). */
+  oauth: OAuthSettings;
   /** Credits per revealed item in lead searches (a person or company already revealed is free). */
   creditCosts: {
     workEmailReveal: number;
     fullContactAndCompany: number;
     mobilePhoneReveal: number;
     companyFull: number;
+  };
+}
+
+/** One OAuth client of the operator: the app registered with an identity provider. */
+export interface OAuthClientSettings {
+  clientId: string;
+  clientSecret: string;
+}
+
+/**
+ * A provider defined by its endpoints (OAUTH_GENERIC_*): any identity provider whose mail servers take
+ * XOAUTH2, and the loopback provider of the tests.
+ */
+export interface GenericOAuthSettings extends OAuthClientSettings {
+  authorizeUrl: string;
+  tokenUrl: string;
+  userInfoUrl: string;
+  scopes: string[];
+  smtp: { host: string; port: number };
+  imap: { host: string; port: number };
+}
+
+export interface OAuthSettings {
+  google: OAuthClientSettings | null;
+  microsoft: (OAuthClientSettings & { tenant: string }) | null;
+  generic: GenericOAuthSettings | null;
+  /** Where the callback may send the person afterwards (OAUTH_RETURN_URLS: URL prefixes, comma-separated). */
+  returnUrls: string[];
+  /** Total deadline of one call to a token or user-info endpoint (OAUTH_TIMEOUT_MS). */
+  timeoutMs: number;
+}
+
+/** `host:port` of a mail server setting; throws naming the setting. */
+function hostPort(name: string, raw: string): { host: string; port: number } {
+  const match = /^([A-Za-z0-9.-]+):(\d{1,5})$/.exec(raw.trim());
+  if (!match) throw new Error(`${name} must be host:port, got "${raw}"`);
+  return { host: match[1], port: Number(match[2]) };
+}
+
+function oauthSettings(env: NodeJS.ProcessEnv): OAuthSettings {
+  const client = (prefix: string): OAuthClientSettings | null =>
+    env[`${prefix}_CLIENT_ID`]
+      ? { clientId: env[`${prefix}_CLIENT_ID`]!, clientSecret: env[`${prefix}_CLIENT_SECRET`] ?? '' }
+      : null;
+  const google = client('OAUTH_GOOGLE');
+  const microsoft = client('OAUTH_MICROSOFT');
+  const generic = client('OAUTH_GENERIC');
+  const list = (raw: string | undefined) =>
+    (raw ?? '')
+      .split(/[ ,]+/)
+      .map((s) => s.trim())
+      .filter(Boolean);
+  return {
+    google,
+    microsoft: microsoft && { ...microsoft, tenant: env.OAUTH_MICROSOFT_TENANT || 'common' },
+    generic: generic && {
+      ...generic,
+      authorizeUrl: env.OAUTH_GENERIC_AUTHORIZE_URL ?? '',
+      tokenUrl: env.OAUTH_GENERIC_TOKEN_URL ?? '',
+      userInfoUrl: env.OAUTH_GENERIC_USERINFO_URL ?? '',
+      scopes: list(env.OAUTH_GENERIC_SCOPES),
+      smtp: hostPort('OAUTH_GENERIC_SMTP', env.OAUTH_GENERIC_SMTP ?? ''),
+      imap: hostPort('OAUTH_GENERIC_IMAP', env.OAUTH_GENERIC_IMAP ?? ''),
+    },
+    returnUrls: list(env.OAUTH_RETURN_URLS),
+    timeoutMs: Math.max(1000, int('OAUTH_TIMEOUT_MS', 10000, env)),
   };
 }
 
@@ -249,6 +317,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     smtpTimeoutMs: int('SMTP_TIMEOUT_MS', 15000, env),
     allowPrivateMailHosts: bool('ALLOW_PRIVATE_MAIL_HOSTS', false, env),
     allowPrivateWebhooks: bool('ALLOW_PRIVATE_WEBHOOKS', false, env),
+    oauth: oauthSettings(env),
     inboxMessagesPerRun: Math.max(1, int('INBOX_MESSAGES_PER_RUN', 200, env)),
     inboxAccountsPerRun: Math.max(1, int('INBOX_ACCOUNTS_PER_RUN', 50, env)),
     inboxConcurrency: Math.max(1, int('INBOX_CONCURRENCY', 8, env)),

@@ -22,9 +22,11 @@ export interface FieldProblem {
 /**
  * invalid: the input breaks a rule; paymentRequired: not enough credits, nothing charged; forbidden: not allowed
  * for this workspace; notFound: no such thing of the caller's (another workspace's included); conflict: the
- * state forbids it, or it exists already; tooLarge: more input than a limit takes.
+ * state forbids it, or it exists already; tooLarge: more input than a limit takes; unavailable: a service this
+ * depends on (an identity provider) cannot be reached now, try again later.
  */
-export type ErrorKind = 'invalid' | 'paymentRequired' | 'forbidden' | 'notFound' | 'conflict' | 'tooLarge';
+export type ErrorKind =
+  'invalid' | 'paymentRequired' | 'forbidden' | 'notFound' | 'conflict' | 'tooLarge' | 'unavailable';
 
 export class DomainError extends Error {
   constructor(
@@ -55,3 +57,4 @@ export const notFound = (message: string, details: FieldProblem[] = []) =>
 export const conflict = (message: string, details: FieldProblem[] = []) =>
   new DomainError('conflict', 'conflict', message, details);
 export const tooLarge = (message: string) => new DomainError('tooLarge', 'payload_too_large', message);
+export const unavailable = (message: string) => new DomainError('unavailable', 'service_unavailable', message);

@@ -44,6 +44,8 @@ import {
   type MailLoginCheck,
 } from './modules/account/service';
 import { AccountStore } from './modules/account/store';
+import { OAuthConnectService } from './modules/account/oauth';
+import { OAuthSessionStore } from './modules/account/oauth-sessions';
 import { SecretBox } from './secrets';
 import { AnalyticsService } from './modules/analytics/service';
 import { VerificationService } from './modules/verification/service';
@@ -71,7 +73,7 @@ import { EventStore } from './modules/events/store';
 import { DEFAULT_INBOX_SETTINGS, InboxService } from './modules/inbox/service';
 import { SendingService } from './modules/sending/service';
 import { SendingStore } from './modules/sending/store';
-import { MailService } from './modules/mail/service';
+import { MailService, OAuthClients } from './modules/mail/service';
 import { MailStore } from './modules/mail/store';
 import { SuppressionService } from './modules/suppression/service';
 import { SuppressionStore } from './modules/suppression/store';
@@ -165,11 +167,20 @@ function buildServices(deps: Deps) {
     config.idempotencyLeaseSeconds,
     secrets.available ? secrets : null,
   );
-  const mail = new MailService(db, new MailStore(), clock, deps.logger, {
-    allowPrivate: config.allowPrivateMailHosts,
-    smtpTimeoutMs: config.smtpTimeoutMs,
-    imapTimeoutMs: config.imapTimeoutMs,
-  });
+  const oauthClients = new OAuthClients(config.oauth, config.allowPrivateMailHosts);
+  const mail = new MailService(
+    db,
+    new MailStore(),
+    clock,
+    deps.logger,
+    {
+      allowPrivate: config.allowPrivateMailHosts,
+      smtpTimeoutMs: config.smtpTimeoutMs,
+      imapTimeoutMs: config.imapTimeoutMs,
+    },
+    // A dead grant is the account module's to show (built below).
+    { clients: oauthClients, secrets, grantDied: (...args) => accounts.grantDied(...args) },
+  );
   const loginCheck: MailLoginCheck = {
     smtp: (login) => mail.verifySmtp(login),
     imap: (login) => mail.verifyImap(login),
@@ -179,6 +190,7 @@ function buildServices(deps: Deps) {
   const linkedCampaigns: LinkedCampaigns = {
     lockLinkedTo: (...args) => campaigns.lockLinkedTo(...args),
     pauseWithoutAccounts: (...args) => campaigns.pauseWithoutAccounts(...args),
+    pauseWithoutSenders: (...args) => campaigns.pauseWithoutSenders(...args),
   };
   // The account view shows today's warm-up and placement-test sends and vitals the warm-up health, which the
   // warm-up pool and the placement tests count (built below).
@@ -321,7 +333,19 @@ function buildServices(deps: Deps) {
     config.jobBatchSize,
     config.jobConcurrency,
   );
+  const oauth = new OAuthConnectService(
+    db,
+    new OAuthSessionStore(),
+    accounts,
+    accountStore,
+    { clients: oauthClients, storeGrant: (...args) => mail.storeGrant(...args) },
+    secrets,
+    events,
+    clock,
+    config.publicUrl,
+  );
   return {
+    oauth,
     contactLifecycle,
     placement,
     warmup,

@@ -38,6 +38,7 @@ const STATUS_BY_KIND: Record<ErrorKind, number> = {
   notFound: 404,
   conflict: 409,
   tooLarge: 413,
+  unavailable: 503,
 };
 
 const LOCATIONS: Record<string, ErrorDetail['location']> = {

@@ -68,6 +68,7 @@ describe('POST /v2/account/connect', () => {
       email: 'jane@acme-mail.io',
       provider: 'google',
       status: 'active',
+      auth: { type: 'password', provider: null },
       dailyLimit: 40,
       sentToday: 0,
       warmupSentToday: 0,

@@ -291,6 +291,27 @@ export const entries: Record<string, Entry> = {
     },
   },
 
+  'POST /v2/account/oauth/start': {
+    ok: (f) => f.c.POST('/v2/account/oauth/start', { body: { provider: 'generic', loginHint: 'oauth@acme-mail.io' } }),
+    errors: {
+      400: (f) => f.c.POST('/v2/account/oauth/start', { body: { provider: 'generic', loginHint: 'not-an-email' } }),
+      404: (f) => f.c.POST('/v2/account/oauth/start', { body: { provider: 'generic', accountId: MISSING } }),
+      409: (f) => f.c.POST('/v2/account/oauth/start', { body: { provider: 'google' } }),
+    },
+  },
+  'GET /v2/account/oauth/session': {
+    ok: async (f) => {
+      const started = await f.c.POST('/v2/account/oauth/start', { body: { provider: 'generic' } });
+      return f.c.GET('/v2/account/oauth/session', {
+        params: { query: { sessionId: started.data!.data.sessionId } },
+      });
+    },
+    errors: {
+      400: (f) => f.c.GET('/v2/account/oauth/session', { params: { query: { sessionId: 'x' } } }),
+      404: (f) => f.c.GET('/v2/account/oauth/session', { params: { query: { sessionId: MISSING } } }),
+    },
+  },
+
   // Analytics
   'GET /v1/analytics/campaign/summary': {
     ok: async (f, v) =>

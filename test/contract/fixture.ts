@@ -54,7 +54,29 @@ export async function startFixture(): Promise<Fixture> {
     'northwindanalytics.com': { MX: [{ exchange: 'mx.northwindanalytics.com', priority: 10 }] },
   });
   const t = await startTestServer({
-    config: { secretKey: '00'.repeat(32), dnsServers: [dns.address], dnsTimeoutMs: 300, allowPrivateWebhooks: true },
+    config: {
+      secretKey: '00'.repeat(32),
+      dnsServers: [dns.address],
+      dnsTimeoutMs: 300,
+      allowPrivateWebhooks: true,
+      // An OAuth provider that starts flows (none of its endpoints is called by the operations' entries).
+      oauth: {
+        google: null,
+        microsoft: null,
+        generic: {
+          clientId: 'contract',
+          clientSecret: 'secret',
+          authorizeUrl: 'https://idp.example.test/authorize',
+          tokenUrl: 'https://idp.example.test/token',
+          userInfoUrl: 'https://idp.example.test/userinfo',
+          scopes: ['openid', 'email', 'mail'],
+          smtp: { host: 'smtp.example.test', port: 587 },
+          imap: { host: 'imap.example.test', port: 993 },
+        },
+        returnUrls: [],
+        timeoutMs: 1000,
+      },
+    },
   });
   await generateLeads(t.db, { people: 150, companies: 30, seed: 7, now: t.clock.now() });
   const ws = await t.createWorkspace({ name: 'Contract', whitelabel: true, credits: 1_000_000 });

@@ -13,6 +13,10 @@
  * for that uid, `ssl = no`, and a mail directory owned by `dovecot`. Every mailbox has the special-use
  * folders `Sent` (\Sent) and `Junk` (\Junk), as a hosted provider's do.
  *
+ * With `oauth2: { userInfoUrl }` it also takes XOAUTH2 and OAUTHBEARER logins (`passdb oauth2`), each token
+ * checked against that identity provider's user-info endpoint (`introspection_mode = auth`: a GET with the
+ * token as bearer, whose `email` must be the login).
+ *
  * After a wrong password dovecot's anvil delays the next logins from 127.0.0.1 for a few seconds (its auth
  * penalty): a test of a failing login costs that much.
  */
@@ -135,7 +139,7 @@ function portOpen(port: number): Promise<boolean> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function config(dir: string, port: number): string {
+function config(dir: string, port: number, oauth2: boolean): string {
   return `# private test instance (test/helpers/imap-server.ts)
 protocols = imap
 listen = 127.0.0.1
@@ -148,7 +152,7 @@ first_valid_uid = 1
 first_valid_gid = 1
 ssl = no
 disable_plaintext_auth = no
-auth_mechanisms = plain login
+auth_mechanisms = plain login${oauth2 ? ' xoauth2 oauthbearer' : ''}
 auth_cache_size = 0
 auth_verbose = yes
 # Tests of wrong passwords need no brute-force delay.
@@ -159,7 +163,16 @@ passdb {
   driver = passwd-file
   args = scheme=PLAIN username_format=%u ${dir}/users/%u
 }
-userdb {
+${
+  oauth2
+    ? `passdb {
+  driver = oauth2
+  mechanisms = xoauth2 oauthbearer
+  args = ${dir}/oauth2.conf
+}
+`
+    : ''
+}userdb {
   driver = static
   args = uid=dovecot gid=dovecot home=${dir}/mail/%u
 }
@@ -191,7 +204,9 @@ service imap {
 `;
 }
 
-export async function startImapServer(options: { users?: ImapUser[] } = {}): Promise<ImapTestServer> {
+export async function startImapServer(
+  options: { users?: ImapUser[]; oauth2?: { userInfoUrl: string } } = {},
+): Promise<ImapTestServer> {
   const missing = dovecotMissing();
   if (missing) throw new Error(missing);
   const uid = idOf('dovecot', '-u');
@@ -211,6 +226,13 @@ export async function startImapServer(options: { users?: ImapUser[] } = {}): Pro
     writeFileSync(join(dir, 'users', user), `${user}:{PLAIN}${password}\n`, { mode: 0o644 });
   };
   for (const u of options.users ?? []) writeUser(u.user, u.password);
+  if (options.oauth2) {
+    writeFileSync(
+      join(dir, 'oauth2.conf'),
+      `introspection_mode = auth\nintrospection_url = ${options.oauth2.userInfoUrl}\nusername_attribute = email\nforce_introspection = yes\n`,
+      { mode: 0o644 },
+    );
+  }
 
   let child: ChildProcess | undefined;
   let port = 0;
@@ -223,7 +245,7 @@ export async function startImapServer(options: { users?: ImapUser[] } = {}): Pro
   };
   /** Dovecot listening on `port`, or the reason it did not start (`inUse` when the port was taken). */
   const spawnOn = async (on: number): Promise<{ proc: ChildProcess } | { inUse: boolean; output: string }> => {
-    writeFileSync(join(dir, 'dovecot.conf'), config(dir, on));
+    writeFileSync(join(dir, 'dovecot.conf'), config(dir, on, Boolean(options.oauth2)));
     const proc = spawn('dovecot', ['-F', '-c', join(dir, 'dovecot.conf')], { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     proc.stdout.on('data', (d) => (output += d));

@@ -2,7 +2,8 @@
  * A loopback SMTP server (smtp-server) that keeps what it receives, parsed as a mail client would
  * (mailparser), and answers what a test scripts: a refused recipient, a temporary failure, a refused
  * login, silence after DATA (a server that never answers), or a connection closed for idling as the client's
- * next MAIL FROM arrives (421, as smtp-server's idle timeout answers).
+ * next MAIL FROM arrives (421, as smtp-server's idle timeout answers). With `oauth`, XOAUTH2 logins are taken too,
+ * each token checked against the identity provider's user-info endpoint (it must name the login's mailbox).
  */
 import type { AddressInfo, Socket } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
@@ -33,13 +34,24 @@ export interface SmtpSink {
   stop(): Promise<void>;
   /** Listens again on the same port. */
   start(): Promise<void>;
+  /** Users who logged in over XOAUTH2, one entry a login. */
+  oauthLogins: string[];
   close(): Promise<void>;
 }
 
 const smtpError = (code: number, message: string) => Object.assign(new Error(message), { responseCode: code });
 
-export async function startSmtpSink(): Promise<SmtpSink> {
+/** Whether the provider's user-info endpoint takes the access token as the mailbox `user`. */
+async function tokenNames(userInfoUrl: string, user: string, token: string): Promise<boolean> {
+  const answer = await fetch(userInfoUrl, { headers: { authorization: `Bearer ${token}` } });
+  if (answer.status !== 200) return false;
+  const info = (await answer.json()) as { email?: string };
+  return info.email?.toLowerCase() === user.toLowerCase();
+}
+
+export async function startSmtpSink(options: { oauth?: { userInfoUrl: string } } = {}): Promise<SmtpSink> {
   const received: SinkMessage[] = [];
+  const oauthLogins: string[] = [];
   const faults = new Map<string, Fault>();
   const passwords = new Set<string>();
   const state = { delayMs: 0, idleCloses: 0, busy: false };
@@ -51,7 +63,20 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     onConnect(_session, cb) {
       cb(state.busy ? smtpError(421, 'Too busy, try later') : null);
     },
+    ...(options.oauth ? { authMethods: ['PLAIN', 'LOGIN', 'XOAUTH2'] } : {}),
     onAuth(auth, _session, cb) {
+      if (auth.method === 'XOAUTH2') {
+        const { userInfoUrl } = options.oauth ?? { userInfoUrl: '' };
+        void tokenNames(userInfoUrl, auth.username ?? '', auth.accessToken ?? '').then(
+          (ok) => {
+            if (!ok) return cb(null, { data: { status: '401', schemes: 'bearer' } });
+            oauthLogins.push(auth.username ?? '');
+            cb(null, { user: auth.username });
+          },
+          (err: Error) => cb(err),
+        );
+        return;
+      }
       if (passwords.size && !passwords.has(auth.password ?? ''))
         return cb(smtpError(535, '5.7.8 Authentication credentials invalid'));
       cb(null, { user: auth.username });
@@ -104,6 +129,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     received,
     faults,
     passwords,
+    oauthLogins,
     get delayMs() {
       return state.delayMs;
     },

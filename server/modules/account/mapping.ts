@@ -23,15 +23,14 @@ export function warmupReason(row: AccountRow): WarmupReason | null {
   return null;
 }
 
+/** The account can log in to IMAP: a host, and a password or its OAuth grant. */
+export function hasImapLogin(row: AccountRow): boolean {
+  return row.imap_host !== null && (row.imap_password_enc !== null || row.auth_type === 'oauth2');
+}
+
 /** In the pool: enabled, running, the account active and readable (warm-up needs IMAP). */
 export function inWarmupPool(row: AccountRow): boolean {
-  return (
-    row.warmup_enabled &&
-    row.warmup_status === 'active' &&
-    row.status === 'active' &&
-    row.imap_host !== null &&
-    row.imap_password_enc !== null
-  );
+  return row.warmup_enabled && row.warmup_status === 'active' && row.status === 'active' && hasImapLogin(row);
 }
 
 export function toWarmup(row: AccountRow): Schemas['EmailAccountWarmup'] {
@@ -64,6 +63,7 @@ export function toAccount(row: AccountRow, sent: { campaign: number; warmup: num
     email: row.email,
     provider: row.provider,
     status: row.status,
+    auth: { type: row.auth_type, provider: row.auth_type === 'oauth2' ? row.oauth_provider : null },
     dailyLimit: row.daily_limit,
     sentToday: sent.campaign,
     warmupSentToday: sent.warmup,

@@ -1,15 +1,29 @@
 import { paginated } from '../../http/pagination';
 import { ok, route } from '../../http/route';
 import { workspaceOf } from '../workspace/context';
+import type { OAuthConnectService } from './oauth';
 import type { AccountService } from './service';
 
-export const accountRoutes = ({ accounts }: { accounts: AccountService }) => [
+export const accountRoutes = ({ accounts, oauth }: { accounts: AccountService; oauth: OAuthConnectService }) => [
   route(
     'post',
     '/v2/account/connect',
-    async ({ auth, body }) =>
-      ok('Email account connected', { account: await accounts.connect(auth.workspaceId, body) }),
+    async ({ auth, body }) => {
+      const account = body.auth
+        ? await oauth.connectGrant(workspaceOf(auth), { ...body, auth: body.auth })
+        : await accounts.connect(auth.workspaceId, body);
+      return ok('Email account connected', { account });
+    },
     { status: 201 },
+  ),
+  route(
+    'post',
+    '/v2/account/oauth/start',
+    async ({ auth, body }) => ok('OAuth connect started', await oauth.start(auth.workspaceId, body)),
+    { status: 201 },
+  ),
+  route('get', '/v2/account/oauth/session', async ({ auth, query }) =>
+    ok('OAuth connect flow retrieved', await oauth.session(workspaceOf(auth), query.sessionId)),
   ),
   route('get', '/v1/account/list', async ({ auth, query }) =>
     ok('Email accounts retrieved', paginated(await accounts.list(workspaceOf(auth), query))),

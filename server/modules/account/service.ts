@@ -14,7 +14,7 @@ import { conflict, detail, forbidden, invalid, notFound } from '../../errors';
 import { pageOf } from '../../paging';
 import { dayIn } from '../events/days';
 import { percent, type EventService } from '../events/service';
-import { inWarmupPool, toAccount, warmupReason } from './mapping';
+import { hasImapLogin, inWarmupPool, toAccount, warmupReason } from './mapping';
 import type { SecretBox } from '../../secrets';
 import type { AccountRow, AccountStore, RetryProtocol, WarmupColumns } from './store';
 import { checkBlocklists, checkDomain, memoizedA, scoreOf, type DomainVitals } from './vitals';
@@ -26,7 +26,7 @@ export type { AccountRow } from './store';
 
 type Schemas = components['schemas'];
 type ConnectRequest = Schemas['EmailAccountConnectRequest'];
-type WarmupInput = Schemas['EmailAccountWarmupInput'];
+export type WarmupInput = Schemas['EmailAccountWarmupInput'];
 
 export const accountNotFound = () => notFound('Email account not found.');
 
@@ -39,6 +39,8 @@ export interface LinkedCampaigns {
   lockLinkedTo(trx: Executor, workspaceId: string, accountId: string): Promise<{ id: string; name: string }[]>;
   /** After the account went: pauses those of `campaignIds` left active without an account; returns them. */
   pauseWithoutAccounts(trx: Executor, campaignIds: string[]): Promise<string[]>;
+  /** After the account stopped sending for good: pauses those left active without an active account. */
+  pauseWithoutSenders(trx: Executor, campaignIds: string[]): Promise<string[]>;
 }
 
 /** Emails of one kind (warm-up, placement tests) each of `accountIds` sent today (local day in `timezone`). */
@@ -81,6 +83,14 @@ function checkWindow(row: Pick<AccountRow, 'warmup_window_from' | 'warmup_window
     ]);
   }
 }
+/** A warm-up input's window, checked before a flow that stores the account later starts. */
+export function validateWarmup(input: WarmupInput): void {
+  checkWindow({
+    warmup_window_from: input.windowFrom ?? WARMUP_DEFAULTS.windowFrom,
+    warmup_window_to: input.windowTo ?? WARMUP_DEFAULTS.windowTo,
+  });
+}
+
 const REPUTATION_DAYS = 30;
 
 function warmupColumns(input: WarmupInput): WarmupColumns {
@@ -154,9 +164,14 @@ export class AccountService {
   async connect(workspaceId: string, body: ConnectRequest): Promise<Schemas['EmailAccount']> {
     // No key, no account: answer 409 before touching anything.
     this.secrets.ensureKey('emailAccounts');
+    const smtp = body.smtp;
+    if (!smtp)
+      throw invalid('An SMTP login (smtp) or an OAuth grant (auth) is required.', [
+        detail('smtp', 'is required without auth', 'required'),
+      ]);
     const defaults = PROVIDER_SERVERS[body.provider];
-    const smtpHost = body.smtp.host ?? defaults.smtp?.[0];
-    const smtpPort = body.smtp.port ?? defaults.smtp?.[1];
+    const smtpHost = smtp.host ?? defaults.smtp?.[0];
+    const smtpPort = smtp.port ?? defaults.smtp?.[1];
     const missing = [!smtpHost && 'host', !smtpPort && 'port'].filter((f): f is string => Boolean(f));
     if (missing.length) {
       throw invalid(
@@ -170,23 +185,55 @@ export class AccountService {
       ]);
     }
     const email = body.email.trim().toLowerCase();
-    const now = this.clock.now();
     const id = newId();
-    const row: AccountRow = {
-      id,
-      workspace_id: workspaceId,
-      email,
+    const row = this.newRow(id, workspaceId, email, body, {
       provider: body.provider,
-      status: 'active',
-      daily_limit: body.dailyLimit ?? 50,
+      auth_type: 'password',
+      oauth_provider: null,
       smtp_host: smtpHost!,
       smtp_port: smtpPort!,
-      smtp_user: body.smtp.username ?? email,
-      smtp_password_enc: this.secrets.encrypt(body.smtp.password, `${id}:smtp`),
+      smtp_user: smtp.username ?? email,
+      smtp_password_enc: this.secrets.encrypt(smtp.password, `${id}:smtp`),
       imap_host: body.imap ? (body.imap.host ?? defaults.imap![0]) : null,
       imap_port: body.imap ? (body.imap.port ?? defaults.imap?.[1] ?? 993) : null,
       imap_user: body.imap ? (body.imap.username ?? email) : null,
       imap_password_enc: body.imap ? this.secrets.encrypt(body.imap.password, `${id}:imap`) : null,
+    });
+    if (body.warmup !== undefined && !body.imap) throw warmupNeedsImap();
+    await this.checkLogins(row, { password: smtp.password }, body.imap ? { password: body.imap.password } : null);
+    await this.db.transaction((trx) => this.insertNew(trx, row));
+    return toAccount(row, { campaign: 0, warmup: 0 });
+  }
+
+  /** A new account's row: its logins (`logins`) and the request's daily limit and warm-up (checked). */
+  newRow(
+    id: string,
+    workspaceId: string,
+    email: string,
+    body: { dailyLimit?: number; warmup?: WarmupInput },
+    logins: Pick<
+      AccountRow,
+      | 'provider'
+      | 'auth_type'
+      | 'oauth_provider'
+      | 'smtp_host'
+      | 'smtp_port'
+      | 'smtp_user'
+      | 'smtp_password_enc'
+      | 'imap_host'
+      | 'imap_port'
+      | 'imap_user'
+      | 'imap_password_enc'
+    >,
+  ): AccountRow {
+    const now = this.clock.now();
+    const row: AccountRow = {
+      id,
+      workspace_id: workspaceId,
+      email,
+      status: 'active',
+      daily_limit: body.dailyLimit ?? 50,
+      ...logins,
       warmup_enabled: body.warmup !== undefined,
       warmup_status: body.warmup !== undefined ? 'active' : 'paused',
       warmup_daily_limit: body.warmup?.dailyLimit ?? WARMUP_DEFAULTS.dailyLimit,
@@ -201,49 +248,38 @@ export class AccountService {
       created_at: now,
       updated_at: now,
     };
-    if (body.warmup !== undefined) {
-      if (!body.imap) throw warmupNeedsImap();
-      checkWindow(row);
-    }
-    await this.checkLogins(row, body);
-    await this.db.transaction(async (trx) => {
-      await this.workspaces.lock(trx, workspaceId);
-      const { maxEmailAccounts: cap } = await this.workspaces.planCaps(trx, workspaceId);
-      if (cap !== null && (await this.store.count(trx, workspaceId)) >= cap) {
-        throw forbidden(`Your plan allows at most ${cap} email accounts; remove one or upgrade the plan.`);
-      }
-      if (await this.store.emailTaken(trx, workspaceId, email)) throw duplicate(email);
-      try {
-        await this.store.insert(trx, row);
-      } catch (err) {
-        // Two connects of one address at once: the unique index decides.
-        if (isUniqueViolation(err)) throw duplicate(email);
-        throw err;
-      }
-    });
-    return toAccount(row, { campaign: 0, warmup: 0 });
+    if (body.warmup !== undefined) checkWindow(row);
+    return row;
   }
 
-  /** Logs in to SMTP (and IMAP when given) before anything is stored; a failure names which and why. */
-  private async checkLogins(row: AccountRow, body: ConnectRequest): Promise<void> {
+  /** Stores a new account under the plan's cap, in the caller's transaction (which locks the workspace). */
+  async insertNew(trx: Executor, row: AccountRow): Promise<void> {
+    await this.workspaces.lock(trx, row.workspace_id);
+    const { maxEmailAccounts: cap } = await this.workspaces.planCaps(trx, row.workspace_id);
+    if (cap !== null && (await this.store.count(trx, row.workspace_id)) >= cap) {
+      throw forbidden(`Your plan allows at most ${cap} email accounts; remove one or upgrade the plan.`);
+    }
+    if (await this.store.emailTaken(trx, row.workspace_id, row.email)) throw duplicate(row.email);
+    try {
+      await this.store.insert(trx, row);
+    } catch (err) {
+      // Two connects of one address at once: the unique index decides.
+      if (isUniqueViolation(err)) throw duplicate(row.email);
+      throw err;
+    }
+  }
+
+  /**
+   * Logs in to SMTP (and IMAP when given) with a password or an access token in hand, before anything is
+   * stored; a failure names which and why.
+   */
+  async checkLogins(row: AccountRow, smtp: LoginSecret, imap: LoginSecret | null): Promise<void> {
     if (!this.loginCheck) return;
-    const logins: { kind: 'smtp' | 'imap'; host: string; port: number; username: string; password: string }[] = [
-      {
-        kind: 'smtp',
-        host: row.smtp_host!,
-        port: row.smtp_port!,
-        username: row.smtp_user!,
-        password: body.smtp.password,
-      },
+    const logins: ({ kind: 'smtp' | 'imap'; host: string; port: number; username: string } & LoginSecret)[] = [
+      { kind: 'smtp', host: row.smtp_host!, port: row.smtp_port!, username: row.smtp_user!, ...smtp },
     ];
-    if (body.imap)
-      logins.push({
-        kind: 'imap',
-        host: row.imap_host!,
-        port: row.imap_port!,
-        username: row.imap_user!,
-        password: body.imap.password,
-      });
+    if (imap)
+      logins.push({ kind: 'imap', host: row.imap_host!, port: row.imap_port!, username: row.imap_user!, ...imap });
     const failures = await Promise.all(
       logins.map(async ({ kind, ...server }) => ({
         kind,
@@ -334,8 +370,7 @@ export class AccountService {
       status: row.status,
       canSend: reason === null,
       reason,
-      statusReason:
-        row.status === 'connectionError' || row.status === 'sendingError' ? (row.status_reason ?? null) : null,
+      statusReason: row.status === 'active' || row.status === 'paused' ? null : (row.status_reason ?? null),
       sentToday,
       dailyLimit: row.daily_limit,
       remainingToday,
@@ -357,7 +392,7 @@ export class AccountService {
           detail('accountId', row.warmup_reason_message ?? 'banned', 'warmup_banned'),
         ]);
       }
-      if (!row.imap_host || !row.imap_password_enc) throw warmupNeedsImap();
+      if (!hasImapLogin(row)) throw warmupNeedsImap();
       const columns: WarmupColumns = {
         warmup_enabled: true,
         warmup_status: 'active',
@@ -468,6 +503,28 @@ export class AccountService {
     });
   }
 
+  /**
+   * The account's OAuth grant died (the mail module's refresh found it revoked or expired), in that
+   * transaction: the account turns reconnectRequired with the reason, `account.statusChanged` is recorded,
+   * and campaigns it leaves without an active sender pause.
+   */
+  async grantDied(trx: Executor, accountId: string, reason: string): Promise<void> {
+    const row = await this.store.findAny(trx, accountId, { forUpdate: true });
+    if (!row || row.status === 'reconnectRequired') return;
+    const why = `reconnect_required: ${reason}`.slice(0, 500);
+    await this.store.setStatus(trx, row.id, 'reconnectRequired', why, this.clock.now());
+    await this.events.record(trx, {
+      workspaceId: row.workspace_id,
+      type: 'account.statusChanged',
+      data: { accountId: row.id, email: row.email, previous: row.status, status: 'reconnectRequired', reason: why },
+    });
+    const linked = await this.campaigns.lockLinkedTo(trx, row.workspace_id, row.id);
+    await this.campaigns.pauseWithoutSenders(
+      trx,
+      linked.map((c) => c.id),
+    );
+  }
+
   async remove(workspaceId: string, accountId: string): Promise<Schemas['EmailAccountDeletion']> {
     return this.db.transaction(async (trx) => {
       const row = await this.require(trx, workspaceId, accountId, true);
@@ -558,6 +615,9 @@ export class AccountService {
   }
 }
 
+/** What a login is tried with before an account is stored: a password, or an access token of the grant to store. */
+export type LoginSecret = Pick<MailLogin, 'password' | 'accessToken'>;
+
 /** Tries an SMTP or IMAP login (the mail module does); null when it worked. */
 export type MailLoginCheck = Record<'smtp' | 'imap', (login: MailLogin) => Promise<LoginFailure | null>>;
 
@@ -619,10 +679,10 @@ export class AccountMailAccess {
     return this.store.clearConnectionFailure(db, accountId, protocol);
   }
 
-  /** The account's IMAP login, or null when it has none or is in connectionError. */
+  /** The account's IMAP login, or null when it has none or cannot log in (connectionError, reconnectRequired). */
   async imapLogin(db: Executor, accountId: string): Promise<MailLogin | null> {
     const row = await this.store.findAny(db, accountId);
-    if (!row || row.status === 'connectionError') return null;
+    if (!row || row.status === 'connectionError' || row.status === 'reconnectRequired') return null;
     return this.login(row, 'imap', row.imap_host, row.imap_port, row.imap_user, row.imap_password_enc);
   }
 
@@ -648,8 +708,10 @@ export class AccountMailAccess {
     user: string | null,
     passwordEnc: string | null,
   ): MailLogin | null {
-    if (!host || !port || !passwordEnc) return null;
-    const password = this.secrets.decrypt(passwordEnc, `${row.id}:${kind}`);
+    const oauth = row.auth_type === 'oauth2';
+    if (!host || !port || (!passwordEnc && !oauth)) return null;
+    // An OAuth account's mail module asks its grant for an access token at login.
+    const password = oauth ? null : this.secrets.decrypt(passwordEnc!, `${row.id}:${kind}`);
     return {
       accountId: row.id,
       workspaceId: row.workspace_id,
@@ -677,7 +739,8 @@ export class AccountMailAccess {
     reason: string,
   ): Promise<AccountStatusChange | null> {
     const row = await this.store.findAny(db, accountId, { forUpdate: true });
-    if (!row || row.status === status) return null;
+    // A dead grant is left only by reconnecting: what a send or read made of it later changes nothing.
+    if (!row || row.status === status || row.status === 'reconnectRequired') return null;
     await this.store.setStatus(db, row.id, status, reason.slice(0, 500), this.clock.now());
     return { accountId: row.id, workspaceId: row.workspace_id, email: row.email, previous: row.status, status, reason };
   }

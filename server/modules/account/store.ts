@@ -6,8 +6,11 @@ export interface AccountRow {
   workspace_id: string;
   email: string;
   provider: 'google' | 'microsoft' | 'smtp';
-  status: 'active' | 'paused' | 'connectionError' | 'sendingError';
-  /** What failed, for connectionError / sendingError. */
+  status: 'active' | 'paused' | 'connectionError' | 'sendingError' | 'reconnectRequired';
+  /** How it logs in: its SMTP/IMAP passwords, or its OAuth grant (the mail module's `mailbox_oauth_grants`). */
+  auth_type: 'password' | 'oauth2';
+  oauth_provider: 'google' | 'microsoft' | 'generic' | null;
+  /** What failed, for connectionError / sendingError / reconnectRequired. */
   status_reason?: string | null;
   daily_limit: number;
   smtp_host: string | null;
@@ -147,14 +150,16 @@ export class AccountStore {
   // --- mail connections (inbox reader; the sending engine's SMTP side uses the same columns) ---
 
   /**
-   * Accounts with an IMAP login that are not in connectionError and whose server is not waiting for its next
-   * try (`now`): the mailboxes the reader reads.
+   * Accounts with an IMAP login (a password or an OAuth grant) that can log in (not connectionError, not
+   * reconnectRequired) and whose server is not waiting for its next try (`now`): the mailboxes the reader reads.
    */
   async readableImapAccounts(db: Executor, now: Date): Promise<{ id: string; workspace_id: string }[]> {
     return db('email_accounts as a')
       .whereNotNull('a.imap_host')
-      .whereNotNull('a.imap_password_enc')
-      .whereNot('a.status', 'connectionError')
+      .where((q) => {
+        q.whereNotNull('a.imap_password_enc').orWhere('a.auth_type', 'oauth2');
+      })
+      .whereNotIn('a.status', ['connectionError', 'reconnectRequired'])
       .whereNotExists(
         db('mail_connection_retries as r')
           .whereRaw('r.account_id = a.id')
@@ -212,6 +217,32 @@ export class AccountStore {
   async lockRows(db: Executor, ids: string[]): Promise<void> {
     if (ids.length === 0) return;
     await db('email_accounts').whereIn('id', ids).orderBy('id').forNoKeyUpdate().select('id');
+  }
+
+  /** The workspace's account with this address (case-insensitive), locked for the caller's transaction. */
+  async findByEmail(db: Executor, workspaceId: string, email: string): Promise<AccountRow | undefined> {
+    return db<AccountRow>('email_accounts')
+      .where('workspace_id', workspaceId)
+      .whereRaw('lower(email) = lower(?)', [email])
+      .forUpdate()
+      .first();
+  }
+
+  /** A reconnect: the account logs in with its new grant and is active again. */
+  async reconnect(db: Executor, id: string, provider: AccountRow['oauth_provider'], at: Date): Promise<AccountRow> {
+    const [row] = await db('email_accounts')
+      .where({ id })
+      .update({
+        auth_type: 'oauth2',
+        oauth_provider: provider,
+        status: 'active',
+        status_reason: null,
+        smtp_password_enc: null,
+        imap_password_enc: null,
+        updated_at: at,
+      })
+      .returning<AccountRow[]>('*');
+    return row;
   }
 
   async findAny(db: Executor, id: string, options: { forUpdate?: boolean } = {}): Promise<AccountRow | undefined> {

@@ -57,6 +57,13 @@ export class CampaignAccounts {
     return orphaned;
   }
 
+  /** An active campaign whose accounts all stopped sending for good (a dead OAuth grant) is paused. */
+  async pauseWithoutSenders(trx: Executor, campaignIds: string[]): Promise<string[]> {
+    const orphaned = await this.store.activeWithoutSenders(trx, campaignIds);
+    await this.store.pause(trx, orphaned, this.clock.now());
+    return orphaned;
+  }
+
   // Linking and unlinking ----------------------------------------------------------------------------
 
   async setAccounts(workspaceId: string, campaignId: string, accountIds: string[]): Promise<AccountsChange> {

@@ -261,6 +261,10 @@ export class CampaignService {
     return this.linked.pauseWithoutAccounts(trx, campaignIds);
   }
 
+  pauseWithoutSenders(trx: Executor, campaignIds: string[]) {
+    return this.linked.pauseWithoutSenders(trx, campaignIds);
+  }
+
   // Sequence (sequence.ts) --------------------------------------------------------------------------
 
   createSteps(workspaceId: string, campaignId: string, inputs: StepInput[]) {

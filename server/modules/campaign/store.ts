@@ -248,6 +248,23 @@ export class CampaignStore {
     return rows.map((r: { id: string }) => r.id);
   }
 
+  /** Of `campaignIds`, the active ones none of whose linked accounts is active. */
+  async activeWithoutSenders(db: Executor, campaignIds: string[]): Promise<string[]> {
+    if (campaignIds.length === 0) return [];
+    const rows = await db('campaigns as c')
+      .whereIn('c.id', campaignIds)
+      .andWhere('c.status', 'active')
+      .whereNotExists(
+        db('campaign_accounts as ca')
+          .join('email_accounts as a', 'a.id', 'ca.account_id')
+          .whereRaw('ca.campaign_id = c.id')
+          .andWhere('a.status', 'active')
+          .select(db.raw('1')),
+      )
+      .select('c.id');
+    return rows.map((r: { id: string }) => r.id);
+  }
+
   async pause(db: Executor, campaignIds: string[], at: Date): Promise<void> {
     if (campaignIds.length)
       await db('campaigns').whereIn('id', campaignIds).update({ status: 'paused', updated_at: at });

@@ -5,7 +5,7 @@
  */
 import { ImapFlow, type SearchObject } from 'imapflow';
 import { OutboundRefusedError, resolveAllowedAddress } from '../../net/outbound';
-import type { ConnectionOptions, LoginFailure, MailLogin } from './login';
+import { GrantDeadError, type ConnectionOptions, type LoginAuth, type LoginFailure, type MailLogin } from './login';
 
 /** A failure to reach or read a mailbox, with whether it is the login's fault (then the account needs the user). */
 export class MailboxError extends Error {
@@ -69,14 +69,14 @@ const FETCH_CHUNK = 50;
 /** Messages whose chosen header fields are fetched per round trip (a few hundred bytes each). */
 const HEADER_CHUNK = 500;
 
-function imapClient(login: MailLogin, address: string, timeoutMs: number): ImapFlow {
+function imapClient(login: MailLogin, address: string, auth: LoginAuth, timeoutMs: number): ImapFlow {
   return new ImapFlow({
     host: address,
     port: login.port,
     secure: login.port === 993,
     servername: login.host,
     tls: { servername: login.host },
-    auth: { user: login.username, pass: login.password },
+    auth,
     logger: false,
     connectionTimeout: timeoutMs,
     greetingTimeout: timeoutMs,
@@ -96,7 +96,14 @@ async function connectImap(login: MailLogin, options: ConnectionOptions): Promis
     if (err instanceof OutboundRefusedError) throw new MailboxError(`IMAP host refused: ${err.message}`, false);
     throw new MailboxError(`IMAP host ${login.host} cannot be resolved: ${(err as Error).message}`, false);
   }
-  const client = imapClient(login, address, options.timeoutMs);
+  let auth: LoginAuth;
+  try {
+    auth = await options.authOf(login);
+  } catch (err) {
+    // A dead grant needs a person; a provider that did not answer is retried like a server that did not.
+    throw new MailboxError((err as Error).message, err instanceof GrantDeadError);
+  }
+  const client = imapClient(login, address, auth, options.timeoutMs);
   client.on('error', () => undefined);
   try {
     await client.connect();
@@ -124,9 +131,11 @@ export async function verifyImapLogin(login: MailLogin, options: ConnectionOptio
     const e = err as Error;
     const reason = e.message.startsWith('IMAP host refused')
       ? 'private_destination'
-      : e instanceof MailboxError && e.permanent
-        ? 'auth_failed'
-        : 'unreachable';
+      : e.message.startsWith('reconnect_required')
+        ? 'reconnect_required'
+        : e instanceof MailboxError && e.permanent
+          ? 'auth_failed'
+          : 'unreachable';
     return { reason, message: e.message };
   }
 }

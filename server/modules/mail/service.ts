@@ -14,7 +14,16 @@ import type { Clock } from '../../clock';
 import type { Db, Executor } from '../../db';
 import type { Logger } from '../../logger';
 import { compose, composeRaw, type Composed, type Draft, type OutgoingMessage } from './compose';
-import type { ConnectionOptions, LoginFailure, MailLogin } from './login';
+import type { SecretBox } from '../../secrets';
+import { GrantStore } from './grants';
+import {
+  MailCredentials,
+  type ConnectionOptions,
+  type GrantDeathHandler,
+  type LoginFailure,
+  type MailLogin,
+} from './login';
+import type { OAuthClients, OAuthProviderName, TokenAnswer } from './oauth';
 import { MailboxSession, verifyImapLogin, type Folder } from './mailbox';
 import {
   MailStore,
@@ -28,7 +37,22 @@ import { TransportPool, type RawMessage, type SendOutcome } from './transport';
 
 export { replySubject } from './compose';
 export type { Composed, Draft, OutgoingMessage } from './compose';
-export type { ConnectionOptions, LoginFailure, MailLogin } from './login';
+export {
+  GrantDeadError,
+  type ConnectionOptions,
+  type GrantDeathHandler,
+  type LoginFailure,
+  type MailLogin,
+} from './login';
+export {
+  OAuthClients,
+  OAuthError,
+  PROVIDER_SETTING,
+  pkcePair,
+  type OAuthProvider,
+  type OAuthProviderName,
+  type TokenAnswer,
+} from './oauth';
 export {
   MailboxError,
   MailboxSession,
@@ -57,6 +81,13 @@ export interface MailSettings {
   allowPrivate: boolean;
   smtpTimeoutMs: number;
   imapTimeoutMs: number;
+}
+
+/** What logging in with OAuth grants needs: the providers, the key that encrypts tokens, and who hears of a dead grant. */
+export interface MailOAuth {
+  clients: OAuthClients;
+  secrets: SecretBox;
+  grantDied: GrantDeathHandler;
 }
 
 /** Who a recorded message belongs to and what it is part of. */
@@ -106,6 +137,8 @@ const FOLDER_LIST_TTL_MS = 60 * 60_000;
 export class MailService {
   private readonly transports: TransportPool;
   private readonly imap: ConnectionOptions;
+  /** How each account logs in now (password or a grant's access token); tests read its refresh count. */
+  readonly credentials: MailCredentials;
   /**
    * Each login's folder list from a recent session, so a later session within FOLDER_LIST_TTL_MS skips the
    * LIST round trip (the warm-up pool opens thousands of short sessions a day). A session that fails forgets
@@ -119,9 +152,27 @@ export class MailService {
     private readonly clock: Clock,
     private readonly logger: Logger,
     settings: MailSettings,
+    oauth: MailOAuth,
   ) {
-    this.transports = new TransportPool({ allowPrivate: settings.allowPrivate, timeoutMs: settings.smtpTimeoutMs });
-    this.imap = { allowPrivate: settings.allowPrivate, timeoutMs: settings.imapTimeoutMs };
+    this.credentials = new MailCredentials(db, new GrantStore(), oauth.clients, oauth.secrets, clock, oauth.grantDied);
+    const authOf = (login: MailLogin) => this.credentials.authOf(login);
+    this.transports = new TransportPool({
+      allowPrivate: settings.allowPrivate,
+      timeoutMs: settings.smtpTimeoutMs,
+      authOf,
+    });
+    this.imap = { allowPrivate: settings.allowPrivate, timeoutMs: settings.imapTimeoutMs, authOf };
+  }
+
+  /** Stores a proved OAuth grant for the account (connect or reconnect), in the caller's transaction. */
+  storeGrant(
+    trx: Executor,
+    accountId: string,
+    provider: OAuthProviderName,
+    refreshToken: string,
+    answer: TokenAnswer,
+  ): Promise<void> {
+    return this.credentials.storeGrant(trx, accountId, provider, refreshToken, answer);
   }
 
   // --- composing and sending ---

@@ -8,7 +8,8 @@ import type SMTPPool from 'nodemailer/lib/smtp-pool';
 import { OutboundRefusedError, resolveAllowedAddress } from '../../net/outbound';
 import type { OutgoingMessage } from './compose';
 import { domainOf } from '../../email-address';
-import { type ConnectionOptions, type LoginFailure, type MailLogin } from './login';
+import { OAuthError } from './oauth';
+import { GrantDeadError, type ConnectionOptions, type LoginAuth, type LoginFailure, type MailLogin } from './login';
 
 /** The pooled transport of an account (createTransport with pool: true). */
 type SmtpTransporter = Transporter<SMTPPool.SentMessageInfo>;
@@ -42,29 +43,32 @@ export class TransportPool {
 
   constructor(private readonly options: ConnectionOptions) {}
 
-  private async transportFor(login: MailLogin): Promise<{ transport: SmtpTransporter; address: string }> {
+  private async transportFor(
+    login: MailLogin,
+  ): Promise<{ transport: SmtpTransporter; address: string; auth: LoginAuth }> {
     const address = await resolveAllowedAddress(login.host, { allowPrivate: this.options.allowPrivate });
-    // A changed login or address replaces the pool.
-    const key = `${address}:${login.port}:${login.username}:${login.password}`;
+    const auth = await this.options.authOf(login);
+    // A changed login, access token or address replaces the pool.
+    const key = `${address}:${login.port}:${auth.user}:${'pass' in auth ? auth.pass : auth.accessToken}`;
     const existing = this.pools.get(login.accountId);
-    if (existing?.key === key) return { transport: existing.transport, address };
+    if (existing?.key === key) return { transport: existing.transport, address, auth };
     existing?.transport.close();
     const transport = nodemailer.createTransport({
-      ...this.connection(login, address),
+      ...this.connection(login, address, auth),
       pool: true,
       maxConnections: CONNECTIONS_PER_ACCOUNT,
       maxMessages: 100,
     });
     this.pools.set(login.accountId, { key, transport });
-    return { transport, address };
+    return { transport, address, auth };
   }
 
-  private connection(login: MailLogin, address: string) {
+  private connection(login: MailLogin, address: string, auth: LoginAuth) {
     return {
       host: address,
       port: login.port,
       secure: login.port === 465,
-      auth: { user: login.username, pass: login.password },
+      auth: 'pass' in auth ? auth : { type: 'OAuth2' as const, user: auth.user, accessToken: auth.accessToken },
       tls: { servername: login.host },
       name: domainOf(login.email),
       connectionTimeout: this.options.timeoutMs,
@@ -74,7 +78,7 @@ export class TransportPool {
   }
 
   async send(login: MailLogin, message: OutgoingMessage | RawMessage): Promise<SendOutcome> {
-    let pooled: { transport: SmtpTransporter; address: string };
+    let pooled: { transport: SmtpTransporter; address: string; auth: LoginAuth };
     try {
       pooled = await this.transportFor(login);
     } catch (err) {
@@ -82,6 +86,9 @@ export class TransportPool {
       // accepted the account): the server is out of reach from here, not the account's fault.
       if (err instanceof OutboundRefusedError)
         return { kind: 'transient', scope: 'server', response: `private_destination: ${err.message}` };
+      if (err instanceof GrantDeadError) return { kind: 'accountFailure', response: err.message };
+      if (err instanceof OAuthError)
+        return { kind: 'transient', scope: 'server', response: `no access token: ${err.message}` };
       return { kind: 'transient', scope: 'server', response: `SMTP host not resolved: ${(err as Error).message}` };
     }
     const mail = { ...message, envelope: { from: login.email, to: [message.to] } };
@@ -92,7 +99,7 @@ export class TransportPool {
       if (!droppedBeforeRecipient(e)) return classify(e);
       // A pooled connection the server dropped (a 421 when its idle timeout met our next command, a reset)
       // before it took the recipient: once more on a fresh connection of its own, so nothing can go out twice.
-      const fresh = nodemailer.createTransport(this.connection(login, pooled.address));
+      const fresh = nodemailer.createTransport(this.connection(login, pooled.address, pooled.auth));
       try {
         return outcomeOf(await fresh.sendMail(mail));
       } catch (again) {
@@ -106,13 +113,17 @@ export class TransportPool {
   /** Logs in once without sending (connect-time check of a new account); null when the login works. */
   async verify(login: MailLogin): Promise<LoginFailure | null> {
     let address: string;
+    let auth: LoginAuth;
     try {
       address = await resolveAllowedAddress(login.host, { allowPrivate: this.options.allowPrivate });
+      auth = await this.options.authOf(login);
     } catch (err) {
       if (err instanceof OutboundRefusedError) return { reason: 'private_destination', message: err.message };
+      if (err instanceof GrantDeadError) return { reason: 'reconnect_required', message: err.message };
+      if (err instanceof OAuthError) return { reason: 'unreachable', message: err.message };
       return { reason: 'unreachable', message: `${login.host} cannot be resolved.` };
     }
-    const transport = nodemailer.createTransport(this.connection(login, address));
+    const transport = nodemailer.createTransport(this.connection(login, address, auth));
     try {
       await transport.verify();
       return null;
