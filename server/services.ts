@@ -59,6 +59,9 @@ import { CreditStore } from './modules/credits/store';
 import { LeadService } from './modules/leads/service';
 import { WorkspaceService } from './modules/workspace/service';
 import { KeyService } from './modules/workspace/keys';
+import { AuditService } from './modules/audit/service';
+import { AuditStore } from './modules/audit/store';
+import { auditRoutes } from './modules/audit/routes';
 import { keyRoutes } from './modules/workspace/key-routes';
 import { knownScopes } from './http/scopes';
 import { readBundledSpec } from './project-root';
@@ -105,6 +108,7 @@ export function createServices(deps: Deps) {
     config.emailEventRetentionMonths,
   );
   const credits = new CreditService(new CreditStore(), clock);
+  const audit = new AuditService(db, new AuditStore(), clock, config.auditRetentionMonths);
   const workspaceStore = new WorkspaceStore();
   const keys = new KeyService(db, workspaceStore, clock, knownScopes(readBundledSpec()));
   const workspaces = new WorkspaceService(db, workspaceStore, credits, keys, clock);
@@ -286,6 +290,7 @@ export function createServices(deps: Deps) {
     credits,
     workspaces,
     keys,
+    audit,
     quota,
     idempotency,
     whitelabel,
@@ -307,6 +312,7 @@ export function createRoutes(services: Services): Route[] {
   return [
     ...workspaceRoutes(),
     ...keyRoutes(services),
+    ...auditRoutes(services),
     ...campaignRoutes(services),
     ...accountRoutes(services),
     ...analyticsRoutes(services),
