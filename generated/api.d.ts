@@ -1416,6 +1416,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/audit/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the audit log
+         * @description The workspace's audit log, newest first: one entry per state-changing request (every operation that is
+         *     not a `GET`) made with one of its keys, whatever its outcome, with the key, the operation, the ids it
+         *     named, the names of the fields it sent (never their values: no secret, password or message body), the
+         *     client address and the answer's status. Requests the request validator refuses (`400` before the
+         *     operation runs) and requests refused before a key is known (`401`, `429`) are not entries.
+         *
+         *     What holds: the entry is written right after the operation's own work and before the answer is sent, in
+         *     its own statement, not in the operation's transaction: an answer you received has its entry, but a
+         *     process that dies between the change's commit and the entry's write leaves that change without one.
+         *     Entries are append-only (the database refuses to update them); with `AUDIT_RETENTION_MONTHS` set, the
+         *     worker drops the months before it whole.
+         *
+         *     Pass each answer's `pagination.nextCursor` as `cursor` for the next (older) page. Filters: `keyId`,
+         *     `operation`, `targetId`, and a time range `from` (inclusive) to `to` (exclusive).
+         *
+         *     Costs no credits and changes nothing. Errors: `400` an invalid filter, `from` not before `to`, or a cursor
+         *     this API did not give.
+         */
+        get: operations["listAuditEntries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/authenticate": {
         parameters: {
             query?: never;
@@ -4256,6 +4292,35 @@ export interface components {
              */
             apiKey: string;
             key: components["schemas"]["ApiKey"];
+        };
+        /** @description One state-changing request of the workspace. Holds field names, never their values. */
+        AuditEntry: {
+            /**
+             * @description Who made the change; `key` is a request with an API key (`keyId`, `keyName`).
+             * @enum {string}
+             */
+            actor: "key" | "admin" | "parent";
+            /** @description The client address (honours TRUST_PROXY). */
+            address: string | null;
+            /** Format: date-time */
+            at: string;
+            /** @description The names of the body's fields (never their values, so no secret or message body). */
+            fields: string[];
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            keyId: string | null;
+            keyName: string | null;
+            /**
+             * @description The operationId of the request (`createCampaign`, `setCampaignNameV2`, ...).
+             * @example createCampaign
+             */
+            operation: string;
+            /** @description The answer's status (a refusal such as 403 or 409 is recorded too). */
+            outcome: number;
+            requestId: string | null;
+            /** @description The ids the request named (`id`, `...Id`, `...Ids` in its path, query and body). */
+            targetIds: string[];
         };
         /**
          * @description One DNS blocklist (DNSBL) look-up: an IP list (`kind: ip`) is asked for a sending host's IPv4 address in
@@ -10323,6 +10388,68 @@ export interface operations {
             409: components["responses"]["ConflictV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    listAuditEntries: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The `nextCursor` of the previous answer.
+                 * @example au1.0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2c30
+                 */
+                cursor?: string;
+                /** @description Only entries at or after this time. */
+                from?: string;
+                /** @description Only requests made with this key. */
+                keyId?: string;
+                /**
+                 * @description How many items to return (1-100).
+                 * @example 20
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Only this operationId.
+                 * @example createCampaign
+                 */
+                operation?: string;
+                /** @description Only requests that named this id. */
+                targetId?: string;
+                /** @description Only entries before this time. */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of entries, newest first. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            items: components["schemas"]["AuditEntry"][];
+                            pagination: {
+                                hasMore: boolean;
+                                limit: number;
+                                nextCursor: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];

@@ -22,7 +22,8 @@ import { headAsGet } from './http/head';
 import { rejectUnsafeNumbers } from './http/json-numbers';
 import { ApiError } from './http/errors';
 import { finiteQueryNumbers } from './http/pagination';
-import { requiredScopes } from './scopes';
+import { routeOperations } from './scopes';
+import type { Auditor } from './audit';
 import { noTelemetry } from './telemetry';
 import { trackingRouter } from './modules/tracking/routes';
 import { oauthCallbackRouter } from './modules/account/oauth-routes';
@@ -34,16 +35,21 @@ import type { Route } from './http/route';
  * its segment's router: a request is matched against its module's few routes, not the API's ninety in turn.
  * Segments are looked up in lower case, since Express routes without case sensitivity.
  */
-function bySegment(routes: Route[], scopes: Map<string, string>, version: 'v1' | 'v2') {
+function bySegment(
+  routes: Route[],
+  operations: Map<string, { scope: string; operationId: string }>,
+  version: 'v1' | 'v2',
+  audit: Auditor,
+) {
   const routers = new Map<string, Router>();
   for (const r of routes) {
     const segment = r.path.split('/')[2].toLowerCase();
     let router = routers.get(segment);
     if (!router) routers.set(segment, (router = Router()));
     const key = `${r.method.toUpperCase()} /${version}${r.path.slice(3)}`;
-    const scope = scopes.get(key);
-    if (!scope) throw new Error(`${key} is served but not in the spec`);
-    r.register(router, scope);
+    const operation = operations.get(key);
+    if (!operation) throw new Error(`${key} is served but not in the spec`);
+    r.register(router, operation, audit);
   }
   return (req: Request, res: Response, next: NextFunction): void => {
     const router = routers.get(req.path.split('/', 2)[1].toLowerCase());
@@ -131,13 +137,14 @@ export function createApp(deps: Deps, services: Services = createServices(deps),
 
   const routes = createRoutes(services);
   // Each operation's scope, read once here: a request's check is a look-up in the key's own scopes.
-  const scopes = requiredScopes(spec);
+  const operations = routeOperations(spec);
   app.use(
     '/v1',
     bySegment(
       routes.filter((r) => r.path.startsWith('/v1/')),
-      scopes,
+      operations,
       'v1',
+      services.audit,
     ),
   );
   // /v1 routes are served under /v2 too, ahead of the v2-only ones.
@@ -145,8 +152,9 @@ export function createApp(deps: Deps, services: Services = createServices(deps),
     '/v2',
     bySegment(
       [...routes.filter((r) => r.path.startsWith('/v1/')), ...routes.filter((r) => !r.path.startsWith('/v1/'))],
-      scopes,
+      operations,
       'v2',
+      services.audit,
     ),
   );
 

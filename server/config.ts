@@ -88,6 +88,8 @@ export interface Config {
   jobConcurrency: number;
   /** Days the event feed keeps an event (the worker deletes older ones). */
   eventRetentionDays: number;
+  /** Whole months of audit entries kept before the current one (AUDIT_RETENTION_MONTHS); 0 keeps everything. */
+  auditRetentionMonths: number;
   /**
    * Whole months of raw mail events (email_events) kept before the current one (EMAIL_EVENT_RETENTION_MONTHS);
    * the worker drops older month partitions. 0 keeps everything. Analytics answer from rollups either way.
@@ -310,6 +312,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     jobBatchSize: Math.min(5000, Math.max(1, int('JOB_BATCH_SIZE', 1000, env))),
     jobConcurrency: Math.min(8, Math.max(1, int('JOB_CONCURRENCY', 2, env))),
     eventRetentionDays: Math.max(1, int('EVENT_RETENTION_DAYS', 30, env)),
+    auditRetentionMonths: Math.max(0, int('AUDIT_RETENTION_MONTHS', 0, env)),
     emailEventRetentionMonths: int('EMAIL_EVENT_RETENTION_MONTHS', 0, env),
     jobBodyLimitBytes: int('JOB_BODY_LIMIT_BYTES', 50 * 1024 * 1024, env),
     publicUrl: (env.PUBLIC_URL || `http://localhost:${int('PORT', 3000, env)}`).replace(/\/+$/, ''),

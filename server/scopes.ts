@@ -29,6 +29,17 @@ export function requiredScopes(spec: BundledSpec): Map<string, string> {
   return scopes;
 }
 
+/** Each operation's scope and operationId, by `METHOD /path` of the bundle. */
+export function routeOperations(spec: BundledSpec): Map<string, { scope: string; operationId: string }> {
+  const operations = new Map<string, { scope: string; operationId: string }>();
+  for (const [key, scope] of requiredScopes(spec)) {
+    const [method, path] = key.split(' ');
+    const op = (spec.paths[path] as Record<string, { operationId?: string }>)[method.toLowerCase()];
+    operations.set(key, { scope, operationId: op.operationId ?? key });
+  }
+  return operations;
+}
+
 /** Every scope a key can be given: those the operations need, and `all`. */
 export function knownScopes(spec: BundledSpec): string[] {
   return [...new Set([...requiredScopes(spec).values(), ALL_SCOPES])].filter((s) => s !== EVERY_KEY).sort();

@@ -62,6 +62,9 @@ import { CreditStore } from './modules/credits/store';
 import { LeadService } from './modules/leads/service';
 import { WorkspaceService } from './modules/workspace/service';
 import { KeyService } from './modules/workspace/keys';
+import { AuditService } from './modules/audit/service';
+import { AuditStore } from './modules/audit/store';
+import { auditRoutes } from './modules/audit/routes';
 import { knownScopes } from './scopes';
 import { readBundledSpec } from './project-root';
 import { WorkspaceStore } from './modules/workspace/store';
@@ -155,6 +158,7 @@ function buildServices(deps: Deps) {
     config.emailEventRetentionMonths,
   );
   const credits = new CreditService(new CreditStore(), clock);
+  const audit = new AuditService(db, new AuditStore(), clock, config.auditRetentionMonths);
   const workspaceStore = new WorkspaceStore();
   const keys = new KeyService(db, workspaceStore, clock, knownScopes(readBundledSpec()));
   const workspaces = new WorkspaceService(db, workspaceStore, credits, keys, clock);
@@ -360,6 +364,7 @@ function buildServices(deps: Deps) {
     credits,
     workspaces,
     keys,
+    audit,
     quota,
     idempotency,
     whitelabel,
@@ -381,6 +386,7 @@ export function createRoutes(services: Services): Route[] {
   return [
     ...workspaceRoutes(),
     ...keyRoutes(services),
+    ...auditRoutes(services),
     ...campaignRoutes(services),
     ...accountRoutes(services),
     ...analyticsRoutes(services.reads),

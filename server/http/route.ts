@@ -11,6 +11,9 @@ import type { paths } from '../../generated/api';
 import type { AuthContext } from './admission';
 import { holds } from '../scopes';
 import { missingScope } from './scopes';
+import type { Auditor } from '../audit';
+import { fieldsOf, targetIdsOf } from './audit';
+import { toApiError } from './error-middleware';
 
 type Method = Extract<HttpMethod, 'get' | 'post' | 'put' | 'delete'>;
 type Operation<P extends keyof paths, M extends Method> = paths[P][M];
@@ -45,8 +48,11 @@ export interface Route {
   method: Method;
   /** The seed path, e.g. `/v1/campaign/get/name`. */
   path: string;
-  /** Mounts the handler, refusing with 403 a key that lacks `scope` (the operation's `x-required-scope`). */
-  register(router: Router, scope: string): void;
+  /**
+   * Mounts the handler, refusing with 403 a key that lacks the operation's `x-required-scope`; a request that
+   * is not a GET is recorded by `audit` with its outcome, refusals and failures included.
+   */
+  register(router: Router, operation: { scope: string; operationId: string }, audit: Auditor): void;
 }
 
 export function route<M extends Method, P extends PathsWithMethod<paths, M>>(
@@ -60,21 +66,49 @@ export function route<M extends Method, P extends PathsWithMethod<paths, M>>(
   return {
     method,
     path,
-    register(router, scope) {
+    register(router, { scope, operationId }, audit) {
       router[method](expressPath, async (req: Request, res: Response) => {
         const auth = res.locals.auth as AuthContext;
-        if (!holds(auth.scopes, scope)) throw missingScope(scope);
-        const result = await handler({
-          params: req.params as PathParams<P, M>,
-          query: req.query as QueryParams<P, M>,
-          body: req.body as RequestBody<P, M>,
-          auth,
-          requestId: res.locals.requestId as string,
-          apiVersion: res.locals.apiVersion as 'v1' | 'v2',
-          upload: (res.locals.upload as Readable | undefined) ?? req,
-          req,
-          res,
-        });
+        const requestId = res.locals.requestId as string;
+        const run = async () => {
+          if (!holds(auth.scopes, scope)) throw missingScope(scope);
+          return handler({
+            params: req.params as PathParams<P, M>,
+            query: req.query as QueryParams<P, M>,
+            body: req.body as RequestBody<P, M>,
+            auth,
+            requestId,
+            apiVersion: res.locals.apiVersion as 'v1' | 'v2',
+            upload: (res.locals.upload as Readable | undefined) ?? req,
+            req,
+            res,
+          });
+        };
+        if (method === 'get') {
+          const result = await run();
+          if (result !== STREAMED) res.status(options.status ?? 200).json(result);
+          return;
+        }
+        const record = (status: number) =>
+          audit.record({
+            workspaceId: auth.workspaceId,
+            keyId: auth.keyId,
+            keyName: auth.keyName,
+            operation: operationId,
+            targetIds: targetIdsOf(req.params, req.query, req.body),
+            fields: fieldsOf(req.body),
+            address: req.ip ?? null,
+            status,
+            requestId,
+          });
+        let result: SuccessBody<P, M> | typeof STREAMED;
+        try {
+          result = await run();
+        } catch (err) {
+          await record(toApiError(err, false)?.status ?? 500);
+          throw err;
+        }
+        await record(options.status ?? 200);
         if (result !== STREAMED) res.status(options.status ?? 200).json(result);
       });
     },

@@ -49,7 +49,7 @@ describe('scopes in the spec', () => {
   it("docs/keys.md's table lists every scope with its operations", () => {
     const doc = readFileSync(join(__dirname, '../../docs/keys.md'), 'utf8');
     const rows = new Map(
-      [...doc.matchAll(/^\| `([a-z:]+)` \| (.+) \|$/gm)].map((m) => [m[1], m[2].match(/`[^`]+`/g)!.length]),
+      [...doc.matchAll(/^\| `([a-z]+:[a-z]+)` \| (.+) \|$/gm)].map((m) => [m[1], m[2].match(/`[^`]+`/g)!.length]),
     );
     const scopes = requiredScopes(readBundledSpec());
     const wanted = new Map<string, number>();

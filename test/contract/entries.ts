@@ -1093,6 +1093,10 @@ export const entries: Record<string, Entry> = {
       },
     },
   },
+  'GET /v2/audit/list': {
+    ok: (f) => f.c.GET('/v2/audit/list', { params: { query: { limit: 5 } } }),
+    errors: { 400: (f) => f.c.GET('/v2/audit/list', { params: { query: { cursor: 'nope' } } }) },
+  },
 };
 
 /** A new key of the main workspace with these scopes: its secret. */

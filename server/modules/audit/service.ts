@@ -1,0 +1,94 @@
+/**
+ * The audit log: who changed what, when, from where, with what outcome. The route helper records every
+ * state-changing request through `record` (server/audit.ts says what it holds: the names of the fields
+ * sent, never their values). The entry is written right after the request's own work, in its own statement:
+ * a change that commits is followed by its entry unless the process dies between the two.
+ */
+import type { Db } from '../../db';
+import type { Clock } from '../../clock';
+import { newId } from '../../ids';
+import { detail, invalid } from '../../errors';
+import type { AuditRecord, Auditor } from '../../audit';
+import type { AuditFilter, AuditRow, AuditStore } from './store';
+
+export class AuditService implements Auditor {
+  constructor(
+    private readonly db: Db,
+    private readonly store: AuditStore,
+    private readonly clock: Clock,
+    /** Whole months kept besides the current one (AUDIT_RETENTION_MONTHS). */
+    private readonly retentionMonths: number,
+  ) {}
+
+  record = async (entry: AuditRecord): Promise<void> => {
+    await this.store.insert(this.db, {
+      id: newId(),
+      workspace_id: entry.workspaceId,
+      at: this.clock.now(),
+      actor: 'key',
+      key_id: entry.keyId,
+      key_name: entry.keyName,
+      operation: entry.operation,
+      target_ids: entry.targetIds,
+      fields: entry.fields,
+      address: entry.address,
+      status: entry.status,
+      request_id: entry.requestId,
+    });
+  };
+
+  async list(workspaceId: string, filter: Omit<AuditFilter, 'before'> & { cursor?: string }, limit: number) {
+    if (filter.from && filter.to && filter.from >= filter.to) {
+      throw invalid('from must be before to.', [detail('from', 'must be before to', 'range', 'query')]);
+    }
+    const before = filter.cursor ? decodeCursor(filter.cursor) : undefined;
+    const rows = await this.store.page(this.db, workspaceId, { ...filter, before }, limit + 1);
+    const items = rows.slice(0, limit).map(entryView);
+    const hasMore = rows.length > limit;
+    return {
+      items,
+      pagination: { limit, hasMore, nextCursor: hasMore ? encodeCursor(items[items.length - 1].id) : null },
+    };
+  }
+
+  /**
+   * The worker's job: with a retention, drops the months before it whole (every entry before the first day,
+   * UTC, of the oldest month kept).
+   */
+  readonly retention = {
+    runOnce: (): Promise<number> => {
+      if (this.retentionMonths === 0) return Promise.resolve(0);
+      const now = this.clock.now();
+      const firstKept = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - this.retentionMonths, 1));
+      return this.store.dropBefore(this.db, firstKept);
+    },
+  };
+}
+
+const encodeCursor = (id: string) => `au1.${id}`;
+
+function decodeCursor(cursor: string): string {
+  const id = cursor.startsWith('au1.') ? cursor.slice(4) : '';
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id)) {
+    throw invalid('cursor was not given by this API.', [
+      detail('cursor', 'not a cursor of this API', 'cursor', 'query'),
+    ]);
+  }
+  return id;
+}
+
+function entryView(row: AuditRow) {
+  return {
+    id: row.id,
+    at: row.at.toISOString(),
+    actor: row.actor,
+    keyId: row.key_id,
+    keyName: row.key_name,
+    operation: row.operation,
+    targetIds: row.target_ids,
+    fields: row.fields,
+    address: row.address,
+    outcome: row.status,
+    requestId: row.request_id,
+  };
+}
