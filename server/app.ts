@@ -85,7 +85,7 @@ export function createApp(deps: Deps, services: Services = createServices(deps),
   if (config.serveExamples) app.use('/examples', express.static(EXAMPLES_DIR));
 
   // Links in emails: no key, no quota (modules/tracking/routes.ts).
-  app.use(trackingRouter(services.tracking));
+  app.use(trackingRouter(services.tracking, services.trackingDomains));
 
   // Bulk jobs take larger JSON bodies (up to 100,000 contacts); their CSV bodies are streamed by the handler.
   app.use('/v2/job', express.json({ limit: config.jobBodyLimitBytes, verify: rejectUnsafeNumbers }));

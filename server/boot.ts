@@ -38,7 +38,7 @@ export async function boot(): Promise<{ deps: Deps; services: Services; database
   return { deps, services: createServices(deps), database };
 }
 
-/** The background jobs: campaign sending, mailbox reading, webhook delivery, expired idempotency keys and bulk jobs (import, verify, enrich), warm-up sending and reading, placement tests, the event feed's retention, and the raw mail events' month partitions. */
+/** The background jobs: campaign sending, mailbox reading, webhook delivery, expired idempotency keys and bulk jobs (import, verify, enrich), warm-up sending and reading, placement tests, the event feed's retention, the raw mail events' month partitions, and tracking domains' DNS checks. */
 export function startJobs({ deps, services }: { deps: Deps; services: Services }): Worker {
   return startWorker(
     {
@@ -52,6 +52,7 @@ export function startJobs({ deps, services }: { deps: Deps; services: Services }
       placement: services.placement,
       eventRetention: services.events.retention,
       eventPartitions: services.events.partitions,
+      trackingDomains: services.trackingDomains,
     },
     { tickSeconds: deps.config.workerTickSeconds, logger: deps.logger, telemetry: deps.telemetry },
   );

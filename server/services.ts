@@ -73,6 +73,9 @@ import { SuppressionService } from './modules/suppression/service';
 import { SuppressionStore } from './modules/suppression/store';
 import { TrackingService } from './modules/tracking/service';
 import { TokenSigner } from './modules/tracking/tokens';
+import { TrackingDomainService } from './modules/tracking/domains';
+import { TrackingDomainStore } from './modules/tracking/domain-store';
+import { trackingDomainRoutes } from './modules/tracking/domain-routes';
 import { WebhookService } from './modules/webhooks/service';
 import { WebhookStore } from './modules/webhooks/store';
 import { InboxStore } from './modules/inbox/store';
@@ -99,6 +102,14 @@ export function createServices(deps: Deps) {
     clock,
     config.eventRetentionDays,
     config.emailEventRetentionMonths,
+  );
+  const trackingDomains = new TrackingDomainService(
+    db,
+    new TrackingDomainStore(),
+    dns,
+    events,
+    clock,
+    config.trackingCnameTarget ?? new URL(config.publicUrl).hostname,
   );
   const credits = new CreditService(new CreditStore(), clock);
   const workspaces = new WorkspaceService(db, new WorkspaceStore(), credits, clock);
@@ -144,6 +155,7 @@ export function createServices(deps: Deps) {
     warmupSentToday,
     warmupHealth,
     placementSentToday,
+    trackingDomains,
     config.verifyMailLogins ? loginCheck : null,
   );
   // Progress rows are the sending engine's; campaigns and contacts reach them through ports (sending is built below).
@@ -152,7 +164,7 @@ export function createServices(deps: Deps) {
     startContacts: (...args) => sending.startContacts(...args),
     moveProgress: (...args) => sending.moveProgress(...args),
   };
-  const campaigns = new CampaignService(db, new CampaignStore(), events, accounts, progress, clock);
+  const campaigns = new CampaignService(db, new CampaignStore(), events, accounts, progress, clock, trackingDomains);
   const contacts = new ContactService(db, new ContactStore(), events, workspaces, campaigns, progress, clock);
   const leadStore = new LeadStore(clock, config.searchCountCacheSeconds);
   const leads = new LeadService(db, leadStore, clock, credits, config.creditCosts);
@@ -169,6 +181,7 @@ export function createServices(deps: Deps) {
     suppression,
     events,
     clock,
+    (host) => trackingDomains.workspaceOfHost(host),
   );
   const sending = new SendingService(
     db,
@@ -273,6 +286,7 @@ export function createServices(deps: Deps) {
     webhooks,
     sending,
     tracking,
+    trackingDomains,
     suppression,
     mail,
     inbox,
@@ -315,5 +329,6 @@ export function createRoutes(services: Services): Route[] {
     ...suppressionRoutes(services),
     ...webhookRoutes(services),
     ...jobRoutes(services),
+    ...trackingDomainRoutes(services),
   ];
 }

@@ -37,6 +37,8 @@ describe('POST /v2/campaign/create', () => {
             emailGapMinutes: 10,
             randomWaitMaxMinutes: 5,
             dailyNewContacts: null,
+            trackingDomainId: null,
+            recipientDomainDailyLimit: null,
           },
           counts: { steps: 0, accounts: 0, contacts: 0 },
           launchedAt: null,
@@ -67,6 +69,8 @@ describe('POST /v2/campaign/create', () => {
       emailGapMinutes: 10,
       randomWaitMaxMinutes: 5,
       dailyNewContacts: null,
+      trackingDomainId: null,
+      recipientDomainDailyLimit: null,
     });
     // The zone is stored under its canonical name and the days in order.
     expect(campaign.schedule).toEqual({
@@ -156,6 +160,8 @@ describe('schedules', () => {
       emailGapMinutes: 10,
       randomWaitMaxMinutes: 5,
       dailyNewContacts: null,
+      trackingDomainId: null,
+      recipientDomainDailyLimit: null,
     });
     expect(data!.data.campaign.updatedAt).toBe(t.clock.now().toISOString());
   });

@@ -10,6 +10,9 @@ export const accountRoutes = ({ accounts }: { accounts: AccountService }) => [
       ok('Email account connected', { account: await accounts.connect(auth.workspaceId, body) }),
     { status: 201 },
   ),
+  route('post', '/v2/account/update', async ({ auth, body }) =>
+    ok('Email account updated', { account: await accounts.update(workspaceOf(auth), body) }),
+  ),
   route('get', '/v1/account/list', async ({ auth, query }) =>
     ok('Email accounts retrieved', await accounts.list(workspaceOf(auth), query)),
   ),

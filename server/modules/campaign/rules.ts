@@ -65,6 +65,9 @@ export function optionsToRow(options: OptionsInput | undefined): Partial<Campaig
   if (options.trackOpens !== undefined) row.track_opens = options.trackOpens;
   if (options.trackClicks !== undefined) row.track_clicks = options.trackClicks;
   if (options.textOnly !== undefined) row.text_only = options.textOnly;
+  if (options.trackingDomainId !== undefined) row.tracking_domain_id = options.trackingDomainId;
+  if (options.recipientDomainDailyLimit !== undefined)
+    row.recipient_domain_daily_limit = options.recipientDomainDailyLimit;
   return row;
 }
 

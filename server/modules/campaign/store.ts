@@ -29,6 +29,10 @@ export interface CampaignRow {
   track_opens: boolean;
   track_clicks: boolean;
   text_only: boolean;
+  /** The campaign's chosen tracking domain (links use it while it is verified). */
+  tracking_domain_id: string | null;
+  /** At most this many emails a day to one recipient domain from this campaign (null: no cap). */
+  recipient_domain_daily_limit: number | null;
   launched_at: Date | null;
   created_at: Date;
   updated_at: Date;
@@ -104,6 +108,8 @@ const CAMPAIGN_COLUMNS = columnsOf<CampaignRow>({
   track_opens: true,
   track_clicks: true,
   text_only: true,
+  tracking_domain_id: true,
+  recipient_domain_daily_limit: true,
   launched_at: true,
   created_at: true,
   updated_at: true,

@@ -35,6 +35,8 @@ export function toCampaign(v: CampaignView): Campaign {
       trackOpens: v.track_opens,
       trackClicks: v.track_clicks,
       textOnly: v.text_only,
+      trackingDomainId: v.tracking_domain_id,
+      recipientDomainDailyLimit: v.recipient_domain_daily_limit,
     },
     counts: { steps: v.step_count, accounts: v.account_count, contacts: v.contact_count },
     launchedAt: v.launched_at ? iso(v.launched_at) : null,

@@ -39,6 +39,24 @@ import type { DueContact, SendingAccount, SendingCampaign, SendingStep, SendingS
 
 type SendingStatus = components['schemas']['CampaignSendingStatus'];
 type SendingReason = components['schemas']['SendingReason'];
+type SendingSettings = components['schemas']['SendingSettings'];
+
+/** Why a due contact waits for the next day: its recipient domain had the emails a day its caps allow. */
+export const RECIPIENT_DOMAIN_LIMIT = 'recipient_domain_limit';
+
+/** The recipient's domain, in lower case. */
+const domainOf = (email: string) => email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+
+/** The start of the next local day (a day is 23 to 25 hours long, so 26 hours on is inside the next one). */
+const nextLocalDay = (timezone: string, now: Date) =>
+  startOfLocalDay(timezone, new Date(startOfLocalDay(timezone, now).getTime() + 26 * 3600_000));
+
+/** Today's campaign mail per recipient domain against the campaign's and the workspace's caps. */
+interface DomainRoom {
+  /** When a contact of `domain` may go again, or null when it may go now. */
+  fullUntil(domain: string): Date | null;
+  add(domain: string): void;
+}
 
 /** What the engine changes on a contact when its sequence ends (the contact module implements it). */
 export interface SendingContacts {
@@ -70,6 +88,8 @@ export interface MessageRef {
   variantId: string;
   accountId: string;
   builtAt: Date;
+  /** The verified tracking domain its links use, or null for the default host. */
+  trackingHost: string | null;
 }
 
 /** Tuning that tests and the benchmark change; the defaults are the documented behaviour. */
@@ -285,6 +305,7 @@ export class SendingService {
       campaign.workspace_id,
       due.map((c) => c.email),
     );
+    const domainRoom = await this.domainRoom(trx, campaign, campaign.schedule.timezone, due, now);
     for (const contact of due) {
       if (campaignLeft <= 0) break;
       if (suppressed.has(contact.email.toLowerCase())) {
@@ -305,10 +326,22 @@ export class SendingService {
         continue;
       }
       if (contact.step_number === 1 && newLeft <= 0) continue;
+      const domain = domainOf(contact.email);
+      const resumeAt = domainRoom?.fullUntil(domain);
+      if (resumeAt) {
+        await this.store.updateProgress(trx, contact.contact_id, {
+          state: 'waiting',
+          reason: RECIPIENT_DOMAIN_LIMIT,
+          due_at: resumeAt,
+          updated_at: now,
+        });
+        continue;
+      }
       const account = this.chooseAccount(accounts, contact, now);
       if (!account) continue;
       const built = await this.build(trx, campaign, steps, step, contact, account, now);
       if (!built) continue;
+      domainRoom?.add(domain);
       claimed.push(built);
       campaignLeft -= 1;
       if (contact.step_number === 1) newLeft -= 1;
@@ -318,6 +351,47 @@ export class SendingService {
       await this.store.setAccountPace(trx, account.id, { next_send_at: account.next_send_at });
     }
     return claimed;
+  }
+
+  /**
+   * The caps per recipient domain, when the campaign or its workspace has one: today's mail to the due
+   * contacts' domains, from the campaign (in its schedule's day) and from the workspace (in its own day). With
+   * a workspace cap, the claims of the workspace's campaigns take turns, so two cannot both use its last room.
+   */
+  private async domainRoom(
+    trx: Executor,
+    campaign: SendingCampaign,
+    scheduleTimezone: string,
+    due: DueContact[],
+    now: Date,
+  ): Promise<DomainRoom | null> {
+    const caps = [
+      { cap: campaign.recipient_domain_daily_limit, timezone: scheduleTimezone, campaignId: campaign.id },
+      { cap: campaign.workspace_recipient_domain_daily_limit, timezone: campaign.workspace_timezone },
+    ].filter((c): c is typeof c & { cap: number } => c.cap !== null);
+    if (caps.length === 0 || due.length === 0) return null;
+    if (campaign.workspace_recipient_domain_daily_limit !== null)
+      await this.store.lockRecipientDomains(trx, campaign.workspace_id);
+    const domains = [...new Set(due.map((c) => domainOf(c.email)))];
+    const counted: { cap: number; sent: Map<string, number>; until: Date }[] = [];
+    for (const c of caps) {
+      const sent = await this.mail.sentToDomainsSince(
+        trx,
+        { workspaceId: campaign.workspace_id, campaignId: c.campaignId },
+        domains,
+        startOfLocalDay(c.timezone, now),
+      );
+      counted.push({ cap: c.cap, sent, until: nextLocalDay(c.timezone, now) });
+    }
+    return {
+      fullUntil: (domain) =>
+        counted
+          .filter((c) => (c.sent.get(domain) ?? 0) >= c.cap)
+          .reduce<Date | null>((latest, c) => (latest && latest > c.until ? latest : c.until), null),
+      add: (domain) => {
+        for (const c of counted) c.sent.set(domain, (c.sent.get(domain) ?? 0) + 1);
+      },
+    };
   }
 
   /**
@@ -352,6 +426,8 @@ export class SendingService {
       variantId: variant.id,
       accountId: account.id,
       builtAt: now,
+      // The account's domain first: it can match the sender's own domain, which the campaign's cannot for every account.
+      trackingHost: account.tracking_host ?? campaign.tracking_host,
     };
     const links = this.links.linksFor(ref);
     const values = { ...templateValues(contact), unsubscribeUrl: links.unsubscribeUrl };
@@ -710,6 +786,7 @@ export class SendingService {
     else if (open && open > now) reasons.push('outside_schedule');
     if (view.sendableAccounts === 0) reasons.push('no_sendable_account');
     if (held.length) reasons.push('contacts_held');
+    if (await this.store.waitsFor(db, campaignId, RECIPIENT_DOMAIN_LIMIT)) reasons.push('recipient_domain_limit');
     if (
       view.status === 'active' &&
       open &&
@@ -734,6 +811,23 @@ export class SendingService {
       reasons,
       heldReasons: held,
     };
+  }
+
+  /** The workspace's sending settings (GET /v2/sending/settings). */
+  async settings(workspaceId: string): Promise<SendingSettings> {
+    const row = await this.store.settings(this.db, workspaceId);
+    return { recipientDomainDailyLimit: row?.recipient_domain_daily_limit ?? null };
+  }
+
+  async updateSettings(workspaceId: string, input: Partial<SendingSettings>): Promise<SendingSettings> {
+    const current = await this.settings(workspaceId);
+    const next = { ...current, ...input };
+    await this.store.saveSettings(this.db, {
+      workspace_id: workspaceId,
+      recipient_domain_daily_limit: next.recipientDomainDailyLimit,
+      updated_at: this.clock.now(),
+    });
+    return next;
   }
 
   /** Progress rows for contacts that joined an active campaign or became active in one (their add, resume or move transaction). */
