@@ -4367,6 +4367,17 @@ export interface components {
              */
             intentSetsLeadStatus: boolean;
             /**
+             * @description Send each contact's first email from a linked account of the recipient's provider (`google` to `google`,
+             *     `microsoft` to `microsoft`, `other` to `other`, from the recipient domain's MX) when one has room; otherwise
+             *     from any account (default `false`). Later steps stay with the account that sent the first.
+             */
+            matchProvider: boolean;
+            /**
+             * @description With `matchProvider`, send only from an account of the recipient's provider (default `false`): a contact
+             *     with none that has room waits, with the reason `no_account_of_provider`.
+             */
+            matchProviderStrict: boolean;
+            /**
              * @description Up to this many more minutes, chosen at random per send, on top of `emailGapMinutes` so sends do not look machine-timed (default `5`).
              * @example 5
              */
@@ -4434,6 +4445,17 @@ export interface components {
              *     changed by a reply. Removal requests are honoured whatever this says.
              */
             intentSetsLeadStatus?: boolean;
+            /**
+             * @description Send each contact's first email from a linked account of the recipient's provider (`google` to `google`,
+             *     `microsoft` to `microsoft`, `other` to `other`, from the recipient domain's MX) when one has room; otherwise
+             *     from any account (default `false`). Later steps stay with the account that sent the first.
+             */
+            matchProvider?: boolean;
+            /**
+             * @description With `matchProvider`, send only from an account of the recipient's provider (default `false`): a contact
+             *     with none that has room waits, with the reason `no_account_of_provider`.
+             */
+            matchProviderStrict?: boolean;
             /**
              * @description Up to this many more minutes, chosen at random per send, on top of `emailGapMinutes` so sends do not look machine-timed (default `5`).
              * @example 5
@@ -5183,6 +5205,11 @@ export interface components {
             id: string;
             /** @description The IMAP login, or `null` when none was given (replies are then not read from this mailbox). */
             imap: components["schemas"]["EmailAccountServer"] | null;
+            /**
+             * @description Who runs the mailbox, for matching recipients' providers: `google` and `microsoft` accounts are theirs; an
+             *     `smtp` account's comes from its domain's MX, `null` until the sending engine looked it up.
+             */
+            mailboxProvider: components["schemas"]["MailboxProvider"] | null;
             provider: components["schemas"]["EmailAccountProvider"];
             /**
              * @description Campaign and inbox-placement-test emails sent today (workspace time zone), warm-up excluded.
@@ -6364,6 +6391,13 @@ export interface components {
             /** @description How many items match in all. */
             total: number;
         };
+        /**
+         * @description Who runs a mailbox, from its domain's MX records: `google` (Google Workspace, Gmail), `microsoft`
+         *     (Microsoft 365, Outlook) or `other`. Looked up once per domain and kept 7 days.
+         * @example google
+         * @enum {string}
+         */
+        MailboxProvider: "google" | "microsoft" | "other";
         /** @description The mail an `email.*` event is about. Opens and clicks add `flagged` (machine-made) and clicks `url`; bounces add `bounceType` and `smtpResponse`; replies add `inboundMessageId`, `subject`, `intent` and `referral` (see `ReplyIntent`). */
         MailEventData: {
             /** Format: uuid */
@@ -9057,6 +9091,8 @@ export interface operations {
                             contact: components["schemas"]["Contact"];
                             /** @description Where the contact stands in the campaign's sequence; `null` before the engine picked it up. */
                             progress: components["schemas"]["ContactProgress"] | null;
+                            /** @description The provider of the contact's mailbox, from its domain's MX; `null` until the sending engine looked it up (campaigns with `matchProvider`). */
+                            recipientProvider: components["schemas"]["MailboxProvider"] | null;
                         };
                     };
                 };
@@ -11123,6 +11159,8 @@ export interface operations {
                             contact: components["schemas"]["Contact"];
                             /** @description Where the contact stands in the campaign's sequence; `null` before the engine picked it up. */
                             progress: components["schemas"]["ContactProgress"] | null;
+                            /** @description The provider of the contact's mailbox, from its domain's MX; `null` until the sending engine looked it up (campaigns with `matchProvider`). */
+                            recipientProvider: components["schemas"]["MailboxProvider"] | null;
                         };
                     };
                 };
@@ -13125,6 +13163,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];

@@ -40,6 +40,7 @@ import {
   type SentTodayOf,
   type WarmupHealthOf,
   type LinkedCampaigns,
+  type MailboxProvidersOf,
   type MailLoginCheck,
 } from './modules/account/service';
 import { AccountStore } from './modules/account/store';
@@ -67,6 +68,7 @@ import { EventStore } from './modules/events/store';
 import { DEFAULT_INBOX_SETTINGS, InboxService } from './modules/inbox/service';
 import { SendingService } from './modules/sending/service';
 import { SendingStore } from './modules/sending/store';
+import { RecipientProviders } from './modules/sending/providers';
 import { MailService } from './modules/mail/service';
 import { MailStore } from './modules/mail/store';
 import { SuppressionService } from './modules/suppression/service';
@@ -142,6 +144,8 @@ export function createServices(deps: Deps) {
   const warmupSentToday: SentTodayOf = (...args) => warmup.sentToday(...args);
   const warmupHealth: WarmupHealthOf = (...args) => warmup.healthScores(...args);
   const placementSentToday: SentTodayOf = (...args) => placement.sentToday(...args);
+  // An SMTP account's mailbox provider is the sending engine's look-up of its domain (built below).
+  const mailboxProviders: MailboxProvidersOf = (...args) => sending.knownProviders(...args);
   const accounts = new AccountService(
     db,
     accountStore,
@@ -156,6 +160,7 @@ export function createServices(deps: Deps) {
     warmupHealth,
     placementSentToday,
     trackingDomains,
+    mailboxProviders,
     config.verifyMailLogins ? loginCheck : null,
   );
   // Progress rows are the sending engine's; campaigns and contacts reach them through ports (sending is built below).
@@ -193,6 +198,7 @@ export function createServices(deps: Deps) {
     tracking,
     mail,
     clock,
+    new RecipientProviders(db, dns, clock),
   );
   // Resumes and moves change the engine's progress rows: the contact module reaches them through this interface.
   const contactLifecycle = new ContactLifecycle(db, new ContactStore(), campaigns, progress, clock);

@@ -86,6 +86,7 @@ describe('POST /v2/account/connect', () => {
       createdAt: '2026-11-23T10:00:00.000Z',
       updatedAt: '2026-11-23T10:00:00.000Z',
       trackingDomain: null,
+      mailboxProvider: 'google',
     });
     expect(JSON.stringify(data)).not.toContain('secret-1');
 
@@ -261,6 +262,7 @@ describe('the encryption key', () => {
       (...args) => t.services.warmup.healthScores(...args),
       t.services.placement.sentToday,
       t.services.trackingDomains,
+      (...args) => t.services.sending.knownProviders(...args),
     );
     await expect(accounts.connect(ws.workspaceId, googleAccount('a@b.io'))).rejects.toMatchObject({
       status: 409,

@@ -39,6 +39,8 @@ describe('POST /v2/campaign/create', () => {
             dailyNewContacts: null,
             trackingDomainId: null,
             recipientDomainDailyLimit: null,
+            matchProvider: false,
+            matchProviderStrict: false,
           },
           counts: { steps: 0, accounts: 0, contacts: 0 },
           launchedAt: null,
@@ -71,6 +73,8 @@ describe('POST /v2/campaign/create', () => {
       dailyNewContacts: null,
       trackingDomainId: null,
       recipientDomainDailyLimit: null,
+      matchProvider: false,
+      matchProviderStrict: false,
     });
     // The zone is stored under its canonical name and the days in order.
     expect(campaign.schedule).toEqual({
@@ -162,6 +166,8 @@ describe('schedules', () => {
       dailyNewContacts: null,
       trackingDomainId: null,
       recipientDomainDailyLimit: null,
+      matchProvider: false,
+      matchProviderStrict: false,
     });
     expect(data!.data.campaign.updatedAt).toBe(t.clock.now().toISOString());
   });

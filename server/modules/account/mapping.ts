@@ -62,6 +62,8 @@ export function toAccount(
   row: AccountRow,
   sent: { campaign: number; warmup: number },
   trackingDomain: Schemas['TrackingDomainChoice'] | null,
+  /** The mailbox provider of an SMTP account's domain, as last looked up. */
+  smtpMailboxProvider: Schemas['MailboxProvider'] | null,
 ): Schemas['EmailAccount'] {
   return {
     id: row.id,
@@ -75,6 +77,7 @@ export function toAccount(
     smtp: server(row.smtp_host, row.smtp_port, row.smtp_user),
     imap: server(row.imap_host, row.imap_port, row.imap_user),
     trackingDomain,
+    mailboxProvider: row.provider === 'smtp' ? smtpMailboxProvider : row.provider,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };

@@ -49,6 +49,9 @@ export type SentTodayOf = (db: Executor, accountIds: string[], timezone: string)
 /** The tracking domains accounts chose, and the check that one may be chosen (the tracking module's, wired by the composition root). */
 export type AccountTrackingDomains = Pick<TrackingDomainService, 'choices' | 'requireVerified'>;
 
+/** Known mailbox providers of mail domains (the sending module's look-ups, wired by the composition root). */
+export type MailboxProvidersOf = (db: Executor, domains: string[]) => Promise<Map<string, Schemas['MailboxProvider']>>;
+
 export type WarmupHealthOf = (db: Executor, accountIds: string[]) => Promise<Map<string, Schemas['WarmupHealth']>>;
 
 /** An account as a campaign's account list shows it. */
@@ -98,6 +101,8 @@ function warmupColumns(input: WarmupInput): WarmupColumns {
   return columns;
 }
 
+const mailDomainOf = (email: string) => domainOf(email).toLowerCase();
+
 export class AccountService {
   constructor(
     private readonly db: Db,
@@ -116,6 +121,7 @@ export class AccountService {
     /** Inbox-placement-test sends today per account (the placement module's count, wired by the composition root). */
     private readonly placementSentToday: SentTodayOf,
     private readonly trackingDomains: AccountTrackingDomains,
+    private readonly mailboxProviders: MailboxProvidersOf,
     /** Tries the logins before an account is stored; null skips it (VERIFY_MAIL_LOGINS=0). */
     private readonly loginCheck: MailLoginCheck | null = null,
   ) {}
@@ -153,12 +159,17 @@ export class AccountService {
   private async views(db: Executor, workspace: ZonedWorkspace, rows: AccountRow[]): Promise<Schemas['EmailAccount'][]> {
     const ids = rows.map((r) => r.id);
     const domainIds = rows.flatMap((r) => (r.tracking_domain_id ? [r.tracking_domain_id] : []));
-    const [sent, domains] = await Promise.all([
-      this.sentToday(db, workspace, ids),
-      this.trackingDomains.choices(db, workspace.id, domainIds),
-    ]);
+    const smtpDomains = rows.filter((r) => r.provider === 'smtp').map((r) => mailDomainOf(r.email));
+    const sent = await this.sentToday(db, workspace, ids);
+    const domains = await this.trackingDomains.choices(db, workspace.id, domainIds);
+    const providers = await this.mailboxProviders(db, smtpDomains);
     return rows.map((row) =>
-      toAccount(row, sent.get(row.id)!, row.tracking_domain_id ? (domains.get(row.tracking_domain_id) ?? null) : null),
+      toAccount(
+        row,
+        sent.get(row.id)!,
+        row.tracking_domain_id ? (domains.get(row.tracking_domain_id) ?? null) : null,
+        providers.get(mailDomainOf(row.email)) ?? null,
+      ),
     );
   }
 
@@ -268,6 +279,7 @@ export class AccountService {
             row.tracking_domain_id,
           ) ?? null)
         : null,
+      (await this.mailboxProviders(this.db, [mailDomainOf(email)])).get(mailDomainOf(email)) ?? null,
     );
   }
 

@@ -68,6 +68,8 @@ export function optionsToRow(options: OptionsInput | undefined): Partial<Campaig
   if (options.trackingDomainId !== undefined) row.tracking_domain_id = options.trackingDomainId;
   if (options.recipientDomainDailyLimit !== undefined)
     row.recipient_domain_daily_limit = options.recipientDomainDailyLimit;
+  if (options.matchProvider !== undefined) row.match_provider = options.matchProvider;
+  if (options.matchProviderStrict !== undefined) row.match_provider_strict = options.matchProviderStrict;
   return row;
 }
 

@@ -113,6 +113,8 @@ export class CampaignService {
         text_only: false,
         tracking_domain_id: null,
         recipient_domain_daily_limit: null,
+        match_provider: false,
+        match_provider_strict: false,
         ...optionsToRow(input.options),
         launched_at: null,
         created_at: now,

@@ -33,6 +33,8 @@ export interface CampaignRow {
   tracking_domain_id: string | null;
   /** At most this many emails a day to one recipient domain from this campaign (null: no cap). */
   recipient_domain_daily_limit: number | null;
+  match_provider: boolean;
+  match_provider_strict: boolean;
   launched_at: Date | null;
   created_at: Date;
   updated_at: Date;
@@ -110,6 +112,8 @@ const CAMPAIGN_COLUMNS = columnsOf<CampaignRow>({
   text_only: true,
   tracking_domain_id: true,
   recipient_domain_daily_limit: true,
+  match_provider: true,
+  match_provider_strict: true,
   launched_at: true,
   created_at: true,
   updated_at: true,

@@ -37,6 +37,8 @@ export function toCampaign(v: CampaignView): Campaign {
       textOnly: v.text_only,
       trackingDomainId: v.tracking_domain_id,
       recipientDomainDailyLimit: v.recipient_domain_daily_limit,
+      matchProvider: v.match_provider,
+      matchProviderStrict: v.match_provider_strict,
     },
     counts: { steps: v.step_count, accounts: v.account_count, contacts: v.contact_count },
     launchedAt: v.launched_at ? iso(v.launched_at) : null,

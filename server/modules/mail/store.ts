@@ -308,9 +308,9 @@ export class MailStore {
       .andWhere('created_at', '>=', since)
       .whereIn('status', COUNTED)
       .groupByRaw(domain)
-      .select(db.raw(`${domain} AS domain`), db.raw('count(*)::int AS n'));
+      .select<{ domain: string; n: number }[]>(db.raw(`${domain} AS domain`), db.raw('count(*)::int AS n'));
     if (scope.campaignId) query.andWhere('campaign_id', scope.campaignId);
-    const rows: { domain: string; n: number }[] = await query;
+    const rows = await query;
     return new Map(rows.map((r) => [r.domain, r.n]));
   }
 

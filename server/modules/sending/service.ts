@@ -35,6 +35,7 @@ import {
 import type { SuppressionService } from '../suppression/service';
 import { pickVariant, renderBody, renderTemplate, type TemplateValues } from './render';
 import { nextOpenMoment, startOfLocalDay } from './schedule';
+import { mailDomainOf, type MailboxProvider, type RecipientProviders } from './providers';
 import type { DueContact, SendingAccount, SendingCampaign, SendingStep, SendingStore } from './store';
 
 type SendingStatus = components['schemas']['CampaignSendingStatus'];
@@ -44,8 +45,8 @@ type SendingSettings = components['schemas']['SendingSettings'];
 /** Why a due contact waits for the next day: its recipient domain had the emails a day its caps allow. */
 export const RECIPIENT_DOMAIN_LIMIT = 'recipient_domain_limit';
 
-/** The recipient's domain, in lower case. */
-const domainOf = (email: string) => email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+/** Why a due contact waits in a strictly provider-matched campaign: no account of its provider has room now. */
+export const NO_ACCOUNT_OF_PROVIDER = 'no_account_of_provider';
 
 /** The start of the next local day (a day is 23 to 25 hours long, so 26 hours on is inside the next one). */
 const nextLocalDay = (timezone: string, now: Date) =>
@@ -181,6 +182,7 @@ export class SendingService {
     private readonly links: MessageLinks,
     private readonly mail: MailService,
     private readonly clock: Clock,
+    private readonly providers: RecipientProviders,
     options: Partial<EngineOptions> = {},
   ) {
     this.options = { ...DEFAULT_ENGINE_OPTIONS, ...options };
@@ -239,6 +241,10 @@ export class SendingService {
     )) {
       if (run.stopped) break;
       this.lastCampaign = campaignId;
+      // DNS before the claim's transaction, never inside it.
+      await this.providers.refresh(
+        (await this.store.addressesToMatch(this.db, campaignId, now, this.options.batchSize)).map(mailDomainOf),
+      );
       const claimed = await this.db.transaction((trx) => this.claim(trx, campaignId, now));
       sent += await this.deliver(claimed, run);
     }
@@ -306,6 +312,11 @@ export class SendingService {
       due.map((c) => c.email),
     );
     const domainRoom = await this.domainRoom(trx, campaign, campaign.schedule.timezone, due, now);
+    const providers = campaign.match_provider
+      ? await this.providers.known(trx, [...due.map((c) => c.email), ...accounts.map((a) => a.email)].map(mailDomainOf))
+      : null;
+    const mailboxOf = (a: SendingAccount): MailboxProvider | null =>
+      a.provider === 'smtp' ? (providers?.get(mailDomainOf(a.email)) ?? null) : a.provider;
     for (const contact of due) {
       if (campaignLeft <= 0) break;
       if (suppressed.has(contact.email.toLowerCase())) {
@@ -326,7 +337,7 @@ export class SendingService {
         continue;
       }
       if (contact.step_number === 1 && newLeft <= 0) continue;
-      const domain = domainOf(contact.email);
+      const domain = mailDomainOf(contact.email);
       const resumeAt = domainRoom?.fullUntil(domain);
       if (resumeAt) {
         await this.store.updateProgress(trx, contact.contact_id, {
@@ -337,8 +348,17 @@ export class SendingService {
         });
         continue;
       }
-      const account = this.chooseAccount(accounts, contact, now);
-      if (!account) continue;
+      const want = providers?.get(domain) ?? null;
+      // An account of the recipient's provider first; then, unless the match is strict, any account.
+      const strict = want !== null && campaign.match_provider_strict;
+      const account =
+        (want && this.chooseAccount(accounts, contact, now, { want, of: mailboxOf })) ||
+        (strict ? undefined : this.chooseAccount(accounts, contact, now));
+      if (!account) {
+        if (strict && !contact.account_id && contact.reason !== NO_ACCOUNT_OF_PROVIDER)
+          await this.store.updateProgress(trx, contact.contact_id, { reason: NO_ACCOUNT_OF_PROVIDER, updated_at: now });
+        continue;
+      }
       const built = await this.build(trx, campaign, steps, step, contact, account, now);
       if (!built) continue;
       domainRoom?.add(domain);
@@ -372,7 +392,7 @@ export class SendingService {
     if (caps.length === 0 || due.length === 0) return null;
     if (campaign.workspace_recipient_domain_daily_limit !== null)
       await this.store.lockRecipientDomains(trx, campaign.workspace_id);
-    const domains = [...new Set(due.map((c) => domainOf(c.email)))];
+    const domains = [...new Set(due.map((c) => mailDomainOf(c.email)))];
     const counted: { cap: number; sent: Map<string, number>; until: Date }[] = [];
     for (const c of caps) {
       const sent = await this.mail.sentToDomainsSince(
@@ -396,13 +416,19 @@ export class SendingService {
 
   /**
    * The contact's own account when it can send now; a contact whose account was unlinked or stopped moves
-   * to the free account with the most capacity left today (which spreads contacts evenly).
+   * to the free account with the most capacity left today (which spreads contacts evenly). With `match`, only
+   * accounts whose mailbox provider is the one wanted are candidates.
    */
-  private chooseAccount(accounts: SendingAccount[], contact: DueContact, now: Date): SendingAccount | undefined {
+  private chooseAccount(
+    accounts: SendingAccount[],
+    contact: DueContact,
+    now: Date,
+    match?: { want: MailboxProvider; of: (a: SendingAccount) => MailboxProvider | null },
+  ): SendingAccount | undefined {
     const own = contact.account_id ? accounts.find((a) => a.id === contact.account_id) : undefined;
     if (own) return canSend(own, now) ? own : undefined;
     return accounts
-      .filter((a) => canSend(a, now))
+      .filter((a) => canSend(a, now) && (!match || match.of(a) === match.want))
       .sort((a, b) => b.daily_limit - b.sent_today - (a.daily_limit - a.sent_today) || a.id.localeCompare(b.id))[0];
   }
 
@@ -811,6 +837,17 @@ export class SendingService {
       reasons,
       heldReasons: held,
     };
+  }
+
+  /** The provider of the address's mailbox as last looked up, or null (GET /v1/contact/get). */
+  async recipientProvider(email: string): Promise<MailboxProvider | null> {
+    const domain = mailDomainOf(email);
+    return (await this.providers.known(this.db, [domain])).get(domain) ?? null;
+  }
+
+  /** Known providers of mail domains (the account view's `mailboxProvider` for SMTP accounts). */
+  knownProviders(db: Executor, domains: string[]): Promise<Map<string, MailboxProvider>> {
+    return this.providers.known(db, domains);
   }
 
   /** The workspace's sending settings (GET /v2/sending/settings). */

@@ -43,6 +43,9 @@ export interface SendingCampaign {
   /** Most emails a day to one recipient domain: from this campaign, and from the whole workspace (null: no cap). */
   recipient_domain_daily_limit: number | null;
   workspace_recipient_domain_daily_limit: number | null;
+  /** Send first emails from an account of the recipient's provider when one has room (strict: only then). */
+  match_provider: boolean;
+  match_provider_strict: boolean;
   /** The campaign's tracking domain while it is verified, else null (the default host). */
   tracking_host: string | null;
 }
@@ -74,6 +77,7 @@ export interface SendingAccount {
   sent_today: number;
   /** The account's tracking domain while it is verified, else null. */
   tracking_host: string | null;
+  provider: 'google' | 'microsoft' | 'smtp';
 }
 
 /** A workspace's sending settings (no row: the defaults). */
@@ -208,6 +212,8 @@ export class SendingStore {
         'td.domain as tracking_host',
         'k.recipient_domain_daily_limit',
         'ss.recipient_domain_daily_limit as workspace_recipient_domain_daily_limit',
+        'k.match_provider',
+        'k.match_provider_strict',
       );
     // The campaign module writes the schedule (validated); the driver may hand over the json as text.
     return row && { ...row, schedule: jsonColumn(row.schedule) as ScheduleJson | null };
@@ -254,7 +260,7 @@ export class SendingStore {
       .whereIn('s.account_id', ids)
       .orderBy('s.account_id')
       .forUpdate('s')
-      .select('a.id', 'a.email', 'a.daily_limit', 's.next_send_at', 'td.domain as tracking_host');
+      .select('a.id', 'a.email', 'a.provider', 'a.daily_limit', 's.next_send_at', 'td.domain as tracking_host');
   }
 
   async dueContacts(db: Executor, campaignId: string, now: Date, limit: number): Promise<DueContact[]> {
@@ -278,6 +284,29 @@ export class SendingStore {
         'c.linkedin_url',
         'c.custom_variables',
       );
+  }
+
+  /**
+   * The addresses whose provider a claim of this campaign may match: its due contacts' (as many as a claim
+   * takes) and its linked SMTP accounts'; none when the campaign does not match providers.
+   */
+  async addressesToMatch(db: Executor, campaignId: string, now: Date, limit: number): Promise<string[]> {
+    const matching = await db('campaigns')
+      .where({ id: campaignId, match_provider: true })
+      .first<{ id: string } | undefined>('id');
+    if (!matching) return [];
+    const contacts: { email: string }[] = await db('sending_progress as p')
+      .join('contacts as c', 'c.id', 'p.contact_id')
+      .where({ 'p.campaign_id': campaignId, 'p.state': 'waiting' })
+      .andWhere('p.due_at', '<=', now)
+      .orderBy([{ column: 'p.due_at' }, { column: 'p.contact_id' }])
+      .limit(limit)
+      .select('c.email');
+    const accounts: { email: string }[] = await db('campaign_accounts as ca')
+      .join('email_accounts as a', 'a.id', 'ca.account_id')
+      .where({ 'ca.campaign_id': campaignId, 'a.provider': 'smtp' })
+      .select('a.email');
+    return [...contacts, ...accounts].map((r) => r.email);
   }
 
   /** Serializes claims of one workspace's campaigns while they count its mail per recipient domain. */
