@@ -1073,6 +1073,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/account/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change an email account's settings
+         * @description Changes an account's settings (its tracking domain). Errors: `400` malformed input; `404` no such account,
+         *     or no such tracking domain, in this workspace; `409` the tracking domain is not verified.
+         */
+        post: operations["updateAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/account/vitals": {
         parameters: {
             query?: never;
@@ -3351,6 +3372,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/sending/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the workspace's sending settings
+         * @description The settings that govern every campaign of the workspace (the cap per recipient domain). Changes nothing.
+         */
+        get: operations["getSendingSettings"];
+        put?: never;
+        /**
+         * Change the workspace's sending settings
+         * @description Changes the settings named in the body; the next run of the sending engine applies them.
+         */
+        post: operations["updateSendingSettings"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/suppression/add": {
         parameters: {
             query?: never;
@@ -3408,6 +3453,111 @@ export interface paths {
          *     addresses again. Values not on the list are reported in `notListed`.
          */
         post: operations["removeSuppressions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/tracking-domain/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a custom tracking domain
+         * @description Adds a host of yours for the open pixel, click links and unsubscribe link, and checks its DNS at once.
+         *     Create a CNAME record from the domain to `cnameTarget` (in the answer); the domain turns `verified` when
+         *     the record is found (a `tracking.domainVerified` event). Errors: `400` not a host name; `409` the domain is
+         *     already in this workspace, or verified in another one.
+         */
+        post: operations["createTrackingDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/tracking-domain/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove a custom tracking domain
+         * @description Removes the domain; accounts and campaigns that chose it use the default host from then on, and links
+         *     already sent on it stop answering. `404` when it is not yours.
+         */
+        post: operations["deleteTrackingDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/tracking-domain/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a custom tracking domain
+         * @description One tracking domain with its status and the reason it is not verified; `404` when it is not yours.
+         */
+        get: operations["getTrackingDomain"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/tracking-domain/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List custom tracking domains
+         * @description The workspace's tracking domains, newest first.
+         */
+        get: operations["listTrackingDomains"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/tracking-domain/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a custom tracking domain's DNS now
+         * @description Looks the CNAME record up now (instead of waiting for the next scheduled check) and answers the result.
+         *     A change of status records `tracking.domainVerified` or `tracking.domainFailed`. `404` when it is not yours.
+         */
+        post: operations["verifyTrackingDomain"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4110,6 +4260,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "tracking.domainFailed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * tracking.domainFailed
+         * @description What a subscription to `tracking.domainFailed` receives (headers webhook-id, webhook-timestamp, webhook-signature).
+         */
+        post: operations["eventTrackingDomainFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "tracking.domainVerified": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * tracking.domainVerified
+         * @description What a subscription to `tracking.domainVerified` receives (headers webhook-id, webhook-timestamp, webhook-signature).
+         */
+        post: operations["eventTrackingDomainVerified"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -4535,10 +4725,28 @@ export interface components {
              */
             intentSetsLeadStatus: boolean;
             /**
+             * @description Send each contact's first email from a linked account of the recipient's provider (`google` to `google`,
+             *     `microsoft` to `microsoft`, `other` to `other`, from the recipient domain's MX) when one has room; otherwise
+             *     from any account (default `false`). Later steps stay with the account that sent the first.
+             */
+            matchProvider: boolean;
+            /**
+             * @description With `matchProvider`, send only from an account of the recipient's provider (default `false`): a contact
+             *     with none that has room waits, with the reason `no_account_of_provider`.
+             */
+            matchProviderStrict: boolean;
+            /**
              * @description Up to this many more minutes, chosen at random per send, on top of `emailGapMinutes` so sends do not look machine-timed (default `5`).
              * @example 5
              */
             randomWaitMaxMinutes: number;
+            /**
+             * @description At most this many emails a day from this campaign (all its accounts together) to one recipient domain, in
+             *     the schedule's time zone (default `null`: no cap; the workspace's cap in `/v2/sending/settings` applies
+             *     as well). A contact held back waits with the reason `recipient_domain_limit` and goes the next day.
+             * @example 5
+             */
+            recipientDomainDailyLimit: number | null;
             /**
              * @description Send to each contact inside the schedule's days and hours read in the contact's own `timezone` (a contact
              *     without one uses the schedule's zone), so 09:00-17:00 means 09:00 in Tokyo for a lead in Tokyo (default
@@ -4567,6 +4775,14 @@ export interface components {
             textOnly: boolean;
             /** @description Rewrite links to count clicks (default `true`; ignored when `textOnly` is true). */
             trackClicks: boolean;
+            /**
+             * Format: uuid
+             * @description A verified tracking domain of the workspace for the links in this campaign's mail, used for accounts that
+             *     chose none of their own (default `null`: the default host). A domain that stops checking out falls back to
+             *     the default host until it does again.
+             * @example 0192f0c7-0000-7000-8000-0000000000d1
+             */
+            trackingDomainId: string | null;
             /** @description Add an open-tracking pixel (default `true`; ignored when `textOnly` is true, since plain text cannot carry a pixel). */
             trackOpens: boolean;
         };
@@ -4595,10 +4811,28 @@ export interface components {
              */
             intentSetsLeadStatus?: boolean;
             /**
+             * @description Send each contact's first email from a linked account of the recipient's provider (`google` to `google`,
+             *     `microsoft` to `microsoft`, `other` to `other`, from the recipient domain's MX) when one has room; otherwise
+             *     from any account (default `false`). Later steps stay with the account that sent the first.
+             */
+            matchProvider?: boolean;
+            /**
+             * @description With `matchProvider`, send only from an account of the recipient's provider (default `false`): a contact
+             *     with none that has room waits, with the reason `no_account_of_provider`.
+             */
+            matchProviderStrict?: boolean;
+            /**
              * @description Up to this many more minutes, chosen at random per send, on top of `emailGapMinutes` so sends do not look machine-timed (default `5`).
              * @example 5
              */
             randomWaitMaxMinutes?: number;
+            /**
+             * @description At most this many emails a day from this campaign (all its accounts together) to one recipient domain, in
+             *     the schedule's time zone (default `null`: no cap; the workspace's cap in `/v2/sending/settings` applies
+             *     as well). A contact held back waits with the reason `recipient_domain_limit` and goes the next day.
+             * @example 5
+             */
+            recipientDomainDailyLimit?: number | null;
             /**
              * @description Send to each contact inside the schedule's days and hours read in the contact's own `timezone` (a contact
              *     without one uses the schedule's zone), so 09:00-17:00 means 09:00 in Tokyo for a lead in Tokyo (default
@@ -4627,6 +4861,14 @@ export interface components {
             textOnly?: boolean;
             /** @description Rewrite links to count clicks (default `true`; ignored when `textOnly` is true). */
             trackClicks?: boolean;
+            /**
+             * Format: uuid
+             * @description A verified tracking domain of the workspace for the links in this campaign's mail, used for accounts that
+             *     chose none of their own (default `null`: the default host). A domain that stops checking out falls back to
+             *     the default host until it does again.
+             * @example 0192f0c7-0000-7000-8000-0000000000d1
+             */
+            trackingDomainId?: string | null;
             /** @description Add an open-tracking pixel (default `true`; ignored when `textOnly` is true). */
             trackOpens?: boolean;
         };
@@ -5217,7 +5459,10 @@ export interface components {
             nextDueAt: string | null;
             /** @description The position (1-based) of the next step to send; `null` when done. */
             nextStep: number | null;
-            /** @description Why the contact is held, stopped or waiting for a retry (`smtp_failed: ...`). */
+            /**
+             * @description Why the contact is held, stopped or waiting: for a retry (`smtp_failed: ...`), or for the next day because
+             *     its recipient domain had all the emails a day allows (`recipient_domain_limit`).
+             */
             reason: string | null;
             /** @enum {string} */
             state: "waiting" | "sending" | "held" | "done" | "unknown";
@@ -5345,6 +5590,11 @@ export interface components {
             id: string;
             /** @description The IMAP login, or `null` when none was given (replies are then not read from this mailbox). */
             imap: components["schemas"]["EmailAccountServer"] | null;
+            /**
+             * @description Who runs the mailbox, for matching recipients' providers: `google` and `microsoft` accounts are theirs; an
+             *     `smtp` account's comes from its domain's MX, `null` until the sending engine looked it up.
+             */
+            mailboxProvider: components["schemas"]["MailboxProvider"] | null;
             provider: components["schemas"]["EmailAccountProvider"];
             /**
              * @description Campaign and inbox-placement-test emails sent today (workspace time zone), warm-up excluded.
@@ -5354,6 +5604,8 @@ export interface components {
             /** @description The SMTP login that sends. Accounts connected through the API always have one; `null` means none is stored. */
             smtp: components["schemas"]["EmailAccountServer"] | null;
             status: components["schemas"]["EmailAccountStatus"];
+            /** @description The tracking domain this account's campaign mail uses (`POST /v2/account/update`), or `null` when it chose none. */
+            trackingDomain: components["schemas"]["TrackingDomainChoice"] | null;
             /** Format: date-time */
             updatedAt: string;
             warmup: components["schemas"]["EmailAccountWarmup"];
@@ -5488,6 +5740,12 @@ export interface components {
             provider: components["schemas"]["EmailAccountProvider"];
             smtp?: components["schemas"]["EmailAccountServerInput"];
             /**
+             * Format: uuid
+             * @description A verified tracking domain of the workspace for the links in this account's campaign mail (`409` when it is not verified; `404` when it is not yours).
+             * @example 0192f0c7-0000-7000-8000-0000000000d1
+             */
+            trackingDomainId?: string | null;
+            /**
              * @description Warm-up settings. Present (even `{}`), warm-up starts at once with these settings (fields left out take
              *     the defaults); left out, warm-up stays off (enable it later with `POST /v1/account/warmup/enable`).
              */
@@ -5591,6 +5849,22 @@ export interface components {
          * @enum {string}
          */
         EmailAccountStatus: "active" | "paused" | "connectionError" | "sendingError" | "reconnectRequired";
+        /** @description Settings of a connected account to change; fields left out keep their value. */
+        EmailAccountUpdateRequest: {
+            /**
+             * Format: uuid
+             * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+             */
+            accountId: string;
+            /**
+             * Format: uuid
+             * @description A verified tracking domain of the workspace for the links in this account's campaign mail (it wins over
+             *     the campaign's choice, since it can match the sender's own domain); `null` for the campaign's or the
+             *     default host. `409` when the domain is not verified.
+             * @example 0192f0c7-0000-7000-8000-0000000000d1
+             */
+            trackingDomainId?: string | null;
+        };
         /**
          * @description Deliverability vitals of one account: DNS checks of its domain (MX, SPF, DKIM, DMARC), `allPass` when
          *     all four pass, its listings on DNS blocklists, its sending reputation over the last 30 days from stored
@@ -6101,7 +6375,7 @@ export interface components {
          * @example email.sent
          * @enum {string}
          */
-        EventType: "email.sent" | "email.opened" | "email.clicked" | "email.replied" | "email.autoReplied" | "email.bounced" | "contact.unsubscribed" | "contact.leadStatusChanged" | "campaign.launched" | "campaign.paused" | "campaign.completed" | "account.statusChanged" | "account.warmupEnabled" | "account.warmupPaused" | "account.warmupBanned" | "job.completed" | "job.failed" | "placement.completed";
+        EventType: "email.sent" | "email.opened" | "email.clicked" | "email.replied" | "email.autoReplied" | "email.bounced" | "contact.unsubscribed" | "contact.leadStatusChanged" | "campaign.launched" | "campaign.paused" | "campaign.completed" | "account.statusChanged" | "account.warmupEnabled" | "account.warmupPaused" | "account.warmupBanned" | "job.completed" | "job.failed" | "placement.completed" | "tracking.domainVerified" | "tracking.domainFailed";
         /**
          * @description A background job. Its rows are processed by the worker in batches; `progress` and `counts` move batch by
          *     batch, so polling `GET /v2/job/get` shows it advance, and `job.completed` / `job.failed` events announce
@@ -6577,6 +6851,13 @@ export interface components {
             /** @description How many items match in all. */
             total: number;
         };
+        /**
+         * @description Who runs a mailbox, from its domain's MX records: `google` (Google Workspace, Gmail), `microsoft`
+         *     (Microsoft 365, Outlook) or `other`. Looked up once per domain and kept 7 days.
+         * @example google
+         * @enum {string}
+         */
+        MailboxProvider: "google" | "microsoft" | "other";
         /** @description The mail an `email.*` event is about. Opens and clicks add `flagged` (machine-made) and clicks `url`; bounces add `bounceType` and `smtpResponse`; replies add `inboundMessageId`, `subject`, `intent` and `referral` (see `ReplyIntent`). */
         MailEventData: {
             /** Format: uuid */
@@ -7120,11 +7401,31 @@ export interface components {
          *     `not_launched` (draft), `paused`, `completed`, `no_contacts`, `no_schedule`, `outside_schedule` (sends resume at
          *     `nextSendAt`), `schedule_ended` (past `endDate`), `no_sendable_account` (no linked account is `active`),
          *     `daily_limit_reached` (the campaign's `dailyLimit` is used up today), `contacts_held` (some contacts wait for a
-         *     template variable they lack: see `heldReasons`).
+         *     template variable they lack: see `heldReasons`), `recipient_domain_limit` (some due contacts wait for the next day:
+         *     their recipient domain reached the campaign's `recipientDomainDailyLimit` or the workspace's),
+         *     `outside_lead_hours` (some contacts wait for the schedule's hours in their own time zone: `sendInLeadTimezone`).
          * @example outside_schedule
          * @enum {string}
          */
-        SendingReason: "not_launched" | "paused" | "completed" | "no_contacts" | "no_schedule" | "outside_schedule" | "schedule_ended" | "no_sendable_account" | "daily_limit_reached" | "contacts_held" | "outside_lead_hours";
+        SendingReason: "not_launched" | "paused" | "completed" | "no_contacts" | "no_schedule" | "outside_schedule" | "schedule_ended" | "no_sendable_account" | "daily_limit_reached" | "contacts_held" | "outside_lead_hours" | "recipient_domain_limit";
+        /** @description The workspace's sending settings, across all its campaigns. */
+        SendingSettings: {
+            /**
+             * @description At most this many campaign emails a day to one recipient domain (`globex.com`), across every campaign and
+             *     account of the workspace, in the workspace's time zone; `null` (the default) means no workspace cap. A
+             *     contact held back waits with the reason `recipient_domain_limit` and goes the next day.
+             * @example 20
+             */
+            recipientDomainDailyLimit: number | null;
+        };
+        /** @description Sending settings to change; fields left out keep their value. */
+        SendingSettingsInput: {
+            /**
+             * @description At most this many campaign emails a day to one recipient domain across the workspace; `null` removes the cap.
+             * @example 20
+             */
+            recipientDomainDailyLimit?: number | null;
+        };
         /** @description One step (email) of a campaign's sequence. */
         SequenceStep: {
             /** Format: uuid */
@@ -7338,6 +7639,109 @@ export interface components {
              */
             values: string[];
         };
+        /**
+         * @description A host of the workspace's own for the open pixel, click links and unsubscribe link in its mail. Create a
+         *     CNAME record from `domain` to `cnameTarget`; the domain is checked at once, every 10 minutes while it is not
+         *     verified, every 6 hours once it is, and on `POST /v2/tracking-domain/verify`.
+         */
+        TrackingDomain: {
+            /**
+             * Format: date-time
+             * @description The last DNS check.
+             */
+            checkedAt: string | null;
+            /**
+             * @description The host the CNAME record must name (the service's tracking host).
+             * @example track.leadreach.io
+             */
+            cnameTarget: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * @description The host name, in lower case.
+             * @example track.acme.com
+             */
+            domain: string;
+            /**
+             * Format: uuid
+             * @example 0192f0c7-0000-7000-8000-0000000000d1
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description The next scheduled DNS check.
+             */
+            nextCheckAt: string;
+            reason: components["schemas"]["TrackingDomainReason"] | null;
+            status: components["schemas"]["TrackingDomainStatus"];
+            /**
+             * Format: date-time
+             * @description When the domain last became verified.
+             */
+            verifiedAt: string | null;
+        };
+        /**
+         * @description The tracking domain an account or campaign chose, and whether its mail uses it now (`inUse`: only while it
+         *     is verified; otherwise the links use the default host).
+         */
+        TrackingDomainChoice: {
+            /** @example track.acme.com */
+            domain: string;
+            /**
+             * Format: uuid
+             * @example 0192f0c7-0000-7000-8000-0000000000d1
+             */
+            id: string;
+            /** @description The links in this mail use the domain now (it is verified); `false` means they fall back to the default host. */
+            inUse: boolean;
+            status: components["schemas"]["TrackingDomainStatus"];
+        };
+        /** @description A host name to use for tracking links. */
+        TrackingDomainCreateRequest: {
+            /**
+             * @description A host name (a subdomain such as `track.acme.com`; case-insensitive, no scheme, no path).
+             * @example track.acme.com
+             */
+            domain: string;
+        };
+        TrackingDomainEventData: {
+            domain: string;
+            reason: components["schemas"]["TrackingDomainReason"] | null;
+            status: components["schemas"]["TrackingDomainStatus"];
+            /** Format: uuid */
+            trackingDomainId: string;
+        };
+        /** @description A tracking domain of the workspace. */
+        TrackingDomainIdRequest: {
+            /**
+             * Format: uuid
+             * @example 0192f0c7-0000-7000-8000-0000000000d1
+             */
+            id: string;
+        };
+        /** @description Why the domain is not verified (or what the last check could not read); `null` on a domain that checks out. */
+        TrackingDomainReason: {
+            /**
+             * @description `no_record`: the name has no CNAME record (nor an A record); `wrong_target`: its CNAME names another host;
+             *     `conflicting_a_record`: the name has A records instead of the CNAME (remove them, or turn off a DNS
+             *     provider's proxying/flattening); `dns_unavailable`: the resolver did not answer (the status is kept and
+             *     the check repeated); `in_use`: the domain is verified in another workspace.
+             * @example wrong_target
+             * @enum {string}
+             */
+            code: "no_record" | "wrong_target" | "conflicting_a_record" | "dns_unavailable" | "in_use";
+            /** @example track.acme.com is a CNAME to links.other.io, not to track.leadreach.io. */
+            message: string;
+        };
+        /**
+         * @description `pending`: no CNAME record found yet (checked again every few minutes); `verified`: the CNAME points at the
+         *     target, and mail of accounts and campaigns that chose the domain uses it; `failed`: a record is wrong (another
+         *     target, an A record in its place), or a verified domain lost its record - mail falls back to the default host
+         *     until it checks out again.
+         * @example verified
+         * @enum {string}
+         */
+        TrackingDomainStatus: "pending" | "verified" | "failed";
         /**
          * @description The verdict on one address. Checks run in this order and the first failing one decides:
          *     syntax, disposable domain, domain and MX records, then (when the server has it enabled) an SMTP
@@ -9314,6 +9718,8 @@ export interface operations {
                             contact: components["schemas"]["Contact"];
                             /** @description Where the contact stands in the campaign's sequence; `null` before the engine picked it up. */
                             progress: components["schemas"]["ContactProgress"] | null;
+                            /** @description The provider of the contact's mailbox, from its domain's MX; `null` until the sending engine looked it up (campaigns with `matchProvider`). */
+                            recipientProvider: components["schemas"]["MailboxProvider"] | null;
                         };
                     };
                 };
@@ -9869,6 +10275,47 @@ export interface operations {
             401: components["responses"]["UnauthorizedV2"];
             403: components["responses"]["ForbiddenV2"];
             404: components["responses"]["NotFoundV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    updateAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailAccountUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The account. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            account: components["schemas"]["EmailAccount"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["ConflictV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -11707,6 +12154,8 @@ export interface operations {
                             contact: components["schemas"]["Contact"];
                             /** @description Where the contact stands in the campaign's sequence; `null` before the engine picked it up. */
                             progress: components["schemas"]["ContactProgress"] | null;
+                            /** @description The provider of the contact's mailbox, from its domain's MX; `null` until the sending engine looked it up (campaigns with `matchProvider`). */
+                            recipientProvider: components["schemas"]["MailboxProvider"] | null;
                         };
                     };
                 };
@@ -13723,6 +14172,78 @@ export interface operations {
             503: components["responses"]["ServiceUnavailableV2"];
         };
     };
+    getSendingSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            settings: components["schemas"]["SendingSettings"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    updateSendingSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SendingSettingsInput"];
+            };
+        };
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            settings: components["schemas"]["SendingSettings"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
     addSuppressions: {
         parameters: {
             query?: never;
@@ -13848,6 +14369,230 @@ export interface operations {
             400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             403: components["responses"]["ForbiddenV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    createTrackingDomain: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key you choose for this one logical request (a UUID v4 is a good choice), 1-255 printable ASCII
+                 *     characters. The first completed answer is kept for 24 hours per workspace and key; sending the same
+                 *     key with the same method, path and body again answers that stored status and body with
+                 *     `Idempotent-Replayed: true` and does nothing again (creates, charges and sends nothing). The same key
+                 *     with another body answers `422`; a retry while the first request is still running answers `409`.
+                 *     Optional: without the header every request runs.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TrackingDomainCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The domain, with its first check. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            trackingDomain: components["schemas"]["TrackingDomain"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorV2"];
+                };
+            };
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
+            422: components["responses"]["IdempotencyKeyReusedV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    deleteTrackingDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TrackingDomainIdRequest"];
+            };
+        };
+        responses: {
+            /** @description What was deleted. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            /** Format: uuid */
+                            deletedId: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            404: components["responses"]["NotFoundV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    getTrackingDomain: {
+        parameters: {
+            query: {
+                /**
+                 * @description The tracking domain's id.
+                 * @example 0192f0c7-0000-7000-8000-0000000000d1
+                 */
+                id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tracking domain. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            trackingDomain: components["schemas"]["TrackingDomain"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            404: components["responses"]["NotFoundV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    listTrackingDomains: {
+        parameters: {
+            query?: {
+                /** @description Entries per page (1-100). */
+                limit?: number;
+                /** @description Entries to skip. */
+                skip?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of tracking domains. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            items: components["schemas"]["TrackingDomain"][];
+                            pagination: components["schemas"]["ListPagination"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    verifyTrackingDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TrackingDomainIdRequest"];
+            };
+        };
+        responses: {
+            /** @description The tracking domain after the check. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            trackingDomain: components["schemas"]["TrackingDomain"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            404: components["responses"]["NotFoundV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
@@ -15148,6 +15893,72 @@ export interface operations {
                     data?: components["schemas"]["PlacementCompletedData"];
                     /** @constant */
                     type?: "placement.completed";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is retried; 410 disables the subscription. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventTrackingDomainFailed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["TrackingDomainEventData"];
+                    /** @constant */
+                    type?: "tracking.domainFailed";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is retried; 410 disables the subscription. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventTrackingDomainVerified: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["TrackingDomainEventData"];
+                    /** @constant */
+                    type?: "tracking.domainVerified";
                 };
             };
         };

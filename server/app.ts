@@ -108,7 +108,7 @@ export function createApp(deps: Deps, services: Services = createServices(deps),
   if (config.serveExamples) app.use('/examples', express.static(EXAMPLES_DIR));
 
   // Links in emails: no key, no quota (modules/tracking/routes.ts).
-  app.use(trackingRouter(services.tracking));
+  app.use(trackingRouter(services.tracking, services.trackingDomains));
   // The OAuth provider's redirect back: no key, no quota (modules/account/oauth-routes.ts).
   app.use(oauthCallbackRouter(services.oauth));
 

@@ -60,7 +60,7 @@ export async function boot(): Promise<{ deps: Deps; services: Services; database
 /**
  * The background jobs by the role names WORKER_JOBS takes: campaign sending; mailbox reading; warm-up sending and
  * reading; webhook delivery; bulk jobs (import, verify, enrich); placement tests; and maintenance (expired
- * idempotency keys, the event feed's retention, the raw mail events' month partitions, the audit log's retention).
+ * idempotency keys, the event feed's retention, the raw mail events' month partitions, the audit log's retention, tracking domains' DNS checks).
  */
 export function jobsOfRoles(services: Services, roles: readonly WorkerRole[]): Record<string, Job> {
   const byRole: Record<WorkerRole, Record<string, Job>> = {
@@ -75,6 +75,7 @@ export function jobsOfRoles(services: Services, roles: readonly WorkerRole[]): R
       eventRetention: services.events.retention,
       eventPartitions: services.events.partitions,
       auditRetention: services.audit.retention,
+      trackingDomains: services.trackingDomains,
     },
   };
   return Object.assign({}, ...roles.map((role) => byRole[role])) as Record<string, Job>;

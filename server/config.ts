@@ -99,6 +99,8 @@ export interface Config {
   jobBodyLimitBytes: number;
   /** The public base URL of this service, for unsubscribe, open and click links in emails. */
   publicUrl: string;
+  /** The host custom tracking domains' CNAME records must name (TRACKING_CNAME_TARGET; unset: PUBLIC_URL's host). */
+  trackingCnameTarget: string | undefined;
   /** Log in to SMTP (and IMAP) before storing a connected account (VERIFY_MAIL_LOGINS, default on). */
   verifyMailLogins: boolean;
   /** Timeout of one SMTP connection step when sending. */
@@ -316,6 +318,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     emailEventRetentionMonths: int('EMAIL_EVENT_RETENTION_MONTHS', 0, env),
     jobBodyLimitBytes: int('JOB_BODY_LIMIT_BYTES', 50 * 1024 * 1024, env),
     publicUrl: (env.PUBLIC_URL || `http://localhost:${int('PORT', 3000, env)}`).replace(/\/+$/, ''),
+    trackingCnameTarget: env.TRACKING_CNAME_TARGET?.trim().toLowerCase().replace(/\.$/, '') || undefined,
     verifyMailLogins: bool('VERIFY_MAIL_LOGINS', true, env),
     smtpTimeoutMs: int('SMTP_TIMEOUT_MS', 15000, env),
     allowPrivateMailHosts: bool('ALLOW_PRIVATE_MAIL_HOSTS', false, env),

@@ -24,6 +24,8 @@ export interface DnsLookup {
   txt(name: string): Promise<DnsResult<string>>;
   /** IPv4 addresses (A records). */
   a(name: string): Promise<DnsResult<string>>;
+  /** The name's canonical names (CNAME records), lower case without the trailing dot. */
+  cname(name: string): Promise<DnsResult<string>>;
 }
 
 /** Builds a resolver: the configured servers, or the system's when none is configured. */
@@ -78,6 +80,14 @@ export function dnsLookup(resolver: dns.Resolver): DnsLookup {
     async a(name) {
       try {
         return { ok: true, records: await resolver.resolve4(name) };
+      } catch (err) {
+        return failure(err);
+      }
+    },
+    async cname(name) {
+      try {
+        const records = await resolver.resolveCname(name);
+        return { ok: true, records: records.map((r) => r.toLowerCase().replace(/\.$/, '')) };
       } catch (err) {
         return failure(err);
       }

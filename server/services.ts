@@ -41,6 +41,7 @@ import {
   type SentTodayOf,
   type WarmupHealthOf,
   type LinkedCampaigns,
+  type MailboxProvidersOf,
   type MailLoginCheck,
 } from './modules/account/service';
 import { AccountStore } from './modules/account/store';
@@ -76,12 +77,17 @@ import { EventStore } from './modules/events/store';
 import { DEFAULT_INBOX_SETTINGS, InboxService } from './modules/inbox/service';
 import { SendingService } from './modules/sending/service';
 import { SendingStore } from './modules/sending/store';
+import { RecipientProviders } from './modules/sending/providers';
 import { MailService, OAuthClients } from './modules/mail/service';
 import { MailStore } from './modules/mail/store';
 import { SuppressionService } from './modules/suppression/service';
 import { SuppressionStore } from './modules/suppression/store';
 import { TrackingService } from './modules/tracking/service';
 import { TokenSigner } from './modules/tracking/tokens';
+import { TrackingDomainService } from './modules/tracking/domains';
+import { trackingDomainRoutes } from './modules/tracking/routes';
+import { TrackingDomainStore } from './modules/tracking/domain-store';
+
 import { WebhookService } from './modules/webhooks/service';
 import { WebhookStore } from './modules/webhooks/store';
 import { InboxStore } from './modules/inbox/store';
@@ -157,6 +163,14 @@ function buildServices(deps: Deps) {
     config.eventRetentionDays,
     config.emailEventRetentionMonths,
   );
+  const trackingDomains = new TrackingDomainService(
+    db,
+    new TrackingDomainStore(),
+    dns,
+    events,
+    clock,
+    config.trackingCnameTarget ?? new URL(config.publicUrl).hostname,
+  );
   const credits = new CreditService(new CreditStore(), clock);
   const audit = new AuditService(db, new AuditStore(), clock, config.auditRetentionMonths);
   const workspaceStore = new WorkspaceStore();
@@ -201,6 +215,8 @@ function buildServices(deps: Deps) {
   const warmupSentToday: SentTodayOf = (...args) => warmup.sentToday(...args);
   const warmupHealth: WarmupHealthOf = (...args) => warmup.healthScores(...args);
   const placementSentToday: SentTodayOf = (...args) => placement.sentToday(...args);
+  // An SMTP account's mailbox provider is the sending engine's look-up of its domain (built below).
+  const mailboxProviders: MailboxProvidersOf = (...args) => sending.knownProviders(...args);
   const accounts = new AccountService(
     db,
     accountStore,
@@ -214,6 +230,8 @@ function buildServices(deps: Deps) {
     warmupSentToday,
     warmupHealth,
     placementSentToday,
+    trackingDomains,
+    mailboxProviders,
     config.verifyMailLogins ? loginCheck : null,
   );
   // Progress rows are the sending engine's; campaigns and contacts reach them through ports (sending is built below).
@@ -222,7 +240,7 @@ function buildServices(deps: Deps) {
     startContacts: (...args) => sending.startContacts(...args),
     moveProgress: (...args) => sending.moveProgress(...args),
   };
-  const campaigns = new CampaignService(db, new CampaignStore(), events, accounts, progress, clock);
+  const campaigns = new CampaignService(db, new CampaignStore(), events, accounts, progress, clock, trackingDomains);
   const contacts = new ContactService(db, new ContactStore(), events, workspaces, campaigns, progress, clock);
   const leadStore = new LeadStore(clock, config.searchCountCacheSeconds);
   const leads = new LeadService(db, leadStore, clock, credits, config.creditCosts);
@@ -239,6 +257,7 @@ function buildServices(deps: Deps) {
     suppression,
     events,
     clock,
+    (host) => trackingDomains.workspaceOfHost(host),
   );
   const sending = new SendingService(
     db,
@@ -252,6 +271,7 @@ function buildServices(deps: Deps) {
     // The warm-up service is made below; the engine asks it only once running.
     { sentSince: (db, accountIds, since) => warmup.sentSince(db, accountIds, since) },
     clock,
+    new RecipientProviders(db, dns, clock),
   );
   // Resumes and moves change the engine's progress rows: the contact module reaches them through this interface.
   const contactLifecycle = new ContactLifecycle(db, new ContactStore(), campaigns, progress, clock);
@@ -357,6 +377,7 @@ function buildServices(deps: Deps) {
     webhooks,
     sending,
     tracking,
+    trackingDomains,
     suppression,
     mail,
     inbox,
@@ -403,5 +424,6 @@ export function createRoutes(services: Services): Route[] {
     ...suppressionRoutes(services),
     ...webhookRoutes(services),
     ...jobRoutes(services.reads),
+    ...trackingDomainRoutes(services),
   ];
 }

@@ -86,6 +86,8 @@ describe('POST /v2/account/connect', () => {
       imap: { host: 'imap.gmail.com', port: 993, username: 'jane@acme-mail.io' },
       createdAt: '2026-11-23T10:00:00.000Z',
       updatedAt: '2026-11-23T10:00:00.000Z',
+      trackingDomain: null,
+      mailboxProvider: 'google',
     });
     expect(JSON.stringify(data)).not.toContain('secret-1');
 
@@ -260,6 +262,8 @@ describe('the encryption key', () => {
       t.services.warmup.sentToday,
       (...args) => t.services.warmup.healthScores(...args),
       t.services.placement.sentToday,
+      t.services.trackingDomains,
+      (...args) => t.services.sending.knownProviders(...args),
     );
     await expect(accounts.connect(ws.workspaceId, googleAccount('a@b.io'))).rejects.toMatchObject({
       status: 409,

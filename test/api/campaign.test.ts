@@ -38,6 +38,10 @@ describe('POST /v2/campaign/create', () => {
             emailGapMinutes: 10,
             randomWaitMaxMinutes: 5,
             dailyNewContacts: null,
+            trackingDomainId: null,
+            recipientDomainDailyLimit: null,
+            matchProvider: false,
+            matchProviderStrict: false,
           },
           counts: { steps: 0, accounts: 0, contacts: 0 },
           launchedAt: null,
@@ -69,6 +73,10 @@ describe('POST /v2/campaign/create', () => {
       emailGapMinutes: 10,
       randomWaitMaxMinutes: 5,
       dailyNewContacts: null,
+      trackingDomainId: null,
+      recipientDomainDailyLimit: null,
+      matchProvider: false,
+      matchProviderStrict: false,
     });
     // The zone is stored under its canonical name and the days in order.
     expect(campaign.schedule).toEqual({
@@ -159,6 +167,10 @@ describe('schedules', () => {
       emailGapMinutes: 10,
       randomWaitMaxMinutes: 5,
       dailyNewContacts: null,
+      trackingDomainId: null,
+      recipientDomainDailyLimit: null,
+      matchProvider: false,
+      matchProviderStrict: false,
     });
     expect(data!.data.campaign.updatedAt).toBe(t.clock.now().toISOString());
   });

@@ -27,6 +27,14 @@ const MISSING = '0192f0c4-0000-7000-8000-000000000000';
 /** Nothing listens there: deliveries and tests fail to connect, which the operations report. */
 const HOOK_URL = 'http://127.0.0.1:9/hooks';
 
+const trackingDomainName = () => `track${newId().slice(-8)}.acme-mail.io`;
+
+/** A tracking domain of the main workspace (pending: the fixture's DNS has no record for it). */
+async function trackingDomain(f: Fixture): Promise<string> {
+  const res = await f.c.POST('/v2/tracking-domain/create', { body: { domain: trackingDomainName() } });
+  return res.data!.data.trackingDomain.id;
+}
+
 async function hook(f: Fixture): Promise<string> {
   const res = await f.c.POST('/v2/webhook/create', { body: { url: HOOK_URL, eventTypes: ['email.sent'] } });
   return res.data!.data.subscription.id;
@@ -1096,6 +1104,56 @@ export const entries: Record<string, Entry> = {
   'GET /v2/audit/list': {
     ok: (f) => f.c.GET('/v2/audit/list', { params: { query: { limit: 5 } } }),
     errors: { 400: (f) => f.c.GET('/v2/audit/list', { params: { query: { cursor: 'nope' } } }) },
+  },
+  // Tracking domains, account settings and sending settings
+  'POST /v2/tracking-domain/create': {
+    ok: (f) => f.c.POST('/v2/tracking-domain/create', { body: { domain: trackingDomainName() } }),
+    errors: {
+      400: (f) => f.c.POST('/v2/tracking-domain/create', { body: { domain: 'https://track.acme.test/' } }),
+      409: async (f) => {
+        const domain = trackingDomainName();
+        await f.c.POST('/v2/tracking-domain/create', { body: { domain } });
+        return f.c.POST('/v2/tracking-domain/create', { body: { domain } });
+      },
+    },
+  },
+  'GET /v2/tracking-domain/list': {
+    ok: (f) => f.c.GET('/v2/tracking-domain/list', { params: { query: { limit: 5 } } }),
+    errors: { 400: (f) => f.c.GET('/v2/tracking-domain/list', { params: { query: { limit: 0 } } }) },
+  },
+  'GET /v2/tracking-domain/get': {
+    ok: async (f) => f.c.GET('/v2/tracking-domain/get', { params: { query: { id: await trackingDomain(f) } } }),
+    errors: {
+      404: async (f) => f.otherC.GET('/v2/tracking-domain/get', { params: { query: { id: await trackingDomain(f) } } }),
+    },
+  },
+  'POST /v2/tracking-domain/verify': {
+    ok: async (f) => f.c.POST('/v2/tracking-domain/verify', { body: { id: await trackingDomain(f) } }),
+    errors: { 404: (f) => f.c.POST('/v2/tracking-domain/verify', { body: { id: MISSING } }) },
+  },
+  'POST /v2/tracking-domain/delete': {
+    ok: async (f) => f.c.POST('/v2/tracking-domain/delete', { body: { id: await trackingDomain(f) } }),
+    errors: { 404: (f) => f.c.POST('/v2/tracking-domain/delete', { body: { id: MISSING } }) },
+  },
+  'POST /v2/account/update': {
+    ok: async (f) => f.c.POST('/v2/account/update', { body: { accountId: await f.account(), trackingDomainId: null } }),
+    errors: {
+      400: (f) => f.c.POST('/v2/account/update', { body: { accountId: 'nope' } }),
+      404: (f) => f.c.POST('/v2/account/update', { body: { accountId: MISSING } }),
+      // The domain has no record in the fixture's DNS: pending, not verified.
+      409: async (f) =>
+        f.c.POST('/v2/account/update', {
+          body: { accountId: await f.account(), trackingDomainId: await trackingDomain(f) },
+        }),
+    },
+  },
+  'GET /v2/sending/settings': {
+    ok: (f) => f.c.GET('/v2/sending/settings'),
+    errors: { 401: (f) => f.bad.GET('/v2/sending/settings') },
+  },
+  'POST /v2/sending/settings': {
+    ok: (f) => f.c.POST('/v2/sending/settings', { body: { recipientDomainDailyLimit: 50 } }),
+    errors: { 400: (f) => f.c.POST('/v2/sending/settings', { body: { recipientDomainDailyLimit: 0 } }) },
   },
 };
 

@@ -20,6 +20,8 @@ const { Packet } = dns2;
 
 export interface ZoneEntry {
   A?: string[];
+  /** The name's canonical name (answered to CNAME questions; A and MX questions still read this entry). */
+  CNAME?: string;
   MX?: { exchange: string; priority: number }[];
   /** One string per TXT record; a string[] is one record split in several character-strings. */
   TXT?: (string | string[])[];
@@ -41,7 +43,12 @@ export interface TestDnsServer {
   close(): Promise<void>;
 }
 
-const TYPE_NAMES: Record<number, string> = { [Packet.TYPE.A]: 'A', [Packet.TYPE.MX]: 'MX', [Packet.TYPE.TXT]: 'TXT' };
+const TYPE_NAMES: Record<number, string> = {
+  [Packet.TYPE.A]: 'A',
+  [Packet.TYPE.MX]: 'MX',
+  [Packet.TYPE.TXT]: 'TXT',
+  [Packet.TYPE.CNAME]: 'CNAME',
+};
 const RCODE_SERVFAIL = 2;
 const RCODE_NXDOMAIN = 3;
 
@@ -84,6 +91,8 @@ export async function startDnsServer(zone: Zone = {}, options: DnsServerOptions 
         for (const address of entry.A ?? []) response.answers.push({ ...base, type: Packet.TYPE.A, address } as never);
       if (type === 'MX')
         for (const mx of entry.MX ?? []) response.answers.push({ ...base, type: Packet.TYPE.MX, ...mx } as never);
+      if (type === 'CNAME' && entry.CNAME)
+        response.answers.push({ ...base, type: Packet.TYPE.CNAME, domain: entry.CNAME } as never);
       if (type === 'TXT')
         for (const data of entry.TXT ?? []) response.answers.push({ ...base, type: Packet.TYPE.TXT, data } as never);
       send(response);

@@ -56,8 +56,14 @@ function server(
   return host && port && username ? { host, port, username } : null;
 }
 
-/** `sent`: campaign and warm-up sends today in the workspace's time zone. */
-export function toAccount(row: AccountRow, sent: { campaign: number; warmup: number }): Schemas['EmailAccount'] {
+/** `sent`: campaign and warm-up sends today in the workspace's time zone; `trackingDomain`: the chosen one, as it is now. */
+export function toAccount(
+  row: AccountRow,
+  sent: { campaign: number; warmup: number },
+  trackingDomain: Schemas['TrackingDomainChoice'] | null,
+  /** The mailbox provider of an SMTP account's domain, as last looked up. */
+  smtpMailboxProvider: Schemas['MailboxProvider'] | null,
+): Schemas['EmailAccount'] {
   return {
     id: row.id,
     email: row.email,
@@ -70,6 +76,8 @@ export function toAccount(row: AccountRow, sent: { campaign: number; warmup: num
     warmup: toWarmup(row),
     smtp: server(row.smtp_host, row.smtp_port, row.smtp_user),
     imap: server(row.imap_host, row.imap_port, row.imap_user),
+    trackingDomain,
+    mailboxProvider: row.provider === 'smtp' ? smtpMailboxProvider : row.provider,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };

@@ -21,6 +21,7 @@ import { checkBlocklists, checkDomain, memoizedA, scoreOf, type DomainVitals } f
 import type { ZonedWorkspace } from '../workspace/context';
 import type { WorkspaceService } from '../workspace/service';
 import type { LoginFailure, MailLogin } from '../mail/service';
+import type { TrackingDomainService } from '../tracking/domains';
 
 export type { AccountRow } from './store';
 
@@ -47,6 +48,12 @@ export interface LinkedCampaigns {
 export type SentTodayOf = (db: Executor, accountIds: string[], timezone: string) => Promise<Map<string, number>>;
 
 /** The warm-up health (inbox share of the last 7 days) of each of `accountIds`. */
+/** The tracking domains accounts chose, and the check that one may be chosen (the tracking module's, wired by the composition root). */
+export type AccountTrackingDomains = Pick<TrackingDomainService, 'choices' | 'requireVerified'>;
+
+/** Known mailbox providers of mail domains (the sending module's look-ups, wired by the composition root). */
+export type MailboxProvidersOf = (db: Executor, domains: string[]) => Promise<Map<string, Schemas['MailboxProvider']>>;
+
 export type WarmupHealthOf = (db: Executor, accountIds: string[]) => Promise<Map<string, Schemas['WarmupHealth']>>;
 
 /** An account as a campaign's account list shows it. */
@@ -104,6 +111,8 @@ function warmupColumns(input: WarmupInput): WarmupColumns {
   return columns;
 }
 
+const mailDomainOf = (email: string) => domainOf(email).toLowerCase();
+
 export class AccountService {
   constructor(
     private readonly db: Db,
@@ -121,6 +130,8 @@ export class AccountService {
     private readonly warmupHealth: WarmupHealthOf,
     /** Inbox-placement-test sends today per account (the placement module's count, wired by the composition root). */
     private readonly placementSentToday: SentTodayOf,
+    private readonly trackingDomains: AccountTrackingDomains,
+    private readonly mailboxProviders: MailboxProvidersOf,
     /** Tries the logins before an account is stored; null skips it (VERIFY_MAIL_LOGINS=0). */
     private readonly loginCheck: MailLoginCheck | null = null,
   ) {}
@@ -152,7 +163,43 @@ export class AccountService {
   }
 
   private async view(db: Executor, workspace: ZonedWorkspace, row: AccountRow): Promise<Schemas['EmailAccount']> {
-    return toAccount(row, (await this.sentToday(db, workspace, [row.id])).get(row.id)!);
+    return (await this.views(db, workspace, [row]))[0];
+  }
+
+  private async views(db: Executor, workspace: ZonedWorkspace, rows: AccountRow[]): Promise<Schemas['EmailAccount'][]> {
+    const ids = rows.map((r) => r.id);
+    const domainIds = rows.flatMap((r) => (r.tracking_domain_id ? [r.tracking_domain_id] : []));
+    const smtpDomains = rows.filter((r) => r.provider === 'smtp').map((r) => mailDomainOf(r.email));
+    const sent = await this.sentToday(db, workspace, ids);
+    const domains = await this.trackingDomains.choices(db, workspace.id, domainIds);
+    const providers = await this.mailboxProviders(db, smtpDomains);
+    return rows.map((row) =>
+      toAccount(
+        row,
+        sent.get(row.id)!,
+        row.tracking_domain_id ? (domains.get(row.tracking_domain_id) ?? null) : null,
+        providers.get(mailDomainOf(row.email)) ?? null,
+      ),
+    );
+  }
+
+  /** Changes an account's settings (POST /v2/account/update): its tracking domain. */
+  async update(
+    workspace: ZonedWorkspace,
+    input: { accountId: string; trackingDomainId?: string | null },
+  ): Promise<Schemas['EmailAccount']> {
+    return this.db.transaction(async (trx) => {
+      let row = await this.require(trx, workspace.id, input.accountId, true);
+      if (input.trackingDomainId !== undefined) {
+        if (input.trackingDomainId)
+          await this.trackingDomains.requireVerified(trx, workspace.id, input.trackingDomainId, 'trackingDomainId');
+        row = await this.store.update(trx, workspace.id, row.id, {
+          tracking_domain_id: input.trackingDomainId,
+          updated_at: this.clock.now(),
+        });
+      }
+      return this.view(trx, workspace, row);
+    });
   }
 
   private async require(db: Executor, workspaceId: string, id: string, forUpdate = false): Promise<AccountRow> {
@@ -202,7 +249,16 @@ export class AccountService {
     if (body.warmup !== undefined && !body.imap) throw warmupNeedsImap();
     await this.checkLogins(row, { password: smtp.password }, body.imap ? { password: body.imap.password } : null);
     await this.db.transaction((trx) => this.insertNew(trx, row));
-    return toAccount(row, { campaign: 0, warmup: 0 });
+    return toAccount(
+      row,
+      { campaign: 0, warmup: 0 },
+      row.tracking_domain_id
+        ? ((await this.trackingDomains.choices(this.db, workspaceId, [row.tracking_domain_id])).get(
+            row.tracking_domain_id,
+          ) ?? null)
+        : null,
+      (await this.mailboxProviders(this.db, [mailDomainOf(email)])).get(mailDomainOf(email)) ?? null,
+    );
   }
 
   /** A new account's row: its logins (`logins`) and the request's daily limit and warm-up (checked). */
@@ -210,7 +266,7 @@ export class AccountService {
     id: string,
     workspaceId: string,
     email: string,
-    body: { dailyLimit?: number; warmup?: WarmupInput },
+    body: { dailyLimit?: number; warmup?: WarmupInput; trackingDomainId?: string | null },
     logins: Pick<
       AccountRow,
       | 'provider'
@@ -245,6 +301,7 @@ export class AccountService {
       warmup_reason_code: null,
       warmup_reason_message: null,
       warmup_started_at: body.warmup !== undefined ? now : null,
+      tracking_domain_id: body.trackingDomainId ?? null,
       created_at: now,
       updated_at: now,
     };
@@ -260,6 +317,8 @@ export class AccountService {
       throw forbidden(`Your plan allows at most ${cap} email accounts; remove one or upgrade the plan.`);
     }
     if (await this.store.emailTaken(trx, row.workspace_id, row.email)) throw duplicate(row.email);
+    if (row.tracking_domain_id)
+      await this.trackingDomains.requireVerified(trx, row.workspace_id, row.tracking_domain_id, 'trackingDomainId');
     try {
       await this.store.insert(trx, row);
     } catch (err) {
@@ -309,12 +368,7 @@ export class AccountService {
       status: query.status,
       id: query.id,
     });
-    const sent = await this.sentToday(
-      this.db,
-      workspace,
-      rows.map((r) => r.id),
-    );
-    return { items: rows.map((row) => toAccount(row, sent.get(row.id)!)), page, total };
+    return { items: await this.views(this.db, workspace, rows), page, total };
   }
 
   async get(workspace: ZonedWorkspace, accountId: string): Promise<Schemas['EmailAccount']> {

@@ -34,6 +34,8 @@ export interface AccountRow {
   warmup_reason_message: string | null;
   /** Day 1 of the ramp. */
   warmup_started_at: Date | null;
+  /** The chosen tracking domain (links use it while it is verified). */
+  tracking_domain_id: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -133,7 +135,7 @@ export class AccountStore {
     db: Executor,
     workspaceId: string,
     id: string,
-    changes: WarmupColumns & { updated_at: Date },
+    changes: WarmupColumns & Partial<Pick<AccountRow, 'tracking_domain_id'>> & { updated_at: Date },
   ): Promise<AccountRow> {
     const [row] = await db('email_accounts')
       .where({ workspace_id: workspaceId, id })

@@ -67,6 +67,11 @@ export function optionsToRow(options: OptionsInput | undefined): Partial<Campaig
   if (options.trackClicks !== undefined) row.track_clicks = options.trackClicks;
   if (options.textOnly !== undefined) row.text_only = options.textOnly;
   if (options.sendInLeadTimezone !== undefined) row.send_in_lead_timezone = options.sendInLeadTimezone;
+  if (options.trackingDomainId !== undefined) row.tracking_domain_id = options.trackingDomainId;
+  if (options.recipientDomainDailyLimit !== undefined)
+    row.recipient_domain_daily_limit = options.recipientDomainDailyLimit;
+  if (options.matchProvider !== undefined) row.match_provider = options.matchProvider;
+  if (options.matchProviderStrict !== undefined) row.match_provider_strict = options.matchProviderStrict;
   return row;
 }
 

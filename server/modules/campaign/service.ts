@@ -12,6 +12,7 @@ import { newId } from '../../ids';
 import type { Page } from '../../paging';
 import type { EventService } from '../events/service';
 import type { AccountService } from '../account/service';
+import type { TrackingDomainService } from '../tracking/domains';
 import { CampaignAccounts } from './accounts';
 import { checkName, checkSchedule, optionsToRow, Problems } from './rules';
 import { CampaignSequence, type StepUpdate } from './sequence';
@@ -45,6 +46,7 @@ export class CampaignService {
     accounts: AccountService,
     private readonly progress: CampaignProgressPort,
     private readonly clock: Clock,
+    private readonly trackingDomains: Pick<TrackingDomainService, 'requireVerified'>,
   ) {
     this.linked = new CampaignAccounts(db, store, accounts, clock);
     this.sequence = new CampaignSequence(db, store, clock);
@@ -90,6 +92,7 @@ export class CampaignService {
     return this.db.transaction(async (trx) => {
       const accountIds = input.accountIds ?? [];
       await this.linked.assertAccounts(trx, workspaceId, accountIds, 'accountIds');
+      await this.checkTrackingDomain(trx, workspaceId, input.options);
       await this.store.insert(trx, {
         id,
         workspace_id: workspaceId,
@@ -108,6 +111,10 @@ export class CampaignService {
         track_clicks: true,
         text_only: false,
         send_in_lead_timezone: false,
+        tracking_domain_id: null,
+        recipient_domain_daily_limit: null,
+        match_provider: false,
+        match_provider_strict: false,
         ...optionsToRow(input.options),
         launched_at: null,
         created_at: now,
@@ -137,8 +144,20 @@ export class CampaignService {
     const schedule = checkSchedule(p, input, 'schedule');
     p.throwIfAny();
     return this.change(workspaceId, campaignId, async (trx) => {
+      await this.checkTrackingDomain(trx, workspaceId, options);
       await this.store.update(trx, workspaceId, campaignId, { schedule, ...optionsToRow(options) });
     });
+  }
+
+  /** A tracking domain chosen in the options must be the workspace's and verified. */
+  private async checkTrackingDomain(trx: Executor, workspaceId: string, options: OptionsInput | undefined) {
+    if (options?.trackingDomainId)
+      await this.trackingDomains.requireVerified(
+        trx,
+        workspaceId,
+        options.trackingDomainId,
+        'options.trackingDomainId',
+      );
   }
 
   async launch(workspaceId: string, campaignId: string): Promise<Campaign> {

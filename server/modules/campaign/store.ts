@@ -31,6 +31,12 @@ export interface CampaignRow {
   track_clicks: boolean;
   text_only: boolean;
   send_in_lead_timezone: boolean;
+  /** The campaign's chosen tracking domain (links use it while it is verified). */
+  tracking_domain_id: string | null;
+  /** At most this many emails a day to one recipient domain from this campaign (null: no cap). */
+  recipient_domain_daily_limit: number | null;
+  match_provider: boolean;
+  match_provider_strict: boolean;
   launched_at: Date | null;
   created_at: Date;
   updated_at: Date;
@@ -109,6 +115,10 @@ const CAMPAIGN_COLUMNS = columnsOf<CampaignRow>({
   track_clicks: true,
   text_only: true,
   send_in_lead_timezone: true,
+  tracking_domain_id: true,
+  recipient_domain_daily_limit: true,
+  match_provider: true,
+  match_provider_strict: true,
   launched_at: true,
   created_at: true,
   updated_at: true,

@@ -8,6 +8,7 @@ import { plural } from '../../text/plural';
 /** A contact's progress through its campaign's steps: the sending module answers it (declared here so contact does not import sending). */
 export interface ContactProgressSource {
   contactProgress(contactId: string): Promise<components['schemas']['ContactProgress'] | null>;
+  recipientProvider(email: string): Promise<components['schemas']['MailboxProvider'] | null>;
 }
 
 export const contactRoutes = ({
@@ -25,7 +26,11 @@ export const contactRoutes = ({
   }),
   route('get', '/v1/contact/get', async ({ auth, query }) => {
     const contact = await contacts.get(auth.workspaceId, query);
-    return ok('Contact retrieved', { contact, progress: await sending.contactProgress(contact.id) });
+    return ok('Contact retrieved', {
+      contact,
+      progress: await sending.contactProgress(contact.id),
+      recipientProvider: await sending.recipientProvider(contact.email),
+    });
   }),
   route('post', '/v1/contact/delete', async ({ auth, body }) =>
     ok('Contact deleted', { contact: await contacts.delete(auth.workspaceId, body) }),

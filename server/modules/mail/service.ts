@@ -410,6 +410,19 @@ export class MailService {
     return this.store.sentSinceByAccount(db, accountIds, kinds, since);
   }
 
+  /**
+   * Per recipient domain (lower case) among `domains`: campaign messages of the workspace (of one campaign when
+   * `campaignId` is given) created since `since` that went out or may have.
+   */
+  sentToDomainsSince(
+    db: Executor,
+    scope: { workspaceId: string; campaignId?: string },
+    domains: string[],
+    since: Date,
+  ): Promise<Map<string, number>> {
+    return this.store.sentToDomainsSince(db, scope, domains, since);
+  }
+
   /** The account's last `n` finished campaign sends: how many, and how many bounced hard. */
   recentOutcomes(db: Executor, accountId: string, n: number): Promise<{ total: number; bounced: number }> {
     return this.store.recentOutcomes(db, accountId, n);

@@ -293,6 +293,27 @@ export class MailStore {
     return new Map(rows.map((r) => [r.account_id, r.n]));
   }
 
+  async sentToDomainsSince(
+    db: Executor,
+    scope: { workspaceId: string; campaignId?: string },
+    domains: string[],
+    since: Date,
+  ): Promise<Map<string, number>> {
+    if (domains.length === 0) return new Map();
+    // The expression of the recipient-domain index (workspace, domain, created_at).
+    const domain = "lower(split_part(to_address, '@', 2))";
+    const query = db('email_messages')
+      .where({ workspace_id: scope.workspaceId, direction: 'outbound', kind: 'campaign' })
+      .whereRaw(`${domain} = ANY(?::text[])`, [domains])
+      .andWhere('created_at', '>=', since)
+      .whereIn('status', COUNTED)
+      .groupByRaw(domain)
+      .select<{ domain: string; n: number }[]>(db.raw(`${domain} AS domain`), db.raw('count(*)::int AS n'));
+    if (scope.campaignId) query.andWhere('campaign_id', scope.campaignId);
+    const rows = await query;
+    return new Map(rows.map((r) => [r.domain, r.n]));
+  }
+
   /** The account's last `n` finished campaign sends: how many, and how many bounced hard. */
   async recentOutcomes(db: Executor, accountId: string, n: number): Promise<{ total: number; bounced: number }> {
     const row = await db

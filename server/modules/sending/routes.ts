@@ -7,4 +7,10 @@ export const sendingRoutes = ({ campaigns, sending }: { campaigns: CampaignServi
     const campaign = await campaigns.sendingView(auth.workspaceId, query.campaignId);
     return ok('Sending status retrieved', await sending.sendingStatus(auth.workspaceId, campaign));
   }),
+  route('get', '/v2/sending/settings', async ({ auth }) =>
+    ok('Sending settings retrieved', { settings: await sending.settings(auth.workspaceId) }),
+  ),
+  route('post', '/v2/sending/settings', async ({ auth, body }) =>
+    ok('Sending settings changed', { settings: await sending.updateSettings(auth.workspaceId, body) }),
+  ),
 ];

@@ -36,10 +36,29 @@ import type { SuppressionService } from '../suppression/service';
 import { spin } from '../../text/spintax';
 import { pickVariant, renderBody, renderTemplate, type TemplateValues } from './render';
 import { nextOpenMoment, startOfLocalDay } from './schedule';
+import { mailDomainOf, type MailboxProvider, type RecipientProviders } from './providers';
 import type { DueContact, SendingAccount, SendingCampaign, SendingStep, SendingStore } from './store';
 
 type SendingStatus = components['schemas']['CampaignSendingStatus'];
 type SendingReason = components['schemas']['SendingReason'];
+type SendingSettings = components['schemas']['SendingSettings'];
+
+/** Why a due contact waits for the next day: its recipient domain had the emails a day its caps allow. */
+export const RECIPIENT_DOMAIN_LIMIT = 'recipient_domain_limit';
+
+/** Why a due contact waits in a strictly provider-matched campaign: no account of its provider has room now. */
+export const NO_ACCOUNT_OF_PROVIDER = 'no_account_of_provider';
+
+/** The start of the next local day (a day is 23 to 25 hours long, so 26 hours on is inside the next one). */
+const nextLocalDay = (timezone: string, now: Date) =>
+  startOfLocalDay(timezone, new Date(startOfLocalDay(timezone, now).getTime() + 26 * 3600_000));
+
+/** Today's campaign mail per recipient domain against the campaign's and the workspace's caps. */
+interface DomainRoom {
+  /** When a contact of `domain` may go again, or null when it may go now. */
+  fullUntil(domain: string): Date | null;
+  add(domain: string): void;
+}
 
 /** What the engine changes on a contact when its sequence ends (the contact module implements it). */
 export interface SendingContacts {
@@ -76,6 +95,8 @@ export interface MessageRef {
   variantId: string;
   accountId: string;
   builtAt: Date;
+  /** The verified tracking domain its links use, or null for the default host. */
+  trackingHost: string | null;
 }
 
 /** Tuning that tests and the benchmark change; the defaults are the documented behaviour. */
@@ -164,6 +185,7 @@ export class SendingService {
     private readonly mail: MailService,
     private readonly warmup: WarmupSends,
     private readonly clock: Clock,
+    private readonly providers: RecipientProviders,
     options: Partial<EngineOptions> = {},
   ) {
     this.options = { ...DEFAULT_ENGINE_OPTIONS, ...options };
@@ -222,6 +244,10 @@ export class SendingService {
     )) {
       if (run.stopped) break;
       this.lastCampaign = campaignId;
+      // DNS before the claim's transaction, never inside it.
+      await this.providers.refresh(
+        (await this.store.addressesToMatch(this.db, campaignId, now, this.options.batchSize)).map(mailDomainOf),
+      );
       const claimed = await this.db.transaction((trx) => this.claim(trx, campaignId, now));
       sent += await this.deliver(claimed, run);
     }
@@ -293,6 +319,12 @@ export class SendingService {
       campaign.workspace_id,
       due.map((c) => c.email),
     );
+    const domainRoom = await this.domainRoom(trx, campaign, campaign.schedule.timezone, due, now);
+    const providers = campaign.match_provider
+      ? await this.providers.known(trx, [...due.map((c) => c.email), ...accounts.map((a) => a.email)].map(mailDomainOf))
+      : null;
+    const mailboxOf = (a: SendingAccount): MailboxProvider | null =>
+      a.provider === 'smtp' ? (providers?.get(mailDomainOf(a.email)) ?? null) : a.provider;
     for (const contact of due) {
       if (campaignLeft <= 0) break;
       if (suppressed.has(contact.email.toLowerCase())) {
@@ -329,10 +361,31 @@ export class SendingService {
           continue;
         }
       }
-      const account = this.chooseAccount(accounts, contact, now);
-      if (!account) continue;
+      const domain = mailDomainOf(contact.email);
+      const resumeAt = domainRoom?.fullUntil(domain);
+      if (resumeAt) {
+        await this.store.updateProgress(trx, contact.contact_id, {
+          state: 'waiting',
+          reason: RECIPIENT_DOMAIN_LIMIT,
+          due_at: resumeAt,
+          updated_at: now,
+        });
+        continue;
+      }
+      const want = providers?.get(domain) ?? null;
+      // An account of the recipient's provider first; then, unless the match is strict, any account.
+      const strict = want !== null && campaign.match_provider_strict;
+      const account =
+        (want && this.chooseAccount(accounts, contact, now, { want, of: mailboxOf })) ||
+        (strict ? undefined : this.chooseAccount(accounts, contact, now));
+      if (!account) {
+        if (strict && !contact.account_id && contact.reason !== NO_ACCOUNT_OF_PROVIDER)
+          await this.store.updateProgress(trx, contact.contact_id, { reason: NO_ACCOUNT_OF_PROVIDER, updated_at: now });
+        continue;
+      }
       const built = await this.build(trx, campaign, steps, step, contact, account, now);
       if (!built) continue;
+      domainRoom?.add(domain);
       claimed.push(built);
       campaignLeft -= 1;
       if (contact.step_number === 1) newLeft -= 1;
@@ -345,14 +398,61 @@ export class SendingService {
   }
 
   /**
-   * The contact's own account when it can send now; a contact whose account was unlinked or stopped moves
-   * to the free account with the most capacity left today (which spreads contacts evenly).
+   * The caps per recipient domain, when the campaign or its workspace has one: today's mail to the due
+   * contacts' domains, from the campaign (in its schedule's day) and from the workspace (in its own day). With
+   * a workspace cap, the claims of the workspace's campaigns take turns, so two cannot both use its last room.
    */
-  private chooseAccount(accounts: SendingAccount[], contact: DueContact, now: Date): SendingAccount | undefined {
+  private async domainRoom(
+    trx: Executor,
+    campaign: SendingCampaign,
+    scheduleTimezone: string,
+    due: DueContact[],
+    now: Date,
+  ): Promise<DomainRoom | null> {
+    const caps = [
+      { cap: campaign.recipient_domain_daily_limit, timezone: scheduleTimezone, campaignId: campaign.id },
+      { cap: campaign.workspace_recipient_domain_daily_limit, timezone: campaign.workspace_timezone },
+    ].filter((c): c is typeof c & { cap: number } => c.cap !== null);
+    if (caps.length === 0 || due.length === 0) return null;
+    if (campaign.workspace_recipient_domain_daily_limit !== null)
+      await this.store.lockRecipientDomains(trx, campaign.workspace_id);
+    const domains = [...new Set(due.map((c) => mailDomainOf(c.email)))];
+    const counted: { cap: number; sent: Map<string, number>; until: Date }[] = [];
+    for (const c of caps) {
+      const sent = await this.mail.sentToDomainsSince(
+        trx,
+        { workspaceId: campaign.workspace_id, campaignId: c.campaignId },
+        domains,
+        startOfLocalDay(c.timezone, now),
+      );
+      counted.push({ cap: c.cap, sent, until: nextLocalDay(c.timezone, now) });
+    }
+    return {
+      fullUntil: (domain) =>
+        counted
+          .filter((c) => (c.sent.get(domain) ?? 0) >= c.cap)
+          .reduce<Date | null>((latest, c) => (latest && latest > c.until ? latest : c.until), null),
+      add: (domain) => {
+        for (const c of counted) c.sent.set(domain, (c.sent.get(domain) ?? 0) + 1);
+      },
+    };
+  }
+
+  /**
+   * The contact's own account when it can send now; a contact whose account was unlinked or stopped moves
+   * to the free account with the most capacity left today (which spreads contacts evenly). With `match`, only
+   * accounts whose mailbox provider is the one wanted are candidates.
+   */
+  private chooseAccount(
+    accounts: SendingAccount[],
+    contact: DueContact,
+    now: Date,
+    match?: { want: MailboxProvider; of: (a: SendingAccount) => MailboxProvider | null },
+  ): SendingAccount | undefined {
     const own = contact.account_id ? accounts.find((a) => a.id === contact.account_id) : undefined;
     if (own) return canSend(own, now) ? own : undefined;
     return accounts
-      .filter((a) => canSend(a, now))
+      .filter((a) => canSend(a, now) && (!match || match.of(a) === match.want))
       .sort((a, b) => b.daily_limit - b.sent_today - (a.daily_limit - a.sent_today) || a.id.localeCompare(b.id))[0];
   }
 
@@ -376,6 +476,8 @@ export class SendingService {
       variantId: variant.id,
       accountId: account.id,
       builtAt: now,
+      // The account's domain first: it can match the sender's own domain, which the campaign's cannot for every account.
+      trackingHost: account.tracking_host ?? campaign.tracking_host,
     };
     const links = this.links.linksFor(ref);
     const values = { ...templateValues(contact), unsubscribeUrl: links.unsubscribeUrl };
@@ -759,6 +861,7 @@ export class SendingService {
     if (waitingForLeads) reasons.push('outside_lead_hours');
     if (view.sendableAccounts === 0) reasons.push('no_sendable_account');
     if (held.length) reasons.push('contacts_held');
+    if (await this.store.waitsFor(db, campaignId, RECIPIENT_DOMAIN_LIMIT)) reasons.push('recipient_domain_limit');
     if (
       view.status === 'active' &&
       open &&
@@ -785,6 +888,34 @@ export class SendingService {
       reasons,
       heldReasons: held,
     };
+  }
+
+  /** The provider of the address's mailbox as last looked up, or null (GET /v1/contact/get). */
+  async recipientProvider(email: string): Promise<MailboxProvider | null> {
+    const domain = mailDomainOf(email);
+    return (await this.providers.known(this.db, [domain])).get(domain) ?? null;
+  }
+
+  /** Known providers of mail domains (the account view's `mailboxProvider` for SMTP accounts). */
+  knownProviders(db: Executor, domains: string[]): Promise<Map<string, MailboxProvider>> {
+    return this.providers.known(db, domains);
+  }
+
+  /** The workspace's sending settings (GET /v2/sending/settings). */
+  async settings(workspaceId: string): Promise<SendingSettings> {
+    const row = await this.store.settings(this.db, workspaceId);
+    return { recipientDomainDailyLimit: row?.recipient_domain_daily_limit ?? null };
+  }
+
+  async updateSettings(workspaceId: string, input: Partial<SendingSettings>): Promise<SendingSettings> {
+    const current = await this.settings(workspaceId);
+    const next = { ...current, ...input };
+    await this.store.saveSettings(this.db, {
+      workspace_id: workspaceId,
+      recipient_domain_daily_limit: next.recipientDomainDailyLimit,
+      updated_at: this.clock.now(),
+    });
+    return next;
   }
 
   /** Progress rows for contacts that joined an active campaign or became active in one (their add, resume or move transaction). */

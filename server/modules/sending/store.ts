@@ -41,6 +41,14 @@ export interface SendingCampaign {
   track_clicks: boolean;
   send_in_lead_timezone: boolean;
   workspace_timezone: string;
+  /** Most emails a day to one recipient domain: from this campaign, and from the whole workspace (null: no cap). */
+  recipient_domain_daily_limit: number | null;
+  workspace_recipient_domain_daily_limit: number | null;
+  /** Send first emails from an account of the recipient's provider when one has room (strict: only then). */
+  match_provider: boolean;
+  match_provider_strict: boolean;
+  /** The campaign's tracking domain while it is verified, else null (the default host). */
+  tracking_host: string | null;
 }
 
 export interface SendingStep {
@@ -70,6 +78,16 @@ export interface SendingAccount {
   daily_limit: number;
   next_send_at: Date;
   sent_today: number;
+  /** The account's tracking domain while it is verified, else null. */
+  tracking_host: string | null;
+  provider: 'google' | 'microsoft' | 'smtp';
+}
+
+/** A workspace's sending settings (no row: the defaults). */
+export interface SendingSettingsRow {
+  workspace_id: string;
+  recipient_domain_daily_limit: number | null;
+  updated_at: Date;
 }
 
 export class SendingStore {
@@ -173,6 +191,10 @@ export class SendingStore {
   async lockActiveCampaign(db: Executor, campaignId: string): Promise<SendingCampaign | undefined> {
     const row = await db('campaigns as k')
       .join('workspaces as w', 'w.id', 'k.workspace_id')
+      .leftJoin('tracking_domains as td', (j) =>
+        j.on('td.id', 'k.tracking_domain_id').andOnVal('td.status', 'verified'),
+      )
+      .leftJoin('sending_settings as ss', 'ss.workspace_id', 'k.workspace_id')
       .where({ 'k.id': campaignId, 'k.status': 'active' })
       // NO KEY: rows that reference the campaign (events, messages) may still be written meanwhile.
       .forNoKeyUpdate('k')
@@ -191,6 +213,11 @@ export class SendingStore {
         'k.track_clicks',
         'k.send_in_lead_timezone',
         'w.timezone as workspace_timezone',
+        'td.domain as tracking_host',
+        'k.recipient_domain_daily_limit',
+        'ss.recipient_domain_daily_limit as workspace_recipient_domain_daily_limit',
+        'k.match_provider',
+        'k.match_provider_strict',
       );
     // The campaign module writes the schedule (validated); the driver may hand over the json as text.
     return row && { ...row, schedule: jsonColumn(row.schedule) as ScheduleJson | null };
@@ -231,10 +258,13 @@ export class SendingStore {
       .ignore();
     return db('sending_accounts as s')
       .join('email_accounts as a', 'a.id', 's.account_id')
+      .leftJoin('tracking_domains as td', (j) =>
+        j.on('td.id', 'a.tracking_domain_id').andOnVal('td.status', 'verified'),
+      )
       .whereIn('s.account_id', ids)
       .orderBy('s.account_id')
       .forUpdate('s')
-      .select('a.id', 'a.email', 'a.daily_limit', 's.next_send_at');
+      .select('a.id', 'a.email', 'a.provider', 'a.daily_limit', 's.next_send_at', 'td.domain as tracking_host');
   }
 
   async dueContacts(db: Executor, campaignId: string, now: Date, limit: number): Promise<DueContact[]> {
@@ -259,6 +289,34 @@ export class SendingStore {
         'c.timezone',
         'c.custom_variables',
       );
+  }
+
+  /**
+   * The addresses whose provider a claim of this campaign may match: its due contacts' (as many as a claim
+   * takes) and its linked SMTP accounts'; none when the campaign does not match providers.
+   */
+  async addressesToMatch(db: Executor, campaignId: string, now: Date, limit: number): Promise<string[]> {
+    const matching = await db('campaigns')
+      .where({ id: campaignId, match_provider: true })
+      .first<{ id: string } | undefined>('id');
+    if (!matching) return [];
+    const contacts: { email: string }[] = await db('sending_progress as p')
+      .join('contacts as c', 'c.id', 'p.contact_id')
+      .where({ 'p.campaign_id': campaignId, 'p.state': 'waiting' })
+      .andWhere('p.due_at', '<=', now)
+      .orderBy([{ column: 'p.due_at' }, { column: 'p.contact_id' }])
+      .limit(limit)
+      .select('c.email');
+    const accounts: { email: string }[] = await db('campaign_accounts as ca')
+      .join('email_accounts as a', 'a.id', 'ca.account_id')
+      .where({ 'ca.campaign_id': campaignId, 'a.provider': 'smtp' })
+      .select('a.email');
+    return [...contacts, ...accounts].map((r) => r.email);
+  }
+
+  /** Serializes claims of one workspace's campaigns while they count its mail per recipient domain. */
+  async lockRecipientDomains(db: Executor, workspaceId: string): Promise<void> {
+    await db.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [`recipient_domains:${workspaceId}`]);
   }
 
   async updateProgress(db: Executor, contactId: string, patch: Partial<ProgressRow>): Promise<void> {
@@ -314,6 +372,25 @@ export class SendingStore {
       .distinct('reason')
       .limit(20);
     return rows.map((r: { reason: string }) => r.reason);
+  }
+
+  /** Whether some waiting contact of the campaign waits for this reason. */
+  async waitsFor(db: Executor, campaignId: string, reason: string): Promise<boolean> {
+    return (
+      (await db('sending_progress')
+        .where({ campaign_id: campaignId, state: 'waiting', reason })
+        .first('contact_id')) !== undefined
+    );
+  }
+
+  // --- the workspace's sending settings ---
+
+  async settings(db: Executor, workspaceId: string): Promise<SendingSettingsRow | undefined> {
+    return db('sending_settings').where({ workspace_id: workspaceId }).first<SendingSettingsRow | undefined>();
+  }
+
+  async saveSettings(db: Executor, row: SendingSettingsRow): Promise<void> {
+    await db('sending_settings').insert(row).onConflict('workspace_id').merge();
   }
 
   async progressOf(db: Executor, contactId: string): Promise<ProgressRow | undefined> {

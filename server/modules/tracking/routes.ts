@@ -5,10 +5,18 @@
  *   POST /u/:token       unsubscribe (RFC 8058 one-click from the mail client, or the page's button)
  *   GET  /o/:token.gif   open pixel
  *   GET  /c/:token       click redirect
+ *   GET  /tls/ask?domain=  for a reverse proxy's on-demand certificates (Caddy's `ask`): 200 only for a
+ *                          verified tracking domain
+ * The link paths answer on the default host and on verified tracking domains (for their own workspace's
+ * tokens) only; any other `Host` is a 404.
  */
 import express, { Router } from 'express';
 import { escapeHtml } from '../sending/render';
-import type { TrackingService } from './service';
+import type { TrackingDomainService } from './domains';
+import type { HostScope, TrackingService } from './service';
+import { paginated } from '../../http/pagination';
+import { ok, route } from '../../http/route';
+import { pageOf } from '../../paging';
 
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 
@@ -16,13 +24,32 @@ const page = (title: string, body: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><meta name="robots" content="noindex"><title>${title}</title>` +
   `<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}button{font-size:1rem;padding:.5rem 1rem}</style></head><body>${body}</body></html>`;
 
-export function trackingRouter(tracking: TrackingService): Router {
+const NOT_VALID = page('Link not valid', '<p>This link is not valid.</p>');
+
+export function trackingRouter(tracking: TrackingService, domains: TrackingDomainService): Router {
   const router = Router();
   const html = (res: express.Response, status: number, content: string) =>
     res.status(status).type('html').set('Cache-Control', 'no-store').send(content);
+  /** The request's host scope, or a 404 answered and null. */
+  const scope = async (req: express.Request, res: express.Response): Promise<HostScope | null> => {
+    const found = await tracking.scopeOf(req.get('host'));
+    if (!found) html(res, 404, NOT_VALID);
+    return found;
+  };
 
-  router.get('/u/:token', (req, res) => {
-    if (!tracking.isValid(req.params.token))
+  router.get('/tls/ask', async (req, res) => {
+    const domain = typeof req.query.domain === 'string' ? req.query.domain : '';
+    const owner = domain && domain.length <= 253 ? await domains.workspaceOfHost(domain) : null;
+    res
+      .status(owner ? 200 : 404)
+      .type('text')
+      .send(owner ? 'ok' : 'unknown domain');
+  });
+
+  router.get('/u/:token', async (req, res) => {
+    const within = await scope(req, res);
+    if (!within) return;
+    if (!tracking.isValid(req.params.token, within))
       return html(res, 404, page('Link not valid', '<p>This unsubscribe link is not valid.</p>'));
     html(
       res,
@@ -35,8 +62,10 @@ export function trackingRouter(tracking: TrackingService): Router {
   });
 
   router.post('/u/:token', express.urlencoded({ extended: false, limit: '1kb' }), async (req, res) => {
+    const within = await scope(req, res);
+    if (!within) return;
     const oneClick = (req.body as Record<string, string> | undefined)?.['List-Unsubscribe'] === 'One-Click';
-    if (!(await tracking.unsubscribe(req.params.token, oneClick ? 'oneClick' : 'link')))
+    if (!(await tracking.unsubscribe(req.params.token, oneClick ? 'oneClick' : 'link', within)))
       return html(res, 404, page('Link not valid', '<p>This unsubscribe link is not valid.</p>'));
     html(
       res,
@@ -46,15 +75,42 @@ export function trackingRouter(tracking: TrackingService): Router {
   });
 
   router.get('/o/:token.gif', async (req, res) => {
-    await tracking.open(req.params.token, req.get('user-agent'));
+    const within = await scope(req, res);
+    if (!within) return;
+    await tracking.open(req.params.token, req.get('user-agent'), within);
     res.status(200).type('gif').set('Cache-Control', 'no-store, private').send(PIXEL);
   });
 
   router.get('/c/:token', async (req, res) => {
-    const target = await tracking.click(req.params.token, req.get('user-agent'));
-    if (!target) return html(res, 404, page('Link not valid', '<p>This link is not valid.</p>'));
+    const within = await scope(req, res);
+    if (!within) return;
+    const target = await tracking.click(req.params.token, req.get('user-agent'), within);
+    if (!target) return html(res, 404, NOT_VALID);
     res.redirect(302, target);
   });
 
   return router;
 }
+
+/** The workspace's own tracking domains (`/v2/tracking-domain/...`). */
+export const trackingDomainRoutes = ({ trackingDomains }: { trackingDomains: TrackingDomainService }) => [
+  route(
+    'post',
+    '/v2/tracking-domain/create',
+    async ({ auth, body }) =>
+      ok('Tracking domain added', { trackingDomain: await trackingDomains.create(auth.workspaceId, body.domain) }),
+    { status: 201 },
+  ),
+  route('get', '/v2/tracking-domain/list', async ({ auth, query }) =>
+    ok('Tracking domains retrieved', paginated(await trackingDomains.list(auth.workspaceId, pageOf(query)))),
+  ),
+  route('get', '/v2/tracking-domain/get', async ({ auth, query }) =>
+    ok('Tracking domain retrieved', { trackingDomain: await trackingDomains.get(auth.workspaceId, query.id) }),
+  ),
+  route('post', '/v2/tracking-domain/verify', async ({ auth, body }) =>
+    ok('Tracking domain checked', { trackingDomain: await trackingDomains.verify(auth.workspaceId, body.id) }),
+  ),
+  route('post', '/v2/tracking-domain/delete', async ({ auth, body }) =>
+    ok('Tracking domain removed', await trackingDomains.delete(auth.workspaceId, body.id)),
+  ),
+];

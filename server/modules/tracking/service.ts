@@ -3,6 +3,10 @@
  * and click redirects. Links carry signed tokens naming the message they came from (TokenSigner), so
  * nothing else can be unsubscribed, counted or redirected to.
  *
+ * Hosts: links use the message's verified tracking domain (`MessageRef.trackingHost`, over https) or the
+ * default host (PUBLIC_URL). A request is answered only on the default host, or on a verified tracking domain
+ * for tokens of that domain's own workspace (`HostScope`); any other host is refused.
+ *
  * Machine opens: mail-privacy proxies and security scanners fetch pixels and links on their own. An
  * event within PREFETCH_SECONDS of the send, or from a known proxy/scanner user agent, is recorded but
  * flagged, and analytics leave flagged events out of unique rates.
@@ -30,6 +34,14 @@ export interface RemovalRef {
   accountId: string | null;
   messageId: string | null;
 }
+
+/** Whose tokens a request's host serves: any workspace's on the default host, one workspace's on its tracking domain. */
+export interface HostScope {
+  workspaceId: string | null;
+}
+
+/** Which workspace a verified tracking domain belongs to (the tracking-domain service). */
+export type HostOwner = (host: string) => Promise<string | null>;
 
 /** What a token may be used for: unsubscribe, open pixel, click. */
 type Purpose = 'u' | 'o' | 'c';
@@ -75,24 +87,44 @@ export class TrackingService implements MessageLinks {
     private readonly suppression: SuppressionService,
     private readonly events: EventService,
     private readonly clock: Clock,
+    private readonly hostOwner: HostOwner,
   ) {}
 
+  private base(ref: MessageRef): string {
+    return ref.trackingHost ? `https://${ref.trackingHost}` : this.publicUrl;
+  }
+
   linksFor(ref: MessageRef) {
-    const unsubscribeUrl = `${this.publicUrl}/u/${this.signer.sign(toToken('u', ref))}`;
+    const base = this.base(ref);
+    const unsubscribeUrl = `${base}/u/${this.signer.sign(toToken('u', ref))}`;
     return {
       unsubscribeUrl,
       listUnsubscribe: `<${unsubscribeUrl}>`,
-      openPixelUrl: `${this.publicUrl}/o/${this.signer.sign(toToken('o', ref))}.gif`,
+      openPixelUrl: `${base}/o/${this.signer.sign(toToken('o', ref))}.gif`,
     };
   }
 
   rewriteLinks(html: string, ref: MessageRef): string {
+    const base = this.base(ref);
     return html.replace(HREF, (_all, start: string, quote: string, url: string) => {
       const target = absolute(unescapeAttr(url));
       // The unsubscribe link stays as it is: it is ours already.
-      if (target.startsWith(`${this.publicUrl}/u/`)) return `${start}${quote}${url}${quote}`;
-      return `${start}${quote}${this.publicUrl}/c/${this.signer.sign(toToken('c', ref, target))}${quote}`;
+      if (target.startsWith(`${base}/u/`)) return `${start}${quote}${url}${quote}`;
+      return `${start}${quote}${base}/c/${this.signer.sign(toToken('c', ref, target))}${quote}`;
     });
+  }
+
+  /**
+   * Whose tokens a request's `Host` serves: every workspace's on the default host (PUBLIC_URL's), one
+   * workspace's on its verified tracking domain; null (refused) for any other host.
+   */
+  async scopeOf(hostHeader: string | undefined): Promise<HostScope | null> {
+    if (!hostHeader) return null;
+    // The port is not part of the name (a proxy in front, or the default host on a local port).
+    const host = hostHeader.replace(/:\d+$/, '').toLowerCase().replace(/\.$/, '');
+    if (host === new URL(this.publicUrl).hostname.toLowerCase()) return { workspaceId: null };
+    const workspaceId = await this.hostOwner(host);
+    return workspaceId ? { workspaceId } : null;
   }
 
   /**
@@ -100,24 +132,24 @@ export class TrackingService implements MessageLinks {
    * (mail already delivered) carry none: one with a click target is a click token, one without served as
    * both the unsubscribe link and the pixel, so its unsubscribe link keeps working.
    */
-  private read(token: string, purpose: Purpose): LinkToken | null {
+  private read(token: string, purpose: Purpose, scope: HostScope): LinkToken | null {
     const t = this.signer.verify<LinkToken>(token);
-    if (!t) return null;
+    if (!t || (scope.workspaceId !== null && t.w !== scope.workspaceId)) return null;
     const p = t.p ?? (t.u ? 'c' : purpose === 'c' ? undefined : purpose);
     return p === purpose ? t : null;
   }
 
   /** Whether the token is a valid unsubscribe token (for the confirmation page). */
-  isValid(token: string): boolean {
-    return this.read(token, 'u') !== null;
+  isValid(token: string, scope: HostScope): boolean {
+    return this.read(token, 'u', scope) !== null;
   }
 
   /**
    * Unsubscribes the contact: status `unsubscribed`, the address suppressed for the workspace and
    * `contact.unsubscribed` recorded, in one transaction. False for a bad token; a repeat changes nothing.
    */
-  async unsubscribe(token: string, source: 'link' | 'oneClick'): Promise<boolean> {
-    const t = this.read(token, 'u');
+  async unsubscribe(token: string, source: 'link' | 'oneClick', scope: HostScope): Promise<boolean> {
+    const t = this.read(token, 'u', scope);
     if (!t) return false;
     await this.db.transaction((trx) =>
       this.unsubscribeIn(
@@ -174,13 +206,13 @@ export class TrackingService implements MessageLinks {
   }
 
   /** Records an open; false for a bad token. */
-  async open(token: string, userAgent: string | undefined): Promise<boolean> {
-    return this.recordView(this.read(token, 'o'), 'email.opened', userAgent);
+  async open(token: string, userAgent: string | undefined, scope: HostScope): Promise<boolean> {
+    return this.recordView(this.read(token, 'o', scope), 'email.opened', userAgent);
   }
 
   /** Records a click and answers where to send the browser; null for a bad token or one with no target. */
-  async click(token: string, userAgent: string | undefined): Promise<string | null> {
-    const t = this.read(token, 'c');
+  async click(token: string, userAgent: string | undefined, scope: HostScope): Promise<string | null> {
+    const t = this.read(token, 'c', scope);
     if (!t?.u || !/^https?:\/\//i.test(t.u)) return null;
     await this.recordView(t, 'email.clicked', userAgent);
     return t.u;
