@@ -266,7 +266,7 @@ describe('the encryption key', () => {
       (...args) => t.services.sending.knownProviders(...args),
     );
     await expect(accounts.connect(ws.workspaceId, googleAccount('a@b.io'))).rejects.toMatchObject({
-      status: 409,
+      kind: 'conflict',
       message: expect.stringMatching(/^Email accounts cannot be connected: the server has no encryption key/),
     });
     expect(await t.db('email_accounts').where({ workspace_id: ws.workspaceId })).toEqual([]);
@@ -335,6 +335,7 @@ describe('GET /v1/account/status', () => {
       dailyLimit: 50,
       remainingToday: 50,
       warmupStatus: 'paused',
+      retries: [],
     });
     await t.db('email_accounts').where({ id: account.id }).update({ daily_limit: 2 });
     await insertSent(ws, account.id, '2026-11-23T01:00:00Z');
