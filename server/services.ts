@@ -54,6 +54,7 @@ import { CampaignStore } from './modules/campaign/store';
 import { ContactService, type ContactProgressPort } from './modules/contact/service';
 import { ContactStore } from './modules/contact/store';
 import { ContactLifecycle } from './modules/contact/lifecycle';
+import { UNFINISHED_STATUSES } from './modules/contact/statuses';
 import { CreditService } from './modules/credits/service';
 import { CreditStore } from './modules/credits/store';
 import { LeadService } from './modules/leads/service';
@@ -152,7 +153,14 @@ export function createServices(deps: Deps) {
     startContacts: (...args) => sending.startContacts(...args),
     moveProgress: (...args) => sending.moveProgress(...args),
   };
-  const campaigns = new CampaignService(db, new CampaignStore(), events, accounts, progress, clock);
+  const campaigns = new CampaignService(
+    db,
+    new CampaignStore({ unfinished: UNFINISHED_STATUSES }),
+    events,
+    accounts,
+    progress,
+    clock,
+  );
   const contacts = new ContactService(db, new ContactStore(), events, workspaces, campaigns, progress, clock);
   const leadStore = new LeadStore(clock, config.searchCountCacheSeconds);
   const leads = new LeadService(db, leadStore, clock, credits, config.creditCosts);

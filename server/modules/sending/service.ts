@@ -34,7 +34,7 @@ import {
 } from '../mail/service';
 import type { SuppressionService } from '../suppression/service';
 import { pickVariant, renderBody, renderTemplate, type TemplateValues } from './render';
-import { nextOpenMoment, startOfLocalDay } from './schedule';
+import { nextOpenMoment, startOfLocalDay } from '../../time/schedule';
 import type { DueContact, SendingAccount, SendingCampaign, SendingStep, SendingStore } from './store';
 
 type SendingStatus = components['schemas']['CampaignSendingStatus'];

@@ -7,7 +7,7 @@
  *   GET  /c/:token       click redirect
  */
 import express, { Router } from 'express';
-import { escapeHtml } from '../sending/render';
+import { escapeHtml } from '../../text/html';
 import type { TrackingService } from './service';
 
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
