@@ -58,6 +58,7 @@ import { CampaignStore } from './modules/campaign/store';
 import { ContactService, type ContactProgressPort } from './modules/contact/service';
 import { ContactStore } from './modules/contact/store';
 import { ContactLifecycle } from './modules/contact/lifecycle';
+import { UNFINISHED_STATUSES } from './modules/contact/statuses';
 import { CreditService } from './modules/credits/service';
 import { CreditStore } from './modules/credits/store';
 import { LeadService } from './modules/leads/service';
@@ -240,7 +241,15 @@ function buildServices(deps: Deps) {
     startContacts: (...args) => sending.startContacts(...args),
     moveProgress: (...args) => sending.moveProgress(...args),
   };
-  const campaigns = new CampaignService(db, new CampaignStore(), events, accounts, progress, clock, trackingDomains);
+  const campaigns = new CampaignService(
+    db,
+    new CampaignStore({ unfinished: UNFINISHED_STATUSES }),
+    events,
+    accounts,
+    progress,
+    clock,
+    trackingDomains,
+  );
   const contacts = new ContactService(db, new ContactStore(), events, workspaces, campaigns, progress, clock);
   const leadStore = new LeadStore(clock, config.searchCountCacheSeconds);
   const leads = new LeadService(db, leadStore, clock, credits, config.creditCosts);

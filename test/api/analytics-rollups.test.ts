@@ -8,7 +8,7 @@ import type { RawResult } from '../../server/db';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import { newId } from '../../server/ids';
 import { rebuildRollups } from '../../server/modules/events/rollups';
-import { addDays } from '../../server/modules/events/days';
+import { addDays } from '../../server/time/days';
 import { recordMailEvents, type MailEventInput } from '../helpers/mail-events';
 
 // Hundreds of events recorded one by one, and every answer compared in several zones: minutes on a busy machine.

@@ -1,4 +1,4 @@
-import { nextOpenMoment, startOfLocalDay } from '../../server/modules/sending/schedule';
+import { nextOpenMoment, startOfLocalDay } from '../../server/time/schedule';
 
 const weekdays = {
   timezone: 'America/New_York',

@@ -4,7 +4,7 @@
  * page, or redirects to the flow's allowed return URL.
  */
 import { Router, type Response } from 'express';
-import { escapeHtml } from '../sending/render';
+import { escapeHtml } from '../../text/html';
 import { CALLBACK_PATH, type OAuthConnectService } from './oauth';
 
 const page = (title: string, message: string) =>

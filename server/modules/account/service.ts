@@ -12,7 +12,7 @@ import { newId } from '../../ids';
 import { domainOf } from '../../email-address';
 import { conflict, detail, forbidden, invalid, notFound } from '../../errors';
 import { pageOf } from '../../paging';
-import { dayIn } from '../events/days';
+import { dayIn } from '../../time/days';
 import { percent, type EventService } from '../events/service';
 import { hasImapLogin, inWarmupPool, toAccount, warmupReason } from './mapping';
 import type { SecretBox } from '../../secrets';

@@ -14,7 +14,7 @@ import type { CampaignService } from '../campaign/service';
 import type { ZonedWorkspace } from '../workspace/context';
 import type { ContactService } from '../contact/service';
 import { zeroIntents, type IntentCounts, type ReplyIntentService } from '../inbox/reply-intents';
-import { dayIn, resolveRange, type DayRange } from '../events/days';
+import { dayIn, resolveRange, type DayRange } from '../../time/days';
 import { percent, zeroCounts, type EventCounts, type EventService, type ReplyCounts } from '../events/service';
 
 type Schemas = components['schemas'];

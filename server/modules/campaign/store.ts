@@ -1,7 +1,6 @@
 import type { components } from '../../../generated/api';
 /** Plain rows for campaigns, their steps, variants and linked accounts. Every query is scoped by workspace. */
 import { columnsOf, pageTotal, prepared, selectList, TOTAL_COLUMN, type Executor } from '../../db';
-import { UNFINISHED_STATUSES } from '../contact/statuses';
 
 export interface ScheduleJson {
   timezone: string;
@@ -73,7 +72,14 @@ export interface VariantRow {
   created_at: Date;
 }
 
-const UNFINISHED = UNFINISHED_STATUSES.map((s) => `'${s}'`).join(', ');
+/**
+ * What a campaign's status needs to know of its contacts': which statuses are still to be mailed. The contact
+ * module owns them (contact/statuses.ts) and the composition root hands them over, so campaign needs no
+ * import of contact, which calls campaign.
+ */
+export interface ContactStatusPort {
+  unfinished: readonly string[];
+}
 
 /**
  * The status a campaign reads as, in SQL over `campaigns as c`, from two SQL booleans: whether it has contacts
@@ -84,18 +90,6 @@ const UNFINISHED = UNFINISHED_STATUSES.map((s) => `'${s}'`).join(', ');
  */
 const effectiveStatus = (hasContacts: string, hasUnfinished: string) =>
   `CASE WHEN c.status = 'active' AND ${hasContacts} AND NOT ${hasUnfinished} THEN 'completed' ELSE c.status END`;
-
-/** The effective status with its own look-ups of the counters, for filters and counts over many campaigns. */
-export const EFFECTIVE_STATUS_SQL = effectiveStatus(
-  'EXISTS (SELECT 1 FROM contact_counts cc WHERE cc.campaign_id = c.id AND cc.n > 0)',
-  `EXISTS (SELECT 1 FROM contact_counts cc WHERE cc.campaign_id = c.id AND cc.n > 0 AND cc.status IN (${UNFINISHED}))`,
-);
-
-/** A campaign's counters in one look-up (the lateral `k` of a view): its contacts, and the two facts of its status. */
-const COUNTERS_SQL = `LATERAL (SELECT coalesce(sum(cc.n), 0)::int AS contact_count,
-    coalesce(bool_or(cc.n > 0), false) AS has_contacts,
-    coalesce(bool_or(cc.n > 0 AND cc.status IN (${UNFINISHED})), false) AS has_unfinished
-  FROM contact_counts cc WHERE cc.campaign_id = c.id) k`;
 
 const CAMPAIGN_COLUMNS = columnsOf<CampaignRow>({
   id: true,
@@ -139,11 +133,28 @@ const NEWEST_FIRST = [
 ] as const;
 
 export class CampaignStore {
+  /** The effective status with its own look-ups of the counters, for filters and counts over many campaigns. */
+  private readonly effectiveStatusSql: string;
+  /** A campaign's counters in one look-up (the lateral `k` of a view): its contacts, and the two facts of its status. */
+  private readonly countersSql: string;
+
+  constructor(contacts: ContactStatusPort) {
+    const unfinished = contacts.unfinished.map((s) => `'${s}'`).join(', ');
+    this.effectiveStatusSql = effectiveStatus(
+      'EXISTS (SELECT 1 FROM contact_counts cc WHERE cc.campaign_id = c.id AND cc.n > 0)',
+      `EXISTS (SELECT 1 FROM contact_counts cc WHERE cc.campaign_id = c.id AND cc.n > 0 AND cc.status IN (${unfinished}))`,
+    );
+    this.countersSql = `LATERAL (SELECT coalesce(sum(cc.n), 0)::int AS contact_count,
+    coalesce(bool_or(cc.n > 0), false) AS has_contacts,
+    coalesce(bool_or(cc.n > 0 AND cc.status IN (${unfinished})), false) AS has_unfinished
+  FROM contact_counts cc WHERE cc.campaign_id = c.id) k`;
+  }
+
   /** The workspace's campaigns as read (`campaigns as c`), each with one look-up per derived count. */
   private views(db: Executor, workspaceId: string) {
     return db('campaigns as c')
       .where('c.workspace_id', workspaceId)
-      .crossJoin(db.raw(COUNTERS_SQL))
+      .crossJoin(db.raw(this.countersSql))
       .select<CampaignView[]>(db.raw(VIEW_SELECT));
   }
 
@@ -174,7 +185,7 @@ export class CampaignStore {
   ): Promise<{ rows: CampaignView[]; total: number }> {
     const filtered = () => {
       const q = db('campaigns as c').where('c.workspace_id', workspaceId);
-      if (page.status) q.whereRaw(`(${EFFECTIVE_STATUS_SQL}) = ?`, [page.status]);
+      if (page.status) q.whereRaw(`(${this.effectiveStatusSql}) = ?`, [page.status]);
       return q;
     };
     const pageIds = filtered()
@@ -286,7 +297,7 @@ export class CampaignStore {
     if (campaignId) q.andWhere('c.id', campaignId);
     const rows: { status: string; n: number }[] = await q
       .groupByRaw('1')
-      .select(db.raw(`${EFFECTIVE_STATUS_SQL} AS status`), db.raw('count(*)::int AS n'));
+      .select(db.raw(`${this.effectiveStatusSql} AS status`), db.raw('count(*)::int AS n'));
     return Object.fromEntries(rows.map((r) => [r.status, r.n]));
   }
 

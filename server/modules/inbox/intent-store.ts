@@ -1,6 +1,6 @@
 /** reply_intents: the intent of each reply (one row per inbound reply), and its counts for analytics. */
 import type { Executor } from '../../db';
-import { addDays } from '../events/days';
+import { addDays } from '../../time/days';
 
 export interface IntentRow {
   message_id: string;

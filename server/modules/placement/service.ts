@@ -16,7 +16,7 @@ import type { Backlog } from '../../telemetry';
 import type { AccountMailAccess, AccountService } from '../account/service';
 import type { EventService } from '../events/service';
 import type { Composed, MailLogin, MailService } from '../mail/service';
-import { startOfLocalDay } from '../sending/schedule';
+import { startOfLocalDay } from '../../time/schedule';
 import type { PoolMember } from '../warmup/service';
 import type { WorkspaceService } from '../workspace/service';
 import { PlacementStore, type Placement, type ResultRow, type TestRow } from './store';

@@ -5,6 +5,7 @@
  */
 import { convert } from 'html-to-text';
 import sanitizeHtml from 'sanitize-html';
+import { escapeHtml } from '../../text/html';
 
 export type TemplateValues = Record<string, string | undefined>;
 
@@ -30,9 +31,6 @@ export function renderTemplate(
     i = close + 2;
   }
 }
-
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-export const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]);
 
 /** A body with any HTML tag is HTML; otherwise it is plain text with line breaks. */
 const looksLikeHtml = (body: string): boolean => /<[a-z][\s\S]*?>/i.test(body);

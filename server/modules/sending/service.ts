@@ -35,7 +35,7 @@ import {
 import type { SuppressionService } from '../suppression/service';
 import { spin } from '../../text/spintax';
 import { pickVariant, renderBody, renderTemplate, type TemplateValues } from './render';
-import { nextOpenMoment, startOfLocalDay } from './schedule';
+import { nextOpenMoment, startOfLocalDay } from '../../time/schedule';
 import { mailDomainOf, type MailboxProvider, type RecipientProviders } from './providers';
 import type { DueContact, SendingAccount, SendingCampaign, SendingStep, SendingStore } from './store';
 

@@ -11,7 +11,7 @@
  * tokens) only; any other `Host` is a 404.
  */
 import express, { Router } from 'express';
-import { escapeHtml } from '../sending/render';
+import { escapeHtml } from '../../text/html';
 import type { TrackingDomainService } from './domains';
 import type { HostScope, TrackingService } from './service';
 import { paginated } from '../../http/pagination';

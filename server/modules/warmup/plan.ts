@@ -3,8 +3,8 @@
  * (reusing the campaign schedule's wall-clock rules), how long to wait before the next one, and the health
  * label of a placement score.
  */
-import { dayIn } from '../events/days';
-import { nextOpenMoment, startOfLocalDay } from '../sending/schedule';
+import { dayIn } from '../../time/days';
+import { nextOpenMoment, startOfLocalDay } from '../../time/schedule';
 
 export interface WarmupPlanSettings {
   dailyLimit: number;

@@ -29,7 +29,7 @@ import { newId } from '../../ids';
 import { detail, conflict, notFound } from '../../errors';
 import type { AccountMailAccess, AccountRow, AccountService } from '../account/service';
 import type { SecretBox } from '../../secrets';
-import { addDays, resolveRange } from '../events/days';
+import { addDays, resolveRange } from '../../time/days';
 import type { EventService } from '../events/service';
 import {
   MailboxError,
@@ -39,7 +39,7 @@ import {
   type MailService,
   type SendOutcome,
 } from '../mail/service';
-import { startOfLocalDay } from '../sending/schedule';
+import { startOfLocalDay } from '../../time/schedule';
 import type { ZonedWorkspace } from '../workspace/context';
 import type { WorkspaceService } from '../workspace/service';
 import { firstMessage, replyMessage } from './content';

@@ -1,9 +1,18 @@
 /**
- * When a campaign may send: the next open moment of its schedule at or after an instant. Windows are
+ * When a schedule is open (a campaign's, a warm-up's): the next open moment at or after an instant. Windows are
  * wall-clock times in the schedule's IANA zone, so they follow daylight-saving changes (a 09:00 start is
  * 09:00 local on both sides of the change).
  */
-import type { ScheduleJson } from '../campaign/service';
+
+/** Open days (0 = Sunday) and wall-clock hours (`09:00` to `17:00`) in an IANA zone, between optional dates. */
+export interface WeeklySchedule {
+  timezone: string;
+  days: number[];
+  from: string;
+  to: string;
+  startDate: string | null;
+  endDate: string | null;
+}
 
 /** How far ahead to look for an open window before saying there is none. */
 const HORIZON_DAYS = 400;
@@ -68,7 +77,7 @@ const toMinutes = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.
 const isoDate = (y: number, m: number, d: number) => `${y}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
 
 /** The first instant >= `at` inside the schedule, or null when the schedule has ended. */
-export function nextOpenMoment(schedule: ScheduleJson, at: Date): Date | null {
+export function nextOpenMoment(schedule: WeeklySchedule, at: Date): Date | null {
   const from = toMinutes(schedule.from);
   const to = toMinutes(schedule.to);
   const today = localParts(schedule.timezone, at);
@@ -88,7 +97,7 @@ export function nextOpenMoment(schedule: ScheduleJson, at: Date): Date | null {
 }
 
 /** Whether `at` is inside the schedule. */
-export const isOpen = (schedule: ScheduleJson, at: Date): boolean =>
+export const isOpen = (schedule: WeeklySchedule, at: Date): boolean =>
   nextOpenMoment(schedule, at)?.getTime() === at.getTime();
 
 /** Local midnight (in `timezone`) of the day `at` falls on: where daily limits start counting. */
