@@ -59,7 +59,11 @@ it('documents every setting server/config.ts reads, and .env.example is made fro
   const read_ = new Set([...source.matchAll(/(?:env\.|\(')([A-Z][A-Z0-9_]{2,})\b/g)].map((m) => m[1]));
   for (const old of ['SENDING_ENABLED', 'SENDING_TICK_SECONDS']) read_.delete(old); // old names, still read
   const documented = settingsOf(readFileSync(TABLE, 'utf8')).map((s) => s.name);
-  expect([...read_].filter((name) => !documented.includes(name))).toEqual([]);
+  // A prefix the code expands (`OAUTH_GOOGLE` for `OAUTH_GOOGLE_CLIENT_ID` and its secret) is documented by its settings.
+  const undocumented = [...read_].filter(
+    (name) => !documented.includes(name) && !documented.some((d) => d.startsWith(`${name}_`)),
+  );
+  expect(undocumented).toEqual([]);
   expect(readFileSync(ENV_EXAMPLE, 'utf8')).toBe(envExample(settingsOf(readFileSync(TABLE, 'utf8'))));
 });
 
