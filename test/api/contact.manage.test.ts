@@ -55,7 +55,7 @@ describe('GET /v1/contact/get', () => {
       status: 'success',
       success: true,
       message: 'Contact retrieved',
-      data: { contact, progress: null },
+      data: { contact, progress: null, recipientProvider: null },
     });
     const byEmail = await ws.client.GET('/v1/contact/get', {
       params: { query: { campaignId: contact.campaignId, email: 'JANE.DOE@Acme.com' } },

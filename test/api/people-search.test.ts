@@ -367,7 +367,7 @@ describe('revealWorkEmails (used by lists)', () => {
     const ws = await t.createWorkspace({ credits: 1 });
     await expect(
       t.db.transaction((trx) => t.services.leads.revealWorkEmails(trx, ws.workspaceId, [jane.id, luis.id])),
-    ).rejects.toMatchObject({ status: 402 });
+    ).rejects.toMatchObject({ kind: 'paymentRequired' });
     expect(await reveals(ws.workspaceId)).toEqual([]);
     expect(await balance(ws.workspaceId)).toBe(1);
   });

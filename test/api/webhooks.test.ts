@@ -253,7 +253,7 @@ describe('webhooks', () => {
     await expect(
       webhooks.create(w.workspaceId, { url: 'https://hooks.example.com/x', eventTypes: ['email.sent'] }),
     ).rejects.toMatchObject({
-      status: 409,
+      kind: 'conflict',
       message: expect.stringMatching(/^Webhooks cannot be created: the server has no encryption key/),
     });
     expect(await t.db('webhook_subscriptions').where({ workspace_id: w.workspaceId })).toEqual([]);
