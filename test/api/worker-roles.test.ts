@@ -33,9 +33,9 @@ it('runs every job by default, and only the named roles with WORKER_JOBS', () =>
   const roles = loadConfig({}, { WORKER_JOBS: ' Maintenance, sending ' }).workerJobs;
   expect(roles).toEqual(['sending', 'maintenance']);
   expect(Object.keys(jobsOfRoles(t.services, roles)).sort()).toEqual(
-    ['sending', 'idempotencyKeys', 'eventRetention', 'eventPartitions'].sort(),
+    ['sending', 'idempotencyKeys', 'eventRetention', 'eventPartitions', 'auditRetention', 'trackingDomains'].sort(),
   );
-  expect(Object.keys(jobsOfRoles(t.services, loadConfig({}, {}).workerJobs))).toHaveLength(10);
+  expect(Object.keys(jobsOfRoles(t.services, loadConfig({}, {}).workerJobs))).toHaveLength(12);
 });
 
 it('refuses an unknown job name at start with one line', async () => {

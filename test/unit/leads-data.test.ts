@@ -31,7 +31,7 @@ describe('generateLeads', () => {
         .count({ n: '*' })
         .first();
       expect(mismatched).toEqual({ n: 0 });
-      await expect(generateLeads(a.db, { people: 1, companies: 1 })).rejects.toThrow(/not empty/);
+      await expect(generateLeads(a.db, { people: 1, companies: 1 })).rejects.toThrow(/already holds/);
     } finally {
       await a.close();
       await b.close();
