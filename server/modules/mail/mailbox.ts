@@ -171,7 +171,7 @@ export class MailboxSession {
     return this.listed;
   }
 
-  /** The folder list as this session knows it (null when it never asked). */
+  /** The folder list as this IMAP connection last listed it (null when it never asked). */
   knownFolders(): Folder[] | null {
     return this.listed;
   }
