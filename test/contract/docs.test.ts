@@ -67,6 +67,9 @@ suite('documentation portal at /docs (headless Chromium, offline)', () => {
     await t?.close();
   });
 
+  // A tag's or guide's own entry: a label inside a link (an open tag may add a separator of the same text).
+  const sidebarEntry = (name: string) =>
+    page.locator('a > [data-testid=menu-item-label]', { hasText: new RegExp(`^${name}$`) });
   const sidebarLinks = () =>
     page.$$eval('[data-testid=menu-item-label]', (els) =>
       els.map((e) => ({ text: e.textContent ?? '', href: e.closest('a')?.getAttribute('href') ?? '' })),
@@ -77,7 +80,7 @@ suite('documentation portal at /docs (headless Chromium, offline)', () => {
     // Opening a tag lists its operations (and may close the one before).
     const listed = new Set<string | undefined>();
     for (const tag of spec.tags.map((x) => x.name)) {
-      await page.locator('[data-testid=menu-item-label]', { hasText: new RegExp(`^${tag}$`) }).click();
+      await sidebarEntry(tag).click();
       await page.waitForURL(new RegExp(`#/${slug(tag)}$`));
       for (const link of await sidebarLinks()) listed.add(link.href.split('/').pop());
     }
@@ -88,7 +91,7 @@ suite('documentation portal at /docs (headless Chromium, offline)', () => {
 
   it('lists each operation once: no two sidebar entries of a tag share a title', async () => {
     for (const tag of spec.tags.map((x) => x.name)) {
-      await page.locator('[data-testid=menu-item-label]', { hasText: new RegExp(`^${tag}$`) }).click();
+      await sidebarEntry(tag).click();
       await page.waitForURL(new RegExp(`#/${slug(tag)}$`));
       const titles = (await sidebarLinks()).filter((l) => l.href.includes(`/${slug(tag)}/`)).map((l) => l.text);
       expect(titles.filter((title, i) => titles.indexOf(title) !== i)).toEqual([]);
@@ -97,7 +100,7 @@ suite('documentation portal at /docs (headless Chromium, offline)', () => {
 
   it('reaches every guide from the sidebar', async () => {
     for (const guide of guides) {
-      await page.locator('[data-testid=menu-item-label]', { hasText: new RegExp(`^${guide}$`) }).click();
+      await sidebarEntry(guide).click();
       await expect(
         page.waitForURL(new RegExp(`#/section/${slug(guide)}$`), { timeout: 5000 }),
       ).resolves.toBeUndefined();
