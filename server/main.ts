@@ -9,13 +9,14 @@ import { listen } from './net/listen';
 import { createApp } from './app';
 import { boot, rolesRunning, shutdownJobs, startJobs } from './boot';
 import { WORKER_ROLES } from './config';
+import { describeDemoWeek, makeDemoWeek } from './demo';
 import { generateLeads } from './modules/leads/generate';
 import type { Deps, Services } from './services';
 
 /** The demo lead database: enough people and companies for a first search to return results. */
 const DEMO_LEADS = { people: 2000, companies: 200, seed: 1 };
 
-/** On the very first start, a demo workspace and lead data so a newcomer can call the API at once. */
+/** On the very first start, a demo workspace, its week of outreach and lead data, so a newcomer sees the API at work. */
 async function seedDemo(deps: Deps, services: Services, port: number): Promise<void> {
   if ((await services.workspaces.countWorkspaces()) > 0) return;
   // Leads imported before the first start are kept as they are.
@@ -24,12 +25,18 @@ async function seedDemo(deps: Deps, services: Services, port: number): Promise<v
     ? { people: 0, companies: 0 }
     : await generateLeads(deps.db, { ...DEMO_LEADS, now: deps.clock.now() });
   const { workspace, apiKey } = await services.workspaces.createWorkspace({ name: 'Demo workspace', whitelabel: true });
+  // Without a key for stored passwords (PostgreSQL and no SECRET_KEY) the demo has no mailboxes, so no week.
+  const week = await makeDemoWeek(deps, workspace.id).then(
+    describeDemoWeek,
+    (err: Error) => `no demo week: ${err.message}`,
+  );
   const line = '-'.repeat(72);
   console.log(
     [
       line,
       `First start: created "${workspace.name}" (${workspace.id}) with ${workspace.credit_balance} credits,`,
-      `and a demo lead database of ${loaded.people} people and ${loaded.companies} companies.`,
+      `a demo lead database of ${loaded.people} people and ${loaded.companies} companies,`,
+      `and ${week}`,
       `API key (shown once, keep it): ${apiKey}`,
       `Try it:  curl -H 'X-API-Key: ${apiKey}' http://localhost:${port}/v1/authenticate`,
       `Docs:    http://localhost:${port}/docs`,

@@ -4,6 +4,7 @@
  * batches of their own transactions); all use the same DATABASE_URL / DATA_DIR as the server.
  */
 import { Command } from 'commander';
+import { describeDemoWeek, makeDemoWeek } from '../demo';
 import { openCliContext, type CliContext } from './context';
 import { displayName, email, id, positiveInt, table } from './args';
 import { registerLeadCommands } from './leads';
@@ -146,6 +147,28 @@ export function buildProgram(): Command {
           services.credits.grant(trx, opts.workspace, opts.amount, 'admin_grant'),
         );
         console.log(`Added ${opts.amount} credits. Balance: ${balance}.`);
+      }),
+    );
+
+  program
+    .command('demo')
+    .description(
+      'fill a workspace with the demo week: a campaign mailed to 48 contacts over the past seven days, its opens, ' +
+        'clicks, replies and analytics (a new "Demo workspace" without --workspace)',
+    )
+    .option('--workspace <id>', 'the workspace to fill', id('a workspace'))
+    .action(
+      withContext(async ({ services, deps }, opts: { workspace?: string }) => {
+        const created = opts.workspace
+          ? null
+          : await services.workspaces.createWorkspace({ name: 'Demo workspace', whitelabel: true });
+        const workspaceId = opts.workspace ?? created!.workspace.id;
+        const week = await makeDemoWeek(deps, workspaceId);
+        if (created)
+          console.log(
+            `Workspace ${created.workspace.name} created: ${workspaceId}\nAPI key (shown once): ${created.apiKey}`,
+          );
+        console.log(`Made ${describeDemoWeek(week)}`);
       }),
     );
 

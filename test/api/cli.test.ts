@@ -88,6 +88,8 @@ describe('on the embedded database', () => {
       /^error: option '--workspace <id>' argument 'nope' is invalid\. expected a workspace id/,
     ],
     [['key', 'create', '--workspace', '00000000-0000-7000-8000-000000000000'], /^error: Workspace not found\.$/],
+    [['demo', '--workspace', 'nope'], /^error: option '--workspace <id>' argument 'nope' is invalid/],
+    [['demo', '--workspace', '00000000-0000-7000-8000-000000000000'], /^error: Workspace not found\.$/],
     [['credits', 'add', '--workspace', 'nope', '--amount', '5'], /'--workspace <id>' argument 'nope' is invalid/],
     [['workspace', 'create', '--name', ''], /'--name <name>' argument '' is invalid\. the name must not be empty/],
     [['workspace', 'create', '--name', '   '], /'--name <name>' .* the name must not be empty/],

@@ -71,7 +71,9 @@ it('starts with a demo workspace, serves its key, and stops cleanly on SIGTERM',
   const foreign = startLines.filter(
     (line) =>
       !/^\{"level":\d+,.*"msg":/.test(line) &&
-      !/^-{72}$|^First start: |^and a demo lead database |^API key \(shown once|^Try it: |^Docs: /.test(line),
+      !/^-{72}$|^First start: |^a demo lead database |^and a demo campaign |^API key \(shown once|^Try it: |^Docs: /.test(
+        line,
+      ),
   );
   expect(foreign).toEqual([]);
 
@@ -88,6 +90,11 @@ it('starts with a demo workspace, serves its key, and stops cleanly on SIGTERM',
   expect(
     (await readJson<Success<'/v1/mixed_people/search', 'post'>>(search)).data.pagination.totalEntries,
   ).toBeGreaterThan(0);
+
+  // The demo week: its campaign's mail shows in the analytics.
+  expect(first.output()).toMatch(/^and a demo campaign \(\S+\) that mailed 48 contacts over the past week/m);
+  const summary = await fetch(`${base}/v1/analytics/campaign/summary`, { headers: { 'X-API-Key': apiKey! } });
+  expect((await readJson<Success<'/v1/analytics/campaign/summary', 'get'>>(summary)).data.unique.sent).toBe(48);
 
   const exited = exitCode(first.child);
   first.child.kill('SIGTERM');

@@ -62,10 +62,14 @@ export class WorkspaceService {
 
   /** The operator's key for a workspace (admin CLI): every scope. */
   async createKey(workspaceId: string, name: string | null = null): Promise<IssuedKey> {
-    const workspace = await this.store.findWorkspace(this.db, workspaceId);
-    if (!workspace) throw notFound('Workspace not found.');
+    await this.assertExists(workspaceId);
     const { keyId, apiKey } = await this.keys.issue(this.db, workspaceId, { name, scopes: [ALL_SCOPES] });
     return { keyId, apiKey };
+  }
+
+  /** A 404 for a workspace that is not there (the admin CLI names one by id). */
+  async assertExists(workspaceId: string): Promise<void> {
+    if (!(await this.store.findWorkspace(this.db, workspaceId))) throw notFound('Workspace not found.');
   }
 
   /** The operator revokes any key (admin CLI), the workspace's last managing key included. */
