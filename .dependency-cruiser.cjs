@@ -35,6 +35,14 @@ module.exports = {
       to: { path: '^server/modules/[^/]+/[^/]*store\\.ts$', pathNot: '^server/modules/$1/' },
     },
     {
+      name: 'modules-meet-through-faces',
+      severity: 'error',
+      comment:
+        'A module uses another only through its face (index.ts): what it exports is what others may rely on; the rest of the folder can change freely.',
+      from: { path: '^server/modules/([^/]+)/' },
+      to: { path: '^server/modules/[^/]+/', pathNot: ['^server/modules/$1/', '^server/modules/[^/]+/index\\.ts$'] },
+    },
+    {
       name: 'only-routes-speak-http',
       severity: 'error',
       comment:

@@ -85,9 +85,9 @@ import { SuppressionService } from './modules/suppression/service';
 import { SuppressionStore } from './modules/suppression/store';
 import { TrackingService } from './modules/tracking/service';
 import { TokenSigner } from './modules/tracking/tokens';
-import { TrackingDomainService } from './modules/tracking/domains';
-import { trackingDomainRoutes } from './modules/tracking/routes';
-import { TrackingDomainStore } from './modules/tracking/domain-store';
+import { TrackingDomainService } from './modules/tracking-domain/service';
+import { trackingDomainRoutes } from './modules/tracking-domain/routes';
+import { TrackingDomainStore } from './modules/tracking-domain/store';
 
 import { WebhookService } from './modules/webhooks/service';
 import { WebhookStore } from './modules/webhooks/store';

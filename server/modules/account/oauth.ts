@@ -12,17 +12,17 @@ import type { Db, Executor } from '../../db';
 import { conflict, detail, DomainError, forbidden, invalid, notFound, unavailable } from '../../errors';
 import { newId } from '../../ids';
 import type { SecretBox } from '../../secrets';
-import type { EventService } from '../events/service';
+import type { EventService } from '../events';
 import {
-  OAuthError,
-  PROVIDER_SETTING,
-  pkcePair,
   type OAuthClients,
+  OAuthError,
   type OAuthProvider,
   type OAuthProviderName,
+  PROVIDER_SETTING,
   type TokenAnswer,
-} from '../mail/service';
-import type { ZonedWorkspace } from '../workspace/context';
+  pkcePair,
+} from '../mail';
+import type { ZonedWorkspace } from '../workspace';
 import type { OAuthSessionRow, OAuthSessionStore } from './oauth-sessions';
 import { accountNotFound, validateWarmup, type AccountService, type WarmupInput } from './service';
 import type { AccountRow, AccountStore } from './store';

@@ -1,6 +1,6 @@
 import { paginated } from '../../http/pagination';
 import { ok, route } from '../../http/route';
-import { workspaceOf } from '../workspace/context';
+import { workspaceOf } from '../workspace';
 import type { OAuthConnectService } from './oauth';
 import type { AccountService } from './service';
 

@@ -13,15 +13,14 @@ import { domainOf } from '../../email-address';
 import { conflict, detail, forbidden, invalid, notFound } from '../../errors';
 import { pageOf } from '../../paging';
 import { dayIn } from '../../time/days';
-import { percent, type EventService } from '../events/service';
+import { type EventService, percent } from '../events';
 import { hasImapLogin, inWarmupPool, toAccount, warmupReason } from './mapping';
 import type { SecretBox } from '../../secrets';
 import type { AccountRow, AccountStore, RetryProtocol, WarmupColumns } from './store';
 import { checkBlocklists, checkDomain, memoizedA, scoreOf, type DomainVitals } from './vitals';
-import type { ZonedWorkspace } from '../workspace/context';
-import type { WorkspaceService } from '../workspace/service';
-import type { LoginFailure, MailLogin } from '../mail/service';
-import type { TrackingDomainService } from '../tracking/domains';
+import type { WorkspaceService, ZonedWorkspace } from '../workspace';
+import type { LoginFailure, MailLogin } from '../mail';
+import type { TrackingDomainService } from '../tracking-domain';
 
 export type { AccountRow } from './store';
 

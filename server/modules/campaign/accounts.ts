@@ -7,7 +7,7 @@ import type { Clock } from '../../clock';
 import type { Db, Executor } from '../../db';
 import { conflict, detail, notFound } from '../../errors';
 import type { Page } from '../../paging';
-import type { AccountService } from '../account/service';
+import type { AccountService } from '../account';
 import type { CampaignStore } from './store';
 import { findCampaign, iso } from './view';
 

@@ -10,7 +10,7 @@ import type { Clock } from '../../clock';
 import { isUniqueViolation, type Db, type Executor } from '../../db';
 import { invalid, conflict, detail, notFound, type FieldProblem } from '../../errors';
 import { plural } from '../../text/plural';
-import type { CampaignService } from '../campaign/service';
+import type { CampaignService } from '../campaign';
 import { toContact, type ContactProgressPort } from './service';
 import type { ContactRow, ContactStore } from './store';
 

@@ -6,15 +6,15 @@
 import type { components } from '../../../generated/api';
 import type { Db, Executor } from '../../db';
 import type { Clock } from '../../clock';
-import type { EventService } from '../events/service';
+import type { EventService } from '../events';
 import { newId } from '../../ids';
 import { isValidEmail } from '../../email-address';
 import { canonicalTimeZone } from '../../time-zone';
 import { invalid, detail, forbidden, notFound, type FieldProblem } from '../../errors';
 import type { ContactRow, ContactStore, CustomValue } from './store';
 import { UNFINISHED_STATUSES } from './statuses';
-import type { WorkspaceService } from '../workspace/service';
-import type { CampaignService } from '../campaign/service';
+import type { WorkspaceService } from '../workspace';
+import type { CampaignService } from '../campaign';
 import { plural } from '../../text/plural';
 
 type Schemas = components['schemas'];

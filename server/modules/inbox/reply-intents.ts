@@ -6,13 +6,13 @@
 import type { Clock } from '../../clock';
 import type { Db, Executor } from '../../db';
 import { invalid, conflict, detail, notFound } from '../../errors';
-import type { CampaignService } from '../campaign/service';
-import type { ContactService } from '../contact/service';
-import type { EventService } from '../events/service';
-import type { RemovalRef } from '../tracking/service';
+import type { CampaignService } from '../campaign';
+import type { ContactService } from '../contact';
+import type { EventService } from '../events';
+import type { RemovalRef } from '../tracking';
 import { decideIntent, REPLY_INTENTS, type IntentDecision, type Referral, type ReplyIntent } from './intent';
 import type { IntentCountRow, IntentRow, IntentStore } from './intent-store';
-import type { MailService, MessageRow } from '../mail/service';
+import type { MailService, MessageRow } from '../mail';
 
 /** The one removal path (the tracking module's unsubscribe), in the caller's transaction. */
 export interface RemovalPort {

@@ -12,7 +12,7 @@ import type { Clock } from '../../clock';
 import type { Config } from '../../config';
 import { queryAll, type Db, type Executor } from '../../db';
 import { invalid, detail } from '../../errors';
-import type { CreditService } from '../credits/service';
+import type { CreditService } from '../credits';
 import {
   employeeRangeOf,
   normalizeDomain,

@@ -13,12 +13,12 @@ import { conflict, detail, notFound } from '../../errors';
 import { newId } from '../../ids';
 import type { Logger } from '../../logger';
 import type { Backlog } from '../../telemetry';
-import type { AccountMailAccess, AccountService } from '../account/service';
-import type { EventService } from '../events/service';
-import type { Composed, MailLogin, MailService } from '../mail/service';
+import type { AccountMailAccess, AccountService } from '../account';
+import type { EventService } from '../events';
+import type { Composed, MailLogin, MailService } from '../mail';
 import { startOfLocalDay } from '../../time/schedule';
-import type { PoolMember } from '../warmup/service';
-import type { WorkspaceService } from '../workspace/service';
+import type { PoolMember } from '../warmup';
+import type { WorkspaceService } from '../workspace';
 import { PlacementStore, type Placement, type ResultRow, type TestRow } from './store';
 
 type Schemas = components['schemas'];

@@ -1,5 +1,5 @@
 import { ok, route } from '../../http/route';
-import type { CampaignService } from '../campaign/service';
+import type { CampaignService } from '../campaign';
 import type { SendingService } from './service';
 
 export const sendingRoutes = ({ campaigns, sending }: { campaigns: CampaignService; sending: SendingService }) => [

@@ -23,16 +23,10 @@ import type { Clock } from '../../clock';
 import type { Backlog } from '../../telemetry';
 import type { Db, Executor } from '../../db';
 import { newId } from '../../ids';
-import type { AccountMailAccess } from '../account/service';
-import type { EventService } from '../events/service';
-import {
-  CONNECTIONS_PER_ACCOUNT,
-  type Composed,
-  type MailService,
-  type MessageRow,
-  type SendOutcome,
-} from '../mail/service';
-import type { SuppressionService } from '../suppression/service';
+import type { AccountMailAccess } from '../account';
+import type { EventService } from '../events';
+import { CONNECTIONS_PER_ACCOUNT, type Composed, type MailService, type MessageRow, type SendOutcome } from '../mail';
+import type { SuppressionService } from '../suppression';
 import { spin } from '../../text/spintax';
 import { pickVariant, renderBody, renderTemplate, type TemplateValues } from './render';
 import { nextOpenMoment, startOfLocalDay } from '../../time/schedule';

@@ -7,8 +7,8 @@
 import type { Knex } from 'knex';
 import { jsonColumn, type Executor } from '../../db';
 import { backlogOf, type Backlog } from '../../telemetry';
-import type { ScheduleJson } from '../campaign/service';
-import { UNFINISHED_STATUSES } from '../contact/statuses';
+import type { ScheduleJson } from '../campaign';
+import { UNFINISHED_STATUSES } from '../contact';
 
 export type ProgressState = 'waiting' | 'sending' | 'held' | 'done' | 'unknown';
 

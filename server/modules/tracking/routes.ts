@@ -12,11 +12,8 @@
  */
 import express, { Router } from 'express';
 import { escapeHtml } from '../../text/html';
-import type { TrackingDomainService } from './domains';
+import type { TrackingDomainService } from '../tracking-domain';
 import type { HostScope, TrackingService } from './service';
-import { paginated } from '../../http/pagination';
-import { ok, route } from '../../http/route';
-import { pageOf } from '../../paging';
 
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 
@@ -91,26 +88,3 @@ export function trackingRouter(tracking: TrackingService, domains: TrackingDomai
 
   return router;
 }
-
-/** The workspace's own tracking domains (`/v2/tracking-domain/...`). */
-export const trackingDomainRoutes = ({ trackingDomains }: { trackingDomains: TrackingDomainService }) => [
-  route(
-    'post',
-    '/v2/tracking-domain/create',
-    async ({ auth, body }) =>
-      ok('Tracking domain added', { trackingDomain: await trackingDomains.create(auth.workspaceId, body.domain) }),
-    { status: 201 },
-  ),
-  route('get', '/v2/tracking-domain/list', async ({ auth, query }) =>
-    ok('Tracking domains retrieved', paginated(await trackingDomains.list(auth.workspaceId, pageOf(query)))),
-  ),
-  route('get', '/v2/tracking-domain/get', async ({ auth, query }) =>
-    ok('Tracking domain retrieved', { trackingDomain: await trackingDomains.get(auth.workspaceId, query.id) }),
-  ),
-  route('post', '/v2/tracking-domain/verify', async ({ auth, body }) =>
-    ok('Tracking domain checked', { trackingDomain: await trackingDomains.verify(auth.workspaceId, body.id) }),
-  ),
-  route('post', '/v2/tracking-domain/delete', async ({ auth, body }) =>
-    ok('Tracking domain removed', await trackingDomains.delete(auth.workspaceId, body.id)),
-  ),
-];

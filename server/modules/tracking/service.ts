@@ -13,10 +13,10 @@
  */
 import type { Clock } from '../../clock';
 import type { Db, Executor } from '../../db';
-import type { ContactService } from '../contact/service';
-import type { EventService } from '../events/service';
-import type { MessageLinks, MessageRef } from '../sending/service';
-import type { SuppressionService } from '../suppression/service';
+import type { ContactService } from '../contact';
+import type { EventService } from '../events';
+import type { MessageLinks, MessageRef } from '../sending';
+import type { SuppressionService } from '../suppression';
 import type { TokenSigner } from './tokens';
 
 /** Seconds after a send within which an open or click is taken as a prefetch. */

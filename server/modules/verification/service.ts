@@ -11,7 +11,7 @@ import type { Config } from '../../config';
 import type { Db, Executor } from '../../db';
 import type { DnsLookup, DnsResult, MxRecord } from '../../dns';
 import { isDisposableDomain, isFreeProviderDomain, isRoleLocalPart, parseAddress } from './checks';
-import { probeMailbox, type ProbeOutcome } from '../mail/service';
+import { type ProbeOutcome, probeMailbox } from '../mail';
 import type { VerificationRow, VerificationStore } from './store';
 
 type VerificationResult = components['schemas']['VerificationResult'];

@@ -1,5 +1,5 @@
 import { ok, route } from '../../http/route';
-import { workspaceOf } from '../workspace/context';
+import { workspaceOf } from '../workspace';
 import type { WarmupService } from './service';
 
 /** The warm-up summary lives under analytics in the spec; its figures are the pool's, so the pool serves it. */

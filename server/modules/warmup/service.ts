@@ -27,21 +27,20 @@ import type { Logger } from '../../logger';
 import { domainOf } from '../../email-address';
 import { newId } from '../../ids';
 import { detail, conflict, notFound } from '../../errors';
-import type { AccountMailAccess, AccountRow, AccountService } from '../account/service';
+import type { AccountMailAccess, AccountRow, AccountService } from '../account';
 import type { SecretBox } from '../../secrets';
 import { addDays, resolveRange } from '../../time/days';
-import type { EventService } from '../events/service';
+import type { EventService } from '../events';
 import {
-  MailboxError,
-  replySubject,
-  type MailboxSession,
   type MailLogin,
   type MailService,
+  MailboxError,
+  type MailboxSession,
   type SendOutcome,
-} from '../mail/service';
+  replySubject,
+} from '../mail';
 import { startOfLocalDay } from '../../time/schedule';
-import type { ZonedWorkspace } from '../workspace/context';
-import type { WorkspaceService } from '../workspace/service';
+import type { WorkspaceService, ZonedWorkspace } from '../workspace';
 import { firstMessage, replyMessage } from './content';
 import { healthOf, nextGapMs, nextLocalDay, rampTarget, windowOpensAt, type WarmupPlanSettings } from './plan';
 import type { ExpectedRow, MemberRow, Pace, PoolMailboxRow, WarmupMessageRow, WarmupStore } from './store';

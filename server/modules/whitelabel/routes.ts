@@ -1,5 +1,5 @@
 import { ok, route } from '../../http/route';
-import { workspaceOf } from '../workspace/context';
+import { workspaceOf } from '../workspace';
 import type { WhitelabelService } from './service';
 
 export const whitelabelRoutes = ({ whitelabel }: { whitelabel: WhitelabelService }) => [

@@ -8,9 +8,8 @@ import { isUniqueViolation, type Db, type Executor } from '../../db';
 import type { Clock } from '../../clock';
 import { invalid, conflict, detail, forbidden, notFound } from '../../errors';
 import { newId } from '../../ids';
-import type { CreditService } from '../credits/service';
-import type { Workspace } from '../workspace/context';
-import type { PlanRow, SubUserRow, WorkspaceService } from '../workspace/service';
+import type { CreditService } from '../credits';
+import type { PlanRow, SubUserRow, Workspace, WorkspaceService } from '../workspace';
 import { hashPassword } from './password';
 
 type Schemas = components['schemas'];

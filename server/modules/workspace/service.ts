@@ -6,7 +6,7 @@ import { notFound } from '../../errors';
 import { ALL_SCOPES } from '../../scopes';
 import type { IssuedKey, KeyService } from './keys';
 import { DEFAULT_PLAN_ID } from './plans';
-import type { CreditService } from '../credits/service';
+import type { CreditService } from '../credits';
 import type { PlanRow, SubUserRow, UserRow, WorkspaceRow, WorkspaceStore } from './store';
 
 export type { PlanRow, SubUserRow } from './store';

@@ -13,8 +13,8 @@ import type { DnsLookup } from '../../dns';
 import { conflict, detail, notFound } from '../../errors';
 import type { Page, Paged } from '../../paging';
 import { newId } from '../../ids';
-import type { EventService } from '../events/service';
-import type { TrackingDomainRow, TrackingDomainStore } from './domain-store';
+import type { EventService } from '../events';
+import type { TrackingDomainRow, TrackingDomainStore } from './store';
 
 type Schemas = components['schemas'];
 type Reason = Schemas['TrackingDomainReason'];
