@@ -67,6 +67,8 @@ import { KeyService } from './modules/workspace/keys';
 import { AuditService } from './modules/audit/service';
 import { AuditStore } from './modules/audit/store';
 import { auditRoutes } from './modules/audit/routes';
+import { UsageService } from './modules/usage/service';
+import { usageRoutes } from './modules/usage/routes';
 import { knownScopes } from './scopes';
 import { readBundledSpec } from './project-root';
 import { WorkspaceStore } from './modules/workspace/store';
@@ -256,6 +258,7 @@ function buildServices(deps: Deps) {
   const verification = new VerificationService(db, new VerificationStore(), dns, clock, config);
   const enrichment = new EnrichmentService(db, leadStore, leads);
   const lists = new ListService(db, new ListStore(), leads, contacts, campaigns, credits, clock);
+  const usage = new UsageService(db, clock, credits, workspaces, accounts, contacts, lists);
   const mailAccess = new AccountMailAccess(accountStore, secrets, clock);
   const suppression = new SuppressionService(db, new SuppressionStore(), clock);
   const tracking = new TrackingService(
@@ -395,6 +398,7 @@ function buildServices(deps: Deps) {
     workspaces,
     keys,
     audit,
+    usage,
     quota,
     idempotency,
     whitelabel,
@@ -417,6 +421,7 @@ export function createRoutes(services: Services): Route[] {
     ...workspaceRoutes(),
     ...keyRoutes(services),
     ...auditRoutes(services),
+    ...usageRoutes(services),
     ...campaignRoutes(services),
     ...accountRoutes(services),
     ...analyticsRoutes(services.reads),

@@ -8,7 +8,7 @@ import type { Readable } from 'node:stream';
 import type { Request, Response, Router } from 'express';
 import type { HttpMethod, PathsWithMethod, RequestBodyJSON, SuccessResponseJSON } from 'openapi-typescript-helpers';
 import type { paths } from '../../generated/api';
-import type { AuthContext } from './admission';
+import type { AuthContext, QuotaWindowUse } from './admission';
 import { holds } from '../scopes';
 import { missingScope } from './scopes';
 import type { Auditor } from '../audit';
@@ -33,6 +33,8 @@ export interface RouteContext<P extends keyof paths, M extends Method> {
   query: QueryParams<P, M>;
   body: RequestBody<P, M>;
   auth: AuthContext;
+  /** The quota windows as this request's count left them. */
+  quota: QuotaWindowUse[];
   requestId: string;
   apiVersion: 'v1' | 'v2';
   /** A body no parser read (a CSV upload), as a stream: the request, or the copy the idempotency layer read first. */
@@ -77,6 +79,7 @@ export function route<M extends Method, P extends PathsWithMethod<paths, M>>(
             query: req.query as QueryParams<P, M>,
             body: req.body as RequestBody<P, M>,
             auth,
+            quota: res.locals.quota as QuotaWindowUse[],
             requestId,
             apiVersion: res.locals.apiVersion as 'v1' | 'v2',
             upload: (res.locals.upload as Readable | undefined) ?? req,

@@ -107,6 +107,13 @@ export class WorkspaceService {
     return { maxContacts: caps.max_contacts, maxEmailAccounts: caps.max_email_accounts };
   }
 
+  /** The plan the workspace is on. */
+  async planOf(db: Executor, workspaceId: string): Promise<PlanRow> {
+    const plan = await this.store.planOfWorkspace(db, workspaceId);
+    if (!plan) throw notFound('Workspace not found.');
+    return plan;
+  }
+
   /** Each workspace's IANA time zone (the day its limits count in). */
   timezones(db: Executor, workspaceIds: string[]): Promise<Map<string, string>> {
     return this.store.timezones(db, workspaceIds);
