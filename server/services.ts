@@ -69,6 +69,7 @@ import { AuditStore } from './modules/audit/store';
 import { auditRoutes } from './modules/audit/routes';
 import { UsageService } from './modules/usage/service';
 import { usageRoutes } from './modules/usage/routes';
+import { creditRoutes } from './modules/credits/routes';
 import { knownScopes } from './scopes';
 import { readBundledSpec } from './project-root';
 import { WorkspaceStore } from './modules/workspace/store';
@@ -174,7 +175,7 @@ function buildServices(deps: Deps) {
     clock,
     config.trackingCnameTarget ?? new URL(config.publicUrl).hostname,
   );
-  const credits = new CreditService(new CreditStore(), clock);
+  const credits = new CreditService(db, new CreditStore(), clock);
   const audit = new AuditService(db, new AuditStore(), clock, config.auditRetentionMonths);
   const workspaceStore = new WorkspaceStore();
   const keys = new KeyService(db, workspaceStore, clock, knownScopes(readBundledSpec()));
@@ -422,6 +423,7 @@ export function createRoutes(services: Services): Route[] {
     ...keyRoutes(services),
     ...auditRoutes(services),
     ...usageRoutes(services),
+    ...creditRoutes(services),
     ...campaignRoutes(services),
     ...accountRoutes(services),
     ...analyticsRoutes(services.reads),

@@ -8,17 +8,28 @@ import { openCliContext, type CliContext } from './context';
 import { displayName, email, id, positiveInt, table } from './args';
 import { registerLeadCommands } from './leads';
 import { registerWarmupCommands } from './warmup';
+import { causing } from '../cause';
 
 /** Opens the database for one command, runs it, closes it; errors become one clear line and exit 1. */
 export function withContext<A extends unknown[]>(fn: (ctx: CliContext, ...args: A) => Promise<void>) {
   return async (...args: A): Promise<void> => {
     const ctx = await openCliContext();
     try {
-      await fn(ctx, ...args);
+      // What the command changes is the operator's doing (the credit ledger, the audit log name the command).
+      const operation = commandPath(args[args.length - 1]);
+      const cause = { workspaceId: null, keyId: null, keyName: null, requestId: null, address: null };
+      await causing({ ...cause, actor: 'admin', operation }, () => fn(ctx, ...args));
     } finally {
       await ctx.close();
     }
   };
+}
+
+/** `key revoke`: the command commander hands an action last, named from below the program. */
+function commandPath(command: unknown): string {
+  const names: string[] = [];
+  for (let c = command instanceof Command ? command : null; c?.parent; c = c.parent) names.unshift(c.name());
+  return names.join(' ') || 'admin';
 }
 
 export function buildProgram(): Command {

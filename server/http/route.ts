@@ -12,6 +12,7 @@ import type { AuthContext, QuotaWindowUse } from './admission';
 import { holds } from '../scopes';
 import { missingScope } from './scopes';
 import type { Auditor } from '../audit';
+import { causing } from '../cause';
 import { fieldsOf, targetIdsOf } from './audit';
 import { toApiError } from './error-middleware';
 
@@ -106,7 +107,19 @@ export function route<M extends Method, P extends PathsWithMethod<paths, M>>(
           });
         let result: SuccessBody<P, M> | typeof STREAMED;
         try {
-          result = await run();
+          // What the operation changes is recorded as this key's doing (the credit ledger, the audit log).
+          result = await causing(
+            {
+              actor: 'key',
+              workspaceId: auth.workspaceId,
+              keyId: auth.keyId,
+              keyName: auth.keyName,
+              operation: operationId,
+              requestId,
+              address: req.ip ?? null,
+            },
+            run,
+          );
         } catch (err) {
           await record(toApiError(err, false)?.status ?? 500);
           throw err;

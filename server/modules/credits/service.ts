@@ -2,17 +2,20 @@
  * Credit balances and their ledger: every change of a balance writes a ledger row in the caller's
  * transaction, so the ledger always sums to the balances.
  */
-import type { Executor } from '../../db';
+import { queryAll, type Db, type Executor } from '../../db';
 import type { Clock } from '../../clock';
 import { newId } from '../../ids';
 import { paymentRequired } from '../../errors';
-import type { CreditStore } from './store';
+import { actorFor, currentCause } from '../../cause';
+import { decodeCursor, encodeCursor } from '../../cursor';
+import type { CreditStore, LedgerRow } from './store';
 
 const insufficient = (needed: number, balance: number) =>
   paymentRequired(`Insufficient credits: this request needs ${needed} credits and the balance is ${balance}.`);
 
 export class CreditService {
   constructor(
+    private readonly db: Db,
     private readonly store: CreditStore,
     private readonly clock: Clock,
   ) {}
@@ -59,6 +62,28 @@ export class CreditService {
     if (amount > balance) throw insufficient(amount, balance);
   }
 
+  /** GET /v2/credits/ledger: a page of the workspace's ledger, newest first, and the balance now. */
+  async ledger(workspaceId: string, query: { cursor?: string; limit: number }) {
+    const before = query.cursor ? decodeCursor(query.cursor) : undefined;
+    const [rows, balance] = await queryAll(this.db, [
+      () => this.store.page(this.db, workspaceId, before, query.limit + 1),
+      () => this.balance(this.db, workspaceId),
+    ]);
+    const page = rows.slice(0, query.limit);
+    const hasMore = rows.length > query.limit;
+    const last = page[page.length - 1];
+    return {
+      balance,
+      items: page.map(ledgerView),
+      pagination: {
+        limit: query.limit,
+        hasMore,
+        nextCursor: hasMore ? encodeCursor(last.created_at, last.id) : null,
+      },
+    };
+  }
+
+  /** A ledger row names what caused it (server/cause.ts): the request's operation and id, or the CLI command. */
   private record(
     db: Executor,
     workspaceId: string,
@@ -67,6 +92,7 @@ export class CreditService {
     reason: string,
     reference: string | null,
   ) {
+    const cause = currentCause();
     return this.store.record(db, {
       id: newId(),
       workspace_id: workspaceId,
@@ -75,6 +101,23 @@ export class CreditService {
       reason,
       reference,
       created_at: this.clock.now(),
+      actor: cause ? actorFor(cause, workspaceId) : null,
+      operation: cause?.operation ?? null,
+      request_id: cause?.requestId ?? null,
     });
   }
+}
+
+function ledgerView(row: LedgerRow) {
+  return {
+    id: row.id,
+    at: row.created_at.toISOString(),
+    amount: row.amount,
+    balanceAfter: row.balance_after,
+    reason: row.reason,
+    reference: row.reference,
+    actor: row.actor,
+    operation: row.operation,
+    requestId: row.request_id,
+  };
 }
