@@ -1452,9 +1452,12 @@ export interface paths {
          *     client address and the answer's status. Requests the request validator refuses (`400` before the
          *     operation runs) and requests refused before a key is known (`401`, `429`) are not entries.
          *
-         *     What holds: the entry is written right after the operation's own work and before the answer is sent, in
-         *     its own statement, not in the operation's transaction: an answer you received has its entry, but a
-         *     process that dies between the change's commit and the entry's write leaves that change without one.
+         *     What holds: key, plan, credit and webhook changes write their entry in the transaction of the change, so
+         *     the change and its entry commit together; those made by the admin CLI (`actor` `admin`), by a whitelabel
+         *     parent's key in a sub-user's workspace (`parent`) and by the worker (`worker`) are entries too. Every other
+         *     entry is written right after the operation's own work and before the answer is sent: an answer you
+         *     received has its entry, but a process that dies between the change's commit and the entry's write leaves
+         *     that change without one.
          *     Entries are append-only (the database refuses to update them); with `AUDIT_RETENTION_MONTHS` set, the
          *     worker drops the months before it whole.
          *
@@ -4552,10 +4555,13 @@ export interface components {
         /** @description One state-changing request of the workspace. Holds field names, never their values. */
         AuditEntry: {
             /**
-             * @description Who made the change; `key` is a request with an API key (`keyId`, `keyName`).
+             * @description Who made the change: `key` a request with one of the workspace's keys (`keyId`, `keyName`); `admin` the
+             *     operator's admin CLI (`operation` names the command, such as `key revoke`); `parent` a key of the
+             *     whitelabel workspace above this one (`keyId`, `keyName` are the parent's); `worker` the background worker
+             *     (`operation` names its job, such as `webhooks`).
              * @enum {string}
              */
-            actor: "key" | "admin" | "parent";
+            actor: "key" | "admin" | "parent" | "worker";
             /** @description The client address (honours TRUST_PROXY). */
             address: string | null;
             /** Format: date-time */

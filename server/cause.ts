@@ -19,11 +19,35 @@ export interface Cause {
   operation: string;
   requestId: string | null;
   address: string | null;
+  /** The ids and field names the request named (server/http/audit.ts); empty outside a request. */
+  targetIds: string[];
+  fields: string[];
+  /** The status the work answers when it succeeds (a request's 200 or 201; 200 outside requests). */
+  successStatus: number;
+  /**
+   * Set when the audit entry of this work was written inside the transaction of a change it made
+   * (AuditTrail.recordChange), so the route helper does not write a second one after it.
+   */
+  recorded?: boolean;
 }
 
 const current = new AsyncLocalStorage<Cause>();
 
 export const causing = <T>(cause: Cause, work: () => T): T => current.run(cause, work);
+
+/** A cause outside any request (a CLI command, a worker pass). */
+export const causeOutsideRequests = (actor: 'admin' | 'worker', operation: string): Cause => ({
+  actor,
+  operation,
+  workspaceId: null,
+  keyId: null,
+  keyName: null,
+  requestId: null,
+  address: null,
+  targetIds: [],
+  fields: [],
+  successStatus: 200,
+});
 
 export const currentCause = (): Cause | undefined => current.getStore();
 

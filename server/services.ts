@@ -175,13 +175,13 @@ function buildServices(deps: Deps) {
     clock,
     config.trackingCnameTarget ?? new URL(config.publicUrl).hostname,
   );
-  const credits = new CreditService(db, new CreditStore(), clock);
   const audit = new AuditService(db, new AuditStore(), clock, config.auditRetentionMonths);
+  const credits = new CreditService(db, new CreditStore(), clock, audit);
   const workspaceStore = new WorkspaceStore();
-  const keys = new KeyService(db, workspaceStore, clock, knownScopes(readBundledSpec()));
-  const workspaces = new WorkspaceService(db, workspaceStore, credits, keys, clock);
+  const keys = new KeyService(db, workspaceStore, clock, knownScopes(readBundledSpec()), audit);
+  const workspaces = new WorkspaceService(db, workspaceStore, credits, keys, clock, audit);
   const quota = new QuotaService(db, clock);
-  const whitelabel = new WhitelabelService(db, workspaces, credits, clock);
+  const whitelabel = new WhitelabelService(db, workspaces, credits, clock, audit);
   const secrets = new SecretBox(config);
   const idempotency = new IdempotencyStore(
     db,
@@ -315,7 +315,7 @@ function buildServices(deps: Deps) {
     concurrency: config.inboxConcurrency,
   });
   const analytics = new AnalyticsService(db, events, campaigns, contacts, accounts, replyIntents, clock);
-  const webhooks = new WebhookService(db, new WebhookStore(), secrets, campaigns, config, clock);
+  const webhooks = new WebhookService(db, new WebhookStore(), secrets, campaigns, config, clock, audit);
   events.onRecorded(webhooks.enqueue);
   const telemetry = deps.telemetry ?? noTelemetry;
   const messages = telemetry.tally(

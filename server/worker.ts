@@ -5,7 +5,7 @@
  */
 import type { Logger } from './logger';
 import { noTelemetry, type Backlog, type Telemetry } from './telemetry';
-import { causing } from './cause';
+import { causeOutsideRequests, causing } from './cause';
 
 export interface Job {
   /** One pass; returns how much it did (0 when idle). */
@@ -47,10 +47,7 @@ export function startWorker(
       let did = 0;
       try {
         // What a pass changes is the worker's doing, named by its job (the audit log, the credit ledger).
-        const cause = { workspaceId: null, keyId: null, keyName: null, requestId: null, address: null };
-        did = await telemetry.jobRun(name, () =>
-          causing({ ...cause, actor: 'worker', operation: name }, () => job.runOnce()),
-        );
+        did = await telemetry.jobRun(name, () => causing(causeOutsideRequests('worker', name), () => job.runOnce()));
       } catch (err) {
         options.logger.error({ err, job: name }, 'worker job failed; retrying at the next tick');
       }

@@ -8,7 +8,7 @@ import { openCliContext, type CliContext } from './context';
 import { displayName, email, id, positiveInt, table } from './args';
 import { registerLeadCommands } from './leads';
 import { registerWarmupCommands } from './warmup';
-import { causing } from '../cause';
+import { causeOutsideRequests, causing } from '../cause';
 
 /** Opens the database for one command, runs it, closes it; errors become one clear line and exit 1. */
 export function withContext<A extends unknown[]>(fn: (ctx: CliContext, ...args: A) => Promise<void>) {
@@ -17,8 +17,7 @@ export function withContext<A extends unknown[]>(fn: (ctx: CliContext, ...args: 
     try {
       // What the command changes is the operator's doing (the credit ledger, the audit log name the command).
       const operation = commandPath(args[args.length - 1]);
-      const cause = { workspaceId: null, keyId: null, keyName: null, requestId: null, address: null };
-      await causing({ ...cause, actor: 'admin', operation }, () => fn(ctx, ...args));
+      await causing(causeOutsideRequests('admin', operation), () => fn(ctx, ...args));
     } finally {
       await ctx.close();
     }
@@ -117,7 +116,7 @@ export function buildProgram(): Command {
     .option('--json', 'print JSON', false)
     .action(
       withContext(async ({ services }, opts: { workspace?: string; json: boolean }) => {
-        const { rows } = await services.keys.list(opts.workspace ?? null, { limit: 1000, skip: 0 });
+        const { items: rows } = await services.keys.list(opts.workspace ?? null, { limit: 1000, skip: 0 });
         const view = rows.map((k) => ({
           id: k.id,
           workspaceId: k.workspace_id,

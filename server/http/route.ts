@@ -12,7 +12,7 @@ import type { AuthContext, QuotaWindowUse } from './admission';
 import { holds } from '../scopes';
 import { missingScope } from './scopes';
 import type { Auditor } from '../audit';
-import { causing } from '../cause';
+import { causing, type Cause } from '../cause';
 import { fieldsOf, targetIdsOf } from './audit';
 import { toApiError } from './error-middleware';
 
@@ -93,38 +93,40 @@ export function route<M extends Method, P extends PathsWithMethod<paths, M>>(
           if (result !== STREAMED) res.status(options.status ?? 200).json(result);
           return;
         }
+        const cause: Cause = {
+          actor: 'key',
+          workspaceId: auth.workspaceId,
+          keyId: auth.keyId,
+          keyName: auth.keyName,
+          operation: operationId,
+          requestId,
+          address: req.ip ?? null,
+          targetIds: targetIdsOf(req.params, req.query, req.body),
+          fields: fieldsOf(req.body),
+          successStatus: options.status ?? 200,
+        };
         const record = (status: number) =>
           audit.record({
             workspaceId: auth.workspaceId,
             keyId: auth.keyId,
             keyName: auth.keyName,
             operation: operationId,
-            targetIds: targetIdsOf(req.params, req.query, req.body),
-            fields: fieldsOf(req.body),
-            address: req.ip ?? null,
+            targetIds: cause.targetIds,
+            fields: cause.fields,
+            address: cause.address,
             status,
             requestId,
           });
         let result: SuccessBody<P, M> | typeof STREAMED;
         try {
           // What the operation changes is recorded as this key's doing (the credit ledger, the audit log).
-          result = await causing(
-            {
-              actor: 'key',
-              workspaceId: auth.workspaceId,
-              keyId: auth.keyId,
-              keyName: auth.keyName,
-              operation: operationId,
-              requestId,
-              address: req.ip ?? null,
-            },
-            run,
-          );
+          result = await causing(cause, run);
         } catch (err) {
           await record(toApiError(err, false)?.status ?? 500);
           throw err;
         }
-        await record(options.status ?? 200);
+        // A key, plan, credit or webhook change wrote this request's entry in its own transaction.
+        if (!cause.recorded) await record(options.status ?? 200);
         if (result !== STREAMED) res.status(options.status ?? 200).json(result);
       });
     },

@@ -4,7 +4,7 @@
  * amounts sum to the balance after a mix of grants and charges; another workspace's rows never show.
  */
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
-import { causing } from '../../server/cause';
+import { causeOutsideRequests, causing } from '../../server/cause';
 import { insertFixtures } from './people-search-fixtures';
 
 jest.setTimeout(120_000);
@@ -46,15 +46,7 @@ async function wholeLedger(ws: TestWorkspace) {
 
 it('sums to the balance after grants and charges, each with the operation and request that caused it', async () => {
   // The operator's top-up, as the admin CLI's `credits add` runs it.
-  const cli = {
-    actor: 'admin',
-    workspaceId: null,
-    keyId: null,
-    keyName: null,
-    requestId: null,
-    address: null,
-  } as const;
-  await causing({ ...cli, operation: 'credits add' }, () =>
+  await causing(causeOutsideRequests('admin', 'credits add'), () =>
     t.db.transaction((trx) => t.services.credits.grant(trx, parent.workspaceId, 25, 'admin_grant')),
   );
   const people = await parent.client.POST('/v2/mixed_people/search', { body: { titles: ['sales director'] } });

@@ -7,6 +7,7 @@ import type { Clock } from '../../clock';
 import { newId } from '../../ids';
 import { paymentRequired } from '../../errors';
 import { actorFor, currentCause } from '../../cause';
+import type { AuditTrail } from '../../audit';
 import { decodeCursor, encodeCursor } from '../../cursor';
 import type { CreditStore, LedgerRow } from './store';
 
@@ -18,6 +19,7 @@ export class CreditService {
     private readonly db: Db,
     private readonly store: CreditStore,
     private readonly clock: Clock,
+    private readonly audit: AuditTrail,
   ) {}
 
   balance(db: Executor, workspaceId: string): Promise<number> {
@@ -83,8 +85,11 @@ export class CreditService {
     };
   }
 
-  /** A ledger row names what caused it (server/cause.ts): the request's operation and id, or the CLI command. */
-  private record(
+  /**
+   * A ledger row names what caused it (server/cause.ts): the request's operation and id, or the CLI command;
+   * the audit entry of the change goes in the same transaction.
+   */
+  private async record(
     db: Executor,
     workspaceId: string,
     amount: number,
@@ -93,7 +98,8 @@ export class CreditService {
     reference: string | null,
   ) {
     const cause = currentCause();
-    return this.store.record(db, {
+    await this.audit.recordChange(db, workspaceId, { targetIds: reference ? [reference] : [] });
+    await this.store.record(db, {
       id: newId(),
       workspace_id: workspaceId,
       amount,

@@ -9,6 +9,7 @@ import type { Clock } from '../../clock';
 import { invalid, conflict, detail, forbidden, notFound } from '../../errors';
 import { newId } from '../../ids';
 import type { CreditService } from '../credits/service';
+import type { AuditTrail } from '../../audit';
 import type { Workspace } from '../workspace/context';
 import type { PlanRow, SubUserRow, WorkspaceService } from '../workspace/service';
 import { hashPassword } from './password';
@@ -56,6 +57,7 @@ export class WhitelabelService {
     private readonly workspaces: WorkspaceService,
     private readonly credits: CreditService,
     private readonly clock: Clock,
+    private readonly audit: AuditTrail,
   ) {}
 
   async register(
@@ -85,6 +87,7 @@ export class WhitelabelService {
           password_hash: passwordHash,
           created_at: this.clock.now(),
         });
+        await this.audit.recordChange(trx, parent.id, { targetIds: [userId, workspace.id] });
         const row = await this.workspaces.subUserById(trx, parent.id, userId);
         return { subUser: toSubUser(row!), apiKey };
       });
@@ -120,7 +123,10 @@ export class WhitelabelService {
       max_contacts: input.maxContacts ?? null,
       created_at: this.clock.now(),
     };
-    await this.workspaces.createPlan(this.db, row);
+    await this.db.transaction(async (trx) => {
+      await this.workspaces.createPlan(trx, row);
+      await this.audit.recordChange(trx, parent.id, { targetIds: [row.id] });
+    });
     return toPlan(row);
   }
 
@@ -140,6 +146,7 @@ export class WhitelabelService {
       // assigning plans moves credits through the ledger and never creates them.
       if (creditsGranted > 0)
         await this.credits.charge(trx, parent.id, creditsGranted, 'plan_transfer', subUser.workspace_id);
+      else await this.audit.recordChange(trx, parent.id, { targetIds: [subUserId, planId] });
       const updated = await this.workspaces.subUserById(trx, parent.id, subUserId);
       return { subUser: toSubUser(updated!), plan: toPlan(plan), creditsGranted };
     });

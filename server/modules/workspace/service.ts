@@ -7,6 +7,7 @@ import { ALL_SCOPES } from '../../scopes';
 import type { IssuedKey, KeyService } from './keys';
 import { DEFAULT_PLAN_ID } from './plans';
 import type { CreditService } from '../credits/service';
+import type { AuditTrail } from '../../audit';
 import type { PlanRow, SubUserRow, UserRow, WorkspaceRow, WorkspaceStore } from './store';
 
 export type { PlanRow, SubUserRow } from './store';
@@ -29,6 +30,7 @@ export class WorkspaceService {
     private readonly credits: CreditService,
     private readonly keys: KeyService,
     private readonly clock: Clock,
+    private readonly audit: AuditTrail,
   ) {}
 
   /** Creates a workspace with its first API key and the plan's credit grant, all or nothing. */
@@ -64,8 +66,10 @@ export class WorkspaceService {
   async createKey(workspaceId: string, name: string | null = null): Promise<IssuedKey> {
     const workspace = await this.store.findWorkspace(this.db, workspaceId);
     if (!workspace) throw notFound('Workspace not found.');
-    const { keyId, apiKey } = await this.keys.issue(this.db, workspaceId, { name, scopes: [ALL_SCOPES] });
-    return { keyId, apiKey };
+    return this.db.transaction(async (trx) => {
+      const { keyId, apiKey } = await this.keys.issue(trx, workspaceId, { name, scopes: [ALL_SCOPES] });
+      return { keyId, apiKey };
+    });
   }
 
   /** The operator revokes any key (admin CLI), the workspace's last managing key included. */
@@ -85,6 +89,7 @@ export class WorkspaceService {
     plan: Pick<PlanRow, 'id' | 'credits'>,
   ): Promise<{ creditsGranted: number }> {
     const switched = await this.store.switchPlan(db, workspaceId, plan.id);
+    if (switched) await this.audit.recordChange(db, workspaceId, { targetIds: [plan.id] });
     if (!switched || plan.credits === 0) return { creditsGranted: 0 };
     await this.credits.grant(db, workspaceId, plan.credits, 'plan_grant', plan.id);
     return { creditsGranted: plan.credits };
