@@ -41,7 +41,7 @@ async function wholeLedger(ws: TestWorkspace) {
     cursor = r.data.data.pagination.nextCursor ?? undefined;
     expect(r.data.data.pagination.hasMore).toBe(cursor !== undefined);
   } while (cursor);
-  return { items, balance: balance! };
+  return { items, balance };
 }
 
 it('sums to the balance after grants and charges, each with the operation and request that caused it', async () => {

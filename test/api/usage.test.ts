@@ -3,6 +3,7 @@
  * per account and in total, contacts, accounts and lists against the plan's caps; another workspace's figures
  * never mix in, and a key without usage:read is refused.
  */
+import { expect } from '@jest/globals';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import { recordMailEvents } from '../helpers/mail-events';
 import { insertAccount } from './campaign-helpers';
