@@ -1452,9 +1452,12 @@ export interface paths {
          *     client address and the answer's status. Requests the request validator refuses (`400` before the
          *     operation runs) and requests refused before a key is known (`401`, `429`) are not entries.
          *
-         *     What holds: the entry is written right after the operation's own work and before the answer is sent, in
-         *     its own statement, not in the operation's transaction: an answer you received has its entry, but a
-         *     process that dies between the change's commit and the entry's write leaves that change without one.
+         *     What holds: key, plan, credit and webhook changes write their entry in the transaction of the change, so
+         *     the change and its entry commit together; those made by the admin CLI (`actor` `admin`), by a whitelabel
+         *     parent's key in a sub-user's workspace (`parent`) and by the worker (`worker`) are entries too. Every other
+         *     entry is written right after the operation's own work and before the answer is sent: an answer you
+         *     received has its entry, but a process that dies between the change's commit and the entry's write leaves
+         *     that change without one.
          *     Entries are append-only (the database refuses to update them); with `AUDIT_RETENTION_MONTHS` set, the
          *     worker drops the months before it whole.
          *
@@ -2288,6 +2291,34 @@ export interface paths {
          *     when `campaignId` is not a campaign of your workspace.
          */
         post: operations["updateContactStatusV2"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/credits/ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the credit ledger
+         * @description Every change of the workspace's credit balance, newest first: grants (a plan's credits, an operator's top-up)
+         *     and charges (reveals, enrichment, credits a whitelabel parent hands a sub-user's plan), each with the balance
+         *     it left and the operation and request id that caused it. The amounts of all entries sum to the balance
+         *     (`GET /v2/usage`), since every change of the balance writes its entry in the same transaction.
+         *
+         *     Pass each answer's `pagination.nextCursor` as `cursor` for the next (older) page; the cursor pages by
+         *     (time, id), so entries written meanwhile never shift a page. Another workspace's entries never show.
+         *
+         *     Costs no credits and changes nothing. Errors: `400` a cursor this API did not give.
+         */
+        get: operations["listCreditLedger"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3564,6 +3595,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the workspace's usage
+         * @description What the workspace has used against its plan, in one answer: the credit balance, each rolling quota window
+         *     with its limit (this request counted, as the `429` rule counts it), today's sends per email account and in
+         *     total (the day in the workspace's time zone; campaign and warm-up sends share an account's daily limit),
+         *     and the contacts, email accounts and lists the workspace holds against the plan's caps.
+         *
+         *     The quota windows come from the same database call that admitted this request, so they cost no extra round
+         *     trip. The request counts toward the quota like any other. Costs no credits and changes nothing.
+         */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/webhook/create": {
         parameters: {
             query?: never;
@@ -4303,6 +4360,18 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** @description One email account's sends on the workspace's current day; campaign and warm-up sends share `dailyLimit`. */
+        AccountSends: {
+            /** Format: uuid */
+            accountId: string;
+            dailyLimit: number;
+            /** Format: email */
+            email: string;
+            /** @description Campaign and inbox-placement sends today. */
+            sent: number;
+            /** @description Warm-up sends today. */
+            warmupSent: number;
+        };
         /** @description One account's sending today (workspace time zone): campaign emails from the stored sent events, warm-up emails from the pool's record. */
         AccountSentToday: {
             /**
@@ -4486,10 +4555,13 @@ export interface components {
         /** @description One state-changing request of the workspace. Holds field names, never their values. */
         AuditEntry: {
             /**
-             * @description Who made the change; `key` is a request with an API key (`keyId`, `keyName`).
+             * @description Who made the change: `key` a request with one of the workspace's keys (`keyId`, `keyName`); `admin` the
+             *     operator's admin CLI (`operation` names the command, such as `key revoke`); `parent` a key of the
+             *     whitelabel workspace above this one (`keyId`, `keyName` are the parent's); `worker` the background worker
+             *     (`operation` names its job, such as `webhooks`).
              * @enum {string}
              */
-            actor: "key" | "admin" | "parent";
+            actor: "key" | "admin" | "parent" | "worker";
             /** @description The client address (honours TRUST_PROXY). */
             address: string | null;
             /** Format: date-time */
@@ -6842,6 +6914,33 @@ export interface components {
             leadStatus: components["schemas"]["ContactLeadStatus"];
             previous: components["schemas"]["ContactLeadStatus"];
         };
+        /**
+         * @description One change of the credit balance: a grant (positive `amount`) or a charge (negative), the balance it left, why,
+         *     and the operation and request that caused it (`null` for changes made before the ledger recorded them, and
+         *     for the admin CLI's grants, which have no request).
+         */
+        LedgerEntry: {
+            /**
+             * @description Who caused it - a key of the workspace, the admin CLI, the parent whitelabel workspace, or the worker.
+             * @enum {string|null}
+             */
+            actor: "key" | "admin" | "parent" | "worker" | null;
+            /** @description Credits added (positive) or taken (negative). */
+            amount: number;
+            /** Format: date-time */
+            at: string;
+            balanceAfter: number;
+            /** Format: uuid */
+            id: string;
+            /** @description The operationId of the request (`searchPeople`; a `/v2` alias ends in `V2`), or the CLI command. */
+            operation: string | null;
+            /** @description `plan_grant`, `admin_grant`, `plan_transfer`, `lead reveal: 3 item(s)`, `company reveal: 1 item(s)`. */
+            reason: string;
+            /** @description What the change was for (the plan of a grant, the sub-user's workspace of a plan transfer). */
+            reference: string | null;
+            /** @description The request's `X-Request-Id`. */
+            requestId: string | null;
+        };
         /** @description Where this page sits in a resource list. */
         ListPagination: {
             /** @description True when items follow this page (`skip + items.length < total`). */
@@ -7293,6 +7392,20 @@ export interface components {
              */
             perSecond?: number | null;
         };
+        /** @description One rolling quota window of the workspace, counted the way the `429` rule counts it, this request included. */
+        QuotaWindowUse: {
+            limit: number;
+            remaining: number;
+            /**
+             * @description The window's length.
+             * @enum {integer}
+             */
+            seconds: 1 | 60 | 3600 | 86400;
+            /** @description Requests counted in the window (refused ones too), this one included. */
+            used: number;
+            /** @enum {string} */
+            window: "second" | "minute" | "hour" | "day";
+        };
         /**
          * @description What came back from the mail of a campaign, step or variant, from stored events (warm-up excluded):
          *     `sent` emails and `contactsSent` contacts first sent to (of this campaign, step or variant) in the range;
@@ -7742,6 +7855,50 @@ export interface components {
          * @enum {string}
          */
         TrackingDomainStatus: "pending" | "verified" | "failed";
+        /**
+         * @description What the workspace has used against what its plan allows, read at `at`: the credit balance, each quota window,
+         *     today's sends (the day in the workspace's time zone), and the contacts, email accounts and lists it holds.
+         */
+        Usage: {
+            /** Format: date-time */
+            at: string;
+            /** @description Contacts in every campaign against the plan's `maxContacts`. */
+            contacts: components["schemas"]["UsageCount"];
+            credits: {
+                /** @description Credits left; `GET /v2/credits/ledger` lists what changed them. */
+                balance: number;
+            };
+            /** @description Connected email accounts against the plan's `maxEmailAccounts`. */
+            emailAccounts: components["schemas"]["UsageCount"];
+            /** @description Lead lists (people and company); plans set no cap on lists, so `limit` is `null`. */
+            lists: components["schemas"]["UsageCount"];
+            plan: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+            };
+            /** @description Each window the plan limits, shortest first (`second` only when the plan sets a per-second limit). */
+            quota: components["schemas"]["QuotaWindowUse"][];
+            sends: {
+                /** @description Every email account of the workspace, oldest first. */
+                accounts: components["schemas"]["AccountSends"][];
+                /**
+                 * Format: date
+                 * @description Today in the workspace's time zone.
+                 */
+                day: string;
+                /** @description Campaign and placement sends of every account today. */
+                sent: number;
+                timezone: string;
+                /** @description Warm-up sends of every account today. */
+                warmupSent: number;
+            };
+        };
+        /** @description How many the workspace holds and its plan's cap (`null`, no cap). */
+        UsageCount: {
+            limit: number | null;
+            used: number;
+        };
         /**
          * @description The verdict on one address. Checks run in this order and the first failing one decides:
          *     syntax, disposable domain, domain and MX records, then (when the server has it enabled) an SMTP
@@ -12325,6 +12482,54 @@ export interface operations {
             503: components["responses"]["ServiceUnavailableV2"];
         };
     };
+    listCreditLedger: {
+        parameters: {
+            query?: {
+                /** @description The `nextCursor` of the previous answer. */
+                cursor?: string;
+                /**
+                 * @description How many items to return (1-100).
+                 * @example 20
+                 */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of ledger entries, newest first. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            /** @description The balance now. */
+                            balance: number;
+                            items: components["schemas"]["LedgerEntry"][];
+                            pagination: {
+                                hasMore: boolean;
+                                limit: number;
+                                nextCursor: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
     getEmail: {
         parameters: {
             query: {
@@ -14595,6 +14800,36 @@ export interface operations {
             404: components["responses"]["NotFoundV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    getUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The workspace's usage. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["Usage"];
+                    };
+                };
+            };
+            401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];

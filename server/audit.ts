@@ -1,3 +1,5 @@
+import type { Executor } from './db';
+
 /**
  * What the route helper tells the audit log about a state-changing request (server/modules/audit writes it; a platform port, so neither side imports the other):
  * who (the key), what (the operation, the ids it names, the names of the fields it sent, never their
@@ -17,4 +19,14 @@ export interface AuditRecord {
 
 export interface Auditor {
   record(entry: AuditRecord): Promise<void>;
+}
+
+/**
+ * The entries a key, plan, credit or webhook change writes in its own transaction (server/modules/audit
+ * implements it): who from the work's cause (server/cause.ts), in the changed workspace's log. For a request
+ * of that workspace's own key, this is the request's entry (the route helper then writes none); a whitelabel
+ * parent's change of a sub-user gets an entry in each; the CLI's and the worker's changes have only this one.
+ */
+export interface AuditTrail {
+  recordChange(trx: Executor, workspaceId: string, change: { targetIds: string[]; fields?: string[] }): Promise<void>;
 }

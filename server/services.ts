@@ -67,6 +67,9 @@ import { KeyService } from './modules/workspace/keys';
 import { AuditService } from './modules/audit/service';
 import { AuditStore } from './modules/audit/store';
 import { auditRoutes } from './modules/audit/routes';
+import { UsageService } from './modules/usage/service';
+import { usageRoutes } from './modules/usage/routes';
+import { creditRoutes } from './modules/credits/routes';
 import { knownScopes } from './scopes';
 import { readBundledSpec } from './project-root';
 import { WorkspaceStore } from './modules/workspace/store';
@@ -172,13 +175,13 @@ function buildServices(deps: Deps) {
     clock,
     config.trackingCnameTarget ?? new URL(config.publicUrl).hostname,
   );
-  const credits = new CreditService(new CreditStore(), clock);
   const audit = new AuditService(db, new AuditStore(), clock, config.auditRetentionMonths);
+  const credits = new CreditService(db, new CreditStore(), clock, audit);
   const workspaceStore = new WorkspaceStore();
-  const keys = new KeyService(db, workspaceStore, clock, knownScopes(readBundledSpec()));
-  const workspaces = new WorkspaceService(db, workspaceStore, credits, keys, clock);
+  const keys = new KeyService(db, workspaceStore, clock, knownScopes(readBundledSpec()), audit);
+  const workspaces = new WorkspaceService(db, workspaceStore, credits, keys, clock, audit);
   const quota = new QuotaService(db, clock);
-  const whitelabel = new WhitelabelService(db, workspaces, credits, clock);
+  const whitelabel = new WhitelabelService(db, workspaces, credits, clock, audit);
   const secrets = new SecretBox(config);
   const idempotency = new IdempotencyStore(
     db,
@@ -256,6 +259,7 @@ function buildServices(deps: Deps) {
   const verification = new VerificationService(db, new VerificationStore(), dns, clock, config);
   const enrichment = new EnrichmentService(db, leadStore, leads);
   const lists = new ListService(db, new ListStore(), leads, contacts, campaigns, credits, clock);
+  const usage = new UsageService(db, clock, credits, workspaces, accounts, contacts, lists);
   const mailAccess = new AccountMailAccess(accountStore, secrets, clock);
   const suppression = new SuppressionService(db, new SuppressionStore(), clock);
   const tracking = new TrackingService(
@@ -311,7 +315,7 @@ function buildServices(deps: Deps) {
     concurrency: config.inboxConcurrency,
   });
   const analytics = new AnalyticsService(db, events, campaigns, contacts, accounts, replyIntents, clock);
-  const webhooks = new WebhookService(db, new WebhookStore(), secrets, campaigns, config, clock);
+  const webhooks = new WebhookService(db, new WebhookStore(), secrets, campaigns, config, clock, audit);
   events.onRecorded(webhooks.enqueue);
   const telemetry = deps.telemetry ?? noTelemetry;
   const messages = telemetry.tally(
@@ -395,6 +399,7 @@ function buildServices(deps: Deps) {
     workspaces,
     keys,
     audit,
+    usage,
     quota,
     idempotency,
     whitelabel,
@@ -417,6 +422,8 @@ export function createRoutes(services: Services): Route[] {
     ...workspaceRoutes(),
     ...keyRoutes(services),
     ...auditRoutes(services),
+    ...usageRoutes(services),
+    ...creditRoutes(services),
     ...campaignRoutes(services),
     ...accountRoutes(services),
     ...analyticsRoutes(services.reads),

@@ -5,6 +5,7 @@
  */
 import type { Logger } from './logger';
 import { noTelemetry, type Backlog, type Telemetry } from './telemetry';
+import { causeOutsideRequests, causing } from './cause';
 
 export interface Job {
   /** One pass; returns how much it did (0 when idle). */
@@ -45,7 +46,8 @@ export function startWorker(
     while (!stopping) {
       let did = 0;
       try {
-        did = await telemetry.jobRun(name, () => job.runOnce());
+        // What a pass changes is the worker's doing, named by its job (the audit log, the credit ledger).
+        did = await telemetry.jobRun(name, () => causing(causeOutsideRequests('worker', name), () => job.runOnce()));
       } catch (err) {
         options.logger.error({ err, job: name }, 'worker job failed; retrying at the next tick');
       }

@@ -9,17 +9,27 @@ import { openCliContext, type CliContext } from './context';
 import { displayName, email, id, positiveInt, table } from './args';
 import { registerLeadCommands } from './leads';
 import { registerWarmupCommands } from './warmup';
+import { causeOutsideRequests, causing } from '../cause';
 
 /** Opens the database for one command, runs it, closes it; errors become one clear line and exit 1. */
 export function withContext<A extends unknown[]>(fn: (ctx: CliContext, ...args: A) => Promise<void>) {
   return async (...args: A): Promise<void> => {
     const ctx = await openCliContext();
     try {
-      await fn(ctx, ...args);
+      // What the command changes is the operator's doing (the credit ledger, the audit log name the command).
+      const operation = commandPath(args[args.length - 1]);
+      await causing(causeOutsideRequests('admin', operation), () => fn(ctx, ...args));
     } finally {
       await ctx.close();
     }
   };
+}
+
+/** `key revoke`: the command commander hands an action last, named from below the program. */
+function commandPath(command: unknown): string {
+  const names: string[] = [];
+  for (let c = command instanceof Command ? command : null; c?.parent; c = c.parent) names.unshift(c.name());
+  return names.join(' ') || 'admin';
 }
 
 export function buildProgram(): Command {
@@ -107,7 +117,7 @@ export function buildProgram(): Command {
     .option('--json', 'print JSON', false)
     .action(
       withContext(async ({ services }, opts: { workspace?: string; json: boolean }) => {
-        const { rows } = await services.keys.list(opts.workspace ?? null, { limit: 1000, skip: 0 });
+        const { items: rows } = await services.keys.list(opts.workspace ?? null, { limit: 1000, skip: 0 });
         const view = rows.map((k) => ({
           id: k.id,
           workspaceId: k.workspace_id,

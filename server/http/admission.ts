@@ -16,8 +16,19 @@ export interface AuthContext {
   limits: { perSecond: number | null; perMin: number; perHour: number; perDay: number };
 }
 
+/** One quota window as this request's count left it (GET /v2/usage shows them). */
+export interface QuotaWindowUse {
+  window: 'second' | 'minute' | 'hour' | 'day';
+  seconds: 1 | 60 | 3600 | 86400;
+  limit: number;
+  used: number;
+  remaining: number;
+}
+
 export interface QuotaDecision {
   admitted: boolean;
+  /** Each limited window with this request counted, shortest first. */
+  windows: QuotaWindowUse[];
   /** The longest full window, when not admitted. */
   exceeded?: { name: 'second' | 'minute' | 'hour' | 'day'; message: string };
   retryAfterSeconds?: number;

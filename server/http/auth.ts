@@ -41,6 +41,7 @@ export function authenticate(quota: KeyAdmission, failures: AuthFailureLimiter, 
     }
     res.locals.auth = admission.auth;
     const { decision } = admission;
+    res.locals.quota = decision.windows;
     res.set(decision.headers);
     if (!decision.admitted) {
       telemetry.quotaRefused(decision.exceeded!.name);

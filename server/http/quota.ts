@@ -18,7 +18,7 @@ import type { Admission, AuthContext, QuotaDecision } from './admission';
 
 interface Window {
   name: 'second' | 'minute' | 'hour' | 'day';
-  seconds: number;
+  seconds: 1 | 60 | 3600 | 86400;
   granularity: 's' | 'm';
   /** How many buckets of its granularity the window spans. */
   buckets: number;
@@ -251,12 +251,22 @@ function decide(
   const remaining = Math.max(0, tightest.limit - tightest.used);
   // t: seconds until the oldest counted request of that window leaves it and frees a slot.
   headers.RateLimit = `"${tightest.window.name}";r=${remaining};t=${tightest.secondsUntilFree(Math.min(tightest.used, tightest.limit) - 1)}`;
+  const windows = states
+    .map((s) => ({
+      window: s.window.name,
+      seconds: s.window.seconds,
+      limit: s.limit,
+      used: s.used,
+      remaining: Math.max(0, s.limit - s.used),
+    }))
+    .reverse();
   const full = states.filter((s) => s.used > s.limit);
-  if (full.length === 0) return { admitted: true, headers };
+  if (full.length === 0) return { admitted: true, windows, headers };
   return {
     admitted: false,
     exceeded: full[0].window,
     retryAfterSeconds: Math.max(...full.map((s) => s.secondsUntilFree(s.limit - 1))),
+    windows,
     headers,
   };
 }

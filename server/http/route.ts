@@ -8,10 +8,11 @@ import type { Readable } from 'node:stream';
 import type { Request, Response, Router } from 'express';
 import type { HttpMethod, PathsWithMethod, RequestBodyJSON, SuccessResponseJSON } from 'openapi-typescript-helpers';
 import type { paths } from '../../generated/api';
-import type { AuthContext } from './admission';
+import type { AuthContext, QuotaWindowUse } from './admission';
 import { holds } from '../scopes';
 import { missingScope } from './scopes';
 import type { Auditor } from '../audit';
+import { causing, type Cause } from '../cause';
 import { fieldsOf, targetIdsOf } from './audit';
 import { toApiError } from './error-middleware';
 
@@ -33,6 +34,8 @@ export interface RouteContext<P extends keyof paths, M extends Method> {
   query: QueryParams<P, M>;
   body: RequestBody<P, M>;
   auth: AuthContext;
+  /** The quota windows as this request's count left them. */
+  quota: QuotaWindowUse[];
   requestId: string;
   apiVersion: 'v1' | 'v2';
   /** A body no parser read (a CSV upload), as a stream: the request, or the copy the idempotency layer read first. */
@@ -77,6 +80,7 @@ export function route<M extends Method, P extends PathsWithMethod<paths, M>>(
             query: req.query as QueryParams<P, M>,
             body: req.body as RequestBody<P, M>,
             auth,
+            quota: res.locals.quota as QuotaWindowUse[],
             requestId,
             apiVersion: res.locals.apiVersion as 'v1' | 'v2',
             upload: (res.locals.upload as Readable | undefined) ?? req,
@@ -89,26 +93,40 @@ export function route<M extends Method, P extends PathsWithMethod<paths, M>>(
           if (result !== STREAMED) res.status(options.status ?? 200).json(result);
           return;
         }
+        const cause: Cause = {
+          actor: 'key',
+          workspaceId: auth.workspaceId,
+          keyId: auth.keyId,
+          keyName: auth.keyName,
+          operation: operationId,
+          requestId,
+          address: req.ip ?? null,
+          targetIds: targetIdsOf(req.params, req.query, req.body),
+          fields: fieldsOf(req.body),
+          successStatus: options.status ?? 200,
+        };
         const record = (status: number) =>
           audit.record({
             workspaceId: auth.workspaceId,
             keyId: auth.keyId,
             keyName: auth.keyName,
             operation: operationId,
-            targetIds: targetIdsOf(req.params, req.query, req.body),
-            fields: fieldsOf(req.body),
-            address: req.ip ?? null,
+            targetIds: cause.targetIds,
+            fields: cause.fields,
+            address: cause.address,
             status,
             requestId,
           });
         let result: SuccessBody<P, M> | typeof STREAMED;
         try {
-          result = await run();
+          // What the operation changes is recorded as this key's doing (the credit ledger, the audit log).
+          result = await causing(cause, run);
         } catch (err) {
           await record(toApiError(err, false)?.status ?? 500);
           throw err;
         }
-        await record(options.status ?? 200);
+        // A key, plan, credit or webhook change wrote this request's entry in its own transaction.
+        if (!cause.recorded) await record(options.status ?? 200);
         if (result !== STREAMED) res.status(options.status ?? 200).json(result);
       });
     },

@@ -1105,6 +1105,14 @@ export const entries: Record<string, Entry> = {
     ok: (f) => f.c.GET('/v2/audit/list', { params: { query: { limit: 5 } } }),
     errors: { 400: (f) => f.c.GET('/v2/audit/list', { params: { query: { cursor: 'nope' } } }) },
   },
+  'GET /v2/usage': {
+    ok: (f) => f.c.GET('/v2/usage'),
+    errors: {},
+  },
+  'GET /v2/credits/ledger': {
+    ok: (f) => f.c.GET('/v2/credits/ledger', { params: { query: { limit: 5 } } }),
+    errors: { 400: (f) => f.c.GET('/v2/credits/ledger', { params: { query: { cursor: 'nope' } } }) },
+  },
   // Tracking domains, account settings and sending settings
   'POST /v2/tracking-domain/create': {
     ok: (f) => f.c.POST('/v2/tracking-domain/create', { body: { domain: trackingDomainName() } }),

@@ -374,6 +374,26 @@ export class AccountService {
     return this.view(this.db, workspace, await this.require(this.db, workspace.id, accountId));
   }
 
+  /** Every account's sends today (the workspace's day), oldest account first: GET /v2/usage. */
+  async sendsToday(workspace: ZonedWorkspace) {
+    const rows = await this.store.all(this.db, workspace.id);
+    const sent = await this.sentToday(
+      this.db,
+      workspace,
+      rows.map((r) => r.id),
+    );
+    return {
+      day: this.today(workspace),
+      accounts: rows.map((r) => ({
+        accountId: r.id,
+        email: r.email,
+        sent: sent.get(r.id)!.campaign,
+        warmupSent: sent.get(r.id)!.warmup,
+        dailyLimit: r.daily_limit,
+      })),
+    };
+  }
+
   /** Which of `ids` are the workspace's accounts. */
   async existingIds(db: Executor, workspaceId: string, ids: string[]): Promise<Set<string>> {
     return new Set((await this.store.findMany(db, workspaceId, ids)).map((r) => r.id));

@@ -111,6 +111,14 @@ export class AccountStore {
     return { rows, total: Number(count) };
   }
 
+  /** Every account of the workspace (what usage reads of it), oldest first. */
+  all(db: Executor, workspaceId: string): Promise<Pick<AccountRow, 'id' | 'email' | 'daily_limit'>[]> {
+    return db<AccountRow>('email_accounts')
+      .where('workspace_id', workspaceId)
+      .orderBy([{ column: 'created_at' }, { column: 'id' }])
+      .select('id', 'email', 'daily_limit');
+  }
+
   async emailTaken(db: Executor, workspaceId: string, email: string): Promise<boolean> {
     const row = await db<AccountRow>('email_accounts')
       .where('workspace_id', workspaceId)

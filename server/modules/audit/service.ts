@@ -8,10 +8,12 @@ import type { Db } from '../../db';
 import type { Clock } from '../../clock';
 import { newId } from '../../ids';
 import { detail, invalid } from '../../errors';
-import type { AuditRecord, Auditor } from '../../audit';
+import type { AuditRecord, Auditor, AuditTrail } from '../../audit';
+import { actorFor, currentCause } from '../../cause';
+import type { Executor } from '../../db';
 import type { AuditFilter, AuditRow, AuditStore } from './store';
 
-export class AuditService implements Auditor {
+export class AuditService implements Auditor, AuditTrail {
   constructor(
     private readonly db: Db,
     private readonly store: AuditStore,
@@ -35,6 +37,34 @@ export class AuditService implements Auditor {
       status: entry.status,
       request_id: entry.requestId,
     });
+  };
+
+  recordChange = async (
+    trx: Executor,
+    workspaceId: string,
+    change: { targetIds: string[]; fields?: string[] },
+  ): Promise<void> => {
+    const cause = currentCause();
+    // Work with no cause (a test's direct call) has no one to name.
+    if (!cause) return;
+    const own = cause.actor === 'key' && cause.workspaceId === workspaceId;
+    if (own && cause.recorded) return;
+    await this.store.insert(trx, {
+      id: newId(),
+      workspace_id: workspaceId,
+      at: this.clock.now(),
+      actor: actorFor(cause, workspaceId),
+      key_id: cause.keyId,
+      key_name: cause.keyName,
+      operation: cause.operation,
+      target_ids: cause.targetIds.length ? cause.targetIds : change.targetIds,
+      fields: cause.fields.length ? cause.fields : (change.fields ?? []),
+      address: cause.address,
+      // The change commits with its entry: the work it belongs to succeeded.
+      status: cause.successStatus,
+      request_id: cause.requestId,
+    });
+    if (own) cause.recorded = true;
   };
 
   async list(workspaceId: string, filter: Omit<AuditFilter, 'before'> & { cursor?: string }, limit: number) {

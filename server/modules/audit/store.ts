@@ -1,11 +1,12 @@
 /** The audit_entries table (append-only). Every method takes the executor first. */
 import type { Executor, RawResult } from '../../db';
+import type { Actor } from '../../cause';
 
 export interface AuditRow {
   id: string;
   workspace_id: string;
   at: Date;
-  actor: 'key' | 'admin' | 'parent';
+  actor: Actor;
   key_id: string | null;
   key_name: string | null;
   operation: string;

@@ -410,6 +410,11 @@ export class ContactService {
     }
   }
 
+  /** Contacts in every campaign of the workspace (the plan's cap counts these). */
+  countInWorkspace(db: Executor, workspaceId: string): Promise<number> {
+    return this.store.countInWorkspace(db, workspaceId);
+  }
+
   /** Contacts of the campaign still to be mailed (active or paused). */
   unfinishedInCampaign(db: Executor, campaignId: string): Promise<number> {
     return this.store.unfinishedInCampaign(db, campaignId);

@@ -2,19 +2,24 @@
  * Credit balances and their ledger: every change of a balance writes a ledger row in the caller's
  * transaction, so the ledger always sums to the balances.
  */
-import type { Executor } from '../../db';
+import { queryAll, type Db, type Executor } from '../../db';
 import type { Clock } from '../../clock';
 import { newId } from '../../ids';
 import { paymentRequired } from '../../errors';
-import type { CreditStore } from './store';
+import { actorFor, currentCause } from '../../cause';
+import type { AuditTrail } from '../../audit';
+import { decodeCursor, encodeCursor } from '../../cursor';
+import type { CreditStore, LedgerRow } from './store';
 
 const insufficient = (needed: number, balance: number) =>
   paymentRequired(`Insufficient credits: this request needs ${needed} credits and the balance is ${balance}.`);
 
 export class CreditService {
   constructor(
+    private readonly db: Db,
     private readonly store: CreditStore,
     private readonly clock: Clock,
+    private readonly audit: AuditTrail,
   ) {}
 
   balance(db: Executor, workspaceId: string): Promise<number> {
@@ -59,7 +64,32 @@ export class CreditService {
     if (amount > balance) throw insufficient(amount, balance);
   }
 
-  private record(
+  /** GET /v2/credits/ledger: a page of the workspace's ledger, newest first, and the balance now. */
+  async ledger(workspaceId: string, query: { cursor?: string; limit: number }) {
+    const before = query.cursor ? decodeCursor(query.cursor) : undefined;
+    const [rows, balance] = await queryAll(this.db, [
+      () => this.store.page(this.db, workspaceId, before, query.limit + 1),
+      () => this.balance(this.db, workspaceId),
+    ]);
+    const page = rows.slice(0, query.limit);
+    const hasMore = rows.length > query.limit;
+    const last = page[page.length - 1];
+    return {
+      balance,
+      items: page.map(ledgerView),
+      pagination: {
+        limit: query.limit,
+        hasMore,
+        nextCursor: hasMore ? encodeCursor(last.created_at, last.id) : null,
+      },
+    };
+  }
+
+  /**
+   * A ledger row names what caused it (server/cause.ts): the request's operation and id, or the CLI command;
+   * the audit entry of the change goes in the same transaction.
+   */
+  private async record(
     db: Executor,
     workspaceId: string,
     amount: number,
@@ -67,7 +97,9 @@ export class CreditService {
     reason: string,
     reference: string | null,
   ) {
-    return this.store.record(db, {
+    const cause = currentCause();
+    await this.audit.recordChange(db, workspaceId, { targetIds: reference ? [reference] : [] });
+    await this.store.record(db, {
       id: newId(),
       workspace_id: workspaceId,
       amount,
@@ -75,6 +107,23 @@ export class CreditService {
       reason,
       reference,
       created_at: this.clock.now(),
+      actor: cause ? actorFor(cause, workspaceId) : null,
+      operation: cause?.operation ?? null,
+      request_id: cause?.requestId ?? null,
     });
   }
+}
+
+function ledgerView(row: LedgerRow) {
+  return {
+    id: row.id,
+    at: row.created_at.toISOString(),
+    amount: row.amount,
+    balanceAfter: row.balance_after,
+    reason: row.reason,
+    reference: row.reference,
+    actor: row.actor,
+    operation: row.operation,
+    requestId: row.request_id,
+  };
 }

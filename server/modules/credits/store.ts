@@ -3,6 +3,8 @@
  * The balance changes by single conditional UPDATEs, so concurrent charges never take it below zero.
  */
 import type { Executor } from '../../db';
+import type { Actor } from '../../cause';
+import type { Position } from '../../cursor';
 
 export interface LedgerRow {
   id: string;
@@ -12,6 +14,9 @@ export interface LedgerRow {
   reason: string;
   reference: string | null;
   created_at: Date;
+  actor: Actor | null;
+  operation: string | null;
+  request_id: string | null;
 }
 
 /** `workspaces.credit_balance`, the column this store keeps (an integer). */
@@ -44,5 +49,17 @@ export class CreditStore {
 
   async record(db: Executor, row: LedgerRow): Promise<void> {
     await db('credit_ledger').insert(row);
+  }
+
+  /** Newest first, `limit` rows older than `before` (the cursor's position). */
+  page(db: Executor, workspaceId: string, before: Position | undefined, limit: number): Promise<LedgerRow[]> {
+    const q = db<LedgerRow>('credit_ledger').where({ workspace_id: workspaceId });
+    if (before) q.andWhereRaw('(created_at, id) < (?, ?)', [before.at, before.id]);
+    return q
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(limit);
   }
 }

@@ -108,6 +108,11 @@ export class ListService {
   }
 
   /** Adds lead-database ids; members already in the list count once, unknown ids are reported. */
+  /** How many lists (of both kinds) the workspace has. */
+  count(db: Executor, workspaceId: string): Promise<number> {
+    return this.store.count(db, workspaceId);
+  }
+
   async addMembers(workspaceId: string, kind: ListKind, listId: string, ids: string[]) {
     return this.db.transaction(async (trx) => {
       const list = await this.locked(trx, workspaceId, listId, kind, 'add');

@@ -255,6 +255,13 @@ export class ListStore {
     return { rows, total };
   }
 
+  async count(db: Executor, workspaceId: string): Promise<number> {
+    const [{ count }] = await db('lists')
+      .where({ workspace_id: workspaceId })
+      .count<{ count: string }[]>({ count: '*' });
+    return Number(count);
+  }
+
   async insert(db: Executor, row: ListRow): Promise<void> {
     await db('lists').insert(row);
   }

@@ -12,6 +12,7 @@
  * the deadline, so no delivery is ever attempted twice at the same time.
  */
 import { randomBytes } from 'node:crypto';
+import type { AuditTrail } from '../../audit';
 import type { components } from '../../../generated/api';
 import type { Clock } from '../../clock';
 import type { Config } from '../../config';
@@ -79,6 +80,8 @@ export class WebhookService {
     private readonly campaigns: CampaignService,
     private readonly config: Pick<Config, 'allowPrivateWebhooks'>,
     private readonly clock: Clock,
+    /** Each change of a subscription writes its audit entry in its transaction (the worker's disabling too). */
+    private readonly audit: AuditTrail,
     options: Partial<WebhookOptions> = {},
   ) {
     this.options = {
@@ -212,6 +215,7 @@ export class WebhookService {
           disabled_reason: 'The endpoint answered 410 Gone.',
           updated_at: now,
         });
+        await this.audit.recordChange(trx, delivery.workspace_id, { targetIds: [delivery.subscription_id] });
       }
       return 'gone';
     }
@@ -224,6 +228,7 @@ export class WebhookService {
           disabled_reason: `Every attempt of a delivery failed for about three days (last: ${why}).`,
           updated_at: now,
         });
+        await this.audit.recordChange(trx, delivery.workspace_id, { targetIds: [delivery.subscription_id] });
       }
       return 'failed';
     }
@@ -295,7 +300,10 @@ export class WebhookService {
       created_at: now,
       updated_at: now,
     };
-    await this.store.insert(this.db, row);
+    await this.db.transaction(async (trx) => {
+      await this.store.insert(trx, row);
+      await this.audit.recordChange(trx, workspaceId, { targetIds: [id] });
+    });
     return { subscription: toSubscription(row), secret };
   }
 
@@ -317,19 +325,21 @@ export class WebhookService {
     if (input.eventTypes !== undefined) patch.event_types = input.eventTypes;
     if (input.campaignId !== undefined) patch.campaign_id = input.campaignId;
     if (input.description !== undefined) patch.description = input.description;
-    await this.store.update(this.db, row.id, patch);
+    await this.changed(workspaceId, row.id, (trx) => this.store.update(trx, row.id, patch));
     return this.get(workspaceId, row.id);
   }
 
   async delete(workspaceId: string, id: string) {
-    if (!(await this.store.delete(this.db, workspaceId, id))) throw notFound('Webhook subscription not found.');
+    await this.changed(workspaceId, id, async (trx) => {
+      if (!(await this.store.delete(trx, workspaceId, id))) throw notFound('Webhook subscription not found.');
+    });
     return { deletedId: id };
   }
 
   async resume(workspaceId: string, id: string) {
     const row = await this.require(this.db, workspaceId, id);
     const now = this.clock.now();
-    await this.db.transaction(async (trx) => {
+    await this.changed(workspaceId, row.id, async (trx) => {
       await this.store.update(trx, row.id, { status: 'active', disabled_reason: null, updated_at: now });
       await this.store.requeue(trx, row.id, now, new Date(now.getTime() - 3 * 86_400_000));
     });
@@ -339,8 +349,18 @@ export class WebhookService {
   async rotateSecret(workspaceId: string, id: string) {
     const row = await this.require(this.db, workspaceId, id);
     const { secret, secret_enc } = this.newSecret(row.id);
-    await this.store.update(this.db, row.id, { secret_enc, updated_at: this.clock.now() });
+    await this.changed(workspaceId, row.id, (trx) =>
+      this.store.update(trx, row.id, { secret_enc, updated_at: this.clock.now() }),
+    );
     return { ...(await this.get(workspaceId, id)), secret };
+  }
+
+  /** A change of one subscription and its audit entry, in one transaction. */
+  private changed(workspaceId: string, id: string, change: (trx: Executor) => Promise<unknown>): Promise<void> {
+    return this.db.transaction(async (trx) => {
+      await change(trx);
+      await this.audit.recordChange(trx, workspaceId, { targetIds: [id] });
+    });
   }
 
   async test(workspaceId: string, id: string): Promise<Schemas['WebhookTestResult']> {

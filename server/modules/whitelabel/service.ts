@@ -10,6 +10,7 @@ import { invalid, conflict, detail, forbidden, notFound } from '../../errors';
 import { newId } from '../../ids';
 import type { CreditService } from '../credits';
 import type { PlanRow, SubUserRow, Workspace, WorkspaceService } from '../workspace';
+import type { AuditTrail } from '../../audit';
 import { hashPassword } from './password';
 
 type Schemas = components['schemas'];
@@ -55,6 +56,7 @@ export class WhitelabelService {
     private readonly workspaces: WorkspaceService,
     private readonly credits: CreditService,
     private readonly clock: Clock,
+    private readonly audit: AuditTrail,
   ) {}
 
   async register(
@@ -84,6 +86,7 @@ export class WhitelabelService {
           password_hash: passwordHash,
           created_at: this.clock.now(),
         });
+        await this.audit.recordChange(trx, parent.id, { targetIds: [userId, workspace.id] });
         const row = await this.workspaces.subUserById(trx, parent.id, userId);
         return { subUser: toSubUser(row!), apiKey };
       });
@@ -119,7 +122,10 @@ export class WhitelabelService {
       max_contacts: input.maxContacts ?? null,
       created_at: this.clock.now(),
     };
-    await this.workspaces.createPlan(this.db, row);
+    await this.db.transaction(async (trx) => {
+      await this.workspaces.createPlan(trx, row);
+      await this.audit.recordChange(trx, parent.id, { targetIds: [row.id] });
+    });
     return toPlan(row);
   }
 
@@ -139,6 +145,7 @@ export class WhitelabelService {
       // assigning plans moves credits through the ledger and never creates them.
       if (creditsGranted > 0)
         await this.credits.charge(trx, parent.id, creditsGranted, 'plan_transfer', subUser.workspace_id);
+      else await this.audit.recordChange(trx, parent.id, { targetIds: [subUserId, planId] });
       const updated = await this.workspaces.subUserById(trx, parent.id, subUserId);
       return { subUser: toSubUser(updated!), plan: toPlan(plan), creditsGranted };
     });

@@ -11,6 +11,8 @@ import { newId } from '../../ids';
 import { conflict, detail, forbidden, invalid, notFound } from '../../errors';
 import { hashKey } from '../../key-hash';
 import { ALL_SCOPES, holds } from '../../scopes';
+import type { AuditTrail } from '../../audit';
+import type { Page, Paged } from '../../paging';
 import type { ApiKeyView, WorkspaceStore } from './store';
 
 const KEY_PREFIX = 'lr_';
@@ -60,9 +62,13 @@ export class KeyService {
     private readonly clock: Clock,
     /** Every scope a key can be given (server/scopes.ts `knownScopes`). */
     private readonly known: readonly string[],
+    private readonly audit: AuditTrail,
   ) {}
 
-  /** Writes a key in the caller's transaction and answers its secret (the only time it exists in clear). */
+  /**
+   * Writes a key and its audit entry in the caller's transaction and answers its secret (the only time it
+   * exists in clear).
+   */
   async issue(db: Executor, workspaceId: string, key: NewKey): Promise<IssuedKey & { row: ApiKeyView }> {
     const { apiKey, ...secret } = newSecret();
     const row: ApiKeyView = {
@@ -78,6 +84,7 @@ export class KeyService {
       previous_expires_at: null,
     };
     await this.store.insertKey(db, { ...row, key_hash: secret.key_hash, previous_key_hash: null });
+    await this.audit.recordChange(db, workspaceId, { targetIds: [row.id], fields: ['name', 'scopes', 'expiresAt'] });
     return { keyId: row.id, apiKey, row };
   }
 
@@ -96,12 +103,15 @@ export class KeyService {
     if (expiresAt && expiresAt <= this.clock.now()) {
       throw invalid('expiresAt must be in the future.', [detail('expiresAt', 'must be in the future', 'future')]);
     }
-    const issued = await this.issue(this.db, caller.workspaceId, { name: input.name, scopes: input.scopes, expiresAt });
+    const issued = await this.db.transaction((trx) =>
+      this.issue(trx, caller.workspaceId, { name: input.name, scopes: input.scopes, expiresAt }),
+    );
     return { key: keyView(issued.row), apiKey: issued.apiKey };
   }
 
-  async list(workspaceId: string | null, page: { limit: number; skip: number }) {
-    return this.store.listKeys(this.db, workspaceId, page);
+  async list(workspaceId: string | null, page: Page): Promise<Paged<ApiKeyView>> {
+    const { rows, total } = await this.store.listKeys(this.db, workspaceId, page);
+    return { items: rows, page, total };
   }
 
   /**
@@ -124,6 +134,7 @@ export class KeyService {
         }
       }
       await this.store.revokeKey(trx, keyId, now);
+      await this.audit.recordChange(trx, workspaceId, { targetIds: [keyId] });
       return { ...key, revoked_at: now };
     });
   }
@@ -138,6 +149,7 @@ export class KeyService {
       const { apiKey, ...secret } = newSecret();
       const overlapEnd = overlapSeconds > 0 ? new Date(now.getTime() + overlapSeconds * 1000) : null;
       const row = await this.store.rotateKey(trx, keyId, secret, overlapEnd);
+      await this.audit.recordChange(trx, workspaceId, { targetIds: [keyId] });
       return { key: keyView(row), apiKey };
     });
   }

@@ -19,9 +19,8 @@ export const keyRoutes = ({ keys }: { keys: KeyService }) => [
     ok('API key created', await keys.create({ workspaceId: auth.workspaceId, scopes: auth.scopes }, body)),
   ),
   route('get', '/v2/api-key/list', async ({ auth, query }) => {
-    const page = pageOf(query);
-    const { rows, total } = await keys.list(auth.workspaceId, page);
-    return ok('API keys retrieved', paginated({ items: rows.map(keyView), page, total }));
+    const { items, page, total } = await keys.list(auth.workspaceId, pageOf(query));
+    return ok('API keys retrieved', paginated({ items: items.map(keyView), page, total }));
   }),
   route('post', '/v2/api-key/revoke', async ({ auth, body }) =>
     ok('API key revoked', { key: keyView(await keys.revoke(auth.workspaceId, body.id, { fromApi: true })) }),

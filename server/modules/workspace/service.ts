@@ -7,6 +7,7 @@ import { ALL_SCOPES } from '../../scopes';
 import type { IssuedKey, KeyService } from './keys';
 import { DEFAULT_PLAN_ID } from './plans';
 import type { CreditService } from '../credits';
+import type { AuditTrail } from '../../audit';
 import type { PlanRow, SubUserRow, UserRow, WorkspaceRow, WorkspaceStore } from './store';
 
 export type { PlanRow, SubUserRow } from './store';
@@ -29,6 +30,7 @@ export class WorkspaceService {
     private readonly credits: CreditService,
     private readonly keys: KeyService,
     private readonly clock: Clock,
+    private readonly audit: AuditTrail,
   ) {}
 
   /** Creates a workspace with its first API key and the plan's credit grant, all or nothing. */
@@ -63,8 +65,10 @@ export class WorkspaceService {
   /** The operator's key for a workspace (admin CLI): every scope. */
   async createKey(workspaceId: string, name: string | null = null): Promise<IssuedKey> {
     await this.assertExists(workspaceId);
-    const { keyId, apiKey } = await this.keys.issue(this.db, workspaceId, { name, scopes: [ALL_SCOPES] });
-    return { keyId, apiKey };
+    return this.db.transaction(async (trx) => {
+      const { keyId, apiKey } = await this.keys.issue(trx, workspaceId, { name, scopes: [ALL_SCOPES] });
+      return { keyId, apiKey };
+    });
   }
 
   /** A 404 for a workspace that is not there (the admin CLI names one by id). */
@@ -89,6 +93,7 @@ export class WorkspaceService {
     plan: Pick<PlanRow, 'id' | 'credits'>,
   ): Promise<{ creditsGranted: number }> {
     const switched = await this.store.switchPlan(db, workspaceId, plan.id);
+    if (switched) await this.audit.recordChange(db, workspaceId, { targetIds: [plan.id] });
     if (!switched || plan.credits === 0) return { creditsGranted: 0 };
     await this.credits.grant(db, workspaceId, plan.credits, 'plan_grant', plan.id);
     return { creditsGranted: plan.credits };
@@ -109,6 +114,13 @@ export class WorkspaceService {
   ): Promise<{ maxContacts: number | null; maxEmailAccounts: number | null }> {
     const caps = await this.store.planCaps(db, workspaceId);
     return { maxContacts: caps.max_contacts, maxEmailAccounts: caps.max_email_accounts };
+  }
+
+  /** The plan the workspace is on. */
+  async planOf(db: Executor, workspaceId: string): Promise<PlanRow> {
+    const plan = await this.store.planOfWorkspace(db, workspaceId);
+    if (!plan) throw notFound('Workspace not found.');
+    return plan;
   }
 
   /** Each workspace's IANA time zone (the day its limits count in). */

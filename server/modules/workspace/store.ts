@@ -185,6 +185,14 @@ export class WorkspaceStore {
       .orderBy('w.created_at');
   }
 
+  /** The plan the workspace is on. */
+  planOfWorkspace(db: Executor, workspaceId: string): Promise<PlanRow | undefined> {
+    return db('plans as p')
+      .join('workspaces as w', 'w.plan_id', 'p.id')
+      .where('w.id', workspaceId)
+      .first<PlanRow | undefined>('p.*');
+  }
+
   findPlan(db: Executor, id: string): Promise<PlanRow | undefined> {
     return db('plans').where({ id }).first();
   }
