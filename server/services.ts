@@ -13,10 +13,9 @@ import type { Route } from './http/route';
 import { accountRoutes } from './modules/account/routes';
 import { analyticsRoutes } from './modules/analytics/routes';
 import { placementRoutes } from './modules/placement/routes';
-import { PlacementService } from './modules/placement/service';
 import { PlacementStore } from './modules/placement/store';
 import { warmupRoutes } from './modules/warmup/routes';
-import { DEFAULT_WARMUP_SETTINGS, WarmupService } from './modules/warmup/service';
+import { DEFAULT_WARMUP_SETTINGS } from './modules/warmup/service';
 import { WarmupStore } from './modules/warmup/store';
 import { campaignRoutes } from './modules/campaign/routes';
 import { contactRoutes } from './modules/contact/routes';
@@ -31,13 +30,11 @@ import { webhookRoutes } from './modules/webhooks/routes';
 import { whitelabelRoutes } from './modules/whitelabel/routes';
 import { keyRoutes, workspaceRoutes } from './modules/workspace/routes';
 import { jobRoutes } from './modules/job/routes';
-import { JobService } from './modules/job/service';
 import { JobStore } from './modules/job/store';
 import { IdempotencyStore } from './http/idempotency';
 import { createDnsLookup } from './dns';
 import {
   AccountMailAccess,
-  AccountService,
   type SentTodayOf,
   type WarmupHealthOf,
   type LinkedCampaigns,
@@ -45,57 +42,63 @@ import {
   type MailLoginCheck,
 } from './modules/account/service';
 import { AccountStore } from './modules/account/store';
-import { OAuthConnectService } from './modules/account/oauth';
 import { OAuthSessionStore } from './modules/account/oauth-sessions';
+import { createAccountModule, createOAuthConnectModule } from './modules/account';
+import { createJobModule } from './modules/job';
+import { createWarmupModule } from './modules/warmup';
+import { createPlacementModule } from './modules/placement';
+import { createSendingModule } from './modules/sending';
+import { createTrackingModule } from './modules/tracking';
+import { createInboxModule, createReplyIntentModule } from './modules/inbox';
+import { createAnalyticsModule } from './modules/analytics';
+import { createContactModule } from './modules/contact';
+import { createCampaignModule } from './modules/campaign';
+import { createListModule } from './modules/list';
+import { createUsageModule } from './modules/usage';
+import { createMailModule } from './modules/mail';
+import { createTrackingDomainModule } from './modules/tracking-domain';
+import { createWebhookModule } from './modules/webhooks';
+import { createWorkspaceModule } from './modules/workspace';
+import { createLeadModule } from './modules/leads';
+import { createEventModule } from './modules/events';
 import { SecretBox } from './secrets';
-import { AnalyticsService } from './modules/analytics/service';
 import { VerificationService } from './modules/verification/service';
 import { VerificationStore } from './modules/verification/store';
 import { EnrichmentService } from './modules/leads/enrichment';
 import { LeadStore } from './modules/leads/store';
-import { CampaignService, type CampaignProgressPort } from './modules/campaign/service';
+import type { CampaignProgressPort } from './modules/campaign/service';
 import { CampaignStore } from './modules/campaign/store';
-import { ContactService, type ContactProgressPort } from './modules/contact/service';
+import type { ContactProgressPort } from './modules/contact/service';
 import { ContactStore } from './modules/contact/store';
 import { ContactLifecycle } from './modules/contact/lifecycle';
 import { UNFINISHED_STATUSES } from './modules/contact/statuses';
 import { CreditService } from './modules/credits/service';
 import { CreditStore } from './modules/credits/store';
-import { LeadService } from './modules/leads/service';
-import { WorkspaceService } from './modules/workspace/service';
 import { KeyService } from './modules/workspace/keys';
 import { AuditService } from './modules/audit/service';
 import { AuditStore } from './modules/audit/store';
 import { auditRoutes } from './modules/audit/routes';
-import { UsageService } from './modules/usage/service';
 import { usageRoutes } from './modules/usage/routes';
 import { creditRoutes } from './modules/credits/routes';
 import { knownScopes } from './scopes';
 import { readBundledSpec } from './project-root';
 import { WorkspaceStore } from './modules/workspace/store';
 import { WhitelabelService } from './modules/whitelabel/service';
-import { ListService } from './modules/list/service';
 import { ListStore } from './modules/list/store';
-import { EventService } from './modules/events/service';
 import { EventStore } from './modules/events/store';
-import { DEFAULT_INBOX_SETTINGS, InboxService } from './modules/inbox/service';
-import { SendingService } from './modules/sending/service';
+import { DEFAULT_INBOX_SETTINGS } from './modules/inbox/service';
 import { SendingStore } from './modules/sending/store';
 import { RecipientProviders } from './modules/sending/providers';
-import { MailService, OAuthClients } from './modules/mail/service';
+import { OAuthClients } from './modules/mail/service';
 import { MailStore } from './modules/mail/store';
 import { SuppressionService } from './modules/suppression/service';
 import { SuppressionStore } from './modules/suppression/store';
-import { TrackingService } from './modules/tracking/service';
 import { TokenSigner } from './modules/tracking/tokens';
-import { TrackingDomainService } from './modules/tracking-domain/service';
 import { trackingDomainRoutes } from './modules/tracking-domain/routes';
 import { TrackingDomainStore } from './modules/tracking-domain/store';
 
-import { WebhookService } from './modules/webhooks/service';
 import { WebhookStore } from './modules/webhooks/store';
 import { InboxStore } from './modules/inbox/store';
-import { ReplyIntentService } from './modules/inbox/reply-intents';
 import { IntentStore } from './modules/inbox/intent-store';
 
 export interface Deps {
@@ -160,26 +163,26 @@ function buildServices(deps: Deps) {
   const dns = createDnsLookup(config);
   const accountStore = new AccountStore();
 
-  const events = new EventService(
+  const events = createEventModule({
     db,
-    new EventStore(),
+    store: new EventStore(),
     clock,
-    config.eventRetentionDays,
-    config.emailEventRetentionMonths,
-  );
-  const trackingDomains = new TrackingDomainService(
+    retentionDays: config.eventRetentionDays,
+    emailEventRetentionMonths: config.emailEventRetentionMonths,
+  });
+  const trackingDomains = createTrackingDomainModule({
     db,
-    new TrackingDomainStore(),
+    store: new TrackingDomainStore(),
     dns,
     events,
     clock,
-    config.trackingCnameTarget ?? new URL(config.publicUrl).hostname,
-  );
+    cnameTarget: config.trackingCnameTarget ?? new URL(config.publicUrl).hostname,
+  });
   const audit = new AuditService(db, new AuditStore(), clock, config.auditRetentionMonths);
   const credits = new CreditService(db, new CreditStore(), clock, audit);
   const workspaceStore = new WorkspaceStore();
   const keys = new KeyService(db, workspaceStore, clock, knownScopes(readBundledSpec()), audit);
-  const workspaces = new WorkspaceService(db, workspaceStore, credits, keys, clock, audit);
+  const workspaces = createWorkspaceModule({ db, store: workspaceStore, credits, keys, clock, audit });
   const quota = new QuotaService(db, clock);
   const whitelabel = new WhitelabelService(db, workspaces, credits, clock, audit);
   const secrets = new SecretBox(config);
@@ -190,19 +193,19 @@ function buildServices(deps: Deps) {
     secrets.available ? secrets : null,
   );
   const oauthClients = new OAuthClients(config.oauth, config.allowPrivateMailHosts);
-  const mail = new MailService(
+  const mail = createMailModule({
     db,
-    new MailStore(),
+    store: new MailStore(),
     clock,
-    deps.logger,
-    {
+    logger: deps.logger,
+    settings: {
       allowPrivate: config.allowPrivateMailHosts,
       smtpTimeoutMs: config.smtpTimeoutMs,
       imapTimeoutMs: config.imapTimeoutMs,
     },
     // A dead grant is the account module's to show (built below).
-    { clients: oauthClients, secrets, grantDied: (...args) => accounts.grantDied(...args) },
-  );
+    oauth: { clients: oauthClients, secrets, grantDied: (...args) => accounts.grantDied(...args) },
+  });
   const loginCheck: MailLoginCheck = {
     smtp: (login) => mail.verifySmtp(login),
     imap: (login) => mail.verifyImap(login),
@@ -221,11 +224,11 @@ function buildServices(deps: Deps) {
   const placementSentToday: SentTodayOf = (...args) => placement.sentToday(...args);
   // An SMTP account's mailbox provider is the sending engine's look-up of its domain (built below).
   const mailboxProviders: MailboxProvidersOf = (...args) => sending.knownProviders(...args);
-  const accounts = new AccountService(
+  const accounts = createAccountModule({
     db,
-    accountStore,
+    store: accountStore,
     events,
-    linkedCampaigns,
+    campaigns: linkedCampaigns,
     workspaces,
     secrets,
     dns,
@@ -236,68 +239,76 @@ function buildServices(deps: Deps) {
     placementSentToday,
     trackingDomains,
     mailboxProviders,
-    config.verifyMailLogins ? loginCheck : null,
-  );
+    loginCheck: config.verifyMailLogins ? loginCheck : null,
+  });
   // Progress rows are the sending engine's; campaigns and contacts reach them through ports (sending is built below).
   const progress: CampaignProgressPort & ContactProgressPort = {
     startCampaign: (...args) => sending.startCampaign(...args),
     startContacts: (...args) => sending.startContacts(...args),
     moveProgress: (...args) => sending.moveProgress(...args),
   };
-  const campaigns = new CampaignService(
+  const campaigns = createCampaignModule({
     db,
-    new CampaignStore({ unfinished: UNFINISHED_STATUSES }),
+    store: new CampaignStore({ unfinished: UNFINISHED_STATUSES }),
     events,
     accounts,
     progress,
     clock,
     trackingDomains,
-  );
-  const contacts = new ContactService(db, new ContactStore(), events, workspaces, campaigns, progress, clock);
+  });
+  const contacts = createContactModule({
+    db,
+    store: new ContactStore(),
+    events,
+    workspaces,
+    campaigns,
+    progress,
+    clock,
+  });
   const leadStore = new LeadStore(clock, config.searchCountCacheSeconds);
-  const leads = new LeadService(db, leadStore, clock, credits, config.creditCosts);
+  const leads = createLeadModule({ db, store: leadStore, clock, credits, costs: config.creditCosts });
   const verification = new VerificationService(db, new VerificationStore(), dns, clock, config);
   const enrichment = new EnrichmentService(db, leadStore, leads);
-  const lists = new ListService(db, new ListStore(), leads, contacts, campaigns, credits, clock);
-  const usage = new UsageService(db, clock, credits, workspaces, accounts, contacts, lists);
+  const lists = createListModule({ db, store: new ListStore(), leads, contacts, campaigns, credits, clock });
+  const usage = createUsageModule({ db, clock, credits, workspaces, accounts, contacts, lists });
   const mailAccess = new AccountMailAccess(accountStore, secrets, clock);
   const suppression = new SuppressionService(db, new SuppressionStore(), clock);
-  const tracking = new TrackingService(
+  const tracking = createTrackingModule({
     db,
-    new TokenSigner(() => secrets.deriveKey('link-signing', 'emailLinks')),
-    config.publicUrl,
+    signer: new TokenSigner(() => secrets.deriveKey('link-signing', 'emailLinks')),
+    publicUrl: config.publicUrl,
     contacts,
     suppression,
     events,
     clock,
-    (host) => trackingDomains.workspaceOfHost(host),
-  );
-  const sending = new SendingService(
+    hostOwner: (host) => trackingDomains.workspaceOfHost(host),
+  });
+  const sending = createSendingModule({
     db,
-    new SendingStore(),
-    mailAccess,
+    store: new SendingStore(),
+    accounts: mailAccess,
     contacts,
     events,
     suppression,
-    tracking,
+    links: tracking,
     mail,
     // The warm-up service is made below; the engine asks it only once running.
-    { sentSince: (db, accountIds, since) => warmup.sentSince(db, accountIds, since) },
+    warmup: { sentSince: (db, accountIds, since) => warmup.sentSince(db, accountIds, since) },
     clock,
-    new RecipientProviders(db, dns, clock),
-  );
+    providers: new RecipientProviders(db, dns, clock),
+  });
   // Resumes and moves change the engine's progress rows: the contact module reaches them through this interface.
   const contactLifecycle = new ContactLifecycle(db, new ContactStore(), campaigns, progress, clock);
-  const replyIntents = new ReplyIntentService(
+  const replyIntents = createReplyIntentModule({
     db,
-    new IntentStore(),
+    store: new IntentStore(),
     mail,
     campaigns,
     contacts,
-    tracking,
+    removal: tracking,
     events,
     clock,
-  );
+  });
   const inboxCollaborators = {
     mail,
     accounts: mailAccess,
@@ -308,14 +319,21 @@ function buildServices(deps: Deps) {
     bounces: sending,
     intents: replyIntents,
   };
-  const inbox = new InboxService(db, new InboxStore(), inboxCollaborators, clock, deps.logger, {
-    ...DEFAULT_INBOX_SETTINGS,
-    messagesPerRun: config.inboxMessagesPerRun,
-    accountsPerRun: config.inboxAccountsPerRun,
-    concurrency: config.inboxConcurrency,
+  const inbox = createInboxModule({
+    db,
+    store: new InboxStore(),
+    collaborators: inboxCollaborators,
+    clock,
+    logger: deps.logger,
+    settings: {
+      ...DEFAULT_INBOX_SETTINGS,
+      messagesPerRun: config.inboxMessagesPerRun,
+      accountsPerRun: config.inboxAccountsPerRun,
+      concurrency: config.inboxConcurrency,
+    },
   });
-  const analytics = new AnalyticsService(db, events, campaigns, contacts, accounts, replyIntents, clock);
-  const webhooks = new WebhookService(db, new WebhookStore(), secrets, campaigns, config, clock, audit);
+  const analytics = createAnalyticsModule({ db, events, campaigns, contacts, accounts, intents: replyIntents, clock });
+  const webhooks = createWebhookModule({ db, store: new WebhookStore(), secrets, campaigns, config, clock, audit });
   events.onRecorded(webhooks.enqueue);
   const telemetry = deps.telemetry ?? noTelemetry;
   const messages = telemetry.tally(
@@ -326,9 +344,9 @@ function buildServices(deps: Deps) {
   sending.onOutcome((outcome) => messages.add(outcome));
   const deliveries = telemetry.tally('webhook_deliveries_total', 'Webhook delivery attempts by outcome.', 'outcome');
   webhooks.onAttempt((outcome) => deliveries.add(outcome));
-  const warmup = new WarmupService(
+  const warmup = createWarmupModule({
     db,
-    new WarmupStore(),
+    store: new WarmupStore(),
     accounts,
     mailAccess,
     mail,
@@ -336,27 +354,27 @@ function buildServices(deps: Deps) {
     events,
     secrets,
     clock,
-    deps.logger,
-    {
+    logger: deps.logger,
+    settings: {
       ...DEFAULT_WARMUP_SETTINGS,
       readIntervalMs: config.warmupReadIntervalSeconds * 1000,
     },
-  );
-  const placement = new PlacementService(
+  });
+  const placement = createPlacementModule({
     db,
-    new PlacementStore(),
+    store: new PlacementStore(),
     accounts,
     mailAccess,
     mail,
-    warmup,
+    pool: warmup,
     workspaces,
     events,
     clock,
-    deps.logger,
-  );
-  const jobs = new JobService(
+    logger: deps.logger,
+  });
+  const jobs = createJobModule({
     db,
-    new JobStore(),
+    store: new JobStore(),
     contacts,
     campaigns,
     suppression,
@@ -366,21 +384,21 @@ function buildServices(deps: Deps) {
     lists,
     events,
     clock,
-    deps.logger,
-    config.jobBatchSize,
-    config.jobConcurrency,
-  );
-  const oauth = new OAuthConnectService(
+    logger: deps.logger,
+    batchSize: config.jobBatchSize,
+    concurrency: config.jobConcurrency,
+  });
+  const oauth = createOAuthConnectModule({
     db,
-    new OAuthSessionStore(),
+    sessions: new OAuthSessionStore(),
     accounts,
-    accountStore,
-    { clients: oauthClients, storeGrant: (...args) => mail.storeGrant(...args) },
+    store: accountStore,
+    mail: { clients: oauthClients, storeGrant: (...args) => mail.storeGrant(...args) },
     secrets,
     events,
     clock,
-    config.publicUrl,
-  );
+    publicUrl: config.publicUrl,
+  });
   return {
     oauth,
     contactLifecycle,

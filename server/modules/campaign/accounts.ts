@@ -15,11 +15,14 @@ type Schemas = components['schemas'];
 type CampaignAccount = Schemas['CampaignAccount'];
 type AccountsChange = Schemas['CampaignAccountsChange'];
 
+/** What the campaign module asks of the account module: which of a campaign's accounts exist and may send. */
+export type CampaignAccountsOf = Pick<AccountService, 'summaries' | 'countActive' | 'existingIds'>;
+
 export class CampaignAccounts {
   constructor(
     private readonly db: Db,
     private readonly store: CampaignStore,
-    private readonly accounts: AccountService,
+    private readonly accounts: CampaignAccountsOf,
     private readonly clock: Clock,
   ) {}
 

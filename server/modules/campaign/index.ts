@@ -1,2 +1,17 @@
 /** The campaign module's face: what other modules may use of it. */
+import { CampaignService } from './service';
 export type { CampaignService, ScheduleJson } from './service';
+
+type CampaignServiceArgs = ConstructorParameters<typeof CampaignService>;
+/** What CampaignService is built from, by name: the composition root names each dependency, so two of one type cannot change places. */
+export interface CampaignModuleDeps {
+  db: CampaignServiceArgs[0];
+  store: CampaignServiceArgs[1];
+  events: CampaignServiceArgs[2];
+  accounts: CampaignServiceArgs[3];
+  progress: CampaignServiceArgs[4];
+  clock: CampaignServiceArgs[5];
+  trackingDomains: CampaignServiceArgs[6];
+}
+export const createCampaignModule = (d: CampaignModuleDeps) =>
+  new CampaignService(d.db, d.store, d.events, d.accounts, d.progress, d.clock, d.trackingDomains);

@@ -11,9 +11,8 @@ import { conflict, detail, notFound } from '../../errors';
 import { newId } from '../../ids';
 import type { Page } from '../../paging';
 import type { EventService } from '../events';
-import type { AccountService } from '../account';
 import type { TrackingDomainService } from '../tracking-domain';
-import { CampaignAccounts } from './accounts';
+import { CampaignAccounts, type CampaignAccountsOf } from './accounts';
 import { checkName, checkSchedule, optionsToRow, Problems } from './rules';
 import { CampaignSequence, type StepUpdate } from './sequence';
 import type { CampaignStore, CampaignView } from './store';
@@ -42,8 +41,8 @@ export class CampaignService {
   constructor(
     private readonly db: Db,
     private readonly store: CampaignStore,
-    private readonly events: EventService,
-    accounts: AccountService,
+    private readonly events: Pick<EventService, 'record'>,
+    accounts: CampaignAccountsOf,
     private readonly progress: CampaignProgressPort,
     private readonly clock: Clock,
     private readonly trackingDomains: Pick<TrackingDomainService, 'requireVerified'>,

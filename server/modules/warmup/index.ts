@@ -1,2 +1,33 @@
 /** The warmup module's face: what other modules may use of it. */
+import { WarmupService } from './service';
 export type { PoolMember } from './service';
+
+type WarmupServiceArgs = ConstructorParameters<typeof WarmupService>;
+/** What WarmupService is built from, by name: the composition root names each dependency, so two of one type cannot change places. */
+export interface WarmupModuleDeps {
+  db: WarmupServiceArgs[0];
+  store: WarmupServiceArgs[1];
+  accounts: WarmupServiceArgs[2];
+  mailAccess: WarmupServiceArgs[3];
+  mail: WarmupServiceArgs[4];
+  workspaces: WarmupServiceArgs[5];
+  events: WarmupServiceArgs[6];
+  secrets: WarmupServiceArgs[7];
+  clock: WarmupServiceArgs[8];
+  logger: WarmupServiceArgs[9];
+  settings?: WarmupServiceArgs[10];
+}
+export const createWarmupModule = (d: WarmupModuleDeps) =>
+  new WarmupService(
+    d.db,
+    d.store,
+    d.accounts,
+    d.mailAccess,
+    d.mail,
+    d.workspaces,
+    d.events,
+    d.secrets,
+    d.clock,
+    d.logger,
+    d.settings,
+  );
