@@ -1280,12 +1280,13 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Replies and bounces per step and A/B variant
+         * Replies, bounces and variant stats per step and A/B variant
          * @description Replies, unique replies, reply rate, automatic replies and bounces of one campaign, for the whole campaign,
          *     per sequence step and per A/B variant, over a range of calendar days in the workspace's time zone (default
          *     the 30 days ending today; at most 366 days). Computed from stored email events only: the inbox records a
          *     reply, automatic reply or bounce for the step and variant of the email it answers, so variants compare by
-         *     `replyRate`. Costs no credits and changes nothing. Errors: `400` malformed dates, `startDate` after
+         *     `replyRate`; each variant's `stats` give its contacts sent, opened, clicked, replied, bounced and unsubscribed, and
+         *     `winnerVariantId` names the variant a step's `autoWinner` rule picked. Costs no credits and changes nothing. Errors: `400` malformed dates, `startDate` after
          *     `endDate`, or a range longer than 366 days; `404` no such campaign in this workspace.
          *
          *     Where the deployment has a read replica (`DATABASE_READ_URL`), this is read there: a write of the last moments
@@ -1749,7 +1750,8 @@ export interface paths {
          *     hours }`, or `delayDays: 3`). A variant with an empty subject replies
          *     in the thread of the step before, which the first step cannot do. Weights: give one on every variant
          *     of a step (they must add up to 100) or on none (split evenly, the first variants taking the
-         *     remainder: 34/33/33). Template variables are checked when saved (see the variant schema).
+         *     remainder: 34/33/33). Template variables are checked when saved (see the variant schema). `autoWinner`
+         *     lets an A/Z test pick its best variant by itself (see the schema).
          *     A campaign has at most 20 steps. Returns the whole sequence. All steps are created in one
          *     transaction: a rejected request creates nothing. Costs no credits.
          *     `400`: the body breaks the schema, a delay, subject, weight sum or template is wrong, or the
@@ -4040,6 +4042,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "campaign.variantWinner": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * campaign.variantWinner
+         * @description What a subscription to `campaign.variantWinner` receives (headers webhook-id, webhook-timestamp, webhook-signature).
+         */
+        post: operations["eventCampaignVariantWinner"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "contact.leadStatusChanged": {
         parameters: {
             query?: never;
@@ -4511,6 +4533,33 @@ export interface components {
             requestId: string | null;
             /** @description The ids the request named (`id`, `...Id`, `...Ids` in its path, query and body). */
             targetIds: string[];
+        };
+        /**
+         * @description An A/Z test that picks its winner by itself. Once the step's first email went out `decideAfterHours` ago and
+         *     every variant was sent to at least `minSentPerVariant` contacts, the variant with the best rate of `metric`
+         *     (contacts who replied, clicked or opened / contacts sent, machine opens and clicks left out) wins; a tie goes to
+         *     the earliest label. From then on every send of the step uses the winner and the other variants send no more;
+         *     `campaign.variantWinner` names it with the figures it was chosen on. The sending engine decides when it next
+         *     claims contacts for the step after the rule is met, with the service's clock; a step with no one left to send
+         *     needs no winner. A step with one variant never picks one.
+         */
+        AutoWinner: {
+            /**
+             * @description Hours after the step's first send before a winner is picked (replies take time to come in).
+             * @example 48
+             */
+            decideAfterHours: number;
+            /**
+             * @description The rate that decides.
+             * @example replied
+             * @enum {string}
+             */
+            metric: "replied" | "clicked" | "opened";
+            /**
+             * @description Contacts each variant must have been sent to before a winner is picked.
+             * @example 100
+             */
+            minSentPerVariant: number;
         };
         /**
          * @description One DNS blocklist (DNSBL) look-up: an IP list (`kind: ip`) is asked for a sending host's IPv4 address in
@@ -5019,9 +5068,17 @@ export interface components {
                     counts: components["schemas"]["ReplyAnalyticsCounts"];
                     /** @example A */
                     label: string;
+                    stats: components["schemas"]["VariantStats"];
                     /** Format: uuid */
                     variantId: string;
+                    /** @description Whether this is the step's picked winner. */
+                    winner: boolean;
                 }[];
+                /**
+                 * Format: uuid
+                 * @description The variant the step's `autoWinner` rule picked (it takes every later send), or `null`.
+                 */
+                winnerVariantId: string | null;
             }[];
         };
         /**
@@ -6375,7 +6432,7 @@ export interface components {
          * @example email.sent
          * @enum {string}
          */
-        EventType: "email.sent" | "email.opened" | "email.clicked" | "email.replied" | "email.autoReplied" | "email.bounced" | "contact.unsubscribed" | "contact.leadStatusChanged" | "campaign.launched" | "campaign.paused" | "campaign.completed" | "account.statusChanged" | "account.warmupEnabled" | "account.warmupPaused" | "account.warmupBanned" | "job.completed" | "job.failed" | "placement.completed" | "tracking.domainVerified" | "tracking.domainFailed";
+        EventType: "email.sent" | "email.opened" | "email.clicked" | "email.replied" | "email.autoReplied" | "email.bounced" | "contact.unsubscribed" | "contact.leadStatusChanged" | "campaign.launched" | "campaign.paused" | "campaign.completed" | "campaign.variantWinner" | "account.statusChanged" | "account.warmupEnabled" | "account.warmupPaused" | "account.warmupBanned" | "job.completed" | "job.failed" | "placement.completed" | "tracking.domainVerified" | "tracking.domainFailed";
         /**
          * @description A background job. Its rows are processed by the worker in batches; `progress` and `counts` move batch by
          *     batch, so polling `GET /v2/job/get` shows it advance, and `job.completed` / `job.failed` events announce
@@ -7428,6 +7485,8 @@ export interface components {
         };
         /** @description One step (email) of a campaign's sequence. */
         SequenceStep: {
+            /** @description The step's automatic A/Z winner rule, or `null` (variants keep their weights for good). */
+            autoWinner: components["schemas"]["AutoWinner"] | null;
             /** Format: uuid */
             campaignId: string;
             delay: components["schemas"]["StepDelay"];
@@ -7454,6 +7513,8 @@ export interface components {
          *     or days) or as `delayDays` (whole days), exactly one of the two.
          */
         SequenceStepInput: {
+            /** @description Pick the best variant by itself once the rule is met (default `null`, none). */
+            autoWinner?: components["schemas"]["AutoWinner"] | null;
             delay?: components["schemas"]["StepDelay"];
             /**
              * @description Days to wait after the step before (the same as `delay` in days). The campaign's first step must have 0; every later step at least 1.
@@ -7742,6 +7803,51 @@ export interface components {
          * @enum {string}
          */
         TrackingDomainStatus: "pending" | "verified" | "failed";
+        /**
+         * @description A variant's contacts over the range, from stored events: contacts first `sent` to, and contacts whose first open,
+         *     click, reply, hard bounce or unsubscribe falls in the range (machine opens and clicks left out), so each figure
+         *     divided by `sent` is that rate.
+         */
+        VariantStats: {
+            bounced: number;
+            clicked: number;
+            opened: number;
+            replied: number;
+            sent: number;
+            unsubscribed: number;
+        };
+        /**
+         * @description `campaign.variantWinner`: the variant an A/Z test picked for a step, by the step's `autoWinner` rule, with the
+         *     figures of every variant it was chosen on (contacts sent to, and contacts who opened, clicked or replied, all time,
+         *     machine opens and clicks left out; `rate` is the metric's contacts / `sent` in percent, two decimals).
+         */
+        VariantWinnerData: {
+            /** Format: uuid */
+            campaignId: string;
+            /** Format: date-time */
+            decidedAt: string;
+            /** @example B */
+            label: string;
+            /** @enum {string} */
+            metric: "replied" | "clicked" | "opened";
+            /** Format: uuid */
+            stepId: string;
+            /**
+             * Format: uuid
+             * @description The winner.
+             */
+            variantId: string;
+            variants: {
+                clicked: number;
+                label: string;
+                opened: number;
+                rate: number;
+                replied: number;
+                sent: number;
+                /** Format: uuid */
+                variantId: string;
+            }[];
+        };
         /**
          * @description The verdict on one address. Checks run in this order and the first failing one decides:
          *     syntax, disposable domain, domain and MX records, then (when the server has it enabled) an SMTP
@@ -11552,6 +11658,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The step's automatic winner rule; `null` removes it. A winner already picked stays. */
+                    autoWinner?: components["schemas"]["AutoWinner"] | null;
                     delay?: components["schemas"]["StepDelay"];
                     /** @description Days to wait after the step before (0 on the first step, at least 1 on later ones). Not together with `delay`. */
                     delayDays?: number;
@@ -15530,6 +15638,39 @@ export interface operations {
                     data?: components["schemas"]["CampaignEventData"];
                     /** @constant */
                     type?: "campaign.paused";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is retried; 410 disables the subscription. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventCampaignVariantWinner: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["VariantWinnerData"];
+                    /** @constant */
+                    type?: "campaign.variantWinner";
                 };
             };
         };

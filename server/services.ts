@@ -310,7 +310,7 @@ function buildServices(deps: Deps) {
     accountsPerRun: config.inboxAccountsPerRun,
     concurrency: config.inboxConcurrency,
   });
-  const analytics = new AnalyticsService(db, events, campaigns, contacts, accounts, replyIntents, clock);
+  const analytics = new AnalyticsService(db, events, campaigns, contacts, accounts, replyIntents, clock, sending);
   const webhooks = new WebhookService(db, new WebhookStore(), secrets, campaigns, config, clock);
   events.onRecorded(webhooks.enqueue);
   const telemetry = deps.telemetry ?? noTelemetry;

@@ -57,6 +57,8 @@ export interface StepRow {
   delay_minutes: number;
   /** The unit the wait was written in; the engine reads only delay_minutes. */
   delay_unit: components['schemas']['StepDelay']['unit'];
+  /** The A/Z test's rule (json; the engine decides the winner, sending/winner.ts), or null. */
+  auto_winner: components['schemas']['AutoWinner'] | null;
   created_at: Date;
 }
 
@@ -362,7 +364,7 @@ export class CampaignStore {
   async updateStep(
     db: Executor,
     stepId: string,
-    changes: Partial<Pick<StepRow, 'step_order' | 'delay_minutes' | 'delay_unit'>>,
+    changes: Partial<Pick<StepRow, 'step_order' | 'delay_minutes' | 'delay_unit' | 'auto_winner'>>,
   ): Promise<void> {
     await db('campaign_steps').where('id', stepId).update(changes);
   }

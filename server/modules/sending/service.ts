@@ -34,10 +34,12 @@ import {
 } from '../mail/service';
 import type { SuppressionService } from '../suppression/service';
 import { spin } from '../../text/spintax';
-import { pickVariant, renderBody, renderTemplate, type TemplateValues } from './render';
+import { renderBody, renderTemplate, type TemplateValues } from './render';
 import { nextOpenMoment, startOfLocalDay } from '../../time/schedule';
 import { mailDomainOf, type MailboxProvider, type RecipientProviders } from './providers';
 import type { DueContact, SendingAccount, SendingCampaign, SendingStep, SendingStore } from './store';
+import { VariantWinners, type ClaimTests } from './winner';
+import { StepTestStore } from './winner-store';
 
 type SendingStatus = components['schemas']['CampaignSendingStatus'];
 type SendingReason = components['schemas']['SendingReason'];
@@ -173,6 +175,7 @@ export class SendingService {
   private readonly running = new Set<{ stopped: boolean }>();
   /** The last campaign this process looked at: the next run starts after it. */
   private lastCampaign: string | null = null;
+  private readonly winners: VariantWinners;
 
   constructor(
     private readonly db: Db,
@@ -189,6 +192,7 @@ export class SendingService {
     options: Partial<EngineOptions> = {},
   ) {
     this.options = { ...DEFAULT_ENGINE_OPTIONS, ...options };
+    this.winners = new VariantWinners(new StepTestStore(), events);
   }
 
   /** The worker is stopping: the runs in progress hand nothing more to SMTP. */
@@ -313,6 +317,7 @@ export class SendingService {
     // Every account at its daily limit or in its gap: no due contact is read.
     if (!accounts.some((a) => canSend(a, now))) return [];
     const claimed: Claimed[] = [];
+    const tests = await this.winners.forClaim(trx, campaign, steps, now);
     const due = await this.store.dueContacts(trx, campaignId, now, this.options.batchSize);
     const suppressed = await this.suppression.filterSuppressed(
       trx,
@@ -383,7 +388,7 @@ export class SendingService {
           await this.store.updateProgress(trx, contact.contact_id, { reason: NO_ACCOUNT_OF_PROVIDER, updated_at: now });
         continue;
       }
-      const built = await this.build(trx, campaign, steps, step, contact, account, now);
+      const built = await this.build(trx, campaign, steps, step, contact, account, tests, now);
       if (!built) continue;
       domainRoom?.add(domain);
       claimed.push(built);
@@ -463,9 +468,10 @@ export class SendingService {
     step: SendingStep,
     contact: DueContact,
     account: SendingAccount,
+    tests: ClaimTests,
     now: Date,
   ): Promise<Claimed | null> {
-    const variant = pickVariant(step.variants, `${contact.contact_id}:${step.id}`);
+    const variant = await tests.variantFor(trx, step, contact.contact_id);
     const id = newId();
     const ref: MessageRef = {
       workspaceId: campaign.workspace_id,
@@ -899,6 +905,11 @@ export class SendingService {
   /** Known providers of mail domains (the account view's `mailboxProvider` for SMTP accounts). */
   knownProviders(db: Executor, domains: string[]): Promise<Map<string, MailboxProvider>> {
     return this.providers.known(db, domains);
+  }
+
+  /** Each step's picked A/Z winner (GET /v2/analytics/campaign/steps). */
+  stepWinners(campaignId: string): Promise<Map<string, string>> {
+    return this.winners.winners(this.db, campaignId);
   }
 
   /** The workspace's sending settings (GET /v2/sending/settings). */

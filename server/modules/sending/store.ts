@@ -5,6 +5,7 @@
  * module's table goes through that module's service (messages: the mail module).
  */
 import type { Knex } from 'knex';
+import type { components } from '../../../generated/api';
 import { jsonColumn, type Executor } from '../../db';
 import { backlogOf, type Backlog } from '../../telemetry';
 import type { ScheduleJson } from '../campaign/service';
@@ -55,6 +56,8 @@ export interface SendingStep {
   id: string;
   /** The wait after the step before, in minutes. */
   delay_minutes: number;
+  /** The step's A/Z winner rule, or null (winner.ts). */
+  auto_winner: components['schemas']['AutoWinner'] | null;
   variants: { id: string; label: string; subject: string; body: string; weight: number }[];
 }
 
@@ -229,14 +232,18 @@ export class SendingStore {
   }
 
   async steps(db: Executor, campaignId: string): Promise<SendingStep[]> {
-    const steps: { id: string; delay_minutes: number }[] = await db('campaign_steps')
+    const steps: Omit<SendingStep, 'variants'>[] = await db('campaign_steps')
       .where({ campaign_id: campaignId })
       .orderBy('step_order')
-      .select('id', 'delay_minutes');
+      .select('id', 'delay_minutes', 'auto_winner');
     const variants: ({ step_id: string } & SendingStep['variants'][number])[] = await db('step_variants')
       .where({ campaign_id: campaignId })
       .select('id', 'step_id', 'label', 'subject', 'body', 'weight');
-    return steps.map((s) => ({ ...s, variants: variants.filter((v) => v.step_id === s.id) }));
+    return steps.map((s) => ({
+      ...s,
+      auto_winner: jsonColumn(s.auto_winner) as SendingStep['auto_winner'],
+      variants: variants.filter((v) => v.step_id === s.id),
+    }));
   }
 
   /** The campaign's linked active accounts with their pace, locked (in id order) for this claim. */

@@ -1,0 +1,210 @@
+/**
+ * A/Z tests that pick their winner, the preview of a contact's next message, and the campaign options the
+ * peers have (send order, plain-text first email, cc/bcc, stop on open or click, verified addresses only):
+ * through HTTP, the sending engine and the SMTP sink on loopback, with time moved by the test clock.
+ */
+import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink';
+import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
+
+const MIN = 60_000;
+const HOUR = 60 * MIN;
+const WEEK = 7 * 24 * HOUR;
+const weekdaysUtc = { timezone: 'UTC', days: [1, 2, 3, 4, 5], from: '09:00', to: '17:00' };
+
+describe('A/Z winners, previews and send options', () => {
+  let t: TestServer;
+  let sink: SmtpSink;
+  let ws: TestWorkspace;
+  let account: string;
+  let n = 0;
+  let week = 0;
+  let monday = 0;
+
+  beforeAll(async () => {
+    sink = await startSmtpSink();
+    t = await startTestServer({
+      config: { secretKey: '35'.repeat(32), allowPrivateMailHosts: true },
+    });
+    // Links point at this test server.
+    (t.services.tracking as unknown as { publicUrl: string }).publicUrl = t.url;
+    ws = await t.createWorkspace();
+    const res = await ws.client.POST('/v2/account/connect', {
+      body: {
+        email: 'ab@acme-mail.io',
+        provider: 'smtp',
+        dailyLimit: 1000,
+        smtp: { host: '127.0.0.1', port: sink.port, password: 'pw' },
+      } as never,
+    });
+    expect(res.response.status).toBe(201);
+    account = res.data!.data.account.id;
+  });
+  afterAll(async () => {
+    t.services.mail.close();
+    await t.close();
+    await sink.close();
+  });
+  beforeEach(() => {
+    sink.received.length = 0;
+    // A Monday inside 09:00-17:00 UTC, a week apart per test so the shared account's pace never carries over.
+    monday = Date.parse('2026-11-23T10:00:00.000Z') + week * WEEK;
+    t.clock.set(new Date(monday));
+    week += 1;
+  });
+
+  async function draft(options: object = {}) {
+    n += 1;
+    const created = await ws.client.POST('/v2/campaign/create', {
+      body: {
+        name: `AB ${n}`,
+        accountIds: [account],
+        schedule: weekdaysUtc,
+        options: { emailGapMinutes: 0, randomWaitMaxMinutes: 0, trackOpens: false, trackClicks: false, ...options },
+      } as never,
+    });
+    expect(created.response.status).toBe(201);
+    return created.data!.data.campaign.id;
+  }
+
+  async function addSteps(campaignId: string, steps: unknown[]) {
+    const res = await ws.client.POST('/v2/campaign/sequence-create', { body: { campaignId, steps } as never });
+    expect(res.response.status).toBe(201);
+    return res.data!.data.steps;
+  }
+
+  async function add(campaignId: string, emails: string[]) {
+    const contacts = emails.map((email, i) => ({ email, firstName: `P${i}` }));
+    const added = await ws.client.POST('/v1/contact/add', { body: { campaignId, contacts } as never });
+    expect(added.response.status).toBe(200);
+    return added.data!.data.added as { id: string; email: string }[];
+  }
+
+  const launch = async (campaignId: string) =>
+    expect((await ws.client.POST('/v2/campaign/launch', { body: { campaignId } })).response.status).toBe(200);
+
+  const winnerEvents = async (campaignId: string) => {
+    const res = await ws.client.GET('/v2/event/list', {
+      params: { query: { types: ['campaign.variantWinner'], campaignId } as never },
+    });
+    expect(res.response.status).toBe(200);
+    return res.data!.data.items.map((e) => e.data);
+  };
+
+  const emails = (prefix: string, count: number) =>
+    Array.from({ length: count }, (_, i) => `${prefix}${i}@globex.test`);
+
+  it('picks the variant with the best open rate once the hours have passed, and sends only it from then on', async () => {
+    const id = await draft({ trackOpens: true });
+    const [step] = await addSteps(id, [
+      {
+        delayDays: 0,
+        autoWinner: { metric: 'opened', minSentPerVariant: 1, decideAfterHours: 24 },
+        variants: [
+          { subject: 'Alpha', body: '<p>Hi {{firstName}}</p>' },
+          { subject: 'Bravo', body: '<p>Hello {{firstName}}</p>' },
+        ],
+      },
+    ]);
+    expect(step.autoWinner).toEqual({ metric: 'opened', minSentPerVariant: 1, decideAfterHours: 24 });
+    const b = step.variants[1];
+    await add(id, emails('first', 16));
+    await launch(id);
+    expect(await t.services.sending.runOnce()).toBe(16);
+    const bravo = sink.received.filter((m) => m.parsed.subject === 'Bravo');
+    const alpha = sink.received.filter((m) => m.parsed.subject === 'Alpha');
+    expect(alpha.length).toBeGreaterThan(0);
+    expect(bravo.length).toBeGreaterThan(0);
+
+    // Only B's readers open (minutes later, so no open reads as a machine's prefetch).
+    t.clock.advance(5 * MIN);
+    for (const m of bravo) {
+      const pixel = /<img src="([^"]+)"/.exec(m.parsed.html as string)![1];
+      expect((await fetch(pixel)).status).toBe(200);
+    }
+
+    // An hour later B leads, but the rule waits 24 hours: new contacts still get either variant.
+    t.clock.set(new Date(monday + HOUR));
+    await add(id, emails('early', 16));
+    sink.received.length = 0;
+    expect(await t.services.sending.runOnce()).toBe(16);
+    expect(new Set(sink.received.map((m) => m.parsed.subject))).toEqual(new Set(['Alpha', 'Bravo']));
+    expect(await winnerEvents(id)).toEqual([]);
+
+    // 24 hours after the step's first send: B wins, on the figures at that moment.
+    t.clock.set(new Date(monday + 24 * HOUR));
+    await add(id, emails('late', 8));
+    sink.received.length = 0;
+    expect(await t.services.sending.runOnce()).toBe(8);
+    expect(sink.received.map((m) => m.parsed.subject)).toEqual(Array(8).fill('Bravo'));
+    const [event] = await winnerEvents(id);
+    expect(event).toMatchObject({
+      campaignId: id,
+      stepId: step.id,
+      variantId: b.id,
+      label: 'B',
+      metric: 'opened',
+      decidedAt: new Date(monday + 24 * HOUR).toISOString(),
+    });
+    const figures = (event as { variants: { label: string; sent: number; opened: number; rate: number }[] }).variants;
+    expect(figures.map((f) => f.label)).toEqual(['A', 'B']);
+    expect(figures[0]).toMatchObject({ opened: 0, rate: 0 });
+    expect(figures[1].opened).toBe(bravo.length);
+    expect(figures[0].sent + figures[1].sent).toBe(32);
+
+    const analytics = await ws.client.GET('/v2/analytics/campaign/steps', { params: { query: { campaignId: id } } });
+    expect(analytics.response.status).toBe(200);
+    const [row] = analytics.data!.data.steps;
+    expect(row.winnerVariantId).toBe(b.id);
+    expect(row.variants.map((v) => [v.label, v.winner])).toEqual([
+      ['A', false],
+      ['B', true],
+    ]);
+    expect(row.variants[0].stats).toEqual({
+      sent: figures[0].sent,
+      opened: 0,
+      clicked: 0,
+      replied: 0,
+      bounced: 0,
+      unsubscribed: 0,
+    });
+    expect(row.variants[1].stats).toMatchObject({ sent: figures[1].sent + 8, opened: bravo.length });
+  });
+
+  it('waits for the minimum sends of every variant, and gives a tie to the earliest variant', async () => {
+    const id = await draft();
+    const [step] = await addSteps(id, [
+      {
+        delayDays: 0,
+        autoWinner: { metric: 'replied', minSentPerVariant: 12, decideAfterHours: 0 },
+        variants: [
+          { subject: 'Alpha', body: 'Hi' },
+          { subject: 'Bravo', body: 'Hello' },
+        ],
+      },
+    ]);
+    await add(id, emails('tie', 16));
+    await launch(id);
+    expect(await t.services.sending.runOnce()).toBe(16);
+    // Too few sends per variant: no winner yet.
+    await add(id, emails('more', 4));
+    expect(await t.services.sending.runOnce()).toBe(4);
+    expect(await winnerEvents(id)).toEqual([]);
+    const counts = async () => {
+      const res = await ws.client.GET('/v2/analytics/campaign/steps', { params: { query: { campaignId: id } } });
+      return res.data!.data.steps[0].variants.map((v) => v.stats.sent);
+    };
+    // Enough contacts for both variants: nobody replied, so A (the earliest) wins the tie.
+    let batch = 0;
+    while ((await counts()).some((sent) => sent < 12)) {
+      batch += 1;
+      await add(id, emails(`batch${batch}-`, 8));
+      await t.services.sending.runOnce();
+    }
+    sink.received.length = 0;
+    await add(id, emails('after', 6));
+    expect(await t.services.sending.runOnce()).toBe(6);
+    expect(sink.received.map((m) => m.parsed.subject)).toEqual(Array(6).fill('Alpha'));
+    const [event] = await winnerEvents(id);
+    expect(event).toMatchObject({ stepId: step.id, variantId: step.variants[0].id, label: 'A', metric: 'replied' });
+  });
+});
