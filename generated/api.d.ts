@@ -1686,6 +1686,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/campaign/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Preview a contact's next message
+         * @description Renders the next message of one contact of a campaign as the sending engine would send it (step, variant, subject,
+         *     body, spintax fixed per contact and step, the contact's values, cc and bcc) and says when it will go under the
+         *     campaign's schedule, the contact's time zone and the step's delay, or the reason code it will not. Changes and
+         *     sends nothing. `404`: no campaign with this id in your workspace, or the contact is not one of its contacts.
+         */
+        get: operations["previewCampaignMessage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/campaign/remove/accounts": {
         parameters: {
             query?: never;
@@ -4922,6 +4945,52 @@ export interface components {
             trackOpens?: boolean;
         };
         /**
+         * @description A contact's next message as the sending engine would render it now: the step and variant it gets (the A/Z winner
+         *     once one is picked), the subject and body with spintax fixed for this contact and step (the same words it will
+         *     be sent) and its values put in, and when it goes. `sendAt` is the earliest moment the campaign's schedule
+         *     allows (in the contact's own time zone with `sendInLeadTimezone`) once its step's delay has passed; an account's
+         *     gap or a daily limit may move it later. Links are shown as written (no click tracking, no pixel), and
+         *     `{{unsubscribeUrl}}` as `[unsubscribe link]`: the preview signs nothing.
+         */
+        CampaignPreview: {
+            /** Format: uuid */
+            campaignId: string;
+            /** Format: uuid */
+            contactId: string;
+            /** Format: email */
+            email: string;
+            /** @description The rendered message, or `null` when there is no step or a variable is missing. */
+            message: {
+                bcc: string[];
+                cc: string[];
+                /** @description The HTML part, or `null` when the message goes as plain text (`textOnly`, or `firstEmailTextOnly` on step 1). */
+                html: string | null;
+                /** @description Whether it answers the step before, in its thread. */
+                inThread: boolean;
+                /** @description The subject; an answer in the thread of the step before reads `Re:` and its subject. */
+                subject: string;
+                text: string;
+            } | null;
+            /** @description With `missing_variable`, the variable's name. */
+            missingVariable: string | null;
+            reason: components["schemas"]["PreviewReason"] | null;
+            /**
+             * Format: date-time
+             * @description When it goes at the earliest, or `null` when it will not (see `reason`).
+             */
+            sendAt: string | null;
+            /** @description The step the contact is at, or `null` when it has none left. */
+            step: {
+                /** @example A */
+                label: string;
+                order: number;
+                /** Format: uuid */
+                stepId: string;
+                /** Format: uuid */
+                variantId: string;
+            } | null;
+        };
+        /**
          * @description When a campaign may send: on the listed `days`, between `from` and `to` in `timezone`, and only from
          *     `startDate` (inclusive) until `endDate` (inclusive) when they are set.
          */
@@ -7327,6 +7396,19 @@ export interface components {
             /** @example 60 */
             timeoutMinutes: number;
         };
+        /**
+         * @description Why a contact's next message will not go (`null` when it will, at `sendAt`):
+         *     `not_launched` (the campaign is a draft), `paused` (the campaign is paused), `no_schedule`, `schedule_ended` (past
+         *     the schedule's `endDate`), `no_more_steps` (the contact had every step), `contact_finished` (the contact replied,
+         *     completed, bounced or unsubscribed), `contact_paused` (paused by hand), `suppressed` (its address is on the
+         *     suppression list), `missing_variable` (a template variable the contact lacks and no fallback: see
+         *     `missingVariable`), `unknown_outcome` (its last send has no known outcome), `not_verified` (the campaign sends only
+         *     to verified addresses and this one is not `valid`), `stopped_on_open` / `stopped_on_click` (the campaign stops a
+         *     contact that opened or clicked).
+         * @example not_verified
+         * @enum {string}
+         */
+        PreviewReason: "not_launched" | "paused" | "no_schedule" | "schedule_ended" | "no_more_steps" | "contact_finished" | "contact_paused" | "suppressed" | "missing_variable" | "unknown_outcome" | "not_verified" | "stopped_on_open" | "stopped_on_click";
         /** @description A workspace's quota, in requests per rolling window. */
         QuotaLimits: {
             /**
@@ -11432,6 +11514,49 @@ export interface operations {
             409: components["responses"]["ConflictV2"];
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    previewCampaignMessage: {
+        parameters: {
+            query: {
+                /**
+                 * @description The campaign.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                campaignId: string;
+                /**
+                 * @description One of the campaign's contacts.
+                 * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e01
+                 */
+                contactId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The contact's next message and when it goes. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["CampaignPreview"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];

@@ -207,4 +207,77 @@ describe('A/Z winners, previews and send options', () => {
     const [event] = await winnerEvents(id);
     expect(event).toMatchObject({ stepId: step.id, variantId: step.variants[0].id, label: 'A', metric: 'replied' });
   });
+  it("previews a contact's next message, spun as it will be sent, and when it goes in the lead's zone", async () => {
+    const id = await draft({ sendInLeadTimezone: true });
+    const [first, second] = await addSteps(id, [
+      {
+        delayDays: 0,
+        variants: [
+          {
+            subject: '{Quick question|A thought} for {{firstName}}',
+            body: '{Hi|Hey} {{firstName}}, see {{unsubscribeUrl}}',
+          },
+        ],
+      },
+      { delay: { value: 1, unit: 'days' }, variants: [{ subject: '', body: 'Bump, {{companyName | friend}}' }] },
+    ]);
+    t.clock.set(new Date(monday - 10 * HOUR - MIN)); // Sunday 23:59 UTC
+    const added = await ws.client.POST('/v1/contact/add', {
+      body: {
+        campaignId: id,
+        contacts: [
+          { email: 'kenji@tokyo.test', firstName: 'Kenji', timezone: 'Asia/Tokyo' },
+          { email: 'anon@tokyo.test' },
+        ],
+      } as never,
+    });
+    const [kenji, anon] = (added.data!.data.added as { id: string; email: string }[])
+      .sort((x, y) => x.email.localeCompare(y.email))
+      .reverse();
+    const preview = async (contactId: string) => {
+      const res = await ws.client.GET('/v2/campaign/preview', { params: { query: { campaignId: id, contactId } } });
+      expect(res.response.status).toBe(200);
+      return res.data!.data;
+    };
+
+    const before = await preview(kenji.id);
+    expect(before).toMatchObject({
+      reason: 'not_launched',
+      sendAt: null,
+      step: { stepId: first.id, order: 1, label: 'A' },
+    });
+    expect(before.message!.subject).toMatch(/^(Quick question|A thought) for Kenji$/);
+    expect(before.message!.text).toMatch(/^(Hi|Hey) Kenji, see \[unsubscribe link\]$/);
+    expect(await preview(anon.id)).toMatchObject({
+      reason: 'missing_variable',
+      missingVariable: 'firstName',
+      message: null,
+    });
+
+    await launch(id);
+    const tokyoNine = new Date(monday - 10 * HOUR); // Monday 09:00 in Tokyo
+    const launched = await preview(kenji.id);
+    expect(launched).toMatchObject({ reason: null, sendAt: tokyoNine.toISOString() });
+    expect(launched.message).toEqual(before.message);
+
+    t.clock.set(tokyoNine);
+    expect(await t.services.sending.runOnce()).toBe(1);
+    const [sent] = sink.received;
+    expect(sent.parsed.subject).toBe(before.message!.subject);
+    expect(sent.parsed.text!.trim()).toMatch(/^(Hi|Hey) Kenji, see http/);
+    expect(sent.parsed.text!.startsWith(before.message!.text.split(',')[0])).toBe(true);
+
+    const next = await preview(kenji.id);
+    expect(next).toMatchObject({
+      reason: null,
+      step: { stepId: second.id, order: 2 },
+      message: { subject: `Re: ${sent.parsed.subject}`, inThread: true, text: 'Bump, friend', cc: [], bcc: [] },
+      sendAt: new Date(tokyoNine.getTime() + 24 * HOUR).toISOString(),
+    });
+    const other = await t.createWorkspace();
+    const foreign = await other.client.GET('/v2/campaign/preview', {
+      params: { query: { campaignId: id, contactId: kenji.id } },
+    });
+    expect(foreign.response.status).toBe(404);
+  });
 });

@@ -33,13 +33,14 @@ import {
   type SendOutcome,
 } from '../mail/service';
 import type { SuppressionService } from '../suppression/service';
-import { spin } from '../../text/spintax';
-import { renderBody, renderTemplate, type TemplateValues } from './render';
+import { renderVariant, templateValues } from './message';
 import { nextOpenMoment, startOfLocalDay } from '../../time/schedule';
 import { mailDomainOf, type MailboxProvider, type RecipientProviders } from './providers';
 import type { DueContact, SendingAccount, SendingCampaign, SendingStep, SendingStore } from './store';
 import { VariantWinners, type ClaimTests } from './winner';
 import { StepTestStore } from './winner-store';
+import { MessagePreview, type PreviewedCampaign } from './preview';
+import { PreviewStore } from './preview-store';
 
 type SendingStatus = components['schemas']['CampaignSendingStatus'];
 type SendingReason = components['schemas']['SendingReason'];
@@ -143,22 +144,6 @@ const MINUTE = 60_000;
 /** Retry waits after transient failures: 5 min doubling, at most 6 hours. */
 const retryDelay = (attempts: number) => Math.min(5 * MINUTE * 2 ** attempts, 6 * 60 * MINUTE);
 
-function templateValues(c: DueContact): TemplateValues {
-  const values: TemplateValues = {};
-  for (const [k, v] of Object.entries(c.custom_variables ?? {})) if (v !== null) values[k] = String(v);
-  Object.assign(values, {
-    firstName: c.first_name ?? undefined,
-    lastName: c.last_name ?? undefined,
-    companyName: c.company_name ?? undefined,
-    jobTitle: c.job_title ?? undefined,
-    email: c.email,
-    phone: c.phone ?? undefined,
-    website: c.website ?? undefined,
-    linkedinUrl: c.linkedin_url ?? undefined,
-  });
-  return values;
-}
-
 /** The account has room today and its gap since the last send has passed. */
 const canSend = (a: SendingAccount, now: Date) => a.sent_today < a.daily_limit && a.next_send_at <= now;
 
@@ -176,6 +161,7 @@ export class SendingService {
   /** The last campaign this process looked at: the next run starts after it. */
   private lastCampaign: string | null = null;
   private readonly winners: VariantWinners;
+  private readonly previews: MessagePreview;
 
   constructor(
     private readonly db: Db,
@@ -193,6 +179,7 @@ export class SendingService {
   ) {
     this.options = { ...DEFAULT_ENGINE_OPTIONS, ...options };
     this.winners = new VariantWinners(new StepTestStore(), events);
+    this.previews = new MessagePreview(db, store, new PreviewStore(), this.winners, mail, suppression, clock);
   }
 
   /** The worker is stopping: the runs in progress hand nothing more to SMTP. */
@@ -490,24 +477,18 @@ export class SendingService {
     const previous = contact.last_message_id ? await this.mail.threadParent(trx, contact.last_message_id) : undefined;
     // A step without a subject answers the previous one, in its thread.
     const parent = variant.subject.trim() === '' ? previous : undefined;
-    // Spintax first (fixed per contact, step and field), then the contact's values, which are never spun.
-    const spun = `${contact.contact_id}:${step.id}`;
-    const subject = parent
-      ? { ok: true as const, text: undefined }
-      : renderTemplate(spin(variant.subject, `${spun}:subject`), values);
-    const body = renderBody(spin(variant.body, `${spun}:body`), values);
-    if (!subject.ok || !body.ok) {
-      const missing = !subject.ok ? subject.missing : !body.ok ? body.missing : '';
+    const rendered = renderVariant(variant, { contactId: contact.contact_id, stepId: step.id }, values, !!parent);
+    if (!rendered.ok) {
       await this.store.updateProgress(trx, contact.contact_id, {
         state: 'held',
-        reason: `missing_variable:${missing}`,
+        reason: `missing_variable:${rendered.missing}`,
         updated_at: now,
       });
       return null;
     }
     let html: string | undefined;
     if (!campaign.text_only) {
-      html = body.body.html;
+      html = rendered.body.html;
       if (campaign.track_clicks) html = this.links.rewriteLinks(html, ref);
       if (campaign.track_opens)
         html += `<img src="${links.openPixelUrl}" width="1" height="1" alt="" style="display:none">`;
@@ -516,8 +497,8 @@ export class SendingService {
       id,
       from: account.email,
       to: contact.email,
-      subject: subject.text,
-      text: body.body.text,
+      subject: rendered.subject,
+      text: rendered.body.text,
       html,
       parent,
       headers: { 'List-Unsubscribe': links.listUnsubscribe, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
@@ -905,6 +886,11 @@ export class SendingService {
   /** Known providers of mail domains (the account view's `mailboxProvider` for SMTP accounts). */
   knownProviders(db: Executor, domains: string[]): Promise<Map<string, MailboxProvider>> {
     return this.providers.known(db, domains);
+  }
+
+  /** A contact's next message and when it goes (GET /v2/campaign/preview). */
+  preview(workspaceId: string, campaign: PreviewedCampaign, contactId: string) {
+    return this.previews.preview(workspaceId, campaign, contactId);
   }
 
   /** Each step's picked A/Z winner (GET /v2/analytics/campaign/steps). */
