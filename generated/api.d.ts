@@ -4775,6 +4775,20 @@ export interface components {
         /** @description How a campaign sends. */
         CampaignOptions: {
             /**
+             * @description Addresses blind-copied on every email of the campaign, such as a CRM's dropbox (default none); they receive it without a header naming them.
+             * @example [
+             *       "crm-dropbox@acme.test"
+             *     ]
+             */
+            bcc: string[];
+            /**
+             * @description Addresses copied (`Cc` header) on every email of the campaign (default none).
+             * @example [
+             *       "sales-lead@acme.test"
+             *     ]
+             */
+            cc: string[];
+            /**
              * @description At most this many emails a day from the whole campaign; `null` means only the linked accounts' own daily limits apply.
              * @example 200
              */
@@ -4789,6 +4803,11 @@ export interface components {
              * @example 10
              */
             emailGapMinutes: number;
+            /**
+             * @description Send the first step as plain text only (no HTML part, so no pixel and no rewritten links), and later steps as
+             *     the campaign's other options say (default `false`). Plain first emails land in the primary inbox more often.
+             */
+            firstEmailTextOnly: boolean;
             /**
              * @description When a reply's intent is clear, set the contact's lead status from it (default `true`): `interested` and
              *     `meetingRequest` set `interested`, `notInterested` sets `notInterested`, `wrongPerson` sets `wrongPerson`.
@@ -4827,6 +4846,13 @@ export interface components {
              */
             sendInLeadTimezone: boolean;
             /**
+             * @description Which due contacts go first when not all can go now (daily limits, account gaps): `dueFirst` (the default) the
+             *     longest due first; `newLeads` first emails before follow-ups; `followUps` follow-ups before first emails.
+             * @example followUps
+             * @enum {string}
+             */
+            sendPriority: "dueFirst" | "newLeads" | "followUps";
+            /**
              * @description When a contact replies (and `stopOnReply` is on), also stop every other contact of this campaign at the
              *     same company email domain (default `false`). Addresses at free mail providers (gmail.com, outlook.com, ...)
              *     are never treated as one company.
@@ -4837,6 +4863,17 @@ export interface components {
              *     the sequence goes on, and the contact's lead status becomes `outOfOffice` when it has none).
              */
             stopOnAutoReply: boolean;
+            /**
+             * @description End a contact's sequence once it clicked a tracked link of the campaign (default `false`), as `stopOnOpen`
+             *     does, with the reason `stopped_on_click`. Machine clicks do not count.
+             */
+            stopOnClick: boolean;
+            /**
+             * @description End a contact's sequence once it opened an email of the campaign (default `false`): when its next step comes
+             *     due it is not sent, and the contact reads `completed` with the reason `stopped_on_open` in its progress. Machine
+             *     opens (privacy proxies, scanners, prefetches) do not count.
+             */
+            stopOnOpen: boolean;
             /**
              * @description Stop sending to a contact once it replies (default `true`): a reply read from the sending account's
              *     mailbox (matched by its `In-Reply-To`/`References`, or by sender and subject) ends the contact's sequence
@@ -4857,9 +4894,30 @@ export interface components {
             trackingDomainId: string | null;
             /** @description Add an open-tracking pixel (default `true`; ignored when `textOnly` is true, since plain text cannot carry a pixel). */
             trackOpens: boolean;
+            /**
+             * @description Send only to contacts whose address was verified `valid` (`POST /v2/email/verify` or a verify job; results
+             *     are kept as the verification cache keeps them) (default `false`). Any other address (risky, catch-all,
+             *     unknown, never verified) waits, looked at again every hour, with the reason `not_verified` in its progress,
+             *     in the campaign's sending status and in the preview.
+             */
+            verifiedOnly: boolean;
         };
         /** @description Campaign options to change; fields left out keep their current value (on create, their default). */
         CampaignOptionsInput: {
+            /**
+             * @description Addresses blind-copied on every email of the campaign, such as a CRM's dropbox (default none); they receive it without a header naming them.
+             * @example [
+             *       "crm-dropbox@acme.test"
+             *     ]
+             */
+            bcc?: string[];
+            /**
+             * @description Addresses copied (`Cc` header) on every email of the campaign (default none).
+             * @example [
+             *       "sales-lead@acme.test"
+             *     ]
+             */
+            cc?: string[];
             /**
              * @description At most this many emails a day from the whole campaign; `null` (the default) means only the linked accounts' own daily limits apply.
              * @example 200
@@ -4875,6 +4933,11 @@ export interface components {
              * @example 10
              */
             emailGapMinutes?: number;
+            /**
+             * @description Send the first step as plain text only (no HTML part, so no pixel and no rewritten links), and later steps as
+             *     the campaign's other options say (default `false`). Plain first emails land in the primary inbox more often.
+             */
+            firstEmailTextOnly?: boolean;
             /**
              * @description When a reply's intent is clear, set the contact's lead status from it (default `true`): `interested` and
              *     `meetingRequest` set `interested`, `notInterested` sets `notInterested`, `wrongPerson` sets `wrongPerson`.
@@ -4913,6 +4976,13 @@ export interface components {
              */
             sendInLeadTimezone?: boolean;
             /**
+             * @description Which due contacts go first when not all can go now (daily limits, account gaps): `dueFirst` (the default) the
+             *     longest due first; `newLeads` first emails before follow-ups; `followUps` follow-ups before first emails.
+             * @example followUps
+             * @enum {string}
+             */
+            sendPriority?: "dueFirst" | "newLeads" | "followUps";
+            /**
              * @description When a contact replies (and `stopOnReply` is on), also stop every other contact of this campaign at the
              *     same company email domain (default `false`). Addresses at free mail providers (gmail.com, outlook.com, ...)
              *     are never treated as one company.
@@ -4923,6 +4993,17 @@ export interface components {
              *     the sequence goes on, and the contact's lead status becomes `outOfOffice` when it has none).
              */
             stopOnAutoReply?: boolean;
+            /**
+             * @description End a contact's sequence once it clicked a tracked link of the campaign (default `false`), as `stopOnOpen`
+             *     does, with the reason `stopped_on_click`. Machine clicks do not count.
+             */
+            stopOnClick?: boolean;
+            /**
+             * @description End a contact's sequence once it opened an email of the campaign (default `false`): when its next step comes
+             *     due it is not sent, and the contact reads `completed` with the reason `stopped_on_open` in its progress. Machine
+             *     opens (privacy proxies, scanners, prefetches) do not count.
+             */
+            stopOnOpen?: boolean;
             /**
              * @description Stop sending to a contact once it replies (default `true`): a reply read from the sending account's
              *     mailbox (matched by its `In-Reply-To`/`References`, or by sender and subject) ends the contact's sequence
@@ -4943,6 +5024,13 @@ export interface components {
             trackingDomainId?: string | null;
             /** @description Add an open-tracking pixel (default `true`; ignored when `textOnly` is true). */
             trackOpens?: boolean;
+            /**
+             * @description Send only to contacts whose address was verified `valid` (`POST /v2/email/verify` or a verify job; results
+             *     are kept as the verification cache keeps them) (default `false`). Any other address (risky, catch-all,
+             *     unknown, never verified) waits, looked at again every hour, with the reason `not_verified` in its progress,
+             *     in the campaign's sending status and in the preview.
+             */
+            verifiedOnly?: boolean;
         };
         /**
          * @description A contact's next message as the sending engine would render it now: the step and variant it gets (the A/Z winner
@@ -7542,11 +7630,12 @@ export interface components {
          *     `daily_limit_reached` (the campaign's `dailyLimit` is used up today), `contacts_held` (some contacts wait for a
          *     template variable they lack: see `heldReasons`), `recipient_domain_limit` (some due contacts wait for the next day:
          *     their recipient domain reached the campaign's `recipientDomainDailyLimit` or the workspace's),
-         *     `outside_lead_hours` (some contacts wait for the schedule's hours in their own time zone: `sendInLeadTimezone`).
+         *     `outside_lead_hours` (some contacts wait for the schedule's hours in their own time zone: `sendInLeadTimezone`),
+         *     `not_verified` (some contacts wait because the campaign sends only to addresses verified `valid`: `verifiedOnly`).
          * @example outside_schedule
          * @enum {string}
          */
-        SendingReason: "not_launched" | "paused" | "completed" | "no_contacts" | "no_schedule" | "outside_schedule" | "schedule_ended" | "no_sendable_account" | "daily_limit_reached" | "contacts_held" | "outside_lead_hours" | "recipient_domain_limit";
+        SendingReason: "not_launched" | "paused" | "completed" | "no_contacts" | "no_schedule" | "outside_schedule" | "schedule_ended" | "no_sendable_account" | "daily_limit_reached" | "contacts_held" | "outside_lead_hours" | "recipient_domain_limit" | "not_verified";
         /** @description The workspace's sending settings, across all its campaigns. */
         SendingSettings: {
             /**

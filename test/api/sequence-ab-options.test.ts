@@ -280,4 +280,149 @@ describe('A/Z winners, previews and send options', () => {
     });
     expect(foreign.response.status).toBe(404);
   });
+  const progressOf = async (contactId: string) => {
+    const res = await ws.client.GET('/v1/contact/get', { params: { query: { contactId } } });
+    expect(res.response.status).toBe(200);
+    return res.data!.data as { contact: { status: string }; progress: { state: string; reason: string | null } | null };
+  };
+
+  it('sends the first email as plain text, and copies every email to cc and bcc', async () => {
+    const id = await draft({
+      trackOpens: true,
+      firstEmailTextOnly: true,
+      cc: ['boss@acme.test'],
+      bcc: ['crm-dropbox@acme.test'],
+    });
+    await addSteps(id, [
+      { delayDays: 0, variants: [{ subject: 'Hi', body: '<p>Hello {{firstName}}</p>' }] },
+      { delay: { value: 1, unit: 'hours' }, variants: [{ subject: '', body: '<p>Bump</p>' }] },
+    ]);
+    const created = await ws.client.GET('/v1/campaign/list', { params: { query: {} } });
+    const options = created.data!.data.items.find((c) => c.id === id)!.options;
+    expect(options).toMatchObject({ firstEmailTextOnly: true, cc: ['boss@acme.test'], bcc: ['crm-dropbox@acme.test'] });
+    await add(id, ['copied@globex.test']);
+    await launch(id);
+    expect(await t.services.sending.runOnce()).toBe(1);
+    t.clock.advance(HOUR);
+    expect(await t.services.sending.runOnce()).toBe(1);
+    const [first, second] = sink.received;
+    for (const m of [first, second]) {
+      expect(m.envelope.to).toEqual(['copied@globex.test', 'boss@acme.test', 'crm-dropbox@acme.test']);
+      expect(m.parsed.cc).toMatchObject({ text: 'boss@acme.test' });
+      expect(m.raw).not.toMatch(/^bcc:/im);
+      expect(m.raw).not.toContain('crm-dropbox');
+    }
+    expect(first.parsed.html).toBe(false);
+    expect(first.parsed.text!.trim()).toBe('Hello P0');
+    expect(second.parsed.html).toMatch(/<p>Bump<\/p><img src=/);
+  });
+
+  it('ends the sequence of a contact who clicked, and says so', async () => {
+    const id = await draft({ trackClicks: true, stopOnClick: true });
+    await addSteps(id, [
+      {
+        delayDays: 0,
+        variants: [{ subject: 'Hi', body: '<p>See <a href="https://acme.test/pricing">pricing</a></p>' }],
+      },
+      { delay: { value: 1, unit: 'hours' }, variants: [{ subject: '', body: 'Bump' }] },
+    ]);
+    const [clicker, quiet] = await add(id, ['clicker@globex.test', 'quiet@globex.test']);
+    await launch(id);
+    expect(await t.services.sending.runOnce()).toBe(2);
+    const toClicker = sink.received.find((m) => m.envelope.to[0] === 'clicker@globex.test')!;
+    const link = /href="([^"]+\/c\/[^"]+)"/.exec(toClicker.parsed.html as string)![1];
+    t.clock.advance(5 * MIN);
+    expect((await fetch(link, { redirect: 'manual' })).status).toBe(302);
+    t.clock.set(new Date(monday + HOUR));
+    sink.received.length = 0;
+    expect(await t.services.sending.runOnce()).toBe(1);
+    expect(sink.received.map((m) => m.envelope.to[0])).toEqual(['quiet@globex.test']);
+    expect(await progressOf(clicker.id)).toMatchObject({
+      contact: { status: 'completed' },
+      progress: { state: 'done', reason: 'stopped_on_click' },
+    });
+    const preview = await ws.client.GET('/v2/campaign/preview', {
+      params: { query: { campaignId: id, contactId: clicker.id } },
+    });
+    expect(preview.data!.data).toMatchObject({ reason: 'stopped_on_click', sendAt: null });
+    expect((await progressOf(quiet.id)).contact.status).toBe('completed');
+  });
+
+  it('sends only to addresses verified valid; the others wait with a reason until they are', async () => {
+    const id = await draft({ verifiedOnly: true });
+    await addSteps(id, [{ delayDays: 0, variants: [{ subject: 'Hi', body: 'Hello' }] }]);
+    const verified = (email: string, status: string) =>
+      t
+        .db('email_verifications')
+        .insert({
+          email,
+          status,
+          sub_status: null,
+          score: status === 'valid' ? 95 : 50,
+          is_role_account: false,
+          is_free_provider: false,
+          is_disposable: false,
+          mx_found: true,
+          checked_at: t.clock.now(),
+          expires_at: new Date(t.clock.now().getTime() + 30 * 24 * HOUR),
+        })
+        .onConflict('email')
+        .merge();
+    await verified('valid@globex.test', 'valid');
+    await verified('risky@globex.test', 'catchAll');
+    const [, risky, never] = await add(id, ['Valid@globex.test', 'risky@globex.test', 'never@globex.test']);
+    await launch(id);
+    expect(await t.services.sending.runOnce()).toBe(1);
+    expect(sink.received.map((m) => m.envelope.to[0])).toEqual(['valid@globex.test']);
+    for (const c of [risky, never]) {
+      expect((await progressOf(c.id)).progress).toMatchObject({ state: 'waiting', reason: 'not_verified' });
+      const preview = await ws.client.GET('/v2/campaign/preview', {
+        params: { query: { campaignId: id, contactId: c.id } },
+      });
+      expect(preview.data!.data).toMatchObject({ reason: 'not_verified', sendAt: null });
+    }
+    const status = await ws.client.GET('/v2/campaign/sending-status', { params: { query: { campaignId: id } } });
+    expect(status.data!.data.reasons).toContain('not_verified');
+
+    // Verified valid meanwhile: it goes at the next look, an hour on.
+    await verified('risky@globex.test', 'valid');
+    t.clock.advance(HOUR - MIN);
+    expect(await t.services.sending.runOnce()).toBe(0);
+    t.clock.advance(MIN);
+    sink.received.length = 0;
+    expect(await t.services.sending.runOnce()).toBe(1);
+    expect(sink.received.map((m) => m.envelope.to[0])).toEqual(['risky@globex.test']);
+    expect((await progressOf(never.id)).progress).toMatchObject({ reason: 'not_verified' });
+  });
+
+  it('sends first emails before follow-ups with newLeads when the daily limit cannot take both', async () => {
+    const id = await draft({ dailyLimit: 2, sendPriority: 'newLeads' });
+    await addSteps(id, [
+      { delayDays: 0, variants: [{ subject: 'Hi', body: 'Hello' }] },
+      { delay: { value: 1, unit: 'hours' }, variants: [{ subject: '', body: 'Bump' }] },
+    ]);
+    await add(id, ['early@globex.test']);
+    await launch(id);
+    expect(await t.services.sending.runOnce()).toBe(1);
+    t.clock.advance(HOUR);
+    await add(id, ['newcomer@globex.test']);
+    sink.received.length = 0;
+    expect(await t.services.sending.runOnce()).toBe(1);
+    expect(sink.received.map((m) => m.envelope.to[0])).toEqual(['newcomer@globex.test']);
+
+    // The same day's last room goes to the follow-up with followUps.
+    const other = await draft({ dailyLimit: 2, sendPriority: 'followUps' });
+    await addSteps(other, [
+      { delayDays: 0, variants: [{ subject: 'Hi', body: 'Hello' }] },
+      { delay: { value: 1, unit: 'hours' }, variants: [{ subject: '', body: 'Bump' }] },
+    ]);
+    await add(other, ['first@initech.test']);
+    await launch(other);
+    expect(await t.services.sending.runOnce()).toBe(1);
+    t.clock.advance(HOUR);
+    await add(other, ['second@initech.test']);
+    sink.received.length = 0;
+    expect(await t.services.sending.runOnce()).toBe(1);
+    expect(sink.received.map((m) => m.envelope.to[0])).toEqual(['first@initech.test']);
+  });
 });

@@ -363,6 +363,20 @@ export class EventService {
     return totals;
   }
 
+  /** The counted types (of `types`) each of these contacts did in the campaign, machine opens and clicks left out. */
+  async contactsWhoDid(
+    db: Executor,
+    q: { workspaceId: string; campaignId: string; types: CountedType[]; contactIds: string[] },
+  ): Promise<Map<string, Set<CountedType>>> {
+    const result = new Map<string, Set<CountedType>>();
+    for (const row of await this.store.contactFirsts(db, q)) {
+      const did = result.get(row.contact_id) ?? new Set<CountedType>();
+      did.add(row.type as CountedType);
+      result.set(row.contact_id, did);
+    }
+    return result;
+  }
+
   /**
    * Contacts per counted type of each variant (first events; machine opens and clicks left out): over calendar
    * days, or all time without `days` (the A/Z winner's figures, which need no zone).

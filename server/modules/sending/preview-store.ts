@@ -2,7 +2,7 @@
  * What a preview reads of one contact: its fields, status and place in the sequence (the engine's read model,
  * joined like the claim's, for one contact), and the campaign options that change what is sent.
  */
-import type { Executor } from '../../db';
+import { jsonColumn, type Executor } from '../../db';
 import type { ProgressRow } from './store';
 import type { ContactFields } from './message';
 
@@ -13,7 +13,14 @@ export type PreviewContact = ContactFields & {
 } & { [K in 'step_number' | 'state' | 'due_at' | 'reason' | 'last_message_id']: ProgressRow[K] | null };
 
 export interface PreviewCampaign {
+  id: string;
+  workspace_id: string;
   text_only: boolean;
+  first_email_text_only: boolean;
+  copy_to: { cc: string[]; bcc: string[] };
+  stop_on_open: boolean;
+  stop_on_click: boolean;
+  verified_only: boolean;
 }
 
 export class PreviewStore {
@@ -48,6 +55,18 @@ export class PreviewStore {
   }
 
   async campaign(db: Executor, campaignId: string): Promise<PreviewCampaign> {
-    return db('campaigns').where({ id: campaignId }).first<PreviewCampaign>('text_only');
+    const row = await db('campaigns')
+      .where({ id: campaignId })
+      .first<PreviewCampaign>(
+        'id',
+        'workspace_id',
+        'text_only',
+        'first_email_text_only',
+        'copy_to',
+        'stop_on_open',
+        'stop_on_click',
+        'verified_only',
+      );
+    return { ...row, copy_to: jsonColumn(row.copy_to) as PreviewCampaign['copy_to'] };
   }
 }

@@ -15,6 +15,7 @@ import type { PreviewStore } from './preview-store';
 import { pickVariant } from './render';
 import type { SendingStore } from './store';
 import type { VariantWinners } from './winner';
+import type { ContactGates } from './gates';
 import type { ScheduleJson } from '../campaign/service';
 
 type Preview = components['schemas']['CampaignPreview'];
@@ -37,6 +38,7 @@ export class MessagePreview {
     private readonly store: SendingStore,
     private readonly previewStore: PreviewStore,
     private readonly winners: VariantWinners,
+    private readonly gates: ContactGates,
     private readonly mail: MailService,
     private readonly suppression: SuppressionService,
     private readonly clock: Clock,
@@ -54,15 +56,21 @@ export class MessagePreview {
     ]);
     const stepNumber = contact.step_number ?? 1;
     const step = contact.state === 'done' ? undefined : steps[stepNumber - 1];
+    const gated = { contact_id: contact.id, email: contact.email, step_number: stepNumber };
+    const gates = await this.gates.read(this.db, options, [gated]);
     let reason: Reason | null = null;
     let missingVariable: string | null = null;
-    if (contact.status === 'paused') reason = 'contact_paused';
+    if (contact.state === 'done' && (contact.reason === 'stopped_on_open' || contact.reason === 'stopped_on_click'))
+      reason = contact.reason;
+    else if (contact.status === 'paused') reason = 'contact_paused';
     else if (contact.status !== 'active') reason = 'contact_finished';
     else if (contact.state === 'done')
       reason = contact.reason === 'suppressed' ? 'suppressed' : contact.reason ? 'contact_finished' : 'no_more_steps';
     else if (!step || step.variants.length === 0) reason = 'no_more_steps';
     else if (contact.state === 'unknown') reason = 'unknown_outcome';
     else if (suppressed.size > 0) reason = 'suppressed';
+    else if (gates.stopped(gated)) reason = gates.stopped(gated)!;
+    else if (gates.unverified(gated)) reason = 'not_verified';
 
     let shown: Preview['step'] = null;
     let message: Preview['message'] = null;
@@ -85,6 +93,8 @@ export class MessagePreview {
         const composed = this.mail.compose({
           from: contact.email,
           to: contact.email,
+          cc: options.copy_to.cc,
+          bcc: options.copy_to.bcc,
           subject: rendered.subject,
           text: rendered.body.text,
           parent: previous,
@@ -94,9 +104,9 @@ export class MessagePreview {
           subject: composed.subject,
           inThread: previous !== undefined,
           text: rendered.body.text,
-          html: options.text_only ? null : rendered.body.html,
-          cc: [],
-          bcc: [],
+          html: options.text_only || (options.first_email_text_only && stepNumber === 1) ? null : rendered.body.html,
+          cc: options.copy_to.cc,
+          bcc: options.copy_to.bcc,
         };
       }
     }

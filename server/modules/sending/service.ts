@@ -40,6 +40,7 @@ import type { DueContact, SendingAccount, SendingCampaign, SendingStep, SendingS
 import { VariantWinners, type ClaimTests } from './winner';
 import { StepTestStore } from './winner-store';
 import { MessagePreview, type PreviewedCampaign } from './preview';
+import { ContactGates, NOT_VERIFIED, VERIFY_RECHECK_MS, type StopReason, type VerifiedAddresses } from './gates';
 import { PreviewStore } from './preview-store';
 
 type SendingStatus = components['schemas']['CampaignSendingStatus'];
@@ -162,6 +163,7 @@ export class SendingService {
   private lastCampaign: string | null = null;
   private readonly winners: VariantWinners;
   private readonly previews: MessagePreview;
+  private readonly gates: ContactGates;
 
   constructor(
     private readonly db: Db,
@@ -175,11 +177,22 @@ export class SendingService {
     private readonly warmup: WarmupSends,
     private readonly clock: Clock,
     private readonly providers: RecipientProviders,
+    verified: VerifiedAddresses,
     options: Partial<EngineOptions> = {},
   ) {
     this.options = { ...DEFAULT_ENGINE_OPTIONS, ...options };
     this.winners = new VariantWinners(new StepTestStore(), events);
-    this.previews = new MessagePreview(db, store, new PreviewStore(), this.winners, mail, suppression, clock);
+    this.gates = new ContactGates(events, verified);
+    this.previews = new MessagePreview(
+      db,
+      store,
+      new PreviewStore(),
+      this.winners,
+      this.gates,
+      mail,
+      suppression,
+      clock,
+    );
   }
 
   /** The worker is stopping: the runs in progress hand nothing more to SMTP. */
@@ -305,7 +318,8 @@ export class SendingService {
     if (!accounts.some((a) => canSend(a, now))) return [];
     const claimed: Claimed[] = [];
     const tests = await this.winners.forClaim(trx, campaign, steps, now);
-    const due = await this.store.dueContacts(trx, campaignId, now, this.options.batchSize);
+    const due = await this.store.dueContacts(trx, campaignId, now, this.options.batchSize, campaign.send_priority);
+    const gates = await this.gates.read(trx, campaign, due);
     const suppressed = await this.suppression.filterSuppressed(
       trx,
       campaign.workspace_id,
@@ -332,6 +346,19 @@ export class SendingService {
         await this.store.updateProgress(trx, contact.contact_id, {
           state: 'done',
           reason: 'no_more_steps',
+          updated_at: now,
+        });
+        continue;
+      }
+      const stop = gates.stopped(contact);
+      if (stop) {
+        await this.stopContact(trx, campaign, contact.contact_id, stop, now);
+        continue;
+      }
+      if (gates.unverified(contact)) {
+        await this.store.updateProgress(trx, contact.contact_id, {
+          due_at: new Date(now.getTime() + VERIFY_RECHECK_MS),
+          reason: NOT_VERIFIED,
           updated_at: now,
         });
         continue;
@@ -487,7 +514,7 @@ export class SendingService {
       return null;
     }
     let html: string | undefined;
-    if (!campaign.text_only) {
+    if (!campaign.text_only && !(campaign.first_email_text_only && contact.step_number === 1)) {
       html = rendered.body.html;
       if (campaign.track_clicks) html = this.links.rewriteLinks(html, ref);
       if (campaign.track_opens)
@@ -497,6 +524,8 @@ export class SendingService {
       id,
       from: account.email,
       to: contact.email,
+      cc: campaign.copy_to.cc,
+      bcc: campaign.copy_to.bcc,
       subject: rendered.subject,
       text: rendered.body.text,
       html,
@@ -772,6 +801,19 @@ export class SendingService {
     }
   }
 
+  /** Ends a contact's sequence for `stopOnOpen` / `stopOnClick` (in the claim, which holds the campaign lock). */
+  private async stopContact(
+    trx: Executor,
+    campaign: SendingCampaign,
+    contactId: string,
+    reason: StopReason,
+    now: Date,
+  ): Promise<void> {
+    await this.store.updateProgress(trx, contactId, { state: 'done', reason, updated_at: now });
+    await this.contacts.finishForMail(trx, campaign.workspace_id, contactId, 'completed');
+    await this.completeIfFinished(trx, campaign.workspace_id, campaign.id, campaign.name, now);
+  }
+
   /** Records `campaign.completed` when no contact is left to mail (the caller holds the campaign lock). */
   private async completeIfFinished(
     trx: Executor,
@@ -849,6 +891,7 @@ export class SendingService {
     if (view.sendableAccounts === 0) reasons.push('no_sendable_account');
     if (held.length) reasons.push('contacts_held');
     if (await this.store.waitsFor(db, campaignId, RECIPIENT_DOMAIN_LIMIT)) reasons.push('recipient_domain_limit');
+    if (await this.store.waitsFor(db, campaignId, NOT_VERIFIED)) reasons.push('not_verified');
     if (
       view.status === 'active' &&
       open &&
