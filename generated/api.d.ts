@@ -2571,7 +2571,7 @@ export interface paths {
          *     **CSV** (`Content-Type: text/csv`, UTF-8, up to 50 MB and 500,000 rows, comma-separated, RFC 4180
          *     quoting): `campaignId` or `listId` and the options in the query. The first row is the header; columns are mapped by
          *     name to the contact fields (`email`, `firstName`, `lastName`, `companyName`, `jobTitle`, `phone`,
-         *     `website`, `linkedinUrl`; names compared without case, spaces, `_` or `-`, so `First Name` and
+         *     `website`, `linkedinUrl`, `timezone` (also `tz`); names compared without case, spaces, `_` or `-`, so `First Name` and
          *     `first_name` work, and `Email Address` / `E-mail` mean `email`); every other column becomes a custom
          *     variable of that name (an empty cell is left out). The body is streamed into storage as it arrives,
          *     never held whole in memory. It is checked completely before the job is queued: a header without an email
@@ -2596,7 +2596,8 @@ export interface paths {
          *     (`alreadyInList`), with
          *     `skipSuppressed` (the default) a suppressed address or domain (`suppressed`), with `verify` an address
          *     verified `invalid` or `disposable` (`verifiedInvalid`, `verifiedDisposable`; verification costs no
-         *     credits). A missing or malformed address is `invalid` (`invalidEmail`).
+         *     credits). A missing or malformed address is `invalid` (`invalidEmail`); a `timezone` (or `Time Zone`, `tz`) column
+         *     sets the lead's IANA time zone, and a value that is no zone is `invalid` (`invalidTimezone`).
          *
          *     The job fails (status `failed`, a `job.failed` event) when the campaign or list is deleted meanwhile or the
          *     plan's contact cap is reached; the batches done before stay.

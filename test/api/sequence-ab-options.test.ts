@@ -425,4 +425,40 @@ describe('A/Z winners, previews and send options', () => {
     expect(await t.services.sending.runOnce()).toBe(1);
     expect(sink.received.map((m) => m.envelope.to[0])).toEqual(['first@initech.test']);
   });
+  it("takes the lead's time zone from a CSV import's timezone column", async () => {
+    const id = await draft();
+    const file = [
+      'email,First Name,Time Zone',
+      'kenji@tokyo.test,Kenji,asia/tokyo',
+      'zed@mars.test,Zed,Mars/Olympus',
+      'bob@plain.test,Bob,',
+    ].join('\r\n');
+    const res = await t.fetch(`/v2/job/contact-import?campaignId=${id}`, {
+      method: 'POST',
+      apiKey: ws.apiKey,
+      headers: { 'Content-Type': 'text/csv' },
+      body: file,
+    });
+    expect(res.status).toBe(202);
+    const { data } = (await res.json()) as { data: { job: { id: string } } };
+    while ((await t.services.jobs.runOnce()) > 0);
+    const lines = (await (await t.fetch(`/v2/job/results?jobId=${data.job.id}`, { apiKey: ws.apiKey })).text())
+      .trimEnd()
+      .split('\n');
+    expect(lines.map((l) => l.split(',').slice(1, 4).join(','))).toEqual([
+      'email,outcome,reason',
+      'kenji@tokyo.test,created,',
+      'zed@mars.test,invalid,invalidTimezone',
+      'bob@plain.test,created,',
+    ]);
+    const zones = [];
+    for (const line of lines.filter((l) => l.includes(',created,'))) {
+      const got = await ws.client.GET('/v1/contact/get', { params: { query: { contactId: line.split(',')[4] } } });
+      zones.push([got.data!.data.contact.email, got.data!.data.contact.timezone]);
+    }
+    expect(zones).toEqual([
+      ['kenji@tokyo.test', 'Asia/Tokyo'],
+      ['bob@plain.test', null],
+    ]);
+  });
 });
