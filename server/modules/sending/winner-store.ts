@@ -13,7 +13,7 @@ export interface StepTestRow {
 
 export class StepTestStore {
   async ofCampaign(db: Executor, campaignId: string): Promise<StepTestRow[]> {
-    const rows: StepTestRow[] = await db('step_tests').where({ campaign_id: campaignId });
+    const rows = await db('step_tests').where({ campaign_id: campaignId }).select<StepTestRow[]>('*');
     return rows.map((r) => ({ ...r, figures: jsonColumn(r.figures) }));
   }
 
