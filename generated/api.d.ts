@@ -1280,12 +1280,13 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Replies and bounces per step and A/B variant
+         * Replies, bounces and variant stats per step and A/B variant
          * @description Replies, unique replies, reply rate, automatic replies and bounces of one campaign, for the whole campaign,
          *     per sequence step and per A/B variant, over a range of calendar days in the workspace's time zone (default
          *     the 30 days ending today; at most 366 days). Computed from stored email events only: the inbox records a
          *     reply, automatic reply or bounce for the step and variant of the email it answers, so variants compare by
-         *     `replyRate`. Costs no credits and changes nothing. Errors: `400` malformed dates, `startDate` after
+         *     `replyRate`; each variant's `stats` give its contacts sent, opened, clicked, replied, bounced and unsubscribed, and
+         *     `winnerVariantId` names the variant a step's `autoWinner` rule picked. Costs no credits and changes nothing. Errors: `400` malformed dates, `startDate` after
          *     `endDate`, or a range longer than 366 days; `404` no such campaign in this workspace.
          *
          *     Where the deployment has a read replica (`DATABASE_READ_URL`), this is read there: a write of the last moments
@@ -1688,6 +1689,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/campaign/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Preview a contact's next message
+         * @description Renders the next message of one contact of a campaign as the sending engine would send it (step, variant, subject,
+         *     body, spintax fixed per contact and step, the contact's values, cc and bcc) and says when it will go under the
+         *     campaign's schedule, the contact's time zone and the step's delay, or the reason code it will not. Changes and
+         *     sends nothing. `404`: no campaign with this id in your workspace, or the contact is not one of its contacts.
+         */
+        get: operations["previewCampaignMessage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/campaign/remove/accounts": {
         parameters: {
             query?: never;
@@ -1752,7 +1776,8 @@ export interface paths {
          *     hours }`, or `delayDays: 3`). A variant with an empty subject replies
          *     in the thread of the step before, which the first step cannot do. Weights: give one on every variant
          *     of a step (they must add up to 100) or on none (split evenly, the first variants taking the
-         *     remainder: 34/33/33). Template variables are checked when saved (see the variant schema).
+         *     remainder: 34/33/33). Template variables are checked when saved (see the variant schema). `autoWinner`
+         *     lets an A/Z test pick its best variant by itself (see the schema).
          *     A campaign has at most 20 steps. Returns the whole sequence. All steps are created in one
          *     transaction: a rejected request creates nothing. Costs no credits.
          *     `400`: the body breaks the schema, a delay, subject, weight sum or template is wrong, or the
@@ -2577,7 +2602,7 @@ export interface paths {
          *     **CSV** (`Content-Type: text/csv`, UTF-8, up to 50 MB and 500,000 rows, comma-separated, RFC 4180
          *     quoting): `campaignId` or `listId` and the options in the query. The first row is the header; columns are mapped by
          *     name to the contact fields (`email`, `firstName`, `lastName`, `companyName`, `jobTitle`, `phone`,
-         *     `website`, `linkedinUrl`; names compared without case, spaces, `_` or `-`, so `First Name` and
+         *     `website`, `linkedinUrl`, `timezone` (also `tz`); names compared without case, spaces, `_` or `-`, so `First Name` and
          *     `first_name` work, and `Email Address` / `E-mail` mean `email`); every other column becomes a custom
          *     variable of that name (an empty cell is left out). The body is streamed into storage as it arrives,
          *     never held whole in memory. It is checked completely before the job is queued: a header without an email
@@ -2602,7 +2627,8 @@ export interface paths {
          *     (`alreadyInList`), with
          *     `skipSuppressed` (the default) a suppressed address or domain (`suppressed`), with `verify` an address
          *     verified `invalid` or `disposable` (`verifiedInvalid`, `verifiedDisposable`; verification costs no
-         *     credits). A missing or malformed address is `invalid` (`invalidEmail`).
+         *     credits). A missing or malformed address is `invalid` (`invalidEmail`); a `timezone` (or `Time Zone`, `tz`) column
+         *     sets the lead's IANA time zone, and a value that is no zone is `invalid` (`invalidTimezone`).
          *
          *     The job fails (status `failed`, a `job.failed` event) when the campaign or list is deleted meanwhile or the
          *     plan's contact cap is reached; the batches done before stay.
@@ -4097,6 +4123,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "campaign.variantWinner": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * campaign.variantWinner
+         * @description What a subscription to `campaign.variantWinner` receives (headers webhook-id, webhook-timestamp, webhook-signature).
+         */
+        post: operations["eventCampaignVariantWinner"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "contact.leadStatusChanged": {
         parameters: {
             query?: never;
@@ -4585,6 +4631,33 @@ export interface components {
             targetIds: string[];
         };
         /**
+         * @description An A/Z test that picks its winner by itself. Once the step's first email went out `decideAfterHours` ago and
+         *     every variant was sent to at least `minSentPerVariant` contacts, the variant with the best rate of `metric`
+         *     (contacts who replied, clicked or opened / contacts sent, machine opens and clicks left out) wins; a tie goes to
+         *     the earliest label. From then on every send of the step uses the winner and the other variants send no more;
+         *     `campaign.variantWinner` names it with the figures it was chosen on. The sending engine decides when it next
+         *     claims contacts for the step after the rule is met, with the service's clock; a step with no one left to send
+         *     needs no winner. A step with one variant never picks one.
+         */
+        AutoWinner: {
+            /**
+             * @description Hours after the step's first send before a winner is picked (replies take time to come in).
+             * @example 48
+             */
+            decideAfterHours: number;
+            /**
+             * @description The rate that decides.
+             * @example replied
+             * @enum {string}
+             */
+            metric: "replied" | "clicked" | "opened";
+            /**
+             * @description Contacts each variant must have been sent to before a winner is picked.
+             * @example 100
+             */
+            minSentPerVariant: number;
+        };
+        /**
          * @description One DNS blocklist (DNSBL) look-up: an IP list (`kind: ip`) is asked for a sending host's IPv4 address in
          *     reverse-octet order (`10.113.0.203.zen.spamhaus.org`), a domain list (`kind: domain`) for the domain
          *     (`acme-mail.io.dbl.spamhaus.org`). An answer in 127.0.0.0/8 means listed (`returnCodes` holds the answers,
@@ -4775,6 +4848,20 @@ export interface components {
         /** @description How a campaign sends. */
         CampaignOptions: {
             /**
+             * @description Addresses blind-copied on every email of the campaign, such as a CRM's dropbox (default none); they receive it without a header naming them.
+             * @example [
+             *       "crm-dropbox@acme.test"
+             *     ]
+             */
+            bcc: string[];
+            /**
+             * @description Addresses copied (`Cc` header) on every email of the campaign (default none).
+             * @example [
+             *       "sales-lead@acme.test"
+             *     ]
+             */
+            cc: string[];
+            /**
              * @description At most this many emails a day from the whole campaign; `null` means only the linked accounts' own daily limits apply.
              * @example 200
              */
@@ -4789,6 +4876,11 @@ export interface components {
              * @example 10
              */
             emailGapMinutes: number;
+            /**
+             * @description Send the first step as plain text only (no HTML part, so no pixel and no rewritten links), and later steps as
+             *     the campaign's other options say (default `false`). Plain first emails land in the primary inbox more often.
+             */
+            firstEmailTextOnly: boolean;
             /**
              * @description When a reply's intent is clear, set the contact's lead status from it (default `true`): `interested` and
              *     `meetingRequest` set `interested`, `notInterested` sets `notInterested`, `wrongPerson` sets `wrongPerson`.
@@ -4827,6 +4919,13 @@ export interface components {
              */
             sendInLeadTimezone: boolean;
             /**
+             * @description Which due contacts go first when not all can go now (daily limits, account gaps): `dueFirst` (the default) the
+             *     longest due first; `newLeads` first emails before follow-ups; `followUps` follow-ups before first emails.
+             * @example followUps
+             * @enum {string}
+             */
+            sendPriority: "dueFirst" | "newLeads" | "followUps";
+            /**
              * @description When a contact replies (and `stopOnReply` is on), also stop every other contact of this campaign at the
              *     same company email domain (default `false`). Addresses at free mail providers (gmail.com, outlook.com, ...)
              *     are never treated as one company.
@@ -4837,6 +4936,17 @@ export interface components {
              *     the sequence goes on, and the contact's lead status becomes `outOfOffice` when it has none).
              */
             stopOnAutoReply: boolean;
+            /**
+             * @description End a contact's sequence once it clicked a tracked link of the campaign (default `false`), as `stopOnOpen`
+             *     does, with the reason `stopped_on_click`. Machine clicks do not count.
+             */
+            stopOnClick: boolean;
+            /**
+             * @description End a contact's sequence once it opened an email of the campaign (default `false`): when its next step comes
+             *     due it is not sent, and the contact reads `completed` with the reason `stopped_on_open` in its progress. Machine
+             *     opens (privacy proxies, scanners, prefetches) do not count.
+             */
+            stopOnOpen: boolean;
             /**
              * @description Stop sending to a contact once it replies (default `true`): a reply read from the sending account's
              *     mailbox (matched by its `In-Reply-To`/`References`, or by sender and subject) ends the contact's sequence
@@ -4857,9 +4967,30 @@ export interface components {
             trackingDomainId: string | null;
             /** @description Add an open-tracking pixel (default `true`; ignored when `textOnly` is true, since plain text cannot carry a pixel). */
             trackOpens: boolean;
+            /**
+             * @description Send only to contacts whose address was verified `valid` (`POST /v2/email/verify` or a verify job; results
+             *     are kept as the verification cache keeps them) (default `false`). Any other address (risky, catch-all,
+             *     unknown, never verified) waits, looked at again every hour, with the reason `not_verified` in its progress,
+             *     in the campaign's sending status and in the preview.
+             */
+            verifiedOnly: boolean;
         };
         /** @description Campaign options to change; fields left out keep their current value (on create, their default). */
         CampaignOptionsInput: {
+            /**
+             * @description Addresses blind-copied on every email of the campaign, such as a CRM's dropbox (default none); they receive it without a header naming them.
+             * @example [
+             *       "crm-dropbox@acme.test"
+             *     ]
+             */
+            bcc?: string[];
+            /**
+             * @description Addresses copied (`Cc` header) on every email of the campaign (default none).
+             * @example [
+             *       "sales-lead@acme.test"
+             *     ]
+             */
+            cc?: string[];
             /**
              * @description At most this many emails a day from the whole campaign; `null` (the default) means only the linked accounts' own daily limits apply.
              * @example 200
@@ -4875,6 +5006,11 @@ export interface components {
              * @example 10
              */
             emailGapMinutes?: number;
+            /**
+             * @description Send the first step as plain text only (no HTML part, so no pixel and no rewritten links), and later steps as
+             *     the campaign's other options say (default `false`). Plain first emails land in the primary inbox more often.
+             */
+            firstEmailTextOnly?: boolean;
             /**
              * @description When a reply's intent is clear, set the contact's lead status from it (default `true`): `interested` and
              *     `meetingRequest` set `interested`, `notInterested` sets `notInterested`, `wrongPerson` sets `wrongPerson`.
@@ -4913,6 +5049,13 @@ export interface components {
              */
             sendInLeadTimezone?: boolean;
             /**
+             * @description Which due contacts go first when not all can go now (daily limits, account gaps): `dueFirst` (the default) the
+             *     longest due first; `newLeads` first emails before follow-ups; `followUps` follow-ups before first emails.
+             * @example followUps
+             * @enum {string}
+             */
+            sendPriority?: "dueFirst" | "newLeads" | "followUps";
+            /**
              * @description When a contact replies (and `stopOnReply` is on), also stop every other contact of this campaign at the
              *     same company email domain (default `false`). Addresses at free mail providers (gmail.com, outlook.com, ...)
              *     are never treated as one company.
@@ -4923,6 +5066,17 @@ export interface components {
              *     the sequence goes on, and the contact's lead status becomes `outOfOffice` when it has none).
              */
             stopOnAutoReply?: boolean;
+            /**
+             * @description End a contact's sequence once it clicked a tracked link of the campaign (default `false`), as `stopOnOpen`
+             *     does, with the reason `stopped_on_click`. Machine clicks do not count.
+             */
+            stopOnClick?: boolean;
+            /**
+             * @description End a contact's sequence once it opened an email of the campaign (default `false`): when its next step comes
+             *     due it is not sent, and the contact reads `completed` with the reason `stopped_on_open` in its progress. Machine
+             *     opens (privacy proxies, scanners, prefetches) do not count.
+             */
+            stopOnOpen?: boolean;
             /**
              * @description Stop sending to a contact once it replies (default `true`): a reply read from the sending account's
              *     mailbox (matched by its `In-Reply-To`/`References`, or by sender and subject) ends the contact's sequence
@@ -4943,6 +5097,59 @@ export interface components {
             trackingDomainId?: string | null;
             /** @description Add an open-tracking pixel (default `true`; ignored when `textOnly` is true). */
             trackOpens?: boolean;
+            /**
+             * @description Send only to contacts whose address was verified `valid` (`POST /v2/email/verify` or a verify job; results
+             *     are kept as the verification cache keeps them) (default `false`). Any other address (risky, catch-all,
+             *     unknown, never verified) waits, looked at again every hour, with the reason `not_verified` in its progress,
+             *     in the campaign's sending status and in the preview.
+             */
+            verifiedOnly?: boolean;
+        };
+        /**
+         * @description A contact's next message as the sending engine would render it now: the step and variant it gets (the A/Z winner
+         *     once one is picked), the subject and body with spintax fixed for this contact and step (the same words it will
+         *     be sent) and its values put in, and when it goes. `sendAt` is the earliest moment the campaign's schedule
+         *     allows (in the contact's own time zone with `sendInLeadTimezone`) once its step's delay has passed; an account's
+         *     gap or a daily limit may move it later. Links are shown as written (no click tracking, no pixel), and
+         *     `{{unsubscribeUrl}}` as `[unsubscribe link]`: the preview signs nothing.
+         */
+        CampaignPreview: {
+            /** Format: uuid */
+            campaignId: string;
+            /** Format: uuid */
+            contactId: string;
+            /** Format: email */
+            email: string;
+            /** @description The rendered message, or `null` when there is no step or a variable is missing. */
+            message: {
+                bcc: string[];
+                cc: string[];
+                /** @description The HTML part, or `null` when the message goes as plain text (`textOnly`, or `firstEmailTextOnly` on step 1). */
+                html: string | null;
+                /** @description Whether it answers the step before, in its thread. */
+                inThread: boolean;
+                /** @description The subject; an answer in the thread of the step before reads `Re:` and its subject. */
+                subject: string;
+                text: string;
+            } | null;
+            /** @description With `missing_variable`, the variable's name. */
+            missingVariable: string | null;
+            reason: components["schemas"]["PreviewReason"] | null;
+            /**
+             * Format: date-time
+             * @description When it goes at the earliest, or `null` when it will not (see `reason`).
+             */
+            sendAt: string | null;
+            /** @description The step the contact is at, or `null` when it has none left. */
+            step: {
+                /** @example A */
+                label: string;
+                order: number;
+                /** Format: uuid */
+                stepId: string;
+                /** Format: uuid */
+                variantId: string;
+            } | null;
         };
         /**
          * @description When a campaign may send: on the listed `days`, between `from` and `to` in `timezone`, and only from
@@ -5091,9 +5298,17 @@ export interface components {
                     counts: components["schemas"]["ReplyAnalyticsCounts"];
                     /** @example A */
                     label: string;
+                    stats: components["schemas"]["VariantStats"];
                     /** Format: uuid */
                     variantId: string;
+                    /** @description Whether this is the step's picked winner. */
+                    winner: boolean;
                 }[];
+                /**
+                 * Format: uuid
+                 * @description The variant the step's `autoWinner` rule picked (it takes every later send), or `null`.
+                 */
+                winnerVariantId: string | null;
             }[];
         };
         /**
@@ -6447,7 +6662,7 @@ export interface components {
          * @example email.sent
          * @enum {string}
          */
-        EventType: "email.sent" | "email.opened" | "email.clicked" | "email.replied" | "email.autoReplied" | "email.bounced" | "contact.unsubscribed" | "contact.leadStatusChanged" | "campaign.launched" | "campaign.paused" | "campaign.completed" | "account.statusChanged" | "account.warmupEnabled" | "account.warmupPaused" | "account.warmupBanned" | "job.completed" | "job.failed" | "placement.completed" | "tracking.domainVerified" | "tracking.domainFailed";
+        EventType: "email.sent" | "email.opened" | "email.clicked" | "email.replied" | "email.autoReplied" | "email.bounced" | "contact.unsubscribed" | "contact.leadStatusChanged" | "campaign.launched" | "campaign.paused" | "campaign.completed" | "campaign.variantWinner" | "account.statusChanged" | "account.warmupEnabled" | "account.warmupPaused" | "account.warmupBanned" | "job.completed" | "job.failed" | "placement.completed" | "tracking.domainVerified" | "tracking.domainFailed";
         /**
          * @description A background job. Its rows are processed by the worker in batches; `progress` and `counts` move batch by
          *     batch, so polling `GET /v2/job/get` shows it advance, and `job.completed` / `job.failed` events announce
@@ -7369,6 +7584,19 @@ export interface components {
             /** @example 60 */
             timeoutMinutes: number;
         };
+        /**
+         * @description Why a contact's next message will not go (`null` when it will, at `sendAt`):
+         *     `not_launched` (the campaign is a draft), `paused` (the campaign is paused), `no_schedule`, `schedule_ended` (past
+         *     the schedule's `endDate`), `no_more_steps` (the contact had every step), `contact_finished` (the contact replied,
+         *     completed, bounced or unsubscribed), `contact_paused` (paused by hand), `suppressed` (its address is on the
+         *     suppression list), `missing_variable` (a template variable the contact lacks and no fallback: see
+         *     `missingVariable`), `unknown_outcome` (its last send has no known outcome), `not_verified` (the campaign sends only
+         *     to verified addresses and this one is not `valid`), `stopped_on_open` / `stopped_on_click` (the campaign stops a
+         *     contact that opened or clicked).
+         * @example not_verified
+         * @enum {string}
+         */
+        PreviewReason: "not_launched" | "paused" | "no_schedule" | "schedule_ended" | "no_more_steps" | "contact_finished" | "contact_paused" | "suppressed" | "missing_variable" | "unknown_outcome" | "not_verified" | "stopped_on_open" | "stopped_on_click";
         /** @description A workspace's quota, in requests per rolling window. */
         QuotaLimits: {
             /**
@@ -7516,11 +7744,12 @@ export interface components {
          *     `daily_limit_reached` (the campaign's `dailyLimit` is used up today), `contacts_held` (some contacts wait for a
          *     template variable they lack: see `heldReasons`), `recipient_domain_limit` (some due contacts wait for the next day:
          *     their recipient domain reached the campaign's `recipientDomainDailyLimit` or the workspace's),
-         *     `outside_lead_hours` (some contacts wait for the schedule's hours in their own time zone: `sendInLeadTimezone`).
+         *     `outside_lead_hours` (some contacts wait for the schedule's hours in their own time zone: `sendInLeadTimezone`),
+         *     `not_verified` (some contacts wait because the campaign sends only to addresses verified `valid`: `verifiedOnly`).
          * @example outside_schedule
          * @enum {string}
          */
-        SendingReason: "not_launched" | "paused" | "completed" | "no_contacts" | "no_schedule" | "outside_schedule" | "schedule_ended" | "no_sendable_account" | "daily_limit_reached" | "contacts_held" | "outside_lead_hours" | "recipient_domain_limit";
+        SendingReason: "not_launched" | "paused" | "completed" | "no_contacts" | "no_schedule" | "outside_schedule" | "schedule_ended" | "no_sendable_account" | "daily_limit_reached" | "contacts_held" | "outside_lead_hours" | "recipient_domain_limit" | "not_verified";
         /** @description The workspace's sending settings, across all its campaigns. */
         SendingSettings: {
             /**
@@ -7541,6 +7770,8 @@ export interface components {
         };
         /** @description One step (email) of a campaign's sequence. */
         SequenceStep: {
+            /** @description The step's automatic A/Z winner rule, or `null` (variants keep their weights for good). */
+            autoWinner: components["schemas"]["AutoWinner"] | null;
             /** Format: uuid */
             campaignId: string;
             delay: components["schemas"]["StepDelay"];
@@ -7567,6 +7798,8 @@ export interface components {
          *     or days) or as `delayDays` (whole days), exactly one of the two.
          */
         SequenceStepInput: {
+            /** @description Pick the best variant by itself once the rule is met (default `null`, none). */
+            autoWinner?: components["schemas"]["AutoWinner"] | null;
             delay?: components["schemas"]["StepDelay"];
             /**
              * @description Days to wait after the step before (the same as `delay` in days). The campaign's first step must have 0; every later step at least 1.
@@ -7898,6 +8131,51 @@ export interface components {
         UsageCount: {
             limit: number | null;
             used: number;
+        };
+        /**
+         * @description A variant's contacts over the range, from stored events: contacts first `sent` to, and contacts whose first open,
+         *     click, reply, hard bounce or unsubscribe falls in the range (machine opens and clicks left out), so each figure
+         *     divided by `sent` is that rate.
+         */
+        VariantStats: {
+            bounced: number;
+            clicked: number;
+            opened: number;
+            replied: number;
+            sent: number;
+            unsubscribed: number;
+        };
+        /**
+         * @description `campaign.variantWinner`: the variant an A/Z test picked for a step, by the step's `autoWinner` rule, with the
+         *     figures of every variant it was chosen on (contacts sent to, and contacts who opened, clicked or replied, all time,
+         *     machine opens and clicks left out; `rate` is the metric's contacts / `sent` in percent, two decimals).
+         */
+        VariantWinnerData: {
+            /** Format: uuid */
+            campaignId: string;
+            /** Format: date-time */
+            decidedAt: string;
+            /** @example B */
+            label: string;
+            /** @enum {string} */
+            metric: "replied" | "clicked" | "opened";
+            /** Format: uuid */
+            stepId: string;
+            /**
+             * Format: uuid
+             * @description The winner.
+             */
+            variantId: string;
+            variants: {
+                clicked: number;
+                label: string;
+                opened: number;
+                rate: number;
+                replied: number;
+                sent: number;
+                /** Format: uuid */
+                variantId: string;
+            }[];
         };
         /**
          * @description The verdict on one address. Checks run in this order and the first failing one decides:
@@ -11488,6 +11766,49 @@ export interface operations {
             503: components["responses"]["ServiceUnavailableV2"];
         };
     };
+    previewCampaignMessage: {
+        parameters: {
+            query: {
+                /**
+                 * @description The campaign.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                campaignId: string;
+                /**
+                 * @description One of the campaign's contacts.
+                 * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e01
+                 */
+                contactId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The contact's next message and when it goes. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: components["schemas"]["CampaignPreview"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            404: components["responses"]["NotFoundV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
     removeCampaignAccountsV2: {
         parameters: {
             query?: never;
@@ -11709,6 +12030,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The step's automatic winner rule; `null` removes it. A winner already picked stays. */
+                    autoWinner?: components["schemas"]["AutoWinner"] | null;
                     delay?: components["schemas"]["StepDelay"];
                     /** @description Days to wait after the step before (0 on the first step, at least 1 on later ones). Not together with `delay`. */
                     delayDays?: number;
@@ -15765,6 +16088,39 @@ export interface operations {
                     data?: components["schemas"]["CampaignEventData"];
                     /** @constant */
                     type?: "campaign.paused";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is retried; 410 disables the subscription. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventCampaignVariantWinner: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["VariantWinnerData"];
+                    /** @constant */
+                    type?: "campaign.variantWinner";
                 };
             };
         };

@@ -296,6 +296,7 @@ function buildServices(deps: Deps) {
     warmup: { sentSince: (db, accountIds, since) => warmup.sentSince(db, accountIds, since) },
     clock,
     providers: new RecipientProviders(db, dns, clock),
+    verified: verification,
   });
   // Resumes and moves change the engine's progress rows: the contact module reaches them through this interface.
   const contactLifecycle = new ContactLifecycle(db, new ContactStore(), campaigns, progress, clock);
@@ -332,7 +333,16 @@ function buildServices(deps: Deps) {
       concurrency: config.inboxConcurrency,
     },
   });
-  const analytics = createAnalyticsModule({ db, events, campaigns, contacts, accounts, intents: replyIntents, clock });
+  const analytics = createAnalyticsModule({
+    db,
+    events,
+    campaigns,
+    contacts,
+    accounts,
+    intents: replyIntents,
+    clock,
+    winners: sending,
+  });
   const webhooks = createWebhookModule({ db, store: new WebhookStore(), secrets, campaigns, config, clock, audit });
   events.onRecorded(webhooks.enqueue);
   const telemetry = deps.telemetry ?? noTelemetry;

@@ -42,6 +42,13 @@ describe('POST /v2/campaign/create', () => {
             recipientDomainDailyLimit: null,
             matchProvider: false,
             matchProviderStrict: false,
+            sendPriority: 'dueFirst',
+            firstEmailTextOnly: false,
+            cc: [],
+            bcc: [],
+            stopOnOpen: false,
+            stopOnClick: false,
+            verifiedOnly: false,
           },
           counts: { steps: 0, accounts: 0, contacts: 0 },
           launchedAt: null,
@@ -77,6 +84,13 @@ describe('POST /v2/campaign/create', () => {
       recipientDomainDailyLimit: null,
       matchProvider: false,
       matchProviderStrict: false,
+      sendPriority: 'dueFirst',
+      firstEmailTextOnly: false,
+      cc: [],
+      bcc: [],
+      stopOnOpen: false,
+      stopOnClick: false,
+      verifiedOnly: false,
     });
     // The zone is stored under its canonical name and the days in order.
     expect(campaign.schedule).toEqual({
@@ -171,6 +185,13 @@ describe('schedules', () => {
       recipientDomainDailyLimit: null,
       matchProvider: false,
       matchProviderStrict: false,
+      sendPriority: 'dueFirst',
+      firstEmailTextOnly: false,
+      cc: [],
+      bcc: [],
+      stopOnOpen: false,
+      stopOnClick: false,
+      verifiedOnly: false,
     });
     expect(data!.data.campaign.updatedAt).toBe(t.clock.now().toISOString());
   });

@@ -900,6 +900,19 @@ export const entries: Record<string, Entry> = {
         f.c.GET('/v2/campaign/sending-status', { params: { query: { campaignId: await f.campaign(f.otherC) } } }),
     },
   },
+  'GET /v2/campaign/preview': {
+    ok: async (f) => {
+      const { campaignId, contactId } = await f.contact();
+      return f.c.GET('/v2/campaign/preview', { params: { query: { campaignId, contactId } } });
+    },
+    errors: {
+      400: (f) => f.c.GET('/v2/campaign/preview', { params: { query: { campaignId: 'nope', contactId: MISSING } } }),
+      404: async (f) => {
+        const { contactId } = await f.contact(f.otherC);
+        return f.c.GET('/v2/campaign/preview', { params: { query: { campaignId: await f.campaign(), contactId } } });
+      },
+    },
+  },
   'POST /v2/suppression/add': {
     ok: (f) =>
       f.c.POST('/v2/suppression/add', { body: { values: ['jane@acme.com', 'competitor.io', 'not an address'] } }),

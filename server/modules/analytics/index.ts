@@ -11,6 +11,7 @@ export interface AnalyticsModuleDeps {
   accounts: AnalyticsServiceArgs[4];
   intents: AnalyticsServiceArgs[5];
   clock: AnalyticsServiceArgs[6];
+  winners: AnalyticsServiceArgs[7];
 }
 export const createAnalyticsModule = (d: AnalyticsModuleDeps) =>
-  new AnalyticsService(d.db, d.events, d.campaigns, d.contacts, d.accounts, d.intents, d.clock);
+  new AnalyticsService(d.db, d.events, d.campaigns, d.contacts, d.accounts, d.intents, d.clock, d.winners);

@@ -35,6 +35,11 @@ function pick<K extends string>(counts: Record<string, number>, keys: readonly K
   return { total: Object.values<number>(counts).reduce((a, b) => a + b, 0), ...picked };
 }
 
+/** The A/Z winners the sending engine picked, per step (the sending module implements it). */
+export interface StepWinners {
+  stepWinners(campaignId: string): Promise<Map<string, string>>;
+}
+
 export class AnalyticsService {
   constructor(
     private readonly db: Db,
@@ -44,6 +49,7 @@ export class AnalyticsService {
     private readonly accounts: AccountService,
     private readonly intents: ReplyIntentService,
     private readonly clock: Clock,
+    private readonly winners: StepWinners,
   ) {}
 
   private range(workspace: ZonedWorkspace, query: { startDate?: string; endDate?: string }): DayRange {
@@ -73,7 +79,7 @@ export class AnalyticsService {
     };
   }
 
-  /** GET /v2/analytics/campaign/steps: replies, auto-replies and bounces per step and variant. */
+  /** GET /v2/analytics/campaign/steps: replies, auto-replies and bounces per step and variant, each variant's stats and winner. */
   async campaignSteps(
     workspace: ZonedWorkspace,
     query: { campaignId: string; startDate?: string; endDate?: string },
@@ -81,15 +87,18 @@ export class AnalyticsService {
     const range = this.range(workspace, query);
     await this.campaigns.assertExists(this.db, workspace.id, query.campaignId);
     const layout = await this.campaigns.stepsAndVariants(this.db, query.campaignId);
-    const [byScope, intents] = await Promise.all([
+    const variantIds = layout.flatMap((item) => (item.variant_id ? [item.variant_id] : []));
+    const [byScope, intents, stats, winners] = await Promise.all([
       this.events.replyCounts(this.db, {
         workspaceId: workspace.id,
         campaignId: query.campaignId,
         stepIds: [...new Set(layout.map((item) => item.step_id))],
-        variantIds: layout.flatMap((item) => (item.variant_id ? [item.variant_id] : [])),
+        variantIds,
         days: range,
       }),
       this.intents.countsByVariant(this.db, { workspaceId: workspace.id, campaignId: query.campaignId, days: range }),
+      this.events.variantContacts(this.db, { workspaceId: workspace.id, variantIds, days: range }),
+      this.winners.stepWinners(query.campaignId),
     ]);
     const counts = (
       c: ReplyCounts | undefined,
@@ -124,6 +133,7 @@ export class AnalyticsService {
           stepId: item.step_id,
           order: item.step_order,
           counts: counts(byScope.get(`step:${item.step_id}`), intents.byStep.get(item.step_id)),
+          winnerVariantId: winners.get(item.step_id) ?? null,
           variants: [],
         };
         steps.push(step);
@@ -133,6 +143,8 @@ export class AnalyticsService {
           variantId: item.variant_id,
           label: item.label!,
           counts: counts(byScope.get(`variant:${item.variant_id}`), intents.byVariant.get(item.variant_id)),
+          stats: stats.get(item.variant_id) ?? zeroCounts(),
+          winner: winners.get(item.step_id) === item.variant_id,
         });
     }
     return {

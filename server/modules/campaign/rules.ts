@@ -51,8 +51,11 @@ export function rescaleWeights(weights: number[]): number[] {
   return result;
 }
 
-/** The options given, as row columns (only those given). */
-export function optionsToRow(options: OptionsInput | undefined): Partial<CampaignRow> {
+/** The options given, as row columns (only those given); cc and bcc share a column, so a change of one keeps the other. */
+export function optionsToRow(
+  options: OptionsInput | undefined,
+  copies: CampaignRow['copy_to'] = { cc: [], bcc: [] },
+): Partial<CampaignRow> {
   const row: Partial<CampaignRow> = {};
   if (!options) return row;
   if (options.dailyLimit !== undefined) row.daily_limit = options.dailyLimit;
@@ -72,6 +75,13 @@ export function optionsToRow(options: OptionsInput | undefined): Partial<Campaig
     row.recipient_domain_daily_limit = options.recipientDomainDailyLimit;
   if (options.matchProvider !== undefined) row.match_provider = options.matchProvider;
   if (options.matchProviderStrict !== undefined) row.match_provider_strict = options.matchProviderStrict;
+  if (options.sendPriority !== undefined) row.send_priority = options.sendPriority;
+  if (options.firstEmailTextOnly !== undefined) row.first_email_text_only = options.firstEmailTextOnly;
+  if (options.cc !== undefined || options.bcc !== undefined)
+    row.copy_to = { cc: options.cc ?? copies.cc, bcc: options.bcc ?? copies.bcc };
+  if (options.stopOnOpen !== undefined) row.stop_on_open = options.stopOnOpen;
+  if (options.stopOnClick !== undefined) row.stop_on_click = options.stopOnClick;
+  if (options.verifiedOnly !== undefined) row.verified_only = options.verifiedOnly;
   return row;
 }
 

@@ -5,7 +5,7 @@
  */
 import type { components, operations } from '../../../generated/api';
 import type { Clock } from '../../clock';
-import type { Db, Executor } from '../../db';
+import { jsonColumn, type Db, type Executor } from '../../db';
 import { conflict, detail, notFound } from '../../errors';
 import { newId } from '../../ids';
 import {
@@ -73,6 +73,7 @@ export class CampaignSequence {
           step_order: order,
           delay_minutes: delay?.delay_minutes ?? 0,
           delay_unit: delay?.delay_unit ?? 'days',
+          auto_winner: input.autoWinner ?? null,
           created_at: now,
         };
         steps.push(step);
@@ -113,7 +114,11 @@ export class CampaignSequence {
       const sum = current.reduce((total, v) => total + weightOf(v), 0);
       if (sum !== 100) p.add('variants', `the step's variant weights must add up to 100, not ${sum}.`, 'weight_sum');
       p.throwIfAny();
-      if (delay) await this.store.updateStep(trx, step.id, delay);
+      if (delay || input.autoWinner !== undefined)
+        await this.store.updateStep(trx, step.id, {
+          ...delay,
+          ...(input.autoWinner !== undefined ? { auto_winner: input.autoWinner } : {}),
+        });
       for (const u of updates) {
         const { id, ...changes } = u;
         await this.store.updateVariant(trx, id, changes);
@@ -264,6 +269,7 @@ export class CampaignSequence {
       campaignId: s.campaign_id,
       order: s.step_order,
       ...delayOf(s),
+      autoWinner: (jsonColumn(s.auto_winner) as StepRow['auto_winner']) ?? null,
       variants: variants
         .filter((v) => v.step_id === s.id)
         .map((v) => ({

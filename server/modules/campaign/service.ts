@@ -16,7 +16,7 @@ import { CampaignAccounts, type CampaignAccountsOf } from './accounts';
 import { checkName, checkSchedule, optionsToRow, Problems } from './rules';
 import { CampaignSequence, type StepUpdate } from './sequence';
 import type { CampaignStore, CampaignView } from './store';
-import { CAMPAIGN_NOT_FOUND, findCampaign, parseSchedule, toCampaign } from './view';
+import { CAMPAIGN_NOT_FOUND, copiesOf, findCampaign, parseSchedule, toCampaign } from './view';
 
 /** A schedule as stored, which the sending engine reads. */
 export type { ScheduleJson } from './store';
@@ -114,6 +114,12 @@ export class CampaignService {
         recipient_domain_daily_limit: null,
         match_provider: false,
         match_provider_strict: false,
+        send_priority: 'dueFirst',
+        first_email_text_only: false,
+        copy_to: { cc: [], bcc: [] },
+        stop_on_open: false,
+        stop_on_click: false,
+        verified_only: false,
         ...optionsToRow(input.options),
         launched_at: null,
         created_at: now,
@@ -142,9 +148,12 @@ export class CampaignService {
     const p = new Problems();
     const schedule = checkSchedule(p, input, 'schedule');
     p.throwIfAny();
-    return this.change(workspaceId, campaignId, async (trx) => {
+    return this.change(workspaceId, campaignId, async (trx, campaign) => {
       await this.checkTrackingDomain(trx, workspaceId, options);
-      await this.store.update(trx, workspaceId, campaignId, { schedule, ...optionsToRow(options) });
+      await this.store.update(trx, workspaceId, campaignId, {
+        schedule,
+        ...optionsToRow(options, copiesOf(campaign.copy_to)),
+      });
     });
   }
 

@@ -36,6 +36,13 @@ export interface CampaignRow {
   recipient_domain_daily_limit: number | null;
   match_provider: boolean;
   match_provider_strict: boolean;
+  send_priority: components['schemas']['CampaignOptions']['sendPriority'];
+  first_email_text_only: boolean;
+  /** Addresses copied on every email (json). */
+  copy_to: { cc: string[]; bcc: string[] };
+  stop_on_open: boolean;
+  stop_on_click: boolean;
+  verified_only: boolean;
   launched_at: Date | null;
   created_at: Date;
   updated_at: Date;
@@ -57,6 +64,8 @@ export interface StepRow {
   delay_minutes: number;
   /** The unit the wait was written in; the engine reads only delay_minutes. */
   delay_unit: components['schemas']['StepDelay']['unit'];
+  /** The A/Z test's rule (json; the engine decides the winner, sending/winner.ts), or null. */
+  auto_winner: components['schemas']['AutoWinner'] | null;
   created_at: Date;
 }
 
@@ -113,6 +122,12 @@ const CAMPAIGN_COLUMNS = columnsOf<CampaignRow>({
   recipient_domain_daily_limit: true,
   match_provider: true,
   match_provider_strict: true,
+  send_priority: true,
+  first_email_text_only: true,
+  copy_to: true,
+  stop_on_open: true,
+  stop_on_click: true,
+  verified_only: true,
   launched_at: true,
   created_at: true,
   updated_at: true,
@@ -362,7 +377,7 @@ export class CampaignStore {
   async updateStep(
     db: Executor,
     stepId: string,
-    changes: Partial<Pick<StepRow, 'step_order' | 'delay_minutes' | 'delay_unit'>>,
+    changes: Partial<Pick<StepRow, 'step_order' | 'delay_minutes' | 'delay_unit' | 'auto_winner'>>,
   ): Promise<void> {
     await db('campaign_steps').where('id', stepId).update(changes);
   }

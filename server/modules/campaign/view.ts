@@ -1,6 +1,6 @@
 /** How a campaign reads: the stored row as the API's `Campaign`, and the one look-up that answers 404 for it. */
 import type { components } from '../../../generated/api';
-import type { Executor } from '../../db';
+import { jsonColumn, type Executor } from '../../db';
 import { notFound } from '../../errors';
 import type { CampaignStore, CampaignView, ScheduleJson } from './store';
 
@@ -15,6 +15,9 @@ export function parseSchedule(raw: unknown): ScheduleJson | null {
   if (raw === null || raw === undefined) return null;
   return (typeof raw === 'string' ? JSON.parse(raw) : raw) as ScheduleJson;
 }
+
+/** The stored cc and bcc (a JSON string on some drivers, an object on others). */
+export const copiesOf = (raw: unknown) => jsonColumn(raw) as CampaignView['copy_to'];
 
 export function toCampaign(v: CampaignView): Campaign {
   const schedule = parseSchedule(v.schedule);
@@ -40,6 +43,13 @@ export function toCampaign(v: CampaignView): Campaign {
       recipientDomainDailyLimit: v.recipient_domain_daily_limit,
       matchProvider: v.match_provider,
       matchProviderStrict: v.match_provider_strict,
+      sendPriority: v.send_priority,
+      firstEmailTextOnly: v.first_email_text_only,
+      cc: copiesOf(v.copy_to).cc,
+      bcc: copiesOf(v.copy_to).bcc,
+      stopOnOpen: v.stop_on_open,
+      stopOnClick: v.stop_on_click,
+      verifiedOnly: v.verified_only,
     },
     counts: { steps: v.step_count, accounts: v.account_count, contacts: v.contact_count },
     launchedAt: v.launched_at ? iso(v.launched_at) : null,

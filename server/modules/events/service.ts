@@ -363,6 +363,45 @@ export class EventService {
     return totals;
   }
 
+  /** The counted types (of `types`) each of these contacts did in the campaign, machine opens and clicks left out. */
+  async contactsWhoDid(
+    db: Executor,
+    q: { workspaceId: string; campaignId: string; types: CountedType[]; contactIds: string[] },
+  ): Promise<Map<string, Set<CountedType>>> {
+    const result = new Map<string, Set<CountedType>>();
+    for (const row of await this.store.contactFirsts(db, q)) {
+      const did = result.get(row.contact_id) ?? new Set<CountedType>();
+      did.add(row.type as CountedType);
+      result.set(row.contact_id, did);
+    }
+    return result;
+  }
+
+  /**
+   * Contacts per counted type of each variant (first events; machine opens and clicks left out): over calendar
+   * days, or all time without `days` (the A/Z winner's figures, which need no zone).
+   */
+  async variantContacts(
+    db: Executor,
+    q: { workspaceId: string; variantIds: string[]; days?: Days },
+  ): Promise<Map<string, EventCounts>> {
+    if (q.days) await this.inZone(db, q.workspaceId, q.days.timezone);
+    const rows = await this.store.rangeCounts(db, {
+      workspaceId: q.workspaceId,
+      scopes: [['variant', q.variantIds]],
+      warmup: false,
+      types: EVENT_TYPES,
+      days: q.days ?? { startDate: '0001-01-01', endDate: '9999-12-31' },
+    });
+    const result = new Map<string, EventCounts>();
+    for (const row of rows) {
+      const counts = result.get(row.scope_id) ?? zeroCounts();
+      counts[row.type as CountedType] += row.uniq;
+      result.set(row.scope_id, counts);
+    }
+    return result;
+  }
+
   /**
    * Sends, replies, auto-replies and bounces over calendar days of one campaign, each of its steps and each
    * of its variants, keyed `campaign:<id>`, `step:<id>`, `variant:<id>`.

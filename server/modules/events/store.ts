@@ -335,6 +335,19 @@ export class EventStore {
     }
   }
 
+  /** Which of these contacts had a first event of these types in the campaign (machine events have none). */
+  async contactFirsts(
+    db: Executor,
+    q: { workspaceId: string; campaignId: string; types: string[]; contactIds: string[] },
+  ): Promise<{ contact_id: string; type: string }[]> {
+    if (q.contactIds.length === 0) return [];
+    return db('email_event_firsts')
+      .where({ workspace_id: q.workspaceId, scope: 'campaign', scope_id: q.campaignId, is_warmup: false })
+      .whereIn('type', q.types)
+      .whereIn('contact_id', q.contactIds)
+      .select('contact_id', 'type');
+  }
+
   /** The zone a workspace's rollup days are cut in (none before its first event or rebuild). */
   async rollupZone(db: Executor, workspaceId: string): Promise<string | undefined> {
     return (

@@ -24,6 +24,10 @@ const FIELD_BY_HEADER: Record<string, string> = {
   website: 'website',
   linkedinurl: 'linkedinUrl',
   linkedin: 'linkedinUrl',
+  // The lead's IANA zone (`Time Zone`, `timezone`, `tz`): checked as the contact's own field, so a name that is no
+  // zone makes the row invalid (`invalidTimezone`).
+  timezone: 'timezone',
+  tz: 'timezone',
 };
 
 const compact = (header: string) => header.toLowerCase().replace(/[\s_-]+/g, '');

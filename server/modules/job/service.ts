@@ -628,7 +628,7 @@ export class JobService {
         results.set(open[d.index].row_no, {
           row_no: open[d.index].row_no,
           outcome: 'invalid',
-          reason: 'invalidEmail',
+          reason: d.reason,
           detail: null,
         });
     }

@@ -11,6 +11,9 @@ import type { ThreadParent } from './store';
 export interface OutgoingMessage {
   from: string;
   to: string;
+  /** Copies: the SMTP envelope takes them too; a Bcc is never a header of the message. */
+  cc?: string[];
+  bcc?: string[];
   subject: string;
   text: string;
   html?: string;
@@ -25,6 +28,8 @@ export interface Draft {
   /** The sending account's address. */
   from: string;
   to: string;
+  cc?: string[];
+  bcc?: string[];
   /** Required unless `parent` is given; an answer without one takes replySubject(parent.subject). */
   subject?: string;
   text: string;
@@ -80,6 +85,8 @@ export function compose(draft: Draft): Composed {
     message: {
       from: draft.from,
       to: draft.to,
+      ...(draft.cc?.length ? { cc: draft.cc } : {}),
+      ...(draft.bcc?.length ? { bcc: draft.bcc } : {}),
       subject,
       text: draft.text,
       html: draft.html,

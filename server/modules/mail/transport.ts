@@ -91,9 +91,10 @@ export class TransportPool {
         return { kind: 'transient', scope: 'server', response: `no access token: ${err.message}` };
       return { kind: 'transient', scope: 'server', response: `SMTP host not resolved: ${(err as Error).message}` };
     }
-    const mail = { ...message, envelope: { from: login.email, to: [message.to] } };
+    const copies = 'raw' in message ? [] : [...(message.cc ?? []), ...(message.bcc ?? [])];
+    const mail = { ...message, envelope: { from: login.email, to: [message.to, ...copies] } };
     try {
-      return outcomeOf(await pooled.transport.sendMail(mail));
+      return outcomeOf(await pooled.transport.sendMail(mail), message.to);
     } catch (err) {
       const e = err as SmtpError;
       if (!droppedBeforeRecipient(e)) return classify(e);
@@ -101,7 +102,7 @@ export class TransportPool {
       // before it took the recipient: once more on a fresh connection of its own, so nothing can go out twice.
       const fresh = nodemailer.createTransport(this.connection(login, pooled.address, pooled.auth));
       try {
-        return outcomeOf(await fresh.sendMail(mail));
+        return outcomeOf(await fresh.sendMail(mail), message.to);
       } catch (again) {
         return classify(again as SmtpError);
       } finally {
@@ -151,8 +152,10 @@ export class TransportPool {
 
 type SmtpError = Error & { response?: string; responseCode?: number; command?: string; code?: string };
 
-function outcomeOf(info: { rejected: unknown[]; response: string }): SendOutcome {
-  if (info.rejected.length > 0) return { kind: 'bounced', response: String(info.response ?? 'recipient rejected') };
+/** A refused copy (cc, bcc) is not the contact's bounce: only its own address decides. */
+function outcomeOf(info: { rejected: unknown[]; response: string }, to: string): SendOutcome {
+  if (info.rejected.some((r) => String(r).toLowerCase() === to.toLowerCase()))
+    return { kind: 'bounced', response: String(info.response ?? 'recipient rejected') };
   return { kind: 'sent', response: String(info.response ?? '') };
 }
 

@@ -16,6 +16,7 @@ export interface SendingModuleDeps {
   warmup: SendingServiceArgs[8];
   clock: SendingServiceArgs[9];
   providers: SendingServiceArgs[10];
+  verified: SendingServiceArgs[11];
 }
 export const createSendingModule = (d: SendingModuleDeps) =>
   new SendingService(
@@ -30,4 +31,5 @@ export const createSendingModule = (d: SendingModuleDeps) =>
     d.warmup,
     d.clock,
     d.providers,
+    d.verified,
   );

@@ -7,6 +7,10 @@ export const sendingRoutes = ({ campaigns, sending }: { campaigns: CampaignServi
     const campaign = await campaigns.sendingView(auth.workspaceId, query.campaignId);
     return ok('Sending status retrieved', await sending.sendingStatus(auth.workspaceId, campaign));
   }),
+  route('get', '/v2/campaign/preview', async ({ auth, query }) => {
+    const campaign = await campaigns.sendingView(auth.workspaceId, query.campaignId);
+    return ok('Preview rendered', await sending.preview(auth.workspaceId, campaign, query.contactId));
+  }),
   route('get', '/v2/sending/settings', async ({ auth }) =>
     ok('Sending settings retrieved', { settings: await sending.settings(auth.workspaceId) }),
   ),

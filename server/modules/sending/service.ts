@@ -27,11 +27,15 @@ import type { AccountMailAccess } from '../account';
 import type { EventService } from '../events';
 import { CONNECTIONS_PER_ACCOUNT, type Composed, type MailService, type MessageRow, type SendOutcome } from '../mail';
 import type { SuppressionService } from '../suppression';
-import { spin } from '../../text/spintax';
-import { pickVariant, renderBody, renderTemplate, type TemplateValues } from './render';
+import { renderVariant, templateValues } from './message';
 import { nextOpenMoment, startOfLocalDay } from '../../time/schedule';
 import { mailDomainOf, type MailboxProvider, type RecipientProviders } from './providers';
 import type { DueContact, SendingAccount, SendingCampaign, SendingStep, SendingStore } from './store';
+import { VariantWinners, type ClaimTests } from './winner';
+import { StepTestStore } from './winner-store';
+import { MessagePreview, type PreviewedCampaign } from './preview';
+import { ContactGates, NOT_VERIFIED, VERIFY_RECHECK_MS, type StopReason, type VerifiedAddresses } from './gates';
+import { PreviewStore } from './preview-store';
 
 type SendingStatus = components['schemas']['CampaignSendingStatus'];
 type SendingReason = components['schemas']['SendingReason'];
@@ -135,22 +139,6 @@ const MINUTE = 60_000;
 /** Retry waits after transient failures: 5 min doubling, at most 6 hours. */
 const retryDelay = (attempts: number) => Math.min(5 * MINUTE * 2 ** attempts, 6 * 60 * MINUTE);
 
-function templateValues(c: DueContact): TemplateValues {
-  const values: TemplateValues = {};
-  for (const [k, v] of Object.entries(c.custom_variables ?? {})) if (v !== null) values[k] = String(v);
-  Object.assign(values, {
-    firstName: c.first_name ?? undefined,
-    lastName: c.last_name ?? undefined,
-    companyName: c.company_name ?? undefined,
-    jobTitle: c.job_title ?? undefined,
-    email: c.email,
-    phone: c.phone ?? undefined,
-    website: c.website ?? undefined,
-    linkedinUrl: c.linkedin_url ?? undefined,
-  });
-  return values;
-}
-
 /** The account has room today and its gap since the last send has passed. */
 const canSend = (a: SendingAccount, now: Date) => a.sent_today < a.daily_limit && a.next_send_at <= now;
 
@@ -167,6 +155,9 @@ export class SendingService {
   private readonly running = new Set<{ stopped: boolean }>();
   /** The last campaign this process looked at: the next run starts after it. */
   private lastCampaign: string | null = null;
+  private readonly winners: VariantWinners;
+  private readonly previews: MessagePreview;
+  private readonly gates: ContactGates;
 
   constructor(
     private readonly db: Db,
@@ -180,9 +171,22 @@ export class SendingService {
     private readonly warmup: WarmupSends,
     private readonly clock: Clock,
     private readonly providers: RecipientProviders,
+    verified: VerifiedAddresses,
     options: Partial<EngineOptions> = {},
   ) {
     this.options = { ...DEFAULT_ENGINE_OPTIONS, ...options };
+    this.winners = new VariantWinners(new StepTestStore(), events);
+    this.gates = new ContactGates(events, verified);
+    this.previews = new MessagePreview(
+      db,
+      store,
+      new PreviewStore(),
+      this.winners,
+      this.gates,
+      mail,
+      suppression,
+      clock,
+    );
   }
 
   /** The worker is stopping: the runs in progress hand nothing more to SMTP. */
@@ -307,7 +311,9 @@ export class SendingService {
     // Every account at its daily limit or in its gap: no due contact is read.
     if (!accounts.some((a) => canSend(a, now))) return [];
     const claimed: Claimed[] = [];
-    const due = await this.store.dueContacts(trx, campaignId, now, this.options.batchSize);
+    const tests = await this.winners.forClaim(trx, campaign, steps, now);
+    const due = await this.store.dueContacts(trx, campaignId, now, this.options.batchSize, campaign.send_priority);
+    const gates = await this.gates.read(trx, campaign, due);
     const suppressed = await this.suppression.filterSuppressed(
       trx,
       campaign.workspace_id,
@@ -334,6 +340,19 @@ export class SendingService {
         await this.store.updateProgress(trx, contact.contact_id, {
           state: 'done',
           reason: 'no_more_steps',
+          updated_at: now,
+        });
+        continue;
+      }
+      const stop = gates.stopped(contact);
+      if (stop) {
+        await this.stopContact(trx, campaign, contact.contact_id, stop, now);
+        continue;
+      }
+      if (gates.unverified(contact)) {
+        await this.store.updateProgress(trx, contact.contact_id, {
+          due_at: new Date(now.getTime() + VERIFY_RECHECK_MS),
+          reason: NOT_VERIFIED,
           updated_at: now,
         });
         continue;
@@ -377,7 +396,7 @@ export class SendingService {
           await this.store.updateProgress(trx, contact.contact_id, { reason: NO_ACCOUNT_OF_PROVIDER, updated_at: now });
         continue;
       }
-      const built = await this.build(trx, campaign, steps, step, contact, account, now);
+      const built = await this.build(trx, campaign, steps, step, contact, account, tests, now);
       if (!built) continue;
       domainRoom?.add(domain);
       claimed.push(built);
@@ -457,9 +476,10 @@ export class SendingService {
     step: SendingStep,
     contact: DueContact,
     account: SendingAccount,
+    tests: ClaimTests,
     now: Date,
   ): Promise<Claimed | null> {
-    const variant = pickVariant(step.variants, `${contact.contact_id}:${step.id}`);
+    const variant = await tests.variantFor(trx, step, contact.contact_id);
     const id = newId();
     const ref: MessageRef = {
       workspaceId: campaign.workspace_id,
@@ -478,24 +498,18 @@ export class SendingService {
     const previous = contact.last_message_id ? await this.mail.threadParent(trx, contact.last_message_id) : undefined;
     // A step without a subject answers the previous one, in its thread.
     const parent = variant.subject.trim() === '' ? previous : undefined;
-    // Spintax first (fixed per contact, step and field), then the contact's values, which are never spun.
-    const spun = `${contact.contact_id}:${step.id}`;
-    const subject = parent
-      ? { ok: true as const, text: undefined }
-      : renderTemplate(spin(variant.subject, `${spun}:subject`), values);
-    const body = renderBody(spin(variant.body, `${spun}:body`), values);
-    if (!subject.ok || !body.ok) {
-      const missing = !subject.ok ? subject.missing : !body.ok ? body.missing : '';
+    const rendered = renderVariant(variant, { contactId: contact.contact_id, stepId: step.id }, values, !!parent);
+    if (!rendered.ok) {
       await this.store.updateProgress(trx, contact.contact_id, {
         state: 'held',
-        reason: `missing_variable:${missing}`,
+        reason: `missing_variable:${rendered.missing}`,
         updated_at: now,
       });
       return null;
     }
     let html: string | undefined;
-    if (!campaign.text_only) {
-      html = body.body.html;
+    if (!campaign.text_only && !(campaign.first_email_text_only && contact.step_number === 1)) {
+      html = rendered.body.html;
       if (campaign.track_clicks) html = this.links.rewriteLinks(html, ref);
       if (campaign.track_opens)
         html += `<img src="${links.openPixelUrl}" width="1" height="1" alt="" style="display:none">`;
@@ -504,8 +518,10 @@ export class SendingService {
       id,
       from: account.email,
       to: contact.email,
-      subject: subject.text,
-      text: body.body.text,
+      cc: campaign.copy_to.cc,
+      bcc: campaign.copy_to.bcc,
+      subject: rendered.subject,
+      text: rendered.body.text,
       html,
       parent,
       headers: { 'List-Unsubscribe': links.listUnsubscribe, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
@@ -779,6 +795,19 @@ export class SendingService {
     }
   }
 
+  /** Ends a contact's sequence for `stopOnOpen` / `stopOnClick` (in the claim, which holds the campaign lock). */
+  private async stopContact(
+    trx: Executor,
+    campaign: SendingCampaign,
+    contactId: string,
+    reason: StopReason,
+    now: Date,
+  ): Promise<void> {
+    await this.store.updateProgress(trx, contactId, { state: 'done', reason, updated_at: now });
+    await this.contacts.finishForMail(trx, campaign.workspace_id, contactId, 'completed');
+    await this.completeIfFinished(trx, campaign.workspace_id, campaign.id, campaign.name, now);
+  }
+
   /** Records `campaign.completed` when no contact is left to mail (the caller holds the campaign lock). */
   private async completeIfFinished(
     trx: Executor,
@@ -856,6 +885,7 @@ export class SendingService {
     if (view.sendableAccounts === 0) reasons.push('no_sendable_account');
     if (held.length) reasons.push('contacts_held');
     if (await this.store.waitsFor(db, campaignId, RECIPIENT_DOMAIN_LIMIT)) reasons.push('recipient_domain_limit');
+    if (await this.store.waitsFor(db, campaignId, NOT_VERIFIED)) reasons.push('not_verified');
     if (
       view.status === 'active' &&
       open &&
@@ -893,6 +923,16 @@ export class SendingService {
   /** Known providers of mail domains (the account view's `mailboxProvider` for SMTP accounts). */
   knownProviders(db: Executor, domains: string[]): Promise<Map<string, MailboxProvider>> {
     return this.providers.known(db, domains);
+  }
+
+  /** A contact's next message and when it goes (GET /v2/campaign/preview). */
+  preview(workspaceId: string, campaign: PreviewedCampaign, contactId: string) {
+    return this.previews.preview(workspaceId, campaign, contactId);
+  }
+
+  /** Each step's picked A/Z winner (GET /v2/analytics/campaign/steps). */
+  stepWinners(campaignId: string): Promise<Map<string, string>> {
+    return this.winners.winners(this.db, campaignId);
   }
 
   /** The workspace's sending settings (GET /v2/sending/settings). */

@@ -5,6 +5,7 @@
  * module's table goes through that module's service (messages: the mail module).
  */
 import type { Knex } from 'knex';
+import type { components } from '../../../generated/api';
 import { jsonColumn, type Executor } from '../../db';
 import { backlogOf, type Backlog } from '../../telemetry';
 import type { ScheduleJson } from '../campaign';
@@ -49,12 +50,20 @@ export interface SendingCampaign {
   match_provider_strict: boolean;
   /** The campaign's tracking domain while it is verified, else null (the default host). */
   tracking_host: string | null;
+  send_priority: 'dueFirst' | 'newLeads' | 'followUps';
+  first_email_text_only: boolean;
+  copy_to: { cc: string[]; bcc: string[] };
+  stop_on_open: boolean;
+  stop_on_click: boolean;
+  verified_only: boolean;
 }
 
 export interface SendingStep {
   id: string;
   /** The wait after the step before, in minutes. */
   delay_minutes: number;
+  /** The step's A/Z winner rule, or null (winner.ts). */
+  auto_winner: components['schemas']['AutoWinner'] | null;
   variants: { id: string; label: string; subject: string; body: string; weight: number }[];
 }
 
@@ -218,9 +227,21 @@ export class SendingStore {
         'ss.recipient_domain_daily_limit as workspace_recipient_domain_daily_limit',
         'k.match_provider',
         'k.match_provider_strict',
+        'k.send_priority',
+        'k.first_email_text_only',
+        'k.copy_to',
+        'k.stop_on_open',
+        'k.stop_on_click',
+        'k.verified_only',
       );
     // The campaign module writes the schedule (validated); the driver may hand over the json as text.
-    return row && { ...row, schedule: jsonColumn(row.schedule) as ScheduleJson | null };
+    return (
+      row && {
+        ...row,
+        schedule: jsonColumn(row.schedule) as ScheduleJson | null,
+        copy_to: jsonColumn(row.copy_to) as SendingCampaign['copy_to'],
+      }
+    );
   }
 
   /** Waits for and locks the campaign row (any status): finishing contacts one at a time per campaign. */
@@ -229,14 +250,18 @@ export class SendingStore {
   }
 
   async steps(db: Executor, campaignId: string): Promise<SendingStep[]> {
-    const steps: { id: string; delay_minutes: number }[] = await db('campaign_steps')
+    const steps: Omit<SendingStep, 'variants'>[] = await db('campaign_steps')
       .where({ campaign_id: campaignId })
       .orderBy('step_order')
-      .select('id', 'delay_minutes');
+      .select('id', 'delay_minutes', 'auto_winner');
     const variants: ({ step_id: string } & SendingStep['variants'][number])[] = await db('step_variants')
       .where({ campaign_id: campaignId })
       .select('id', 'step_id', 'label', 'subject', 'body', 'weight');
-    return steps.map((s) => ({ ...s, variants: variants.filter((v) => v.step_id === s.id) }));
+    return steps.map((s) => ({
+      ...s,
+      auto_winner: jsonColumn(s.auto_winner) as SendingStep['auto_winner'],
+      variants: variants.filter((v) => v.step_id === s.id),
+    }));
   }
 
   /** The campaign's linked active accounts with their pace, locked (in id order) for this claim. */
@@ -267,11 +292,20 @@ export class SendingStore {
       .select('a.id', 'a.email', 'a.provider', 'a.daily_limit', 's.next_send_at', 'td.domain as tracking_host');
   }
 
-  async dueContacts(db: Executor, campaignId: string, now: Date, limit: number): Promise<DueContact[]> {
-    return db('sending_progress as p')
+  /** Due contacts, the longest due first, or first emails (`newLeads`) or follow-ups (`followUps`) before the others. */
+  async dueContacts(
+    db: Executor,
+    campaignId: string,
+    now: Date,
+    limit: number,
+    priority: SendingCampaign['send_priority'] = 'dueFirst',
+  ): Promise<DueContact[]> {
+    const query = db('sending_progress as p')
       .join('contacts as c', 'c.id', 'p.contact_id')
       .where({ 'p.campaign_id': campaignId, 'p.state': 'waiting', 'c.status': 'active' })
-      .andWhere('p.due_at', '<=', now)
+      .andWhere('p.due_at', '<=', now);
+    if (priority !== 'dueFirst') query.orderByRaw(priority === 'newLeads' ? 'p.step_number > 1' : 'p.step_number = 1');
+    return query
       .orderBy([{ column: 'p.due_at' }, { column: 'p.contact_id' }])
       .limit(limit)
       .forUpdate('p')

@@ -103,6 +103,12 @@ export class VerificationService {
     });
   }
 
+  /** Those of these addresses (lower-cased) whose verification, still fresh in the cache, says `valid`. */
+  async validAmong(db: Executor, emails: string[]): Promise<Set<string>> {
+    const rows = await this.store.fresh(db, [...new Set(emails.map(cacheKey))], this.clock.now());
+    return new Set(rows.filter((r) => r.status === 'valid').map((r) => r.email));
+  }
+
   /**
    * One result per address, in order; each distinct address is checked (or read from the cache) once.
    * `db` is the caller's transaction when it has one (a bulk job's batch); `mxCache` the job's MX answers.
