@@ -77,7 +77,7 @@ export class WebhookService {
     private readonly db: Db,
     private readonly store: WebhookStore,
     private readonly secrets: SecretBox,
-    private readonly campaigns: CampaignService,
+    private readonly campaigns: Pick<CampaignService, 'get'>,
     private readonly config: Pick<Config, 'allowPrivateWebhooks'>,
     private readonly clock: Clock,
     /** Each change of a subscription writes its audit entry in its transaction (the worker's disabling too). */
