@@ -33,17 +33,16 @@ import { jobRoutes } from './modules/job/routes';
 import { JobStore } from './modules/job/store';
 import { IdempotencyStore } from './http/idempotency';
 import { createDnsLookup } from './dns';
-import {
-  AccountMailAccess,
-  type SentTodayOf,
-  type WarmupHealthOf,
-  type LinkedCampaigns,
-  type MailboxProvidersOf,
-  type MailLoginCheck,
+import type {
+  SentTodayOf,
+  WarmupHealthOf,
+  LinkedCampaigns,
+  MailboxProvidersOf,
+  MailLoginCheck,
 } from './modules/account/service';
 import { AccountStore } from './modules/account/store';
 import { OAuthSessionStore } from './modules/account/oauth-sessions';
-import { createAccountModule, createOAuthConnectModule } from './modules/account';
+import { createAccountModule, createMailAccessModule, createOAuthConnectModule } from './modules/account';
 import { createJobModule } from './modules/job';
 import { createWarmupModule } from './modules/warmup';
 import { createPlacementModule } from './modules/placement';
@@ -51,31 +50,30 @@ import { createSendingModule } from './modules/sending';
 import { createTrackingModule } from './modules/tracking';
 import { createInboxModule, createReplyIntentModule } from './modules/inbox';
 import { createAnalyticsModule } from './modules/analytics';
-import { createContactModule } from './modules/contact';
+import { createContactLifecycleModule, createContactModule } from './modules/contact';
 import { createCampaignModule } from './modules/campaign';
 import { createListModule } from './modules/list';
 import { createUsageModule } from './modules/usage';
 import { createMailModule } from './modules/mail';
 import { createTrackingDomainModule } from './modules/tracking-domain';
 import { createWebhookModule } from './modules/webhooks';
-import { createWorkspaceModule } from './modules/workspace';
-import { createLeadModule } from './modules/leads';
+import { createKeyModule, createWorkspaceModule } from './modules/workspace';
+import { createEnrichmentModule, createLeadModule } from './modules/leads';
 import { createEventModule } from './modules/events';
+import { createAuditModule } from './modules/audit';
+import { createCreditModule } from './modules/credits';
+import { createWhitelabelModule } from './modules/whitelabel';
+import { createVerificationModule } from './modules/verification';
+import { createSuppressionModule } from './modules/suppression';
 import { SecretBox } from './secrets';
-import { VerificationService } from './modules/verification/service';
 import { VerificationStore } from './modules/verification/store';
-import { EnrichmentService } from './modules/leads/enrichment';
 import { LeadStore } from './modules/leads/store';
 import type { CampaignProgressPort } from './modules/campaign/service';
 import { CampaignStore } from './modules/campaign/store';
 import type { ContactProgressPort } from './modules/contact/service';
 import { ContactStore } from './modules/contact/store';
-import { ContactLifecycle } from './modules/contact/lifecycle';
 import { UNFINISHED_STATUSES } from './modules/contact/statuses';
-import { CreditService } from './modules/credits/service';
 import { CreditStore } from './modules/credits/store';
-import { KeyService } from './modules/workspace/keys';
-import { AuditService } from './modules/audit/service';
 import { AuditStore } from './modules/audit/store';
 import { auditRoutes } from './modules/audit/routes';
 import { usageRoutes } from './modules/usage/routes';
@@ -83,7 +81,6 @@ import { creditRoutes } from './modules/credits/routes';
 import { knownScopes } from './scopes';
 import { readBundledSpec } from './project-root';
 import { WorkspaceStore } from './modules/workspace/store';
-import { WhitelabelService } from './modules/whitelabel/service';
 import { ListStore } from './modules/list/store';
 import { EventStore } from './modules/events/store';
 import { DEFAULT_INBOX_SETTINGS } from './modules/inbox/service';
@@ -91,7 +88,6 @@ import { SendingStore } from './modules/sending/store';
 import { RecipientProviders } from './modules/sending/providers';
 import { OAuthClients } from './modules/mail/service';
 import { MailStore } from './modules/mail/store';
-import { SuppressionService } from './modules/suppression/service';
 import { SuppressionStore } from './modules/suppression/store';
 import { TokenSigner } from './modules/tracking/tokens';
 import { trackingDomainRoutes } from './modules/tracking-domain/routes';
@@ -178,13 +174,13 @@ function buildServices(deps: Deps) {
     clock,
     cnameTarget: config.trackingCnameTarget ?? new URL(config.publicUrl).hostname,
   });
-  const audit = new AuditService(db, new AuditStore(), clock, config.auditRetentionMonths);
-  const credits = new CreditService(db, new CreditStore(), clock, audit);
+  const audit = createAuditModule({ db, store: new AuditStore(), clock, retentionMonths: config.auditRetentionMonths });
+  const credits = createCreditModule({ db, store: new CreditStore(), clock, audit });
   const workspaceStore = new WorkspaceStore();
-  const keys = new KeyService(db, workspaceStore, clock, knownScopes(readBundledSpec()), audit);
+  const keys = createKeyModule({ db, store: workspaceStore, clock, known: knownScopes(readBundledSpec()), audit });
   const workspaces = createWorkspaceModule({ db, store: workspaceStore, credits, keys, clock, audit });
   const quota = new QuotaService(db, clock);
-  const whitelabel = new WhitelabelService(db, workspaces, credits, clock, audit);
+  const whitelabel = createWhitelabelModule({ db, workspaces, credits, clock, audit });
   const secrets = new SecretBox(config);
   const idempotency = new IdempotencyStore(
     db,
@@ -267,12 +263,12 @@ function buildServices(deps: Deps) {
   });
   const leadStore = new LeadStore(clock, config.searchCountCacheSeconds);
   const leads = createLeadModule({ db, store: leadStore, clock, credits, costs: config.creditCosts });
-  const verification = new VerificationService(db, new VerificationStore(), dns, clock, config);
-  const enrichment = new EnrichmentService(db, leadStore, leads);
+  const verification = createVerificationModule({ db, store: new VerificationStore(), dns, clock, config });
+  const enrichment = createEnrichmentModule({ db, store: leadStore, leads });
   const lists = createListModule({ db, store: new ListStore(), leads, contacts, campaigns, credits, clock });
   const usage = createUsageModule({ db, clock, credits, workspaces, accounts, contacts, lists });
-  const mailAccess = new AccountMailAccess(accountStore, secrets, clock);
-  const suppression = new SuppressionService(db, new SuppressionStore(), clock);
+  const mailAccess = createMailAccessModule({ store: accountStore, secrets, clock });
+  const suppression = createSuppressionModule({ db, store: new SuppressionStore(), clock });
   const tracking = createTrackingModule({
     db,
     signer: new TokenSigner(() => secrets.deriveKey('link-signing', 'emailLinks')),
@@ -299,7 +295,7 @@ function buildServices(deps: Deps) {
     verified: verification,
   });
   // Resumes and moves change the engine's progress rows: the contact module reaches them through this interface.
-  const contactLifecycle = new ContactLifecycle(db, new ContactStore(), campaigns, progress, clock);
+  const contactLifecycle = createContactLifecycleModule({ db, store: new ContactStore(), campaigns, progress, clock });
   const replyIntents = createReplyIntentModule({
     db,
     store: new IntentStore(),

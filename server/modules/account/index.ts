@@ -1,4 +1,5 @@
 /** The account module's face: what other modules may use of it. */
+import { AccountMailAccess } from './service';
 import { AccountService } from './service';
 import { OAuthConnectService } from './oauth';
 export { accountNotFound } from './service';
@@ -57,3 +58,12 @@ export interface OAuthConnectModuleDeps {
 }
 export const createOAuthConnectModule = (d: OAuthConnectModuleDeps) =>
   new OAuthConnectService(d.db, d.sessions, d.accounts, d.store, d.mail, d.secrets, d.events, d.clock, d.publicUrl);
+
+type AccountMailAccessArgs = ConstructorParameters<typeof AccountMailAccess>;
+/** What AccountMailAccess is built from, by name: the composition root names each dependency, so two of one type cannot change places. */
+export interface MailAccessModuleDeps {
+  store: AccountMailAccessArgs[0];
+  secrets: AccountMailAccessArgs[1];
+  clock: AccountMailAccessArgs[2];
+}
+export const createMailAccessModule = (d: MailAccessModuleDeps) => new AccountMailAccess(d.store, d.secrets, d.clock);

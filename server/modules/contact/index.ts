@@ -1,4 +1,5 @@
 /** The contact module's face: what other modules may use of it. */
+import { ContactLifecycle } from './lifecycle';
 import { ContactService } from './service';
 export { MAX_CUSTOM_VARIABLES } from './service';
 export type { ContactService, NewContact } from './service';
@@ -17,3 +18,15 @@ export interface ContactModuleDeps {
 }
 export const createContactModule = (d: ContactModuleDeps) =>
   new ContactService(d.db, d.store, d.events, d.workspaces, d.campaigns, d.progress, d.clock);
+
+type ContactLifecycleArgs = ConstructorParameters<typeof ContactLifecycle>;
+/** What ContactLifecycle is built from, by name: the composition root names each dependency, so two of one type cannot change places. */
+export interface ContactLifecycleModuleDeps {
+  db: ContactLifecycleArgs[0];
+  store: ContactLifecycleArgs[1];
+  campaigns: ContactLifecycleArgs[2];
+  progress: ContactLifecycleArgs[3];
+  clock: ContactLifecycleArgs[4];
+}
+export const createContactLifecycleModule = (d: ContactLifecycleModuleDeps) =>
+  new ContactLifecycle(d.db, d.store, d.campaigns, d.progress, d.clock);

@@ -1,4 +1,5 @@
 /** The workspace module's face: what other modules may use of it. */
+import { KeyService } from './keys';
 import { WorkspaceService } from './service';
 export { workspaceOf } from './context';
 export type { Workspace, ZonedWorkspace } from './context';
@@ -16,3 +17,14 @@ export interface WorkspaceModuleDeps {
 }
 export const createWorkspaceModule = (d: WorkspaceModuleDeps) =>
   new WorkspaceService(d.db, d.store, d.credits, d.keys, d.clock, d.audit);
+
+type KeyServiceArgs = ConstructorParameters<typeof KeyService>;
+/** What KeyService is built from, by name: the composition root names each dependency, so two of one type cannot change places. */
+export interface KeyModuleDeps {
+  db: KeyServiceArgs[0];
+  store: KeyServiceArgs[1];
+  clock: KeyServiceArgs[2];
+  known: KeyServiceArgs[3];
+  audit: KeyServiceArgs[4];
+}
+export const createKeyModule = (d: KeyModuleDeps) => new KeyService(d.db, d.store, d.clock, d.known, d.audit);
