@@ -18,7 +18,7 @@ import { PlacementStore } from './modules/placement/store';
 import { warmupRoutes } from './modules/warmup/routes';
 import { DEFAULT_WARMUP_SETTINGS, WarmupService } from './modules/warmup/service';
 import { WarmupStore } from './modules/warmup/store';
-import { campaignRoutes } from './modules/campaign/routes';
+import { campaignRoutes, subsequenceRoutes } from './modules/campaign/routes';
 import { contactRoutes } from './modules/contact/routes';
 import { inboxRoutes } from './modules/inbox/routes';
 import { eventRoutes } from './modules/events/routes';
@@ -55,6 +55,12 @@ import { EnrichmentService } from './modules/leads/enrichment';
 import { LeadStore } from './modules/leads/store';
 import { CampaignService, type CampaignProgressPort } from './modules/campaign/service';
 import { CampaignStore } from './modules/campaign/store';
+import {
+  SubsequenceService,
+  type SubsequenceContacts,
+  type SubsequenceProgress,
+} from './modules/campaign/subsequences';
+import { SubsequenceStore } from './modules/campaign/subsequence-store';
 import { ContactService, type ContactProgressPort } from './modules/contact/service';
 import { ContactStore } from './modules/contact/store';
 import { ContactLifecycle } from './modules/contact/lifecycle';
@@ -241,16 +247,38 @@ function buildServices(deps: Deps) {
     startContacts: (...args) => sending.startContacts(...args),
     moveProgress: (...args) => sending.moveProgress(...args),
   };
-  const campaigns = new CampaignService(
+  const campaignStore = new CampaignStore({ unfinished: UNFINISHED_STATUSES });
+  const campaigns = new CampaignService(db, campaignStore, events, accounts, progress, clock, trackingDomains);
+  // Contacts, tracking, the inbox and the engine fire triggers; the subsequences move contacts through the engine.
+  const subsequenceProgress: SubsequenceProgress = {
+    enterSubsequence: (...args) => sending.enterSubsequence(...args),
+    contactsInSubsequences: (...args) => sending.contactsInSubsequences(...args),
+    moveOutOfSubsequence: (...args) => sending.moveOutOfSubsequence(...args),
+    releaseSubsequence: (...args) => sending.releaseSubsequence(...args),
+  };
+  const subsequenceContacts: SubsequenceContacts = {
+    reopenForSubsequence: (...args) => contacts.reopenForSubsequence(...args),
+  };
+  const subsequences = new SubsequenceService(
     db,
-    new CampaignStore({ unfinished: UNFINISHED_STATUSES }),
+    new SubsequenceStore(),
+    campaignStore,
+    subsequenceProgress,
+    subsequenceContacts,
     events,
-    accounts,
+    events,
+    clock,
+  );
+  const contacts = new ContactService(
+    db,
+    new ContactStore(),
+    events,
+    workspaces,
+    campaigns,
     progress,
     clock,
-    trackingDomains,
+    subsequences,
   );
-  const contacts = new ContactService(db, new ContactStore(), events, workspaces, campaigns, progress, clock);
   const leadStore = new LeadStore(clock, config.searchCountCacheSeconds);
   const leads = new LeadService(db, leadStore, clock, credits, config.creditCosts);
   const verification = new VerificationService(db, new VerificationStore(), dns, clock, config);
@@ -267,6 +295,7 @@ function buildServices(deps: Deps) {
     events,
     clock,
     (host) => trackingDomains.workspaceOfHost(host),
+    subsequences,
   );
   const sending = new SendingService(
     db,
@@ -281,6 +310,7 @@ function buildServices(deps: Deps) {
     { sentSince: (db, accountIds, since) => warmup.sentSince(db, accountIds, since) },
     clock,
     new RecipientProviders(db, dns, clock),
+    subsequences,
   );
   // Resumes and moves change the engine's progress rows: the contact module reaches them through this interface.
   const contactLifecycle = new ContactLifecycle(db, new ContactStore(), campaigns, progress, clock);
@@ -303,6 +333,7 @@ function buildServices(deps: Deps) {
     suppression,
     bounces: sending,
     intents: replyIntents,
+    subsequences,
   };
   const inbox = new InboxService(db, new InboxStore(), inboxCollaborators, clock, deps.logger, {
     ...DEFAULT_INBOX_SETTINGS,
@@ -399,6 +430,7 @@ function buildServices(deps: Deps) {
     idempotency,
     whitelabel,
     campaigns,
+    subsequences,
     contacts,
     accounts,
     analytics,
@@ -418,6 +450,7 @@ export function createRoutes(services: Services): Route[] {
     ...keyRoutes(services),
     ...auditRoutes(services),
     ...campaignRoutes(services),
+    ...subsequenceRoutes(services),
     ...accountRoutes(services),
     ...analyticsRoutes(services.reads),
     ...warmupRoutes(services),

@@ -26,9 +26,7 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['campaign_id', 'trigger_type']);
     t.index(['workspace_id', 'created_at']);
   });
-  await knex.raw(
-    "ALTER TABLE subsequences ADD CONSTRAINT subsequences_status CHECK (status IN ('active', 'paused'))",
-  );
+  await knex.raw("ALTER TABLE subsequences ADD CONSTRAINT subsequences_status CHECK (status IN ('active', 'paused'))");
   await knex.schema.alterTable('campaign_steps', (t) => {
     t.uuid('subsequence_id').nullable().references('subsequences.id').onDelete('CASCADE');
   });
@@ -37,7 +35,9 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(
     'ALTER TABLE campaign_steps ADD CONSTRAINT campaign_steps_order_unique UNIQUE NULLS NOT DISTINCT (campaign_id, subsequence_id, step_order) DEFERRABLE INITIALLY DEFERRED',
   );
-  await knex.raw('CREATE INDEX campaign_steps_subsequence ON campaign_steps (subsequence_id) WHERE subsequence_id IS NOT NULL');
+  await knex.raw(
+    'CREATE INDEX campaign_steps_subsequence ON campaign_steps (subsequence_id) WHERE subsequence_id IS NOT NULL',
+  );
   await knex.schema.alterTable('sending_progress', (t) => {
     t.uuid('subsequence_id').nullable().references('subsequences.id').onDelete('SET NULL');
     t.integer('main_step_number').nullable();

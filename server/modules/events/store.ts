@@ -354,6 +354,20 @@ export class EventStore {
       .select('type', 'total', 'uniq');
   }
 
+  /** All-time sends and replies of steps, from the totals kept per step. */
+  async stepTotals(
+    db: Executor,
+    workspaceId: string,
+    stepIds: string[],
+  ): Promise<{ scope_id: string; type: string; total: number }[]> {
+    if (stepIds.length === 0) return [];
+    return db('email_rollup_totals')
+      .where({ workspace_id: workspaceId, scope: 'step', is_warmup: false })
+      .whereIn('scope_id', stepIds)
+      .whereIn('type', ['sent', 'replied'])
+      .select('scope_id', 'type', 'total');
+  }
+
   /** Events and first events per scope, warm-up flag and type over the rollup days (and per day when `byDay`). */
   async rangeCounts(db: Executor, q: RangeQuery): Promise<RangeRow[]> {
     const scopes = q.scopes.filter(([, ids]) => ids.length > 0);
