@@ -132,7 +132,7 @@ async function main(): Promise<void> {
       name: string,
       contacts: number,
       steps: unknown[] = straight,
-      branches: (campaignId: string, stepIds: string[]) => Promise<void> = async () => undefined,
+      branches: (campaignId: string, stepIds: string[]) => Promise<void> = () => Promise.resolve(),
     ) => {
       const campaign = await services.campaigns.create(workspace.id, {
         name,

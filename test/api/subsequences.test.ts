@@ -60,8 +60,7 @@ describeWithDovecot('subsequences', () => {
     await imap?.close();
   });
   afterEach(async () => {
-    for (const campaignId of campaigns.splice(0))
-      await ws.client.POST('/v2/campaign/pause', { body: { campaignId } });
+    for (const campaignId of campaigns.splice(0)) await ws.client.POST('/v2/campaign/pause', { body: { campaignId } });
   });
   beforeEach(() => {
     sink.received.length = 0;

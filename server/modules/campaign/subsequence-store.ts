@@ -124,16 +124,18 @@ export class SubsequenceStore {
     subsequenceIds: string[],
   ): Promise<{ steps: SubsequenceStepRow[]; variants: VariantRow[] }> {
     if (subsequenceIds.length === 0) return { steps: [], variants: [] };
-    const steps: SubsequenceStepRow[] = await db('campaign_steps')
+    const steps = await db('campaign_steps')
       .whereIn('subsequence_id', subsequenceIds)
-      .orderBy([{ column: 'subsequence_id' }, { column: 'step_order' }]);
-    const variants: VariantRow[] = steps.length
+      .orderBy([{ column: 'subsequence_id' }, { column: 'step_order' }])
+      .select<SubsequenceStepRow[]>('*');
+    const variants = steps.length
       ? await db('step_variants')
           .whereIn(
             'step_id',
             steps.map((s) => s.id),
           )
           .orderBy([{ column: 'step_id' }, { column: 'label' }])
+          .select<VariantRow[]>('*')
       : [];
     return { steps, variants };
   }

@@ -330,7 +330,7 @@ export class SendingService {
     // A straight-line campaign never reads subsequences.
     const subsequences: SubsequenceSteps = due.some((c) => c.subsequence_id)
       ? await this.store.subsequenceSteps(trx, campaignId)
-      : new Map();
+      : new Map<string, { status: string; steps: SendingStep[] }>();
     const providers = campaign.match_provider
       ? await this.providers.known(trx, [...due.map((c) => c.email), ...accounts.map((a) => a.email)].map(mailDomainOf))
       : null;
