@@ -3453,6 +3453,178 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/subsequence/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a subsequence of a campaign
+         * @description Adds a subsequence to a campaign: a sequence of its own (steps, variants, delays) that contacts enter when
+         *     its `trigger` fires. Entering, a contact leaves the main sequence (or the subsequence it is in) and starts
+         *     this one at its first step, in the same thread unless that step has a subject; it enters a given
+         *     subsequence at most once, so no trigger can loop. When several subsequences' triggers fire at once, the
+         *     oldest one the contact has not entered wins. Each entry is a `contact.subsequenceEntered` event, and
+         *     `GET /v1/contact/get` shows the contact's place (`progress.subsequenceId`, `progress.nextStep`).
+         *     A campaign has at most 10 subsequences. The campaign may be active: a subsequence is created `active`.
+         *     One transaction; costs no credits.
+         *     `400`: the body breaks the schema, a template, delay or weight is wrong, or the trigger names a step that
+         *     is not the campaign's (details name the field, e.g. `body.trigger.stepId`).
+         *     `404`: no campaign with this id exists in your workspace.
+         *     `409`: the campaign already has 10 subsequences.
+         */
+        post: operations["createSubsequence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/subsequence/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a subsequence
+         * @description Deletes a subsequence and its steps. While contacts are in it (entered and not finished), the delete is a
+         *     `409` unless `moveContactsTo` says where they go: `main` (back to the main sequence, at the step where they
+         *     left it, due now; past its last step they finish) or `none` (their sequence ends: they read `completed`).
+         *     Or pause it (`POST /v2/subsequence/pause`) and delete it once its contacts are done. Their sent mail and
+         *     events stay. One transaction; costs no credits.
+         *     `404`: no subsequence with this id exists in your workspace.
+         *     `409`: contacts are in the subsequence and `moveContactsTo` is not given.
+         */
+        delete: operations["deleteSubsequence"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/subsequence/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a subsequence
+         * @description One subsequence with its trigger, steps and figures (`stats`: contacts entered and still in it, emails
+         *     sent and replies). Changes nothing; costs no credits.
+         *     `404`: no subsequence with this id exists in your workspace.
+         */
+        get: operations["getSubsequence"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/subsequence/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a campaign's subsequences
+         * @description The campaign's subsequences, oldest first (the order in which triggers are tried), a page at a time, each
+         *     with its steps and figures. Changes nothing; costs no credits.
+         *     `404`: no campaign with this id exists in your workspace.
+         */
+        get: operations["listSubsequences"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/subsequence/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a subsequence
+         * @description Pauses an `active` subsequence: its trigger takes no one, and its contacts wait (held with the reason
+         *     `subsequence_paused` when their next step is due) until it is resumed.
+         *     `404`: no subsequence with this id exists in your workspace. `409`: it is already paused.
+         *     Costs no credits.
+         */
+        post: operations["pauseSubsequence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/subsequence/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a subsequence
+         * @description Resumes a `paused` subsequence: its trigger takes contacts again and its held contacts are due now
+         *     (inside the campaign's schedule). `404`: no subsequence with this id exists in your workspace.
+         *     `409`: it is not paused.
+         *     Costs no credits.
+         */
+        post: operations["resumeSubsequence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/subsequence/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update a subsequence
+         * @description Changes a subsequence's name, trigger or steps (only the fields given). `steps` replaces the whole
+         *     sequence; contacts in the subsequence keep their place by number (the step at their `nextStep` in the new
+         *     steps is the next they get; past the last one, they finish). Mail already sent keeps its figures, but a
+         *     replaced step's figures are no longer counted in `stats`. Contacts that entered before keep counting as
+         *     entered (they never enter again). One transaction; costs no credits.
+         *     `400`: as for create. `404`: no subsequence with this id exists in your workspace.
+         */
+        post: operations["updateSubsequence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/suppression/add": {
         parameters: {
             query?: never;
@@ -4157,6 +4329,26 @@ export interface webhooks {
          * @description What a subscription to `contact.leadStatusChanged` receives (headers webhook-id, webhook-timestamp, webhook-signature).
          */
         post: operations["eventContactLeadStatusChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contact.subsequenceEntered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contact.subsequenceEntered
+         * @description What a subscription to `contact.subsequenceEntered` receives (headers webhook-id, webhook-timestamp, webhook-signature).
+         */
+        post: operations["eventContactSubsequenceEntered"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5252,7 +5444,7 @@ export interface components {
                 unsubscribed: number;
                 waiting: number;
             };
-            /** @description The distinct reasons held contacts wait for (`missing_variable:<name>`). */
+            /** @description The distinct reasons held contacts wait for (`missing_variable:<name>`, `subsequence_paused`). */
             heldReasons: string[];
             /**
              * Format: date-time
@@ -5726,9 +5918,12 @@ export interface components {
          *     `sending` (handed to SMTP now), `held` (the next step needs a template variable the contact lacks: `reason`
          *     says which, e.g. `missing_variable:firstName`; set the variable and the contact is sent again at once),
          *     `done` (no step left, bounced or stopped) or `unknown` (a worker stopped between SMTP and recording the
-         *     outcome: the email may have gone out, so it is not sent again by itself).
+         *     outcome: the email may have gone out, so it is not sent again by itself). `subsequenceId` names the
+         *     subsequence the contact is in (null: the campaign's main sequence); `nextStep` and `stepsSent` then count
+         *     that subsequence's steps.
          * @example {
          *       "state": "waiting",
+         *       "subsequenceId": null,
          *       "nextStep": 2,
          *       "stepsSent": 1,
          *       "lastSentAt": "2026-11-23T14:05:00Z",
@@ -5748,12 +5943,18 @@ export interface components {
             nextStep: number | null;
             /**
              * @description Why the contact is held, stopped or waiting: for a retry (`smtp_failed: ...`), or for the next day because
-             *     its recipient domain had all the emails a day allows (`recipient_domain_limit`).
+             *     its recipient domain had all the emails a day allows (`recipient_domain_limit`), or because its subsequence
+             *     is paused (`subsequence_paused`).
              */
             reason: string | null;
             /** @enum {string} */
             state: "waiting" | "sending" | "held" | "done" | "unknown";
             stepsSent: number;
+            /**
+             * Format: uuid
+             * @description The subsequence the contact is in, or null for the main sequence.
+             */
+            subsequenceId: string | null;
         };
         /**
          * @description Which contacts: by `contactIds`, or by `emails` (every contact with one of these addresses), in one
@@ -6662,7 +6863,7 @@ export interface components {
          * @example email.sent
          * @enum {string}
          */
-        EventType: "email.sent" | "email.opened" | "email.clicked" | "email.replied" | "email.autoReplied" | "email.bounced" | "contact.unsubscribed" | "contact.leadStatusChanged" | "campaign.launched" | "campaign.paused" | "campaign.completed" | "campaign.variantWinner" | "account.statusChanged" | "account.warmupEnabled" | "account.warmupPaused" | "account.warmupBanned" | "job.completed" | "job.failed" | "placement.completed" | "tracking.domainVerified" | "tracking.domainFailed";
+        EventType: "email.sent" | "email.opened" | "email.clicked" | "email.replied" | "email.autoReplied" | "email.bounced" | "contact.unsubscribed" | "contact.leadStatusChanged" | "contact.subsequenceEntered" | "campaign.launched" | "campaign.paused" | "campaign.completed" | "campaign.variantWinner" | "account.statusChanged" | "account.warmupEnabled" | "account.warmupPaused" | "account.warmupBanned" | "job.completed" | "job.failed" | "placement.completed" | "tracking.domainVerified" | "tracking.domainFailed";
         /**
          * @description A background job. Its rows are processed by the worker in batches; `progress` and `counts` move batch by
          *     batch, so polling `GET /v2/job/get` shows it advance, and `job.completed` / `job.failed` events announce
@@ -7907,6 +8108,101 @@ export interface components {
              * @example 4
              */
             value: number;
+        };
+        /**
+         * @description A sequence of its own inside a campaign (steps, variants, delays, shaped as the campaign's), entered by
+         *     contacts whose `trigger` fires. `status`: `active` (takes contacts and sends), or `paused` (takes no one;
+         *     its contacts wait, held with `subsequence_paused`, until it is resumed).
+         */
+        Subsequence: {
+            /** Format: uuid */
+            campaignId: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: uuid
+             * @example 0193a1b2-7c3d-7e4f-8a5b-6c7d8e9f0a1b
+             */
+            id: string;
+            /** @example Not now - check back in a month */
+            name: string;
+            stats: components["schemas"]["SubsequenceStats"];
+            /** @enum {string} */
+            status: "active" | "paused";
+            steps: components["schemas"]["SequenceStep"][];
+            trigger: components["schemas"]["SubsequenceTrigger"];
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description A contact left the main sequence (or another subsequence) and starts this subsequence at its first step. */
+        SubsequenceEnteredData: {
+            /** Format: uuid */
+            campaignId: string;
+            /** Format: uuid */
+            contactId: string;
+            /**
+             * Format: date-time
+             * @description When the subsequence's first step is due.
+             */
+            dueAt: string;
+            email: string;
+            /**
+             * Format: uuid
+             * @description The subsequence the contact left, or null for the main sequence.
+             */
+            fromSubsequenceId: string | null;
+            name: string;
+            /** Format: uuid */
+            subsequenceId: string;
+            trigger: components["schemas"]["SubsequenceTrigger"];
+        };
+        /**
+         * @description The subsequence's figures beside the campaign's: contacts that entered it (each counts once), contacts in
+         *     it now (not finished), its emails sent, and the replies to them.
+         */
+        SubsequenceStats: {
+            /** @example 12 */
+            entered: number;
+            /** @example 7 */
+            inSubsequence: number;
+            /** @example 2 */
+            replied: number;
+            /** @example 15 */
+            sent: number;
+        };
+        /**
+         * @description What moves a contact into the subsequence, by `type`, with the one field that type names:
+         *     `replyIntent` (`intent`: a reply classified with this intent, see `ReplyIntent`), `leadStatus`
+         *     (`leadStatus`: you set the contact's lead status to this, `POST /v1/contact/update/status`), `opened` or
+         *     `clicked` (`stepId`: the contact opened, or clicked a link in, the email of this step of the same campaign,
+         *     main sequence or subsequence), `noReply` (the contact was sent the main sequence's last step: it enters
+         *     instead of finishing, and a reply before the subsequence's first step stops it as usual) and
+         *     `replyContains` (`phrase`: a reply whose own text contains this phrase, any case). A step, intent or
+         *     status that does not exist is a `400` naming the field. A trigger whose step is later deleted answers
+         *     `stepId: null` and no longer fires.
+         * @example {
+         *       "type": "replyIntent",
+         *       "intent": "question"
+         *     }
+         */
+        SubsequenceTrigger: {
+            intent?: components["schemas"]["ReplyIntent"];
+            leadStatus?: components["schemas"]["ContactLeadStatus"];
+            /**
+             * @description The text a reply must contain (`replyContains`), matched without regard to case.
+             * @example not now
+             */
+            phrase?: string;
+            /**
+             * Format: uuid
+             * @description The watched step (`opened`, `clicked`).
+             */
+            stepId?: string | null;
+            /**
+             * @example replyIntent
+             * @enum {string}
+             */
+            type: "replyIntent" | "leadStatus" | "opened" | "clicked" | "noReply" | "replyContains";
         };
         /** @description The envelope of every success body; each operation adds its own `data`. */
         SuccessEnvelope: {
@@ -14772,6 +15068,356 @@ export interface operations {
             503: components["responses"]["ServiceUnavailableV2"];
         };
     };
+    createSubsequence: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key you choose for this one logical request (a UUID v4 is a good choice), 1-255 printable ASCII
+                 *     characters. The first completed answer is kept for 24 hours per workspace and key; sending the same
+                 *     key with the same method, path and body again answers that stored status and body with
+                 *     `Idempotent-Replayed: true` and does nothing again (creates, charges and sends nothing). The same key
+                 *     with another body answers `422`; a retry while the first request is still running answers `409`.
+                 *     Optional: without the header every request runs.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    campaignId: string;
+                    name: string;
+                    /**
+                     * @description The subsequence's steps, shaped as the campaign's (`POST /v2/campaign/sequence-create`): at most 10, each
+                     *     with at most 26 variants, subjects up to 500 and bodies up to 50,000 characters. Its first step
+                     *     waits `delay` after the contact enters (0 sends at the next open moment); an empty subject
+                     *     replies in the contact's thread (the last email it was sent), so a first step may have one.
+                     */
+                    steps: components["schemas"]["SequenceStepInput"][];
+                    trigger: components["schemas"]["SubsequenceTrigger"];
+                };
+            };
+        };
+        responses: {
+            /** @description The new subsequence. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            subsequence: components["schemas"]["Subsequence"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            404: components["responses"]["NotFoundV2"];
+            /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorV2"];
+                };
+            };
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
+            422: components["responses"]["IdempotencyKeyReusedV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    deleteSubsequence: {
+        parameters: {
+            query: {
+                /**
+                 * @description Where contacts still in the subsequence go.
+                 * @example main
+                 */
+                moveContactsTo?: "main" | "none";
+                /** @example 0193a1b2-7c3d-7e4f-8a5b-6c7d8e9f0a1b */
+                subsequenceId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subsequence is gone. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            /** @description Contacts moved out (to `moveContactsTo`). */
+                            contactsMoved: number;
+                            /** Format: uuid */
+                            deletedSubsequenceId: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["ConflictV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    getSubsequence: {
+        parameters: {
+            query: {
+                /** @example 0193a1b2-7c3d-7e4f-8a5b-6c7d8e9f0a1b */
+                subsequenceId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subsequence. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            subsequence: components["schemas"]["Subsequence"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            404: components["responses"]["NotFoundV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    listSubsequences: {
+        parameters: {
+            query: {
+                /** @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10 */
+                campaignId: string;
+                /**
+                 * @description How many items to return (1-100).
+                 * @example 20
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description How many items to skip before the first returned.
+                 * @example 0
+                 */
+                skip?: components["parameters"]["Skip"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of subsequences. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            /** Format: uuid */
+                            campaignId: string;
+                            items: components["schemas"]["Subsequence"][];
+                            pagination: components["schemas"]["ListPagination"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            404: components["responses"]["NotFoundV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    pauseSubsequence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    subsequenceId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The subsequence. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            subsequence: components["schemas"]["Subsequence"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["ConflictV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    resumeSubsequence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    subsequenceId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The subsequence. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            subsequence: components["schemas"]["Subsequence"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["ConflictV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    updateSubsequence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /**
+                     * @description The subsequence's steps, shaped as the campaign's (`POST /v2/campaign/sequence-create`): at most 10, each
+                     *     with at most 26 variants, subjects up to 500 and bodies up to 50,000 characters. Its first step
+                     *     waits `delay` after the contact enters (0 sends at the next open moment); an empty subject
+                     *     replies in the contact's thread (the last email it was sent), so a first step may have one.
+                     */
+                    steps?: components["schemas"]["SequenceStepInput"][];
+                    /** Format: uuid */
+                    subsequenceId: string;
+                    trigger?: components["schemas"]["SubsequenceTrigger"];
+                };
+            };
+        };
+        responses: {
+            /** @description The subsequence as changed. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            subsequence: components["schemas"]["Subsequence"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            404: components["responses"]["NotFoundV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
     addSuppressions: {
         parameters: {
             query?: never;
@@ -16154,6 +16800,39 @@ export interface operations {
                     data?: components["schemas"]["LeadStatusChangedData"];
                     /** @constant */
                     type?: "contact.leadStatusChanged";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is retried; 410 disables the subscription. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventContactSubsequenceEntered: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["SubsequenceEnteredData"];
+                    /** @constant */
+                    type?: "contact.subsequenceEntered";
                 };
             };
         };

@@ -3,6 +3,10 @@
  *   - 10,000 contacts x 2 steps over 50 accounts to a loopback SMTP sink, gaps 0: messages per second from
  *     the first worker run to the last accepted message of each step, beside a baseline in the same run:
  *     the same number of messages sent straight with nodemailer (pooled, same concurrency), no engine;
+ *   - the same 10,000 contacts through a branching campaign in the same run: spintax in every step, the
+ *     follow-up 4 hours after the opener, and 2 subsequences (a click of the opener, which no one does, and
+ *     "finished without a reply", which every contact enters and whose step goes an hour later), beside the
+ *     straight line's rate;
  *   - the scheduler's time for a run that finds the due work among 100,000 waiting contacts;
  *   - the worker's heap after each phase.
  * It creates and drops its own database (lr_bench_send). BENCH_CONTACTS changes the size.
@@ -112,25 +116,35 @@ async function main(): Promise<void> {
       accountIds.push(account.id);
     }
     const schedule = { timezone: 'UTC', days: [0, 1, 2, 3, 4, 5, 6], from: '00:00', to: '23:59' };
-    const makeCampaign = async (name: string, contacts: number) => {
+    const straight = [
+      {
+        delayDays: 0,
+        variants: [
+          {
+            subject: 'Hi {{firstName}}',
+            body: '<p>Hello {{firstName}}, see <a href="https://acme.test">this</a>.</p>',
+          },
+        ],
+      },
+      { delayDays: 1, variants: [{ subject: '', body: 'Following up, {{firstName}}.' }] },
+    ];
+    const makeCampaign = async (
+      name: string,
+      contacts: number,
+      steps: unknown[] = straight,
+      branches: (campaignId: string, stepIds: string[]) => Promise<void> = () => Promise.resolve(),
+    ) => {
       const campaign = await services.campaigns.create(workspace.id, {
         name,
         accountIds,
         schedule,
         options: { emailGapMinutes: 0, randomWaitMaxMinutes: 0 },
       });
-      await services.campaigns.createSteps(workspace.id, campaign.id, [
-        {
-          delayDays: 0,
-          variants: [
-            {
-              subject: 'Hi {{firstName}}',
-              body: '<p>Hello {{firstName}}, see <a href="https://acme.test">this</a>.</p>',
-            },
-          ],
-        },
-        { delayDays: 1, variants: [{ subject: '', body: 'Following up, {{firstName}}.' }] },
-      ] as never);
+      const created = await services.campaigns.createSteps(workspace.id, campaign.id, steps as never);
+      await branches(
+        campaign.id,
+        created.steps.map((s) => s.id),
+      );
       for (let i = 0; i < contacts; i += 5000) {
         const rows = Array.from({ length: Math.min(5000, contacts - i) }, (_, k) => ({
           id: newId(),
@@ -150,22 +164,75 @@ async function main(): Promise<void> {
     };
 
     const rows: [string, string][] = [['baseline: nodemailer alone, 16 at a time', `${baseRate.toFixed(0)} msg/s`]];
-    await makeCampaign('send', CONTACTS);
-    for (const step of [1, 2]) {
+    /** Runs the engine until `goal` messages in all have reached the sink; messages per second of this phase. */
+    const phase = async (label: string, goal: number, thenAdvanceMs: number) => {
       const start = performance.now();
-      const goal = step * CONTACTS;
       let runs = 0;
       while (received < goal && runs < 10_000) {
         await services.sending.runOnce();
         runs += 1;
       }
-      const seconds = (performance.now() - start) / 1000;
-      rows.push([
-        `engine: step ${step}, ${CONTACTS} messages (${runs} runs)`,
-        `${(CONTACTS / seconds).toFixed(0)} msg/s, heap ${heapMb()} MB`,
-      ]);
-      clock.current += 86_400_000;
-    }
+      const rate = CONTACTS / ((performance.now() - start) / 1000);
+      rows.push([`${label}, ${CONTACTS} messages (${runs} runs)`, `${rate.toFixed(0)} msg/s, heap ${heapMb()} MB`]);
+      clock.current += thenAdvanceMs;
+      return rate;
+    };
+    await makeCampaign('send', CONTACTS);
+    const straightRates = [
+      await phase('engine: step 1', CONTACTS, 86_400_000),
+      await phase('engine: step 2', 2 * CONTACTS, 86_400_000),
+    ];
+
+    // The branching campaign: spintax, an hours delay, two subsequences.
+    received = 0;
+    await makeCampaign(
+      'branch',
+      CONTACTS,
+      [
+        {
+          delayDays: 0,
+          variants: [
+            {
+              subject: '{Hi|Hello|Hey} {{firstName}}',
+              body: '<p>{Hello|Hi} {{firstName}}, {see|have a look at} <a href="https://acme.test">this</a>.</p>',
+            },
+          ],
+        },
+        {
+          delay: { value: 4, unit: 'hours' },
+          variants: [{ subject: '', body: '{Following up|Bumping this}, {{firstName}}.' }],
+        },
+      ],
+      async (campaignId, stepIds) => {
+        await services.subsequences.create(workspace.id, {
+          campaignId,
+          name: 'Clicked the opener',
+          trigger: { type: 'clicked', stepId: stepIds[0] },
+          steps: [{ delay: { value: 1, unit: 'days' }, variants: [{ subject: 'Case study', body: 'Here it is.' }] }],
+        });
+        await services.subsequences.create(workspace.id, {
+          campaignId,
+          name: 'No reply',
+          trigger: { type: 'noReply' },
+          steps: [
+            {
+              delay: { value: 1, unit: 'hours' },
+              variants: [{ subject: '', body: '{Last try|One more}, {{firstName}}.' }],
+            },
+          ],
+        });
+      },
+    );
+    const branchRates = [
+      await phase('branching: step 1 (spintax)', CONTACTS, 4 * 3_600_000),
+      await phase('branching: step 2 after 4 hours, then into the no-reply subsequence', 2 * CONTACTS, 3_600_000),
+      await phase('branching: the subsequence step an hour later', 3 * CONTACTS, 86_400_000),
+    ];
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    rows.push([
+      'branching / straight line (mean of their phases)',
+      `${((100 * mean(branchRates)) / mean(straightRates)).toFixed(0)} %`,
+    ]);
 
     // 100,000 waiting contacts (not due for a day) beside the due ones: how long a run takes to find work.
     const waitingId = await makeCampaign('wait', WAITING);

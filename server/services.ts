@@ -17,7 +17,7 @@ import { PlacementStore } from './modules/placement/store';
 import { warmupRoutes } from './modules/warmup/routes';
 import { DEFAULT_WARMUP_SETTINGS } from './modules/warmup/service';
 import { WarmupStore } from './modules/warmup/store';
-import { campaignRoutes } from './modules/campaign/routes';
+import { campaignRoutes, subsequenceRoutes } from './modules/campaign/routes';
 import { contactRoutes } from './modules/contact/routes';
 import { inboxRoutes } from './modules/inbox/routes';
 import { eventRoutes } from './modules/events/routes';
@@ -51,7 +51,7 @@ import { createTrackingModule } from './modules/tracking';
 import { createInboxModule, createReplyIntentModule } from './modules/inbox';
 import { createAnalyticsModule } from './modules/analytics';
 import { createContactLifecycleModule, createContactModule } from './modules/contact';
-import { createCampaignModule } from './modules/campaign';
+import { createCampaignModule, createSubsequenceModule } from './modules/campaign';
 import { createListModule } from './modules/list';
 import { createUsageModule } from './modules/usage';
 import { createMailModule } from './modules/mail';
@@ -70,7 +70,9 @@ import { VerificationStore } from './modules/verification/store';
 import { LeadStore } from './modules/leads/store';
 import type { CampaignProgressPort } from './modules/campaign/service';
 import { CampaignStore } from './modules/campaign/store';
-import type { ContactProgressPort } from './modules/contact/service';
+import type { SubsequenceContacts, SubsequenceProgress } from './modules/campaign/subsequences';
+import { SubsequenceStore } from './modules/campaign/subsequence-store';
+import { ContactService, type ContactProgressPort } from './modules/contact/service';
 import { ContactStore } from './modules/contact/store';
 import { UNFINISHED_STATUSES } from './modules/contact/statuses';
 import { CreditStore } from './modules/credits/store';
@@ -243,14 +245,35 @@ function buildServices(deps: Deps) {
     startContacts: (...args) => sending.startContacts(...args),
     moveProgress: (...args) => sending.moveProgress(...args),
   };
+  const campaignStore = new CampaignStore({ unfinished: UNFINISHED_STATUSES });
   const campaigns = createCampaignModule({
     db,
-    store: new CampaignStore({ unfinished: UNFINISHED_STATUSES }),
+    store: campaignStore,
     events,
     accounts,
     progress,
     clock,
     trackingDomains,
+  });
+  // Contacts, tracking, the inbox and the engine fire triggers; the subsequences move contacts through the engine.
+  const subsequenceProgress: SubsequenceProgress = {
+    enterSubsequence: (...args) => sending.enterSubsequence(...args),
+    contactsInSubsequences: (...args) => sending.contactsInSubsequences(...args),
+    moveOutOfSubsequence: (...args) => sending.moveOutOfSubsequence(...args),
+    releaseSubsequence: (...args) => sending.releaseSubsequence(...args),
+  };
+  const subsequenceContacts: SubsequenceContacts = {
+    reopenForSubsequence: (...args) => contacts.reopenForSubsequence(...args),
+  };
+  const subsequences = createSubsequenceModule({
+    db,
+    store: new SubsequenceStore(),
+    campaigns: campaignStore,
+    progress: subsequenceProgress,
+    contacts: subsequenceContacts,
+    totals: events,
+    events,
+    clock,
   });
   const contacts = createContactModule({
     db,
@@ -260,6 +283,7 @@ function buildServices(deps: Deps) {
     campaigns,
     progress,
     clock,
+    triggers: subsequences,
   });
   const leadStore = new LeadStore(clock, config.searchCountCacheSeconds);
   const leads = createLeadModule({ db, store: leadStore, clock, credits, costs: config.creditCosts });
@@ -278,6 +302,7 @@ function buildServices(deps: Deps) {
     events,
     clock,
     hostOwner: (host) => trackingDomains.workspaceOfHost(host),
+    triggers: subsequences,
   });
   const sending = createSendingModule({
     db,
@@ -292,6 +317,7 @@ function buildServices(deps: Deps) {
     warmup: { sentSince: (db, accountIds, since) => warmup.sentSince(db, accountIds, since) },
     clock,
     providers: new RecipientProviders(db, dns, clock),
+    triggers: subsequences,
     verified: verification,
   });
   // Resumes and moves change the engine's progress rows: the contact module reaches them through this interface.
@@ -315,6 +341,7 @@ function buildServices(deps: Deps) {
     suppression,
     bounces: sending,
     intents: replyIntents,
+    subsequences,
   };
   const inbox = createInboxModule({
     db,
@@ -428,6 +455,7 @@ function buildServices(deps: Deps) {
     idempotency,
     whitelabel,
     campaigns,
+    subsequences,
     contacts,
     accounts,
     analytics,
@@ -449,6 +477,7 @@ export function createRoutes(services: Services): Route[] {
     ...usageRoutes(services),
     ...creditRoutes(services),
     ...campaignRoutes(services),
+    ...subsequenceRoutes(services),
     ...accountRoutes(services),
     ...analyticsRoutes(services.reads),
     ...warmupRoutes(services),

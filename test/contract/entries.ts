@@ -645,6 +645,80 @@ export const entries: Record<string, Entry> = {
     },
   },
 
+  // Subsequences
+  'POST /v2/subsequence/create': {
+    ok: async (f) =>
+      f.c.POST('/v2/subsequence/create', {
+        body: {
+          campaignId: await f.campaign(),
+          name: 'Asked a question',
+          trigger: { type: 'replyIntent', intent: 'question' },
+          steps: [{ delay: { value: 2, unit: 'hours' }, variants: [{ subject: '', body: 'Happy to answer.' }] }],
+        },
+      }),
+    errors: {
+      400: async (f) =>
+        f.c.POST('/v2/subsequence/create', {
+          body: {
+            campaignId: await f.campaign(),
+            name: 'Clicked',
+            trigger: { type: 'clicked', stepId: MISSING },
+            steps: [{ delayDays: 1, variants: [{ subject: 'Hi', body: 'Hello' }] }],
+          },
+        }),
+      404: (f) =>
+        f.c.POST('/v2/subsequence/create', {
+          body: {
+            campaignId: MISSING,
+            name: 'No campaign',
+            trigger: { type: 'noReply' },
+            steps: [{ delayDays: 1, variants: [{ subject: 'Hi', body: 'Hello' }] }],
+          },
+        }),
+    },
+  },
+  'GET /v2/subsequence/list': {
+    ok: async (f) => f.c.GET('/v2/subsequence/list', { params: { query: { campaignId: await f.campaign() } } }),
+    errors: { 404: (f) => f.c.GET('/v2/subsequence/list', { params: { query: { campaignId: MISSING } } }) },
+  },
+  'GET /v2/subsequence/get': {
+    ok: async (f) => f.c.GET('/v2/subsequence/get', { params: { query: { subsequenceId: await f.subsequence() } } }),
+    errors: { 404: (f) => f.c.GET('/v2/subsequence/get', { params: { query: { subsequenceId: MISSING } } }) },
+  },
+  'POST /v2/subsequence/update': {
+    ok: async (f) =>
+      f.c.POST('/v2/subsequence/update', { body: { subsequenceId: await f.subsequence(), name: 'Renamed' } }),
+    errors: {
+      400: async (f) =>
+        f.c.POST('/v2/subsequence/update', {
+          body: { subsequenceId: await f.subsequence(), trigger: { type: 'replyContains' } },
+        }),
+      404: (f) => f.c.POST('/v2/subsequence/update', { body: { subsequenceId: MISSING, name: 'x' } }),
+    },
+  },
+  'DELETE /v2/subsequence/delete': {
+    ok: async (f) =>
+      f.c.DELETE('/v2/subsequence/delete', { params: { query: { subsequenceId: await f.subsequence() } } }),
+    errors: { 404: (f) => f.c.DELETE('/v2/subsequence/delete', { params: { query: { subsequenceId: MISSING } } }) },
+  },
+  'POST /v2/subsequence/pause': {
+    ok: async (f) => f.c.POST('/v2/subsequence/pause', { body: { subsequenceId: await f.subsequence() } }),
+    errors: {
+      404: (f) => f.c.POST('/v2/subsequence/pause', { body: { subsequenceId: MISSING } }),
+    },
+  },
+  'POST /v2/subsequence/resume': {
+    ok: async (f) => {
+      const subsequenceId = await f.subsequence();
+      await f.c.POST('/v2/subsequence/pause', { body: { subsequenceId } });
+      return f.c.POST('/v2/subsequence/resume', { body: { subsequenceId } });
+    },
+    errors: {
+      404: (f) => f.c.POST('/v2/subsequence/resume', { body: { subsequenceId: MISSING } }),
+      409: async (f) => f.c.POST('/v2/subsequence/resume', { body: { subsequenceId: await f.subsequence() } }),
+    },
+  },
+
   // Lists
   'POST /v2/list/create/people': {
     ok: (f) => f.c.POST('/v2/list/create/people', { body: { name: 'Austin SaaS VPs of Sales' } }),

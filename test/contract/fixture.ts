@@ -24,6 +24,8 @@ export interface Fixture {
   campaign(client?: ApiClient, body?: Record<string, unknown>): Promise<string>;
   /** A campaign with one step of two variants. */
   step(client?: ApiClient): Promise<{ campaignId: string; stepId: string; variantIds: string[] }>;
+  /** A subsequence (replyIntent question, one threaded step) of a new campaign. */
+  subsequence(client?: ApiClient): Promise<string>;
   /** A campaign that can be launched: a step, a linked active account and a schedule. */
   ready(client?: ApiClient): Promise<{ campaignId: string; accountId: string }>;
   contact(client?: ApiClient): Promise<{ campaignId: string; contactId: string; email: string }>;
@@ -130,6 +132,17 @@ export async function startFixture(): Promise<Fixture> {
       });
       const step = must('sequence-create', r).data.steps[0];
       return { campaignId, stepId: step.id, variantIds: step.variants.map((v) => v.id) };
+    },
+    async subsequence(client = c) {
+      const r = await client.POST('/v2/subsequence/create', {
+        body: {
+          campaignId: await f.campaign(client),
+          name: `Subsequence ${next()}`,
+          trigger: { type: 'replyIntent', intent: 'question' },
+          steps: [{ delayDays: 1, variants: [{ subject: '', body: 'Happy to answer.' }] }],
+        },
+      });
+      return must('create subsequence', r).data.subsequence.id;
     },
     async ready(client = c) {
       const accountId = await f.account(client);

@@ -1,5 +1,6 @@
 import { ok, route } from '../../http/route';
 import type { CampaignService } from './service';
+import type { SubsequenceService } from './subsequences';
 import { paginated } from '../../http/pagination';
 import { pageOf } from '../../paging';
 
@@ -81,5 +82,40 @@ export const campaignRoutes = ({ campaigns }: { campaigns: CampaignService }) =>
   ),
   route('post', '/v2/campaign/pause', async ({ auth, body }) =>
     ok('Campaign paused', { campaign: await campaigns.pause(auth.workspaceId, body.campaignId) }),
+  ),
+];
+
+export const subsequenceRoutes = ({ subsequences }: { subsequences: SubsequenceService }) => [
+  route(
+    'post',
+    '/v2/subsequence/create',
+    async ({ auth, body }) =>
+      ok('Subsequence created', { subsequence: await subsequences.create(auth.workspaceId, body) }),
+    { status: 201 },
+  ),
+  route('get', '/v2/subsequence/list', async ({ auth, query }) =>
+    ok('Subsequences retrieved', {
+      campaignId: query.campaignId,
+      ...paginated(await subsequences.list(auth.workspaceId, query.campaignId, pageOf(query))),
+    }),
+  ),
+  route('get', '/v2/subsequence/get', async ({ auth, query }) =>
+    ok('Subsequence retrieved', { subsequence: await subsequences.get(auth.workspaceId, query.subsequenceId) }),
+  ),
+  route('post', '/v2/subsequence/update', async ({ auth, body }) =>
+    ok('Subsequence updated', { subsequence: await subsequences.update(auth.workspaceId, body) }),
+  ),
+  route('delete', '/v2/subsequence/delete', async ({ auth, query }) =>
+    ok('Subsequence deleted', await subsequences.delete(auth.workspaceId, query.subsequenceId, query.moveContactsTo)),
+  ),
+  route('post', '/v2/subsequence/pause', async ({ auth, body }) =>
+    ok('Subsequence paused', {
+      subsequence: await subsequences.setStatus(auth.workspaceId, body.subsequenceId, 'paused'),
+    }),
+  ),
+  route('post', '/v2/subsequence/resume', async ({ auth, body }) =>
+    ok('Subsequence resumed', {
+      subsequence: await subsequences.setStatus(auth.workspaceId, body.subsequenceId, 'active'),
+    }),
   ),
 ];

@@ -137,7 +137,7 @@ const CAMPAIGN_COLUMNS = columnsOf<CampaignRow>({
 const VIEW_SELECT = [
   selectList(CAMPAIGN_COLUMNS, 'c'),
   `${effectiveStatus('k.has_contacts', 'k.has_unfinished')} AS effective_status`,
-  '(SELECT count(*)::int FROM campaign_steps s WHERE s.campaign_id = c.id) AS step_count',
+  '(SELECT count(*)::int FROM campaign_steps s WHERE s.campaign_id = c.id AND s.subsequence_id IS NULL) AS step_count',
   '(SELECT count(*)::int FROM campaign_accounts ca WHERE ca.campaign_id = c.id) AS account_count',
   'k.contact_count',
 ].join(', ');
@@ -324,6 +324,7 @@ export class CampaignStore {
     return db('campaign_steps as s')
       .leftJoin('step_variants as v', 'v.step_id', 's.id')
       .where('s.campaign_id', campaignId)
+      .whereNull('s.subsequence_id')
       .orderBy([{ column: 's.step_order' }, { column: 'v.label' }])
       .select('s.id as step_id', 's.step_order', 'v.id as variant_id', 'v.label');
   }
@@ -348,14 +349,17 @@ export class CampaignStore {
     await db('campaign_accounts').where('campaign_id', campaignId).whereIn('account_id', accountIds).delete();
   }
 
-  // Steps and variants ----------------------------------------------------------------------------
+  // Steps and variants (of the main sequence; a subsequence's are subsequence-store.ts's) -------------
 
   async steps(db: Executor, campaignId: string): Promise<StepRow[]> {
-    return db('campaign_steps').where('campaign_id', campaignId).orderBy('step_order');
+    return db('campaign_steps').where('campaign_id', campaignId).whereNull('subsequence_id').orderBy('step_order');
   }
 
   async findStep(db: Executor, workspaceId: string, stepId: string): Promise<StepRow | undefined> {
-    return db('campaign_steps').where({ workspace_id: workspaceId, id: stepId }).first<StepRow | undefined>();
+    return db('campaign_steps')
+      .where({ workspace_id: workspaceId, id: stepId })
+      .whereNull('subsequence_id')
+      .first<StepRow | undefined>();
   }
 
   async findVariant(db: Executor, workspaceId: string, variantId: string): Promise<VariantRow | undefined> {

@@ -15,9 +15,10 @@ export interface ContactModuleDeps {
   campaigns: ContactServiceArgs[4];
   progress: ContactServiceArgs[5];
   clock: ContactServiceArgs[6];
+  triggers: ContactServiceArgs[7];
 }
 export const createContactModule = (d: ContactModuleDeps) =>
-  new ContactService(d.db, d.store, d.events, d.workspaces, d.campaigns, d.progress, d.clock);
+  new ContactService(d.db, d.store, d.events, d.workspaces, d.campaigns, d.progress, d.clock, d.triggers);
 
 type ContactLifecycleArgs = ConstructorParameters<typeof ContactLifecycle>;
 /** What ContactLifecycle is built from, by name: the composition root names each dependency, so two of one type cannot change places. */

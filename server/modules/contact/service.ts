@@ -14,7 +14,7 @@ import { invalid, detail, forbidden, notFound, type FieldProblem } from '../../e
 import type { ContactRow, ContactStore, CustomValue } from './store';
 import { UNFINISHED_STATUSES } from './statuses';
 import type { WorkspaceService } from '../workspace';
-import type { CampaignService } from '../campaign';
+import type { CampaignService, SubsequenceTriggers } from '../campaign';
 import { plural } from '../../text/plural';
 
 type Schemas = components['schemas'];
@@ -118,6 +118,7 @@ export class ContactService {
     private readonly campaigns: CampaignService,
     private readonly progress: Pick<ContactProgressPort, 'startContacts'>,
     private readonly clock: Clock,
+    private readonly triggers: SubsequenceTriggers,
   ) {}
 
   /** POST /v1/contact/add: one transaction around addContacts. */
@@ -287,6 +288,17 @@ export class ContactService {
             leadStatus,
           },
         });
+        if (
+          leadStatus !== null &&
+          (await this.triggers.fire(trx, {
+            type: 'leadStatus',
+            workspaceId,
+            campaignId: row.campaign_id,
+            contactId: row.id,
+            leadStatus,
+          }))
+        )
+          return toContact(await this.locate(trx, workspaceId, { contactId: row.id }, 'body', false));
       }
       return toContact(updated);
     });
@@ -451,6 +463,18 @@ export class ContactService {
       this.clock.now(),
     );
     return changed.length > 0;
+  }
+
+  /**
+   * A contact entering a subsequence: a finished one (`completed`) is active again; an active or paused one
+   * stays as it is; a bounced or unsubscribed one never enters (null).
+   */
+  async reopenForSubsequence(db: Executor, workspaceId: string, contactId: string): Promise<{ email: string } | null> {
+    const row = await this.store.findById(db, workspaceId, contactId, true);
+    if (!row || !(UNFINISHED_STATUSES as readonly string[]).concat('completed').includes(row.status)) return null;
+    if (row.status === 'completed')
+      await this.store.setStatusIf(db, workspaceId, [contactId], 'active', ['completed'], this.clock.now());
+    return { email: row.email };
   }
 
   /** Unsubscribes the contact (from any status but unsubscribed); the row before, or null when nothing changed. */

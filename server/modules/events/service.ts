@@ -280,6 +280,22 @@ export class EventService {
     return countsOf(await this.store.allTimeCounts(db, { workspaceId: q.workspaceId, ...scope, warmup: false }));
   }
 
+  /** All-time emails sent and replies per step (a subsequence's figures). */
+  async stepTotals(
+    db: Executor,
+    workspaceId: string,
+    stepIds: string[],
+  ): Promise<Map<string, { sent: number; replied: number }>> {
+    const totals = new Map<string, { sent: number; replied: number }>();
+    for (const row of await this.store.stepTotals(db, workspaceId, stepIds)) {
+      const t = totals.get(row.scope_id) ?? { sent: 0, replied: 0 };
+      if (row.type === 'sent') t.sent = row.total;
+      else t.replied = row.total;
+      totals.set(row.scope_id, t);
+    }
+    return totals;
+  }
+
   /**
    * Over calendar days: mail events per type, contacts whose first event of a type (in the workspace, or in
    * the campaign) falls in the range, and the events per local day (days without events left out). A

@@ -367,6 +367,21 @@ export class EventStore {
       .select('type', 'total', 'uniq');
   }
 
+  /** All-time sends and replies of steps: their days' rollups summed (all-time rows are kept for campaigns only). */
+  async stepTotals(
+    db: Executor,
+    workspaceId: string,
+    stepIds: string[],
+  ): Promise<{ scope_id: string; type: string; total: number }[]> {
+    if (stepIds.length === 0) return [];
+    return db('email_rollups')
+      .where({ workspace_id: workspaceId, scope: 'step', is_warmup: false })
+      .whereIn('scope_id', stepIds)
+      .whereIn('type', ['sent', 'replied'])
+      .groupBy('scope_id', 'type')
+      .select('scope_id', 'type', db.raw('sum(total)::int AS total'));
+  }
+
   /** Events and first events per scope, warm-up flag and type over the rollup days (and per day when `byDay`). */
   async rangeCounts(db: Executor, q: RangeQuery): Promise<RangeRow[]> {
     const scopes = q.scopes.filter(([, ids]) => ids.length > 0);

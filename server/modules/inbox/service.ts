@@ -19,7 +19,7 @@ import { domainOf } from '../../email-address';
 import type { Logger } from '../../logger';
 import { conflict, detail, notFound } from '../../errors';
 import type { AccountMailAccess } from '../account';
-import type { CampaignService } from '../campaign';
+import type { CampaignService, SubsequenceTriggers } from '../campaign';
 import type { ContactService } from '../contact';
 import type { EventService } from '../events';
 import { type MailLogin, type MailService, MailboxError, type MessageRow, readMailbox } from '../mail';
@@ -28,6 +28,7 @@ import type { CheckpointRow, InboxStore } from './store';
 import { defaulted } from '../../paging';
 import { decodeCursor, encodeCursor } from '../../cursor';
 import { viewOf, type IntentView, type ReplyIntentService } from './reply-intents';
+import { visibleReply } from './intent';
 
 type Schemas = components['schemas'];
 export type EmailMessage = Schemas['EmailMessage'];
@@ -130,6 +131,7 @@ export interface InboxCollaborators {
   suppression: SuppressionPort;
   bounces: LateBouncePort;
   intents: ReplyIntentService;
+  subsequences: SubsequenceTriggers;
 }
 
 export class InboxService {
@@ -142,6 +144,7 @@ export class InboxService {
   private readonly suppression: SuppressionPort;
   private readonly bounces: LateBouncePort;
   private readonly intents: ReplyIntentService;
+  private readonly subsequences: SubsequenceTriggers;
 
   constructor(
     private readonly db: Db,
@@ -160,6 +163,7 @@ export class InboxService {
       suppression: this.suppression,
       bounces: this.bounces,
       intents: this.intents,
+      subsequences: this.subsequences,
     } = collaborators);
   }
 
@@ -439,7 +443,18 @@ export class InboxService {
           ...(referral ? { referral } : {}),
         },
       });
-      if (contact && campaign?.stop_on_reply) {
+      // A subsequence the reply triggers takes the contact instead of stopping it.
+      const entered =
+        contact !== null &&
+        (await this.subsequences.fire(trx, {
+          type: 'replied',
+          workspaceId,
+          campaignId: contact.campaign_id,
+          contactId: contact.id,
+          intent,
+          text: visibleReply(inbound.text_body),
+        }));
+      if (contact && campaign?.stop_on_reply && !entered) {
         await this.contacts.finishForMail(trx, workspaceId, contact.id, 'completed');
         const domain = domainOf(contact.email).toLowerCase();
         if (campaign.stop_for_company && !FREE_PROVIDERS.has(domain))

@@ -16,7 +16,8 @@ export interface SendingModuleDeps {
   warmup: SendingServiceArgs[8];
   clock: SendingServiceArgs[9];
   providers: SendingServiceArgs[10];
-  verified: SendingServiceArgs[11];
+  triggers: SendingServiceArgs[11];
+  verified: SendingServiceArgs[12];
 }
 export const createSendingModule = (d: SendingModuleDeps) =>
   new SendingService(
@@ -31,5 +32,6 @@ export const createSendingModule = (d: SendingModuleDeps) =>
     d.warmup,
     d.clock,
     d.providers,
+    d.triggers,
     d.verified,
   );

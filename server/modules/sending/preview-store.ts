@@ -10,7 +10,9 @@ export type PreviewContact = ContactFields & {
   id: string;
   status: string;
   timezone: string | null;
-} & { [K in 'step_number' | 'state' | 'due_at' | 'reason' | 'last_message_id']: ProgressRow[K] | null };
+} & {
+  [K in 'step_number' | 'state' | 'due_at' | 'reason' | 'last_message_id' | 'subsequence_id']: ProgressRow[K] | null;
+};
 
 export interface PreviewCampaign {
   id: string;
@@ -51,6 +53,7 @@ export class PreviewStore {
         'p.due_at',
         'p.reason',
         'p.last_message_id',
+        'p.subsequence_id',
       );
   }
 

@@ -50,7 +50,12 @@ export class MessagePreview {
     if (!contact) throw notFound('Contact not found.');
     const [options, steps, winners, suppressed] = await Promise.all([
       this.previewStore.campaign(this.db, campaign.id),
-      this.store.steps(this.db, campaign.id),
+      // A contact in a subsequence gets that subsequence's next step.
+      contact.subsequence_id
+        ? this.store
+            .subsequenceSteps(this.db, campaign.id)
+            .then((subs) => subs.get(contact.subsequence_id!)?.steps ?? [])
+        : this.store.steps(this.db, campaign.id),
       this.winners.winners(this.db, campaign.id),
       this.suppression.filterSuppressed(this.db, workspaceId, [contact.email]),
     ]);

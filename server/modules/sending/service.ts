@@ -27,10 +27,11 @@ import type { AccountMailAccess } from '../account';
 import type { EventService } from '../events';
 import { CONNECTIONS_PER_ACCOUNT, type Composed, type MailService, type MessageRow, type SendOutcome } from '../mail';
 import type { SuppressionService } from '../suppression';
+import type { SubsequenceTriggers } from '../campaign';
 import { renderVariant, templateValues } from './message';
 import { nextOpenMoment, startOfLocalDay } from '../../time/schedule';
 import { mailDomainOf, type MailboxProvider, type RecipientProviders } from './providers';
-import type { DueContact, SendingAccount, SendingCampaign, SendingStep, SendingStore } from './store';
+import type { DueContact, SendingAccount, SendingCampaign, SendingStep, SendingStore, SubsequenceSteps } from './store';
 import { VariantWinners, type ClaimTests } from './winner';
 import { StepTestStore } from './winner-store';
 import { MessagePreview, type PreviewedCampaign } from './preview';
@@ -43,6 +44,9 @@ type SendingSettings = components['schemas']['SendingSettings'];
 
 /** Why a due contact waits for the next day: its recipient domain had the emails a day its caps allow. */
 export const RECIPIENT_DOMAIN_LIMIT = 'recipient_domain_limit';
+
+/** Why a contact is held: its subsequence is paused (resuming it releases the contact). */
+export const SUBSEQUENCE_PAUSED = 'subsequence_paused';
 
 /** Why a due contact waits in a strictly provider-matched campaign: no account of its provider has room now. */
 export const NO_ACCOUNT_OF_PROVIDER = 'no_account_of_provider';
@@ -133,6 +137,8 @@ interface Claimed {
   lastStep: boolean;
   nextDelayMinutes: number;
   email: string;
+  /** The subsequence the step belongs to (null: the main sequence). */
+  subsequenceId: string | null;
 }
 
 const MINUTE = 60_000;
@@ -171,6 +177,7 @@ export class SendingService {
     private readonly warmup: WarmupSends,
     private readonly clock: Clock,
     private readonly providers: RecipientProviders,
+    private readonly triggers: SubsequenceTriggers,
     verified: VerifiedAddresses,
     options: Partial<EngineOptions> = {},
   ) {
@@ -320,6 +327,10 @@ export class SendingService {
       due.map((c) => c.email),
     );
     const domainRoom = await this.domainRoom(trx, campaign, campaign.schedule.timezone, due, now);
+    // A straight-line campaign never reads subsequences.
+    const subsequences: SubsequenceSteps = due.some((c) => c.subsequence_id)
+      ? await this.store.subsequenceSteps(trx, campaignId)
+      : new Map<string, { status: string; steps: SendingStep[] }>();
     const providers = campaign.match_provider
       ? await this.providers.known(trx, [...due.map((c) => c.email), ...accounts.map((a) => a.email)].map(mailDomainOf))
       : null;
@@ -335,7 +346,17 @@ export class SendingService {
         });
         continue;
       }
-      const step = steps[contact.step_number - 1];
+      const sequence = contact.subsequence_id ? subsequences.get(contact.subsequence_id) : { status: 'active', steps };
+      if (sequence?.status === 'paused') {
+        await this.store.updateProgress(trx, contact.contact_id, {
+          state: 'held',
+          reason: SUBSEQUENCE_PAUSED,
+          updated_at: now,
+        });
+        continue;
+      }
+      const sequenceSteps = sequence?.steps ?? [];
+      const step = sequenceSteps[contact.step_number - 1];
       if (!step || step.variants.length === 0) {
         await this.store.updateProgress(trx, contact.contact_id, {
           state: 'done',
@@ -357,7 +378,8 @@ export class SendingService {
         });
         continue;
       }
-      if (contact.step_number === 1 && newLeft <= 0) continue;
+      const firstEmail = contact.step_number === 1 && !contact.subsequence_id;
+      if (firstEmail && newLeft <= 0) continue;
       if (campaign.send_in_lead_timezone) {
         const local =
           contact.timezone && contact.timezone !== campaign.schedule.timezone
@@ -396,12 +418,12 @@ export class SendingService {
           await this.store.updateProgress(trx, contact.contact_id, { reason: NO_ACCOUNT_OF_PROVIDER, updated_at: now });
         continue;
       }
-      const built = await this.build(trx, campaign, steps, step, contact, account, tests, now);
+      const built = await this.build(trx, campaign, sequenceSteps, step, contact, account, tests, now);
       if (!built) continue;
       domainRoom?.add(domain);
       claimed.push(built);
       campaignLeft -= 1;
-      if (contact.step_number === 1) newLeft -= 1;
+      if (firstEmail) newLeft -= 1;
       account.sent_today += 1;
       const waitMinutes = campaign.email_gap_minutes + this.options.random(campaign.random_wait_max_minutes);
       account.next_send_at = new Date(now.getTime() + waitMinutes * MINUTE);
@@ -508,7 +530,10 @@ export class SendingService {
       return null;
     }
     let html: string | undefined;
-    if (!campaign.text_only && !(campaign.first_email_text_only && contact.step_number === 1)) {
+    if (
+      !campaign.text_only &&
+      !(campaign.first_email_text_only && contact.step_number === 1 && !contact.subsequence_id)
+    ) {
       html = rendered.body.html;
       if (campaign.track_clicks) html = this.links.rewriteLinks(html, ref);
       if (campaign.track_opens)
@@ -535,7 +560,8 @@ export class SendingService {
       contactId: contact.contact_id,
       stepId: step.id,
       variantId: variant.id,
-      stepNumber: contact.step_number,
+      // Only the main sequence's first step counts as a new contact's (dailyNewContacts).
+      stepNumber: contact.subsequence_id ? null : contact.step_number,
     });
     // last_message_id moves when the message is known to have gone (record): a released claim leaves the thread as it was.
     await this.store.updateProgress(trx, contact.contact_id, {
@@ -557,6 +583,7 @@ export class SendingService {
       email: contact.email,
       lastStep: next === undefined,
       nextDelayMinutes: next?.delay_minutes ?? 0,
+      subsequenceId: contact.subsequence_id,
     };
   }
 
@@ -657,29 +684,35 @@ export class SendingService {
     if (outcome.kind === 'sent') {
       await this.accounts.connectionWorks(trx, m.account_id, 'smtp');
       await this.events.record(trx, { workspaceId: m.workspace_id, type: 'email.sent', occurredAt: now, data, mail });
-      if (item.lastStep) {
-        await this.store.updateProgress(trx, m.contact_id, {
-          state: 'done',
-          step_number: m.step_number + 1,
-          last_message_id: m.id,
-          last_sent_at: now,
-          attempts: 0,
-          updated_at: now,
-        });
-        await this.contacts.finishForMail(trx, m.workspace_id, m.contact_id, 'completed');
-        await this.completeIfFinished(trx, m.workspace_id, m.campaign_id, campaign?.name ?? '', now);
-      } else {
-        const dueAt = new Date(now.getTime() + item.nextDelayMinutes * MINUTE);
-        await this.store.updateProgress(trx, m.contact_id, {
-          state: 'waiting',
-          step_number: m.step_number + 1,
-          due_at: dueAt,
-          last_message_id: m.id,
-          last_sent_at: now,
-          attempts: 0,
-          updated_at: now,
-        });
+      const sent = { last_message_id: m.id, last_sent_at: now, attempts: 0, updated_at: now };
+      const next = item.lastStep
+        ? { ...sent, state: 'done' as const, step_number: m.step_number + 1 }
+        : {
+            ...sent,
+            state: 'waiting' as const,
+            step_number: m.step_number + 1,
+            due_at: new Date(now.getTime() + item.nextDelayMinutes * MINUTE),
+          };
+      // A trigger may have moved the contact into a subsequence while this was on the wire: it keeps its new place
+      // (this message still starts its thread).
+      if (!(await this.store.updateProgressIn(trx, m.contact_id, item.subsequenceId, next))) {
+        await this.store.updateProgress(trx, m.contact_id, sent);
+        return;
       }
+      if (!item.lastStep) return;
+      // The main sequence sent without a reply so far: a `noReply` subsequence takes the contact instead of finishing.
+      if (
+        item.subsequenceId === null &&
+        (await this.triggers.fire(trx, {
+          type: 'noReply',
+          workspaceId: m.workspace_id,
+          campaignId: m.campaign_id,
+          contactId: m.contact_id,
+        }))
+      )
+        return;
+      await this.contacts.finishForMail(trx, m.workspace_id, m.contact_id, 'completed');
+      await this.completeIfFinished(trx, m.workspace_id, m.campaign_id, campaign?.name ?? '', now);
       return;
     }
     if (outcome.kind === 'bounced') {
@@ -982,12 +1015,17 @@ export class SendingService {
     }
     const steps = await this.store.steps(trx, toCampaignId);
     const now = this.clock.now();
-    for (const row of await this.store.lockProgress(trx, contactIds)) {
+    for (const locked of await this.store.lockProgress(trx, contactIds)) {
+      // A contact in a subsequence (which stays with its campaign) goes on from where it left the main sequence.
+      const row = locked.subsequence_id
+        ? { ...locked, step_number: locked.main_step_number ?? 1, state: 'waiting' as const, due_at: now }
+        : locked;
       const step = steps[row.step_number - 1];
       if (!step) {
         past.add(row.contact_id);
         await this.store.updateProgress(trx, row.contact_id, {
           campaign_id: toCampaignId,
+          subsequence_id: null,
           state: 'done',
           reason: null,
           updated_at: now,
@@ -1002,11 +1040,61 @@ export class SendingService {
         : row.due_at;
       await this.store.updateProgress(trx, row.contact_id, {
         campaign_id: toCampaignId,
+        ...(locked.subsequence_id
+          ? { subsequence_id: null, step_number: row.step_number, state: 'waiting', due_at: now, reason: null }
+          : {}),
         ...(finished ? { state: 'waiting', due_at: dueAt } : {}),
         updated_at: now,
       });
     }
     return past;
+  }
+
+  // --- subsequences (the campaign module's SubsequenceProgress) ---
+
+  enterSubsequence(
+    trx: Executor,
+    p: { contactId: string; workspaceId: string; campaignId: string; subsequenceId: string; dueAt: Date },
+  ): Promise<{ fromSubsequenceId: string | null }> {
+    return this.store.enterSubsequence(trx, { ...p, now: this.clock.now() });
+  }
+
+  contactsInSubsequences(db: Executor, subsequenceIds: string[]): Promise<Map<string, number>> {
+    return this.store.contactsInSubsequences(db, subsequenceIds);
+  }
+
+  /**
+   * The subsequence's unfinished contacts go back to the main sequence at the step where they left it (due now;
+   * past its last step they finish), or finish (`none`). Answers how many moved.
+   */
+  async moveOutOfSubsequence(
+    trx: Executor,
+    workspaceId: string,
+    subsequenceId: string,
+    to: 'main' | 'none',
+  ): Promise<number> {
+    const rows = await this.store.lockInSubsequence(trx, subsequenceId);
+    const now = this.clock.now();
+    const main = new Map<string, SendingStep[]>();
+    for (const row of rows) {
+      if (!main.has(row.campaign_id)) main.set(row.campaign_id, await this.store.steps(trx, row.campaign_id));
+      const stepNumber = row.main_step_number ?? 1;
+      const back = to === 'main' && stepNumber <= main.get(row.campaign_id)!.length;
+      await this.store.updateProgress(trx, row.contact_id, {
+        subsequence_id: null,
+        step_number: stepNumber,
+        state: back ? 'waiting' : 'done',
+        due_at: back ? now : row.due_at,
+        reason: null,
+        updated_at: now,
+      });
+      if (!back) await this.contacts.finishForMail(trx, workspaceId, row.contact_id, 'completed');
+    }
+    return rows.length;
+  }
+
+  releaseSubsequence(trx: Executor, subsequenceId: string): Promise<void> {
+    return this.store.releaseSubsequence(trx, subsequenceId, this.clock.now());
   }
 
   /** A contact's place in its sequence, for `GET /v1/contact/get`. */
@@ -1015,6 +1103,7 @@ export class SendingService {
     if (!p) return null;
     return {
       state: p.state,
+      subsequenceId: p.subsequence_id,
       nextStep: p.state === 'done' ? null : p.step_number,
       stepsSent: p.step_number - 1,
       lastSentAt: p.last_sent_at ? p.last_sent_at.toISOString() : null,

@@ -19,6 +19,10 @@ export interface ProgressRow {
   campaign_id: string;
   account_id: string | null;
   step_number: number;
+  /** The subsequence the contact is in (null: the main sequence); `step_number` counts its steps then. */
+  subsequence_id: string | null;
+  /** Where the contact left the main sequence, for a delete of its subsequence that moves it back. */
+  main_step_number: number | null;
   state: ProgressState;
   due_at: Date;
   reason: string | null;
@@ -66,6 +70,9 @@ export interface SendingStep {
   auto_winner: components['schemas']['AutoWinner'] | null;
   variants: { id: string; label: string; subject: string; body: string; weight: number }[];
 }
+
+/** A campaign's subsequences, each with its status and steps in order. */
+export type SubsequenceSteps = Map<string, { status: string; steps: SendingStep[] }>;
 
 /** A due contact: its progress and the contact fields templates read. */
 export interface DueContact extends ProgressRow {
@@ -143,7 +150,8 @@ export class SendingStore {
   async releaseHeld(db: Executor, now: Date): Promise<void> {
     await db.raw(
       `UPDATE sending_progress p SET state = 'waiting', reason = NULL, due_at = ?, updated_at = ?
-         FROM contacts c WHERE c.id = p.contact_id AND p.state = 'held' AND c.updated_at > p.updated_at`,
+         FROM contacts c WHERE c.id = p.contact_id AND p.state = 'held' AND c.updated_at > p.updated_at
+           AND p.reason IS DISTINCT FROM 'subsequence_paused'`,
       [now, now],
     );
   }
@@ -249,13 +257,47 @@ export class SendingStore {
     return db('campaigns').where({ id: campaignId }).forNoKeyUpdate().first('name');
   }
 
+  /** The main sequence's steps in order. */
   async steps(db: Executor, campaignId: string): Promise<SendingStep[]> {
     const steps: Omit<SendingStep, 'variants'>[] = await db('campaign_steps')
       .where({ campaign_id: campaignId })
+      .whereNull('subsequence_id')
       .orderBy('step_order')
       .select('id', 'delay_minutes', 'auto_winner');
-    const variants: ({ step_id: string } & SendingStep['variants'][number])[] = await db('step_variants')
+    return this.withVariants(db, steps);
+  }
+
+  /** The campaign's subsequences with their steps (read only when a due contact is in one). */
+  async subsequenceSteps(db: Executor, campaignId: string): Promise<SubsequenceSteps> {
+    const subsequences: { id: string; status: string }[] = await db('subsequences')
       .where({ campaign_id: campaignId })
+      .select('id', 'status');
+    const steps: { id: string; subsequence_id: string; delay_minutes: number; auto_winner: unknown }[] = await db(
+      'campaign_steps',
+    )
+      .where({ campaign_id: campaignId })
+      .whereNotNull('subsequence_id')
+      .orderBy([{ column: 'subsequence_id' }, { column: 'step_order' }])
+      .select('id', 'subsequence_id', 'delay_minutes', 'auto_winner');
+    const withVariants = await this.withVariants(db, steps);
+    return new Map(
+      subsequences.map((sub) => [
+        sub.id,
+        { status: sub.status, steps: withVariants.filter((s) => s.subsequence_id === sub.id) },
+      ]),
+    );
+  }
+
+  private async withVariants<S extends { id: string; delay_minutes: number; auto_winner: unknown }>(
+    db: Executor,
+    steps: S[],
+  ): Promise<(S & SendingStep)[]> {
+    if (steps.length === 0) return [];
+    const variants: ({ step_id: string } & SendingStep['variants'][number])[] = await db('step_variants')
+      .whereIn(
+        'step_id',
+        steps.map((s) => s.id),
+      )
       .select('id', 'step_id', 'label', 'subject', 'body', 'weight');
     return steps.map((s) => ({
       ...s,
@@ -355,6 +397,81 @@ export class SendingStore {
 
   async updateProgress(db: Executor, contactId: string, patch: Partial<ProgressRow>): Promise<void> {
     await db('sending_progress').where({ contact_id: contactId }).update(patch);
+  }
+
+  /** Updates the contact's progress only while it is still in `subsequenceId` (null: the main sequence). */
+  async updateProgressIn(
+    db: Executor,
+    contactId: string,
+    subsequenceId: string | null,
+    patch: Partial<ProgressRow>,
+  ): Promise<boolean> {
+    const n = await db('sending_progress')
+      .where({ contact_id: contactId })
+      .whereRaw('subsequence_id IS NOT DISTINCT FROM ?::uuid', [subsequenceId])
+      .update(patch);
+    return n > 0;
+  }
+
+  // --- subsequences ---
+
+  /** Puts the contact at step 1 of the subsequence (a new row when it has none), keeping its thread and account. */
+  async enterSubsequence(
+    db: Executor,
+    p: { contactId: string; workspaceId: string; campaignId: string; subsequenceId: string; dueAt: Date; now: Date },
+  ): Promise<{ fromSubsequenceId: string | null }> {
+    const [row] = await this.lockProgress(db, [p.contactId]);
+    const patch = {
+      campaign_id: p.campaignId,
+      subsequence_id: p.subsequenceId,
+      step_number: 1,
+      state: 'waiting' as const,
+      due_at: p.dueAt,
+      reason: null,
+      attempts: 0,
+      updated_at: p.now,
+    };
+    if (!row) {
+      await db('sending_progress').insert({
+        contact_id: p.contactId,
+        workspace_id: p.workspaceId,
+        main_step_number: 1,
+        ...patch,
+      });
+      return { fromSubsequenceId: null };
+    }
+    await this.updateProgress(db, p.contactId, {
+      ...patch,
+      main_step_number: row.subsequence_id === null ? row.step_number : row.main_step_number,
+    });
+    return { fromSubsequenceId: row.subsequence_id };
+  }
+
+  async contactsInSubsequences(db: Executor, subsequenceIds: string[]): Promise<Map<string, number>> {
+    if (subsequenceIds.length === 0) return new Map();
+    const rows: { subsequence_id: string; n: number }[] = await db('sending_progress as p')
+      .join('contacts as c', 'c.id', 'p.contact_id')
+      .whereIn('p.subsequence_id', subsequenceIds)
+      .whereNot('p.state', 'done')
+      .whereIn('c.status', UNFINISHED_STATUSES)
+      .groupBy('p.subsequence_id')
+      .select('p.subsequence_id', db.raw('count(*)::int AS n'));
+    return new Map(rows.map((r) => [r.subsequence_id, r.n]));
+  }
+
+  /** The unfinished progress rows in a subsequence, locked. */
+  async lockInSubsequence(db: Executor, subsequenceId: string): Promise<ProgressRow[]> {
+    return db('sending_progress')
+      .where({ subsequence_id: subsequenceId })
+      .whereNot('state', 'done')
+      .orderBy('contact_id')
+      .forUpdate();
+  }
+
+  async releaseSubsequence(db: Executor, subsequenceId: string, now: Date): Promise<void> {
+    await db('sending_progress')
+      .where({ subsequence_id: subsequenceId, state: 'held', reason: 'subsequence_paused' })
+      .update({ state: 'waiting', reason: null, due_at: now, updated_at: now });
   }
 
   async setAccountPace(db: Executor, accountId: string, patch: { next_send_at: Date }): Promise<void> {

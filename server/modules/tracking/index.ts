@@ -13,6 +13,17 @@ export interface TrackingModuleDeps {
   events: TrackingServiceArgs[5];
   clock: TrackingServiceArgs[6];
   hostOwner: TrackingServiceArgs[7];
+  triggers: TrackingServiceArgs[8];
 }
 export const createTrackingModule = (d: TrackingModuleDeps) =>
-  new TrackingService(d.db, d.signer, d.publicUrl, d.contacts, d.suppression, d.events, d.clock, d.hostOwner);
+  new TrackingService(
+    d.db,
+    d.signer,
+    d.publicUrl,
+    d.contacts,
+    d.suppression,
+    d.events,
+    d.clock,
+    d.hostOwner,
+    d.triggers,
+  );

@@ -14,6 +14,7 @@
 import type { Clock } from '../../clock';
 import type { Db, Executor } from '../../db';
 import type { ContactService } from '../contact';
+import type { SubsequenceTriggers } from '../campaign';
 import type { EventService } from '../events';
 import type { MessageLinks, MessageRef } from '../sending';
 import type { SuppressionService } from '../suppression';
@@ -88,6 +89,7 @@ export class TrackingService implements MessageLinks {
     private readonly events: EventService,
     private readonly clock: Clock,
     private readonly hostOwner: HostOwner,
+    private readonly triggers: SubsequenceTriggers,
   ) {}
 
   private base(ref: MessageRef): string {
@@ -250,6 +252,15 @@ export class TrackingService implements MessageLinks {
         ...(type === 'email.clicked' ? { url: t.u } : {}),
       };
       await this.events.record(trx, { workspaceId: t.w, type, occurredAt: now, data, mail });
+      // A prefetch or a machine's read is no person's open or click: it moves no one into a subsequence.
+      if (!flagged)
+        await this.triggers.fire(trx, {
+          type: type === 'email.opened' ? 'opened' : 'clicked',
+          workspaceId: t.w,
+          campaignId: contact.campaign_id,
+          contactId: t.c,
+          stepId: t.s,
+        });
     });
     return true;
   }
