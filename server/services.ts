@@ -72,7 +72,7 @@ import type { CampaignProgressPort } from './modules/campaign/service';
 import { CampaignStore } from './modules/campaign/store';
 import type { SubsequenceContacts, SubsequenceProgress } from './modules/campaign/subsequences';
 import { SubsequenceStore } from './modules/campaign/subsequence-store';
-import { ContactService, type ContactProgressPort } from './modules/contact/service';
+import type { ContactProgressPort } from './modules/contact/service';
 import { ContactStore } from './modules/contact/store';
 import { UNFINISHED_STATUSES } from './modules/contact/statuses';
 import { CreditStore } from './modules/credits/store';
