@@ -3900,6 +3900,26 @@ export interface paths {
     };
 }
 export interface webhooks {
+    "account.connected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * account.connected
+         * @description What a subscription to `account.connected` receives (headers webhook-id, webhook-timestamp, webhook-signature).
+         */
+        post: operations["eventAccountConnected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "account.statusChanged": {
         parameters: {
             query?: never;
@@ -4303,6 +4323,17 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /**
+         * @description A mailbox was connected to the workspace for the first time (`account.connected`), with a password or an
+         *     OAuth grant. A reconnect of the same account (a new grant, the same id) is an `account.statusChanged`.
+         */
+        AccountConnectedData: {
+            /** Format: uuid */
+            accountId: string;
+            auth: components["schemas"]["EmailAccountAuth"];
+            email: string;
+            provider: components["schemas"]["EmailAccountProvider"];
+        };
         /** @description One account's sending today (workspace time zone): campaign emails from the stored sent events, warm-up emails from the pool's record. */
         AccountSentToday: {
             /**
@@ -6375,7 +6406,7 @@ export interface components {
          * @example email.sent
          * @enum {string}
          */
-        EventType: "email.sent" | "email.opened" | "email.clicked" | "email.replied" | "email.autoReplied" | "email.bounced" | "contact.unsubscribed" | "contact.leadStatusChanged" | "campaign.launched" | "campaign.paused" | "campaign.completed" | "account.statusChanged" | "account.warmupEnabled" | "account.warmupPaused" | "account.warmupBanned" | "job.completed" | "job.failed" | "placement.completed" | "tracking.domainVerified" | "tracking.domainFailed";
+        EventType: "email.sent" | "email.opened" | "email.clicked" | "email.replied" | "email.autoReplied" | "email.bounced" | "contact.unsubscribed" | "contact.leadStatusChanged" | "campaign.launched" | "campaign.paused" | "campaign.completed" | "account.connected" | "account.statusChanged" | "account.warmupEnabled" | "account.warmupPaused" | "account.warmupBanned" | "job.completed" | "job.failed" | "placement.completed" | "tracking.domainVerified" | "tracking.domainFailed";
         /**
          * @description A background job. Its rows are processed by the worker in batches; `progress` and `counts` move batch by
          *     batch, so polling `GET /v2/job/get` shows it advance, and `job.completed` / `job.failed` events announce
@@ -15317,6 +15348,39 @@ export interface operations {
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    eventAccountConnected: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["AccountConnectedData"];
+                    /** @constant */
+                    type?: "account.connected";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is retried; 410 disables the subscription. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     eventAccountStatusChanged: {

@@ -14,7 +14,7 @@ import { conflict, detail, forbidden, invalid, notFound } from '../../errors';
 import { pageOf } from '../../paging';
 import { dayIn } from '../../time/days';
 import { percent, type EventService } from '../events/service';
-import { hasImapLogin, inWarmupPool, toAccount, warmupReason } from './mapping';
+import { hasImapLogin, inWarmupPool, toAccount, toAccountAuth, warmupReason } from './mapping';
 import type { SecretBox } from '../../secrets';
 import type { AccountRow, AccountStore, RetryProtocol, WarmupColumns } from './store';
 import { checkBlocklists, checkDomain, memoizedA, scoreOf, type DomainVitals } from './vitals';
@@ -309,7 +309,10 @@ export class AccountService {
     return row;
   }
 
-  /** Stores a new account under the plan's cap, in the caller's transaction (which locks the workspace). */
+  /**
+   * Stores a new account under the plan's cap, in the caller's transaction (which locks the workspace), and
+   * records `account.connected` with it.
+   */
   async insertNew(trx: Executor, row: AccountRow): Promise<void> {
     await this.workspaces.lock(trx, row.workspace_id);
     const { maxEmailAccounts: cap } = await this.workspaces.planCaps(trx, row.workspace_id);
@@ -326,6 +329,13 @@ export class AccountService {
       if (isUniqueViolation(err)) throw duplicate(row.email);
       throw err;
     }
+    const connected: Schemas['AccountConnectedData'] = {
+      accountId: row.id,
+      email: row.email,
+      provider: row.provider,
+      auth: toAccountAuth(row),
+    };
+    await this.events.record(trx, { workspaceId: row.workspace_id, type: 'account.connected', data: connected });
   }
 
   /**

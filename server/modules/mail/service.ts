@@ -20,6 +20,7 @@ import {
   MailCredentials,
   type ConnectionOptions,
   type GrantDeathHandler,
+  type LoginAuth,
   type LoginFailure,
   type MailLogin,
 } from './login';
@@ -155,13 +156,16 @@ export class MailService {
     oauth: MailOAuth,
   ) {
     this.credentials = new MailCredentials(db, new GrantStore(), oauth.clients, oauth.secrets, clock, oauth.grantDied);
-    const authOf = (login: MailLogin) => this.credentials.authOf(login);
+    const logins = {
+      authOf: (login: MailLogin) => this.credentials.authOf(login),
+      afterRefusal: (login: MailLogin, auth: LoginAuth) => this.credentials.afterRefusal(login, auth),
+    };
     this.transports = new TransportPool({
       allowPrivate: settings.allowPrivate,
       timeoutMs: settings.smtpTimeoutMs,
-      authOf,
+      ...logins,
     });
-    this.imap = { allowPrivate: settings.allowPrivate, timeoutMs: settings.imapTimeoutMs, authOf };
+    this.imap = { allowPrivate: settings.allowPrivate, timeoutMs: settings.imapTimeoutMs, ...logins };
   }
 
   /** Stores a proved OAuth grant for the account (connect or reconnect), in the caller's transaction. */
