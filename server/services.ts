@@ -281,6 +281,7 @@ function buildServices(deps: Deps) {
     { sentSince: (db, accountIds, since) => warmup.sentSince(db, accountIds, since) },
     clock,
     new RecipientProviders(db, dns, clock),
+    campaigns,
   );
   // Resumes and moves change the engine's progress rows: the contact module reaches them through this interface.
   const contactLifecycle = new ContactLifecycle(db, new ContactStore(), campaigns, progress, clock);

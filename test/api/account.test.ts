@@ -88,6 +88,7 @@ describe('POST /v2/account/connect', () => {
       updatedAt: '2026-11-23T10:00:00.000Z',
       trackingDomain: null,
       mailboxProvider: 'google',
+      bounceProtection: { ratePercent: null, window: null },
     });
     expect(JSON.stringify(data)).not.toContain('secret-1');
 

@@ -86,6 +86,7 @@ export function toAccount(
     imap: server(row.imap_host, row.imap_port, row.imap_user),
     trackingDomain,
     mailboxProvider: row.provider === 'smtp' ? smtpMailboxProvider : row.provider,
+    bounceProtection: { ratePercent: row.bounce_rate_percent, window: row.bounce_window },
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };

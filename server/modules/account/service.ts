@@ -183,10 +183,10 @@ export class AccountService {
     );
   }
 
-  /** Changes an account's settings (POST /v2/account/update): its tracking domain. */
+  /** Changes an account's settings (POST /v2/account/update): its tracking domain, its bounce protection. */
   async update(
     workspace: ZonedWorkspace,
-    input: { accountId: string; trackingDomainId?: string | null },
+    input: Schemas['EmailAccountUpdateRequest'],
   ): Promise<Schemas['EmailAccount']> {
     return this.db.transaction(async (trx) => {
       let row = await this.require(trx, workspace.id, input.accountId, true);
@@ -195,6 +195,13 @@ export class AccountService {
           await this.trackingDomains.requireVerified(trx, workspace.id, input.trackingDomainId, 'trackingDomainId');
         row = await this.store.update(trx, workspace.id, row.id, {
           tracking_domain_id: input.trackingDomainId,
+          updated_at: this.clock.now(),
+        });
+      }
+      if (input.bounceProtection) {
+        row = await this.store.update(trx, workspace.id, row.id, {
+          bounce_rate_percent: input.bounceProtection.ratePercent,
+          bounce_window: input.bounceProtection.window,
           updated_at: this.clock.now(),
         });
       }
@@ -302,6 +309,8 @@ export class AccountService {
       warmup_reason_message: null,
       warmup_started_at: body.warmup !== undefined ? now : null,
       tracking_domain_id: body.trackingDomainId ?? null,
+      bounce_rate_percent: null,
+      bounce_window: null,
       created_at: now,
       updated_at: now,
     };
@@ -434,7 +443,7 @@ export class AccountService {
       status: row.status,
       canSend: reason === null,
       reason,
-      statusReason: row.status === 'active' || row.status === 'paused' ? null : (row.status_reason ?? null),
+      statusReason: row.status === 'active' ? null : (row.status_reason ?? null),
       sentToday,
       dailyLimit: row.daily_limit,
       remainingToday,
@@ -704,6 +713,12 @@ export class AccountMailAccess {
     private readonly secrets: SecretBox,
     private readonly clock: Clock,
   ) {}
+
+  /** The account's own bounce protection (nulls: the workspace's); both null for an account that is gone. */
+  async bounceRule(db: Executor, accountId: string): Promise<{ ratePercent: number | null; window: number | null }> {
+    const row = await this.store.findAny(db, accountId);
+    return { ratePercent: row?.bounce_rate_percent ?? null, window: row?.bounce_window ?? null };
+  }
 
   /** Accounts whose mailbox the reader reads now (an IMAP login, not in connectionError, not waiting for a retry). */
   readableImapAccounts(db: Executor): Promise<{ id: string; workspace_id: string }[]> {

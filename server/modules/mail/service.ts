@@ -360,7 +360,7 @@ export class MailService {
   markLateBounce(
     db: Executor,
     id: string,
-  ): Promise<Pick<MessageRow, 'account_id' | 'contact_id' | 'kind'> | undefined> {
+  ): Promise<Pick<MessageRow, 'account_id' | 'campaign_id' | 'contact_id' | 'kind'> | undefined> {
     return this.store.markLateBounce(db, id);
   }
 
@@ -429,7 +429,12 @@ export class MailService {
 
   /** The account's last `n` finished campaign sends: how many, and how many bounced hard. */
   recentOutcomes(db: Executor, accountId: string, n: number): Promise<{ total: number; bounced: number }> {
-    return this.store.recentOutcomes(db, accountId, n);
+    return this.store.recentOutcomes(db, { account_id: accountId }, n);
+  }
+
+  /** The campaign's last `n` finished sends: how many, and how many bounced hard. */
+  recentCampaignOutcomes(db: Executor, campaignId: string, n: number): Promise<{ total: number; bounced: number }> {
+    return this.store.recentOutcomes(db, { campaign_id: campaignId }, n);
   }
 
   /** Campaign messages sent, per step. */
