@@ -390,7 +390,8 @@ export interface paths {
         /**
          * Get a campaign's status
          * @description Returns the status of one campaign: `draft`, `active`, `paused` or `completed` (an active campaign
-         *     whose contacts have all finished, derived when read). `launchedAt` is when it was first launched.
+         *     whose contacts have all finished, derived when read). `launchedAt` is when it was first launched;
+         *     `pauseReason` says why a paused campaign is paused (`user`, `bounce_rate`, `no_sender`).
          *     Changes nothing and costs no credits. `404` means no campaign with this id exists in your workspace.
          */
         get: operations["getCampaignStatus"];
@@ -1084,7 +1085,7 @@ export interface paths {
         put?: never;
         /**
          * Change an email account's settings
-         * @description Changes an account's settings (its tracking domain). Errors: `400` malformed input; `404` no such account,
+         * @description Changes an account's settings (its tracking domain, its bounce protection). Errors: `400` malformed input; `404` no such account,
          *     or no such tracking domain, in this workspace; `409` the tracking domain is not verified.
          */
         post: operations["updateAccount"];
@@ -1604,7 +1605,8 @@ export interface paths {
         /**
          * Get a campaign's status
          * @description Returns the status of one campaign: `draft`, `active`, `paused` or `completed` (an active campaign
-         *     whose contacts have all finished, derived when read). `launchedAt` is when it was first launched.
+         *     whose contacts have all finished, derived when read). `launchedAt` is when it was first launched;
+         *     `pauseReason` says why a paused campaign is paused (`user`, `bounce_rate`, `no_sender`).
          *     Changes nothing and costs no credits. `404` means no campaign with this id exists in your workspace.
          */
         get: operations["getCampaignStatusV2"];
@@ -3438,7 +3440,8 @@ export interface paths {
         };
         /**
          * Get the workspace's sending settings
-         * @description The settings that govern every campaign of the workspace (the cap per recipient domain). Changes nothing.
+         * @description The settings that govern every campaign of the workspace (the cap per recipient domain, bounce
+         *     protection of accounts and campaigns). Changes nothing.
          */
         get: operations["getSendingSettings"];
         put?: never;
@@ -4155,6 +4158,26 @@ export interface paths {
     };
 }
 export interface webhooks {
+    "account.connected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * account.connected
+         * @description What a subscription to `account.connected` receives (headers webhook-id, webhook-timestamp, webhook-signature).
+         */
+        post: operations["eventAccountConnected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "account.statusChanged": {
         parameters: {
             query?: never;
@@ -4598,6 +4621,34 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /**
+         * @description This account's own bounce protection: it is paused (status `paused`, reason `bounce_rate: ...`, an
+         *     `account.statusChanged` event) when more than `ratePercent` of its last `window` campaign sends hard-bounced.
+         *     A `null` value takes the workspace's (`GET /v2/sending/settings`: `bounceRatePercent`, `bounceWindow`).
+         */
+        AccountBounceProtection: {
+            /**
+             * @description The hard-bounce rate (percent) that pauses the account; `null` for the workspace's.
+             * @example 3
+             */
+            ratePercent: number | null;
+            /**
+             * @description How many of its last campaign sends the rate is taken over; `null` for the workspace's.
+             * @example 100
+             */
+            window: number | null;
+        };
+        /**
+         * @description A mailbox was connected to the workspace for the first time (`account.connected`), with a password or an
+         *     OAuth grant. A reconnect of the same account (a new grant, the same id) is an `account.statusChanged`.
+         */
+        AccountConnectedData: {
+            /** Format: uuid */
+            accountId: string;
+            auth: components["schemas"]["EmailAccountAuth"];
+            email: string;
+            provider: components["schemas"]["EmailAccountProvider"];
+        };
         /** @description One email account's sends on the workspace's current day; campaign and warm-up sends share `dailyLimit`. */
         AccountSends: {
             /** Format: uuid */
@@ -4917,6 +4968,8 @@ export interface components {
             /** @example Q4 SaaS founders */
             name: string;
             options: components["schemas"]["CampaignOptions"];
+            /** @description Why a `paused` campaign is paused; `null` for any other status. */
+            pauseReason: components["schemas"]["CampaignPauseReason"] | null;
             /** @description The sending schedule, or `null` until one is set (`POST /v2/campaign/set/schedules`); launch needs one. */
             schedule: components["schemas"]["CampaignSchedule"] | null;
             status: components["schemas"]["CampaignStatus"];
@@ -5033,8 +5086,10 @@ export interface components {
         CampaignEventData: {
             /** Format: uuid */
             campaignId: string;
+            /** @description campaign.paused by the service only: the reason in words. */
+            message?: string;
             name: string;
-            /** @description campaign.paused only, `user` or why the service paused it. */
+            /** @description campaign.paused only, `user` or why the service paused it (a `CampaignPauseReason` code). */
             reason?: string;
         };
         /** @description How a campaign sends. */
@@ -5296,6 +5351,20 @@ export interface components {
              *     in the campaign's sending status and in the preview.
              */
             verifiedOnly?: boolean;
+        };
+        /**
+         * @description Why a campaign is paused: `user` (`POST /v2/campaign/pause`), `bounce_rate` (its hard-bounce rate passed the
+         *     workspace's `campaignBounceRatePercent`), `no_sender` (its last active account was removed or stopped for good).
+         *     Launching it again clears the reason.
+         */
+        CampaignPauseReason: {
+            /**
+             * @example bounce_rate
+             * @enum {string}
+             */
+            code: "user" | "bounce_rate" | "no_sender";
+            /** @example 9 hard bounces in the last 100 sends (more than 8%). */
+            message: string;
         };
         /**
          * @description A contact's next message as the sending engine would render it now: the step and variant it gets (the A/Z winner
@@ -6058,6 +6127,7 @@ export interface components {
          */
         EmailAccount: {
             auth?: components["schemas"]["EmailAccountAuth"];
+            bounceProtection: components["schemas"]["AccountBounceProtection"];
             /** Format: date-time */
             createdAt: string;
             /**
@@ -6159,7 +6229,9 @@ export interface components {
             status: components["schemas"]["EmailAccountStatus"];
             /**
              * @description For `connectionError`, `sendingError` and `reconnectRequired`, what failed in words (e.g. the IMAP or
-             *     SMTP server's answer to the login, or the identity provider's refusal of the grant); `null` otherwise.
+             *     SMTP server's answer to the login, or the identity provider's refusal of the grant); for `paused` by
+             *     bounce protection, `bounce_rate: <n> hard bounces in the last <m> sends (more than <rate>%)`; `null`
+             *     otherwise.
              * @example null
              */
             statusReason: string | null;
@@ -6344,6 +6416,7 @@ export interface components {
              * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
              */
             accountId: string;
+            bounceProtection?: components["schemas"]["AccountBounceProtection"];
             /**
              * Format: uuid
              * @description A verified tracking domain of the workspace for the links in this account's campaign mail (it wins over
@@ -6863,7 +6936,7 @@ export interface components {
          * @example email.sent
          * @enum {string}
          */
-        EventType: "email.sent" | "email.opened" | "email.clicked" | "email.replied" | "email.autoReplied" | "email.bounced" | "contact.unsubscribed" | "contact.leadStatusChanged" | "contact.subsequenceEntered" | "campaign.launched" | "campaign.paused" | "campaign.completed" | "campaign.variantWinner" | "account.statusChanged" | "account.warmupEnabled" | "account.warmupPaused" | "account.warmupBanned" | "job.completed" | "job.failed" | "placement.completed" | "tracking.domainVerified" | "tracking.domainFailed";
+        EventType: "email.sent" | "email.opened" | "email.clicked" | "email.replied" | "email.autoReplied" | "email.bounced" | "contact.unsubscribed" | "contact.leadStatusChanged" | "contact.subsequenceEntered" | "campaign.launched" | "campaign.paused" | "campaign.completed" | "campaign.variantWinner" | "account.connected" | "account.statusChanged" | "account.warmupEnabled" | "account.warmupPaused" | "account.warmupBanned" | "job.completed" | "job.failed" | "placement.completed" | "tracking.domainVerified" | "tracking.domainFailed";
         /**
          * @description A background job. Its rows are processed by the worker in batches; `progress` and `counts` move batch by
          *     batch, so polling `GET /v2/job/get` shows it advance, and `job.completed` / `job.failed` events announce
@@ -7954,6 +8027,31 @@ export interface components {
         /** @description The workspace's sending settings, across all its campaigns. */
         SendingSettings: {
             /**
+             * @description Bounce protection of each account: an account is paused (status `paused`, reason
+             *     `bounce_rate: ...`, an `account.statusChanged` event) when more than this share of its last `bounceWindow`
+             *     campaign sends hard-bounced (an SMTP 5xx or a bounce report read later). An account's own
+             *     `bounceProtection` wins. Default 5.
+             * @example 5
+             */
+            bounceRatePercent: number;
+            /**
+             * @description How many of an account's last campaign sends its bounce rate is taken over (no pause before that many). Default 40.
+             * @example 40
+             */
+            bounceWindow: number;
+            /**
+             * @description Whether a campaign pauses for its bounces: when more than this share of its last `campaignBounceWindow`
+             *     sends hard-bounced, the campaign is paused (`pauseReason` `bounce_rate`, a `campaign.paused` event with
+             *     that reason). `null` (the default): campaigns never pause for bounces; accounts still do.
+             * @example 8
+             */
+            campaignBounceRatePercent: number | null;
+            /**
+             * @description How many of a campaign's last sends its bounce rate is taken over (no pause before that many). Default 100.
+             * @example 100
+             */
+            campaignBounceWindow: number;
+            /**
              * @description At most this many campaign emails a day to one recipient domain (`globex.com`), across every campaign and
              *     account of the workspace, in the workspace's time zone; `null` (the default) means no workspace cap. A
              *     contact held back waits with the reason `recipient_domain_limit` and goes the next day.
@@ -7963,6 +8061,26 @@ export interface components {
         };
         /** @description Sending settings to change; fields left out keep their value. */
         SendingSettingsInput: {
+            /**
+             * @description The hard-bounce rate (percent) over an account's last `bounceWindow` sends that pauses it.
+             * @example 3
+             */
+            bounceRatePercent?: number;
+            /**
+             * @description How many of an account's last campaign sends its bounce rate is taken over.
+             * @example 100
+             */
+            bounceWindow?: number;
+            /**
+             * @description The hard-bounce rate (percent) over a campaign's last `campaignBounceWindow` sends that pauses it; `null` turns it off.
+             * @example 8
+             */
+            campaignBounceRatePercent?: number | null;
+            /**
+             * @description How many of a campaign's last sends its bounce rate is taken over.
+             * @example 200
+             */
+            campaignBounceWindow?: number;
             /**
              * @description At most this many campaign emails a day to one recipient domain across the workspace; `null` removes the cap.
              * @example 20
@@ -9937,6 +10055,8 @@ export interface operations {
                              * @description When the campaign was first launched; `null` for a draft.
                              */
                             launchedAt: string | null;
+                            /** @description Why a `paused` campaign is paused; `null` for any other status. */
+                            pauseReason: components["schemas"]["CampaignPauseReason"] | null;
                             status: components["schemas"]["CampaignStatus"];
                         };
                     };
@@ -11904,6 +12024,8 @@ export interface operations {
                              * @description When the campaign was first launched; `null` for a draft.
                              */
                             launchedAt: string | null;
+                            /** @description Why a `paused` campaign is paused; `null` for any other status. */
+                            pauseReason: components["schemas"]["CampaignPauseReason"] | null;
                             status: components["schemas"]["CampaignStatus"];
                         };
                     };
@@ -16521,6 +16643,39 @@ export interface operations {
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    eventAccountConnected: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["AccountConnectedData"];
+                    /** @constant */
+                    type?: "account.connected";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is retried; 410 disables the subscription. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     eventAccountStatusChanged: {

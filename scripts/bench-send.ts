@@ -7,9 +7,13 @@
  *     follow-up 4 hours after the opener, and 2 subsequences (a click of the opener, which no one does, and
  *     "finished without a reply", which every contact enters and whose step goes an hour later), beside the
  *     straight line's rate;
+ *   - the same campaign over 50 accounts connected by OAuth (a loopback identity provider; the sink checks
+ *     each XOAUTH2 login against its user-info endpoint, and the day between the steps makes every access
+ *     token expire, so step 2 includes one refresh per account), as a share of the password accounts' rate;
  *   - the scheduler's time for a run that finds the due work among 100,000 waiting contacts;
  *   - the worker's heap after each phase.
- * It creates and drops its own database (lr_bench_send). BENCH_CONTACTS changes the size.
+ * It creates and drops its own database (lr_bench_send, or BENCH_DATABASE_NAME when several runs share a server).
+ * BENCH_CONTACTS changes the size.
  */
 import type { AddressInfo } from 'node:net';
 import nodemailer from 'nodemailer';
@@ -20,11 +24,12 @@ import { freshBenchDatabase } from './bench-database';
 import { migrate, openDatabase } from '../server/db';
 import { newId } from '../server/ids';
 import { createServices, type Deps } from '../server/services';
+import { startOAuthProvider } from '../test/helpers/oauth-provider';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 10_000);
 const WAITING = Number(process.env.BENCH_WAITING ?? 100_000);
 const ACCOUNTS = 50;
-const DB_NAME = 'lr_bench_send';
+const DB_NAME = process.env.BENCH_DATABASE_NAME ?? 'lr_bench_send';
 const heapMb = () => (process.memoryUsage().heapUsed / 1024 / 1024).toFixed(1);
 
 class BenchClock {
@@ -34,13 +39,24 @@ class BenchClock {
 
 async function main(): Promise<void> {
   const bench = await freshBenchDatabase(DB_NAME, 'bench:send');
+  const clock = new BenchClock();
+  const idp = await startOAuthProvider({ now: clock.now });
 
   let received = 0;
   const sink = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
-    onAuth: (_a, _s, cb) => cb(null, { user: 'bench' }),
+    authMethods: ['PLAIN', 'LOGIN', 'XOAUTH2'],
+    onAuth(auth, _s, cb) {
+      if (auth.method !== 'XOAUTH2') return cb(null, { user: 'bench' });
+      // Each XOAUTH2 login is checked against the provider, as Gmail and Exchange check theirs.
+      fetch(idp.userInfoUrl, { headers: { authorization: `Bearer ${auth.accessToken ?? ''}` } }).then(
+        (res) =>
+          cb(null, res.status === 200 ? { user: auth.username } : { data: { status: '401', schemes: 'bearer' } }),
+        cb,
+      );
+    },
     onData(stream, _s, cb) {
       stream.on('data', () => undefined);
       stream.on('end', () => {
@@ -57,11 +73,28 @@ async function main(): Promise<void> {
     secretKey: '66'.repeat(32),
     allowPrivateMailHosts: true,
     seedDemo: false,
+    // Both kinds of account are measured sending, not connecting.
+    verifyMailLogins: false,
+    oauth: {
+      google: null,
+      microsoft: null,
+      generic: {
+        clientId: idp.clientId,
+        clientSecret: idp.clientSecret,
+        authorizeUrl: idp.authorizeUrl,
+        tokenUrl: idp.tokenUrl,
+        userInfoUrl: idp.userInfoUrl,
+        scopes: idp.scopes,
+        smtp: { host: '127.0.0.1', port },
+        imap: { host: '127.0.0.1', port: 993 },
+      },
+      returnUrls: [],
+      timeoutMs: 10_000,
+    },
   });
   const database = await openDatabase(config);
   await migrate(database.db);
   const db = database.db;
-  const clock = new BenchClock();
   const deps: Deps = { config, db, clock, logger: pino({ level: 'silent' }) };
   const services = createServices(deps);
   try {
@@ -115,6 +148,20 @@ async function main(): Promise<void> {
       } as never);
       accountIds.push(account.id);
     }
+    const oauthIds: string[] = [];
+    for (let i = 0; i < ACCOUNTS; i += 1) {
+      const email = `o${i}@acme-mail.io`;
+      const account = await services.oauth.connectGrant(
+        { id: workspace.id, timezone: 'UTC' },
+        {
+          email,
+          provider: 'smtp',
+          dailyLimit: 1000,
+          auth: { type: 'oauth2', provider: 'generic', refreshToken: idp.grant(email) },
+        },
+      );
+      oauthIds.push(account.id);
+    }
     const schedule = { timezone: 'UTC', days: [0, 1, 2, 3, 4, 5, 6], from: '00:00', to: '23:59' };
     const straight = [
       {
@@ -133,10 +180,11 @@ async function main(): Promise<void> {
       contacts: number,
       steps: unknown[] = straight,
       branches: (campaignId: string, stepIds: string[]) => Promise<void> = () => Promise.resolve(),
+      senders = accountIds,
     ) => {
       const campaign = await services.campaigns.create(workspace.id, {
         name,
-        accountIds,
+        accountIds: senders,
         schedule,
         options: { emailGapMinutes: 0, randomWaitMaxMinutes: 0 },
       });
@@ -182,6 +230,20 @@ async function main(): Promise<void> {
       await phase('engine: step 1', CONTACTS, 86_400_000),
       await phase('engine: step 2', 2 * CONTACTS, 86_400_000),
     ];
+
+    // The straight line again, over the accounts connected by OAuth.
+    received = 0;
+    await makeCampaign('oauth', CONTACTS, straight, undefined, oauthIds);
+    const refreshes = idp.refreshes;
+    const oauthRates = [
+      await phase('engine, OAuth accounts: step 1', CONTACTS, 86_400_000),
+      await phase('engine, OAuth accounts: step 2', 2 * CONTACTS, 86_400_000),
+    ];
+    rows.push([
+      'OAuth accounts / password accounts',
+      `${straightRates.map((p, i) => `step ${i + 1}: ${((100 * oauthRates[i]) / p).toFixed(0)}%`).join(', ')} ` +
+        `(${idp.refreshes - refreshes} token refreshes)`,
+    ]);
 
     // The branching campaign: spintax, an hours delay, two subsequences.
     received = 0;
@@ -258,6 +320,7 @@ async function main(): Promise<void> {
     await database.close();
     await bench.drop();
     sink.close();
+    await idp.close();
   }
 }
 

@@ -317,6 +317,7 @@ function buildServices(deps: Deps) {
     warmup: { sentSince: (db, accountIds, since) => warmup.sentSince(db, accountIds, since) },
     clock,
     providers: new RecipientProviders(db, dns, clock),
+    campaigns,
     triggers: subsequences,
     verified: verification,
   });

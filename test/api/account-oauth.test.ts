@@ -147,6 +147,10 @@ describeWithDovecot('accounts connected by OAuth', () => {
     );
     expect(grant.refresh_token_enc).toMatch(/^v1\./);
     expect(JSON.stringify(done)).not.toMatch(/token/i);
+    const connected = await ws.client.GET('/v2/event/list', { params: { query: { types: ['account.connected'] } } });
+    expect(connected.data!.data.items.map((e) => e.data)).toEqual([
+      { accountId, email: ANA, provider: 'smtp', auth: { type: 'oauth2', provider: 'generic' } },
+    ]);
   });
 
   it('sends a campaign over XOAUTH2 and reads the reply over IMAP', async () => {
@@ -205,9 +209,47 @@ describeWithDovecot('accounts connected by OAuth', () => {
     expect(idp.refreshes - before).toBe(2);
   });
 
+  /** A new contact in the campaign, and one run of the sending engine. */
+  async function sendTo(email: string, campaign = campaignId): Promise<number> {
+    await ws.client.POST('/v1/contact/add', { body: { campaignId: campaign, contacts: [{ email }] } as never });
+    return t.services.sending.runOnce();
+  }
+
+  it('a token the SMTP server refuses before its expiry is dropped, refreshed once, and the send goes out', async () => {
+    idp.dropAccessTokens(ANA);
+    const before = idp.refreshes;
+    expect(await sendTo('kim@globex.test')).toBe(1);
+    expect(sink.received.at(-1)!.envelope.to).toEqual(['kim@globex.test']);
+    expect(idp.refreshes - before).toBe(1);
+    expect((await account()).status).toBe('active');
+  });
+
+  it('a token the IMAP server refuses before its expiry is dropped, refreshed once, and the read goes on', async () => {
+    idp.dropAccessTokens(ANA);
+    const before = idp.refreshes;
+    imap.deliverDirect(ANA, [
+      [
+        'From: Kim <kim@globex.test>',
+        `To: ${ANA}`,
+        'Subject: Re: Hello',
+        'Message-ID: <reply-2@globex.test>',
+        `In-Reply-To: ${sink.received.at(-1)!.parsed.messageId!}`,
+        'Date: Mon, 23 Nov 2026 12:30:00 +0000',
+        '',
+        'Interesting.',
+        '',
+      ].join('\r\n'),
+    ]);
+    expect(await t.services.inbox.runOnce()).toBe(1);
+    expect(idp.refreshes - before).toBe(1);
+    const inbound = await t.db('email_messages').where({ account_id: accountId, direction: 'inbound' });
+    expect(inbound).toHaveLength(2);
+    expect((await account()).status).toBe('active');
+  });
+
   it('a revoked grant turns the account reconnectRequired with its event, pauses its campaign, stops reads', async () => {
+    // Before its access token expires: the IMAP server refuses the token, and the provider the refresh.
     idp.revoke(ANA);
-    clock.advance(HOUR);
     await t.services.inbox.runOnce();
     const row = await account();
     expect(row.status).toBe('reconnectRequired');
@@ -224,6 +266,8 @@ describeWithDovecot('accounts connected by OAuth', () => {
     // No retry loop: the reader skips the account and nothing asks the provider again.
     const refreshes = idp.refreshes;
     await t.services.inbox.runOnce();
+    // Another worker, once its cached token is due, learns of the death from the database.
+    clock.advance(HOUR);
     await expect(second.mail.credentials.accessToken(accountId)).rejects.toThrow(/reconnect_required/);
     expect(idp.refreshes).toBe(refreshes);
   });
@@ -387,5 +431,43 @@ describeWithDovecot('accounts connected by OAuth', () => {
       },
     });
     expect(both.response.status).toBe(400);
+  });
+
+  it('a refreshed token refused too puts the account in connectionError with the answer, refreshing once', async () => {
+    const created = await ws.client.POST('/v2/campaign/create', {
+      body: {
+        name: 'Refused',
+        accountIds: [accountId],
+        schedule: weekdaysUtc,
+        options: { emailGapMinutes: 0, randomWaitMaxMinutes: 0 },
+      } as never,
+    });
+    const refusedCampaign = created.data!.data.campaign.id;
+    await ws.client.POST('/v2/campaign/sequence-create', {
+      body: {
+        campaignId: refusedCampaign,
+        steps: [{ delayDays: 0, variants: [{ subject: 'Hi', body: 'Hello.' }] }],
+      } as never,
+    });
+    await ws.client.POST('/v1/contact/add', {
+      body: { campaignId: refusedCampaign, contacts: [{ email: 'lou@globex.test' }] } as never,
+    });
+    expect(
+      (await ws.client.POST('/v2/campaign/launch', { body: { campaignId: refusedCampaign } })).response.status,
+    ).toBe(200);
+    sink.oauthRefused.add(ANA);
+    const before = idp.refreshes;
+    const received = sink.received.length;
+    try {
+      await t.services.sending.runOnce();
+    } finally {
+      sink.oauthRefused.delete(ANA);
+    }
+    expect(sink.received.length).toBe(received);
+    expect(idp.refreshes - before).toBe(1);
+    const row = await account();
+    expect(row.status).toBe('connectionError');
+    expect(row.status_reason).toMatch(/^auth_failed: /);
+    expect((await statusEvents()).at(-1)).toMatchObject({ previous: 'active', status: 'connectionError' });
   });
 });

@@ -88,6 +88,7 @@ describe('POST /v2/account/connect', () => {
       updatedAt: '2026-11-23T10:00:00.000Z',
       trackingDomain: null,
       mailboxProvider: 'google',
+      bounceProtection: { ratePercent: null, window: null },
     });
     expect(JSON.stringify(data)).not.toContain('secret-1');
 
@@ -102,6 +103,18 @@ describe('POST /v2/account/connect', () => {
     expect(box.decrypt(row.imap_password_enc, `${account.id}:imap`)).toBe('imap-secret-1');
     // Bound to its row and field: the SMTP ciphertext does not open as the IMAP one.
     expect(() => box.decrypt(row.smtp_password_enc, `${account.id}:imap`)).toThrow();
+
+    // The first connect is an event for webhooks and the feed; a refused second connect is none.
+    await ws.client.POST('/v2/account/connect', { body: googleAccount('jane@acme-mail.io') });
+    const events = await ws.client.GET('/v2/event/list', { params: { query: { types: ['account.connected'] } } });
+    expect(events.data!.data.items.map((e) => e.data)).toEqual([
+      {
+        accountId: account.id,
+        email: 'jane@acme-mail.io',
+        provider: 'google',
+        auth: { type: 'password', provider: null },
+      },
+    ]);
   });
 
   it('connects an SMTP account with its own host, port and username, warm-up off and no IMAP', async () => {

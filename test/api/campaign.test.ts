@@ -51,6 +51,7 @@ describe('POST /v2/campaign/create', () => {
             verifiedOnly: false,
           },
           counts: { steps: 0, accounts: 0, contacts: 0 },
+          pauseReason: null,
           launchedAt: null,
           createdAt: now,
           updatedAt: now,
@@ -308,7 +309,7 @@ describe('get/name, get/status, set/name', () => {
       data: { id: campaign.id, name: 'Old' },
     });
     const status = await ws.client.GET('/v1/campaign/get/status', { params: { query: { campaignId: campaign.id } } });
-    expect(status.data!.data).toEqual({ id: campaign.id, status: 'draft', launchedAt: null });
+    expect(status.data!.data).toEqual({ id: campaign.id, status: 'draft', pauseReason: null, launchedAt: null });
     t.clock.advance(5000);
     const renamed = await ws.client.POST('/v1/campaign/set/name', { body: { campaignId: campaign.id, name: ' New ' } });
     expect(renamed.data!.message).toBe('Campaign name updated');
@@ -533,12 +534,17 @@ describe('launch and pause', () => {
     expect(paused.data!.message).toBe('Campaign paused');
     expect(paused.data!.data.campaign).toMatchObject({ status: 'paused', launchedAt });
     const status = await ws.client.GET('/v1/campaign/get/status', { params: { query: { campaignId: campaign.id } } });
-    expect(status.data!.data).toEqual({ id: campaign.id, status: 'paused', launchedAt });
+    expect(status.data!.data).toEqual({
+      id: campaign.id,
+      status: 'paused',
+      pauseReason: { code: 'user', message: 'Paused with POST /v2/campaign/pause.' },
+      launchedAt,
+    });
 
     t.clock.advance(60_000);
     const resumed = await ws.client.POST('/v2/campaign/launch', { body: { campaignId: campaign.id } });
     // launchedAt keeps the first launch.
-    expect(resumed.data!.data.campaign).toMatchObject({ status: 'active', launchedAt });
+    expect(resumed.data!.data.campaign).toMatchObject({ status: 'active', pauseReason: null, launchedAt });
   });
 
   it('names every missing piece in the 409 and changes nothing', async () => {

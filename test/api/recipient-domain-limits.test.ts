@@ -91,13 +91,13 @@ describe('limits per recipient domain', () => {
   });
 
   it('caps a domain across the workspace’s campaigns with the workspace setting', async () => {
-    expect((await ws.client.GET('/v2/sending/settings')).data!.data.settings).toEqual({
+    expect((await ws.client.GET('/v2/sending/settings')).data!.data.settings).toMatchObject({
       recipientDomainDailyLimit: null,
     });
     const bad = await ws.client.POST('/v2/sending/settings', { body: { recipientDomainDailyLimit: 0 } });
     expect(bad.response.status).toBe(400);
     const set = await ws.client.POST('/v2/sending/settings', { body: { recipientDomainDailyLimit: 1 } });
-    expect(set.data!.data.settings).toEqual({ recipientDomainDailyLimit: 1 });
+    expect(set.data!.data.settings).toMatchObject({ recipientDomainDailyLimit: 1 });
 
     const account = await connect('cy@acme.test');
     const first = await launch([account], ['x@hooli.test']);

@@ -10,6 +10,7 @@
  *
  *   const idp = await startOAuthProvider({ now: () => clock.now() });
  *   idp.revoke('ana@acme-mail.io');   // every token of the mailbox stops working
+ *   idp.dropAccessTokens('ana@acme-mail.io');  // its access tokens stop working before their time; refreshes work
  *   idp.hang = true;                  // /token never answers (a provider that hangs)
  */
 import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
@@ -37,6 +38,10 @@ export interface OAuthTestProvider {
   refreshes: number;
   /** Revokes every token of the mailbox (the person removed the app's access). */
   revoke(email: string): void;
+  /** A refresh token for the mailbox, as a consent would give (an integrator's grant; the benchmarks). */
+  grant(email: string): string;
+  /** Ends the mailbox's access tokens before their time (a provider's early expiry); its refresh tokens work. */
+  dropAccessTokens(email: string): void;
   close(): Promise<void>;
 }
 
@@ -187,6 +192,14 @@ export async function startOAuthProvider(options: { now: () => Date }): Promise<
       const mailbox = email.toLowerCase();
       for (const [k, v] of refreshTokens) if (v.email === mailbox) refreshTokens.delete(k);
       for (const [k, v] of accessTokens) if (v.email === mailbox) accessTokens.delete(k);
+    },
+    grant(email) {
+      const refresh = token();
+      refreshTokens.set(refresh, { email: email.toLowerCase(), scope: provider.scopes.join(' ') });
+      return refresh;
+    },
+    dropAccessTokens(email) {
+      for (const [k, v] of accessTokens) if (v.email === email.toLowerCase()) accessTokens.delete(k);
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -36,6 +36,8 @@ export interface SmtpSink {
   start(): Promise<void>;
   /** Users who logged in over XOAUTH2, one entry a login. */
   oauthLogins: string[];
+  /** Users (lower-case) whose XOAUTH2 logins are refused whatever the token (a mailbox the server turned off). */
+  oauthRefused: Set<string>;
   close(): Promise<void>;
 }
 
@@ -52,6 +54,7 @@ async function tokenNames(userInfoUrl: string, user: string, token: string): Pro
 export async function startSmtpSink(options: { oauth?: { userInfoUrl: string } } = {}): Promise<SmtpSink> {
   const received: SinkMessage[] = [];
   const oauthLogins: string[] = [];
+  const oauthRefused = new Set<string>();
   const faults = new Map<string, Fault>();
   const passwords = new Set<string>();
   const state = { delayMs: 0, idleCloses: 0, busy: false };
@@ -69,7 +72,8 @@ export async function startSmtpSink(options: { oauth?: { userInfoUrl: string } }
         const { userInfoUrl } = options.oauth ?? { userInfoUrl: '' };
         void tokenNames(userInfoUrl, auth.username ?? '', auth.accessToken ?? '').then(
           (ok) => {
-            if (!ok) return cb(null, { data: { status: '401', schemes: 'bearer' } });
+            if (!ok || oauthRefused.has((auth.username ?? '').toLowerCase()))
+              return cb(null, { data: { status: '401', schemes: 'bearer' } });
             oauthLogins.push(auth.username ?? '');
             cb(null, { user: auth.username });
           },
@@ -130,6 +134,7 @@ export async function startSmtpSink(options: { oauth?: { userInfoUrl: string } }
     faults,
     passwords,
     oauthLogins,
+    oauthRefused,
     get delayMs() {
       return state.delayMs;
     },

@@ -23,6 +23,14 @@ export function warmupReason(row: AccountRow): WarmupReason | null {
   return null;
 }
 
+/** How the account logs in: its password, or the OAuth grant of its provider. */
+export function toAccountAuth(row: AccountRow): Schemas['EmailAccountAuth'] {
+  return {
+    type: row.auth_type,
+    provider: row.auth_type === 'oauth2' ? row.oauth_provider : null,
+  };
+}
+
 /** The account can log in to IMAP: a host, and a password or its OAuth grant. */
 export function hasImapLogin(row: AccountRow): boolean {
   return row.imap_host !== null && (row.imap_password_enc !== null || row.auth_type === 'oauth2');
@@ -69,7 +77,7 @@ export function toAccount(
     email: row.email,
     provider: row.provider,
     status: row.status,
-    auth: { type: row.auth_type, provider: row.auth_type === 'oauth2' ? row.oauth_provider : null },
+    auth: toAccountAuth(row),
     dailyLimit: row.daily_limit,
     sentToday: sent.campaign,
     warmupSentToday: sent.warmup,
@@ -78,6 +86,7 @@ export function toAccount(
     imap: server(row.imap_host, row.imap_port, row.imap_user),
     trackingDomain,
     mailboxProvider: row.provider === 'smtp' ? smtpMailboxProvider : row.provider,
+    bounceProtection: { ratePercent: row.bounce_rate_percent, window: row.bounce_window },
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };

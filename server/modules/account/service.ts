@@ -14,7 +14,7 @@ import { conflict, detail, forbidden, invalid, notFound } from '../../errors';
 import { pageOf } from '../../paging';
 import { dayIn } from '../../time/days';
 import { type EventService, percent } from '../events';
-import { hasImapLogin, inWarmupPool, toAccount, warmupReason } from './mapping';
+import { hasImapLogin, inWarmupPool, toAccount, toAccountAuth, warmupReason } from './mapping';
 import type { SecretBox } from '../../secrets';
 import type { AccountRow, AccountStore, RetryProtocol, WarmupColumns } from './store';
 import { checkBlocklists, checkDomain, memoizedA, scoreOf, type DomainVitals } from './vitals';
@@ -182,10 +182,10 @@ export class AccountService {
     );
   }
 
-  /** Changes an account's settings (POST /v2/account/update): its tracking domain. */
+  /** Changes an account's settings (POST /v2/account/update): its tracking domain, its bounce protection. */
   async update(
     workspace: ZonedWorkspace,
-    input: { accountId: string; trackingDomainId?: string | null },
+    input: Schemas['EmailAccountUpdateRequest'],
   ): Promise<Schemas['EmailAccount']> {
     return this.db.transaction(async (trx) => {
       let row = await this.require(trx, workspace.id, input.accountId, true);
@@ -194,6 +194,13 @@ export class AccountService {
           await this.trackingDomains.requireVerified(trx, workspace.id, input.trackingDomainId, 'trackingDomainId');
         row = await this.store.update(trx, workspace.id, row.id, {
           tracking_domain_id: input.trackingDomainId,
+          updated_at: this.clock.now(),
+        });
+      }
+      if (input.bounceProtection) {
+        row = await this.store.update(trx, workspace.id, row.id, {
+          bounce_rate_percent: input.bounceProtection.ratePercent,
+          bounce_window: input.bounceProtection.window,
           updated_at: this.clock.now(),
         });
       }
@@ -301,6 +308,8 @@ export class AccountService {
       warmup_reason_message: null,
       warmup_started_at: body.warmup !== undefined ? now : null,
       tracking_domain_id: body.trackingDomainId ?? null,
+      bounce_rate_percent: null,
+      bounce_window: null,
       created_at: now,
       updated_at: now,
     };
@@ -308,7 +317,10 @@ export class AccountService {
     return row;
   }
 
-  /** Stores a new account under the plan's cap, in the caller's transaction (which locks the workspace). */
+  /**
+   * Stores a new account under the plan's cap, in the caller's transaction (which locks the workspace), and
+   * records `account.connected` with it.
+   */
   async insertNew(trx: Executor, row: AccountRow): Promise<void> {
     await this.workspaces.lock(trx, row.workspace_id);
     const { maxEmailAccounts: cap } = await this.workspaces.planCaps(trx, row.workspace_id);
@@ -325,6 +337,13 @@ export class AccountService {
       if (isUniqueViolation(err)) throw duplicate(row.email);
       throw err;
     }
+    const connected: Schemas['AccountConnectedData'] = {
+      accountId: row.id,
+      email: row.email,
+      provider: row.provider,
+      auth: toAccountAuth(row),
+    };
+    await this.events.record(trx, { workspaceId: row.workspace_id, type: 'account.connected', data: connected });
   }
 
   /**
@@ -443,7 +462,7 @@ export class AccountService {
       status: row.status,
       canSend: reason === null,
       reason,
-      statusReason: row.status === 'active' || row.status === 'paused' ? null : (row.status_reason ?? null),
+      statusReason: row.status === 'active' ? null : (row.status_reason ?? null),
       sentToday,
       dailyLimit: row.daily_limit,
       remainingToday,
@@ -713,6 +732,12 @@ export class AccountMailAccess {
     private readonly secrets: SecretBox,
     private readonly clock: Clock,
   ) {}
+
+  /** The account's own bounce protection (nulls: the workspace's); both null for an account that is gone. */
+  async bounceRule(db: Executor, accountId: string): Promise<{ ratePercent: number | null; window: number | null }> {
+    const row = await this.store.findAny(db, accountId);
+    return { ratePercent: row?.bounce_rate_percent ?? null, window: row?.bounce_window ?? null };
+  }
 
   /** Accounts whose mailbox the reader reads now (an IMAP login, not in connectionError, not waiting for a retry). */
   readableImapAccounts(db: Executor): Promise<{ id: string; workspace_id: string }[]> {

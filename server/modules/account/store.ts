@@ -36,6 +36,9 @@ export interface AccountRow {
   warmup_started_at: Date | null;
   /** The chosen tracking domain (links use it while it is verified). */
   tracking_domain_id: string | null;
+  /** Its own bounce protection (null: the workspace's). */
+  bounce_rate_percent: number | null;
+  bounce_window: number | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -143,7 +146,8 @@ export class AccountStore {
     db: Executor,
     workspaceId: string,
     id: string,
-    changes: WarmupColumns & Partial<Pick<AccountRow, 'tracking_domain_id'>> & { updated_at: Date },
+    changes: WarmupColumns &
+      Partial<Pick<AccountRow, 'tracking_domain_id' | 'bounce_rate_percent' | 'bounce_window'>> & { updated_at: Date },
   ): Promise<AccountRow> {
     const [row] = await db('email_accounts')
       .where({ workspace_id: workspaceId, id })

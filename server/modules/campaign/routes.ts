@@ -16,8 +16,8 @@ export const campaignRoutes = ({ campaigns }: { campaigns: CampaignService }) =>
     return ok('Campaign name retrieved', { id, name });
   }),
   route('get', '/v1/campaign/get/status', async ({ auth, query }) => {
-    const { id, status, launchedAt } = await campaigns.get(auth.workspaceId, query.campaignId);
-    return ok('Campaign status retrieved', { id, status, launchedAt });
+    const { id, status, pauseReason, launchedAt } = await campaigns.get(auth.workspaceId, query.campaignId);
+    return ok('Campaign status retrieved', { id, status, pauseReason, launchedAt });
   }),
   route('get', '/v1/campaign/get/accounts', async ({ auth, query }) => {
     const { campaignId, ...page } = await campaigns.listAccounts(auth.workspaceId, query.campaignId, pageOf(query));

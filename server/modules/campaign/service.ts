@@ -121,6 +121,8 @@ export class CampaignService {
         stop_on_click: false,
         verified_only: false,
         ...optionsToRow(input.options),
+        pause_reason_code: null,
+        pause_reason_message: null,
         launched_at: null,
         created_at: now,
         updated_at: now,
@@ -209,6 +211,8 @@ export class CampaignService {
       }
       await this.store.update(trx, workspaceId, campaignId, {
         status: 'active',
+        pause_reason_code: null,
+        pause_reason_message: null,
         launched_at: campaign.launched_at ?? this.clock.now(),
       });
       // Progress rows are made here and when contacts join an active campaign, so the worker never searches for them.
@@ -227,12 +231,30 @@ export class CampaignService {
         const message = `Campaign is not active (status: ${campaign.effective_status}); only an active campaign can be paused.`;
         throw conflict(message, [detail('campaignId', message, 'invalid_status')]);
       }
-      await this.store.update(trx, workspaceId, campaignId, { status: 'paused' });
+      await this.store.update(trx, workspaceId, campaignId, {
+        status: 'paused',
+        pause_reason_code: 'user',
+        pause_reason_message: 'Paused with POST /v2/campaign/pause.',
+      });
       await this.events.record(trx, {
         workspaceId,
         type: 'campaign.paused',
         data: { campaignId, name: campaign.name, reason: 'user' },
       });
+    });
+  }
+
+  /**
+   * Bounce protection of a campaign (the sending engine, in its transaction): an active campaign is paused
+   * with the reason `bounce_rate` and `campaign.paused` is recorded; nothing happens to one not active.
+   */
+  async pauseForBounces(trx: Executor, workspaceId: string, campaignId: string, message: string): Promise<void> {
+    const name = await this.store.pauseIfActive(trx, campaignId, { code: 'bounce_rate', message }, this.clock.now());
+    if (name === null) return;
+    await this.events.record(trx, {
+      workspaceId,
+      type: 'campaign.paused',
+      data: { campaignId, name, reason: 'bounce_rate', message },
     });
   }
 

@@ -43,6 +43,9 @@ export interface CampaignRow {
   stop_on_open: boolean;
   stop_on_click: boolean;
   verified_only: boolean;
+  /** Why it is paused (CampaignPauseReason code and words); null while it is not. */
+  pause_reason_code: string | null;
+  pause_reason_message: string | null;
   launched_at: Date | null;
   created_at: Date;
   updated_at: Date;
@@ -128,6 +131,8 @@ const CAMPAIGN_COLUMNS = columnsOf<CampaignRow>({
   stop_on_open: true,
   stop_on_click: true,
   verified_only: true,
+  pause_reason_code: true,
+  pause_reason_message: true,
   launched_at: true,
   created_at: true,
   updated_at: true,
@@ -303,7 +308,31 @@ export class CampaignStore {
 
   async pause(db: Executor, campaignIds: string[], at: Date): Promise<void> {
     if (campaignIds.length)
-      await db('campaigns').whereIn('id', campaignIds).update({ status: 'paused', updated_at: at });
+      await db('campaigns').whereIn('id', campaignIds).update({
+        status: 'paused',
+        pause_reason_code: 'no_sender',
+        pause_reason_message: 'No linked email account can send: the last one was removed or stopped for good.',
+        updated_at: at,
+      });
+  }
+
+  /** Pauses the campaign if it is active, with its reason; its name when it was paused, else null. */
+  async pauseIfActive(
+    db: Executor,
+    id: string,
+    reason: { code: string; message: string },
+    at: Date,
+  ): Promise<string | null> {
+    const [row] = await db('campaigns')
+      .where({ id, status: 'active' })
+      .update({
+        status: 'paused',
+        pause_reason_code: reason.code,
+        pause_reason_message: reason.message,
+        updated_at: at,
+      })
+      .returning<{ name: string }[]>('name');
+    return row?.name ?? null;
   }
 
   /** Campaigns per status as they read (`completed` derived). */

@@ -25,6 +25,13 @@ export function toCampaign(v: CampaignView): Campaign {
     id: v.id,
     name: v.name,
     status: v.effective_status,
+    pauseReason:
+      v.effective_status === 'paused' && v.pause_reason_code
+        ? {
+            code: v.pause_reason_code as NonNullable<Campaign['pauseReason']>['code'],
+            message: v.pause_reason_message ?? '',
+          }
+        : null,
     schedule: schedule && { ...schedule, startDate: schedule.startDate ?? null, endDate: schedule.endDate ?? null },
     options: {
       dailyLimit: v.daily_limit,

@@ -4,7 +4,9 @@
  * access tokens are kept until shortly before they expire, and a refresh happens once across processes (the
  * grant's row is locked while the provider is asked, and a rotated refresh token is stored in that same
  * transaction). A grant the provider refuses dies: the account's owner is told (GrantDeathHandler) and
- * every later login says `reconnect_required` without asking the provider again.
+ * every later login says `reconnect_required` without asking the provider again. A token a mail server
+ * refuses before its time is dropped and the grant refreshed once (afterRefusal); only when that refresh or
+ * the new token is refused too does the refusal reach the account.
  */
 import type { Clock } from '../../clock';
 import type { Db, Executor } from '../../db';
@@ -41,6 +43,11 @@ export interface ConnectionOptions {
   timeoutMs: number;
   /** How to log in to the account now (MailCredentials.authOf). */
   authOf(login: MailLogin): Promise<LoginAuth>;
+  /**
+   * The server refused `auth`: the login to try once more (a refreshed access token), or null when there is
+   * none (a password, a token in hand) and the refusal stands (MailCredentials.afterRefusal).
+   */
+  afterRefusal(login: MailLogin, auth: LoginAuth): Promise<LoginAuth | null>;
 }
 
 /** The account's OAuth grant is dead (revoked, expired, refused): a person must connect the mailbox again. */
@@ -63,7 +70,7 @@ const accessContext = (accountId: string) => `${accountId}:oauth_access`;
 export class MailCredentials {
   /** Decrypted access tokens of this process, until REFRESH_MARGIN_MS before they expire. */
   private readonly cached = new Map<string, { token: string; expiresAt: number }>();
-  /** One look-up or refresh per account at a time in this process; others wait for its answer. */
+  /** One look-up or refresh per account at a time in this process (once). */
   private readonly pending = new Map<string, Promise<string>>();
   /** Refreshes this process asked a provider for (tests and the bench read it). */
   refreshes = 0;
@@ -87,9 +94,31 @@ export class MailCredentials {
   accessToken(accountId: string): Promise<string> {
     const hit = this.cached.get(accountId);
     if (hit && hit.expiresAt - this.clock.now().getTime() > REFRESH_MARGIN_MS) return Promise.resolve(hit.token);
+    return this.once(accountId, () => this.freshToken(accountId, null));
+  }
+
+  /**
+   * A mail server refused an access token we believed valid (revoked, or expired early): the token is dropped
+   * and the grant refreshed once, and the new token is the one login tried again. A token another process
+   * refreshed meanwhile is taken instead of a second refresh. Null for a password or a token in hand, whose
+   * refusal stands. Throws GrantDeadError when the provider refuses the refresh (the account turns
+   * reconnectRequired), or OAuthError when it does not answer.
+   */
+  async afterRefusal(login: MailLogin, auth: LoginAuth): Promise<LoginAuth | null> {
+    if (login.password !== null || login.accessToken !== undefined || !('accessToken' in auth)) return null;
+    const refused = auth.accessToken;
+    if (this.cached.get(login.accountId)?.token === refused) this.cached.delete(login.accountId);
+    let token = await this.once(login.accountId, () => this.freshToken(login.accountId, refused));
+    // A look-up that began before the refusal answered the refused token: refresh now.
+    if (token === refused) token = await this.once(login.accountId, () => this.freshToken(login.accountId, refused));
+    return { user: login.username, accessToken: token };
+  }
+
+  /** One look-up or refresh per account at a time in this process; the others wait for its answer. */
+  private once(accountId: string, work: () => Promise<string>): Promise<string> {
     let pending = this.pending.get(accountId);
     if (!pending) {
-      pending = this.freshToken(accountId).finally(() => this.pending.delete(accountId));
+      pending = work().finally(() => this.pending.delete(accountId));
       this.pending.set(accountId, pending);
     }
     return pending;
@@ -119,10 +148,13 @@ export class MailCredentials {
     this.cached.set(accountId, { token: answer.accessToken, expiresAt: expiresAt.getTime() });
   }
 
-  /** The stored access token while it is fresh; otherwise one refresh, under the grant's row lock. */
-  private async freshToken(accountId: string): Promise<string> {
+  /**
+   * The stored access token while it is fresh (and is not the one a server `refused`); otherwise one refresh,
+   * under the grant's row lock.
+   */
+  private async freshToken(accountId: string, refused: string | null): Promise<string> {
     const stored = await this.store.find(this.db, accountId);
-    const usable = stored && this.usable(stored);
+    const usable = stored && this.usable(stored, refused);
     if (usable) return usable;
     let died: string | null = null;
     const token = await this.db.transaction(async (trx) => {
@@ -136,7 +168,7 @@ export class MailCredentials {
         return null;
       }
       // Another process refreshed while this one waited for the lock.
-      const again = this.usable(row);
+      const again = this.usable(row, refused);
       if (again) return again;
       const provider = this.clients.find(row.provider as OAuthProviderName);
       if (!provider)
@@ -186,11 +218,12 @@ export class MailCredentials {
     return token;
   }
 
-  private usable(row: GrantRow): string | null {
+  private usable(row: GrantRow, refused: string | null): string | null {
     if (row.revoked_at || !row.access_token_enc || !row.access_expires_at) return null;
     const expiresAt = new Date(row.access_expires_at).getTime();
     if (expiresAt - this.clock.now().getTime() <= REFRESH_MARGIN_MS) return null;
     const token = this.secrets.decrypt(row.access_token_enc, accessContext(row.account_id));
+    if (token === refused) return null;
     this.cached.set(row.account_id, { token, expiresAt });
     return token;
   }

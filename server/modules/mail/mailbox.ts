@@ -85,7 +85,10 @@ function imapClient(login: MailLogin, address: string, auth: LoginAuth, timeoutM
   });
 }
 
-/** Connects and logs in, translating failures into MailboxError. */
+/**
+ * Connects and logs in, translating failures into MailboxError. A refused OAuth login is tried once more with
+ * a refreshed access token (the server may have dropped a token before its time).
+ */
 async function connectImap(login: MailLogin, options: ConnectionOptions): Promise<ImapFlow> {
   let address: string;
   try {
@@ -96,14 +99,28 @@ async function connectImap(login: MailLogin, options: ConnectionOptions): Promis
     if (err instanceof OutboundRefusedError) throw new MailboxError(`IMAP host refused: ${err.message}`, false);
     throw new MailboxError(`IMAP host ${login.host} cannot be resolved: ${(err as Error).message}`, false);
   }
-  let auth: LoginAuth;
+  const auth = await loginOf(() => options.authOf(login));
   try {
-    auth = await options.authOf(login);
+    return await logIn(login, address, auth, options.timeoutMs);
   } catch (err) {
-    // A dead grant needs a person; a provider that did not answer is retried like a server that did not.
+    if (!(err instanceof MailboxError && err.permanent)) throw err;
+    const again = await loginOf(() => options.afterRefusal(login, auth));
+    if (!again) throw err;
+    return logIn(login, address, again, options.timeoutMs);
+  }
+}
+
+/** The login to use; a dead grant needs a person, a provider that did not answer is retried like a server. */
+async function loginOf<T>(find: () => Promise<T>): Promise<T> {
+  try {
+    return await find();
+  } catch (err) {
     throw new MailboxError((err as Error).message, err instanceof GrantDeadError);
   }
-  const client = imapClient(login, address, auth, options.timeoutMs);
+}
+
+async function logIn(login: MailLogin, address: string, auth: LoginAuth, timeoutMs: number): Promise<ImapFlow> {
+  const client = imapClient(login, address, auth, timeoutMs);
   client.on('error', () => undefined);
   try {
     await client.connect();

@@ -20,6 +20,7 @@ import {
   MailCredentials,
   type ConnectionOptions,
   type GrantDeathHandler,
+  type LoginAuth,
   type LoginFailure,
   type MailLogin,
 } from './login';
@@ -155,13 +156,16 @@ export class MailService {
     oauth: MailOAuth,
   ) {
     this.credentials = new MailCredentials(db, new GrantStore(), oauth.clients, oauth.secrets, clock, oauth.grantDied);
-    const authOf = (login: MailLogin) => this.credentials.authOf(login);
+    const logins = {
+      authOf: (login: MailLogin) => this.credentials.authOf(login),
+      afterRefusal: (login: MailLogin, auth: LoginAuth) => this.credentials.afterRefusal(login, auth),
+    };
     this.transports = new TransportPool({
       allowPrivate: settings.allowPrivate,
       timeoutMs: settings.smtpTimeoutMs,
-      authOf,
+      ...logins,
     });
-    this.imap = { allowPrivate: settings.allowPrivate, timeoutMs: settings.imapTimeoutMs, authOf };
+    this.imap = { allowPrivate: settings.allowPrivate, timeoutMs: settings.imapTimeoutMs, ...logins };
   }
 
   /** Stores a proved OAuth grant for the account (connect or reconnect), in the caller's transaction. */
@@ -356,7 +360,7 @@ export class MailService {
   markLateBounce(
     db: Executor,
     id: string,
-  ): Promise<Pick<MessageRow, 'account_id' | 'contact_id' | 'kind'> | undefined> {
+  ): Promise<Pick<MessageRow, 'account_id' | 'campaign_id' | 'contact_id' | 'kind'> | undefined> {
     return this.store.markLateBounce(db, id);
   }
 
@@ -425,7 +429,12 @@ export class MailService {
 
   /** The account's last `n` finished campaign sends: how many, and how many bounced hard. */
   recentOutcomes(db: Executor, accountId: string, n: number): Promise<{ total: number; bounced: number }> {
-    return this.store.recentOutcomes(db, accountId, n);
+    return this.store.recentOutcomes(db, { account_id: accountId }, n);
+  }
+
+  /** The campaign's last `n` finished sends: how many, and how many bounced hard. */
+  recentCampaignOutcomes(db: Executor, campaignId: string, n: number): Promise<{ total: number; bounced: number }> {
+    return this.store.recentOutcomes(db, { campaign_id: campaignId }, n);
   }
 
   /** Campaign messages sent, per step. */

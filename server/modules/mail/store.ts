@@ -169,12 +169,17 @@ export class MailStore {
   async markLateBounce(
     db: Executor,
     id: string,
-  ): Promise<Pick<MessageRow, 'account_id' | 'contact_id' | 'kind'> | undefined> {
+  ): Promise<Pick<MessageRow, 'account_id' | 'campaign_id' | 'contact_id' | 'kind'> | undefined> {
     const [row] = await db('email_messages')
       .where({ id, direction: 'outbound' })
       .whereIn('status', ['sent', 'unknown'])
       .update({ status: 'bounced' })
-      .returning<Pick<MessageRow, 'account_id' | 'contact_id' | 'kind'>[]>(['account_id', 'contact_id', 'kind']);
+      .returning<Pick<MessageRow, 'account_id' | 'campaign_id' | 'contact_id' | 'kind'>[]>([
+        'account_id',
+        'campaign_id',
+        'contact_id',
+        'kind',
+      ]);
     return row;
   }
 
@@ -315,11 +320,15 @@ export class MailStore {
   }
 
   /** The account's last `n` finished campaign sends: how many, and how many bounced hard. */
-  async recentOutcomes(db: Executor, accountId: string, n: number): Promise<{ total: number; bounced: number }> {
+  async recentOutcomes(
+    db: Executor,
+    of: { account_id: string } | { campaign_id: string },
+    n: number,
+  ): Promise<{ total: number; bounced: number }> {
     const row = await db
       .from(
         db('email_messages')
-          .where({ account_id: accountId, direction: 'outbound', kind: 'campaign' })
+          .where({ ...of, direction: 'outbound', kind: 'campaign' })
           .whereIn('status', ['sent', 'bounced'])
           .orderBy('created_at', 'desc')
           .limit(n)

@@ -45,9 +45,10 @@ export class TransportPool {
 
   private async transportFor(
     login: MailLogin,
+    given: LoginAuth | null,
   ): Promise<{ transport: SmtpTransporter; address: string; auth: LoginAuth }> {
     const address = await resolveAllowedAddress(login.host, { allowPrivate: this.options.allowPrivate });
-    const auth = await this.options.authOf(login);
+    const auth = given ?? (await this.options.authOf(login));
     // A changed login, access token or address replaces the pool.
     const key = `${address}:${login.port}:${auth.user}:${'pass' in auth ? auth.pass : auth.accessToken}`;
     const existing = this.pools.get(login.accountId);
@@ -77,20 +78,42 @@ export class TransportPool {
     };
   }
 
+  /**
+   * Sends one message. A refused OAuth login is tried once more with a refreshed access token (the server
+   * may have dropped a token before its time); only a second refusal, or a refused refresh, fails the account.
+   */
   async send(login: MailLogin, message: OutgoingMessage | RawMessage): Promise<SendOutcome> {
+    const first = await this.sendWith(login, message, null);
+    if (first.outcome.kind !== 'accountFailure' || !first.auth) return first.outcome;
+    let again: LoginAuth | null;
+    try {
+      again = await this.options.afterRefusal(login, first.auth);
+    } catch (err) {
+      return noLogin(err);
+    }
+    return again ? (await this.sendWith(login, message, again)).outcome : first.outcome;
+  }
+
+  /** One send with the account's current login (or `given`), and the login it used. */
+  private async sendWith(
+    login: MailLogin,
+    message: OutgoingMessage | RawMessage,
+    given: LoginAuth | null,
+  ): Promise<{ outcome: SendOutcome; auth?: LoginAuth }> {
     let pooled: { transport: SmtpTransporter; address: string; auth: LoginAuth };
     try {
-      pooled = await this.transportFor(login);
+      pooled = await this.transportFor(login, given);
     } catch (err) {
-      // This process may not reach the address (its ALLOW_PRIVATE_MAIL_HOSTS may differ from the API's that
-      // accepted the account): the server is out of reach from here, not the account's fault.
-      if (err instanceof OutboundRefusedError)
-        return { kind: 'transient', scope: 'server', response: `private_destination: ${err.message}` };
-      if (err instanceof GrantDeadError) return { kind: 'accountFailure', response: err.message };
-      if (err instanceof OAuthError)
-        return { kind: 'transient', scope: 'server', response: `no access token: ${err.message}` };
-      return { kind: 'transient', scope: 'server', response: `SMTP host not resolved: ${(err as Error).message}` };
+      return { outcome: noLogin(err) };
     }
+    return { outcome: await this.deliver(login, message, pooled), auth: pooled.auth };
+  }
+
+  private async deliver(
+    login: MailLogin,
+    message: OutgoingMessage | RawMessage,
+    pooled: { transport: SmtpTransporter; address: string; auth: LoginAuth },
+  ): Promise<SendOutcome> {
     const copies = 'raw' in message ? [] : [...(message.cc ?? []), ...(message.bcc ?? [])];
     const mail = { ...message, envelope: { from: login.email, to: [message.to, ...copies] } };
     try {
@@ -124,6 +147,20 @@ export class TransportPool {
       if (err instanceof OAuthError) return { reason: 'unreachable', message: err.message };
       return { reason: 'unreachable', message: `${login.host} cannot be resolved.` };
     }
+    const refused = await this.verifyWith(login, address, auth);
+    if (refused?.reason !== 'auth_failed') return refused;
+    // A refused OAuth login: once more with a refreshed access token, as a send does.
+    let again: LoginAuth | null;
+    try {
+      again = await this.options.afterRefusal(login, auth);
+    } catch (err) {
+      if (err instanceof GrantDeadError) return { reason: 'reconnect_required', message: err.message };
+      return { reason: 'unreachable', message: (err as Error).message };
+    }
+    return again ? this.verifyWith(login, address, again) : refused;
+  }
+
+  private async verifyWith(login: MailLogin, address: string, auth: LoginAuth): Promise<LoginFailure | null> {
     const transport = nodemailer.createTransport(this.connection(login, address, auth));
     try {
       await transport.verify();
@@ -148,6 +185,18 @@ export class TransportPool {
     for (const { transport } of this.pools.values()) transport.close();
     this.pools.clear();
   }
+}
+
+/** No login could be made: the host or the access token is out of reach (retried), or the grant is dead. */
+function noLogin(err: unknown): SendOutcome {
+  // This process may not reach the address (its ALLOW_PRIVATE_MAIL_HOSTS may differ from the API's that
+  // accepted the account): the server is out of reach from here, not the account's fault.
+  if (err instanceof OutboundRefusedError)
+    return { kind: 'transient', scope: 'server', response: `private_destination: ${err.message}` };
+  if (err instanceof GrantDeadError) return { kind: 'accountFailure', response: err.message };
+  if (err instanceof OAuthError)
+    return { kind: 'transient', scope: 'server', response: `no access token: ${err.message}` };
+  return { kind: 'transient', scope: 'server', response: `SMTP host not resolved: ${(err as Error).message}` };
 }
 
 type SmtpError = Error & { response?: string; responseCode?: number; command?: string; code?: string };

@@ -16,8 +16,9 @@ export interface SendingModuleDeps {
   warmup: SendingServiceArgs[8];
   clock: SendingServiceArgs[9];
   providers: SendingServiceArgs[10];
-  triggers: SendingServiceArgs[11];
-  verified: SendingServiceArgs[12];
+  campaigns: SendingServiceArgs[11];
+  triggers: SendingServiceArgs[12];
+  verified: SendingServiceArgs[13];
 }
 export const createSendingModule = (d: SendingModuleDeps) =>
   new SendingService(
@@ -32,6 +33,7 @@ export const createSendingModule = (d: SendingModuleDeps) =>
     d.warmup,
     d.clock,
     d.providers,
+    d.campaigns,
     d.triggers,
     d.verified,
   );

@@ -74,6 +74,11 @@ export interface SendingContacts {
   unfinishedInCampaign(db: Executor, campaignId: string): Promise<number>;
 }
 
+/** The campaign module's bounce protection: pauses an active campaign with the reason `bounce_rate` and its event. */
+export interface CampaignBounces {
+  pauseForBounces(db: Executor, workspaceId: string, campaignId: string, message: string): Promise<void>;
+}
+
 /** The warm-up pool's emails per account since a time, claims in flight included (they share the daily limit). */
 export interface WarmupSends {
   sentSince(db: Executor, accountIds: string[], since: Date): Promise<Map<string, number>>;
@@ -113,9 +118,14 @@ export interface EngineOptions {
   claimLeaseMs: number;
   /** A claim never handed to SMTP this long after it was made goes back to the queue (its worker is gone). */
   unhandedLeaseMs: number;
-  /** Bounce protection: more than `bounceRatePercent` hard bounces among the last `bounceWindow` sends pauses the account. */
+  /**
+   * Bounce protection's defaults: more than `bounceRatePercent` hard bounces among the last `bounceWindow`
+   * sends pauses the account; a campaign's rule, when a workspace turns it on, counts its last
+   * `campaignBounceWindow` sends. A workspace's sending settings and an account's own rule win.
+   */
   bounceWindow: number;
   bounceRatePercent: number;
+  campaignBounceWindow: number;
   /** Random wait in [0, max] minutes; injectable so tests are exact. */
   random: (maxInclusive: number) => number;
 }
@@ -128,6 +138,7 @@ export const DEFAULT_ENGINE_OPTIONS: EngineOptions = {
   unhandedLeaseMs: 60_000,
   bounceWindow: 40,
   bounceRatePercent: 5,
+  campaignBounceWindow: 100,
   random: (max) => (max > 0 ? randomInt(max + 1) : 0),
 };
 
@@ -177,6 +188,7 @@ export class SendingService {
     private readonly warmup: WarmupSends,
     private readonly clock: Clock,
     private readonly providers: RecipientProviders,
+    private readonly campaigns: CampaignBounces,
     private readonly triggers: SubsequenceTriggers,
     verified: VerifiedAddresses,
     options: Partial<EngineOptions> = {},
@@ -731,7 +743,7 @@ export class SendingService {
         data: { ...data, bounceType: 'hard', smtpResponse: outcome.response },
         mail,
       });
-      await this.protectFromBounces(trx, m.workspace_id, m.account_id);
+      await this.protectFromBounces(trx, m.workspace_id, m.account_id, m.campaign_id);
       await this.completeIfFinished(trx, m.workspace_id, m.campaign_id, campaign?.name ?? '', now);
       return;
     }
@@ -812,20 +824,41 @@ export class SendingService {
         updated_at: this.clock.now(),
       });
     if (message.account_id && message.kind === 'campaign')
-      await this.protectFromBounces(trx, workspaceId, message.account_id);
+      await this.protectFromBounces(trx, workspaceId, message.account_id, message.campaign_id);
   }
 
-  /** An account whose recent hard-bounce rate passes the threshold is paused before it harms its domain. */
-  private async protectFromBounces(trx: Executor, workspaceId: string, accountId: string): Promise<void> {
-    const { total, bounced } = await this.mail.recentOutcomes(trx, accountId, this.options.bounceWindow);
-    if (total >= this.options.bounceWindow && bounced * 100 > total * this.options.bounceRatePercent) {
+  /**
+   * Bounce protection after a hard bounce: an account whose recent hard-bounce rate passes its threshold is
+   * paused before it harms its domain, and, when the workspace turned the campaign rule on, so is a campaign
+   * whose recent rate passes the campaign threshold. Each pause carries its reason and event.
+   */
+  private async protectFromBounces(
+    trx: Executor,
+    workspaceId: string,
+    accountId: string,
+    campaignId: string | null,
+  ): Promise<void> {
+    const settings = await this.settingsIn(trx, workspaceId);
+    const own = await this.accounts.bounceRule(trx, accountId);
+    const window = own.window ?? settings.bounceWindow;
+    const rate = own.ratePercent ?? settings.bounceRatePercent;
+    const account = await this.mail.recentOutcomes(trx, accountId, window);
+    if (tripped(account, window, rate))
       await this.changeAccountStatus(
         trx,
         accountId,
         'paused',
-        `bounce_rate: ${bounced} hard bounces in the last ${total} sends`,
+        `bounce_rate: ${account.bounced} hard bounces in the last ${account.total} sends (more than ${rate}%)`,
       );
-    }
+    if (campaignId === null || settings.campaignBounceRatePercent === null) return;
+    const campaign = await this.mail.recentCampaignOutcomes(trx, campaignId, settings.campaignBounceWindow);
+    if (tripped(campaign, settings.campaignBounceWindow, settings.campaignBounceRatePercent))
+      await this.campaigns.pauseForBounces(
+        trx,
+        workspaceId,
+        campaignId,
+        `${campaign.bounced} hard bounces in the last ${campaign.total} sends (more than ${settings.campaignBounceRatePercent}%).`,
+      );
   }
 
   /** Ends a contact's sequence for `stopOnOpen` / `stopOnClick` (in the claim, which holds the campaign lock). */
@@ -969,9 +1002,20 @@ export class SendingService {
   }
 
   /** The workspace's sending settings (GET /v2/sending/settings). */
-  async settings(workspaceId: string): Promise<SendingSettings> {
-    const row = await this.store.settings(this.db, workspaceId);
-    return { recipientDomainDailyLimit: row?.recipient_domain_daily_limit ?? null };
+  settings(workspaceId: string): Promise<SendingSettings> {
+    return this.settingsIn(this.db, workspaceId);
+  }
+
+  /** The workspace's sending settings, the defaults filled in. */
+  private async settingsIn(db: Executor, workspaceId: string): Promise<SendingSettings> {
+    const row = await this.store.settings(db, workspaceId);
+    return {
+      recipientDomainDailyLimit: row?.recipient_domain_daily_limit ?? null,
+      bounceRatePercent: row?.bounce_rate_percent ?? this.options.bounceRatePercent,
+      bounceWindow: row?.bounce_window ?? this.options.bounceWindow,
+      campaignBounceRatePercent: row?.campaign_bounce_rate_percent ?? null,
+      campaignBounceWindow: row?.campaign_bounce_window ?? this.options.campaignBounceWindow,
+    };
   }
 
   async updateSettings(workspaceId: string, input: Partial<SendingSettings>): Promise<SendingSettings> {
@@ -980,6 +1024,10 @@ export class SendingService {
     await this.store.saveSettings(this.db, {
       workspace_id: workspaceId,
       recipient_domain_daily_limit: next.recipientDomainDailyLimit,
+      bounce_rate_percent: next.bounceRatePercent,
+      bounce_window: next.bounceWindow,
+      campaign_bounce_rate_percent: next.campaignBounceRatePercent,
+      campaign_bounce_window: next.campaignBounceWindow,
       updated_at: this.clock.now(),
     });
     return next;
@@ -1111,4 +1159,9 @@ export class SendingService {
       reason: p.reason,
     };
   }
+}
+
+/** More than `ratePercent` of the last `window` sends hard-bounced (never before `window` sends). */
+function tripped(recent: { total: number; bounced: number }, window: number, ratePercent: number): boolean {
+  return recent.total >= window && recent.bounced * 100 > recent.total * ratePercent;
 }

@@ -103,6 +103,12 @@ export interface SendingAccount {
 export interface SendingSettingsRow {
   workspace_id: string;
   recipient_domain_daily_limit: number | null;
+  /** Bounce protection; null: the default (EngineOptions). */
+  bounce_rate_percent: number | null;
+  bounce_window: number | null;
+  /** Null: campaigns never pause for bounces. */
+  campaign_bounce_rate_percent: number | null;
+  campaign_bounce_window: number | null;
   updated_at: Date;
 }
 
