@@ -11,7 +11,7 @@ import { newId } from '../../server/ids';
 import { createCampaignModule } from '../../server/modules/campaign';
 import { CampaignStore } from '../../server/modules/campaign/store';
 import { UNFINISHED_STATUSES } from '../../server/modules/contact';
-import { DEFAULT_PLAN_ID } from '../../server/modules/workspace/plans';
+import { bareWorkspace } from '../helpers/bare-workspace';
 import { TestClock } from '../helpers/clock';
 import { scratchDatabase } from '../helpers/server';
 
@@ -24,22 +24,12 @@ describe('the campaign module with fakes of its neighbours', () => {
   const started: string[] = [];
   let sendable = 0;
   let campaigns: ReturnType<typeof createCampaignModule>;
-  const workspaceId = newId();
+  let workspaceId: string;
 
   beforeAll(async () => {
     database = await scratchDatabase();
     await migrate(database.db);
-    await database.db('workspaces').insert({
-      id: workspaceId,
-      name: 'Fakes',
-      email: null,
-      plan_id: DEFAULT_PLAN_ID,
-      parent_workspace_id: null,
-      whitelabel_enabled: false,
-      timezone: 'UTC',
-      credit_balance: 0,
-      created_at: clock.now(),
-    });
+    workspaceId = await bareWorkspace(database.db, clock.now());
     campaigns = createCampaignModule({
       db: database.db,
       store: new CampaignStore({ unfinished: UNFINISHED_STATUSES }),

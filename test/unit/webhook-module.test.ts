@@ -9,8 +9,8 @@ import { DomainError, notFound } from '../../server/errors';
 import { newId } from '../../server/ids';
 import { createWebhookModule } from '../../server/modules/webhooks';
 import { WebhookStore } from '../../server/modules/webhooks/store';
-import { DEFAULT_PLAN_ID } from '../../server/modules/workspace/plans';
 import { SecretBox } from '../../server/secrets';
+import { bareWorkspace } from '../helpers/bare-workspace';
 import { TestClock } from '../helpers/clock';
 import { scratchDatabase } from '../helpers/server';
 
@@ -19,7 +19,7 @@ type Database = Awaited<ReturnType<typeof scratchDatabase>>;
 describe('the webhook module with fakes of its neighbours', () => {
   let database: Database;
   const clock = new TestClock('2026-12-01T09:00:00Z');
-  const workspaceId = newId();
+  let workspaceId: string;
   const audited: { workspaceId: string; targetIds: string[] }[] = [];
   let auditFails = false;
   let webhooks: ReturnType<typeof createWebhookModule>;
@@ -30,17 +30,7 @@ describe('the webhook module with fakes of its neighbours', () => {
   beforeAll(async () => {
     database = await scratchDatabase();
     await migrate(database.db);
-    await database.db('workspaces').insert({
-      id: workspaceId,
-      name: 'Fakes',
-      email: null,
-      plan_id: DEFAULT_PLAN_ID,
-      parent_workspace_id: null,
-      whitelabel_enabled: false,
-      timezone: 'UTC',
-      credit_balance: 0,
-      created_at: clock.now(),
-    });
+    workspaceId = await bareWorkspace(database.db, clock.now());
     webhooks = createWebhookModule({
       db: database.db,
       store: new WebhookStore(),
