@@ -15919,6 +15919,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequestV2"];
             401: components["responses"]["UnauthorizedV2"];
             403: components["responses"]["ForbiddenV2"];
             429: components["responses"]["TooManyRequestsV2"];
