@@ -1194,7 +1194,8 @@ export const entries: Record<string, Entry> = {
   },
   'GET /v2/usage': {
     ok: (f) => f.c.GET('/v2/usage'),
-    errors: {},
+    // It takes no parameter: one it does not know is a 400.
+    errors: { 400: (f) => f.c.GET('/v2/usage', { params: { query: { since: 'yesterday' } as never } }) },
   },
   'GET /v2/credits/ledger': {
     ok: (f) => f.c.GET('/v2/credits/ledger', { params: { query: { limit: 5 } } }),
