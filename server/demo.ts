@@ -162,8 +162,10 @@ export async function makeDemoWeek(deps: Deps, workspaceId: string): Promise<Dem
   const start = Math.floor((end - 7 * DAY_MS) / DAY_MS) * DAY_MS + 8 * 3_600_000;
   const clock = new DemoClock(start);
   // The demo's own services: its clock, and leave to reach the loopback server (no login check: it takes any).
+  // Its sends are not the deployment's: they count in no metric (and register none a second time).
   const services: Services = createServices({
     ...deps,
+    telemetry: undefined,
     clock,
     config: { ...deps.config, allowPrivateMailHosts: true, verifyMailLogins: false },
   });

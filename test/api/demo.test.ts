@@ -13,7 +13,8 @@ describe('the demo week', () => {
   let week: DemoWeek;
 
   beforeAll(async () => {
-    t = await startTestServer();
+    // With metrics on, as a deployment with METRICS_PORT: the demo's own services register none of them again.
+    t = await startTestServer({ metrics: true });
     ws = await t.createWorkspace();
     week = await makeDemoWeek(t.deps, ws.workspaceId);
   }, 180_000);
