@@ -14,10 +14,9 @@
  * at its peak (sampled every 100 ms) and 2 s (BENCH_EXPORT_SETTLE_MS) after the last call. Every body is
  * hashed: the two servers' CSVs must be the same bytes, with a line per member.
  */
-import { execSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import pino from 'pino';
@@ -25,7 +24,7 @@ import { loadConfig } from '../server/config';
 import { migrate, openDatabase } from '../server/db';
 import { createServices } from '../server/services';
 import { freshBenchDatabase } from './bench-database';
-import { startServer, stop, withRss } from './bench-process';
+import { argument, checkoutRevision, startServer, stop, withRss } from './bench-process';
 import { addListPeople, BENCH_UUID_SQL } from './bench-rows';
 
 const MAX = Number(process.env.BENCH_EXPORT_MAX ?? 1_000_000);
@@ -44,22 +43,6 @@ const load = () =>
   loadavg()
     .map((l) => l.toFixed(1))
     .join(' ');
-
-function argument(name: string): string | undefined {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
-
-/** The sources of revision `ref` in a temporary folder that runs as a checkout (node_modules linked from this one). */
-function checkout(ref: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-export-baseline-'));
-  execSync(`git archive ${ref} package.json tsconfig.json server generated spec | tar -x -C ${dir}`, {
-    cwd: ROOT,
-    stdio: 'inherit',
-  });
-  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
-  return dir;
-}
 
 interface Row {
   server: string;
@@ -95,7 +78,7 @@ async function main(): Promise<void> {
   await pg.connect();
   await pg.query("SET synchronous_commit = off; SET maintenance_work_mem = '256MB'");
   await pg.query(BENCH_UUID_SQL);
-  const baselineDir = baselineRef ? checkout(baselineRef) : undefined;
+  const baselineDir = baselineRef ? checkoutRevision(ROOT, baselineRef) : undefined;
   const servers: { name: string; child: Awaited<ReturnType<typeof startServer>>['child']; base: string }[] = [];
   const rows: Row[] = [];
   try {

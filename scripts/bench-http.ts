@@ -12,6 +12,13 @@
  * to the hello (the mean of its two runs), on PostgreSQL (BENCH_DATABASE_URL or DATABASE_URL; a fresh
  * database lr_bench_http_<pid>, dropped afterwards) and on the embedded database (a temporary DATA_DIR).
  *
+ * With `-- --baseline REF` a server of git revision REF (its sources extracted to a temporary folder, this
+ * checkout's node_modules linked) runs every case too, on a database of its own prepared by its own code, right
+ * before this checkout's server on each database, and a last table gives this checkout's req/s and CPU per
+ * request as a share of the baseline's: how much a change of the request path costs, measured in one run. One of
+ * the cases changes state (`POST /v1/campaign/set/name`, the same name each time), so the audit entry every
+ * state-changing request writes is in the figures.
+ *
  * BENCH_SECONDS (10) per case after a 2 s warm-up; BENCH_TARGETS (postgres,pglite); BENCH_CASES keeps only
  * the cases whose name contains one of its comma-separated words (the hello always runs), so that a profile
  * covers one case; BENCH_NODE_ARGS are passed to the server process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
@@ -22,13 +29,8 @@ import { rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { loadConfig, type Config } from '../server/config';
-import { migrate, openDatabase } from '../server/db';
-import { newId } from '../server/ids';
-import { createServices, type Deps } from '../server/services';
-import { generateLeads } from '../server/modules/leads/generate';
 import { freshBenchDatabase } from './bench-database';
-import { freePort, stop, waitReady } from './bench-process';
+import { argument, checkoutRevision, freePort, stop, waitReady } from './bench-process';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -115,15 +117,36 @@ function measure(pid: number, name: string, url: string, args: string[] = []): R
   return r;
 }
 
+interface Prepared {
+  mainKey: string;
+  parallelKeys: string[];
+  listId: string;
+  renameKey: string;
+  renameCampaignIds: string[];
+}
+
 /**
  * The benchmark's data: a high-limit plan, one workspace with five campaigns and a people list of 20 (from a
  * small generated lead database), and eight more workspaces.
  */
-async function prepare(config: Config): Promise<{ mainKey: string; parallelKeys: string[]; listId: string }> {
+async function prepare(
+  root: string,
+  settings: { databaseUrl: string | undefined; dataDir: string },
+): Promise<Prepared> {
+  // The revision's own code prepares its database (its migrations, its services).
+  const code = (file: string) => import(join(root, file));
+  const { loadConfig } = (await code('server/config')) as typeof import('../server/config');
+  const { migrate, openDatabase } = (await code('server/db')) as typeof import('../server/db');
+  const { newId } = (await code('server/ids')) as typeof import('../server/ids');
+  const { createServices } = (await code('server/services')) as typeof import('../server/services');
+  const { generateLeads } = (await code(
+    'server/modules/leads/generate',
+  )) as typeof import('../server/modules/leads/generate');
+  const config = loadConfig(settings);
   const database = await openDatabase(config);
   try {
     await migrate(database.db);
-    const deps: Deps = { config, db: database.db, clock: { now: () => new Date() }, logger: pino({ level: 'silent' }) };
+    const deps = { config, db: database.db, clock: { now: () => new Date() }, logger: pino({ level: 'silent' }) };
     const services = createServices(deps);
     const planId = newId();
     await database.db('plans').insert({
@@ -150,13 +173,25 @@ async function prepare(config: Config): Promise<{ mainKey: string; parallelKeys:
     for (let i = 0; i < PARALLEL_WORKSPACES; i++) {
       parallelKeys.push((await services.workspaces.createWorkspace({ name: `Bench ${i + 1}`, planId })).apiKey);
     }
-    return { mainKey: main.apiKey, parallelKeys, listId: list.id };
+    // The renames' own workspace, a campaign per connection, so that no rename waits for another's row lock.
+    const renames = await services.workspaces.createWorkspace({ name: 'Bench renames', planId });
+    const renameCampaignIds: string[] = [];
+    for (let i = 0; i < CONNECTIONS; i++) {
+      renameCampaignIds.push((await services.campaigns.create(renames.workspace.id, { name: `Renamed ${i}` })).id);
+    }
+    return { mainKey: main.apiKey, parallelKeys, listId: list.id, renameKey: renames.apiKey, renameCampaignIds };
   } finally {
     await database.close();
   }
 }
 
-async function runTarget(target: string, hello: { url: string; pid: number }): Promise<Result[]> {
+/** Every case against a server of the checkout at `root` (`revision` names it in the report) on `target`. */
+async function runTarget(
+  target: string,
+  hello: { url: string; pid: number },
+  root: string,
+  revision: string,
+): Promise<Result[]> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_OPTIONS: '',
@@ -166,29 +201,32 @@ async function runTarget(target: string, hello: { url: string; pid: number }): P
     WORKER_ENABLED: '0',
   };
   let cleanup: () => Promise<void>;
-  let config: Config;
+  let settings: { databaseUrl: string | undefined; dataDir: string };
   if (target === 'postgres') {
-    // Named per run: two runs at once would otherwise drop each other's database.
-    const bench = await freshBenchDatabase(`lr_bench_http_${process.pid}`, 'bench:http');
+    // Named per run and revision: two runs at once would otherwise drop each other's database.
+    const bench = await freshBenchDatabase(
+      `lr_bench_http_${process.pid}_${root === ROOT ? 'this' : 'baseline'}`,
+      'bench:http',
+    );
     env.DATABASE_URL = bench.url;
-    config = loadConfig({ databaseUrl: bench.url, dataDir: '' });
+    settings = { databaseUrl: bench.url, dataDir: '' };
     cleanup = () => bench.drop();
   } else if (target === 'pglite') {
     const dataDir = mkdtempSync(join(tmpdir(), 'bench-http-'));
     env.DATABASE_URL = '';
     env.DATA_DIR = dataDir;
-    config = loadConfig({ databaseUrl: undefined, dataDir });
+    settings = { databaseUrl: undefined, dataDir };
     cleanup = () => rm(dataDir, { recursive: true, force: true });
   } else {
     throw new Error(`unknown BENCH_TARGETS entry "${target}" (postgres, pglite)`);
   }
 
-  const { mainKey, parallelKeys, listId } = await prepare(config);
+  const { mainKey, parallelKeys, listId, renameKey, renameCampaignIds } = await prepare(root, settings);
   const port = await freePort();
   const logFile = join(tmpdir(), `bench-http-${target}-${process.pid}.log`);
   const logFd = openSync(logFile, 'w');
-  const server = spawn(process.execPath, [...NODE_ARGS, '--import', 'tsx', join(ROOT, 'server/main.ts')], {
-    cwd: ROOT,
+  const server = spawn(process.execPath, [...NODE_ARGS, '--import', 'tsx', join(root, 'server/main.ts')], {
+    cwd: root,
     env: { ...env, PORT: String(port) },
     stdio: ['ignore', logFd, logFd],
   });
@@ -210,11 +248,34 @@ end
     );
     return file;
   });
+  // A state-changing call (its audit entry is written on every call), spread over a campaign per connection.
+  const renameScript = join(tmpdir(), `bench-http-${process.pid}-rename.lua`);
+  writeFileSync(
+    renameScript,
+    `local ids = { ${renameCampaignIds.map((id) => `"${id}"`).join(', ')} }
+local threads = 0
+setup = function(thread)
+  thread:set("offset", threads)
+  threads = threads + 1
+end
+local n = 0
+-- Each of wrk's two threads takes every other campaign in turn, so renames rarely wait for another's row lock.
+request = function()
+  local id = ids[((offset + 2 * n) % #ids) + 1]
+  n = n + 1
+  return wrk.format("POST", "/v1/campaign/set/name", {
+    ["Content-Type"] = "application/json",
+    ["X-API-Key"] = "${renameKey}",
+  }, '{"campaignId":"' .. id .. '","name":"Renamed"}')
+end
+`,
+  );
+  scripts.push(renameScript);
   try {
     await waitReady(`${base}/healthz`, server, logFile);
     const key = ['-H', `X-API-Key: ${mainKey}`];
     console.log(
-      `\n${target === 'postgres' ? 'PostgreSQL' : 'Embedded database (PGlite)'}: ${CONNECTIONS} connections, ${SECONDS} s per case, load average ${loadavg()
+      `\n${target === 'postgres' ? 'PostgreSQL' : 'Embedded database (PGlite)'}, ${revision}: ${CONNECTIONS} connections, ${SECONDS} s per case, load average ${loadavg()
         .map((l) => l.toFixed(2))
         .join(' ')}`,
     );
@@ -226,6 +287,7 @@ end
         '-s',
         scripts[1],
       ]),
+      measure(server.pid!, 'POST /v1/campaign/set/name', `${base}/v1/campaign/set/name`, ['-s', renameScript]),
       measure(server.pid!, 'GET /v1/ratelimit/limits', `${base}/v1/ratelimit/limits`, key),
       measure(server.pid!, 'GET /v1/campaign/list', `${base}/v1/campaign/list`, key),
       measure(server.pid!, 'GET /v2/list/all', `${base}/v2/list/all`, key),
@@ -286,7 +348,25 @@ function table(target: string, results: Result[]): string {
   ].join('\n');
 }
 
+/** This checkout's figures as a share of the baseline's, case by case (CPU: the baseline's µs over this one's). */
+function comparison(target: string, baseline: Result[], current: Result[]): string {
+  const rows = current.slice(1, -1).flatMap((r) => {
+    const b = baseline.find((c) => c.name === r.name);
+    if (!b) return [];
+    return [
+      `| ${r.name} | ${b.rps.toFixed(0)} | ${r.rps.toFixed(0)} | ${((100 * r.rps) / b.rps).toFixed(0)}% | ${b.cpuUs.toFixed(0)} | ${r.cpuUs.toFixed(0)} |`,
+    ];
+  });
+  return [
+    `${target}: this checkout against the baseline`,
+    '| case | baseline req/s | req/s | of baseline | baseline CPU µs/req | CPU µs/req |',
+    '|---|---:|---:|---:|---:|---:|',
+    ...rows,
+  ].join('\n');
+}
+
 async function main(): Promise<void> {
+  const baselineRef = argument('--baseline');
   if (spawnSync('wrk', ['--version']).error) throw new Error('bench:http needs wrk: apt-get install -y wrk');
   const helloPort = await freePort();
   const hello = spawn(process.execPath, ['-e', HELLO], {
@@ -296,6 +376,7 @@ async function main(): Promise<void> {
   });
   const helloUrl = `http://127.0.0.1:${helloPort}/`;
   const tables: string[] = [];
+  const baselineDir = baselineRef ? checkoutRevision(ROOT, baselineRef) : undefined;
   try {
     await waitReady(helloUrl, hello, 'hello');
     for (const target of TARGETS) {
@@ -303,10 +384,16 @@ async function main(): Promise<void> {
         console.log('\nPostgreSQL: skipped (set BENCH_DATABASE_URL or DATABASE_URL)');
         continue;
       }
-      tables.push(table(target, await runTarget(target, { url: helloUrl, pid: hello.pid! })));
+      const helloProcess = { url: helloUrl, pid: hello.pid! };
+      const baseline = baselineDir && (await runTarget(target, helloProcess, baselineDir, `baseline ${baselineRef}`));
+      if (baseline) tables.push(table(`${target}, baseline ${baselineRef}`, baseline));
+      const current = await runTarget(target, helloProcess, ROOT, 'this checkout');
+      tables.push(table(`${target}, this checkout`, current));
+      if (baseline) tables.push(comparison(target, baseline, current));
     }
   } finally {
     await stop(hello);
+    if (baselineDir) rmSync(baselineDir, { recursive: true, force: true });
   }
   console.log(
     `\nload average at the end: ${loadavg()

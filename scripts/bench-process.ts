@@ -1,9 +1,29 @@
 /** Child processes of the benchmarks: the API server on a free loopback port, waiting for it, its RSS, stopping it. */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { execSync, spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, symlinkSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+/** The value after `name` on the command line (`-- --baseline REF`). */
+export function argument(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+/**
+ * The sources of git revision `ref` of the checkout at `root` in a temporary folder that runs as a checkout
+ * (node_modules linked from `root`), for a baseline server beside this checkout's in the same run.
+ */
+export function checkoutRevision(root: string, ref: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-baseline-'));
+  execSync(`git archive ${ref} package.json tsconfig.json server generated spec | tar -x -C ${dir}`, {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
+  return dir;
+}
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -54,7 +54,7 @@ import { rebuildRollups } from '../server/modules/events/rollups';
 import { EventStore } from '../server/modules/events/store';
 import { createServices, type Deps } from '../server/services';
 import { freshBenchDatabase } from './bench-database';
-import { startServer, stop, withRss } from './bench-process';
+import { argument, startServer, stop, withRss } from './bench-process';
 import { addListPeople, BENCH_UUID_SQL } from './bench-rows';
 
 const MAX_EVENTS = Number(process.env.BENCH_SCALE_MAX_EVENTS ?? 10_000_000);
@@ -133,11 +133,6 @@ const ms = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
 const dateOf = (d: Date) => d.toISOString().slice(0, 10);
 /** Nearest-rank percentile of sorted values. */
 const percentile = (sorted: number[], p: number) => sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)];
-
-function argument(name: string): string | undefined {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
 
 /** bench_uuid (bench-rows.ts), event ids at a given time, and the campaigns the bulk rows are spread over. */
 const SQL_FUNCTIONS = `${BENCH_UUID_SQL}

@@ -18,7 +18,8 @@ export interface AuditRecord {
 }
 
 export interface Auditor {
-  record(entry: AuditRecord): Promise<void>;
+  /** Writes the entry in `trx`, the transaction of the request's change, or on its own after the work. */
+  record(entry: AuditRecord, trx?: Executor): Promise<void>;
 }
 
 /**

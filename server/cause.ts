@@ -5,6 +5,7 @@
  * hand it along; AsyncLocalStorage carries it through every await of that work.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Knex } from 'knex';
 
 /** `parent`: a key of the whitelabel workspace above the one changed (`actorFor`). */
 export type Actor = 'key' | 'admin' | 'parent' | 'worker';
@@ -26,9 +27,14 @@ export interface Cause {
   successStatus: number;
   /**
    * Set when the audit entry of this work was written inside the transaction of a change it made
-   * (AuditTrail.recordChange), so the route helper does not write a second one after it.
+   * (AuditTrail.recordChange or `writeEntry`), so the route helper does not write a second one after it.
    */
   recorded?: boolean;
+  /**
+   * The audit entry of a request, written by the database layer inside the first transaction the work commits
+   * (server/db), so a change made in a transaction never commits without its entry.
+   */
+  writeEntry?: (trx: Knex.Transaction) => Promise<void>;
 }
 
 const current = new AsyncLocalStorage<Cause>();

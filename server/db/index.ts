@@ -13,6 +13,7 @@ import knex, { Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
 import lockfile from 'proper-lockfile';
 import type { Config } from '../config';
+import { currentCause } from '../cause';
 
 export type Db = Knex;
 /** What every store method takes first: the database, or the transaction it must run in. */
@@ -67,6 +68,38 @@ const migrationSource: Knex.MigrationSource<string> = {
 
 const migrationConfig: Knex.MigratorConfig = { migrationSource, tableName: 'knex_migrations' };
 
+/**
+ * Every transaction begun on `db` with a callback writes, before it commits, what the current work's cause
+ * writes with its first change (`Cause.writeEntry`: a request's audit entry), once per piece of work: the entry
+ * commits or rolls back with the change. Savepoints (`trx.transaction`) are inside a transaction already.
+ */
+function withCauseEntries(db: Knex): Knex {
+  const begin = db.transaction.bind(db);
+  type Work = (trx: Knex.Transaction) => Promise<unknown>;
+  const transaction = (work?: Work | null, config?: Knex.TransactionConfig) => {
+    if (typeof work !== 'function') return begin(work, config);
+    const cause = currentCause();
+    if (!cause?.writeEntry || cause.recorded) return begin(work, config);
+    const writeEntry = cause.writeEntry;
+    // Taken before the work runs, so that two transactions of one request at once do not both write it.
+    cause.writeEntry = undefined;
+    return begin(async (trx: Knex.Transaction) => {
+      const result = await work(trx);
+      // The work may have written it itself, with what it changed (AuditTrail.recordChange).
+      if (!cause.recorded) await writeEntry(trx);
+      cause.recorded = true;
+      return result;
+    }, config).catch((err: unknown) => {
+      cause.recorded = false;
+      cause.writeEntry = writeEntry;
+      throw err;
+    });
+  };
+  // knex defines its methods as read-only properties of the instance.
+  Object.defineProperty(db, 'transaction', { value: transaction, configurable: true });
+  return db;
+}
+
 /** knex's configuration, which it keeps on its client (transactions' too), with whether `prepared` names statements. */
 interface DbConfig extends Knex.Config {
   preparedStatements?: boolean;
@@ -89,22 +122,26 @@ export async function openDatabase(
       migrations: migrationConfig,
       preparedStatements: config.preparedStatements ?? true,
     };
-    const db = knex(dbConfig);
+    const db = withCauseEntries(knex(dbConfig));
     return { db, kind: 'postgres', close: () => db.destroy() };
   }
   if (options.inMemory) {
-    const db = knex({ client: ClientPgLite, dialect: 'postgres', connection: {}, migrations: migrationConfig });
+    const db = withCauseEntries(
+      knex({ client: ClientPgLite, dialect: 'postgres', connection: {}, migrations: migrationConfig }),
+    );
     return { db, kind: 'pglite', close: () => db.destroy() };
   }
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   // Only one process may open the embedded database: a second one would corrupt it.
   const release = await lockDataDir(config.dataDir);
-  const db = knex({
-    client: ClientPgLite,
-    dialect: 'postgres',
-    connection: { filename: join(config.dataDir, 'pgdata') },
-    migrations: migrationConfig,
-  });
+  const db = withCauseEntries(
+    knex({
+      client: ClientPgLite,
+      dialect: 'postgres',
+      connection: { filename: join(config.dataDir, 'pgdata') },
+      migrations: migrationConfig,
+    }),
+  );
   // PGlite creates its data directory (on the first connection) with world-writable config files: the database
   // is the owner's alone.
   try {

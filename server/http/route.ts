@@ -11,7 +11,7 @@ import type { paths } from '../../generated/api';
 import type { AuthContext, QuotaWindowUse } from './admission';
 import { holds } from '../scopes';
 import { missingScope } from './scopes';
-import type { Auditor } from '../audit';
+import type { AuditRecord, Auditor } from '../audit';
 import { causing, type Cause } from '../cause';
 import { fieldsOf, targetIdsOf } from './audit';
 import { toApiError } from './error-middleware';
@@ -93,6 +93,17 @@ export function route<M extends Method, P extends PathsWithMethod<paths, M>>(
           if (result !== STREAMED) res.status(options.status ?? 200).json(result);
           return;
         }
+        const entry = (status: number): AuditRecord => ({
+          workspaceId: auth.workspaceId,
+          keyId: auth.keyId,
+          keyName: auth.keyName,
+          operation: operationId,
+          targetIds: cause.targetIds,
+          fields: cause.fields,
+          address: cause.address,
+          status,
+          requestId,
+        });
         const cause: Cause = {
           actor: 'key',
           workspaceId: auth.workspaceId,
@@ -104,19 +115,10 @@ export function route<M extends Method, P extends PathsWithMethod<paths, M>>(
           targetIds: targetIdsOf(req.params, req.query, req.body),
           fields: fieldsOf(req.body),
           successStatus: options.status ?? 200,
+          // The change commits with its entry: the work it belongs to succeeded.
+          writeEntry: (trx) => audit.record(entry(options.status ?? 200), trx),
         };
-        const record = (status: number) =>
-          audit.record({
-            workspaceId: auth.workspaceId,
-            keyId: auth.keyId,
-            keyName: auth.keyName,
-            operation: operationId,
-            targetIds: cause.targetIds,
-            fields: cause.fields,
-            address: cause.address,
-            status,
-            requestId,
-          });
+        const record = (status: number) => audit.record(entry(status));
         let result: SuccessBody<P, M> | typeof STREAMED;
         try {
           // What the operation changes is recorded as this key's doing (the credit ledger, the audit log).
@@ -125,7 +127,7 @@ export function route<M extends Method, P extends PathsWithMethod<paths, M>>(
           await record(toApiError(err, false)?.status ?? 500);
           throw err;
         }
-        // A key, plan, credit or webhook change wrote this request's entry in its own transaction.
+        // The work's first transaction wrote this request's entry (server/db), unless it had none.
         if (!cause.recorded) await record(options.status ?? 200);
         if (result !== STREAMED) res.status(options.status ?? 200).json(result);
       });

@@ -1,6 +1,6 @@
 /**
- * Audit entries written in the transaction of the change they record: a key change's entry commits with it
- * or not at all (one entry per request, none added after); a whitelabel parent's changes show in the
+ * Audit entries written in the transaction of the change they record: a key change's or a campaign rename's
+ * entry commits with it or not at all (one entry per request, none added after); a whitelabel parent's changes show in the
  * sub-user's log as `parent`; the admin CLI's as `admin` with the command.
  */
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
@@ -24,13 +24,24 @@ async function entries(client: TestWorkspace['client'], operation?: string) {
   return r.data.data.items;
 }
 
-it('a key change and its entry commit together: one entry per request, and none without the change', async () => {
+it('a change and its entry commit together: one entry per request, and none without the change', async () => {
   const created = await ws.client.POST('/v2/api-key/create', { body: { name: 'Sync', scopes: ['campaigns:read'] } });
   const requestId = created.response.headers.get('x-request-id');
   const own = (await entries(ws.client, 'createApiKey')).filter((e) => e.requestId === requestId);
   expect(own).toMatchObject([
     { actor: 'key', keyId: ws.keyId, outcome: 200, targetIds: [created.data!.data.key.id], fields: ['name', 'scopes'] },
   ]);
+
+  // Any operation whose change is a transaction writes its entry in it: once, with the request's outcome.
+  const campaign = await ws.client.POST('/v2/campaign/create', { body: { name: 'Before' } });
+  const campaignId = campaign.data!.data.campaign.id;
+  const renamed = await ws.client.POST('/v1/campaign/set/name', { body: { campaignId, name: 'After' } });
+  expect(renamed.response.status).toBe(200);
+  expect(
+    (await entries(ws.client, 'setCampaignName')).filter(
+      (e) => e.requestId === renamed.response.headers.get('x-request-id'),
+    ),
+  ).toMatchObject([{ outcome: 200, targetIds: [campaignId], fields: ['campaignId', 'name'] }]);
 
   // An entry that cannot be written takes the change with it.
   await t.db.raw(`CREATE FUNCTION audit_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -41,11 +52,14 @@ it('a key change and its entry commit together: one entry per request, and none 
   try {
     const refused = await ws.client.POST('/v2/api-key/create', { body: { name: 'Never', scopes: ['campaigns:read'] } });
     expect(refused.response.status).toBe(500);
+    const notRenamed = await ws.client.POST('/v1/campaign/set/name', { body: { campaignId, name: 'Never' } });
+    expect(notRenamed.response.status).toBe(500);
   } finally {
     await t.db.raw('DROP TRIGGER audit_refuse ON audit_entries');
     await t.db.raw('DROP FUNCTION audit_refuse()');
   }
   expect(await t.db('api_keys').where({ workspace_id: ws.workspaceId, name: 'Never' })).toEqual([]);
+  expect(await t.db('campaigns').where({ id: campaignId }).first()).toMatchObject({ name: 'After' });
 });
 
 it("a whitelabel parent's changes show in the sub-user's log as parent, and in its own as key", async () => {

@@ -1,8 +1,9 @@
 /**
  * The audit log: who changed what, when, from where, with what outcome. The route helper records every
  * state-changing request through `record` (server/audit.ts says what it holds: the names of the fields
- * sent, never their values). The entry is written right after the request's own work, in its own statement:
- * a change that commits is followed by its entry unless the process dies between the two.
+ * sent, never their values). A request's entry is written inside the first transaction its work commits
+ * (server/db), so the change and its entry commit together; a request that changes nothing in a transaction
+ * (a refusal, a failure, a change of one statement) gets its entry right after the work, in its own statement.
  */
 import type { Db } from '../../db';
 import type { Clock } from '../../clock';
@@ -22,8 +23,8 @@ export class AuditService implements Auditor, AuditTrail {
     private readonly retentionMonths: number,
   ) {}
 
-  record = async (entry: AuditRecord): Promise<void> => {
-    await this.store.insert(this.db, {
+  record = async (entry: AuditRecord, trx: Executor = this.db): Promise<void> => {
+    await this.store.insert(trx, {
       id: newId(),
       workspace_id: entry.workspaceId,
       at: this.clock.now(),
