@@ -291,7 +291,7 @@ function buildServices(deps: Deps) {
   const enrichment = createEnrichmentModule({ db, store: leadStore, leads });
   const lists = createListModule({ db, store: new ListStore(), leads, contacts, campaigns, credits, clock });
   const usage = createUsageModule({ db, clock, credits, workspaces, accounts, contacts, lists });
-  const mailAccess = createMailAccessModule({ store: accountStore, secrets, clock });
+  const mailAccess = createMailAccessModule({ store: accountStore, secrets, clock, events });
   const suppression = createSuppressionModule({ db, store: new SuppressionStore(), clock });
   const tracking = createTrackingModule({
     db,
@@ -385,7 +385,6 @@ function buildServices(deps: Deps) {
     mailAccess,
     mail,
     workspaces,
-    events,
     secrets,
     clock,
     logger: deps.logger,

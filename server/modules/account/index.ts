@@ -65,5 +65,7 @@ export interface MailAccessModuleDeps {
   store: AccountMailAccessArgs[0];
   secrets: AccountMailAccessArgs[1];
   clock: AccountMailAccessArgs[2];
+  events: AccountMailAccessArgs[3];
 }
-export const createMailAccessModule = (d: MailAccessModuleDeps) => new AccountMailAccess(d.store, d.secrets, d.clock);
+export const createMailAccessModule = (d: MailAccessModuleDeps) =>
+  new AccountMailAccess(d.store, d.secrets, d.clock, d.events);

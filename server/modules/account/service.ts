@@ -731,6 +731,7 @@ export class AccountMailAccess {
     private readonly store: AccountStore,
     private readonly secrets: SecretBox,
     private readonly clock: Clock,
+    private readonly events: Pick<EventService, 'record'>,
   ) {}
 
   /** The account's own bounce protection (nulls: the workspace's); both null for an account that is gone. */
@@ -822,14 +823,17 @@ export class AccountMailAccess {
   }
 
   /**
-   * Puts the account in connectionError with a reason, in the caller's transaction; null when it already
-   * is (or is gone). The caller records `account.statusChanged` with the answer in the same transaction.
+   * Puts the account in connectionError with a reason, in the caller's transaction, with `account.statusChanged`;
+   * null when it already is (or is gone).
    */
   async markConnectionError(db: Executor, accountId: string, reason: string): Promise<AccountStatusChange | null> {
     return this.changeStatus(db, accountId, 'connectionError', reason);
   }
 
-  /** Sets a status the mail workers decide (errors, bounce protection) with its reason; null when unchanged. */
+  /**
+   * Sets a status the mail workers decide (errors, bounce protection) with its reason and records
+   * `account.statusChanged`, in the caller's transaction; null when unchanged.
+   */
   async changeStatus(
     db: Executor,
     accountId: string,
@@ -840,7 +844,9 @@ export class AccountMailAccess {
     // A dead grant is left only by reconnecting: what a send or read made of it later changes nothing.
     if (!row || row.status === status || row.status === 'reconnectRequired') return null;
     await this.store.setStatus(db, row.id, status, reason.slice(0, 500), this.clock.now());
-    return { accountId: row.id, workspaceId: row.workspace_id, email: row.email, previous: row.status, status, reason };
+    const change = { accountId: row.id, email: row.email, previous: row.status, status, reason };
+    await this.events.record(db, { workspaceId: row.workspace_id, type: 'account.statusChanged', data: change });
+    return { ...change, workspaceId: row.workspace_id };
   }
 }
 

@@ -5,13 +5,12 @@
  */
 import type { components, operations } from '../../../generated/api';
 import type { Clock } from '../../clock';
-import { jsonColumn, type Db, type Executor } from '../../db';
+import type { Db, Executor } from '../../db';
 import { conflict, detail, notFound } from '../../errors';
 import { newId } from '../../ids';
 import {
   checkDelay,
   checkVariantText,
-  delayOf,
   label,
   MAX_STEPS,
   MAX_VARIANTS,
@@ -20,8 +19,7 @@ import {
   resolveWeights,
 } from './rules';
 import type { CampaignStore, CampaignView, StepRow, VariantRow } from './store';
-import { variantVariables } from './templates';
-import { findCampaign } from './view';
+import { findCampaign, toSequenceStep } from './view';
 
 type Schemas = components['schemas'];
 type SequenceStep = Schemas['SequenceStep'];
@@ -264,23 +262,7 @@ export class CampaignSequence {
       db,
       steps.map((s) => s.id),
     );
-    return steps.map((s) => ({
-      id: s.id,
-      campaignId: s.campaign_id,
-      order: s.step_order,
-      ...delayOf(s),
-      autoWinner: (jsonColumn(s.auto_winner) as StepRow['auto_winner']) ?? null,
-      variants: variants
-        .filter((v) => v.step_id === s.id)
-        .map((v) => ({
-          id: v.id,
-          label: v.label,
-          subject: v.subject,
-          body: v.body,
-          weight: v.weight,
-          variables: variantVariables(v.subject, v.body),
-        })),
-    }));
+    return steps.map((s) => toSequenceStep(s, variants));
   }
 
   private async oneStep(db: Executor, step: StepRow): Promise<SequenceStep> {

@@ -13,11 +13,10 @@ import { conflict, detail, notFound } from '../../errors';
 import { newId } from '../../ids';
 import type { Page, Paged } from '../../paging';
 import type { EventService } from '../events';
-import { checkDelay, checkName, checkVariantText, delayOf, label, Problems, resolveWeights } from './rules';
+import { checkDelay, checkName, checkVariantText, label, Problems, resolveWeights } from './rules';
 import type { CampaignStore, VariantRow } from './store';
 import type { SubsequenceRow, SubsequenceStepRow, SubsequenceStore, TriggerType } from './subsequence-store';
-import { variantVariables } from './templates';
-import { findCampaign } from './view';
+import { findCampaign, toSequenceStep } from './view';
 
 type Schemas = components['schemas'];
 type Subsequence = Schemas['Subsequence'];
@@ -345,23 +344,8 @@ export class SubsequenceService {
         name: r.name,
         status: r.status,
         trigger: triggerOf(r),
-        steps: own.map((s) => ({
-          id: s.id,
-          campaignId: s.campaign_id,
-          order: s.step_order,
-          ...delayOf(s),
-          autoWinner: null,
-          variants: variants
-            .filter((v) => v.step_id === s.id)
-            .map((v) => ({
-              id: v.id,
-              label: v.label,
-              subject: v.subject,
-              body: v.body,
-              weight: v.weight,
-              variables: variantVariables(v.subject, v.body),
-            })),
-        })),
+        // A subsequence's steps have no A/Z winner rule (refused on create and update).
+        steps: own.map((s) => toSequenceStep(s, variants)),
         stats: {
           entered: entered.get(r.id) ?? 0,
           inSubsequence: inside.get(r.id) ?? 0,

@@ -2,7 +2,9 @@
 import type { components } from '../../../generated/api';
 import { jsonColumn, type Executor } from '../../db';
 import { notFound } from '../../errors';
-import type { CampaignStore, CampaignView, ScheduleJson } from './store';
+import { delayOf } from './rules';
+import type { CampaignStore, CampaignView, ScheduleJson, StepRow, VariantRow } from './store';
+import { variantVariables } from './templates';
 
 type Campaign = components['schemas']['Campaign'];
 
@@ -79,4 +81,25 @@ export async function findCampaign(
   const campaign = await store.find(db, workspaceId, campaignId, options);
   if (!campaign) throw notFound(CAMPAIGN_NOT_FOUND);
   return campaign;
+}
+
+/** A stored step with its variants (any of the campaign's: the step's own are picked) as the API's `SequenceStep`. */
+export function toSequenceStep(step: StepRow, variants: VariantRow[]): components['schemas']['SequenceStep'] {
+  return {
+    id: step.id,
+    campaignId: step.campaign_id,
+    order: step.step_order,
+    ...delayOf(step),
+    autoWinner: (jsonColumn(step.auto_winner) as StepRow['auto_winner']) ?? null,
+    variants: variants
+      .filter((v) => v.step_id === step.id)
+      .map((v) => ({
+        id: v.id,
+        label: v.label,
+        subject: v.subject,
+        body: v.body,
+        weight: v.weight,
+        variables: variantVariables(v.subject, v.body),
+      })),
+  };
 }

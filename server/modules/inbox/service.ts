@@ -292,21 +292,7 @@ export class InboxService {
   }
 
   private async markConnectionError(accountId: string, reason: string): Promise<void> {
-    await this.db.transaction(async (trx) => {
-      const change = await this.accounts.markConnectionError(trx, accountId, reason);
-      if (!change) return;
-      await this.events.record(trx, {
-        workspaceId: change.workspaceId,
-        type: 'account.statusChanged',
-        data: {
-          accountId: change.accountId,
-          email: change.email,
-          previous: change.previous,
-          status: change.status,
-          reason: change.reason,
-        },
-      });
-    });
+    await this.db.transaction((trx) => this.accounts.markConnectionError(trx, accountId, reason));
   }
 
   /**

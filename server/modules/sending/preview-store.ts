@@ -3,7 +3,7 @@
  * joined like the claim's, for one contact), and the campaign options that change what is sent.
  */
 import { jsonColumn, type Executor } from '../../db';
-import type { ProgressRow } from './store';
+import { MESSAGE_CONTACT_COLUMNS, type ProgressRow } from './store';
 import type { ContactFields } from './message';
 
 export type PreviewContact = ContactFields & {
@@ -38,16 +38,7 @@ export class PreviewStore {
       .first<PreviewContact | undefined>(
         'c.id',
         'c.status',
-        'c.email',
-        'c.first_name',
-        'c.last_name',
-        'c.company_name',
-        'c.job_title',
-        'c.phone',
-        'c.website',
-        'c.linkedin_url',
-        'c.timezone',
-        'c.custom_variables',
+        ...MESSAGE_CONTACT_COLUMNS,
         'p.step_number',
         'p.state',
         'p.due_at',

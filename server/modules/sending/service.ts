@@ -793,20 +793,7 @@ export class SendingService {
     status: 'connectionError' | 'paused',
     reason: string,
   ): Promise<void> {
-    const change = await this.accounts.changeStatus(trx, accountId, status, reason);
-    if (change) {
-      await this.events.record(trx, {
-        workspaceId: change.workspaceId,
-        type: 'account.statusChanged',
-        data: {
-          accountId: change.accountId,
-          email: change.email,
-          previous: change.previous,
-          status: change.status,
-          reason: change.reason,
-        },
-      });
-    }
+    await this.accounts.changeStatus(trx, accountId, status, reason);
   }
 
   /**

@@ -112,6 +112,20 @@ export interface SendingSettingsRow {
   updated_at: Date;
 }
 
+/** The contact's columns a message is rendered from (address, variables, zone), as the claim and the preview read them. */
+export const MESSAGE_CONTACT_COLUMNS = [
+  'c.email',
+  'c.first_name',
+  'c.last_name',
+  'c.company_name',
+  'c.job_title',
+  'c.phone',
+  'c.website',
+  'c.linkedin_url',
+  'c.timezone',
+  'c.custom_variables',
+];
+
 export class SendingStore {
   /**
    * Progress rows (step 1, due now) for those of `contactIds` that are active in an active campaign and have
@@ -358,19 +372,7 @@ export class SendingStore {
       .limit(limit)
       .forUpdate('p')
       .skipLocked()
-      .select(
-        'p.*',
-        'c.email',
-        'c.first_name',
-        'c.last_name',
-        'c.company_name',
-        'c.job_title',
-        'c.phone',
-        'c.website',
-        'c.linkedin_url',
-        'c.timezone',
-        'c.custom_variables',
-      );
+      .select('p.*', ...MESSAGE_CONTACT_COLUMNS);
   }
 
   /**

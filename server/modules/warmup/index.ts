@@ -11,11 +11,10 @@ export interface WarmupModuleDeps {
   mailAccess: WarmupServiceArgs[3];
   mail: WarmupServiceArgs[4];
   workspaces: WarmupServiceArgs[5];
-  events: WarmupServiceArgs[6];
-  secrets: WarmupServiceArgs[7];
-  clock: WarmupServiceArgs[8];
-  logger: WarmupServiceArgs[9];
-  settings?: WarmupServiceArgs[10];
+  secrets: WarmupServiceArgs[6];
+  clock: WarmupServiceArgs[7];
+  logger: WarmupServiceArgs[8];
+  settings?: WarmupServiceArgs[9];
 }
 export const createWarmupModule = (d: WarmupModuleDeps) =>
   new WarmupService(
@@ -25,7 +24,6 @@ export const createWarmupModule = (d: WarmupModuleDeps) =>
     d.mailAccess,
     d.mail,
     d.workspaces,
-    d.events,
     d.secrets,
     d.clock,
     d.logger,

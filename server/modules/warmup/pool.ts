@@ -12,7 +12,6 @@ import { newId } from '../../ids';
 import type { SecretBox } from '../../secrets';
 import { startOfLocalDay } from '../../time/schedule';
 import type { AccountMailAccess, AccountRow, AccountService } from '../account';
-import type { EventService } from '../events';
 import type { MailLogin } from '../mail';
 import type { WorkspaceService } from '../workspace';
 import { healthOf } from './plan';
@@ -54,7 +53,6 @@ export class WarmupPool {
       'smtpLogin' | 'imapLogin' | 'loginFromRow' | 'markConnectionError'
     >,
     private readonly workspaces: Pick<WorkspaceService, 'timezones'>,
-    private readonly events: Pick<EventService, 'record'>,
     private readonly secrets: SecretBox,
     private readonly clock: Clock,
   ) {}
@@ -143,20 +141,7 @@ export class WarmupPool {
       await this.store.setMailboxStatus(trx, memberId, 'loginFailed', reason.slice(0, 500), this.clock.now());
       return;
     }
-    const change = await this.mailAccess.markConnectionError(trx, memberId, reason);
-    if (change) {
-      await this.events.record(trx, {
-        workspaceId: change.workspaceId,
-        type: 'account.statusChanged',
-        data: {
-          accountId: change.accountId,
-          email: change.email,
-          previous: change.previous,
-          status: change.status,
-          reason: change.reason,
-        },
-      });
-    }
+    await this.mailAccess.markConnectionError(trx, memberId, reason);
   }
 
   /** Warm-up emails each account sent today (local day in `timezone`): the account view's `warmupSentToday`. */

@@ -14,7 +14,6 @@ import type { Db, Executor } from '../../db';
 import type { Logger } from '../../logger';
 import type { SecretBox } from '../../secrets';
 import type { AccountMailAccess, AccountService } from '../account';
-import type { EventService } from '../events';
 import type { MailService } from '../mail';
 import type { WorkspaceService, ZonedWorkspace } from '../workspace';
 import { DEFAULT_WARMUP_SETTINGS, type WarmupSettings } from './jobs';
@@ -42,14 +41,13 @@ export class WarmupService {
     mailAccess: AccountMailAccess,
     mail: MailService,
     workspaces: WorkspaceService,
-    events: EventService,
     private readonly secrets: SecretBox,
     clock: Clock,
     logger: Logger,
     settings: WarmupSettings = DEFAULT_WARMUP_SETTINGS,
   ) {
     const key = () => this.key();
-    this.pool = new WarmupPool(db, store, accounts, mailAccess, workspaces, events, secrets, clock);
+    this.pool = new WarmupPool(db, store, accounts, mailAccess, workspaces, secrets, clock);
     this.summaries = new WarmupSummary(db, store, accounts, this.pool, clock);
     this.sender = new WarmupSender(
       db,
