@@ -1454,12 +1454,12 @@ export interface paths {
          *     client address and the answer's status. Requests the request validator refuses (`400` before the
          *     operation runs) and requests refused before a key is known (`401`, `429`) are not entries.
          *
-         *     What holds: key, plan, credit and webhook changes write their entry in the transaction of the change, so
-         *     the change and its entry commit together; those made by the admin CLI (`actor` `admin`), by a whitelabel
-         *     parent's key in a sub-user's workspace (`parent`) and by the worker (`worker`) are entries too. Every other
-         *     entry is written right after the operation's own work and before the answer is sent: an answer you
-         *     received has its entry, but a process that dies between the change's commit and the entry's write leaves
-         *     that change without one.
+         *     What holds: a request's entry is written in the transaction of its change, so the change and its entry
+         *     commit together; key, plan, credit and webhook changes made by the admin CLI (`actor` `admin`), by a
+         *     whitelabel parent's key in a sub-user's workspace (`parent`) and by the worker (`worker`) are entries too.
+         *     A request whose work commits no transaction (a refusal such as `404` or `409`, a failure, a change made in
+         *     a single statement) has its entry written right after the work and before the answer is sent; a request
+         *     that fails after one of its changes committed has two entries, the change's and the failure's.
          *     Entries are append-only (the database refuses to update them); with `AUDIT_RETENTION_MONTHS` set, the
          *     worker drops the months before it whole.
          *
