@@ -139,7 +139,7 @@ export class OAuthConnectService {
       created_at: now,
       completed_at: null,
     };
-    await this.sessions.insert(this.db, row);
+    await this.db.transaction((trx) => this.sessions.insert(trx, row));
     return {
       sessionId: id,
       authorizationUrl: this.mail.clients.authorizationUrl(provider, {

@@ -571,7 +571,8 @@ export class InboxService {
   }
 
   async markRead(workspaceId: string, ids: string[], read: boolean) {
-    const updated = await this.mail.markRead(this.db, workspaceId, ids, read ? this.clock.now() : null);
+    const at = read ? this.clock.now() : null;
+    const updated = await this.db.transaction((trx) => this.mail.markRead(trx, workspaceId, ids, at));
     const found = new Set(updated);
     return { read, updated: ids.filter((id) => found.has(id)), notFound: ids.filter((id) => !found.has(id)) };
   }

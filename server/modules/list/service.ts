@@ -79,7 +79,7 @@ export class ListService {
       updated_at: now,
     };
     try {
-      await this.store.insert(this.db, row);
+      await this.db.transaction((trx) => this.store.insert(trx, row));
     } catch (err) {
       if (isUniqueViolation(err)) throw duplicate();
       throw err;

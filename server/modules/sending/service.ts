@@ -1006,18 +1006,19 @@ export class SendingService {
   }
 
   async updateSettings(workspaceId: string, input: Partial<SendingSettings>): Promise<SendingSettings> {
-    const current = await this.settings(workspaceId);
-    const next = { ...current, ...input };
-    await this.store.saveSettings(this.db, {
-      workspace_id: workspaceId,
-      recipient_domain_daily_limit: next.recipientDomainDailyLimit,
-      bounce_rate_percent: next.bounceRatePercent,
-      bounce_window: next.bounceWindow,
-      campaign_bounce_rate_percent: next.campaignBounceRatePercent,
-      campaign_bounce_window: next.campaignBounceWindow,
-      updated_at: this.clock.now(),
+    return this.db.transaction(async (trx) => {
+      const next = { ...(await this.settingsIn(trx, workspaceId)), ...input };
+      await this.store.saveSettings(trx, {
+        workspace_id: workspaceId,
+        recipient_domain_daily_limit: next.recipientDomainDailyLimit,
+        bounce_rate_percent: next.bounceRatePercent,
+        bounce_window: next.bounceWindow,
+        campaign_bounce_rate_percent: next.campaignBounceRatePercent,
+        campaign_bounce_window: next.campaignBounceWindow,
+        updated_at: this.clock.now(),
+      });
+      return next;
     });
-    return next;
   }
 
   /** Progress rows for contacts that joined an active campaign or became active in one (their add, resume or move transaction). */

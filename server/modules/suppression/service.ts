@@ -73,7 +73,7 @@ export class SuppressionService {
 
   async remove(workspaceId: string, values: string[]): Promise<{ removed: string[]; notListed: string[] }> {
     const wanted = [...new Set(values.map((v) => v.trim().toLowerCase()))];
-    const removed = await this.store.remove(this.db, workspaceId, wanted);
+    const removed = await this.db.transaction((trx) => this.store.remove(trx, workspaceId, wanted));
     return { removed, notListed: wanted.filter((v) => !removed.includes(v)) };
   }
 

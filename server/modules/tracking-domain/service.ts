@@ -115,9 +115,11 @@ export class TrackingDomainService {
   }
 
   async delete(workspaceId: string, id: string): Promise<{ deletedId: string }> {
-    if (!(await this.store.delete(this.db, workspaceId, id)))
-      throw notFound(NOT_FOUND, [detail('id', NOT_FOUND, 'not_found')]);
-    return { deletedId: id };
+    return this.db.transaction(async (trx) => {
+      if (!(await this.store.delete(trx, workspaceId, id)))
+        throw notFound(NOT_FOUND, [detail('id', NOT_FOUND, 'not_found')]);
+      return { deletedId: id };
+    });
   }
 
   /** The worker's job: checks the domains whose scheduled check is due. */

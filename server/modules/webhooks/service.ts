@@ -413,10 +413,12 @@ export class WebhookService {
   }
 
   async retry(workspaceId: string, deliveryId: string) {
-    const delivery = await this.store.findDelivery(this.db, workspaceId, deliveryId);
-    if (!delivery) throw notFound('Webhook delivery not found.');
     const now = this.clock.now();
-    await this.store.finishDelivery(this.db, delivery.id, { status: 'pending', next_attempt_at: now });
-    return { deliveryId, nextAttemptAt: now.toISOString() };
+    return this.db.transaction(async (trx) => {
+      const delivery = await this.store.findDelivery(trx, workspaceId, deliveryId);
+      if (!delivery) throw notFound('Webhook delivery not found.');
+      await this.store.finishDelivery(trx, delivery.id, { status: 'pending', next_attempt_at: now });
+      return { deliveryId, nextAttemptAt: now.toISOString() };
+    });
   }
 }
