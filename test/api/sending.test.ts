@@ -353,6 +353,30 @@ describe('sending engine', () => {
     expect((await status(c.id)).reasons).toContain('paused');
   });
 
+  it('puts a claim never handed to SMTP back in the queue bound to no account, so any account with room may send it', async () => {
+    const account = await connect('max@acme-mail.io');
+    sink.faults.set('*', { at: 'hang' });
+    const c = await campaign({
+      accounts: [account],
+      steps: [{ delayDays: 0, variants: [{ subject: 'Hello', body: 'Hi' }] }],
+      emails: ['m1@x.test', 'm2@x.test', 'm3@x.test'],
+    });
+    // The run claims all three and hands two to SMTP, whose server holds the account's two connections; the third
+    // waits for one when the worker stops, and is released (its message dropped).
+    const run = t.services.sending.runOnce();
+    const handed = () => t.db('email_messages').where({ campaign_id: c.id }).whereNotNull('handed_at');
+    while ((await handed()).length < 2) await new Promise((r) => setTimeout(r, 20));
+    t.services.sending.stop();
+    await run;
+    const released = await t
+      .db('sending_progress as p')
+      .where({ 'p.campaign_id': c.id })
+      .whereNotExists(t.db('email_messages as m').whereRaw('m.contact_id = p.contact_id'))
+      .select('p.state', 'p.account_id', 'p.last_message_id');
+    expect(released).toEqual([{ state: 'waiting', account_id: null, last_message_id: null }]);
+    await ws.client.POST('/v2/campaign/pause', { body: { campaignId: c.id } });
+  });
+
   it('reports a send whose worker died between SMTP and the commit as unknown, and never sends it again', async () => {
     const account = await connect('lou@acme-mail.io');
     sink.faults.set('slow@x.test', { at: 'hang' });

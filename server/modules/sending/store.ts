@@ -186,13 +186,23 @@ export class SendingStore {
     }
   }
 
-  /** Contacts whose claim never reached SMTP: due again now. */
+  /**
+   * Contacts whose claim never reached SMTP: due again now. One never mailed is bound to no account again: its
+   * claim chose one, but no thread started there, so any account with room may send it (else it would wait for
+   * that account's room while another's goes unused).
+   */
   async requeue(db: Executor, contactIds: string[], now: Date): Promise<void> {
     if (contactIds.length)
       await db('sending_progress')
         .whereIn('contact_id', contactIds)
         .where({ state: 'sending' })
-        .update({ state: 'waiting', due_at: now, reason: null, updated_at: now });
+        .update({
+          state: 'waiting',
+          due_at: now,
+          reason: null,
+          account_id: db.raw('CASE WHEN last_message_id IS NULL THEN NULL ELSE account_id END'),
+          updated_at: now,
+        });
   }
 
   /** Contacts of active campaigns due for their next message, and the earliest due time (the worker's backlog). */
