@@ -6,6 +6,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { OutboundRefusedError, resolveAllowedAddress } from '../net/outbound';
 import { email, host, id, port, table } from './args';
+import type { NewPoolMailbox } from '../modules/warmup';
 import type { CliContext } from './context';
 
 /** The outbound rule, asked when the mailbox is added: a host it would refuse at every send is refused now. */
@@ -43,27 +44,13 @@ export function registerWarmupCommands(
     .option('--username <name>', 'login name, when not the address')
     .option('--imap-password <password>', 'the IMAP password, when it differs')
     .action(
-      withContext(
-        async (
-          { services, deps },
-          o: {
-            email: string;
-            password: string;
-            smtpHost: string;
-            smtpPort: number;
-            imapHost: string;
-            imapPort: number;
-            username?: string;
-            imapPassword?: string;
-          },
-        ) => {
-          const allowPrivate = deps.config.allowPrivateMailHosts;
-          await allowedHost('--smtp-host', o.smtpHost, allowPrivate);
-          await allowedHost('--imap-host', o.imapHost, allowPrivate);
-          const row = await services.warmup.addMailbox(o);
-          console.log(`Pool mailbox ${row.email} added: ${row.id}`);
-        },
-      ),
+      withContext(async ({ services, deps }, o: NewPoolMailbox) => {
+        const allowPrivate = deps.config.allowPrivateMailHosts;
+        await allowedHost('--smtp-host', o.smtpHost, allowPrivate);
+        await allowedHost('--imap-host', o.imapHost, allowPrivate);
+        const row = await services.warmup.addMailbox(o);
+        console.log(`Pool mailbox ${row.email} added: ${row.id}`);
+      }),
     );
   mailbox
     .command('list')

@@ -1,6 +1,6 @@
 /** The warmup module's face: what other modules may use of it. */
 import { WarmupService } from './service';
-export type { PoolMember } from './pool';
+export type { NewPoolMailbox, PoolMember } from './pool';
 
 type WarmupServiceArgs = ConstructorParameters<typeof WarmupService>;
 /** What WarmupService is built from, by name: the composition root names each dependency, so two of one type cannot change places. */

@@ -43,6 +43,18 @@ export type Member = AccountMember | (PoolMember & { kind: 'mailbox'; row: PoolM
 export const HEALTH_DAYS = 7;
 export const DAY_MS = 86_400_000;
 
+/** A pool-only mailbox as the operator adds it (`admin warmup pool add`). */
+export interface NewPoolMailbox {
+  email: string;
+  password: string;
+  smtpHost: string;
+  smtpPort: number;
+  imapHost: string;
+  imapPort: number;
+  username?: string;
+  imapPassword?: string;
+}
+
 export class WarmupPool {
   constructor(
     private readonly db: Db,
@@ -169,16 +181,7 @@ export class WarmupPool {
 
   // --- the operator's commands (admin CLI) ---
 
-  async addMailbox(input: {
-    email: string;
-    password: string;
-    smtpHost: string;
-    smtpPort: number;
-    imapHost: string;
-    imapPort: number;
-    username?: string;
-    imapPassword?: string;
-  }): Promise<PoolMailboxRow> {
+  async addMailbox(input: NewPoolMailbox): Promise<PoolMailboxRow> {
     this.secrets.ensureKey('warmup');
     const id = newId();
     const email = input.email.trim().toLowerCase();
