@@ -70,6 +70,21 @@ suite('documentation portal at /docs (headless Chromium, offline)', () => {
   // A tag's or guide's own entry: a label inside a link (an open tag may add a separator of the same text).
   const sidebarEntry = (name: string) =>
     page.locator('a > [data-testid=menu-item-label]', { hasText: new RegExp(`^${name}$`) });
+  /**
+   * Opens a sidebar entry and waits for the page to show its hash. On a loaded machine a click can land while the
+   * portal is still laying out the sidebar and do nothing: it is clicked again, up to three times.
+   */
+  async function open(name: string, hash: RegExp) {
+    for (let attempt = 1; ; attempt++) {
+      await sidebarEntry(name).click();
+      try {
+        await page.waitForURL(hash, { timeout: 10_000, waitUntil: 'commit' });
+        return;
+      } catch (err) {
+        if (attempt === 3) throw err;
+      }
+    }
+  }
   const sidebarLinks = () =>
     page.$$eval('[data-testid=menu-item-label]', (els) =>
       els.map((e) => ({ text: e.textContent ?? '', href: e.closest('a')?.getAttribute('href') ?? '' })),
@@ -80,8 +95,7 @@ suite('documentation portal at /docs (headless Chromium, offline)', () => {
     // Opening a tag lists its operations (and may close the one before).
     const listed = new Set<string | undefined>();
     for (const tag of spec.tags.map((x) => x.name)) {
-      await sidebarEntry(tag).click();
-      await page.waitForURL(new RegExp(`#/${slug(tag)}$`));
+      await open(tag, new RegExp(`#/${slug(tag)}$`));
       for (const link of await sidebarLinks()) listed.add(link.href.split('/').pop());
     }
     const missing = operationIds.filter((id) => !listed.has(id.toLowerCase()));
@@ -91,8 +105,7 @@ suite('documentation portal at /docs (headless Chromium, offline)', () => {
 
   it('lists each operation once: no two sidebar entries of a tag share a title', async () => {
     for (const tag of spec.tags.map((x) => x.name)) {
-      await sidebarEntry(tag).click();
-      await page.waitForURL(new RegExp(`#/${slug(tag)}$`));
+      await open(tag, new RegExp(`#/${slug(tag)}$`));
       const titles = (await sidebarLinks()).filter((l) => l.href.includes(`/${slug(tag)}/`)).map((l) => l.text);
       expect(titles.filter((title, i) => titles.indexOf(title) !== i)).toEqual([]);
     }
@@ -100,10 +113,7 @@ suite('documentation portal at /docs (headless Chromium, offline)', () => {
 
   it('reaches every guide from the sidebar', async () => {
     for (const guide of guides) {
-      await sidebarEntry(guide).click();
-      await expect(
-        page.waitForURL(new RegExp(`#/section/${slug(guide)}$`), { timeout: 5000 }),
-      ).resolves.toBeUndefined();
+      await open(guide, new RegExp(`#/section/${slug(guide)}$`));
       await expect(page.locator(`[id="section/${slug(guide)}"]`).isVisible()).resolves.toBe(true);
     }
     await expect(page.getByText('20 per minute').first().isVisible()).resolves.toBe(true);
