@@ -145,6 +145,22 @@ describe('the life of a key', () => {
     expect(others.data!.data.items.map((k) => k.id)).toEqual([other.keyId]);
   });
 
+  it('keeps last use to the minute: a use within a minute of the last leaves it, a later one moves it', async () => {
+    const key = await createKey({ name: 'used', scopes: ['lists:read'] });
+    const lastUse = async () => {
+      const r = await ws.client.GET('/v2/api-key/list', { params: { query: { limit: 100 } } });
+      return r.data!.data.items.find((k) => k.id === key.id)!.lastUsedAt;
+    };
+    const first = t.clock.now().toISOString();
+    await t.client(key.apiKey).GET('/v1/authenticate');
+    t.clock.advance(30_000);
+    await t.client(key.apiKey).GET('/v1/authenticate');
+    expect(await lastUse()).toBe(first);
+    t.clock.advance(31_000);
+    await t.client(key.apiKey).GET('/v1/authenticate');
+    expect(await lastUse()).toBe(t.clock.now().toISOString());
+  });
+
   it('rotates with an overlap: both secrets work until it ends, then only the new one', async () => {
     const key = await createKey({ name: 'rotating', scopes: ['campaigns:read'] });
     const r = await ws.client.POST('/v2/api-key/rotate', { body: { id: key.id, overlapSeconds: 3600 } });

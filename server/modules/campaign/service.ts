@@ -15,7 +15,7 @@ import type { TrackingDomainService } from '../tracking-domain';
 import { CampaignAccounts, type CampaignAccountsOf } from './accounts';
 import { checkName, checkSchedule, optionsToRow, Problems } from './rules';
 import { CampaignSequence, type StepUpdate } from './sequence';
-import type { CampaignStore, CampaignView } from './store';
+import type { CampaignChanges, CampaignStore, CampaignView } from './store';
 import { CAMPAIGN_NOT_FOUND, copiesOf, findCampaign, parseSchedule, toCampaign } from './view';
 
 /** A schedule as stored, which the sending engine reads. */
@@ -136,9 +136,7 @@ export class CampaignService {
     const p = new Problems();
     const name = checkName(p, rawName);
     p.throwIfAny();
-    return this.change(workspaceId, campaignId, async (trx) => {
-      await this.store.update(trx, workspaceId, campaignId, { name });
-    });
+    return this.change(workspaceId, campaignId, () => Promise.resolve({ name }));
   }
 
   async setSchedule(
@@ -152,10 +150,7 @@ export class CampaignService {
     p.throwIfAny();
     return this.change(workspaceId, campaignId, async (trx, campaign) => {
       await this.checkTrackingDomain(trx, workspaceId, options);
-      await this.store.update(trx, workspaceId, campaignId, {
-        schedule,
-        ...optionsToRow(options, copiesOf(campaign.copy_to)),
-      });
+      return { schedule, ...optionsToRow(options, copiesOf(campaign.copy_to)) };
     });
   }
 
@@ -209,12 +204,6 @@ export class CampaignService {
           missing.map((m) => detail('campaignId', m.message, m.code)),
         );
       }
-      await this.store.update(trx, workspaceId, campaignId, {
-        status: 'active',
-        pause_reason_code: null,
-        pause_reason_message: null,
-        launched_at: campaign.launched_at ?? this.clock.now(),
-      });
       // Progress rows are made here and when contacts join an active campaign, so the worker never searches for them.
       await this.progress.startCampaign(trx, campaignId);
       await this.events.record(trx, {
@@ -222,6 +211,12 @@ export class CampaignService {
         type: 'campaign.launched',
         data: { campaignId, name: campaign.name },
       });
+      return {
+        status: 'active',
+        pause_reason_code: null,
+        pause_reason_message: null,
+        launched_at: campaign.launched_at ?? this.clock.now(),
+      };
     });
   }
 
@@ -231,16 +226,16 @@ export class CampaignService {
         const message = `Campaign is not active (status: ${campaign.effective_status}); only an active campaign can be paused.`;
         throw conflict(message, [detail('campaignId', message, 'invalid_status')]);
       }
-      await this.store.update(trx, workspaceId, campaignId, {
-        status: 'paused',
-        pause_reason_code: 'user',
-        pause_reason_message: 'Paused with POST /v2/campaign/pause.',
-      });
       await this.events.record(trx, {
         workspaceId,
         type: 'campaign.paused',
         data: { campaignId, name: campaign.name, reason: 'user' },
       });
+      return {
+        status: 'paused',
+        pause_reason_code: 'user',
+        pause_reason_message: 'Paused with POST /v2/campaign/pause.',
+      };
     });
   }
 
@@ -336,17 +331,21 @@ export class CampaignService {
     return this.sequence.deleteVariant(workspaceId, variantId);
   }
 
-  /** Runs `apply` on the locked campaign in one transaction, bumps updated_at, returns the campaign. */
+  /**
+   * Runs `apply` on the locked campaign in one transaction and writes the row changes it returns with
+   * updated_at, reading the campaign back in the same statement; returns the campaign as changed.
+   */
   private async change(
     workspaceId: string,
     campaignId: string,
-    apply: (trx: Executor, campaign: CampaignView) => Promise<void>,
+    apply: (trx: Executor, campaign: CampaignView) => Promise<CampaignChanges>,
   ): Promise<Campaign> {
     return this.db.transaction(async (trx) => {
       const campaign = await this.findInWorkspace(trx, workspaceId, campaignId, { forUpdate: true });
-      await apply(trx, campaign);
-      await this.store.update(trx, workspaceId, campaignId, { updated_at: this.clock.now() });
-      return toCampaign(await this.findInWorkspace(trx, workspaceId, campaignId));
+      const changes = await apply(trx, campaign);
+      return toCampaign(
+        await this.store.updateView(trx, workspaceId, campaignId, { ...changes, updated_at: this.clock.now() }),
+      );
     });
   }
 }

@@ -52,6 +52,9 @@ export interface CampaignRow {
 }
 
 /** A campaign as read: the stored row plus what is derived from other tables. */
+/** What a change may write of a campaign's row. */
+export type CampaignChanges = Partial<Omit<CampaignRow, 'id' | 'workspace_id'>>;
+
 export interface CampaignView extends CampaignRow {
   effective_status: 'draft' | 'active' | 'paused' | 'completed';
   step_count: number;
@@ -152,6 +155,14 @@ const NEWEST_FIRST = [
   { column: 'c.id', order: 'desc' },
 ] as const;
 
+/** A campaign's changes as written: the schedule is stored as JSON. */
+function storedValues(changes: Partial<CampaignRow>): Record<string, unknown> {
+  const values: Record<string, unknown> = { ...changes };
+  if (changes.schedule !== undefined)
+    values.schedule = changes.schedule === null ? null : JSON.stringify(changes.schedule);
+  return values;
+}
+
 export class CampaignStore {
   /** The effective status with its own look-ups of the counters, for filters and counts over many campaigns. */
   private readonly effectiveStatusSql: string;
@@ -232,16 +243,21 @@ export class CampaignStore {
     await db('campaigns').insert({ ...row, schedule: row.schedule === null ? null : JSON.stringify(row.schedule) });
   }
 
-  async update(
-    db: Executor,
-    workspaceId: string,
-    id: string,
-    changes: Partial<Omit<CampaignRow, 'id' | 'workspace_id'>>,
-  ): Promise<void> {
-    const values: Record<string, unknown> = { ...changes };
-    if (changes.schedule !== undefined)
-      values.schedule = changes.schedule === null ? null : JSON.stringify(changes.schedule);
-    await db('campaigns').where({ workspace_id: workspaceId, id }).update(values);
+  async update(db: Executor, workspaceId: string, id: string, changes: CampaignChanges): Promise<void> {
+    await db('campaigns').where({ workspace_id: workspaceId, id }).update(storedValues(changes));
+  }
+
+  /**
+   * Writes the changes and reads the campaign as changed, in one statement: the updated row (a CTE named
+   * like the views' table alias) with the view's derived counts. The caller holds the row's lock.
+   */
+  async updateView(db: Executor, workspaceId: string, id: string, changes: CampaignChanges): Promise<CampaignView> {
+    const update = db('campaigns').where({ workspace_id: workspaceId, id }).update(storedValues(changes), '*').toSQL();
+    const { rows } = await db.raw<{ rows: CampaignView[] }>(
+      `WITH c AS (${update.sql}) SELECT ${VIEW_SELECT} FROM c CROSS JOIN ${this.countersSql}`,
+      update.bindings,
+    );
+    return rows[0];
   }
 
   // Linked accounts -------------------------------------------------------------------------------
