@@ -15,7 +15,9 @@
  * With `-- --baseline REF` a server of git revision REF (its sources extracted to a temporary folder, this
  * checkout's node_modules linked) runs every case too, on a database of its own prepared by its own code, right
  * before this checkout's server on each database, and a last table gives this checkout's req/s and CPU per
- * request as a share of the baseline's: how much a change of the request path costs, measured in one run. One of
+ * request as a share of the baseline's: how much a change of the request path costs, measured in one run. With
+ * `-- --rounds N` both run N times, which first alternating, and a last table gives each case's medians and the
+ * range of the rounds' ratios: on a shared machine one pair of runs can differ by 10-15% on its own. One of
  * the cases changes state (`POST /v1/campaign/set/name`, the same name each time), so the audit entry every
  * state-changing request writes is in the figures.
  *
@@ -43,6 +45,8 @@ const CASES = (process.env.BENCH_CASES ?? '')
   .map((s) => s.trim())
   .filter(Boolean);
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+/** With a baseline: how many times both revisions run, each on a fresh database (`-- --rounds N`). */
+const ROUNDS = Number(argument('--rounds') ?? 1);
 const ROOT = join(__dirname, '..');
 const PARALLEL_WORKSPACES = 8;
 
@@ -365,8 +369,38 @@ function comparison(target: string, baseline: Result[], current: Result[]): stri
   ].join('\n');
 }
 
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+/** Over the rounds, case by case: the median req/s of each revision and the median and range of the rounds' ratios. */
+function summary(target: string, rounds: { baseline: Result[]; current: Result[] }[]): string {
+  const rows = rounds[0].current.slice(1, -1).flatMap((first) => {
+    const pairs = rounds.flatMap(({ baseline, current }) => {
+      const b = baseline.find((c) => c.name === first.name);
+      const r = current.find((c) => c.name === first.name);
+      return b && r ? [{ b, r, ratio: (100 * r.rps) / b.rps }] : [];
+    });
+    if (!pairs.length) return [];
+    const ratios = pairs.map((p) => p.ratio);
+    return [
+      `| ${first.name} | ${median(pairs.map((p) => p.b.rps)).toFixed(0)} | ${median(pairs.map((p) => p.r.rps)).toFixed(0)} | ${median(ratios).toFixed(0)}% | ${Math.min(...ratios).toFixed(0)}-${Math.max(...ratios).toFixed(0)}% | ${median(pairs.map((p) => p.b.cpuUs)).toFixed(0)} | ${median(pairs.map((p) => p.r.cpuUs)).toFixed(0)} |`,
+    ];
+  });
+  return [
+    `${target}: this checkout against the baseline over ${rounds.length} rounds (medians)`,
+    '| case | baseline req/s | req/s | of baseline | rounds | baseline CPU µs/req | CPU µs/req |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+    ...rows,
+  ].join('\n');
+}
+
 async function main(): Promise<void> {
   const baselineRef = argument('--baseline');
+  if (!Number.isInteger(ROUNDS) || ROUNDS < 1)
+    throw new Error(`--rounds must be a whole number from 1, not ${argument('--rounds')}`);
   if (spawnSync('wrk', ['--version']).error) throw new Error('bench:http needs wrk: apt-get install -y wrk');
   const helloPort = await freePort();
   const hello = spawn(process.execPath, ['-e', HELLO], {
@@ -385,11 +419,26 @@ async function main(): Promise<void> {
         continue;
       }
       const helloProcess = { url: helloUrl, pid: hello.pid! };
-      const baseline = baselineDir && (await runTarget(target, helloProcess, baselineDir, `baseline ${baselineRef}`));
-      if (baseline) tables.push(table(`${target}, baseline ${baselineRef}`, baseline));
-      const current = await runTarget(target, helloProcess, ROOT, 'this checkout');
-      tables.push(table(`${target}, this checkout`, current));
-      if (baseline) tables.push(comparison(target, baseline, current));
+      if (!baselineDir) {
+        tables.push(table(`${target}, this checkout`, await runTarget(target, helloProcess, ROOT, 'this checkout')));
+        continue;
+      }
+      const rounds: { baseline: Result[]; current: Result[] }[] = [];
+      for (let round = 1; round <= ROUNDS; round++) {
+        // Which revision goes first alternates, so that a drift of the machine during a round favours neither.
+        const runBaseline = () =>
+          runTarget(target, helloProcess, baselineDir, `baseline ${baselineRef}, round ${round}`);
+        const runCurrent = () => runTarget(target, helloProcess, ROOT, `this checkout, round ${round}`);
+        const [baseline, current] =
+          round % 2 === 1
+            ? [await runBaseline(), await runCurrent()]
+            : await runCurrent().then(async (c) => [await runBaseline(), c]);
+        rounds.push({ baseline, current });
+        tables.push(table(`${target}, baseline ${baselineRef}, round ${round}`, baseline));
+        tables.push(table(`${target}, this checkout, round ${round}`, current));
+        tables.push(comparison(`${target}, round ${round}`, baseline, current));
+      }
+      if (ROUNDS > 1) tables.push(summary(target, rounds));
     }
   } finally {
     await stop(hello);

@@ -3,68 +3,44 @@
  * peers have (send order, plain-text first email, cc/bcc, stop on open or click, verified addresses only):
  * through HTTP, the sending engine and the SMTP sink on loopback, with time moved by the test clock.
  */
-import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink';
-import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
+import {
+  closeSendingWorkspace,
+  draftCampaign,
+  startSendingWorkspace,
+  startWeek,
+  type SendingWorkspace,
+} from '../helpers/sending-workspace';
+import type { SmtpSink } from '../helpers/smtp-sink';
+import type { TestServer, TestWorkspace } from '../helpers/server';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
-const WEEK = 7 * 24 * HOUR;
-const weekdaysUtc = { timezone: 'UTC', days: [1, 2, 3, 4, 5], from: '09:00', to: '17:00' };
 
 describe('A/Z winners, previews and send options', () => {
+  let sending: SendingWorkspace;
   let t: TestServer;
   let sink: SmtpSink;
   let ws: TestWorkspace;
-  let account: string;
   let n = 0;
   let week = 0;
   let monday = 0;
 
   beforeAll(async () => {
-    sink = await startSmtpSink();
-    t = await startTestServer({
-      config: { secretKey: '35'.repeat(32), allowPrivateMailHosts: true },
+    sending = await startSendingWorkspace({
+      email: 'ab@acme-mail.io',
+      dailyLimit: 1000,
+      config: { secretKey: '35'.repeat(32) },
+      linksToServer: true,
     });
-    // Links point at this test server.
-    (t.services.tracking as unknown as { publicUrl: string }).publicUrl = t.url;
-    ws = await t.createWorkspace();
-    const res = await ws.client.POST('/v2/account/connect', {
-      body: {
-        email: 'ab@acme-mail.io',
-        provider: 'smtp',
-        dailyLimit: 1000,
-        smtp: { host: '127.0.0.1', port: sink.port, password: 'pw' },
-      } as never,
-    });
-    expect(res.response.status).toBe(201);
-    account = res.data!.data.account.id;
+    ({ t, sink, ws } = sending);
   });
-  afterAll(async () => {
-    t.services.mail.close();
-    await t.close();
-    await sink.close();
-  });
+  afterAll(() => closeSendingWorkspace(sending));
   beforeEach(() => {
-    sink.received.length = 0;
-    // A Monday inside 09:00-17:00 UTC, a week apart per test so the shared account's pace never carries over.
-    monday = Date.parse('2026-11-23T10:00:00.000Z') + week * WEEK;
-    t.clock.set(new Date(monday));
+    monday = startWeek(sending, week);
     week += 1;
   });
 
-  async function draft(options: object = {}) {
-    n += 1;
-    const created = await ws.client.POST('/v2/campaign/create', {
-      body: {
-        name: `AB ${n}`,
-        accountIds: [account],
-        schedule: weekdaysUtc,
-        options: { emailGapMinutes: 0, randomWaitMaxMinutes: 0, trackOpens: false, trackClicks: false, ...options },
-      } as never,
-    });
-    expect(created.response.status).toBe(201);
-    return created.data!.data.campaign.id;
-  }
+  const draft = (options: object = {}) => draftCampaign(sending, `AB ${(n += 1)}`, { options });
 
   async function addSteps(campaignId: string, steps: unknown[]) {
     const res = await ws.client.POST('/v2/campaign/sequence-create', { body: { campaignId, steps } as never });

@@ -2,66 +2,44 @@
  * Steps that wait minutes or hours, and spintax: through HTTP, the sending engine and the SMTP sink on
  * loopback, with time moved by the test clock.
  */
-import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink';
-import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
+import {
+  closeSendingWorkspace,
+  draftCampaign,
+  startSendingWorkspace,
+  startWeek,
+  type SendingWorkspace,
+} from '../helpers/sending-workspace';
+import type { SmtpSink } from '../helpers/smtp-sink';
+import type { TestServer, TestWorkspace } from '../helpers/server';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
-const WEEK = 7 * 24 * HOUR;
-const weekdaysUtc = { timezone: 'UTC', days: [1, 2, 3, 4, 5], from: '09:00', to: '17:00' };
 
 describe('step delays in minutes, hours or days, and spintax', () => {
+  let sending: SendingWorkspace;
   let t: TestServer;
   let sink: SmtpSink;
   let ws: TestWorkspace;
-  let account: string;
   let n = 0;
   let week = 0;
   let monday = 0;
 
   beforeAll(async () => {
-    sink = await startSmtpSink();
-    t = await startTestServer({
-      config: { secretKey: '34'.repeat(32), allowPrivateMailHosts: true, publicUrl: 'https://links.example.test' },
+    sending = await startSendingWorkspace({
+      email: 'spin@acme-mail.io',
+      dailyLimit: 500,
+      config: { secretKey: '34'.repeat(32), publicUrl: 'https://links.example.test' },
     });
-    ws = await t.createWorkspace();
-    const res = await ws.client.POST('/v2/account/connect', {
-      body: {
-        email: 'spin@acme-mail.io',
-        provider: 'smtp',
-        dailyLimit: 500,
-        smtp: { host: '127.0.0.1', port: sink.port, password: 'pw' },
-      } as never,
-    });
-    expect(res.response.status).toBe(201);
-    account = res.data!.data.account.id;
+    ({ t, sink, ws } = sending);
   });
-  afterAll(async () => {
-    t.services.mail.close();
-    await t.close();
-    await sink.close();
-  });
+  afterAll(() => closeSendingWorkspace(sending));
   beforeEach(() => {
-    sink.received.length = 0;
-    // A Monday inside 09:00-17:00 UTC, a week apart per test so the shared account's pace never carries over.
-    monday = Date.parse('2026-11-23T10:00:00.000Z') + week * WEEK;
-    t.clock.set(new Date(monday));
+    monday = startWeek(sending, week);
     week += 1;
   });
 
-  async function draft(schedule: object = weekdaysUtc, options: object = {}) {
-    n += 1;
-    const created = await ws.client.POST('/v2/campaign/create', {
-      body: {
-        name: `Spin ${n}`,
-        accountIds: [account],
-        schedule,
-        options: { emailGapMinutes: 0, randomWaitMaxMinutes: 0, trackOpens: false, trackClicks: false, ...options },
-      } as never,
-    });
-    expect(created.response.status).toBe(201);
-    return created.data!.data.campaign.id;
-  }
+  const draft = (schedule?: object, options: object = {}) =>
+    draftCampaign(sending, `Spin ${(n += 1)}`, { schedule, options });
 
   const addSteps = (campaignId: string, steps: unknown[]) =>
     ws.client.POST('/v2/campaign/sequence-create', { body: { campaignId, steps } as never });

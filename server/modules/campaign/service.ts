@@ -1,8 +1,8 @@
 /**
  * Campaign rules: the draft -> active <-> paused state machine (completed is derived when read, see store.ts) and
  * launch readiness, here; linked accounts in accounts.ts; sequence steps and variants in sequence.ts; request checks
- * in rules.ts. Every change runs in one transaction that first locks the campaign row, so a launch and an edit of the
- * same campaign never interleave.
+ * in rules.ts. Every change runs in one transaction, and one that checks the campaign first locks its row, so a launch
+ * and an edit of the same campaign never interleave.
  */
 import type { components } from '../../../generated/api';
 import type { Clock } from '../../clock';
@@ -136,7 +136,8 @@ export class CampaignService {
     const p = new Problems();
     const name = checkName(p, rawName);
     p.throwIfAny();
-    return this.change(workspaceId, campaignId, () => Promise.resolve({ name }));
+    // A rename checks nothing of the campaign: its update takes the row's lock.
+    return this.db.transaction((trx) => this.write(trx, workspaceId, campaignId, { name }));
   }
 
   async setSchedule(
@@ -332,8 +333,8 @@ export class CampaignService {
   }
 
   /**
-   * Runs `apply` on the locked campaign in one transaction and writes the row changes it returns with
-   * updated_at, reading the campaign back in the same statement; returns the campaign as changed.
+   * Runs `apply` on the locked campaign in one transaction and writes the row changes it returns; returns the
+   * campaign as changed.
    */
   private async change(
     workspaceId: string,
@@ -342,10 +343,17 @@ export class CampaignService {
   ): Promise<Campaign> {
     return this.db.transaction(async (trx) => {
       const campaign = await this.findInWorkspace(trx, workspaceId, campaignId, { forUpdate: true });
-      const changes = await apply(trx, campaign);
-      return toCampaign(
-        await this.store.updateView(trx, workspaceId, campaignId, { ...changes, updated_at: this.clock.now() }),
-      );
+      return this.write(trx, workspaceId, campaignId, await apply(trx, campaign));
     });
+  }
+
+  /** Writes `changes` with updated_at and returns the campaign as changed; 404 unless it is the workspace's. */
+  private async write(trx: Executor, workspaceId: string, campaignId: string, changes: CampaignChanges) {
+    const view = await this.store.updateView(trx, workspaceId, campaignId, {
+      ...changes,
+      updated_at: this.clock.now(),
+    });
+    if (!view) throw notFound(CAMPAIGN_NOT_FOUND);
+    return toCampaign(view);
   }
 }

@@ -249,7 +249,7 @@ export class CampaignStore {
 
   /**
    * Writes the changes and reads the campaign as changed, in one statement: the updated row (a CTE named
-   * like the views' table alias) with the view's derived counts. The caller holds the row's lock.
+   * like the views' table alias) with the view's derived counts; undefined when the workspace has no such campaign.
    */
   async updateView(db: Executor, workspaceId: string, id: string, changes: CampaignChanges): Promise<CampaignView> {
     const update = db('campaigns').where({ workspace_id: workspaceId, id }).update(storedValues(changes), '*').toSQL();
