@@ -9,7 +9,7 @@ import { startSmtpSink, type SmtpSink } from './smtp-sink';
 
 const WEEK = 7 * 24 * 3600_000;
 
-export const weekdaysUtc = { timezone: 'UTC', days: [1, 2, 3, 4, 5], from: '09:00', to: '17:00' };
+const weekdaysUtc = { timezone: 'UTC', days: [1, 2, 3, 4, 5], from: '09:00', to: '17:00' };
 
 export interface SendingWorkspace {
   t: TestServer;
