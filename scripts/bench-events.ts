@@ -13,10 +13,10 @@
  * baseline of the same row. Creates and drops its own database (lr_bench_events).
  */
 import pino from 'pino';
-import { loadConfig } from '../server/config';
+import { loadConfig } from '../server/platform/config';
 import { freshBenchDatabase } from './bench-database';
 import { migrate, openDatabase, type Db, type RawResult } from '../server/db';
-import { newId } from '../server/ids';
+import { newId } from '../server/platform/ids';
 import { createServices, type Deps } from '../server/services';
 import { EventStore } from '../server/modules/events/store';
 

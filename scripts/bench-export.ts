@@ -20,7 +20,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import pino from 'pino';
-import { loadConfig } from '../server/config';
+import { loadConfig } from '../server/platform/config';
 import { migrate, openDatabase } from '../server/db';
 import { createServices } from '../server/services';
 import { freshBenchDatabase } from './bench-database';

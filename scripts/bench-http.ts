@@ -26,7 +26,7 @@
  * covers one case; BENCH_NODE_ARGS are passed to the server process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, closeSync } from 'node:fs';
+import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, closeSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -138,10 +138,12 @@ async function prepare(
   settings: { databaseUrl: string | undefined; dataDir: string },
 ): Promise<Prepared> {
   // The revision's own code prepares its database (its migrations, its services).
-  const code = (file: string) => import(join(root, file));
-  const { loadConfig } = (await code('server/config')) as typeof import('../server/config');
+  // Platform files moved under server/platform/: an older revision has them directly in server/.
+  const code = (file: string) =>
+    import(join(root, existsSync(join(root, `${file}.ts`)) ? file : file.replace('platform/', '')));
+  const { loadConfig } = (await code('server/platform/config')) as typeof import('../server/platform/config');
   const { migrate, openDatabase } = (await code('server/db')) as typeof import('../server/db');
-  const { newId } = (await code('server/ids')) as typeof import('../server/ids');
+  const { newId } = (await code('server/platform/ids')) as typeof import('../server/platform/ids');
   const { createServices } = (await code('server/services')) as typeof import('../server/services');
   const { generateLeads } = (await code(
     'server/modules/leads/generate',

@@ -8,11 +8,11 @@
  * BENCH_ACCOUNTS / BENCH_MESSAGES change the sizes. Needs dovecot (`apt-get install -y dovecot-imapd`) and root.
  */
 import pino from 'pino';
-import { systemClock } from '../server/clock';
-import { loadConfig } from '../server/config';
+import { systemClock } from '../server/platform/clock';
+import { loadConfig } from '../server/platform/config';
 import { migrate } from '../server/db';
 import { openBenchDatabase } from './bench-database';
-import { newId } from '../server/ids';
+import { newId } from '../server/platform/ids';
 import { createServices, type Deps } from '../server/services';
 import { dovecotMissing, startImapServer } from '../test/helpers/imap-server';
 

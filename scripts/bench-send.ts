@@ -19,10 +19,10 @@ import type { AddressInfo } from 'node:net';
 import nodemailer from 'nodemailer';
 import pino from 'pino';
 import { SMTPServer } from 'smtp-server';
-import { loadConfig } from '../server/config';
+import { loadConfig } from '../server/platform/config';
 import { freshBenchDatabase } from './bench-database';
 import { migrate, openDatabase } from '../server/db';
-import { newId } from '../server/ids';
+import { newId } from '../server/platform/ids';
 import { createServices, type Deps } from '../server/services';
 import { startOAuthProvider } from '../test/helpers/oauth-provider';
 

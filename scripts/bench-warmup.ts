@@ -28,7 +28,7 @@ import nodemailer from 'nodemailer';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { ImapFlow } from 'imapflow';
 import pino from 'pino';
-import { loadConfig } from '../server/config';
+import { loadConfig } from '../server/platform/config';
 import { migrate } from '../server/db';
 import { openBenchDatabase } from './bench-database';
 import { createServices, type Deps } from '../server/services';

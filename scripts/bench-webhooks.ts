@@ -7,10 +7,10 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
-import { loadConfig } from '../server/config';
+import { loadConfig } from '../server/platform/config';
 import { freshBenchDatabase } from './bench-database';
 import { migrate, openDatabase } from '../server/db';
-import { newId } from '../server/ids';
+import { newId } from '../server/platform/ids';
 import { postSigned } from '../server/modules/webhooks/deliver';
 import { createServices, type Deps } from '../server/services';
 

@@ -13,7 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { readBundledSpec, type BundledSpec } from '../server/project-root';
+import { readBundledSpec, type BundledSpec } from '../server/platform/project-root';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 type Operation = { operationId?: string; description?: string; 'x-badges'?: { name: string }[] };

@@ -8,9 +8,9 @@
  * batches at each fill, then the plan of each statement at the largest fill (EXPLAIN_PLANS=1).
  */
 import pino from 'pino';
-import { loadConfig } from '../server/config';
+import { loadConfig } from '../server/platform/config';
 import { migrate, openDatabase } from '../server/db';
-import { newId } from '../server/ids';
+import { newId } from '../server/platform/ids';
 import { createServices, type Deps } from '../server/services';
 import { freshBenchDatabase } from './bench-database';
 

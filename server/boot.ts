@@ -1,16 +1,16 @@
 /** What the server and the worker process both start with: config, logger, migrated database, services. */
 import type { AddressInfo } from 'node:net';
-import { systemClock } from './clock';
+import { systemClock } from './platform/clock';
 import { tracing } from './observability/preload';
-import { noTelemetry } from './telemetry';
-import { readBundledSpec } from './project-root';
-import { WORKER_ROLES, deprecatedSettings, loadConfig, type Config, type WorkerRole } from './config';
+import { noTelemetry } from './observability/telemetry';
+import { readBundledSpec } from './platform/project-root';
+import { WORKER_ROLES, deprecatedSettings, loadConfig, type Config, type WorkerRole } from './platform/config';
 import { migrate, openDatabase, type Database } from './db';
-import { createLogger } from './logger';
-import { markRunningBuild } from './running-build';
-import { missingSecretKeyWarning } from './secrets';
+import { createLogger } from './platform/logger';
+import { markRunningBuild } from './platform/running-build';
+import { missingSecretKeyWarning } from './platform/secrets';
 import { createServices, type Deps, type Services } from './services';
-import { startWorker, type Job, type Worker } from './worker';
+import { startWorker, type Job, type Worker } from './platform/worker';
 
 export async function boot(): Promise<{ deps: Deps; services: Services; database: Database }> {
   markRunningBuild();

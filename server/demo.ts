@@ -10,7 +10,7 @@
 import type { AddressInfo } from 'node:net';
 import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
-import type { Clock } from './clock';
+import type { Clock } from './platform/clock';
 import { createServices, type Deps, type Services } from './services';
 
 const DAY_MS = 86_400_000;

@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import { listen } from './net/listen';
 import { createApp } from './app';
 import { boot, rolesRunning, shutdownJobs, startJobs } from './boot';
-import { WORKER_ROLES } from './config';
+import { WORKER_ROLES } from './platform/config';
 import { describeDemoWeek, makeDemoWeek } from './demo';
 import { generateLeads } from './modules/leads/generate';
 import type { Deps, Services } from './services';

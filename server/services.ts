@@ -2,11 +2,11 @@
  * The composition root: builds every store and service once from the injected dependencies
  * (config, database, clock, logger), so tests can swap any of them and run the real app.
  */
-import type { Config } from './config';
+import type { Config } from './platform/config';
 import type { Db } from './db';
-import type { Clock } from './clock';
-import type { Logger } from './logger';
-import { noTelemetry, type Telemetry } from './telemetry';
+import type { Clock } from './platform/clock';
+import type { Logger } from './platform/logger';
+import { noTelemetry, type Telemetry } from './observability/telemetry';
 import { readFromReplica, replicaRouter } from './db/read-replica';
 import { QuotaService } from './http/quota';
 import type { Route } from './http/route';
@@ -32,7 +32,7 @@ import { keyRoutes, workspaceRoutes } from './modules/workspace/routes';
 import { jobRoutes } from './modules/job/routes';
 import { JobStore } from './modules/job/store';
 import { IdempotencyStore } from './http/idempotency';
-import { createDnsLookup } from './dns';
+import { createDnsLookup } from './platform/dns';
 import type {
   SentTodayOf,
   WarmupHealthOf,
@@ -65,7 +65,7 @@ import { createCreditModule } from './modules/credits';
 import { createWhitelabelModule } from './modules/whitelabel';
 import { createVerificationModule } from './modules/verification';
 import { createSuppressionModule } from './modules/suppression';
-import { SecretBox } from './secrets';
+import { SecretBox } from './platform/secrets';
 import { VerificationStore } from './modules/verification/store';
 import { LeadStore } from './modules/leads/store';
 import type { CampaignProgressPort } from './modules/campaign/service';
@@ -80,8 +80,8 @@ import { AuditStore } from './modules/audit/store';
 import { auditRoutes } from './modules/audit/routes';
 import { usageRoutes } from './modules/usage/routes';
 import { creditRoutes } from './modules/credits/routes';
-import { knownScopes } from './scopes';
-import { readBundledSpec } from './project-root';
+import { knownScopes } from './platform/scopes';
+import { readBundledSpec } from './platform/project-root';
 import { WorkspaceStore } from './modules/workspace/store';
 import { ListStore } from './modules/list/store';
 import { EventStore } from './modules/events/store';

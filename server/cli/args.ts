@@ -4,7 +4,7 @@
  */
 import { statSync } from 'node:fs';
 import { InvalidArgumentError } from 'commander';
-import { isValidEmail } from '../email-address';
+import { isValidEmail } from '../platform/email-address';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // C0 and C1 control characters (tab and newline included): a name is one printable line.

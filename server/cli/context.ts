@@ -2,10 +2,10 @@
  * What every admin command works with: the same configuration and database as the server
  * (DATABASE_URL or the embedded database in DATA_DIR), migrated, and the services built on it.
  */
-import { systemClock } from '../clock';
-import { loadConfig } from '../config';
+import { systemClock } from '../platform/clock';
+import { loadConfig } from '../platform/config';
 import { migrate, openDatabase } from '../db';
-import { createLogger } from '../logger';
+import { createLogger } from '../platform/logger';
 import { createServices, type Deps, type Services } from '../services';
 
 export interface CliContext {

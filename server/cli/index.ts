@@ -9,7 +9,7 @@ import { openCliContext, type CliContext } from './context';
 import { displayName, email, id, positiveInt, table } from './args';
 import { registerLeadCommands } from './leads';
 import { registerWarmupCommands } from './warmup';
-import { causeOutsideRequests, causing } from '../cause';
+import { causeOutsideRequests, causing } from '../platform/cause';
 
 /** Opens the database for one command, runs it, closes it; errors become one clear line and exit 1. */
 export function withContext<A extends unknown[]>(fn: (ctx: CliContext, ...args: A) => Promise<void>) {

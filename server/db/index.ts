@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import knex, { Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
 import lockfile from 'proper-lockfile';
-import type { Config } from '../config';
-import { currentCause } from '../cause';
+import type { Config } from '../platform/config';
+import { currentCause } from '../platform/cause';
 
 export type Db = Knex;
 /** What every store method takes first: the database, or the transaction it must run in. */

@@ -5,8 +5,8 @@
  * answered. Only whole operations that write nothing are routed (see the composition root), so a replica's refusal
  * to write never shows.
  */
-import type { Clock } from '../clock';
-import type { Tally } from '../telemetry';
+import type { Clock } from '../platform/clock';
+import type { Tally } from '../observability/telemetry';
 import { isStorageDown } from '.';
 
 export interface ReplicaRouter {

@@ -1,4 +1,4 @@
-/** What a request names and sends, as the audit log records it (server/audit.ts): ids and field names, never values. */
+/** What a request names and sends, as the audit log records it (server/platform/audit.ts): ids and field names, never values. */
 const MAX_TARGETS = 100;
 
 /** Ids a request names: values of `id`, `...Id` and `...Ids` in its path, query and body. */

@@ -3,7 +3,7 @@
  * counts the same. Only failures are counted and only failures are refused: a valid key is never throttled
  * by other people's guesses from the same address (an office behind one NAT).
  */
-import type { Clock } from '../clock';
+import type { Clock } from '../platform/clock';
 import type { Db } from '../db';
 
 const WINDOW_MS = 60_000;

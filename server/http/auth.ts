@@ -7,8 +7,8 @@ import type { NextFunction, Request, Response } from 'express';
 import type { AuthFailureLimiter } from './auth-failures';
 import type { KeyAdmission } from './admission';
 import { ApiError, unauthorized } from './errors';
-import { hashKey } from '../key-hash';
-import type { Telemetry } from '../telemetry';
+import { hashKey } from '../platform/key-hash';
+import type { Telemetry } from '../observability/telemetry';
 
 const UNAUTHORIZED = {
   unknown: 'Invalid API key.',

@@ -1,12 +1,12 @@
 /**
- * The one place errors become responses: the domain's errors from services (server/errors.ts, each kind
+ * The one place errors become responses: the domain's errors from services (server/platform/errors.ts, each kind
  * its status here), ApiError from the HTTP layer, the OpenAPI validator's errors,
  * body-parser's errors, a database that cannot be reached, and anything unexpected. The body is
  * `{ error }` on /v1 and the standardized body with `details` on /v2.
  */
 import type { NextFunction, Request, Response } from 'express';
-import type { Logger } from '../logger';
-import { detail, DomainError, type ErrorCode, type ErrorKind } from '../errors';
+import type { Logger } from '../platform/logger';
+import { detail, DomainError, type ErrorCode, type ErrorKind } from '../platform/errors';
 import { ApiError, serviceUnavailable, wireDetail, type ErrorDetail } from './errors';
 import { isStorageDown } from '../db';
 

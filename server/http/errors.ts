@@ -1,10 +1,10 @@
 /**
  * Errors only HTTP knows: a missing or refused key, a quota window, a body the parser refuses, a route that is
- * not there. Services throw the domain's errors (server/errors.ts); the error middleware (error-middleware.ts)
+ * not there. Services throw the domain's errors (server/platform/errors.ts); the error middleware (error-middleware.ts)
  * gives those their statuses and writes every error as the v1 body `{ error }` or the v2 body with `details`.
  */
 import type { components } from '../../generated/api';
-import { fieldName, type ErrorCode, type FieldProblem } from '../errors';
+import { fieldName, type ErrorCode, type FieldProblem } from '../platform/errors';
 
 /** A field at fault as the v2 body shows it (`field` names its location first: `body.contacts.3.email`). */
 export type ErrorDetail = components['schemas']['ErrorDetail'];

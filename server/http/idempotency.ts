@@ -24,13 +24,13 @@ import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { NextFunction, Request, Response } from 'express';
-import type { Clock } from '../clock';
+import type { Clock } from '../platform/clock';
 import type { Db } from '../db';
-import type { Logger } from '../logger';
-import { backlogOf, type Backlog, type Telemetry } from '../telemetry';
-import { newId } from '../ids';
+import type { Logger } from '../platform/logger';
+import { backlogOf, type Backlog, type Telemetry } from '../observability/telemetry';
+import { newId } from '../platform/ids';
 import type { AuthContext } from './admission';
-import { detail } from '../errors';
+import { detail } from '../platform/errors';
 import { ApiError, wireDetail } from './errors';
 
 const RETENTION_MS = 24 * 3600 * 1000;

@@ -2,8 +2,8 @@
  * The spec's list body of a service's page, and the guard on its numeric query parameters.
  */
 import type { NextFunction, Request, Response } from 'express';
-import { detail, invalid } from '../errors';
-import type { Paged } from '../paging';
+import { detail, invalid } from '../platform/errors';
+import type { Paged } from '../platform/paging';
 
 /**
  * Mounted right after the request validator. Its coercion turns `Infinity`, `-Infinity` and `1e400` into

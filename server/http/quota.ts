@@ -13,7 +13,7 @@
  * request after the revocation, and an expired key from its expiry on, in every process.
  */
 import { columnsOf, prepared, type Db } from '../db';
-import type { Clock } from '../clock';
+import type { Clock } from '../platform/clock';
 import type { Admission, AuthContext, QuotaDecision } from './admission';
 
 interface Window {

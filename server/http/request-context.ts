@@ -4,7 +4,7 @@
  * (malformed JSON, a bad key), is written in its version's format.
  */
 import type { NextFunction, Request, Response } from 'express';
-import { newId } from '../ids';
+import { newId } from '../platform/ids';
 
 export function requestContext(req: Request, res: Response, next: NextFunction): void {
   const requestId = newId();

@@ -6,7 +6,7 @@
  * into each: bench:http measured it at 53 µs of CPU per `/healthz` request out of 146, this at 16.
  */
 import type { NextFunction, Request, Response } from 'express';
-import type { Logger } from '../logger';
+import type { Logger } from '../platform/logger';
 import type { AuthContext } from './admission';
 import { redactUrl } from './redact';
 

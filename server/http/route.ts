@@ -9,10 +9,10 @@ import type { Request, Response, Router } from 'express';
 import type { HttpMethod, PathsWithMethod, RequestBodyJSON, SuccessResponseJSON } from 'openapi-typescript-helpers';
 import type { paths } from '../../generated/api';
 import type { AuthContext, QuotaWindowUse } from './admission';
-import { holds } from '../scopes';
+import { holds } from '../platform/scopes';
 import { missingScope } from './scopes';
-import type { AuditRecord, Auditor } from '../audit';
-import { causing, type Cause } from '../cause';
+import type { AuditRecord, Auditor } from '../platform/audit';
+import { causing, type Cause } from '../platform/cause';
 import { fieldsOf, targetIdsOf } from './audit';
 import { toApiError } from './error-middleware';
 

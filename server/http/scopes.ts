@@ -1,4 +1,4 @@
-/** The HTTP answer to a key that lacks a scope (server/scopes.ts decides what a key holds). */
+/** The HTTP answer to a key that lacks a scope (server/platform/scopes.ts decides what a key holds). */
 import { ApiError } from './errors';
 
 /** The 403 of a key that lacks the scope an operation needs. */

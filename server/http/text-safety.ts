@@ -4,7 +4,7 @@
  * in bodies, query strings and paths alike, instead of failing deep in a query. One linear pass.
  */
 import type { NextFunction, Request, Response } from 'express';
-import { invalid, detail, type FieldProblem } from '../errors';
+import { invalid, detail, type FieldProblem } from '../platform/errors';
 
 // A NUL, a high surrogate not followed by a low one, or a low surrogate not preceded by a high one.
 const UNSAFE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;

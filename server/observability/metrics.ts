@@ -1,7 +1,7 @@
 /**
  * Prometheus metrics (prom-client), loaded only when METRICS_PORT is set, served on their own listener so the
  * public port never shows them. The one file that imports prom-client: modules report through the Telemetry
- * interface (server/telemetry.ts), so they stay testable without it and a metrics library swap touches one file.
+ * interface (server/observability/telemetry.ts), so they stay testable without it and a metrics library swap touches one file.
  *
  * Labels are bounded: an HTTP request is labelled by the spec's operationId (`getCampaignV2`) or the Express
  * route template, never its URL; workers by job name; outcomes by their closed lists.
@@ -10,9 +10,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { NextFunction, Request, Response } from 'express';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Clock } from '../clock';
+import type { Clock } from '../platform/clock';
 import type { Db } from '../db';
-import type { Backlog, Tally, Telemetry } from '../telemetry';
+import type { Backlog, Tally, Telemetry } from './telemetry';
 import { listen } from '../net/listen';
 import { operationMatcher, type Spec } from './operations';
 

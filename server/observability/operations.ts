@@ -1,4 +1,4 @@
-import type { BundledSpec } from '../project-root';
+import type { BundledSpec } from '../platform/project-root';
 
 /** The spec's operationId of a request, for metrics labels and trace attributes (never a raw URL or id). */
 export type Spec = Pick<BundledSpec, 'paths'>;

@@ -16,7 +16,7 @@ import { ExpressInstrumentation } from '@opentelemetry/instrumentation-express';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { NodeSDK } from '@opentelemetry/sdk-node';
-import { readBundledSpec } from '../project-root';
+import { readBundledSpec } from '../platform/project-root';
 import { operationRoutes } from './operations';
 
 export interface Tracing {

@@ -2,7 +2,7 @@
  * Calendar days in a workspace's time zone, as `YYYY-MM-DD` strings: analytics count by the days the
  * workspace lives in, not by UTC days. Day arithmetic runs on UTC midnights, where every day has 24 hours.
  */
-import { invalid, detail } from '../errors';
+import { invalid, detail } from '../platform/errors';
 
 export const MAX_RANGE_DAYS = 366;
 export const DEFAULT_RANGE_DAYS = 30;

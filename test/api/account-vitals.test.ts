@@ -1,7 +1,7 @@
 import { readJson, type ErrorBody } from '../helpers/bodies';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
-import { newId } from '../../server/ids';
+import { newId } from '../../server/platform/ids';
 import { recordMailEvents } from '../helpers/mail-events';
 
 const DKIM_KEY = 'v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAq1';

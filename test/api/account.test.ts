@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readJson, type ErrorBody, type V1ErrorBody } from '../helpers/bodies';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
-import { newId } from '../../server/ids';
+import { newId } from '../../server/platform/ids';
 import { recordMailEvents } from '../helpers/mail-events';
-import { SecretBox } from '../../server/secrets';
+import { SecretBox } from '../../server/platform/secrets';
 import { AccountService } from '../../server/modules/account/service';
 import { AccountStore } from '../../server/modules/account/store';
-import { createDnsLookup } from '../../server/dns';
+import { createDnsLookup } from '../../server/platform/dns';
 
 const SECRET_KEY = '5f1c0a3e9b7d4c2a8e6f0b1d3c5a7e9f2b4d6f8a0c2e4a6b8d0f2a4c6e8a0b2d';
 

@@ -6,7 +6,7 @@
  */
 import type { RawResult } from '../../server/db';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
-import { newId } from '../../server/ids';
+import { newId } from '../../server/platform/ids';
 import { rebuildRollups } from '../../server/modules/events/rollups';
 import { addDays } from '../../server/time/days';
 import { recordMailEvents, type MailEventInput } from '../helpers/mail-events';

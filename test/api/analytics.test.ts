@@ -1,6 +1,6 @@
 import { readJson, type ErrorBody, type Success } from '../helpers/bodies';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
-import { newId } from '../../server/ids';
+import { newId } from '../../server/platform/ids';
 import { recordMailEvents } from '../helpers/mail-events';
 
 let t: TestServer;

@@ -4,7 +4,7 @@
  * sub-user's log as `parent`; the admin CLI's as `admin` with the command.
  */
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
-import { causeOutsideRequests, causing } from '../../server/cause';
+import { causeOutsideRequests, causing } from '../../server/platform/cause';
 
 jest.setTimeout(120_000);
 

@@ -1,5 +1,5 @@
 /** Arrangement helpers shared by the campaign test files. */
-import { newId } from '../../server/ids';
+import { newId } from '../../server/platform/ids';
 import { readJson, type ErrorBody } from '../helpers/bodies';
 import type { TestServer, TestWorkspace } from '../helpers/server';
 

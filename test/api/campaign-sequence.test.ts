@@ -1,5 +1,5 @@
 import { expect } from '@jest/globals';
-import { newId } from '../../server/ids';
+import { newId } from '../../server/platform/ids';
 import type { VariantRow } from '../../server/modules/campaign/store';
 import type { ErrorBody, Success } from '../helpers/bodies';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';

@@ -1,5 +1,5 @@
 import { expect } from '@jest/globals';
-import { newId } from '../../server/ids';
+import { newId } from '../../server/platform/ids';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { createCampaign, insertAccount, raw, readyCampaign, schedule } from './campaign-helpers';
 

@@ -9,7 +9,7 @@ import { migrate, pendingMigrations, type Database } from '../../server/db';
 import type { PlanRow } from '../../server/modules/workspace/store';
 import { found } from '../helpers/rows';
 import { databaseBefore } from '../helpers/server';
-import { newId } from '../../server/ids';
+import { newId } from '../../server/platform/ids';
 
 const MIGRATION = '20261127020000_contact_counts_and_due_index';
 

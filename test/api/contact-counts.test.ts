@@ -8,7 +8,7 @@ import type { ContactRow } from '../../server/modules/contact/store';
 import { readJson, type Success } from '../helpers/bodies';
 import { found } from '../helpers/rows';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
-import { newId } from '../../server/ids';
+import { newId } from '../../server/platform/ids';
 import { createCampaign, readyCampaign } from './campaign-helpers';
 import { jane, luis, insertFixtures } from './people-search-fixtures';
 

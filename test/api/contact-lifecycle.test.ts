@@ -7,7 +7,7 @@
 import { readJson, type ErrorBody } from '../helpers/bodies';
 import knex from 'knex';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
-import { newId } from '../../server/ids';
+import { newId } from '../../server/platform/ids';
 import { post } from './contact.helpers';
 
 describe('contact pause, resume and move', () => {

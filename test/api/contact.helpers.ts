@@ -1,5 +1,5 @@
 /** Arrangements shared by the contact test files. */
-import { newId } from '../../server/ids';
+import { newId } from '../../server/platform/ids';
 import type { ContactRow } from '../../server/modules/contact/store';
 import type { TestServer, TestWorkspace } from '../helpers/server';
 

@@ -6,7 +6,7 @@
 import { expect } from '@jest/globals';
 import type { RawResult } from '../../server/db';
 import { readJson, type ErrorBody } from '../helpers/bodies';
-import { newId } from '../../server/ids';
+import { newId } from '../../server/platform/ids';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import { addCampaign, contactRows, expectV2Error, post } from './contact.helpers';
 

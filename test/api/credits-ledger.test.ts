@@ -4,7 +4,7 @@
  * amounts sum to the balance after a mix of grants and charges; another workspace's rows never show.
  */
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
-import { causeOutsideRequests, causing } from '../../server/cause';
+import { causeOutsideRequests, causing } from '../../server/platform/cause';
 import { insertFixtures } from './people-search-fixtures';
 
 jest.setTimeout(120_000);

@@ -9,7 +9,7 @@ import { Writable } from 'node:stream';
 import knex from 'knex';
 import pino from 'pino';
 import { createApp } from '../../server/app';
-import { loadConfig } from '../../server/config';
+import { loadConfig } from '../../server/platform/config';
 import { TestClock } from '../helpers/clock';
 import { readJson, type ErrorBody, type V1ErrorBody } from '../helpers/bodies';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';

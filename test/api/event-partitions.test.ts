@@ -5,7 +5,7 @@
  * analytics still answer from the rollups.
  */
 import type { Knex } from 'knex';
-import { newId } from '../../server/ids';
+import { newId } from '../../server/platform/ids';
 // The rollups as the code before the partitions kept them (no day rows yet).
 import { rebuildRollups } from '../../server/db/migrations/20261127010000_create_email_rollups';
 import { TestClock } from '../helpers/clock';

@@ -8,7 +8,7 @@ import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import { describeWithDovecot, startImapServer, type ImapTestServer } from '../helpers/imap-server';
 import { createServices } from '../../server/services';
-import { newId } from '../../server/ids';
+import { newId } from '../../server/platform/ids';
 import type { Event } from '../../server/modules/events/service';
 import type { EmailEventRow } from '../../server/modules/events/store';
 import type { AccountRow } from '../../server/modules/account/store';

@@ -5,8 +5,8 @@
  * control-character names of a whitelabel sub-user.
  */
 import { expect } from '@jest/globals';
-import { newId } from '../../server/ids';
-import { readBundledSpec } from '../../server/project-root';
+import { newId } from '../../server/platform/ids';
+import { readBundledSpec } from '../../server/platform/project-root';
 import { readJson, type ErrorBody, type V1ErrorBody } from '../helpers/bodies';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import { addCampaign, post } from './contact.helpers';

@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import { startServerProcess, stopServerProcesses } from '../helpers/server-process';
-import { readBundledSpec } from '../../server/project-root';
-import { knownScopes, requiredScopes } from '../../server/scopes';
+import { readBundledSpec } from '../../server/platform/project-root';
+import { knownScopes, requiredScopes } from '../../server/platform/scopes';
 
 jest.setTimeout(120_000);
 

@@ -4,7 +4,7 @@
  * it left them, then the latest schema, the blocks and pages by skip through HTTP; `down` drops the table.
  */
 import { expect, it, afterAll } from '@jest/globals';
-import { newId } from '../../server/ids';
+import { newId } from '../../server/platform/ids';
 import { generateLeads } from '../../server/modules/leads/generate';
 import { oldWorkspace } from '../helpers/old-workspace';
 import { databaseBefore, startTestServer, type TestServer } from '../helpers/server';

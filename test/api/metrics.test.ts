@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { metricsAddress } from '../../server/observability/metrics';
-import { startWorker } from '../../server/worker';
+import { startWorker } from '../../server/platform/worker';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver';
 

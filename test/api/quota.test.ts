@@ -4,7 +4,7 @@
  * headers, plan limits, and exact admission under concurrency from two server processes.
  */
 import { readJson, type Success } from '../helpers/bodies';
-import { newId } from '../../server/ids';
+import { newId } from '../../server/platform/ids';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import { startServerProcess, stopServerProcesses } from '../helpers/server-process';
 

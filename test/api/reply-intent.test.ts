@@ -6,7 +6,7 @@
 import { found } from '../helpers/rows';
 import { readJson, type V1ErrorBody } from '../helpers/bodies';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
-import { newId } from '../../server/ids';
+import { newId } from '../../server/platform/ids';
 import type { Event } from '../../server/modules/events/service';
 import type { ReplyIntent } from '../../server/modules/inbox/intent';
 import { labelledReplies, type LabelledReply } from './reply-intent.fixtures';

@@ -5,7 +5,7 @@
  * stopped and started), the SMTP server a loopback sink taking 100 ms a message. (Both runs of the suite
  * use this own PostgreSQL: the embedded database has no outage to survive.)
  */
-import { startWorker } from '../../server/worker';
+import { startWorker } from '../../server/platform/worker';
 import { startOwnPostgres, type OwnPostgres } from '../helpers/own-postgres';
 import { describeIf, postgresBinDir } from '../helpers/binaries';
 import { startServerChild, stopServerProcesses } from '../helpers/server-process';

@@ -7,7 +7,7 @@ import { SMTPServer } from 'smtp-server';
 import type { AddressInfo } from 'node:net';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
-import { createDnsLookup } from '../../server/dns';
+import { createDnsLookup } from '../../server/platform/dns';
 import { VerificationService } from '../../server/modules/verification/service';
 import { VerificationStore } from '../../server/modules/verification/store';
 

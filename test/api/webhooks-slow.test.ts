@@ -7,7 +7,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { createServices } from '../../server/services';
-import { startWorker } from '../../server/worker';
+import { startWorker } from '../../server/platform/worker';
 import { startServerChild, stopServerProcesses } from '../helpers/server-process';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver';

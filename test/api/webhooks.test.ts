@@ -8,7 +8,7 @@ import type { Event } from '../../server/modules/events/service';
 import { createHmac } from 'node:crypto';
 import { verifyWebhook } from '../../client/webhooks';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
-import { SecretBox } from '../../server/secrets';
+import { SecretBox } from '../../server/platform/secrets';
 import { WebhookService } from '../../server/modules/webhooks/service';
 import { WebhookStore } from '../../server/modules/webhooks/store';
 import { startWebhookReceiver, type ReceivedHook, type WebhookReceiver } from '../helpers/webhook-receiver';

@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { jobsOfRoles } from '../../server/boot';
-import { loadConfig } from '../../server/config';
+import { loadConfig } from '../../server/platform/config';
 import { processOutput, startWorkerProcess, stopServerProcesses } from '../helpers/server-process';
 import { startTestServer, type TestServer } from '../helpers/server';
 

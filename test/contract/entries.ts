@@ -4,7 +4,7 @@
  * path runs under /v1 and again under its /v2 alias (`v` gives the version to call).
  */
 import type { Fixture } from './fixture';
-import { newId } from '../../server/ids';
+import { newId } from '../../server/platform/ids';
 import type { DeliveryRow } from '../../server/modules/webhooks/store';
 import { found } from '../helpers/rows';
 

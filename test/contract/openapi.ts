@@ -15,7 +15,7 @@ import type {
   ReferenceObject,
   ResponsesObject,
 } from 'openapi-typescript';
-import { BUNDLED_SPEC } from '../../server/project-root';
+import { BUNDLED_SPEC } from '../../server/platform/project-root';
 
 export const spec = JSON.parse(readFileSync(BUNDLED_SPEC, 'utf8')) as OpenAPI3;
 export const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;

@@ -1,5 +1,5 @@
 import type { Db } from '../../server/db';
-import { newId } from '../../server/ids';
+import { newId } from '../../server/platform/ids';
 import { DEFAULT_PLAN_ID } from '../../server/modules/workspace/plans';
 
 /** A workspace row alone (no key, no credits), for a module built on its own with fakes of the rest. */

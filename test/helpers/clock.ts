@@ -1,4 +1,4 @@
-import type { Clock } from '../../server/clock';
+import type { Clock } from '../../server/platform/clock';
 
 /** A clock tests move by hand. */
 export class TestClock implements Clock {

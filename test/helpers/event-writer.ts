@@ -4,7 +4,7 @@
  * few milliseconds before it commits so commits overtake one another. Prints the ids it recorded as JSON.
  */
 import { openDatabase } from '../../server/db';
-import { systemClock } from '../../server/clock';
+import { systemClock } from '../../server/platform/clock';
 import { EventService } from '../../server/modules/events/service';
 import { EventStore } from '../../server/modules/events/store';
 

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { newId } from '../../server/ids';
+import { newId } from '../../server/platform/ids';
 import type { PlanRow } from '../../server/modules/workspace/store';
 import { found } from './rows';
 

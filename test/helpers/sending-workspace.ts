@@ -3,7 +3,7 @@
  * whose SMTP account sends into it; the week of each test; and a campaign on that account that sends as fast
  * as its schedule lets it.
  */
-import type { Config } from '../../server/config';
+import type { Config } from '../../server/platform/config';
 import { startTestServer, type TestServer, type TestWorkspace } from './server';
 import { startSmtpSink, type SmtpSink } from './smtp-sink';
 

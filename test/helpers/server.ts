@@ -17,11 +17,11 @@ import pino from 'pino';
 import type { paths } from '../../generated/api';
 import { createApp, type AppOptions } from '../../server/app';
 import { createMetrics, type Metrics } from '../../server/observability/metrics';
-import { readBundledSpec } from '../../server/project-root';
-import { loadConfig, type Config } from '../../server/config';
+import { readBundledSpec } from '../../server/platform/project-root';
+import { loadConfig, type Config } from '../../server/platform/config';
 import { migrate, openDatabase, pendingMigrations, type Database } from '../../server/db';
 import { createServices, type Deps, type Services } from '../../server/services';
-import { newId } from '../../server/ids';
+import { newId } from '../../server/platform/ids';
 import { TestClock } from './clock';
 
 export type ApiClient = ReturnType<typeof createClient<paths>>;

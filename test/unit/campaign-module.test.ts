@@ -6,8 +6,8 @@
 import { expect } from '@jest/globals';
 import type { Executor } from '../../server/db';
 import { migrate } from '../../server/db';
-import { DomainError } from '../../server/errors';
-import { newId } from '../../server/ids';
+import { DomainError } from '../../server/platform/errors';
+import { newId } from '../../server/platform/ids';
 import { createCampaignModule } from '../../server/modules/campaign';
 import { CampaignStore } from '../../server/modules/campaign/store';
 import { UNFINISHED_STATUSES } from '../../server/modules/contact';

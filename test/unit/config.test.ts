@@ -1,4 +1,4 @@
-import { deprecatedSettings, loadConfig } from '../../server/config';
+import { deprecatedSettings, loadConfig } from '../../server/platform/config';
 
 describe('worker settings', () => {
   it('reads WORKER_ENABLED and WORKER_TICK_SECONDS', () => {

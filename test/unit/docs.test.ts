@@ -6,7 +6,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ENV_EXAMPLE, TABLE, envExample, settingsOf } from '../../scripts/env-example';
 import { docsSpec } from '../../scripts/docs';
-import type { BundledSpec } from '../../server/project-root';
+import type { BundledSpec } from '../../server/platform/project-root';
 
 const ROOT = join(__dirname, '../..');
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
@@ -54,8 +54,8 @@ it("lists the worker's jobs as server/boot.ts maps them to roles", () => {
   expect(Number(listed[2])).toBe(jobs.length);
 });
 
-it('documents every setting server/config.ts reads, and .env.example is made from that table', () => {
-  const source = read('server/config.ts');
+it('documents every setting server/platform/config.ts reads, and .env.example is made from that table', () => {
+  const source = read('server/platform/config.ts');
   const read_ = new Set([...source.matchAll(/(?:env\.|\(')([A-Z][A-Z0-9_]{2,})\b/g)].map((m) => m[1]));
   for (const old of ['SENDING_ENABLED', 'SENDING_TICK_SECONDS']) read_.delete(old); // old names, still read
   const documented = settingsOf(readFileSync(TABLE, 'utf8')).map((s) => s.name);

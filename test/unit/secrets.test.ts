@@ -1,4 +1,4 @@
-import { missingSecretKeyWarning } from '../../server/secrets';
+import { missingSecretKeyWarning } from '../../server/platform/secrets';
 
 describe('the start-up line about a missing SECRET_KEY', () => {
   it('names what will not work on PostgreSQL without a key', () => {

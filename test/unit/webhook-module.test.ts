@@ -5,11 +5,11 @@
  */
 import { expect } from '@jest/globals';
 import { migrate, type Executor } from '../../server/db';
-import { DomainError, notFound } from '../../server/errors';
-import { newId } from '../../server/ids';
+import { DomainError, notFound } from '../../server/platform/errors';
+import { newId } from '../../server/platform/ids';
 import { createWebhookModule } from '../../server/modules/webhooks';
 import { WebhookStore } from '../../server/modules/webhooks/store';
-import { SecretBox } from '../../server/secrets';
+import { SecretBox } from '../../server/platform/secrets';
 import { bareWorkspace } from '../helpers/bare-workspace';
 import { TestClock } from '../helpers/clock';
 import { scratchDatabase } from '../helpers/server';

@@ -7,11 +7,11 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { components } from '../../../generated/api';
-import type { Clock } from '../../clock';
+import type { Clock } from '../../platform/clock';
 import type { Db, Executor } from '../../db';
-import { conflict, detail, DomainError, forbidden, invalid, notFound, unavailable } from '../../errors';
-import { newId } from '../../ids';
-import type { SecretBox } from '../../secrets';
+import { conflict, detail, DomainError, forbidden, invalid, notFound, unavailable } from '../../platform/errors';
+import { newId } from '../../platform/ids';
+import type { SecretBox } from '../../platform/secrets';
 import type { EventService } from '../events';
 import {
   type OAuthClients,

@@ -1,21 +1,21 @@
 /**
  * Email accounts: connect (v2), list, status, vitals, warm-up enable/pause and removal. Passwords are
- * encrypted before they reach the database (server/secrets.ts); numbers such as sentToday come from the
+ * encrypted before they reach the database (server/platform/secrets.ts); numbers such as sentToday come from the
  * stored email events (the events module), in the workspace's time zone.
  */
 import type { components } from '../../../generated/api';
 import { isUniqueViolation, queryAll, type Db, type Executor } from '../../db';
-import type { Clock } from '../../clock';
-import type { Config } from '../../config';
-import type { DnsLookup } from '../../dns';
-import { newId } from '../../ids';
-import { domainOf } from '../../email-address';
-import { conflict, detail, forbidden, invalid, notFound } from '../../errors';
-import { pageOf } from '../../paging';
+import type { Clock } from '../../platform/clock';
+import type { Config } from '../../platform/config';
+import type { DnsLookup } from '../../platform/dns';
+import { newId } from '../../platform/ids';
+import { domainOf } from '../../platform/email-address';
+import { conflict, detail, forbidden, invalid, notFound } from '../../platform/errors';
+import { pageOf } from '../../platform/paging';
 import { dayIn } from '../../time/days';
 import { type EventService, percent } from '../events';
 import { hasImapLogin, inWarmupPool, toAccount, toAccountAuth, warmupReason } from './mapping';
-import type { SecretBox } from '../../secrets';
+import type { SecretBox } from '../../platform/secrets';
 import type { AccountRow, AccountStore, RetryProtocol, WarmupColumns } from './store';
 import { checkBlocklists, checkDomain, memoizedA, scoreOf, type DomainVitals } from './vitals';
 import type { WorkspaceService, ZonedWorkspace } from '../workspace';

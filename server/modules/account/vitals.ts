@@ -1,12 +1,12 @@
 /**
  * The DNS half of account vitals: MX, SPF, DKIM and DMARC checks of a domain and its listings on DNS
- * blocklists, through the configured resolver (server/dns.ts), and the overall score. Every look-up runs
+ * blocklists, through the configured resolver (server/platform/dns.ts), and the overall score. Every look-up runs
  * at once; a DNS failure (timeout, NXDOMAIN, ...) is a failed check with its reason, never an error of the
  * request.
  */
 import { isIPv4 } from 'node:net';
 import type { components } from '../../../generated/api';
-import type { DnsFailure, DnsLookup, DnsResult } from '../../dns';
+import type { DnsFailure, DnsLookup, DnsResult } from '../../platform/dns';
 
 type Check = components['schemas']['DnsRecordCheck'];
 type DkimCheck = components['schemas']['DkimCheck'];

@@ -7,8 +7,8 @@
  */
 import type { components } from '../../../generated/api';
 import type { Db } from '../../db';
-import type { Clock } from '../../clock';
-import { pageOf } from '../../paging';
+import type { Clock } from '../../platform/clock';
+import { pageOf } from '../../platform/paging';
 import { type AccountService, accountNotFound } from '../account';
 import type { CampaignService } from '../campaign';
 import type { ZonedWorkspace } from '../workspace';

@@ -1,4 +1,4 @@
-import { defaulted } from '../../paging';
+import { defaulted } from '../../platform/paging';
 import { ok, route } from '../../http/route';
 import type { AuditService } from './service';
 

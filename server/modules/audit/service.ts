@@ -1,16 +1,16 @@
 /**
  * The audit log: who changed what, when, from where, with what outcome. The route helper records every
- * state-changing request through `record` (server/audit.ts says what it holds: the names of the fields
+ * state-changing request through `record` (server/platform/audit.ts says what it holds: the names of the fields
  * sent, never their values). A request's entry is written inside the first transaction its work commits
  * (server/db), so the change and its entry commit together; a request that changes nothing in a transaction
  * (a refusal, a failure, a change of one statement) gets its entry right after the work, in its own statement.
  */
 import type { Db } from '../../db';
-import type { Clock } from '../../clock';
-import { newId } from '../../ids';
-import { detail, invalid } from '../../errors';
-import type { AuditRecord, Auditor, AuditTrail } from '../../audit';
-import { actorFor, currentCause } from '../../cause';
+import type { Clock } from '../../platform/clock';
+import { newId } from '../../platform/ids';
+import { detail, invalid } from '../../platform/errors';
+import type { AuditRecord, Auditor, AuditTrail } from '../../platform/audit';
+import { actorFor, currentCause } from '../../platform/cause';
 import type { Executor } from '../../db';
 import type { AuditFilter, AuditRow, AuditStore } from './store';
 

@@ -1,6 +1,6 @@
 /** The audit_entries table (append-only). Every method takes the executor first. */
 import type { Executor, RawResult } from '../../db';
-import type { Actor } from '../../cause';
+import type { Actor } from '../../platform/cause';
 
 export interface AuditRow {
   id: string;

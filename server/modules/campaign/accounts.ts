@@ -3,10 +3,10 @@
  * one), how many may send, and what happens to campaigns when an account is removed.
  */
 import type { components } from '../../../generated/api';
-import type { Clock } from '../../clock';
+import type { Clock } from '../../platform/clock';
 import type { Db, Executor } from '../../db';
-import { conflict, detail, notFound } from '../../errors';
-import type { Page } from '../../paging';
+import { conflict, detail, notFound } from '../../platform/errors';
+import type { Page } from '../../platform/paging';
 import type { AccountService } from '../account';
 import type { CampaignStore } from './store';
 import { findCampaign, iso } from './view';

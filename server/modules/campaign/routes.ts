@@ -2,7 +2,7 @@ import { ok, route } from '../../http/route';
 import type { CampaignService } from './service';
 import type { SubsequenceService } from './subsequences';
 import { paginated } from '../../http/pagination';
-import { pageOf } from '../../paging';
+import { pageOf } from '../../platform/paging';
 
 export const campaignRoutes = ({ campaigns }: { campaigns: CampaignService }) => [
   route('get', '/v1/campaign/list', async ({ auth, query }) =>

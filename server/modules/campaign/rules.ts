@@ -4,8 +4,8 @@
  * 400 names every problem of a request.
  */
 import type { components } from '../../../generated/api';
-import { detail, fieldName, invalid, type FieldProblem } from '../../errors';
-import { canonicalTimeZone } from '../../time-zone';
+import { detail, fieldName, invalid, type FieldProblem } from '../../platform/errors';
+import { canonicalTimeZone } from '../../platform/time-zone';
 import { parseVariantText } from './templates';
 import type { CampaignRow, ScheduleJson, StepRow } from './store';
 

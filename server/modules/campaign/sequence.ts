@@ -4,10 +4,10 @@
  * launch of the same campaign never interleave.
  */
 import type { components, operations } from '../../../generated/api';
-import type { Clock } from '../../clock';
+import type { Clock } from '../../platform/clock';
 import type { Db, Executor } from '../../db';
-import { conflict, detail, notFound } from '../../errors';
-import { newId } from '../../ids';
+import { conflict, detail, notFound } from '../../platform/errors';
+import { newId } from '../../platform/ids';
 import {
   checkDelay,
   checkVariantText,

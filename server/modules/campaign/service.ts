@@ -5,11 +5,11 @@
  * and an edit of the same campaign never interleave.
  */
 import type { components } from '../../../generated/api';
-import type { Clock } from '../../clock';
+import type { Clock } from '../../platform/clock';
 import type { Db, Executor } from '../../db';
-import { conflict, detail, notFound } from '../../errors';
-import { newId } from '../../ids';
-import type { Page } from '../../paging';
+import { conflict, detail, notFound } from '../../platform/errors';
+import { newId } from '../../platform/ids';
+import type { Page } from '../../platform/paging';
 import type { EventService } from '../events';
 import type { TrackingDomainService } from '../tracking-domain';
 import { CampaignAccounts, type CampaignAccountsOf } from './accounts';

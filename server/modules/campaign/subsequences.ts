@@ -7,11 +7,11 @@
  * records what happened; the engine (through SubsequenceProgress) owns where the contact is.
  */
 import type { components, operations } from '../../../generated/api';
-import type { Clock } from '../../clock';
+import type { Clock } from '../../platform/clock';
 import type { Db, Executor } from '../../db';
-import { conflict, detail, notFound } from '../../errors';
-import { newId } from '../../ids';
-import type { Page, Paged } from '../../paging';
+import { conflict, detail, notFound } from '../../platform/errors';
+import { newId } from '../../platform/ids';
+import type { Page, Paged } from '../../platform/paging';
 import type { EventService } from '../events';
 import { checkDelay, checkName, checkVariantText, label, Problems, resolveWeights } from './rules';
 import type { CampaignStore, VariantRow } from './store';

@@ -1,7 +1,7 @@
 /** How a campaign reads: the stored row as the API's `Campaign`, and the one look-up that answers 404 for it. */
 import type { components } from '../../../generated/api';
 import { jsonColumn, type Executor } from '../../db';
-import { notFound } from '../../errors';
+import { notFound } from '../../platform/errors';
 import { delayOf } from './rules';
 import type { CampaignStore, CampaignView, ScheduleJson, StepRow, VariantRow } from './store';
 import { variantVariables } from './templates';

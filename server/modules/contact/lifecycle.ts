@@ -6,9 +6,9 @@
  * `ContactProgressPort`.
  */
 import type { components } from '../../../generated/api';
-import type { Clock } from '../../clock';
+import type { Clock } from '../../platform/clock';
 import { isUniqueViolation, type Db, type Executor } from '../../db';
-import { invalid, conflict, detail, notFound, type FieldProblem } from '../../errors';
+import { invalid, conflict, detail, notFound, type FieldProblem } from '../../platform/errors';
 import { plural } from '../../text/plural';
 import type { CampaignService } from '../campaign';
 import { toContact, type ContactProgressPort } from './service';

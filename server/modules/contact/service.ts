@@ -5,12 +5,12 @@
  */
 import type { components } from '../../../generated/api';
 import type { Db, Executor } from '../../db';
-import type { Clock } from '../../clock';
+import type { Clock } from '../../platform/clock';
 import type { EventService } from '../events';
-import { newId } from '../../ids';
-import { isValidEmail } from '../../email-address';
-import { canonicalTimeZone } from '../../time-zone';
-import { invalid, detail, forbidden, notFound, type FieldProblem } from '../../errors';
+import { newId } from '../../platform/ids';
+import { isValidEmail } from '../../platform/email-address';
+import { canonicalTimeZone } from '../../platform/time-zone';
+import { invalid, detail, forbidden, notFound, type FieldProblem } from '../../platform/errors';
 import type { ContactRow, ContactStore, CustomValue } from './store';
 import { UNFINISHED_STATUSES } from './statuses';
 import type { WorkspaceService } from '../workspace';

@@ -3,12 +3,12 @@
  * transaction, so the ledger always sums to the balances.
  */
 import { queryAll, type Db, type Executor } from '../../db';
-import type { Clock } from '../../clock';
-import { newId } from '../../ids';
-import { paymentRequired } from '../../errors';
-import { actorFor, currentCause } from '../../cause';
-import type { AuditTrail } from '../../audit';
-import { decodeCursor, encodeCursor } from '../../cursor';
+import type { Clock } from '../../platform/clock';
+import { newId } from '../../platform/ids';
+import { paymentRequired } from '../../platform/errors';
+import { actorFor, currentCause } from '../../platform/cause';
+import type { AuditTrail } from '../../platform/audit';
+import { decodeCursor, encodeCursor } from '../../platform/cursor';
 import type { CreditStore, LedgerRow } from './store';
 
 const insufficient = (needed: number, balance: number) =>
@@ -86,7 +86,7 @@ export class CreditService {
   }
 
   /**
-   * A ledger row names what caused it (server/cause.ts): the request's operation and id, or the CLI command;
+   * A ledger row names what caused it (server/platform/cause.ts): the request's operation and id, or the CLI command;
    * the audit entry of the change goes in the same transaction.
    */
   private async record(

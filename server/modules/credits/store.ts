@@ -3,8 +3,8 @@
  * The balance changes by single conditional UPDATEs, so concurrent charges never take it below zero.
  */
 import type { Executor } from '../../db';
-import type { Actor } from '../../cause';
-import type { Position } from '../../cursor';
+import type { Actor } from '../../platform/cause';
+import type { Position } from '../../platform/cursor';
 
 export interface LedgerRow {
   id: string;

@@ -1,5 +1,5 @@
 import { ok, route } from '../../http/route';
-import { defaulted } from '../../paging';
+import { defaulted } from '../../platform/paging';
 import type { EventService } from './service';
 
 export const eventRoutes = ({ events }: { events: EventService }) => [

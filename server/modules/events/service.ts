@@ -7,10 +7,10 @@
  * under the short analytics name, which is internal to analytics and this module.
  */
 import type { components } from '../../../generated/api';
-import type { Clock } from '../../clock';
+import type { Clock } from '../../platform/clock';
 import type { Db, Executor } from '../../db';
-import { invalid, detail } from '../../errors';
-import { newId } from '../../ids';
+import { invalid, detail } from '../../platform/errors';
+import { newId } from '../../platform/ids';
 import { addMonths, monthOf } from './partitions';
 import { rebuildRollups } from './rollups';
 import {

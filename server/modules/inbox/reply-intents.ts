@@ -3,9 +3,9 @@
  * unibox and counted per campaign, step and variant; with the campaign's `intentSetsLeadStatus` a clear
  * intent sets the lead status; and a removal request unsubscribes through the same path as the link.
  */
-import type { Clock } from '../../clock';
+import type { Clock } from '../../platform/clock';
 import type { Db, Executor } from '../../db';
-import { invalid, conflict, detail, notFound } from '../../errors';
+import { invalid, conflict, detail, notFound } from '../../platform/errors';
 import type { CampaignService } from '../campaign';
 import type { ContactService } from '../contact';
 import type { EventService } from '../events';

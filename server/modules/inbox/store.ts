@@ -1,6 +1,6 @@
 /** mailbox_checkpoints: where the reader is in each account's mailbox, and who is reading it now. */
 import type { Executor } from '../../db';
-import { backlogOf, type Backlog } from '../../telemetry';
+import { backlogOf, type Backlog } from '../../observability/telemetry';
 
 export interface CheckpointRow {
   account_id: string;

@@ -5,7 +5,7 @@
  */
 import { Transform, type Readable } from 'node:stream';
 import { parse, CsvError } from 'csv-parse';
-import { DomainError, invalid, detail, tooLarge } from '../../errors';
+import { DomainError, invalid, detail, tooLarge } from '../../platform/errors';
 
 export const MAX_RECORD_BYTES = 64 * 1024;
 

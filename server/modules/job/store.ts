@@ -1,6 +1,6 @@
 /** Plain rows of jobs, their input rows, batches and results. Callers pass their transaction. */
 import { queryAll, type Executor } from '../../db';
-import type { Backlog, BacklogRow } from '../../telemetry';
+import type { Backlog, BacklogRow } from '../../observability/telemetry';
 
 export type JobStatusValue = 'receiving' | 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
 export const ACTIVE: JobStatusValue[] = ['queued', 'running'];

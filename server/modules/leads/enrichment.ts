@@ -5,7 +5,7 @@
  */
 import type { components } from '../../../generated/api';
 import { queryAll, type Db, type Executor } from '../../db';
-import { invalid, detail, type FieldProblem } from '../../errors';
+import { invalid, detail, type FieldProblem } from '../../platform/errors';
 import { normalizeDomain, type PeopleDataOption, type PersonRow } from './model';
 import { DEFAULT_PEOPLE_DATA_OPTIONS, toLeadPerson, type LeadService } from './service';
 import { linkedinSlug, linkedinUrlForms, normalizeCompanyName, normalizeName } from './match';

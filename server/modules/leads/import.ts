@@ -11,8 +11,8 @@
 import { createReadStream, statSync } from 'node:fs';
 import { parse } from 'csv-parse';
 import type { Executor } from '../../db';
-import { newId } from '../../ids';
-import { isValidEmail } from '../../email-address';
+import { newId } from '../../platform/ids';
+import { isValidEmail } from '../../platform/email-address';
 import {
   DEPARTMENTS,
   EMAIL_STATUSES,

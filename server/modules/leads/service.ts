@@ -8,10 +8,10 @@
  */
 import type { components } from '../../../generated/api';
 import type { Knex } from 'knex';
-import type { Clock } from '../../clock';
-import type { Config } from '../../config';
+import type { Clock } from '../../platform/clock';
+import type { Config } from '../../platform/config';
 import { queryAll, type Db, type Executor } from '../../db';
-import { invalid, detail } from '../../errors';
+import { invalid, detail } from '../../platform/errors';
 import type { CreditService } from '../credits';
 import {
   employeeRangeOf,
@@ -25,7 +25,7 @@ import {
   type ShownPersonRow,
 } from './model';
 import { readShownCompany, readShownPerson, type LeadStore } from './store';
-import { defaulted } from '../../paging';
+import { defaulted } from '../../platform/paging';
 
 export type PeopleSearchRequest = components['schemas']['PeopleSearchRequest'];
 export type CompanySearchRequest = components['schemas']['CompanySearchRequest'];

@@ -4,7 +4,7 @@
  */
 import type { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
-import type { Clock } from '../../clock';
+import type { Clock } from '../../platform/clock';
 import { queryAll, selectList, type Executor, type RawResult } from '../../db';
 import {
   COMPANY_COLUMNS,

@@ -4,17 +4,17 @@
  * send-to-campaign. Every list query is scoped to the caller's workspace.
  */
 import type { components } from '../../../generated/api';
-import type { Clock } from '../../clock';
+import type { Clock } from '../../platform/clock';
 import { isUniqueViolation, type Db, type Executor } from '../../db';
-import { invalid, conflict, detail, notFound } from '../../errors';
-import { newId } from '../../ids';
+import { invalid, conflict, detail, notFound } from '../../platform/errors';
+import { newId } from '../../platform/ids';
 import type { CampaignService } from '../campaign';
 import type { ContactService, NewContact } from '../contact';
 import type { CreditService } from '../credits';
 import type { LeadService } from '../leads';
 import type { JoinedMember, ListKind, ListRow, ListStore, MemberJoin } from './store';
-import { pageOf } from '../../paging';
-import { decodeCursor, encodeCursor, type Position } from '../../cursor';
+import { pageOf } from '../../platform/paging';
+import { decodeCursor, encodeCursor, type Position } from '../../platform/cursor';
 
 type Schemas = components['schemas'];
 export type List = Schemas['LeadList'];

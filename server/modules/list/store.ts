@@ -10,7 +10,7 @@ import {
   type Executor,
   type RawResult,
 } from '../../db';
-import type { Position } from '../../cursor';
+import type { Position } from '../../platform/cursor';
 
 export type ListKind = 'people' | 'company';
 

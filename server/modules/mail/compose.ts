@@ -3,8 +3,8 @@
  * subject rule for answers. Pure: no I/O but building the bytes.
  */
 import MailComposer from 'nodemailer/lib/mail-composer';
-import { newId } from '../../ids';
-import { domainOf } from '../../email-address';
+import { newId } from '../../platform/ids';
+import { domainOf } from '../../platform/email-address';
 import type { ThreadParent } from './store';
 
 /** A message as nodemailer takes it. */

@@ -8,9 +8,9 @@
  * refuses before its time is dropped and the grant refreshed once (afterRefusal); only when that refresh or
  * the new token is refused too does the refusal reach the account.
  */
-import type { Clock } from '../../clock';
+import type { Clock } from '../../platform/clock';
 import type { Db, Executor } from '../../db';
-import type { SecretBox } from '../../secrets';
+import type { SecretBox } from '../../platform/secrets';
 import type { GrantStore, GrantRow } from './grants';
 import { OAuthError, PROVIDER_SETTING, type OAuthClients, type OAuthProviderName, type TokenAnswer } from './oauth';
 

@@ -6,7 +6,7 @@
  * in an error message.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { OAuthSettings } from '../../config';
+import type { OAuthSettings } from '../../platform/config';
 import { OutboundRefusedError } from '../../net/outbound';
 import { outboundRequest } from '../../net/outbound-http';
 

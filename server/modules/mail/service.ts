@@ -10,11 +10,11 @@
  *   - `compose()` + `recordOutbound()` in the caller's transaction, then `transmit()` and `finish()`: the
  *     sending engine claims and records many messages before any network I/O.
  */
-import type { Clock } from '../../clock';
+import type { Clock } from '../../platform/clock';
 import type { Db, Executor } from '../../db';
-import type { Logger } from '../../logger';
+import type { Logger } from '../../platform/logger';
 import { compose, composeRaw, type Composed, type Draft, type OutgoingMessage } from './compose';
-import type { SecretBox } from '../../secrets';
+import type { SecretBox } from '../../platform/secrets';
 import { GrantStore } from './grants';
 import {
   MailCredentials,

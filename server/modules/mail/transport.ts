@@ -7,7 +7,7 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import type SMTPPool from 'nodemailer/lib/smtp-pool';
 import { OutboundRefusedError, resolveAllowedAddress } from '../../net/outbound';
 import type { OutgoingMessage } from './compose';
-import { domainOf } from '../../email-address';
+import { domainOf } from '../../platform/email-address';
 import { OAuthError } from './oauth';
 import { GrantDeadError, type ConnectionOptions, type LoginAuth, type LoginFailure, type MailLogin } from './login';
 

@@ -7,12 +7,12 @@
  * at its deadline (the rest is `nowhere`), recording `placement.completed`.
  */
 import type { components } from '../../../generated/api';
-import type { Clock } from '../../clock';
+import type { Clock } from '../../platform/clock';
 import type { Db, Executor } from '../../db';
-import { conflict, detail, notFound } from '../../errors';
-import { newId } from '../../ids';
-import type { Logger } from '../../logger';
-import type { Backlog } from '../../telemetry';
+import { conflict, detail, notFound } from '../../platform/errors';
+import { newId } from '../../platform/ids';
+import type { Logger } from '../../platform/logger';
+import type { Backlog } from '../../observability/telemetry';
 import type { AccountMailAccess, AccountService } from '../account';
 import type { EventService } from '../events';
 import type { Composed, MailLogin, MailService } from '../mail';

@@ -1,6 +1,6 @@
 /** Plain rows of placement tests and their results. Callers pass their transaction. */
 import { jsonColumn, queryAll, type Executor } from '../../db';
-import { backlogOf, type Backlog } from '../../telemetry';
+import { backlogOf, type Backlog } from '../../observability/telemetry';
 
 export type Placement = 'pending' | 'inbox' | 'spam' | 'nowhere' | 'notSent';
 export type ResultState = 'queued' | 'sending' | 'sent' | 'done';

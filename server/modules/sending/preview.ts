@@ -4,9 +4,9 @@
  * nothing. The reason given is the one closest to the contact: its own state first, then what the campaign lacks.
  */
 import type { components } from '../../../generated/api';
-import type { Clock } from '../../clock';
+import type { Clock } from '../../platform/clock';
 import type { Db } from '../../db';
-import { notFound } from '../../errors';
+import { notFound } from '../../platform/errors';
 import { nextOpenMoment } from '../../time/schedule';
 import type { MailService } from '../mail';
 import type { SuppressionService } from '../suppression';

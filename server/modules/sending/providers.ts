@@ -4,10 +4,10 @@
  * campaign's due contacts and accounts before it claims (never inside a transaction), and matches them.
  */
 import type { components } from '../../../generated/api';
-import type { Clock } from '../../clock';
+import type { Clock } from '../../platform/clock';
 import type { Db, Executor } from '../../db';
-import type { DnsLookup } from '../../dns';
-import { domainOf } from '../../email-address';
+import type { DnsLookup } from '../../platform/dns';
+import { domainOf } from '../../platform/email-address';
 
 export type MailboxProvider = components['schemas']['MailboxProvider'];
 

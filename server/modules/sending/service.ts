@@ -19,10 +19,10 @@
  */
 import { randomInt } from 'node:crypto';
 import type { components } from '../../../generated/api';
-import type { Clock } from '../../clock';
-import type { Backlog } from '../../telemetry';
+import type { Clock } from '../../platform/clock';
+import type { Backlog } from '../../observability/telemetry';
 import type { Db, Executor } from '../../db';
-import { newId } from '../../ids';
+import { newId } from '../../platform/ids';
 import type { AccountMailAccess } from '../account';
 import type { EventService } from '../events';
 import { CONNECTIONS_PER_ACCOUNT, type Composed, type MailService, type MessageRow, type SendOutcome } from '../mail';

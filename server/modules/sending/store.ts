@@ -7,7 +7,7 @@
 import type { Knex } from 'knex';
 import type { components } from '../../../generated/api';
 import { jsonColumn, type Executor } from '../../db';
-import { backlogOf, type Backlog } from '../../telemetry';
+import { backlogOf, type Backlog } from '../../observability/telemetry';
 import type { ScheduleJson } from '../campaign';
 import { UNFINISHED_STATUSES } from '../contact';
 

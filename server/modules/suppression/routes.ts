@@ -1,7 +1,7 @@
 import { ok, route } from '../../http/route';
 import type { SuppressionService } from './service';
 import { paginated } from '../../http/pagination';
-import { pageOf } from '../../paging';
+import { pageOf } from '../../platform/paging';
 
 export const suppressionRoutes = ({ suppression }: { suppression: SuppressionService }) => [
   route('post', '/v2/suppression/add', async ({ auth, body }) =>

@@ -3,11 +3,11 @@
  * by any campaign again. Unsubscribes and hard bounces add to it; the engine checks it before each send.
  */
 import type { components } from '../../../generated/api';
-import type { Clock } from '../../clock';
+import type { Clock } from '../../platform/clock';
 import type { Db, Executor } from '../../db';
 import type { SuppressionReason, SuppressionStore } from './store';
-import type { Page } from '../../paging';
-import { domainOf, isValidEmail } from '../../email-address';
+import type { Page } from '../../platform/paging';
+import { domainOf, isValidEmail } from '../../platform/email-address';
 
 type Schemas = components['schemas'];
 

@@ -1,7 +1,7 @@
 /** The workspace's own tracking domains (`/v2/tracking-domain/...`); the host they serve is the tracking module's. */
 import { paginated } from '../../http/pagination';
 import { ok, route } from '../../http/route';
-import { pageOf } from '../../paging';
+import { pageOf } from '../../platform/paging';
 import type { TrackingDomainService } from './service';
 
 export const trackingDomainRoutes = ({ trackingDomains }: { trackingDomains: TrackingDomainService }) => [

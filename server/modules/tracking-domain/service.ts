@@ -7,12 +7,12 @@
  * serves another's links (the tracking paths check the token's workspace against the host's).
  */
 import type { components } from '../../../generated/api';
-import type { Clock } from '../../clock';
+import type { Clock } from '../../platform/clock';
 import type { Db, Executor } from '../../db';
-import type { DnsLookup } from '../../dns';
-import { conflict, detail, notFound } from '../../errors';
-import type { Page, Paged } from '../../paging';
-import { newId } from '../../ids';
+import type { DnsLookup } from '../../platform/dns';
+import { conflict, detail, notFound } from '../../platform/errors';
+import type { Page, Paged } from '../../platform/paging';
+import { newId } from '../../platform/ids';
 import type { EventService } from '../events';
 import type { TrackingDomainRow, TrackingDomainStore } from './store';
 

@@ -1,6 +1,6 @@
 /** Rows of `tracking_domains`: a workspace's own hosts for the links in its mail. */
 import type { Executor } from '../../db';
-import type { Page } from '../../paging';
+import type { Page } from '../../platform/paging';
 
 export type TrackingDomainStatus = 'pending' | 'verified' | 'failed';
 

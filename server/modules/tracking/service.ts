@@ -11,7 +11,7 @@
  * event within PREFETCH_SECONDS of the send, or from a known proxy/scanner user agent, is recorded but
  * flagged, and analytics leave flagged events out of unique rates.
  */
-import type { Clock } from '../../clock';
+import type { Clock } from '../../platform/clock';
 import type { Db, Executor } from '../../db';
 import type { ContactService } from '../contact';
 import type { SubsequenceTriggers } from '../campaign';

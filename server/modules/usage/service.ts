@@ -4,7 +4,7 @@
  * come with the request (the call that admitted it counted them), so they cost no query here.
  */
 import { queryAll, type Db } from '../../db';
-import type { Clock } from '../../clock';
+import type { Clock } from '../../platform/clock';
 import type { components } from '../../../generated/api';
 import type { AccountService } from '../account';
 import type { ContactService } from '../contact';

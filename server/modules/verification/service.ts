@@ -6,10 +6,10 @@
  */
 import type { components } from '../../../generated/api';
 import { LRUCache } from 'lru-cache';
-import type { Clock } from '../../clock';
-import type { Config } from '../../config';
+import type { Clock } from '../../platform/clock';
+import type { Config } from '../../platform/config';
 import type { Db, Executor } from '../../db';
-import type { DnsLookup, DnsResult, MxRecord } from '../../dns';
+import type { DnsLookup, DnsResult, MxRecord } from '../../platform/dns';
 import { isDisposableDomain, isFreeProviderDomain, isRoleLocalPart, parseAddress } from './checks';
 import { type ProbeOutcome, probeMailbox } from '../mail';
 import type { VerificationRow, VerificationStore } from './store';

@@ -4,12 +4,12 @@
  * landed, a refused login taking a member out, and the operator's commands (pool-only mailboxes, bans).
  */
 import type { components } from '../../../generated/api';
-import type { Clock } from '../../clock';
+import type { Clock } from '../../platform/clock';
 import { queryAll, type Db, type Executor } from '../../db';
-import { domainOf } from '../../email-address';
-import { detail, conflict, notFound } from '../../errors';
-import { newId } from '../../ids';
-import type { SecretBox } from '../../secrets';
+import { domainOf } from '../../platform/email-address';
+import { detail, conflict, notFound } from '../../platform/errors';
+import { newId } from '../../platform/ids';
+import type { SecretBox } from '../../platform/secrets';
 import { startOfLocalDay } from '../../time/schedule';
 import type { AccountMailAccess, AccountRow, AccountService } from '../account';
 import type { MailLogin } from '../mail';

@@ -8,11 +8,11 @@
  * Spam for most of the last 7 days' placement pauses the sender (`spam_placement`).
  */
 import { randomInt } from 'node:crypto';
-import type { Clock } from '../../clock';
+import type { Clock } from '../../platform/clock';
 import type { Db, Executor } from '../../db';
-import { domainOf } from '../../email-address';
-import { newId } from '../../ids';
-import type { Logger } from '../../logger';
+import { domainOf } from '../../platform/email-address';
+import { newId } from '../../platform/ids';
+import type { Logger } from '../../platform/logger';
 import type { AccountService } from '../account';
 import { type MailService, MailboxError, type MailboxSession, replySubject } from '../mail';
 import { replyMessage } from './content';

@@ -10,10 +10,10 @@
  * day with the reason.
  */
 import { randomInt } from 'node:crypto';
-import type { Clock } from '../../clock';
+import type { Clock } from '../../platform/clock';
 import type { Db, Executor } from '../../db';
-import { newId } from '../../ids';
-import type { Logger } from '../../logger';
+import { newId } from '../../platform/ids';
+import type { Logger } from '../../platform/logger';
 import { startOfLocalDay } from '../../time/schedule';
 import type { AccountMailAccess, AccountRow, AccountService } from '../account';
 import type { MailLogin, MailService, SendOutcome } from '../mail';

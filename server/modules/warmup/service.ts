@@ -9,10 +9,10 @@
  * pauses it (`spam_placement`); a refused login puts the account in connectionError (out of the pool until it
  * works again); a partner that refuses (mailbox full, 4xx) is skipped for a day with the reason.
  */
-import type { Clock } from '../../clock';
+import type { Clock } from '../../platform/clock';
 import type { Db, Executor } from '../../db';
-import type { Logger } from '../../logger';
-import type { SecretBox } from '../../secrets';
+import type { Logger } from '../../platform/logger';
+import type { SecretBox } from '../../platform/secrets';
 import type { AccountMailAccess, AccountService } from '../account';
 import type { MailService } from '../mail';
 import type { WorkspaceService, ZonedWorkspace } from '../workspace';

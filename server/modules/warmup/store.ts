@@ -5,7 +5,7 @@
  */
 import type { Knex } from 'knex';
 import { queryAll, type Executor } from '../../db';
-import { backlogOf, type Backlog } from '../../telemetry';
+import { backlogOf, type Backlog } from '../../observability/telemetry';
 
 export interface PoolMailboxRow {
   id: string;

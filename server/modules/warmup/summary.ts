@@ -1,6 +1,6 @@
 /** The warm-up summary of one account: its day-by-day counts over a range, the totals and its placement health. */
 import type { components } from '../../../generated/api';
-import type { Clock } from '../../clock';
+import type { Clock } from '../../platform/clock';
 import type { Db } from '../../db';
 import { addDays, resolveRange } from '../../time/days';
 import { startOfLocalDay } from '../../time/schedule';

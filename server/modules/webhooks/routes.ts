@@ -1,7 +1,7 @@
 import { ok, route } from '../../http/route';
 import type { WebhookService } from './service';
 import { paginated } from '../../http/pagination';
-import { pageOf } from '../../paging';
+import { pageOf } from '../../platform/paging';
 
 export const webhookRoutes = ({ webhooks }: { webhooks: WebhookService }) => [
   route(

@@ -12,21 +12,21 @@
  * the deadline, so no delivery is ever attempted twice at the same time.
  */
 import { randomBytes } from 'node:crypto';
-import type { AuditTrail } from '../../audit';
+import type { AuditTrail } from '../../platform/audit';
 import type { components } from '../../../generated/api';
-import type { Clock } from '../../clock';
-import type { Config } from '../../config';
+import type { Clock } from '../../platform/clock';
+import type { Config } from '../../platform/config';
 import type { Db, Executor } from '../../db';
-import type { Backlog } from '../../telemetry';
-import { invalid, detail, notFound } from '../../errors';
-import { newId } from '../../ids';
+import type { Backlog } from '../../observability/telemetry';
+import { invalid, detail, notFound } from '../../platform/errors';
+import { newId } from '../../platform/ids';
 import { OutboundRefusedError, resolveAllowedAddress } from '../../net/outbound';
-import type { SecretBox } from '../../secrets';
+import type { SecretBox } from '../../platform/secrets';
 import type { CampaignService } from '../campaign';
 import type { Event, EventType } from '../events';
 import { postSigned, TIMEOUT_MS, type PostResult } from './deliver';
 import type { DeliveryRow, SubscriptionRow, WebhookStore } from './store';
-import type { Page } from '../../paging';
+import type { Page } from '../../platform/paging';
 
 type Schemas = components['schemas'];
 

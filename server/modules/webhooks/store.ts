@@ -1,6 +1,6 @@
 /** webhook_subscriptions, webhook_deliveries (the outbox) and webhook_attempts (the log). */
 import { queryAll, type Executor, type RawResult } from '../../db';
-import { backlogOf, type Backlog } from '../../telemetry';
+import { backlogOf, type Backlog } from '../../observability/telemetry';
 
 export interface SubscriptionRow {
   id: string;

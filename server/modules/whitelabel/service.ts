@@ -5,12 +5,12 @@
  */
 import type { components } from '../../../generated/api';
 import { isUniqueViolation, type Db, type Executor } from '../../db';
-import type { Clock } from '../../clock';
-import { invalid, conflict, detail, forbidden, notFound } from '../../errors';
-import { newId } from '../../ids';
+import type { Clock } from '../../platform/clock';
+import { invalid, conflict, detail, forbidden, notFound } from '../../platform/errors';
+import { newId } from '../../platform/ids';
 import type { CreditService } from '../credits';
 import type { PlanRow, SubUserRow, Workspace, WorkspaceService } from '../workspace';
-import type { AuditTrail } from '../../audit';
+import type { AuditTrail } from '../../platform/audit';
 import { hashPassword } from './password';
 
 type Schemas = components['schemas'];

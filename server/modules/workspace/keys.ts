@@ -6,13 +6,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Db, Executor } from '../../db';
-import type { Clock } from '../../clock';
-import { newId } from '../../ids';
-import { conflict, detail, forbidden, invalid, notFound } from '../../errors';
-import { hashKey } from '../../key-hash';
-import { ALL_SCOPES, holds } from '../../scopes';
-import type { AuditTrail } from '../../audit';
-import type { Page, Paged } from '../../paging';
+import type { Clock } from '../../platform/clock';
+import { newId } from '../../platform/ids';
+import { conflict, detail, forbidden, invalid, notFound } from '../../platform/errors';
+import { hashKey } from '../../platform/key-hash';
+import { ALL_SCOPES, holds } from '../../platform/scopes';
+import type { AuditTrail } from '../../platform/audit';
+import type { Page, Paged } from '../../platform/paging';
 import type { ApiKeyView, WorkspaceStore } from './store';
 
 const KEY_PREFIX = 'lr_';
@@ -60,7 +60,7 @@ export class KeyService {
     private readonly db: Db,
     private readonly store: WorkspaceStore,
     private readonly clock: Clock,
-    /** Every scope a key can be given (server/scopes.ts `knownScopes`). */
+    /** Every scope a key can be given (server/platform/scopes.ts `knownScopes`). */
     private readonly known: readonly string[],
     private readonly audit: AuditTrail,
   ) {}

@@ -1,6 +1,6 @@
 import { ok, route } from '../../http/route';
 import { paginated } from '../../http/pagination';
-import { pageOf } from '../../paging';
+import { pageOf } from '../../platform/paging';
 import { keyView, type KeyService } from './keys';
 
 /** What the presented key resolved to (http/auth.ts): nothing to read beyond the request's own context. */

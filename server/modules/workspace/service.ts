@@ -1,13 +1,13 @@
 /** Workspaces, their first API key (keys.ts), plans and sub-users. */
 import type { Db, Executor } from '../../db';
-import type { Clock } from '../../clock';
-import { newId } from '../../ids';
-import { notFound } from '../../errors';
-import { ALL_SCOPES } from '../../scopes';
+import type { Clock } from '../../platform/clock';
+import { newId } from '../../platform/ids';
+import { notFound } from '../../platform/errors';
+import { ALL_SCOPES } from '../../platform/scopes';
 import type { IssuedKey, KeyService } from './keys';
 import { DEFAULT_PLAN_ID } from './plans';
 import type { CreditService } from '../credits';
-import type { AuditTrail } from '../../audit';
+import type { AuditTrail } from '../../platform/audit';
 import type { PlanRow, SubUserRow, UserRow, WorkspaceRow, WorkspaceStore } from './store';
 
 export type { PlanRow, SubUserRow } from './store';

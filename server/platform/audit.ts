@@ -1,4 +1,4 @@
-import type { Executor } from './db';
+import type { Executor } from '../db';
 
 /**
  * What the route helper tells the audit log about a state-changing request (server/modules/audit writes it; a platform port, so neither side imports the other):
@@ -24,7 +24,7 @@ export interface Auditor {
 
 /**
  * The entries a key, plan, credit or webhook change writes in its own transaction (server/modules/audit
- * implements it): who from the work's cause (server/cause.ts), in the changed workspace's log. For a request
+ * implements it): who from the work's cause (server/platform/cause.ts), in the changed workspace's log. For a request
  * of that workspace's own key, this is the request's entry (the route helper then writes none); a whitelabel
  * parent's change of a sub-user gets an entry in each; the CLI's and the worker's changes have only this one.
  */

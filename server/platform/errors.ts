@@ -3,7 +3,7 @@
  * a message, and the fields at fault. They know no HTTP: server/http/error-middleware.ts gives each kind its
  * status and writes the v1 or v2 body; the CLI and the worker read them as they are.
  */
-import type { components } from '../generated/api';
+import type { components } from '../../generated/api';
 
 /** The spec's machine-readable error codes (ErrorV2.code). */
 export type ErrorCode = components['schemas']['ErrorV2']['code'];

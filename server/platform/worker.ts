@@ -4,7 +4,7 @@
  * database (FOR UPDATE SKIP LOCKED), so any number of workers on one PostgreSQL share the work.
  */
 import type { Logger } from './logger';
-import { noTelemetry, type Backlog, type Telemetry } from './telemetry';
+import { noTelemetry, type Backlog, type Telemetry } from '../observability/telemetry';
 import { causeOutsideRequests, causing } from './cause';
 
 export interface Job {
