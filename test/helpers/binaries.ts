@@ -50,3 +50,11 @@ export function describeIf(found: unknown, what: string, install: string): jest.
   console.warn(`skipped: needs ${what} (${install})`);
   return describe.skip;
 }
+
+/**
+ * `describe` on the embedded database only: for a suite that proves nothing about storage (a browser driving the
+ * app, an agent over MCP), so CI, which runs the tests on both databases, runs it once.
+ */
+export function describeOnEmbeddedDatabase(): jest.Describe {
+  return process.env.TEST_DATABASE_URL ? describe.skip : describe;
+}
