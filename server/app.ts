@@ -134,7 +134,7 @@ export function createApp(deps: Deps, services: Services = createServices(deps),
   app.use(express.json({ limit: config.bodyLimitBytes, verify: rejectUnsafeNumbers }));
   const admit = authenticate(
     services.quota,
-    new AuthFailureLimiter(db, clock, config.authFailuresPerMinute),
+    new AuthFailureLimiter({ db, clock, perMinute: config.authFailuresPerMinute }),
     telemetry,
   );
   app.use(mcpRouter({ app, admit, spec }));
