@@ -4847,10 +4847,11 @@ export interface components {
              * @description Who made the change: `key` a request with one of the workspace's keys (`keyId`, `keyName`); `admin` the
              *     operator's admin CLI (`operation` names the command, such as `key revoke`); `parent` a key of the
              *     whitelabel workspace above this one (`keyId`, `keyName` are the parent's); `worker` the background worker
-             *     (`operation` names its job, such as `webhooks`).
+             *     (`operation` names its job, such as `webhooks`); `mcp` a request with one of the workspace's keys made by
+             *     an agent through the MCP server (`/mcp`, a tool call), with the same fields as `key`.
              * @enum {string}
              */
-            actor: "key" | "admin" | "parent" | "worker";
+            actor: "key" | "mcp" | "admin" | "parent" | "worker";
             /** @description The client address (honours TRUST_PROXY). */
             address: string | null;
             /** Format: date-time */
@@ -7410,10 +7411,10 @@ export interface components {
          */
         LedgerEntry: {
             /**
-             * @description Who caused it - a key of the workspace, the admin CLI, the parent whitelabel workspace, or the worker.
+             * @description Who caused it - a key of the workspace (`mcp`: through the MCP server), the admin CLI, the parent whitelabel workspace, or the worker.
              * @enum {string|null}
              */
-            actor: "key" | "admin" | "parent" | "worker" | null;
+            actor: "key" | "mcp" | "admin" | "parent" | "worker" | null;
             /** @description Credits added (positive) or taken (negative). */
             amount: number;
             /** Format: date-time */
