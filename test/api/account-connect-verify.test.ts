@@ -3,6 +3,9 @@
  * and says which login failed and why; reconnecting logs in again now, with new passwords when given. Real
  * servers on loopback: smtp-server and a private dovecot.
  */
+import type { AccountRow } from '../../server/modules/account/store';
+import type { CheckpointRow } from '../../server/modules/inbox/store';
+import { found } from '../helpers/rows';
 import { startImapServer, type ImapTestServer } from '../helpers/imap-server';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
@@ -82,7 +85,7 @@ describe('account connect verifies the logins', () => {
   describe('reconnect', () => {
     const ANA = 'ana@acme-mail.io';
     let accountId: string;
-    const row = async () => (await t.db('email_accounts').where({ id: accountId }).first())!;
+    const row = () => found(t.db<AccountRow>('email_accounts').where({ id: accountId }).first(), 'account');
     const reconnect = (w: TestWorkspace, body: object) =>
       w.client.POST('/v2/account/reconnect', { body: { accountId, ...body } as never });
     const retries = async () =>
@@ -90,10 +93,16 @@ describe('account connect verifies the logins', () => {
         (await t.db('mail_connection_retries').where({ account_id: accountId }).count<{ n: string }[]>('* as n'))[0].n,
       );
 
-    const checkpoint = () => t.db('mailbox_checkpoints').where({ account_id: accountId }).first();
+    const checkpoint = () =>
+      found(t.db<CheckpointRow>('mailbox_checkpoints').where({ account_id: accountId }).first(), 'checkpoint');
 
     beforeAll(async () => {
-      accountId = (await t.db('email_accounts').where({ workspace_id: ws.workspaceId, email: ANA }).first()).id;
+      accountId = (
+        await found(
+          t.db<AccountRow>('email_accounts').where({ workspace_id: ws.workspaceId, email: ANA }).first(),
+          'account',
+        )
+      ).id;
     });
 
     it('after a password change: a wrong password changes nothing, the new ones make the account active again', async () => {

@@ -11,6 +11,7 @@ import { expect } from '@jest/globals';
 import pino from 'pino';
 import { createServices, type Services } from '../../server/services';
 import type { AccountRow } from '../../server/modules/account/store';
+import type { CheckpointRow } from '../../server/modules/inbox/store';
 import { describeWithDovecot, startImapServer, type ImapTestServer } from '../helpers/imap-server';
 import { startOAuthProvider, type OAuthTestProvider } from '../helpers/oauth-provider';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink';
@@ -494,7 +495,7 @@ describeWithDovecot('accounts connected by OAuth', () => {
       await t.services.inbox.runOnce();
       expect(idp.refreshes - before).toBe(1);
       expect((await account()).status).toBe('active');
-      const checkpoint = await t.db('mailbox_checkpoints').where({ account_id: accountId }).first();
+      const checkpoint = await t.db<CheckpointRow>('mailbox_checkpoints').where({ account_id: accountId }).first();
       expect(checkpoint).toMatchObject({ last_error: null, failures: 0 });
     });
 
