@@ -4633,6 +4633,7 @@ export interface components {
              */
             ratePercent: number | null;
             /**
+             * Format: int32
              * @description How many of its last campaign sends the rate is taken over; `null` for the workspace's.
              * @example 100
              */
@@ -4653,12 +4654,19 @@ export interface components {
         AccountSends: {
             /** Format: uuid */
             accountId: string;
+            /** Format: int64 */
             dailyLimit: number;
             /** Format: email */
             email: string;
-            /** @description Campaign and inbox-placement sends today. */
+            /**
+             * Format: int64
+             * @description Campaign and inbox-placement sends today.
+             */
             sent: number;
-            /** @description Warm-up sends today. */
+            /**
+             * Format: int64
+             * @description Warm-up sends today.
+             */
             warmupSent: number;
         };
         /** @description One account's sending today (workspace time zone): campaign emails from the stored sent events, warm-up emails from the pool's record. */
@@ -4668,7 +4676,10 @@ export interface components {
              * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
              */
             accountId: string;
-            /** @example 50 */
+            /**
+             * Format: int64
+             * @example 50
+             */
             dailyLimit: number;
             /**
              * Format: email
@@ -4676,17 +4687,20 @@ export interface components {
              */
             email: string;
             /**
+             * Format: int64
              * @description dailyLimit - sentToday - warmupSentToday (campaign, placement-test and warm-up mail share the limit), never below 0.
              * @example 38
              */
             remainingToday: number;
             /**
+             * Format: int64
              * @description Campaign and inbox-placement-test emails sent today.
              * @example 12
              */
             sentToday: number;
             status: components["schemas"]["EmailAccountStatus"];
             /**
+             * Format: int64
              * @description Warm-up emails sent today (they count against dailyLimit too).
              * @example 14
              */
@@ -4720,17 +4734,35 @@ export interface components {
         } & components["schemas"]["AnalyticsEventCounts"];
         /** @description One number per email-event type. */
         AnalyticsEventCounts: {
-            /** @example 2 */
+            /**
+             * Format: int64
+             * @example 2
+             */
             bounced: number;
-            /** @example 9 */
+            /**
+             * Format: int64
+             * @example 9
+             */
             clicked: number;
-            /** @example 64 */
+            /**
+             * Format: int64
+             * @example 64
+             */
             opened: number;
-            /** @example 7 */
+            /**
+             * Format: int64
+             * @example 7
+             */
             replied: number;
-            /** @example 120 */
+            /**
+             * Format: int64
+             * @example 120
+             */
             sent: number;
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             unsubscribed: number;
         };
         /** @description The calendar days counted (both included), in the workspace's time zone. */
@@ -4830,7 +4862,10 @@ export interface components {
              * @description The key's id.
              */
             id: string;
-            /** @description How long the current secret keeps working beside the new one (0 to 7 days); 0 stops it at once. */
+            /**
+             * Format: int32
+             * @description How long the current secret keeps working beside the new one (0 to 7 days); 0 stops it at once.
+             */
             overlapSeconds: number;
         };
         ApiKeyWithSecret: {
@@ -4867,7 +4902,10 @@ export interface components {
              * @example createCampaign
              */
             operation: string;
-            /** @description The answer's status (a refusal such as 403 or 409 is recorded too). */
+            /**
+             * Format: int32
+             * @description The answer's status (a refusal such as 403 or 409 is recorded too).
+             */
             outcome: number;
             requestId: string | null;
             /** @description The ids the request named (`id`, `...Id`, `...Ids` in its path, query and body). */
@@ -4884,6 +4922,7 @@ export interface components {
          */
         AutoWinner: {
             /**
+             * Format: int32
              * @description Hours after the step's first send before a winner is picked (replies take time to come in).
              * @example 48
              */
@@ -4895,6 +4934,7 @@ export interface components {
              */
             metric: "replied" | "clicked" | "opened";
             /**
+             * Format: int32
              * @description Contacts each variant must have been sent to before a winner is picked.
              * @example 100
              */
@@ -4946,11 +4986,20 @@ export interface components {
         Campaign: {
             /** @description Sizes computed when the campaign is read. */
             counts: {
-                /** @description Linked email accounts, whatever their status. */
+                /**
+                 * Format: int64
+                 * @description Linked email accounts, whatever their status.
+                 */
                 accounts: number;
-                /** @description Contacts (leads) in the campaign. */
+                /**
+                 * Format: int64
+                 * @description Contacts (leads) in the campaign.
+                 */
                 contacts: number;
-                /** @description Sequence steps. */
+                /**
+                 * Format: int64
+                 * @description Sequence steps.
+                 */
                 steps: number;
             };
             /** Format: date-time */
@@ -4982,6 +5031,7 @@ export interface components {
         /** @description An email account linked to a campaign, as the campaign sees it. */
         CampaignAccount: {
             /**
+             * Format: int64
              * @description The account's own daily sending limit.
              * @example 50
              */
@@ -5033,30 +5083,63 @@ export interface components {
             campaignId: string | null;
             /** @description Campaigns by status (`completed` as the campaign reads it, see the campaign status). */
             campaigns: {
-                /** @example 2 */
+                /**
+                 * Format: int64
+                 * @example 2
+                 */
                 active: number;
-                /** @example 0 */
+                /**
+                 * Format: int64
+                 * @example 0
+                 */
                 completed: number;
-                /** @example 1 */
+                /**
+                 * Format: int64
+                 * @example 1
+                 */
                 draft: number;
-                /** @example 1 */
+                /**
+                 * Format: int64
+                 * @example 1
+                 */
                 paused: number;
-                /** @example 4 */
+                /**
+                 * Format: int64
+                 * @example 4
+                 */
                 total: number;
             };
             /** @description Contacts by their sending status. */
             contacts: {
-                /** @example 200 */
+                /**
+                 * Format: int64
+                 * @example 200
+                 */
                 active: number;
-                /** @example 3 */
+                /**
+                 * Format: int64
+                 * @example 3
+                 */
                 bounced: number;
-                /** @example 40 */
+                /**
+                 * Format: int64
+                 * @example 40
+                 */
                 completed: number;
-                /** @example 5 */
+                /**
+                 * Format: int64
+                 * @example 5
+                 */
                 paused: number;
-                /** @example 250 */
+                /**
+                 * Format: int64
+                 * @example 250
+                 */
                 total: number;
-                /** @example 2 */
+                /**
+                 * Format: int64
+                 * @example 2
+                 */
                 unsubscribed: number;
             };
             emails: components["schemas"]["AnalyticsEventCounts"];
@@ -5109,16 +5192,19 @@ export interface components {
              */
             cc: string[];
             /**
+             * Format: int32
              * @description At most this many emails a day from the whole campaign; `null` means only the linked accounts' own daily limits apply.
              * @example 200
              */
             dailyLimit: number | null;
             /**
+             * Format: int32
              * @description At most this many first emails (step 1) a day from the whole campaign, in the schedule's time zone; `null` (the default) means no separate cap.
              * @example 50
              */
             dailyNewContacts: number | null;
             /**
+             * Format: int32
              * @description Minutes an account waits between two of its sends, across all campaigns (default `10`; `0` for warm relays and tests).
              * @example 10
              */
@@ -5147,11 +5233,13 @@ export interface components {
              */
             matchProviderStrict: boolean;
             /**
+             * Format: int32
              * @description Up to this many more minutes, chosen at random per send, on top of `emailGapMinutes` so sends do not look machine-timed (default `5`).
              * @example 5
              */
             randomWaitMaxMinutes: number;
             /**
+             * Format: int32
              * @description At most this many emails a day from this campaign (all its accounts together) to one recipient domain, in
              *     the schedule's time zone (default `null`: no cap; the workspace's cap in `/v2/sending/settings` applies
              *     as well). A contact held back waits with the reason `recipient_domain_limit` and goes the next day.
@@ -5239,16 +5327,19 @@ export interface components {
              */
             cc?: string[];
             /**
+             * Format: int32
              * @description At most this many emails a day from the whole campaign; `null` (the default) means only the linked accounts' own daily limits apply.
              * @example 200
              */
             dailyLimit?: number | null;
             /**
+             * Format: int32
              * @description At most this many first emails (step 1) a day from the whole campaign, in the schedule's time zone; `null` (the default) means no separate cap.
              * @example 50
              */
             dailyNewContacts?: number | null;
             /**
+             * Format: int32
              * @description Minutes an account waits between two of its sends, across all campaigns (default `10`; `0` for warm relays and tests).
              * @example 10
              */
@@ -5277,11 +5368,13 @@ export interface components {
              */
             matchProviderStrict?: boolean;
             /**
+             * Format: int32
              * @description Up to this many more minutes, chosen at random per send, on top of `emailGapMinutes` so sends do not look machine-timed (default `5`).
              * @example 5
              */
             randomWaitMaxMinutes?: number;
             /**
+             * Format: int32
              * @description At most this many emails a day from this campaign (all its accounts together) to one recipient domain, in
              *     the schedule's time zone (default `null`: no cap; the workspace's cap in `/v2/sending/settings` applies
              *     as well). A contact held back waits with the reason `recipient_domain_limit` and goes the next day.
@@ -5405,6 +5498,7 @@ export interface components {
             step: {
                 /** @example A */
                 label: string;
+                /** Format: int64 */
                 order: number;
                 /** Format: uuid */
                 stepId: string;
@@ -5502,15 +5596,25 @@ export interface components {
             /** Format: uuid */
             campaignId: string;
             counts: {
+                /** Format: int64 */
                 bounced: number;
+                /** Format: int64 */
                 completed: number;
+                /** Format: int64 */
                 due: number;
+                /** Format: int64 */
                 held: number;
+                /** Format: int64 */
                 notStarted: number;
+                /** Format: int64 */
                 paused: number;
+                /** Format: int64 */
                 sending: number;
+                /** Format: int64 */
                 unknown: number;
+                /** Format: int64 */
                 unsubscribed: number;
+                /** Format: int64 */
                 waiting: number;
             };
             /** @description The distinct reasons held contacts wait for (`missing_variable:<name>`, `subsequence_paused`). */
@@ -5524,7 +5628,9 @@ export interface components {
             reasons: components["schemas"]["SendingReason"][];
             /** @description Emails accepted by SMTP per step, in step order. */
             sentPerStep: {
+                /** Format: int64 */
                 order: number;
+                /** Format: int64 */
                 sent: number;
                 /** Format: uuid */
                 stepId: string;
@@ -5552,6 +5658,7 @@ export interface components {
             campaignId: string;
             steps: {
                 counts: components["schemas"]["ReplyAnalyticsCounts"];
+                /** Format: int64 */
                 order: number;
                 /** Format: uuid */
                 stepId: string;
@@ -5616,9 +5723,15 @@ export interface components {
              *     ]
              */
             names?: string[];
-            /** @default 1 */
+            /**
+             * Format: int32
+             * @default 1
+             */
             page?: number;
-            /** @default 25 */
+            /**
+             * Format: int32
+             * @default 25
+             */
             perPage?: number;
             /**
              * @description Technologies the company uses (any of them; exact, case-insensitive), e.g. `salesforce`.
@@ -5701,6 +5814,7 @@ export interface components {
              */
             email: string;
             /**
+             * Format: int64
              * @description The row's position in `contacts` (from 0).
              * @example 2
              */
@@ -5721,6 +5835,7 @@ export interface components {
              */
             email: string;
             /**
+             * Format: int64
              * @description The row's position in `contacts` (from 0).
              * @example 3
              */
@@ -5750,9 +5865,13 @@ export interface components {
             /** Format: uuid */
             campaignId: string;
             counts: {
+                /** Format: int64 */
                 added: number;
+                /** Format: int64 */
                 duplicates: number;
+                /** Format: int64 */
                 invalid: number;
+                /** Format: int64 */
                 received: number;
             };
             duplicates: components["schemas"]["ContactAddDuplicate"][];
@@ -6008,7 +6127,10 @@ export interface components {
              * @description When the next step is due (then rolled into the schedule's next open moment).
              */
             nextDueAt: string | null;
-            /** @description The position (1-based) of the next step to send; `null` when done. */
+            /**
+             * Format: int64
+             * @description The position (1-based) of the next step to send; `null` when done.
+             */
             nextStep: number | null;
             /**
              * @description Why the contact is held, stopped or waiting: for a retry (`smtp_failed: ...`), or for the next day because
@@ -6018,6 +6140,7 @@ export interface components {
             reason: string | null;
             /** @enum {string} */
             state: "waiting" | "sending" | "held" | "done" | "unknown";
+            /** Format: int64 */
             stepsSent: number;
             /**
              * Format: uuid
@@ -6131,6 +6254,7 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             /**
+             * Format: int32
              * @description Most emails the account sends a day, campaign, warm-up and placement-test mail together.
              * @example 50
              */
@@ -6155,6 +6279,7 @@ export interface components {
             mailboxProvider: components["schemas"]["MailboxProvider"] | null;
             provider: components["schemas"]["EmailAccountProvider"];
             /**
+             * Format: int64
              * @description Campaign and inbox-placement-test emails sent today (workspace time zone), warm-up excluded.
              * @example 12
              */
@@ -6168,6 +6293,7 @@ export interface components {
             updatedAt: string;
             warmup: components["schemas"]["EmailAccountWarmup"];
             /**
+             * Format: int64
              * @description Warm-up emails sent today (workspace time zone), replies to partners included.
              * @example 4
              */
@@ -6199,7 +6325,10 @@ export interface components {
             accountId: string;
             /** @example true */
             canSend: boolean;
-            /** @example 50 */
+            /**
+             * Format: int64
+             * @example 50
+             */
             dailyLimit: number;
             /**
              * Format: email
@@ -6215,6 +6344,7 @@ export interface components {
              */
             reason: "paused" | "connectionError" | "sendingError" | "reconnectRequired" | "dailyLimitReached" | "smtpRetrying" | null;
             /**
+             * Format: int64
              * @description Emails it may still send today (dailyLimit less campaign, placement-test and warm-up sends), never below 0.
              * @example 38
              */
@@ -6222,6 +6352,7 @@ export interface components {
             /** @description The account's servers that could not be reached and wait for their next try; empty when none. */
             retries: components["schemas"]["EmailAccountConnectionRetry"][];
             /**
+             * Format: int64
              * @description Campaign and inbox-placement-test emails sent today, warm-up excluded.
              * @example 12
              */
@@ -6250,6 +6381,7 @@ export interface components {
          */
         EmailAccountConnectionRetry: {
             /**
+             * Format: int64
              * @description Tries that failed in a row.
              * @example 2
              */
@@ -6286,6 +6418,7 @@ export interface components {
         EmailAccountConnectRequest: {
             auth?: components["schemas"]["EmailAccountOAuthGrantInput"];
             /**
+             * Format: int32
              * @description Most campaign emails a day (default 50).
              * @example 50
              */
@@ -6372,7 +6505,10 @@ export interface components {
         EmailAccountServer: {
             /** @example smtp.gmail.com */
             host: string;
-            /** @example 587 */
+            /**
+             * Format: int32
+             * @example 587
+             */
             port: number;
             /** @example jane@acme-mail.io */
             username: string;
@@ -6394,7 +6530,10 @@ export interface components {
              * @example app-password-1234
              */
             password: string;
-            /** @example 587 */
+            /**
+             * Format: int32
+             * @example 587
+             */
             port?: number;
             /** @example jane@acme-mail.io */
             username?: string;
@@ -6466,25 +6605,40 @@ export interface components {
              *     replied to or led to an unsubscribe.
              */
             reputation: {
-                /** @example 6 */
+                /**
+                 * Format: int64
+                 * @example 6
+                 */
                 bounced: number;
                 /**
                  * @description bounced / sent x 100, two decimals; 0 when nothing was sent.
                  * @example 1.43
                  */
                 bounceRatePercent: number;
-                /** @constant */
+                /**
+                 * Format: int32
+                 * @constant
+                 */
                 days: 30;
-                /** @example 21 */
+                /**
+                 * Format: int64
+                 * @example 21
+                 */
                 replied: number;
                 /**
                  * @description replied / sent x 100, two decimals; 0 when nothing was sent.
                  * @example 5
                  */
                 replyRatePercent: number;
-                /** @example 420 */
+                /**
+                 * Format: int64
+                 * @example 420
+                 */
                 sent: number;
-                /** @example 2 */
+                /**
+                 * Format: int64
+                 * @example 2
+                 */
                 unsubscribed: number;
                 /**
                  * @description unsubscribed / sent x 100, two decimals; 0 when nothing was sent.
@@ -6493,6 +6647,7 @@ export interface components {
                 unsubscribeRatePercent: number;
             };
             /**
+             * Format: int32
              * @description 100 less the points of `scoreReasons`, at least 0.
              * @example 90
              */
@@ -6531,6 +6686,7 @@ export interface components {
          */
         EmailAccountWarmup: {
             /**
+             * Format: int32
              * @description Most warm-up emails a day.
              * @example 20
              */
@@ -6538,6 +6694,7 @@ export interface components {
             /** @example true */
             enabled: boolean;
             /**
+             * Format: int32
              * @description Warm-up emails on day 1, and how many more each day after, up to `dailyLimit`.
              * @example 2
              */
@@ -6550,6 +6707,7 @@ export interface components {
             /** @description Why the warm-up is paused, banned, out of the pool or sending nothing; `null` when it runs. */
             reason: components["schemas"]["WarmupReason"] | null;
             /**
+             * Format: int32
              * @description Share of its warm-up emails that partners answer, in percent.
              * @example 30
              */
@@ -6596,16 +6754,19 @@ export interface components {
          */
         EmailAccountWarmupInput: {
             /**
+             * Format: int32
              * @description Most warm-up emails a day.
              * @example 20
              */
             dailyLimit?: number;
             /**
+             * Format: int32
              * @description Warm-up emails on day 1, and how many more each day after, up to `dailyLimit`.
              * @example 2
              */
             increasePerDay?: number;
             /**
+             * Format: int32
              * @description Share of its warm-up emails that partners answer, in percent.
              * @example 30
              */
@@ -6641,6 +6802,7 @@ export interface components {
          */
         EmailListPagination: {
             hasMore: boolean;
+            /** Format: int32 */
             limit: number;
             /** @description The cursor of the next page, `null` on the last page. */
             nextCursor: string | null;
@@ -6840,11 +7002,20 @@ export interface components {
         };
         /** @description How many inputs found a person. */
         EnrichmentSummary: {
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             matched: number;
-            /** @example 2 */
+            /**
+             * Format: int64
+             * @example 2
+             */
             total: number;
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             unmatched: number;
         };
         /** @description One field-level problem of a `/v2` error. */
@@ -6885,6 +7056,7 @@ export interface components {
             error: string;
             /** @description The request's id, also sent as `X-Request-Id` and written to the server log. */
             requestId: string;
+            /** Format: int32 */
             statusCode: number;
         };
         /**
@@ -6926,6 +7098,7 @@ export interface components {
         EventFeedPagination: {
             /** @description More events were already there after this page; read again at once with `nextCursor`. */
             hasMore: boolean;
+            /** Format: int32 */
             limit: number;
             /** @example ev1.1042 */
             nextCursor: string;
@@ -6953,6 +7126,7 @@ export interface components {
             createdAt: string;
             /** @description Credits the job charged, all at once when it was accepted (enrich; 0 for the other types). */
             credits: {
+                /** Format: int64 */
                 charged: number;
             };
             /** @description What an enrich job reveals (null for other types). */
@@ -6980,9 +7154,15 @@ export interface components {
             /** @description The import's options (null for other types). */
             options: components["schemas"]["JobImportOptions"] | null;
             progress: {
-                /** @description Rows with an outcome. */
+                /**
+                 * Format: int64
+                 * @description Rows with an outcome.
+                 */
                 processed: number;
-                /** @description Input rows. */
+                /**
+                 * Format: int64
+                 * @description Input rows.
+                 */
                 total: number;
             };
             /**
@@ -7009,14 +7189,23 @@ export interface components {
          *     }
          */
         JobCounts: {
+            /** Format: int64 */
             catchAll?: number;
+            /** Format: int64 */
             created?: number;
+            /** Format: int64 */
             disposable?: number;
+            /** Format: int64 */
             invalid?: number;
+            /** Format: int64 */
             matched?: number;
+            /** Format: int64 */
             skipped?: number;
+            /** Format: int64 */
             unknown?: number;
+            /** Format: int64 */
             unmatched?: number;
+            /** Format: int64 */
             valid?: number;
         };
         /** @description `job.completed` and `job.failed`: the job as `GET /v2/job/get` shows it at its end. */
@@ -7066,7 +7255,10 @@ export interface components {
             city: string | null;
             /** @example United States */
             country: string | null;
-            /** @description In a company search, the credits this company cost in this request (0 when already seen in full). */
+            /**
+             * Format: int64
+             * @description In a company search, the credits this company cost in this request (0 when already seen in full).
+             */
             creditsCharged?: number;
             /** @example Northwind Analytics builds dashboards for retail chains. */
             description?: string | null;
@@ -7075,11 +7267,17 @@ export interface components {
              * @example northwindanalytics.com
              */
             domain: string | null;
-            /** @example 180 */
+            /**
+             * Format: int64
+             * @example 180
+             */
             employeeCount?: number | null;
             /** @description The bracket employeeCount falls in. */
             employeeRange?: components["schemas"]["EmployeeRange"] | null;
-            /** @example 2012 */
+            /**
+             * Format: int32
+             * @example 2012
+             */
             foundedYear?: number | null;
             /**
              * Format: uuid
@@ -7120,9 +7318,15 @@ export interface components {
         };
         /** @description Credits this request charged and the workspace's balance after it. */
         LeadCredits: {
-            /** @example 97 */
+            /**
+             * Format: int64
+             * @example 97
+             */
             remaining: number;
-            /** @example 3 */
+            /**
+             * Format: int64
+             * @example 3
+             */
             used: number;
         };
         /**
@@ -7144,6 +7348,7 @@ export interface components {
             id: string;
             kind: components["schemas"]["LeadListKind"];
             /**
+             * Format: int64
              * @description How many people (or companies) the list holds.
              * @example 250
              */
@@ -7162,11 +7367,13 @@ export interface components {
         /** @description What adding members did. */
         LeadListAddResult: {
             /**
+             * Format: int64
              * @description Members added by this request.
              * @example 2
              */
             added: number;
             /**
+             * Format: int64
              * @description Distinct ids that were members already (not an error; they keep their place).
              * @example 1
              */
@@ -7207,6 +7414,7 @@ export interface components {
         LeadListDeleteResult: {
             list: components["schemas"]["LeadList"];
             /**
+             * Format: int64
              * @description Memberships deleted with the list (the people or companies stay in the lead database).
              * @example 250
              */
@@ -7252,12 +7460,19 @@ export interface components {
         LeadListPagination: {
             /** @description True when members follow this page. */
             hasMore: boolean;
+            /** Format: int32 */
             limit: number;
             /** @description The `cursor` of the next page, `null` on the last page. */
             nextCursor: string | null;
-            /** @description The request's `skip` (0 when it gave a `cursor`). */
+            /**
+             * Format: int64
+             * @description The request's `skip` (0 when it gave a `cursor`).
+             */
             skip: number;
-            /** @description How many members the list holds (its `memberCount`). */
+            /**
+             * Format: int64
+             * @description How many members the list holds (its `memberCount`).
+             */
             total: number;
         };
         /** @description People of the lead database to add to, or remove from, a people list. */
@@ -7285,6 +7500,7 @@ export interface components {
              */
             notInList: string[];
             /**
+             * Format: int64
              * @description Members removed by this request.
              * @example 2
              */
@@ -7309,26 +7525,31 @@ export interface components {
             campaignId: string;
             counts: {
                 /**
+                 * Format: int64
                  * @description Contacts created in the campaign.
                  * @example 231
                  */
                 added: number;
                 /**
+                 * Format: int64
                  * @description Members whose email the campaign already held (or another member of the list has); not added again.
                  * @example 7
                  */
                 duplicates: number;
                 /**
+                 * Format: int64
                  * @description Members whose known email is not a valid address for a contact; skipped.
                  * @example 0
                  */
                 invalid: number;
                 /**
+                 * Format: int64
                  * @description Members of the list.
                  * @example 250
                  */
                 members: number;
                 /**
+                 * Format: int64
                  * @description Members without a known work email; skipped and not charged.
                  * @example 12
                  */
@@ -7351,7 +7572,10 @@ export interface components {
             company: components["schemas"]["LeadCompany"] | null;
             /** @example United States */
             country: string | null;
-            /** @description Credits this person cost in this request (0 for data already revealed to the workspace or not known). */
+            /**
+             * Format: int64
+             * @description Credits this person cost in this request (0 for data already revealed to the workspace or not known).
+             */
             creditsCharged: number;
             department: components["schemas"]["PersonDepartment"] | null;
             /**
@@ -7414,10 +7638,14 @@ export interface components {
              * @enum {string|null}
              */
             actor: "key" | "admin" | "parent" | "worker" | null;
-            /** @description Credits added (positive) or taken (negative). */
+            /**
+             * Format: int64
+             * @description Credits added (positive) or taken (negative).
+             */
             amount: number;
             /** Format: date-time */
             at: string;
+            /** Format: int64 */
             balanceAfter: number;
             /** Format: uuid */
             id: string;
@@ -7434,9 +7662,14 @@ export interface components {
         ListPagination: {
             /** @description True when items follow this page (`skip + items.length < total`). */
             hasMore: boolean;
+            /** Format: int32 */
             limit: number;
+            /** Format: int64 */
             skip: number;
-            /** @description How many items match in all. */
+            /**
+             * Format: int64
+             * @description How many items match in all.
+             */
             total: number;
         };
         /**
@@ -7552,6 +7785,7 @@ export interface components {
              */
             accountId?: string;
             /**
+             * Format: int32
              * @description Most campaign emails a day of a new account (default 50).
              * @example 40
              */
@@ -7638,11 +7872,13 @@ export interface components {
              */
             locations?: string[];
             /**
+             * Format: int32
              * @description The page to return (at most 500).
              * @default 1
              */
             page?: number;
             /**
+             * Format: int32
              * @description People per page.
              * @default 25
              */
@@ -7680,19 +7916,37 @@ export interface components {
          *     (inbox + spam + nowhere) x 100, two decimals; `null` while none of those is known.
          */
         PlacementCounts: {
-            /** @example 17 */
+            /**
+             * Format: int64
+             * @example 17
+             */
             inbox: number;
             /** @example 85 */
             inboxPercent: number | null;
-            /** @example 0 */
+            /**
+             * Format: int64
+             * @example 0
+             */
             notSent: number;
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             nowhere: number;
-            /** @example 0 */
+            /**
+             * Format: int64
+             * @example 0
+             */
             pending: number;
-            /** @example 2 */
+            /**
+             * Format: int64
+             * @example 2
+             */
             spam: number;
-            /** @example 20 */
+            /**
+             * Format: int64
+             * @example 20
+             */
             total: number;
         };
         /**
@@ -7790,6 +8044,7 @@ export interface components {
              */
             html?: string;
             /**
+             * Format: int32
              * @description How many pool mailboxes receive it (default 20; fewer when the pool has fewer), spread over the pool's provider domains.
              * @example 20
              */
@@ -7806,6 +8061,7 @@ export interface components {
              */
             text: string;
             /**
+             * Format: int32
              * @description How long readers look for the message (default 60); a recipient that has not seen it by then is `nowhere`.
              * @example 60
              */
@@ -7844,6 +8100,7 @@ export interface components {
              */
             id: string;
             /**
+             * Format: int64
              * @description Pool mailboxes the test sends to (each account sends to each).
              * @example 20
              */
@@ -7855,7 +8112,10 @@ export interface components {
             status: "running" | "completed";
             /** @example Quick question about your Q1 hiring plans */
             subject: string;
-            /** @example 60 */
+            /**
+             * Format: int32
+             * @example 60
+             */
             timeoutMinutes: number;
         };
         /**
@@ -7874,21 +8134,25 @@ export interface components {
         /** @description A workspace's quota, in requests per rolling window. */
         QuotaLimits: {
             /**
+             * Format: int64
              * @description Requests per rolling day (default 100).
              * @example 100
              */
             perDay: number;
             /**
+             * Format: int64
              * @description Requests per rolling hour (default 50).
              * @example 50
              */
             perHour: number;
             /**
+             * Format: int64
              * @description Requests per rolling minute (default 20).
              * @example 20
              */
             perMin: number;
             /**
+             * Format: int64
              * @description Requests per second, when the plan sets one; `null` (no per-second limit) by default.
              * @example null
              */
@@ -7896,14 +8160,20 @@ export interface components {
         };
         /** @description One rolling quota window of the workspace, counted the way the `429` rule counts it, this request included. */
         QuotaWindowUse: {
+            /** Format: int64 */
             limit: number;
+            /** Format: int64 */
             remaining: number;
             /**
+             * Format: int32
              * @description The window's length.
              * @enum {integer}
              */
             seconds: 1 | 60 | 3600 | 86400;
-            /** @description Requests counted in the window (refused ones too), this one included. */
+            /**
+             * Format: int64
+             * @description Requests counted in the window (refused ones too), this one included.
+             */
             used: number;
             /** @enum {string} */
             window: "second" | "minute" | "hour" | "day";
@@ -7919,24 +8189,37 @@ export interface components {
          *     `contactsSent`, two decimals, 0 when nobody was sent to.
          */
         ReplyAnalyticsCounts: {
+            /** Format: int64 */
             autoReplies: number;
             /** @description Contacts whose first bounce falls in the range / contactsSent, in percent. */
             bounceRate: number;
+            /** Format: int64 */
             bounces: number;
+            /** Format: int64 */
             contactsSent: number;
+            /** Format: int64 */
             replies: number;
             repliesByIntent: {
+                /** Format: int64 */
                 interested: number;
+                /** Format: int64 */
                 meetingRequest: number;
+                /** Format: int64 */
                 notInterested: number;
+                /** Format: int64 */
                 other: number;
+                /** Format: int64 */
                 question: number;
+                /** Format: int64 */
                 unsubscribeRequest: number;
+                /** Format: int64 */
                 wrongPerson: number;
             };
             /** @description uniqueReplies / contactsSent, in percent. */
             replyRate: number;
+            /** Format: int64 */
             sent: number;
+            /** Format: int64 */
             uniqueReplies: number;
         };
         /**
@@ -7978,15 +8261,24 @@ export interface components {
             code: "mxFailed" | "spfFailed" | "dkimFailed" | "dmarcFailed" | "domainListed" | "hostListed" | "highBounceRate" | "highUnsubscribeRate" | "lowWarmupHealth";
             /** @example DMARC check failed: The name does not exist (NXDOMAIN). */
             message: string;
-            /** @example 10 */
+            /**
+             * Format: int32
+             * @example 10
+             */
             points: number;
         };
         /** @description Where this page sits in a search result. */
         SearchPagination: {
+            /** Format: int64 */
             page: number;
+            /** Format: int32 */
             perPage: number;
+            /** Format: int64 */
             totalEntries: number;
-            /** @description At most 500, the deepest page a search serves. */
+            /**
+             * Format: int64
+             * @description At most 500, the deepest page a search serves.
+             */
             totalPages: number;
         };
         /**
@@ -8035,6 +8327,7 @@ export interface components {
              */
             bounceRatePercent: number;
             /**
+             * Format: int32
              * @description How many of an account's last campaign sends its bounce rate is taken over (no pause before that many). Default 40.
              * @example 40
              */
@@ -8047,11 +8340,13 @@ export interface components {
              */
             campaignBounceRatePercent: number | null;
             /**
+             * Format: int32
              * @description How many of a campaign's last sends its bounce rate is taken over (no pause before that many). Default 100.
              * @example 100
              */
             campaignBounceWindow: number;
             /**
+             * Format: int32
              * @description At most this many campaign emails a day to one recipient domain (`globex.com`), across every campaign and
              *     account of the workspace, in the workspace's time zone; `null` (the default) means no workspace cap. A
              *     contact held back waits with the reason `recipient_domain_limit` and goes the next day.
@@ -8067,6 +8362,7 @@ export interface components {
              */
             bounceRatePercent?: number;
             /**
+             * Format: int32
              * @description How many of an account's last campaign sends its bounce rate is taken over.
              * @example 100
              */
@@ -8077,11 +8373,13 @@ export interface components {
              */
             campaignBounceRatePercent?: number | null;
             /**
+             * Format: int32
              * @description How many of a campaign's last sends its bounce rate is taken over.
              * @example 200
              */
             campaignBounceWindow?: number;
             /**
+             * Format: int32
              * @description At most this many campaign emails a day to one recipient domain across the workspace; `null` removes the cap.
              * @example 20
              */
@@ -8095,6 +8393,7 @@ export interface components {
             campaignId: string;
             delay: components["schemas"]["StepDelay"];
             /**
+             * Format: int32
              * @description The whole days of `delay`, rounded down (0 for the first step and for a delay under a day).
              * @example 0
              */
@@ -8105,6 +8404,7 @@ export interface components {
              */
             id: string;
             /**
+             * Format: int64
              * @description Position in the sequence, from 1, without gaps.
              * @example 1
              */
@@ -8121,6 +8421,7 @@ export interface components {
             autoWinner?: components["schemas"]["AutoWinner"] | null;
             delay?: components["schemas"]["StepDelay"];
             /**
+             * Format: int32
              * @description Days to wait after the step before (the same as `delay` in days). The campaign's first step must have 0; every later step at least 1.
              * @example 3
              */
@@ -8156,6 +8457,7 @@ export interface components {
              */
             variables: string[];
             /**
+             * Format: int32
              * @description Share of the step's contacts that get this variant, in percent; a step's weights add up to 100.
              * @example 50
              */
@@ -8187,6 +8489,7 @@ export interface components {
              */
             subject: string;
             /**
+             * Format: int32
              * @description Percent of the step's contacts for this variant. Give it on every new variant of the request or on
              *     none: with none, the step's variants (old and new) are split evenly; with all, the step's weights
              *     must then add up to 100.
@@ -8206,7 +8509,10 @@ export interface components {
             id: string;
             /** @description New subject; empty replies in the thread of the step before (not on the first step). */
             subject?: string;
-            /** @description New weight; after the change the step's weights must add up to 100. */
+            /**
+             * Format: int32
+             * @description New weight; after the change the step's weights must add up to 100.
+             */
             weight?: number;
         };
         /**
@@ -8222,6 +8528,7 @@ export interface components {
              */
             unit: "minutes" | "hours" | "days";
             /**
+             * Format: int32
              * @description The number of units: at most 525600 minutes, 8760 hours or 365 days.
              * @example 4
              */
@@ -8279,13 +8586,25 @@ export interface components {
          *     it now (not finished), its emails sent, and the replies to them.
          */
         SubsequenceStats: {
-            /** @example 12 */
+            /**
+             * Format: int64
+             * @example 12
+             */
             entered: number;
-            /** @example 7 */
+            /**
+             * Format: int64
+             * @example 7
+             */
             inSubsequence: number;
-            /** @example 2 */
+            /**
+             * Format: int64
+             * @example 2
+             */
             replied: number;
-            /** @example 15 */
+            /**
+             * Format: int64
+             * @example 15
+             */
             sent: number;
         };
         /**
@@ -8358,6 +8677,7 @@ export interface components {
             added: string[];
             alreadyListed: string[];
             invalid: {
+                /** Format: int64 */
                 index: number;
                 message: string;
                 value: string;
@@ -8512,7 +8832,10 @@ export interface components {
             /** @description Contacts in every campaign against the plan's `maxContacts`. */
             contacts: components["schemas"]["UsageCount"];
             credits: {
-                /** @description Credits left; `GET /v2/credits/ledger` lists what changed them. */
+                /**
+                 * Format: int64
+                 * @description Credits left; `GET /v2/credits/ledger` lists what changed them.
+                 */
                 balance: number;
             };
             /** @description Connected email accounts against the plan's `maxEmailAccounts`. */
@@ -8534,16 +8857,24 @@ export interface components {
                  * @description Today in the workspace's time zone.
                  */
                 day: string;
-                /** @description Campaign and placement sends of every account today. */
+                /**
+                 * Format: int64
+                 * @description Campaign and placement sends of every account today.
+                 */
                 sent: number;
                 timezone: string;
-                /** @description Warm-up sends of every account today. */
+                /**
+                 * Format: int64
+                 * @description Warm-up sends of every account today.
+                 */
                 warmupSent: number;
             };
         };
         /** @description How many the workspace holds and its plan's cap (`null`, no cap). */
         UsageCount: {
+            /** Format: int64 */
             limit: number | null;
+            /** Format: int64 */
             used: number;
         };
         /**
@@ -8552,11 +8883,17 @@ export interface components {
          *     divided by `sent` is that rate.
          */
         VariantStats: {
+            /** Format: int64 */
             bounced: number;
+            /** Format: int64 */
             clicked: number;
+            /** Format: int64 */
             opened: number;
+            /** Format: int64 */
             replied: number;
+            /** Format: int64 */
             sent: number;
+            /** Format: int64 */
             unsubscribed: number;
         };
         /**
@@ -8581,11 +8918,15 @@ export interface components {
              */
             variantId: string;
             variants: {
+                /** Format: int64 */
                 clicked: number;
                 label: string;
+                /** Format: int64 */
                 opened: number;
                 rate: number;
+                /** Format: int64 */
                 replied: number;
+                /** Format: int64 */
                 sent: number;
                 /** Format: uuid */
                 variantId: string;
@@ -8629,6 +8970,7 @@ export interface components {
              */
             mxFound: boolean;
             /**
+             * Format: int32
              * @description Confidence that mail to this address is delivered. `valid`: 100 when the SMTP probe accepted the
              *     mailbox, 85 when the probe is off; 15 less for a role account and 5 less for a free-mail
              *     provider. `catchAll` 50, `unknown` 40, `disposable` 10, `invalid` 0.
@@ -8661,20 +9003,36 @@ export interface components {
         };
         /** @description How many of the request's results have each status. */
         VerificationSummary: {
-            /** @example 0 */
+            /**
+             * Format: int64
+             * @example 0
+             */
             catchAll: number;
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             disposable: number;
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             invalid: number;
             /**
+             * Format: int64
              * @description Results in this answer (the number of addresses sent).
              * @example 4
              */
             total: number;
-            /** @example 0 */
+            /**
+             * Format: int64
+             * @example 0
+             */
             unknown: number;
-            /** @example 2 */
+            /**
+             * Format: int64
+             * @example 2
+             */
             valid: number;
         };
         /**
@@ -8695,7 +9053,10 @@ export interface components {
             email: string;
             graph: components["schemas"]["WarmupDay"][];
             health: components["schemas"]["WarmupHealth"];
-            /** @example 14 */
+            /**
+             * Format: int64
+             * @example 14
+             */
             sentToday: number;
             totals: components["schemas"]["WarmupCounts"];
             warmup: components["schemas"]["EmailAccountWarmup"];
@@ -8707,19 +9068,40 @@ export interface components {
          *     and how much bounced (`bounced`).
          */
         WarmupCounts: {
-            /** @example 0 */
+            /**
+             * Format: int64
+             * @example 0
+             */
             bounced: number;
-            /** @example 12 */
+            /**
+             * Format: int64
+             * @example 12
+             */
             landedInbox: number;
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             landedSpam: number;
-            /** @example 12 */
+            /**
+             * Format: int64
+             * @example 12
+             */
             received: number;
-            /** @example 4 */
+            /**
+             * Format: int64
+             * @example 4
+             */
             replied: number;
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             rescued: number;
-            /** @example 14 */
+            /**
+             * Format: int64
+             * @example 14
+             */
             sent: number;
         };
         /** @description One calendar day (workspace time zone) of warm-up counts. */
@@ -8737,6 +9119,7 @@ export interface components {
          */
         WarmupHealth: {
             /**
+             * Format: int32
              * @example 7
              * @constant
              */
@@ -8746,9 +9129,15 @@ export interface components {
              * @enum {string}
              */
             label: "excellent" | "good" | "fair" | "poor" | "unknown";
-            /** @example 58 */
+            /**
+             * Format: int64
+             * @example 58
+             */
             landedInbox: number;
-            /** @example 2 */
+            /**
+             * Format: int64
+             * @example 2
+             */
             landedSpam: number;
             /** @example 96.67 */
             score: number | null;
@@ -8772,6 +9161,7 @@ export interface components {
         };
         /** @description One attempt to deliver one event. `responseExcerpt` holds at most the first 1,000 characters of the answer. */
         WebhookAttempt: {
+            /** Format: int64 */
             attempt: number;
             /** Format: date-time */
             attemptedAt: string;
@@ -8782,6 +9172,7 @@ export interface components {
              * @enum {string}
              */
             deliveryStatus: "pending" | "delivering" | "delivered" | "failed";
+            /** Format: int64 */
             durationMs: number;
             error: string | null;
             /**
@@ -8793,7 +9184,10 @@ export interface components {
             /** Format: date-time */
             nextAttemptAt: string | null;
             responseExcerpt: string | null;
-            /** @description The HTTP status answered, null when none came (timeout, refused). */
+            /**
+             * Format: int32
+             * @description The HTTP status answered, null when none came (timeout, refused).
+             */
             statusCode: number | null;
         };
         WebhookDeliveryIdRequest: {
@@ -8877,10 +9271,12 @@ export interface components {
         /** @description The answer of the subscription's URL to a test event sent at once (not queued, not retried). */
         WebhookTestResult: {
             delivered: boolean;
+            /** Format: int64 */
             durationMs: number;
             error: string | null;
             /** Format: uuid */
             eventId: string;
+            /** Format: int32 */
             statusCode: number | null;
         };
         /** @description A plan: quota limits, the credits it grants on assignment, and caps. */
@@ -8888,6 +9284,7 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             /**
+             * Format: int64
              * @description Credits granted to a workspace each time the plan is assigned to it.
              * @example 5000
              */
@@ -8895,9 +9292,15 @@ export interface components {
             /** Format: uuid */
             id: string;
             limits: components["schemas"]["QuotaLimits"];
-            /** @description The most contacts a workspace on this plan may hold; `null` means no cap. */
+            /**
+             * Format: int64
+             * @description The most contacts a workspace on this plan may hold; `null` means no cap.
+             */
             maxContacts: number | null;
-            /** @description The most email accounts a workspace on this plan may connect; `null` means no cap. */
+            /**
+             * Format: int64
+             * @description The most email accounts a workspace on this plan may connect; `null` means no cap.
+             */
             maxEmailAccounts: number | null;
             /** @example Agency Pro */
             name: string;
@@ -8905,6 +9308,7 @@ export interface components {
         /** @description The result of assigning a plan to a sub-user. */
         WhitelabelPlanAssignment: {
             /**
+             * Format: int64
              * @description Credits added to the sub-user's balance by this assignment (0 when the plan was already assigned).
              * @example 5000
              */
@@ -8915,17 +9319,20 @@ export interface components {
         /** @description A custom plan owned by the calling whitelabel workspace. */
         WhitelabelPlanCreateRequest: {
             /**
+             * Format: int32
              * @description Credits granted to a sub-user's workspace each time this plan is assigned to it; omitted means 0.
              * @example 5000
              */
             credits?: number;
             limits: components["schemas"]["WhitelabelPlanLimitsInput"];
             /**
+             * Format: int32
              * @description The most contacts a workspace on this plan may hold; `null` (default) means no cap.
              * @example 50000
              */
             maxContacts?: number | null;
             /**
+             * Format: int32
              * @description The most email accounts a workspace on this plan may connect; `null` (default) means no cap.
              * @example 10
              */
@@ -8938,13 +9345,23 @@ export interface components {
          *     100 per day), and each longer window at least as large as the shorter one.
          */
         WhitelabelPlanLimitsInput: {
-            /** @example 10000 */
+            /**
+             * Format: int32
+             * @example 10000
+             */
             perDay: number;
-            /** @example 1000 */
+            /**
+             * Format: int32
+             * @example 1000
+             */
             perHour: number;
-            /** @example 60 */
+            /**
+             * Format: int32
+             * @example 60
+             */
             perMin: number;
             /**
+             * Format: int32
              * @description An optional per-second limit; omitted or `null` means none.
              * @example 5
              */
@@ -8982,7 +9399,10 @@ export interface components {
         WhitelabelSubUser: {
             /** Format: date-time */
             createdAt: string;
-            /** @description The sub-user workspace's current credit balance. */
+            /**
+             * Format: int64
+             * @description The sub-user workspace's current credit balance.
+             */
             creditBalance: number;
             /**
              * Format: email
@@ -9024,6 +9444,7 @@ export interface components {
         /** @description The request is invalid: a parameter or the body breaks the schema, the JSON is malformed, or a domain rule rejects a value. */
         BadRequest: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -9036,6 +9457,7 @@ export interface components {
         /** @description (v2 error format) The request is invalid: a parameter or the body breaks the schema, the JSON is malformed, or a domain rule rejects a value. */
         BadRequestV2: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -9048,6 +9470,7 @@ export interface components {
         /** @description The resource is in a state that does not allow this, or the request would create a duplicate. */
         Conflict: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -9060,6 +9483,7 @@ export interface components {
         /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. */
         ConflictV2: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -9072,6 +9496,7 @@ export interface components {
         /** @description The workspace is not allowed to do this, or the API key lacks the scope the operation needs (its `x-required-scope`). */
         Forbidden: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -9084,6 +9509,7 @@ export interface components {
         /** @description (v2 error format) The workspace is not allowed to do this, or the API key lacks the scope the operation needs (its `x-required-scope`). */
         ForbiddenV2: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -9096,6 +9522,7 @@ export interface components {
         /** @description A request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
         IdempotencyInProgress: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -9108,6 +9535,7 @@ export interface components {
         /** @description (v2 error format) A request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
         IdempotencyInProgressV2: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -9120,6 +9548,7 @@ export interface components {
         /** @description This `Idempotency-Key` was already used in the last 24 hours with another method, path or body. Nothing was done; use a fresh key for a new request. */
         IdempotencyKeyReused: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -9132,6 +9561,7 @@ export interface components {
         /** @description (v2 error format) This `Idempotency-Key` was already used in the last 24 hours with another method, path or body. Nothing was done; use a fresh key for a new request. */
         IdempotencyKeyReusedV2: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -9144,6 +9574,7 @@ export interface components {
         /** @description An unexpected error; the body carries no internals. Quote the `X-Request-Id` when you report it. */
         InternalError: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
@@ -9154,6 +9585,7 @@ export interface components {
         /** @description (v2 error format) An unexpected error; the body carries no internals. Quote the `X-Request-Id` when you report it. */
         InternalErrorV2: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
@@ -9164,6 +9596,7 @@ export interface components {
         /** @description No such route, or the resource does not exist in this workspace (another workspace's resource answers the same). */
         NotFound: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -9176,6 +9609,7 @@ export interface components {
         /** @description (v2 error format) No such route, or the resource does not exist in this workspace (another workspace's resource answers the same). */
         NotFoundV2: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -9188,6 +9622,9 @@ export interface components {
         /** @description The request body is larger than the server accepts (1 MB). */
         PayloadTooLarge: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
@@ -9198,6 +9635,9 @@ export interface components {
         /** @description (v2 error format) The request body is larger than the server accepts (1 MB). */
         PayloadTooLargeV2: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
@@ -9208,6 +9648,7 @@ export interface components {
         /** @description The workspace's credit balance cannot cover this request; nothing was charged or revealed. */
         PaymentRequired: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -9220,6 +9661,7 @@ export interface components {
         /** @description (v2 error format) The workspace's credit balance cannot cover this request; nothing was charged or revealed. */
         PaymentRequiredV2: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -9232,6 +9674,7 @@ export interface components {
         /** @description The database cannot be reached; retry later (`Retry-After` says when). */
         ServiceUnavailable: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 "Retry-After": components["headers"]["RetryAfter"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
@@ -9243,6 +9686,7 @@ export interface components {
         /** @description (v2 error format) The database cannot be reached; retry later (`Retry-After` says when). */
         ServiceUnavailableV2: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 "Retry-After": components["headers"]["RetryAfter"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
@@ -9262,6 +9706,7 @@ export interface components {
          */
         TooManyRequests: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -9284,6 +9729,7 @@ export interface components {
          */
         TooManyRequestsV2: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -9297,6 +9743,9 @@ export interface components {
         /** @description The `X-API-Key` header is missing, or the key is unknown or revoked. */
         Unauthorized: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
@@ -9307,6 +9756,9 @@ export interface components {
         /** @description (v2 error format) The `X-API-Key` header is missing, or the key is unknown or revoked. */
         UnauthorizedV2: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
@@ -9317,6 +9769,7 @@ export interface components {
         /** @description The request body is not `application/json`. */
         UnsupportedMediaType: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -9329,6 +9782,7 @@ export interface components {
         /** @description (v2 error format) The request body is not `application/json`. */
         UnsupportedMediaTypeV2: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -9380,6 +9834,11 @@ export interface components {
     requestBodies: never;
     headers: {
         /**
+         * @description Sent when the request's `Origin` is one of the origins the deployment allows (`CORS_ORIGINS`): that origin, so a browser page of it may read the answer. Absent otherwise.
+         * @example https://app.acme.com
+         */
+        AccessControlAllowOrigin: string;
+        /**
          * @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key`
          *     (nothing was done again). Absent on a first run.
          * @example true
@@ -9428,6 +9887,7 @@ export interface operations {
             /** @description The account is removed. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9476,6 +9936,7 @@ export interface operations {
             /** @description A page of accounts. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9516,6 +9977,7 @@ export interface operations {
             /** @description The account's status. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9552,6 +10014,7 @@ export interface operations {
             /** @description One vitals entry per requested account, in the order asked. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9592,6 +10055,7 @@ export interface operations {
             /** @description The account with warm-up running. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9631,6 +10095,7 @@ export interface operations {
             /** @description The account with warm-up paused. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9681,6 +10146,7 @@ export interface operations {
             /** @description Today's sending per account. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9739,6 +10205,7 @@ export interface operations {
             /** @description The warm-up summary. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9777,6 +10244,7 @@ export interface operations {
             /** @description The counts. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9825,6 +10293,7 @@ export interface operations {
             /** @description The summary. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9857,6 +10326,7 @@ export interface operations {
             /** @description The key is valid. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9905,6 +10375,7 @@ export interface operations {
             /** @description The campaign's linked accounts after the change. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9955,6 +10426,7 @@ export interface operations {
             /** @description A page of the campaign's linked accounts. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9998,6 +10470,7 @@ export interface operations {
             /** @description The campaign's name. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10040,6 +10513,7 @@ export interface operations {
             /** @description The campaign's status. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10099,6 +10573,7 @@ export interface operations {
             /** @description A page of campaigns. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10145,6 +10620,7 @@ export interface operations {
             /** @description The campaign's linked accounts after the change. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10192,6 +10668,7 @@ export interface operations {
             /** @description The campaign's linked accounts after the change. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10239,6 +10716,7 @@ export interface operations {
             /** @description The renamed campaign. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10290,6 +10768,7 @@ export interface operations {
             /** @description One page of companies, and the credits used. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -10347,6 +10826,7 @@ export interface operations {
             /** @description The outcome of every row. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -10388,6 +10868,7 @@ export interface operations {
             /** @description The contact after the removal, and which keys it had. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10426,6 +10907,7 @@ export interface operations {
             /** @description The contact with exactly the variables sent. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10466,6 +10948,7 @@ export interface operations {
             /** @description The contact with its merged custom variables. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10506,6 +10989,7 @@ export interface operations {
             /** @description The deleted contact, as it was. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10558,6 +11042,7 @@ export interface operations {
             /** @description The contact. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10600,6 +11085,7 @@ export interface operations {
             /** @description The contact with its new lead status. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10651,6 +11137,7 @@ export interface operations {
             /** @description One page of people, with the data options applied and the credits used. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -10719,6 +11206,7 @@ export interface operations {
             /** @description One result per input, in order, with the credits used. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -10780,6 +11268,7 @@ export interface operations {
             /** @description One result per address, in the order sent, and the count per status. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -10819,6 +11308,7 @@ export interface operations {
             /** @description The workspace's current limits. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10867,6 +11357,7 @@ export interface operations {
             /** @description The account is connected. */
             201: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -10887,6 +11378,7 @@ export interface operations {
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10922,6 +11414,7 @@ export interface operations {
             /** @description The account is removed. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10970,6 +11463,7 @@ export interface operations {
             /** @description A page of accounts. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11010,6 +11504,7 @@ export interface operations {
             /** @description The flow. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11057,6 +11552,7 @@ export interface operations {
             /** @description The flow is started; send the person to `authorizationUrl`. */
             201: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -11076,6 +11572,7 @@ export interface operations {
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11111,6 +11608,7 @@ export interface operations {
             /** @description The account's status. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11147,6 +11645,7 @@ export interface operations {
             /** @description The account. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11188,6 +11687,7 @@ export interface operations {
             /** @description One vitals entry per requested account, in the order asked. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11228,6 +11728,7 @@ export interface operations {
             /** @description The account with warm-up running. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11267,6 +11768,7 @@ export interface operations {
             /** @description The account with warm-up paused. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11317,6 +11819,7 @@ export interface operations {
             /** @description Today's sending per account. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11375,6 +11878,7 @@ export interface operations {
             /** @description The warm-up summary. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11413,6 +11917,7 @@ export interface operations {
             /** @description The counts. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11461,6 +11966,7 @@ export interface operations {
             /** @description The breakdown. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11509,6 +12015,7 @@ export interface operations {
             /** @description The summary. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11545,6 +12052,7 @@ export interface operations {
             /** @description The key and its secret (shown once). */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11589,6 +12097,7 @@ export interface operations {
             /** @description One page of keys. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11627,6 +12136,7 @@ export interface operations {
             /** @description The revoked key. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11668,6 +12178,7 @@ export interface operations {
             /** @description The key and its new secret (shown once). */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11727,6 +12238,7 @@ export interface operations {
             /** @description One page of entries, newest first. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11738,6 +12250,7 @@ export interface operations {
                             items: components["schemas"]["AuditEntry"][];
                             pagination: {
                                 hasMore: boolean;
+                                /** Format: int32 */
                                 limit: number;
                                 nextCursor: string | null;
                             };
@@ -11765,6 +12278,7 @@ export interface operations {
             /** @description The key is valid. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11813,6 +12327,7 @@ export interface operations {
             /** @description The campaign's linked accounts after the change. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11869,6 +12384,7 @@ export interface operations {
             /** @description The new campaign, in `draft`. */
             201: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -11924,6 +12440,7 @@ export interface operations {
             /** @description A page of the campaign's linked accounts. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11967,6 +12484,7 @@ export interface operations {
             /** @description The campaign's name. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12009,6 +12527,7 @@ export interface operations {
             /** @description The campaign's status. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12062,6 +12581,7 @@ export interface operations {
             /** @description The campaign in its new status. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12115,6 +12635,7 @@ export interface operations {
             /** @description A page of campaigns. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12159,6 +12680,7 @@ export interface operations {
             /** @description The campaign in its new status. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12207,6 +12729,7 @@ export interface operations {
             /** @description The contact's next message and when it goes. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12251,6 +12774,7 @@ export interface operations {
             /** @description The campaign's linked accounts after the change. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12292,6 +12816,7 @@ export interface operations {
             /** @description The campaign's sending status. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12347,6 +12872,7 @@ export interface operations {
             /** @description The campaign's whole sequence after the new steps. */
             201: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -12370,6 +12896,7 @@ export interface operations {
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12405,6 +12932,7 @@ export interface operations {
             /** @description The remaining sequence. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12451,7 +12979,10 @@ export interface operations {
                     /** @description The step's automatic winner rule; `null` removes it. A winner already picked stays. */
                     autoWinner?: components["schemas"]["AutoWinner"] | null;
                     delay?: components["schemas"]["StepDelay"];
-                    /** @description Days to wait after the step before (0 on the first step, at least 1 on later ones). Not together with `delay`. */
+                    /**
+                     * Format: int32
+                     * @description Days to wait after the step before (0 on the first step, at least 1 on later ones). Not together with `delay`.
+                     */
                     delayDays?: number;
                     /** @description Changes to existing variants of this step, each id once. */
                     variants?: components["schemas"]["SequenceVariantUpdate"][];
@@ -12462,6 +12993,7 @@ export interface operations {
             /** @description The step after the change. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12511,6 +13043,7 @@ export interface operations {
             /** @description The campaign's linked accounts after the change. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12558,6 +13091,7 @@ export interface operations {
             /** @description The renamed campaign. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12606,6 +13140,7 @@ export interface operations {
             /** @description The campaign with its new schedule and options. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12665,6 +13200,7 @@ export interface operations {
             /** @description The step with all its variants. */
             201: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -12686,6 +13222,7 @@ export interface operations {
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12721,6 +13258,7 @@ export interface operations {
             /** @description The step with its remaining variants. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12773,6 +13311,7 @@ export interface operations {
             /** @description One page of companies, and the credits used. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -12830,6 +13369,7 @@ export interface operations {
             /** @description The outcome of every row. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -12871,6 +13411,7 @@ export interface operations {
             /** @description The contact after the removal, and which keys it had. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12909,6 +13450,7 @@ export interface operations {
             /** @description The contact with exactly the variables sent. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12949,6 +13491,7 @@ export interface operations {
             /** @description The contact with its merged custom variables. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12989,6 +13532,7 @@ export interface operations {
             /** @description The deleted contact, as it was. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13041,6 +13585,7 @@ export interface operations {
             /** @description The contact. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13083,6 +13628,7 @@ export interface operations {
             /** @description The contacts were moved (or reported). */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13121,6 +13667,7 @@ export interface operations {
             /** @description The contacts are paused. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13160,6 +13707,7 @@ export interface operations {
             /** @description The contacts are active. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13199,6 +13747,7 @@ export interface operations {
             /** @description The contact with its new lead status. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13243,6 +13792,7 @@ export interface operations {
             /** @description One page of ledger entries, newest first. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13251,11 +13801,15 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         data: {
-                            /** @description The balance now. */
+                            /**
+                             * Format: int64
+                             * @description The balance now.
+                             */
                             balance: number;
                             items: components["schemas"]["LedgerEntry"][];
                             pagination: {
                                 hasMore: boolean;
+                                /** Format: int32 */
                                 limit: number;
                                 nextCursor: string | null;
                             };
@@ -13289,6 +13843,7 @@ export interface operations {
             /** @description The message and its thread. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13342,6 +13897,7 @@ export interface operations {
             /** @description One page of messages. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13380,6 +13936,7 @@ export interface operations {
             /** @description The messages were marked. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13434,6 +13991,7 @@ export interface operations {
             /** @description The answer was handed to SMTP and stored. */
             201: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -13457,6 +14015,7 @@ export interface operations {
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13490,6 +14049,7 @@ export interface operations {
             /** @description The intent was set. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13552,6 +14112,7 @@ export interface operations {
             /** @description One result per input, in order, with the credits used. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -13616,6 +14177,7 @@ export interface operations {
             /** @description The next events after the cursor, oldest first. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13657,6 +14219,7 @@ export interface operations {
             /** @description The job, cancelled. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13751,6 +14314,7 @@ export interface operations {
             /** @description The job, queued. */
             202: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -13768,6 +14332,7 @@ export interface operations {
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13821,6 +14386,7 @@ export interface operations {
             /** @description The job, queued, with the credits charged. */
             202: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -13862,6 +14428,7 @@ export interface operations {
             /** @description The job. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13913,6 +14480,7 @@ export interface operations {
             /** @description A page of jobs. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13953,6 +14521,7 @@ export interface operations {
             /** @description One line per input row. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     /** @description The suggested file name, `attachment; filename="job-<id>.csv"`. */
                     "Content-Disposition"?: string;
                     RateLimit: components["headers"]["RateLimit"];
@@ -14003,6 +14572,7 @@ export interface operations {
             /** @description The job, queued. */
             202: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -14052,6 +14622,7 @@ export interface operations {
             /** @description The additions were applied. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -14071,6 +14642,7 @@ export interface operations {
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14115,6 +14687,7 @@ export interface operations {
             /** @description The additions were applied. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -14134,6 +14707,7 @@ export interface operations {
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14179,6 +14753,7 @@ export interface operations {
             /** @description A page of lists. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14235,6 +14810,7 @@ export interface operations {
             /** @description A page of members. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14286,6 +14862,7 @@ export interface operations {
             /** @description The list was created. */
             201: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -14306,6 +14883,7 @@ export interface operations {
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14350,6 +14928,7 @@ export interface operations {
             /** @description The list was created. */
             201: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -14370,6 +14949,7 @@ export interface operations {
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14403,6 +14983,7 @@ export interface operations {
             /** @description The list was deleted. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14442,6 +15023,7 @@ export interface operations {
             /** @description The list was deleted. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14488,6 +15070,7 @@ export interface operations {
             /** @description The list's members, streamed. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     /** @description The suggested file name, e.g. `attachment; filename="list-0192f0c6-1a2b-7c3d-8e4f-9a0b1c2d3e4f.csv"`. */
                     "Content-Disposition"?: string;
                     RateLimit: components["headers"]["RateLimit"];
@@ -14533,6 +15116,7 @@ export interface operations {
             /** @description The list. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14589,6 +15173,7 @@ export interface operations {
             /** @description A page of members. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14629,6 +15214,7 @@ export interface operations {
             /** @description The removals were applied. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14668,6 +15254,7 @@ export interface operations {
             /** @description The removals were applied. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14718,6 +15305,7 @@ export interface operations {
             /** @description The list's members were added to the campaign. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -14738,6 +15326,7 @@ export interface operations {
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14782,6 +15371,7 @@ export interface operations {
             /** @description One page of people, with the data options applied and the credits used. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -14850,6 +15440,7 @@ export interface operations {
             /** @description One result per input, in order, with the credits used. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -14911,6 +15502,7 @@ export interface operations {
             /** @description One result per address, in the order sent, and the count per status. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -14965,6 +15557,7 @@ export interface operations {
             /** @description The test, running. */
             201: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -14982,6 +15575,7 @@ export interface operations {
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15017,6 +15611,7 @@ export interface operations {
             /** @description The test. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15063,6 +15658,7 @@ export interface operations {
             /** @description A page of tests. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15097,6 +15693,7 @@ export interface operations {
             /** @description The workspace's current limits. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15130,6 +15727,7 @@ export interface operations {
             /** @description The settings. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15167,6 +15765,7 @@ export interface operations {
             /** @description The settings. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15229,6 +15828,7 @@ export interface operations {
             /** @description The new subsequence. */
             201: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -15250,6 +15850,7 @@ export interface operations {
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15287,6 +15888,7 @@ export interface operations {
             /** @description The subsequence is gone. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15295,7 +15897,10 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         data: {
-                            /** @description Contacts moved out (to `moveContactsTo`). */
+                            /**
+                             * Format: int64
+                             * @description Contacts moved out (to `moveContactsTo`).
+                             */
                             contactsMoved: number;
                             /** Format: uuid */
                             deletedSubsequenceId: string;
@@ -15328,6 +15933,7 @@ export interface operations {
             /** @description The subsequence. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15375,6 +15981,7 @@ export interface operations {
             /** @description A page of subsequences. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15419,6 +16026,7 @@ export interface operations {
             /** @description The subsequence. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15463,6 +16071,7 @@ export interface operations {
             /** @description The subsequence. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15516,6 +16125,7 @@ export interface operations {
             /** @description The subsequence as changed. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15567,6 +16177,7 @@ export interface operations {
             /** @description What was added. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -15610,6 +16221,7 @@ export interface operations {
             /** @description One page of entries. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15648,6 +16260,7 @@ export interface operations {
             /** @description What was removed. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15699,6 +16312,7 @@ export interface operations {
             /** @description The domain, with its first check. */
             201: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -15719,6 +16333,7 @@ export interface operations {
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15752,6 +16367,7 @@ export interface operations {
             /** @description What was deleted. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15795,6 +16411,7 @@ export interface operations {
             /** @description The tracking domain. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15834,6 +16451,7 @@ export interface operations {
             /** @description One page of tracking domains. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15872,6 +16490,7 @@ export interface operations {
             /** @description The tracking domain after the check. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15908,6 +16527,7 @@ export interface operations {
             /** @description The workspace's usage. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15954,6 +16574,7 @@ export interface operations {
             /** @description The subscription and its secret. */
             201: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -15999,6 +16620,7 @@ export interface operations {
             /** @description What was deleted. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -16046,6 +16668,7 @@ export interface operations {
             /** @description One page of attempts. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -16087,6 +16710,7 @@ export interface operations {
             /** @description The subscription. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -16126,6 +16750,7 @@ export interface operations {
             /** @description One page of subscriptions. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -16164,6 +16789,7 @@ export interface operations {
             /** @description The subscription. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -16215,6 +16841,7 @@ export interface operations {
             /** @description The delivery is queued. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -16272,6 +16899,7 @@ export interface operations {
             /** @description The subscription and its new secret. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -16328,6 +16956,7 @@ export interface operations {
             /** @description What the URL answered. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -16369,6 +16998,7 @@ export interface operations {
             /** @description The subscription. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -16420,6 +17050,7 @@ export interface operations {
             /** @description The plan was created. */
             201: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -16464,6 +17095,7 @@ export interface operations {
             /** @description The plan. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -16513,6 +17145,7 @@ export interface operations {
             /** @description The sub-user was created; the API key is shown this once. */
             201: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -16531,6 +17164,7 @@ export interface operations {
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -16566,6 +17200,7 @@ export interface operations {
             /** @description The sub-user. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -16622,6 +17257,7 @@ export interface operations {
             /** @description The plan is assigned. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
