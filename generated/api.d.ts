@@ -9376,7 +9376,7 @@ export interface components {
              */
             email: string;
             /**
-             * @description The sub-user's display name; also the name of the sub-user's workspace. Not blank, and no control characters or line breaks.
+             * @description The sub-user's display name; also the name of the sub-user's workspace. Not blank (not only spaces), and no control characters or line breaks.
              * @example Maria Lopez
              */
             name: string;
