@@ -116,7 +116,11 @@ export function createApp(deps: Deps, services: Services = createServices(deps),
   // rate-limit headers like every other answer.
   app.use(
     ['/v1', '/v2'],
-    authenticate(services.quota, new AuthFailureLimiter(db, clock, config.authFailuresPerMinute), telemetry),
+    authenticate(
+      services.quota,
+      new AuthFailureLimiter({ db, clock, perMinute: config.authFailuresPerMinute }),
+      telemetry,
+    ),
   );
   // Bulk jobs take larger JSON bodies (up to 100,000 contacts); their CSV bodies are streamed by the handler.
   app.use('/v2/job', express.json({ limit: config.jobBodyLimitBytes, verify: rejectUnsafeNumbers }));
