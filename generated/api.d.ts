@@ -4663,6 +4663,7 @@ export interface components {
              */
             ratePercent: number | null;
             /**
+             * Format: int32
              * @description How many of its last campaign sends the rate is taken over; `null` for the workspace's.
              * @example 100
              */
@@ -4683,12 +4684,19 @@ export interface components {
         AccountSends: {
             /** Format: uuid */
             accountId: string;
+            /** Format: int64 */
             dailyLimit: number;
             /** Format: email */
             email: string;
-            /** @description Campaign and inbox-placement sends today. */
+            /**
+             * Format: int64
+             * @description Campaign and inbox-placement sends today.
+             */
             sent: number;
-            /** @description Warm-up sends today. */
+            /**
+             * Format: int64
+             * @description Warm-up sends today.
+             */
             warmupSent: number;
         };
         /** @description One account's sending today (workspace time zone): campaign emails from the stored sent events, warm-up emails from the pool's record. */
@@ -4698,7 +4706,10 @@ export interface components {
              * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
              */
             accountId: string;
-            /** @example 50 */
+            /**
+             * Format: int64
+             * @example 50
+             */
             dailyLimit: number;
             /**
              * Format: email
@@ -4706,17 +4717,20 @@ export interface components {
              */
             email: string;
             /**
+             * Format: int64
              * @description dailyLimit - sentToday - warmupSentToday (campaign, placement-test and warm-up mail share the limit), never below 0.
              * @example 38
              */
             remainingToday: number;
             /**
+             * Format: int64
              * @description Campaign and inbox-placement-test emails sent today.
              * @example 12
              */
             sentToday: number;
             status: components["schemas"]["EmailAccountStatus"];
             /**
+             * Format: int64
              * @description Warm-up emails sent today (they count against dailyLimit too).
              * @example 14
              */
@@ -4750,17 +4764,35 @@ export interface components {
         } & components["schemas"]["AnalyticsEventCounts"];
         /** @description One number per email-event type. */
         AnalyticsEventCounts: {
-            /** @example 2 */
+            /**
+             * Format: int64
+             * @example 2
+             */
             bounced: number;
-            /** @example 9 */
+            /**
+             * Format: int64
+             * @example 9
+             */
             clicked: number;
-            /** @example 64 */
+            /**
+             * Format: int64
+             * @example 64
+             */
             opened: number;
-            /** @example 7 */
+            /**
+             * Format: int64
+             * @example 7
+             */
             replied: number;
-            /** @example 120 */
+            /**
+             * Format: int64
+             * @example 120
+             */
             sent: number;
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             unsubscribed: number;
         };
         /** @description The calendar days counted (both included), in the workspace's time zone. */
@@ -4860,7 +4892,10 @@ export interface components {
              * @description The key's id.
              */
             id: string;
-            /** @description How long the current secret keeps working beside the new one (0 to 7 days); 0 stops it at once. */
+            /**
+             * Format: int32
+             * @description How long the current secret keeps working beside the new one (0 to 7 days); 0 stops it at once.
+             */
             overlapSeconds: number;
         };
         ApiKeyWithSecret: {
@@ -4898,7 +4933,10 @@ export interface components {
              * @example createCampaign
              */
             operation: string;
-            /** @description The answer's status (a refusal such as 403 or 409 is recorded too). */
+            /**
+             * Format: int32
+             * @description The answer's status (a refusal such as 403 or 409 is recorded too).
+             */
             outcome: number;
             requestId: string | null;
             /** @description The ids the request named (`id`, `...Id`, `...Ids` in its path, query and body). */
@@ -4915,6 +4953,7 @@ export interface components {
          */
         AutoWinner: {
             /**
+             * Format: int32
              * @description Hours after the step's first send before a winner is picked (replies take time to come in).
              * @example 48
              */
@@ -4926,6 +4965,7 @@ export interface components {
              */
             metric: "replied" | "clicked" | "opened";
             /**
+             * Format: int32
              * @description Contacts each variant must have been sent to before a winner is picked.
              * @example 100
              */
@@ -4977,11 +5017,20 @@ export interface components {
         Campaign: {
             /** @description Sizes computed when the campaign is read. */
             counts: {
-                /** @description Linked email accounts, whatever their status. */
+                /**
+                 * Format: int64
+                 * @description Linked email accounts, whatever their status.
+                 */
                 accounts: number;
-                /** @description Contacts (leads) in the campaign. */
+                /**
+                 * Format: int64
+                 * @description Contacts (leads) in the campaign.
+                 */
                 contacts: number;
-                /** @description Sequence steps. */
+                /**
+                 * Format: int64
+                 * @description Sequence steps.
+                 */
                 steps: number;
             };
             /** Format: date-time */
@@ -5013,6 +5062,7 @@ export interface components {
         /** @description An email account linked to a campaign, as the campaign sees it. */
         CampaignAccount: {
             /**
+             * Format: int64
              * @description The account's own daily sending limit.
              * @example 50
              */
@@ -5064,30 +5114,63 @@ export interface components {
             campaignId: string | null;
             /** @description Campaigns by status (`completed` as the campaign reads it, see the campaign status). */
             campaigns: {
-                /** @example 2 */
+                /**
+                 * Format: int64
+                 * @example 2
+                 */
                 active: number;
-                /** @example 0 */
+                /**
+                 * Format: int64
+                 * @example 0
+                 */
                 completed: number;
-                /** @example 1 */
+                /**
+                 * Format: int64
+                 * @example 1
+                 */
                 draft: number;
-                /** @example 1 */
+                /**
+                 * Format: int64
+                 * @example 1
+                 */
                 paused: number;
-                /** @example 4 */
+                /**
+                 * Format: int64
+                 * @example 4
+                 */
                 total: number;
             };
             /** @description Contacts by their sending status. */
             contacts: {
-                /** @example 200 */
+                /**
+                 * Format: int64
+                 * @example 200
+                 */
                 active: number;
-                /** @example 3 */
+                /**
+                 * Format: int64
+                 * @example 3
+                 */
                 bounced: number;
-                /** @example 40 */
+                /**
+                 * Format: int64
+                 * @example 40
+                 */
                 completed: number;
-                /** @example 5 */
+                /**
+                 * Format: int64
+                 * @example 5
+                 */
                 paused: number;
-                /** @example 250 */
+                /**
+                 * Format: int64
+                 * @example 250
+                 */
                 total: number;
-                /** @example 2 */
+                /**
+                 * Format: int64
+                 * @example 2
+                 */
                 unsubscribed: number;
             };
             emails: components["schemas"]["AnalyticsEventCounts"];
@@ -5140,16 +5223,19 @@ export interface components {
              */
             cc: string[];
             /**
+             * Format: int32
              * @description At most this many emails a day from the whole campaign; `null` means only the linked accounts' own daily limits apply.
              * @example 200
              */
             dailyLimit: number | null;
             /**
+             * Format: int32
              * @description At most this many first emails (step 1) a day from the whole campaign, in the schedule's time zone; `null` (the default) means no separate cap.
              * @example 50
              */
             dailyNewContacts: number | null;
             /**
+             * Format: int32
              * @description Minutes an account waits between two of its sends, across all campaigns (default `10`; `0` for warm relays and tests).
              * @example 10
              */
@@ -5178,11 +5264,13 @@ export interface components {
              */
             matchProviderStrict: boolean;
             /**
+             * Format: int32
              * @description Up to this many more minutes, chosen at random per send, on top of `emailGapMinutes` so sends do not look machine-timed (default `5`).
              * @example 5
              */
             randomWaitMaxMinutes: number;
             /**
+             * Format: int32
              * @description At most this many emails a day from this campaign (all its accounts together) to one recipient domain, in
              *     the schedule's time zone (default `null`: no cap; the workspace's cap in `/v2/sending/settings` applies
              *     as well). A contact held back waits with the reason `recipient_domain_limit` and goes the next day.
@@ -5270,16 +5358,19 @@ export interface components {
              */
             cc?: string[];
             /**
+             * Format: int32
              * @description At most this many emails a day from the whole campaign; `null` (the default) means only the linked accounts' own daily limits apply.
              * @example 200
              */
             dailyLimit?: number | null;
             /**
+             * Format: int32
              * @description At most this many first emails (step 1) a day from the whole campaign, in the schedule's time zone; `null` (the default) means no separate cap.
              * @example 50
              */
             dailyNewContacts?: number | null;
             /**
+             * Format: int32
              * @description Minutes an account waits between two of its sends, across all campaigns (default `10`; `0` for warm relays and tests).
              * @example 10
              */
@@ -5308,11 +5399,13 @@ export interface components {
              */
             matchProviderStrict?: boolean;
             /**
+             * Format: int32
              * @description Up to this many more minutes, chosen at random per send, on top of `emailGapMinutes` so sends do not look machine-timed (default `5`).
              * @example 5
              */
             randomWaitMaxMinutes?: number;
             /**
+             * Format: int32
              * @description At most this many emails a day from this campaign (all its accounts together) to one recipient domain, in
              *     the schedule's time zone (default `null`: no cap; the workspace's cap in `/v2/sending/settings` applies
              *     as well). A contact held back waits with the reason `recipient_domain_limit` and goes the next day.
@@ -5436,6 +5529,7 @@ export interface components {
             step: {
                 /** @example A */
                 label: string;
+                /** Format: int64 */
                 order: number;
                 /** Format: uuid */
                 stepId: string;
@@ -5533,15 +5627,25 @@ export interface components {
             /** Format: uuid */
             campaignId: string;
             counts: {
+                /** Format: int64 */
                 bounced: number;
+                /** Format: int64 */
                 completed: number;
+                /** Format: int64 */
                 due: number;
+                /** Format: int64 */
                 held: number;
+                /** Format: int64 */
                 notStarted: number;
+                /** Format: int64 */
                 paused: number;
+                /** Format: int64 */
                 sending: number;
+                /** Format: int64 */
                 unknown: number;
+                /** Format: int64 */
                 unsubscribed: number;
+                /** Format: int64 */
                 waiting: number;
             };
             /** @description The distinct reasons held contacts wait for (`missing_variable:<name>`, `subsequence_paused`). */
@@ -5555,7 +5659,9 @@ export interface components {
             reasons: components["schemas"]["SendingReason"][];
             /** @description Emails accepted by SMTP per step, in step order. */
             sentPerStep: {
+                /** Format: int64 */
                 order: number;
+                /** Format: int64 */
                 sent: number;
                 /** Format: uuid */
                 stepId: string;
@@ -5583,6 +5689,7 @@ export interface components {
             campaignId: string;
             steps: {
                 counts: components["schemas"]["ReplyAnalyticsCounts"];
+                /** Format: int64 */
                 order: number;
                 /** Format: uuid */
                 stepId: string;
@@ -5647,9 +5754,15 @@ export interface components {
              *     ]
              */
             names?: string[];
-            /** @default 1 */
+            /**
+             * Format: int32
+             * @default 1
+             */
             page?: number;
-            /** @default 25 */
+            /**
+             * Format: int32
+             * @default 25
+             */
             perPage?: number;
             /**
              * @description Technologies the company uses (any of them; exact, case-insensitive), e.g. `salesforce`.
@@ -5732,6 +5845,7 @@ export interface components {
              */
             email: string;
             /**
+             * Format: int64
              * @description The row's position in `contacts` (from 0).
              * @example 2
              */
@@ -5752,6 +5866,7 @@ export interface components {
              */
             email: string;
             /**
+             * Format: int64
              * @description The row's position in `contacts` (from 0).
              * @example 3
              */
@@ -5781,9 +5896,13 @@ export interface components {
             /** Format: uuid */
             campaignId: string;
             counts: {
+                /** Format: int64 */
                 added: number;
+                /** Format: int64 */
                 duplicates: number;
+                /** Format: int64 */
                 invalid: number;
+                /** Format: int64 */
                 received: number;
             };
             duplicates: components["schemas"]["ContactAddDuplicate"][];
@@ -6039,7 +6158,10 @@ export interface components {
              * @description When the next step is due (then rolled into the schedule's next open moment).
              */
             nextDueAt: string | null;
-            /** @description The position (1-based) of the next step to send; `null` when done. */
+            /**
+             * Format: int64
+             * @description The position (1-based) of the next step to send; `null` when done.
+             */
             nextStep: number | null;
             /**
              * @description Why the contact is held, stopped or waiting: for a retry (`smtp_failed: ...`), or for the next day because
@@ -6049,6 +6171,7 @@ export interface components {
             reason: string | null;
             /** @enum {string} */
             state: "waiting" | "sending" | "held" | "done" | "unknown";
+            /** Format: int64 */
             stepsSent: number;
             /**
              * Format: uuid
@@ -6162,6 +6285,7 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             /**
+             * Format: int32
              * @description Most emails the account sends a day, campaign, warm-up and placement-test mail together.
              * @example 50
              */
@@ -6186,6 +6310,7 @@ export interface components {
             mailboxProvider: components["schemas"]["MailboxProvider"] | null;
             provider: components["schemas"]["EmailAccountProvider"];
             /**
+             * Format: int64
              * @description Campaign and inbox-placement-test emails sent today (workspace time zone), warm-up excluded.
              * @example 12
              */
@@ -6199,6 +6324,7 @@ export interface components {
             updatedAt: string;
             warmup: components["schemas"]["EmailAccountWarmup"];
             /**
+             * Format: int64
              * @description Warm-up emails sent today (workspace time zone), replies to partners included.
              * @example 4
              */
@@ -6230,7 +6356,10 @@ export interface components {
             accountId: string;
             /** @example true */
             canSend: boolean;
-            /** @example 50 */
+            /**
+             * Format: int64
+             * @example 50
+             */
             dailyLimit: number;
             /**
              * Format: email
@@ -6246,6 +6375,7 @@ export interface components {
              */
             reason: "paused" | "connectionError" | "sendingError" | "reconnectRequired" | "dailyLimitReached" | "smtpRetrying" | null;
             /**
+             * Format: int64
              * @description Emails it may still send today (dailyLimit less campaign, placement-test and warm-up sends), never below 0.
              * @example 38
              */
@@ -6253,6 +6383,7 @@ export interface components {
             /** @description The account's servers that could not be reached and wait for their next try; empty when none. */
             retries: components["schemas"]["EmailAccountConnectionRetry"][];
             /**
+             * Format: int64
              * @description Campaign and inbox-placement-test emails sent today, warm-up excluded.
              * @example 12
              */
@@ -6281,6 +6412,7 @@ export interface components {
          */
         EmailAccountConnectionRetry: {
             /**
+             * Format: int64
              * @description Tries that failed in a row.
              * @example 2
              */
@@ -6317,6 +6449,7 @@ export interface components {
         EmailAccountConnectRequest: {
             auth?: components["schemas"]["EmailAccountOAuthGrantInput"];
             /**
+             * Format: int32
              * @description Most campaign emails a day (default 50).
              * @example 50
              */
@@ -6425,7 +6558,10 @@ export interface components {
         EmailAccountServer: {
             /** @example smtp.gmail.com */
             host: string;
-            /** @example 587 */
+            /**
+             * Format: int32
+             * @example 587
+             */
             port: number;
             /** @example jane@acme-mail.io */
             username: string;
@@ -6447,7 +6583,10 @@ export interface components {
              * @example app-password-1234
              */
             password: string;
-            /** @example 587 */
+            /**
+             * Format: int32
+             * @example 587
+             */
             port?: number;
             /** @example jane@acme-mail.io */
             username?: string;
@@ -6519,25 +6658,40 @@ export interface components {
              *     replied to or led to an unsubscribe.
              */
             reputation: {
-                /** @example 6 */
+                /**
+                 * Format: int64
+                 * @example 6
+                 */
                 bounced: number;
                 /**
                  * @description bounced / sent x 100, two decimals; 0 when nothing was sent.
                  * @example 1.43
                  */
                 bounceRatePercent: number;
-                /** @constant */
+                /**
+                 * Format: int32
+                 * @constant
+                 */
                 days: 30;
-                /** @example 21 */
+                /**
+                 * Format: int64
+                 * @example 21
+                 */
                 replied: number;
                 /**
                  * @description replied / sent x 100, two decimals; 0 when nothing was sent.
                  * @example 5
                  */
                 replyRatePercent: number;
-                /** @example 420 */
+                /**
+                 * Format: int64
+                 * @example 420
+                 */
                 sent: number;
-                /** @example 2 */
+                /**
+                 * Format: int64
+                 * @example 2
+                 */
                 unsubscribed: number;
                 /**
                  * @description unsubscribed / sent x 100, two decimals; 0 when nothing was sent.
@@ -6546,6 +6700,7 @@ export interface components {
                 unsubscribeRatePercent: number;
             };
             /**
+             * Format: int32
              * @description 100 less the points of `scoreReasons`, at least 0.
              * @example 90
              */
@@ -6584,6 +6739,7 @@ export interface components {
          */
         EmailAccountWarmup: {
             /**
+             * Format: int32
              * @description Most warm-up emails a day.
              * @example 20
              */
@@ -6591,6 +6747,7 @@ export interface components {
             /** @example true */
             enabled: boolean;
             /**
+             * Format: int32
              * @description Warm-up emails on day 1, and how many more each day after, up to `dailyLimit`.
              * @example 2
              */
@@ -6603,6 +6760,7 @@ export interface components {
             /** @description Why the warm-up is paused, banned, out of the pool or sending nothing; `null` when it runs. */
             reason: components["schemas"]["WarmupReason"] | null;
             /**
+             * Format: int32
              * @description Share of its warm-up emails that partners answer, in percent.
              * @example 30
              */
@@ -6649,16 +6807,19 @@ export interface components {
          */
         EmailAccountWarmupInput: {
             /**
+             * Format: int32
              * @description Most warm-up emails a day.
              * @example 20
              */
             dailyLimit?: number;
             /**
+             * Format: int32
              * @description Warm-up emails on day 1, and how many more each day after, up to `dailyLimit`.
              * @example 2
              */
             increasePerDay?: number;
             /**
+             * Format: int32
              * @description Share of its warm-up emails that partners answer, in percent.
              * @example 30
              */
@@ -6694,6 +6855,7 @@ export interface components {
          */
         EmailListPagination: {
             hasMore: boolean;
+            /** Format: int32 */
             limit: number;
             /** @description The cursor of the next page, `null` on the last page. */
             nextCursor: string | null;
@@ -6893,11 +7055,20 @@ export interface components {
         };
         /** @description How many inputs found a person. */
         EnrichmentSummary: {
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             matched: number;
-            /** @example 2 */
+            /**
+             * Format: int64
+             * @example 2
+             */
             total: number;
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             unmatched: number;
         };
         /** @description One field-level problem of a `/v2` error. */
@@ -6938,6 +7109,7 @@ export interface components {
             error: string;
             /** @description The request's id, also sent as `X-Request-Id` and written to the server log. */
             requestId: string;
+            /** Format: int32 */
             statusCode: number;
         };
         /**
@@ -6979,6 +7151,7 @@ export interface components {
         EventFeedPagination: {
             /** @description More events were already there after this page; read again at once with `nextCursor`. */
             hasMore: boolean;
+            /** Format: int32 */
             limit: number;
             /** @example ev1.1042 */
             nextCursor: string;
@@ -7006,6 +7179,7 @@ export interface components {
             createdAt: string;
             /** @description Credits the job charged, all at once when it was accepted (enrich; 0 for the other types). */
             credits: {
+                /** Format: int64 */
                 charged: number;
             };
             /** @description What an enrich job reveals (null for other types). */
@@ -7033,9 +7207,15 @@ export interface components {
             /** @description The import's options (null for other types). */
             options: components["schemas"]["JobImportOptions"] | null;
             progress: {
-                /** @description Rows with an outcome. */
+                /**
+                 * Format: int64
+                 * @description Rows with an outcome.
+                 */
                 processed: number;
-                /** @description Input rows. */
+                /**
+                 * Format: int64
+                 * @description Input rows.
+                 */
                 total: number;
             };
             /**
@@ -7062,14 +7242,23 @@ export interface components {
          *     }
          */
         JobCounts: {
+            /** Format: int64 */
             catchAll?: number;
+            /** Format: int64 */
             created?: number;
+            /** Format: int64 */
             disposable?: number;
+            /** Format: int64 */
             invalid?: number;
+            /** Format: int64 */
             matched?: number;
+            /** Format: int64 */
             skipped?: number;
+            /** Format: int64 */
             unknown?: number;
+            /** Format: int64 */
             unmatched?: number;
+            /** Format: int64 */
             valid?: number;
         };
         /** @description `job.completed` and `job.failed`: the job as `GET /v2/job/get` shows it at its end. */
@@ -7119,7 +7308,10 @@ export interface components {
             city: string | null;
             /** @example United States */
             country: string | null;
-            /** @description In a company search, the credits this company cost in this request (0 when already seen in full). */
+            /**
+             * Format: int64
+             * @description In a company search, the credits this company cost in this request (0 when already seen in full).
+             */
             creditsCharged?: number;
             /** @example Northwind Analytics builds dashboards for retail chains. */
             description?: string | null;
@@ -7128,11 +7320,17 @@ export interface components {
              * @example northwindanalytics.com
              */
             domain: string | null;
-            /** @example 180 */
+            /**
+             * Format: int64
+             * @example 180
+             */
             employeeCount?: number | null;
             /** @description The bracket employeeCount falls in. */
             employeeRange?: components["schemas"]["EmployeeRange"] | null;
-            /** @example 2012 */
+            /**
+             * Format: int32
+             * @example 2012
+             */
             foundedYear?: number | null;
             /**
              * Format: uuid
@@ -7173,9 +7371,15 @@ export interface components {
         };
         /** @description Credits this request charged and the workspace's balance after it. */
         LeadCredits: {
-            /** @example 97 */
+            /**
+             * Format: int64
+             * @example 97
+             */
             remaining: number;
-            /** @example 3 */
+            /**
+             * Format: int64
+             * @example 3
+             */
             used: number;
         };
         /**
@@ -7197,6 +7401,7 @@ export interface components {
             id: string;
             kind: components["schemas"]["LeadListKind"];
             /**
+             * Format: int64
              * @description How many people (or companies) the list holds.
              * @example 250
              */
@@ -7215,11 +7420,13 @@ export interface components {
         /** @description What adding members did. */
         LeadListAddResult: {
             /**
+             * Format: int64
              * @description Members added by this request.
              * @example 2
              */
             added: number;
             /**
+             * Format: int64
              * @description Distinct ids that were members already (not an error; they keep their place).
              * @example 1
              */
@@ -7260,6 +7467,7 @@ export interface components {
         LeadListDeleteResult: {
             list: components["schemas"]["LeadList"];
             /**
+             * Format: int64
              * @description Memberships deleted with the list (the people or companies stay in the lead database).
              * @example 250
              */
@@ -7305,12 +7513,19 @@ export interface components {
         LeadListPagination: {
             /** @description True when members follow this page. */
             hasMore: boolean;
+            /** Format: int32 */
             limit: number;
             /** @description The `cursor` of the next page, `null` on the last page. */
             nextCursor: string | null;
-            /** @description The request's `skip` (0 when it gave a `cursor`). */
+            /**
+             * Format: int64
+             * @description The request's `skip` (0 when it gave a `cursor`).
+             */
             skip: number;
-            /** @description How many members the list holds (its `memberCount`). */
+            /**
+             * Format: int64
+             * @description How many members the list holds (its `memberCount`).
+             */
             total: number;
         };
         /** @description People of the lead database to add to, or remove from, a people list. */
@@ -7338,6 +7553,7 @@ export interface components {
              */
             notInList: string[];
             /**
+             * Format: int64
              * @description Members removed by this request.
              * @example 2
              */
@@ -7362,26 +7578,31 @@ export interface components {
             campaignId: string;
             counts: {
                 /**
+                 * Format: int64
                  * @description Contacts created in the campaign.
                  * @example 231
                  */
                 added: number;
                 /**
+                 * Format: int64
                  * @description Members whose email the campaign already held (or another member of the list has); not added again.
                  * @example 7
                  */
                 duplicates: number;
                 /**
+                 * Format: int64
                  * @description Members whose known email is not a valid address for a contact; skipped.
                  * @example 0
                  */
                 invalid: number;
                 /**
+                 * Format: int64
                  * @description Members of the list.
                  * @example 250
                  */
                 members: number;
                 /**
+                 * Format: int64
                  * @description Members without a known work email; skipped and not charged.
                  * @example 12
                  */
@@ -7404,7 +7625,10 @@ export interface components {
             company: components["schemas"]["LeadCompany"] | null;
             /** @example United States */
             country: string | null;
-            /** @description Credits this person cost in this request (0 for data already revealed to the workspace or not known). */
+            /**
+             * Format: int64
+             * @description Credits this person cost in this request (0 for data already revealed to the workspace or not known).
+             */
             creditsCharged: number;
             department: components["schemas"]["PersonDepartment"] | null;
             /**
@@ -7467,10 +7691,14 @@ export interface components {
              * @enum {string|null}
              */
             actor: "key" | "mcp" | "admin" | "parent" | "worker" | null;
-            /** @description Credits added (positive) or taken (negative). */
+            /**
+             * Format: int64
+             * @description Credits added (positive) or taken (negative).
+             */
             amount: number;
             /** Format: date-time */
             at: string;
+            /** Format: int64 */
             balanceAfter: number;
             /** Format: uuid */
             id: string;
@@ -7487,9 +7715,14 @@ export interface components {
         ListPagination: {
             /** @description True when items follow this page (`skip + items.length < total`). */
             hasMore: boolean;
+            /** Format: int32 */
             limit: number;
+            /** Format: int64 */
             skip: number;
-            /** @description How many items match in all. */
+            /**
+             * Format: int64
+             * @description How many items match in all.
+             */
             total: number;
         };
         /**
@@ -7605,6 +7838,7 @@ export interface components {
              */
             accountId?: string;
             /**
+             * Format: int32
              * @description Most campaign emails a day of a new account (default 50).
              * @example 40
              */
@@ -7691,11 +7925,13 @@ export interface components {
              */
             locations?: string[];
             /**
+             * Format: int32
              * @description The page to return (at most 500).
              * @default 1
              */
             page?: number;
             /**
+             * Format: int32
              * @description People per page.
              * @default 25
              */
@@ -7733,19 +7969,37 @@ export interface components {
          *     (inbox + spam + nowhere) x 100, two decimals; `null` while none of those is known.
          */
         PlacementCounts: {
-            /** @example 17 */
+            /**
+             * Format: int64
+             * @example 17
+             */
             inbox: number;
             /** @example 85 */
             inboxPercent: number | null;
-            /** @example 0 */
+            /**
+             * Format: int64
+             * @example 0
+             */
             notSent: number;
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             nowhere: number;
-            /** @example 0 */
+            /**
+             * Format: int64
+             * @example 0
+             */
             pending: number;
-            /** @example 2 */
+            /**
+             * Format: int64
+             * @example 2
+             */
             spam: number;
-            /** @example 20 */
+            /**
+             * Format: int64
+             * @example 20
+             */
             total: number;
         };
         /**
@@ -7843,6 +8097,7 @@ export interface components {
              */
             html?: string;
             /**
+             * Format: int32
              * @description How many pool mailboxes receive it (default 20; fewer when the pool has fewer), spread over the pool's provider domains.
              * @example 20
              */
@@ -7859,6 +8114,7 @@ export interface components {
              */
             text: string;
             /**
+             * Format: int32
              * @description How long readers look for the message (default 60); a recipient that has not seen it by then is `nowhere`.
              * @example 60
              */
@@ -7897,6 +8153,7 @@ export interface components {
              */
             id: string;
             /**
+             * Format: int64
              * @description Pool mailboxes the test sends to (each account sends to each).
              * @example 20
              */
@@ -7908,7 +8165,10 @@ export interface components {
             status: "running" | "completed";
             /** @example Quick question about your Q1 hiring plans */
             subject: string;
-            /** @example 60 */
+            /**
+             * Format: int32
+             * @example 60
+             */
             timeoutMinutes: number;
         };
         /**
@@ -7927,21 +8187,25 @@ export interface components {
         /** @description A workspace's quota, in requests per rolling window. */
         QuotaLimits: {
             /**
+             * Format: int64
              * @description Requests per rolling day (default 100).
              * @example 100
              */
             perDay: number;
             /**
+             * Format: int64
              * @description Requests per rolling hour (default 50).
              * @example 50
              */
             perHour: number;
             /**
+             * Format: int64
              * @description Requests per rolling minute (default 20).
              * @example 20
              */
             perMin: number;
             /**
+             * Format: int64
              * @description Requests per second, when the plan sets one; `null` (no per-second limit) by default.
              * @example null
              */
@@ -7949,14 +8213,20 @@ export interface components {
         };
         /** @description One rolling quota window of the workspace, counted the way the `429` rule counts it, this request included. */
         QuotaWindowUse: {
+            /** Format: int64 */
             limit: number;
+            /** Format: int64 */
             remaining: number;
             /**
+             * Format: int32
              * @description The window's length.
              * @enum {integer}
              */
             seconds: 1 | 60 | 3600 | 86400;
-            /** @description Requests counted in the window (refused ones too), this one included. */
+            /**
+             * Format: int64
+             * @description Requests counted in the window (refused ones too), this one included.
+             */
             used: number;
             /** @enum {string} */
             window: "second" | "minute" | "hour" | "day";
@@ -7972,24 +8242,37 @@ export interface components {
          *     `contactsSent`, two decimals, 0 when nobody was sent to.
          */
         ReplyAnalyticsCounts: {
+            /** Format: int64 */
             autoReplies: number;
             /** @description Contacts whose first bounce falls in the range / contactsSent, in percent. */
             bounceRate: number;
+            /** Format: int64 */
             bounces: number;
+            /** Format: int64 */
             contactsSent: number;
+            /** Format: int64 */
             replies: number;
             repliesByIntent: {
+                /** Format: int64 */
                 interested: number;
+                /** Format: int64 */
                 meetingRequest: number;
+                /** Format: int64 */
                 notInterested: number;
+                /** Format: int64 */
                 other: number;
+                /** Format: int64 */
                 question: number;
+                /** Format: int64 */
                 unsubscribeRequest: number;
+                /** Format: int64 */
                 wrongPerson: number;
             };
             /** @description uniqueReplies / contactsSent, in percent. */
             replyRate: number;
+            /** Format: int64 */
             sent: number;
+            /** Format: int64 */
             uniqueReplies: number;
         };
         /**
@@ -8031,15 +8314,24 @@ export interface components {
             code: "mxFailed" | "spfFailed" | "dkimFailed" | "dmarcFailed" | "domainListed" | "hostListed" | "highBounceRate" | "highUnsubscribeRate" | "lowWarmupHealth";
             /** @example DMARC check failed: The name does not exist (NXDOMAIN). */
             message: string;
-            /** @example 10 */
+            /**
+             * Format: int32
+             * @example 10
+             */
             points: number;
         };
         /** @description Where this page sits in a search result. */
         SearchPagination: {
+            /** Format: int64 */
             page: number;
+            /** Format: int32 */
             perPage: number;
+            /** Format: int64 */
             totalEntries: number;
-            /** @description At most 500, the deepest page a search serves. */
+            /**
+             * Format: int64
+             * @description At most 500, the deepest page a search serves.
+             */
             totalPages: number;
         };
         /**
@@ -8088,6 +8380,7 @@ export interface components {
              */
             bounceRatePercent: number;
             /**
+             * Format: int32
              * @description How many of an account's last campaign sends its bounce rate is taken over (no pause before that many). Default 40.
              * @example 40
              */
@@ -8100,11 +8393,13 @@ export interface components {
              */
             campaignBounceRatePercent: number | null;
             /**
+             * Format: int32
              * @description How many of a campaign's last sends its bounce rate is taken over (no pause before that many). Default 100.
              * @example 100
              */
             campaignBounceWindow: number;
             /**
+             * Format: int32
              * @description At most this many campaign emails a day to one recipient domain (`globex.com`), across every campaign and
              *     account of the workspace, in the workspace's time zone; `null` (the default) means no workspace cap. A
              *     contact held back waits with the reason `recipient_domain_limit` and goes the next day.
@@ -8120,6 +8415,7 @@ export interface components {
              */
             bounceRatePercent?: number;
             /**
+             * Format: int32
              * @description How many of an account's last campaign sends its bounce rate is taken over.
              * @example 100
              */
@@ -8130,11 +8426,13 @@ export interface components {
              */
             campaignBounceRatePercent?: number | null;
             /**
+             * Format: int32
              * @description How many of a campaign's last sends its bounce rate is taken over.
              * @example 200
              */
             campaignBounceWindow?: number;
             /**
+             * Format: int32
              * @description At most this many campaign emails a day to one recipient domain across the workspace; `null` removes the cap.
              * @example 20
              */
@@ -8148,6 +8446,7 @@ export interface components {
             campaignId: string;
             delay: components["schemas"]["StepDelay"];
             /**
+             * Format: int32
              * @description The whole days of `delay`, rounded down (0 for the first step and for a delay under a day).
              * @example 0
              */
@@ -8158,6 +8457,7 @@ export interface components {
              */
             id: string;
             /**
+             * Format: int64
              * @description Position in the sequence, from 1, without gaps.
              * @example 1
              */
@@ -8174,6 +8474,7 @@ export interface components {
             autoWinner?: components["schemas"]["AutoWinner"] | null;
             delay?: components["schemas"]["StepDelay"];
             /**
+             * Format: int32
              * @description Days to wait after the step before (the same as `delay` in days). The campaign's first step must have 0; every later step at least 1.
              * @example 3
              */
@@ -8209,6 +8510,7 @@ export interface components {
              */
             variables: string[];
             /**
+             * Format: int32
              * @description Share of the step's contacts that get this variant, in percent; a step's weights add up to 100.
              * @example 50
              */
@@ -8240,6 +8542,7 @@ export interface components {
              */
             subject: string;
             /**
+             * Format: int32
              * @description Percent of the step's contacts for this variant. Give it on every new variant of the request or on
              *     none: with none, the step's variants (old and new) are split evenly; with all, the step's weights
              *     must then add up to 100.
@@ -8259,7 +8562,10 @@ export interface components {
             id: string;
             /** @description New subject; empty replies in the thread of the step before (not on the first step). */
             subject?: string;
-            /** @description New weight; after the change the step's weights must add up to 100. */
+            /**
+             * Format: int32
+             * @description New weight; after the change the step's weights must add up to 100.
+             */
             weight?: number;
         };
         /**
@@ -8275,6 +8581,7 @@ export interface components {
              */
             unit: "minutes" | "hours" | "days";
             /**
+             * Format: int32
              * @description The number of units: at most 525600 minutes, 8760 hours or 365 days.
              * @example 4
              */
@@ -8332,13 +8639,25 @@ export interface components {
          *     it now (not finished), its emails sent, and the replies to them.
          */
         SubsequenceStats: {
-            /** @example 12 */
+            /**
+             * Format: int64
+             * @example 12
+             */
             entered: number;
-            /** @example 7 */
+            /**
+             * Format: int64
+             * @example 7
+             */
             inSubsequence: number;
-            /** @example 2 */
+            /**
+             * Format: int64
+             * @example 2
+             */
             replied: number;
-            /** @example 15 */
+            /**
+             * Format: int64
+             * @example 15
+             */
             sent: number;
         };
         /**
@@ -8411,6 +8730,7 @@ export interface components {
             added: string[];
             alreadyListed: string[];
             invalid: {
+                /** Format: int64 */
                 index: number;
                 message: string;
                 value: string;
@@ -8565,7 +8885,10 @@ export interface components {
             /** @description Contacts in every campaign against the plan's `maxContacts`. */
             contacts: components["schemas"]["UsageCount"];
             credits: {
-                /** @description Credits left; `GET /v2/credits/ledger` lists what changed them. */
+                /**
+                 * Format: int64
+                 * @description Credits left; `GET /v2/credits/ledger` lists what changed them.
+                 */
                 balance: number;
             };
             /** @description Connected email accounts against the plan's `maxEmailAccounts`. */
@@ -8587,16 +8910,24 @@ export interface components {
                  * @description Today in the workspace's time zone.
                  */
                 day: string;
-                /** @description Campaign and placement sends of every account today. */
+                /**
+                 * Format: int64
+                 * @description Campaign and placement sends of every account today.
+                 */
                 sent: number;
                 timezone: string;
-                /** @description Warm-up sends of every account today. */
+                /**
+                 * Format: int64
+                 * @description Warm-up sends of every account today.
+                 */
                 warmupSent: number;
             };
         };
         /** @description How many the workspace holds and its plan's cap (`null`, no cap). */
         UsageCount: {
+            /** Format: int64 */
             limit: number | null;
+            /** Format: int64 */
             used: number;
         };
         /**
@@ -8605,11 +8936,17 @@ export interface components {
          *     divided by `sent` is that rate.
          */
         VariantStats: {
+            /** Format: int64 */
             bounced: number;
+            /** Format: int64 */
             clicked: number;
+            /** Format: int64 */
             opened: number;
+            /** Format: int64 */
             replied: number;
+            /** Format: int64 */
             sent: number;
+            /** Format: int64 */
             unsubscribed: number;
         };
         /**
@@ -8634,11 +8971,15 @@ export interface components {
              */
             variantId: string;
             variants: {
+                /** Format: int64 */
                 clicked: number;
                 label: string;
+                /** Format: int64 */
                 opened: number;
                 rate: number;
+                /** Format: int64 */
                 replied: number;
+                /** Format: int64 */
                 sent: number;
                 /** Format: uuid */
                 variantId: string;
@@ -8682,6 +9023,7 @@ export interface components {
              */
             mxFound: boolean;
             /**
+             * Format: int32
              * @description Confidence that mail to this address is delivered. `valid`: 100 when the SMTP probe accepted the
              *     mailbox, 85 when the probe is off; 15 less for a role account and 5 less for a free-mail
              *     provider. `catchAll` 50, `unknown` 40, `disposable` 10, `invalid` 0.
@@ -8714,20 +9056,36 @@ export interface components {
         };
         /** @description How many of the request's results have each status. */
         VerificationSummary: {
-            /** @example 0 */
+            /**
+             * Format: int64
+             * @example 0
+             */
             catchAll: number;
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             disposable: number;
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             invalid: number;
             /**
+             * Format: int64
              * @description Results in this answer (the number of addresses sent).
              * @example 4
              */
             total: number;
-            /** @example 0 */
+            /**
+             * Format: int64
+             * @example 0
+             */
             unknown: number;
-            /** @example 2 */
+            /**
+             * Format: int64
+             * @example 2
+             */
             valid: number;
         };
         /**
@@ -8748,7 +9106,10 @@ export interface components {
             email: string;
             graph: components["schemas"]["WarmupDay"][];
             health: components["schemas"]["WarmupHealth"];
-            /** @example 14 */
+            /**
+             * Format: int64
+             * @example 14
+             */
             sentToday: number;
             totals: components["schemas"]["WarmupCounts"];
             warmup: components["schemas"]["EmailAccountWarmup"];
@@ -8760,19 +9121,40 @@ export interface components {
          *     and how much bounced (`bounced`).
          */
         WarmupCounts: {
-            /** @example 0 */
+            /**
+             * Format: int64
+             * @example 0
+             */
             bounced: number;
-            /** @example 12 */
+            /**
+             * Format: int64
+             * @example 12
+             */
             landedInbox: number;
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             landedSpam: number;
-            /** @example 12 */
+            /**
+             * Format: int64
+             * @example 12
+             */
             received: number;
-            /** @example 4 */
+            /**
+             * Format: int64
+             * @example 4
+             */
             replied: number;
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             rescued: number;
-            /** @example 14 */
+            /**
+             * Format: int64
+             * @example 14
+             */
             sent: number;
         };
         /** @description One calendar day (workspace time zone) of warm-up counts. */
@@ -8790,6 +9172,7 @@ export interface components {
          */
         WarmupHealth: {
             /**
+             * Format: int32
              * @example 7
              * @constant
              */
@@ -8799,9 +9182,15 @@ export interface components {
              * @enum {string}
              */
             label: "excellent" | "good" | "fair" | "poor" | "unknown";
-            /** @example 58 */
+            /**
+             * Format: int64
+             * @example 58
+             */
             landedInbox: number;
-            /** @example 2 */
+            /**
+             * Format: int64
+             * @example 2
+             */
             landedSpam: number;
             /** @example 96.67 */
             score: number | null;
@@ -8825,6 +9214,7 @@ export interface components {
         };
         /** @description One attempt to deliver one event. `responseExcerpt` holds at most the first 1,000 characters of the answer. */
         WebhookAttempt: {
+            /** Format: int64 */
             attempt: number;
             /** Format: date-time */
             attemptedAt: string;
@@ -8835,6 +9225,7 @@ export interface components {
              * @enum {string}
              */
             deliveryStatus: "pending" | "delivering" | "delivered" | "failed";
+            /** Format: int64 */
             durationMs: number;
             error: string | null;
             /**
@@ -8846,7 +9237,10 @@ export interface components {
             /** Format: date-time */
             nextAttemptAt: string | null;
             responseExcerpt: string | null;
-            /** @description The HTTP status answered, null when none came (timeout, refused). */
+            /**
+             * Format: int32
+             * @description The HTTP status answered, null when none came (timeout, refused).
+             */
             statusCode: number | null;
         };
         WebhookDeliveryIdRequest: {
@@ -8930,10 +9324,12 @@ export interface components {
         /** @description The answer of the subscription's URL to a test event sent at once (not queued, not retried). */
         WebhookTestResult: {
             delivered: boolean;
+            /** Format: int64 */
             durationMs: number;
             error: string | null;
             /** Format: uuid */
             eventId: string;
+            /** Format: int32 */
             statusCode: number | null;
         };
         /** @description A plan: quota limits, the credits it grants on assignment, and caps. */
@@ -8941,6 +9337,7 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             /**
+             * Format: int64
              * @description Credits granted to a workspace each time the plan is assigned to it.
              * @example 5000
              */
@@ -8948,9 +9345,15 @@ export interface components {
             /** Format: uuid */
             id: string;
             limits: components["schemas"]["QuotaLimits"];
-            /** @description The most contacts a workspace on this plan may hold; `null` means no cap. */
+            /**
+             * Format: int64
+             * @description The most contacts a workspace on this plan may hold; `null` means no cap.
+             */
             maxContacts: number | null;
-            /** @description The most email accounts a workspace on this plan may connect; `null` means no cap. */
+            /**
+             * Format: int64
+             * @description The most email accounts a workspace on this plan may connect; `null` means no cap.
+             */
             maxEmailAccounts: number | null;
             /** @example Agency Pro */
             name: string;
@@ -8958,6 +9361,7 @@ export interface components {
         /** @description The result of assigning a plan to a sub-user. */
         WhitelabelPlanAssignment: {
             /**
+             * Format: int64
              * @description Credits added to the sub-user's balance by this assignment (0 when the plan was already assigned).
              * @example 5000
              */
@@ -8968,17 +9372,20 @@ export interface components {
         /** @description A custom plan owned by the calling whitelabel workspace. */
         WhitelabelPlanCreateRequest: {
             /**
+             * Format: int32
              * @description Credits granted to a sub-user's workspace each time this plan is assigned to it; omitted means 0.
              * @example 5000
              */
             credits?: number;
             limits: components["schemas"]["WhitelabelPlanLimitsInput"];
             /**
+             * Format: int32
              * @description The most contacts a workspace on this plan may hold; `null` (default) means no cap.
              * @example 50000
              */
             maxContacts?: number | null;
             /**
+             * Format: int32
              * @description The most email accounts a workspace on this plan may connect; `null` (default) means no cap.
              * @example 10
              */
@@ -8991,13 +9398,23 @@ export interface components {
          *     100 per day), and each longer window at least as large as the shorter one.
          */
         WhitelabelPlanLimitsInput: {
-            /** @example 10000 */
+            /**
+             * Format: int32
+             * @example 10000
+             */
             perDay: number;
-            /** @example 1000 */
+            /**
+             * Format: int32
+             * @example 1000
+             */
             perHour: number;
-            /** @example 60 */
+            /**
+             * Format: int32
+             * @example 60
+             */
             perMin: number;
             /**
+             * Format: int32
              * @description An optional per-second limit; omitted or `null` means none.
              * @example 5
              */
@@ -9012,7 +9429,7 @@ export interface components {
              */
             email: string;
             /**
-             * @description The sub-user's display name; also the name of the sub-user's workspace. Not blank, and no control characters or line breaks.
+             * @description The sub-user's display name; also the name of the sub-user's workspace. Not blank (not only spaces), and no control characters or line breaks.
              * @example Maria Lopez
              */
             name: string;
@@ -9035,7 +9452,10 @@ export interface components {
         WhitelabelSubUser: {
             /** Format: date-time */
             createdAt: string;
-            /** @description The sub-user workspace's current credit balance. */
+            /**
+             * Format: int64
+             * @description The sub-user workspace's current credit balance.
+             */
             creditBalance: number;
             /**
              * Format: email
@@ -9077,6 +9497,7 @@ export interface components {
         /** @description The request is invalid: a parameter or the body breaks the schema, the JSON is malformed, or a domain rule rejects a value. */
         BadRequest: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -9089,6 +9510,7 @@ export interface components {
         /** @description (v2 error format) The request is invalid: a parameter or the body breaks the schema, the JSON is malformed, or a domain rule rejects a value. */
         BadRequestV2: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -9101,6 +9523,7 @@ export interface components {
         /** @description The resource is in a state that does not allow this, or the request would create a duplicate. */
         Conflict: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -9113,6 +9536,7 @@ export interface components {
         /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. */
         ConflictV2: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -9125,6 +9549,7 @@ export interface components {
         /** @description The workspace is not allowed to do this, or the API key lacks the scope the operation needs (its `x-required-scope`). */
         Forbidden: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -9137,6 +9562,7 @@ export interface components {
         /** @description (v2 error format) The workspace is not allowed to do this, or the API key lacks the scope the operation needs (its `x-required-scope`). */
         ForbiddenV2: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -9149,6 +9575,7 @@ export interface components {
         /** @description A request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
         IdempotencyInProgress: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -9161,6 +9588,7 @@ export interface components {
         /** @description (v2 error format) A request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
         IdempotencyInProgressV2: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -9173,6 +9601,7 @@ export interface components {
         /** @description This `Idempotency-Key` was already used in the last 24 hours with another method, path or body. Nothing was done; use a fresh key for a new request. */
         IdempotencyKeyReused: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -9185,6 +9614,7 @@ export interface components {
         /** @description (v2 error format) This `Idempotency-Key` was already used in the last 24 hours with another method, path or body. Nothing was done; use a fresh key for a new request. */
         IdempotencyKeyReusedV2: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -9197,6 +9627,7 @@ export interface components {
         /** @description An unexpected error; the body carries no internals. Quote the `X-Request-Id` when you report it. */
         InternalError: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
@@ -9207,6 +9638,7 @@ export interface components {
         /** @description (v2 error format) An unexpected error; the body carries no internals. Quote the `X-Request-Id` when you report it. */
         InternalErrorV2: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
@@ -9217,6 +9649,7 @@ export interface components {
         /** @description No such route, or the resource does not exist in this workspace (another workspace's resource answers the same). */
         NotFound: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -9229,6 +9662,7 @@ export interface components {
         /** @description (v2 error format) No such route, or the resource does not exist in this workspace (another workspace's resource answers the same). */
         NotFoundV2: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -9241,6 +9675,9 @@ export interface components {
         /** @description The request body is larger than the server accepts (1 MB). */
         PayloadTooLarge: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
@@ -9251,6 +9688,9 @@ export interface components {
         /** @description (v2 error format) The request body is larger than the server accepts (1 MB). */
         PayloadTooLargeV2: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
@@ -9261,6 +9701,7 @@ export interface components {
         /** @description The workspace's credit balance cannot cover this request; nothing was charged or revealed. */
         PaymentRequired: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -9273,6 +9714,7 @@ export interface components {
         /** @description (v2 error format) The workspace's credit balance cannot cover this request; nothing was charged or revealed. */
         PaymentRequiredV2: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -9285,6 +9727,7 @@ export interface components {
         /** @description The database cannot be reached; retry later (`Retry-After` says when). */
         ServiceUnavailable: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 "Retry-After": components["headers"]["RetryAfter"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
@@ -9296,6 +9739,7 @@ export interface components {
         /** @description (v2 error format) The database cannot be reached; retry later (`Retry-After` says when). */
         ServiceUnavailableV2: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 "Retry-After": components["headers"]["RetryAfter"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
@@ -9315,6 +9759,7 @@ export interface components {
          */
         TooManyRequests: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -9337,6 +9782,7 @@ export interface components {
          */
         TooManyRequestsV2: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -9350,6 +9796,9 @@ export interface components {
         /** @description The `X-API-Key` header is missing, or the key is unknown or revoked. */
         Unauthorized: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
@@ -9360,6 +9809,9 @@ export interface components {
         /** @description (v2 error format) The `X-API-Key` header is missing, or the key is unknown or revoked. */
         UnauthorizedV2: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
             };
@@ -9370,6 +9822,7 @@ export interface components {
         /** @description The request body is not `application/json`. */
         UnsupportedMediaType: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -9382,6 +9835,7 @@ export interface components {
         /** @description (v2 error format) The request body is not `application/json`. */
         UnsupportedMediaTypeV2: {
             headers: {
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -9433,6 +9887,11 @@ export interface components {
     requestBodies: never;
     headers: {
         /**
+         * @description Sent when the request's `Origin` is one of the origins the deployment allows (`CORS_ORIGINS`): that origin, so a browser page of it may read the answer. Absent otherwise.
+         * @example https://app.acme.com
+         */
+        AccessControlAllowOrigin: string;
+        /**
          * @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key`
          *     (nothing was done again). Absent on a first run.
          * @example true
@@ -9481,6 +9940,7 @@ export interface operations {
             /** @description The account is removed. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9529,6 +9989,7 @@ export interface operations {
             /** @description A page of accounts. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9569,6 +10030,7 @@ export interface operations {
             /** @description The account's status. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9605,6 +10067,7 @@ export interface operations {
             /** @description One vitals entry per requested account, in the order asked. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9645,6 +10108,7 @@ export interface operations {
             /** @description The account with warm-up running. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9684,6 +10148,7 @@ export interface operations {
             /** @description The account with warm-up paused. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9734,6 +10199,7 @@ export interface operations {
             /** @description Today's sending per account. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9792,6 +10258,7 @@ export interface operations {
             /** @description The warm-up summary. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9830,6 +10297,7 @@ export interface operations {
             /** @description The counts. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9878,6 +10346,7 @@ export interface operations {
             /** @description The summary. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9910,6 +10379,7 @@ export interface operations {
             /** @description The key is valid. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -9958,6 +10428,7 @@ export interface operations {
             /** @description The campaign's linked accounts after the change. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10008,6 +10479,7 @@ export interface operations {
             /** @description A page of the campaign's linked accounts. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10051,6 +10523,7 @@ export interface operations {
             /** @description The campaign's name. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10093,6 +10566,7 @@ export interface operations {
             /** @description The campaign's status. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10152,6 +10626,7 @@ export interface operations {
             /** @description A page of campaigns. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10198,6 +10673,7 @@ export interface operations {
             /** @description The campaign's linked accounts after the change. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10245,6 +10721,7 @@ export interface operations {
             /** @description The campaign's linked accounts after the change. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10292,6 +10769,7 @@ export interface operations {
             /** @description The renamed campaign. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10343,6 +10821,7 @@ export interface operations {
             /** @description One page of companies, and the credits used. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -10400,6 +10879,7 @@ export interface operations {
             /** @description The outcome of every row. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -10441,6 +10921,7 @@ export interface operations {
             /** @description The contact after the removal, and which keys it had. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10479,6 +10960,7 @@ export interface operations {
             /** @description The contact with exactly the variables sent. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10519,6 +11001,7 @@ export interface operations {
             /** @description The contact with its merged custom variables. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10559,6 +11042,7 @@ export interface operations {
             /** @description The deleted contact, as it was. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10611,6 +11095,7 @@ export interface operations {
             /** @description The contact. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10653,6 +11138,7 @@ export interface operations {
             /** @description The contact with its new lead status. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10704,6 +11190,7 @@ export interface operations {
             /** @description One page of people, with the data options applied and the credits used. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -10772,6 +11259,7 @@ export interface operations {
             /** @description One result per input, in order, with the credits used. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -10833,6 +11321,7 @@ export interface operations {
             /** @description One result per address, in the order sent, and the count per status. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -10872,6 +11361,7 @@ export interface operations {
             /** @description The workspace's current limits. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10920,6 +11410,7 @@ export interface operations {
             /** @description The account is connected. */
             201: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -10940,6 +11431,7 @@ export interface operations {
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -10975,6 +11467,7 @@ export interface operations {
             /** @description The account is removed. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11023,6 +11516,7 @@ export interface operations {
             /** @description A page of accounts. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11063,6 +11557,7 @@ export interface operations {
             /** @description The flow. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11110,6 +11605,7 @@ export interface operations {
             /** @description The flow is started; send the person to `authorizationUrl`. */
             201: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -11129,6 +11625,7 @@ export interface operations {
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11162,6 +11659,7 @@ export interface operations {
             /** @description The logins work; the account. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11205,6 +11703,7 @@ export interface operations {
             /** @description The account's status. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11241,6 +11740,7 @@ export interface operations {
             /** @description The account. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11282,6 +11782,7 @@ export interface operations {
             /** @description One vitals entry per requested account, in the order asked. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11322,6 +11823,7 @@ export interface operations {
             /** @description The account with warm-up running. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11361,6 +11863,7 @@ export interface operations {
             /** @description The account with warm-up paused. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11411,6 +11914,7 @@ export interface operations {
             /** @description Today's sending per account. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11469,6 +11973,7 @@ export interface operations {
             /** @description The warm-up summary. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11507,6 +12012,7 @@ export interface operations {
             /** @description The counts. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11555,6 +12061,7 @@ export interface operations {
             /** @description The breakdown. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11603,6 +12110,7 @@ export interface operations {
             /** @description The summary. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11639,6 +12147,7 @@ export interface operations {
             /** @description The key and its secret (shown once). */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11683,6 +12192,7 @@ export interface operations {
             /** @description One page of keys. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11721,6 +12231,7 @@ export interface operations {
             /** @description The revoked key. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11762,6 +12273,7 @@ export interface operations {
             /** @description The key and its new secret (shown once). */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11821,6 +12333,7 @@ export interface operations {
             /** @description One page of entries, newest first. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11832,6 +12345,7 @@ export interface operations {
                             items: components["schemas"]["AuditEntry"][];
                             pagination: {
                                 hasMore: boolean;
+                                /** Format: int32 */
                                 limit: number;
                                 nextCursor: string | null;
                             };
@@ -11859,6 +12373,7 @@ export interface operations {
             /** @description The key is valid. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11907,6 +12422,7 @@ export interface operations {
             /** @description The campaign's linked accounts after the change. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -11963,6 +12479,7 @@ export interface operations {
             /** @description The new campaign, in `draft`. */
             201: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -12018,6 +12535,7 @@ export interface operations {
             /** @description A page of the campaign's linked accounts. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12061,6 +12579,7 @@ export interface operations {
             /** @description The campaign's name. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12103,6 +12622,7 @@ export interface operations {
             /** @description The campaign's status. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12156,6 +12676,7 @@ export interface operations {
             /** @description The campaign in its new status. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12209,6 +12730,7 @@ export interface operations {
             /** @description A page of campaigns. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12253,6 +12775,7 @@ export interface operations {
             /** @description The campaign in its new status. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12301,6 +12824,7 @@ export interface operations {
             /** @description The contact's next message and when it goes. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12345,6 +12869,7 @@ export interface operations {
             /** @description The campaign's linked accounts after the change. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12386,6 +12911,7 @@ export interface operations {
             /** @description The campaign's sending status. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12441,6 +12967,7 @@ export interface operations {
             /** @description The campaign's whole sequence after the new steps. */
             201: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -12464,6 +12991,7 @@ export interface operations {
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12499,6 +13027,7 @@ export interface operations {
             /** @description The remaining sequence. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12545,7 +13074,10 @@ export interface operations {
                     /** @description The step's automatic winner rule; `null` removes it. A winner already picked stays. */
                     autoWinner?: components["schemas"]["AutoWinner"] | null;
                     delay?: components["schemas"]["StepDelay"];
-                    /** @description Days to wait after the step before (0 on the first step, at least 1 on later ones). Not together with `delay`. */
+                    /**
+                     * Format: int32
+                     * @description Days to wait after the step before (0 on the first step, at least 1 on later ones). Not together with `delay`.
+                     */
                     delayDays?: number;
                     /** @description Changes to existing variants of this step, each id once. */
                     variants?: components["schemas"]["SequenceVariantUpdate"][];
@@ -12556,6 +13088,7 @@ export interface operations {
             /** @description The step after the change. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12605,6 +13138,7 @@ export interface operations {
             /** @description The campaign's linked accounts after the change. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12652,6 +13186,7 @@ export interface operations {
             /** @description The renamed campaign. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12700,6 +13235,7 @@ export interface operations {
             /** @description The campaign with its new schedule and options. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12759,6 +13295,7 @@ export interface operations {
             /** @description The step with all its variants. */
             201: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -12780,6 +13317,7 @@ export interface operations {
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12815,6 +13353,7 @@ export interface operations {
             /** @description The step with its remaining variants. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -12867,6 +13406,7 @@ export interface operations {
             /** @description One page of companies, and the credits used. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -12924,6 +13464,7 @@ export interface operations {
             /** @description The outcome of every row. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -12965,6 +13506,7 @@ export interface operations {
             /** @description The contact after the removal, and which keys it had. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13003,6 +13545,7 @@ export interface operations {
             /** @description The contact with exactly the variables sent. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13043,6 +13586,7 @@ export interface operations {
             /** @description The contact with its merged custom variables. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13083,6 +13627,7 @@ export interface operations {
             /** @description The deleted contact, as it was. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13135,6 +13680,7 @@ export interface operations {
             /** @description The contact. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13177,6 +13723,7 @@ export interface operations {
             /** @description The contacts were moved (or reported). */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13215,6 +13762,7 @@ export interface operations {
             /** @description The contacts are paused. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13254,6 +13802,7 @@ export interface operations {
             /** @description The contacts are active. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13293,6 +13842,7 @@ export interface operations {
             /** @description The contact with its new lead status. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13337,6 +13887,7 @@ export interface operations {
             /** @description One page of ledger entries, newest first. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13345,11 +13896,15 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         data: {
-                            /** @description The balance now. */
+                            /**
+                             * Format: int64
+                             * @description The balance now.
+                             */
                             balance: number;
                             items: components["schemas"]["LedgerEntry"][];
                             pagination: {
                                 hasMore: boolean;
+                                /** Format: int32 */
                                 limit: number;
                                 nextCursor: string | null;
                             };
@@ -13383,6 +13938,7 @@ export interface operations {
             /** @description The message and its thread. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13436,6 +13992,7 @@ export interface operations {
             /** @description One page of messages. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13474,6 +14031,7 @@ export interface operations {
             /** @description The messages were marked. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13528,6 +14086,7 @@ export interface operations {
             /** @description The answer was handed to SMTP and stored. */
             201: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -13551,6 +14110,7 @@ export interface operations {
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13584,6 +14144,7 @@ export interface operations {
             /** @description The intent was set. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13646,6 +14207,7 @@ export interface operations {
             /** @description One result per input, in order, with the credits used. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -13710,6 +14272,7 @@ export interface operations {
             /** @description The next events after the cursor, oldest first. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13751,6 +14314,7 @@ export interface operations {
             /** @description The job, cancelled. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13845,6 +14409,7 @@ export interface operations {
             /** @description The job, queued. */
             202: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -13862,6 +14427,7 @@ export interface operations {
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13915,6 +14481,7 @@ export interface operations {
             /** @description The job, queued, with the credits charged. */
             202: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -13956,6 +14523,7 @@ export interface operations {
             /** @description The job. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14007,6 +14575,7 @@ export interface operations {
             /** @description A page of jobs. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14047,6 +14616,7 @@ export interface operations {
             /** @description One line per input row. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     /** @description The suggested file name, `attachment; filename="job-<id>.csv"`. */
                     "Content-Disposition"?: string;
                     RateLimit: components["headers"]["RateLimit"];
@@ -14097,6 +14667,7 @@ export interface operations {
             /** @description The job, queued. */
             202: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -14146,6 +14717,7 @@ export interface operations {
             /** @description The additions were applied. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -14165,6 +14737,7 @@ export interface operations {
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14209,6 +14782,7 @@ export interface operations {
             /** @description The additions were applied. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -14228,6 +14802,7 @@ export interface operations {
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14273,6 +14848,7 @@ export interface operations {
             /** @description A page of lists. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14329,6 +14905,7 @@ export interface operations {
             /** @description A page of members. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14380,6 +14957,7 @@ export interface operations {
             /** @description The list was created. */
             201: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -14400,6 +14978,7 @@ export interface operations {
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14444,6 +15023,7 @@ export interface operations {
             /** @description The list was created. */
             201: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -14464,6 +15044,7 @@ export interface operations {
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14497,6 +15078,7 @@ export interface operations {
             /** @description The list was deleted. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14536,6 +15118,7 @@ export interface operations {
             /** @description The list was deleted. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14582,6 +15165,7 @@ export interface operations {
             /** @description The list's members, streamed. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     /** @description The suggested file name, e.g. `attachment; filename="list-0192f0c6-1a2b-7c3d-8e4f-9a0b1c2d3e4f.csv"`. */
                     "Content-Disposition"?: string;
                     RateLimit: components["headers"]["RateLimit"];
@@ -14627,6 +15211,7 @@ export interface operations {
             /** @description The list. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14683,6 +15268,7 @@ export interface operations {
             /** @description A page of members. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14723,6 +15309,7 @@ export interface operations {
             /** @description The removals were applied. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14762,6 +15349,7 @@ export interface operations {
             /** @description The removals were applied. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14812,6 +15400,7 @@ export interface operations {
             /** @description The list's members were added to the campaign. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -14832,6 +15421,7 @@ export interface operations {
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14876,6 +15466,7 @@ export interface operations {
             /** @description One page of people, with the data options applied and the credits used. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -14944,6 +15535,7 @@ export interface operations {
             /** @description One result per input, in order, with the credits used. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -15005,6 +15597,7 @@ export interface operations {
             /** @description One result per address, in the order sent, and the count per status. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -15059,6 +15652,7 @@ export interface operations {
             /** @description The test, running. */
             201: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -15076,6 +15670,7 @@ export interface operations {
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15111,6 +15706,7 @@ export interface operations {
             /** @description The test. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15157,6 +15753,7 @@ export interface operations {
             /** @description A page of tests. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15191,6 +15788,7 @@ export interface operations {
             /** @description The workspace's current limits. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15224,6 +15822,7 @@ export interface operations {
             /** @description The settings. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15261,6 +15860,7 @@ export interface operations {
             /** @description The settings. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15323,6 +15923,7 @@ export interface operations {
             /** @description The new subsequence. */
             201: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -15344,6 +15945,7 @@ export interface operations {
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15381,6 +15983,7 @@ export interface operations {
             /** @description The subsequence is gone. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15389,7 +15992,10 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         data: {
-                            /** @description Contacts moved out (to `moveContactsTo`). */
+                            /**
+                             * Format: int64
+                             * @description Contacts moved out (to `moveContactsTo`).
+                             */
                             contactsMoved: number;
                             /** Format: uuid */
                             deletedSubsequenceId: string;
@@ -15422,6 +16028,7 @@ export interface operations {
             /** @description The subsequence. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15469,6 +16076,7 @@ export interface operations {
             /** @description A page of subsequences. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15513,6 +16121,7 @@ export interface operations {
             /** @description The subsequence. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15557,6 +16166,7 @@ export interface operations {
             /** @description The subsequence. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15610,6 +16220,7 @@ export interface operations {
             /** @description The subsequence as changed. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15661,6 +16272,7 @@ export interface operations {
             /** @description What was added. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -15704,6 +16316,7 @@ export interface operations {
             /** @description One page of entries. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15742,6 +16355,7 @@ export interface operations {
             /** @description What was removed. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15793,6 +16407,7 @@ export interface operations {
             /** @description The domain, with its first check. */
             201: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -15813,6 +16428,7 @@ export interface operations {
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15846,6 +16462,7 @@ export interface operations {
             /** @description What was deleted. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15889,6 +16506,7 @@ export interface operations {
             /** @description The tracking domain. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15928,6 +16546,7 @@ export interface operations {
             /** @description One page of tracking domains. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15966,6 +16585,7 @@ export interface operations {
             /** @description The tracking domain after the check. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -16002,6 +16622,7 @@ export interface operations {
             /** @description The workspace's usage. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -16048,6 +16669,7 @@ export interface operations {
             /** @description The subscription and its secret. */
             201: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -16093,6 +16715,7 @@ export interface operations {
             /** @description What was deleted. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -16140,6 +16763,7 @@ export interface operations {
             /** @description One page of attempts. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -16181,6 +16805,7 @@ export interface operations {
             /** @description The subscription. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -16220,6 +16845,7 @@ export interface operations {
             /** @description One page of subscriptions. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -16258,6 +16884,7 @@ export interface operations {
             /** @description The subscription. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -16309,6 +16936,7 @@ export interface operations {
             /** @description The delivery is queued. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -16366,6 +16994,7 @@ export interface operations {
             /** @description The subscription and its new secret. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -16422,6 +17051,7 @@ export interface operations {
             /** @description What the URL answered. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -16463,6 +17093,7 @@ export interface operations {
             /** @description The subscription. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -16514,6 +17145,7 @@ export interface operations {
             /** @description The plan was created. */
             201: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -16558,6 +17190,7 @@ export interface operations {
             /** @description The plan. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -16607,6 +17240,7 @@ export interface operations {
             /** @description The sub-user was created; the API key is shown this once. */
             201: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -16625,6 +17259,7 @@ export interface operations {
             /** @description (v2 error format) The resource is in a state that does not allow this, or the request would create a duplicate. Or: a request with the same `Idempotency-Key` is still running. Nothing was done; retry later with the same key to get its answer. */
             409: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -16660,6 +17295,7 @@ export interface operations {
             /** @description The sub-user. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -16716,6 +17352,7 @@ export interface operations {
             /** @description The plan is assigned. */
             200: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];

@@ -39,7 +39,14 @@ export function docsSpec(spec: BundledSpec): BundledSpec {
     }
     delete paths[alias];
   }
+  copy.info.description = `${copy.info.description ?? ''}\n\n${apiChanges()}`;
   return copy;
+}
+
+/** docs/api-changes.md as the portal's last guide: its title a guide's `##`, its dated entries below it. */
+function apiChanges(): string {
+  const page = readFileSync(join(root, 'docs', 'api-changes.md'), 'utf8');
+  return page.replace(/^## /gm, '### ').replace(/^# /m, '## ');
 }
 
 const root = resolve(__dirname, '..');

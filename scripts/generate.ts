@@ -7,7 +7,7 @@
  * the source spec states every operation once:
  *   - every `/v1/...` path item is served again as `/v2/...` (operationId + `V2`, v2 error bodies);
  *   - every operation gets the platform-wide answers it can always give (413/415 with a body,
- *     500, 503) and the standard headers on its success responses;
+ *     500, 503) and the standard headers on its success responses (request id, quota, CORS origin);
  *   - a `/v2` operation may only answer v2 error bodies, a `/v1` one only v1 bodies;
  *   - an array of unique values drawn from an enum with no `maxItems` of its own (a webhook's event types)
  *     is bounded by the enum's size, so the bound follows the list as it grows;
@@ -109,6 +109,7 @@ function addPlatformResponses(op: OperationObject, version: 'v1' | 'v2'): void {
       'X-Request-Id': { $ref: '#/components/headers/XRequestId' },
       'RateLimit-Policy': { $ref: '#/components/headers/RateLimitPolicy' },
       RateLimit: { $ref: '#/components/headers/RateLimit' },
+      'Access-Control-Allow-Origin': { $ref: '#/components/headers/AccessControlAllowOrigin' },
       ...response.headers,
     };
   }

@@ -1,8 +1,9 @@
 /**
  * createApp(deps): the whole HTTP stack, without listening. main.ts and the tests both use it.
  *
- * Order: request id and version -> health, docs and spec (no key, no quota) -> JSON body -> the MCP server at /mcp
- * (server/mcp: its tool calls come back into this app as requests) -> X-API-Key and quota (one database round trip, the key's scopes with it) -> OpenAPI request validation (and the non-finite numbers
+ * Order: request id and version -> health, docs and spec (no key, no quota) -> X-API-Key and quota (one database
+ * round trip, the key's scopes with it) -> JSON body -> the MCP server at /mcp (server/mcp: its tool calls come back
+ * into this app as requests) -> OpenAPI request validation (and the non-finite numbers
  * its coercion lets through) -> idempotency keys -> routes (each refusing a key without the scope its operation declares; /v1 routes under /v1 and /v2,
  * v2-only routes under /v2; looked up by their first segment) -> 404 -> the error middleware.
  */
@@ -129,16 +130,19 @@ export function createApp(deps: Deps, services: Services = createServices(deps),
   // The OAuth provider's redirect back: no key, no quota (modules/account/oauth-routes.ts).
   app.use(oauthCallbackRouter(services.oauth));
 
-  // Bulk jobs take larger JSON bodies (up to 100,000 contacts); their CSV bodies are streamed by the handler.
-  app.use('/v2/job', express.json({ limit: config.jobBodyLimitBytes, verify: rejectUnsafeNumbers }));
-  app.use(express.json({ limit: config.bodyLimitBytes, verify: rejectUnsafeNumbers }));
   const admit = authenticate(
     services.quota,
     new AuthFailureLimiter({ db, clock, perMinute: config.authFailuresPerMinute }),
     telemetry,
   );
+  // The key and the quota before the body is read, so an answer about the body (413, malformed JSON) carries the
+  // rate-limit headers like every other answer.
+  app.use(['/v1', '/v2'], admit);
+  // Bulk jobs take larger JSON bodies (up to 100,000 contacts); their CSV bodies are streamed by the handler.
+  app.use('/v2/job', express.json({ limit: config.jobBodyLimitBytes, verify: rejectUnsafeNumbers }));
+  app.use(express.json({ limit: config.bodyLimitBytes, verify: rejectUnsafeNumbers }));
   app.use(mcpRouter({ app, admit, spec }));
-  app.use(['/v1', '/v2'], admit, rejectUnsafeText, headAsGet);
+  app.use(['/v1', '/v2'], rejectUnsafeText, headAsGet);
   app.use(
     OpenApiValidator.middleware({
       apiSpec: spec,

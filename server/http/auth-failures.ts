@@ -26,8 +26,11 @@ export class AuthFailureLimiter {
     this.perMinute = perMinute;
   }
 
-  /** Records a failure; answers the seconds to wait when this address is over the limit, else 0. */
-  async recordFailure(address: string): Promise<number> {
+  /**
+   * Records a failure; answers the seconds to wait when this address is over the limit (else 0) and the
+   * rate-limit headers of its 401, so a client sees how many more failures it has before it is refused.
+   */
+  async recordFailure(address: string): Promise<{ retryAfter: number; headers: Record<string, string> }> {
     const now = this.clock.now();
     const since = new Date(now.getTime() - WINDOW_MS);
     await this.db('auth_failures').where({ address }).andWhere('at', '<=', since).delete();
@@ -37,8 +40,15 @@ export class AuthFailureLimiter {
       .andWhere('at', '>', since)
       .orderBy('at')
       .select('at');
-    if (recent.length <= this.perMinute) return 0;
-    const oldest = new Date(recent[recent.length - this.perMinute - 1].at).getTime();
-    return Math.max(1, Math.ceil((oldest + WINDOW_MS - now.getTime()) / 1000));
+    const secondsUntil = (at: Date) =>
+      Math.max(1, Math.ceil((new Date(at).getTime() + WINDOW_MS - now.getTime()) / 1000));
+    const over = recent.length > this.perMinute;
+    // The failure that must leave the window before this address may fail again.
+    const freeing = over ? recent[recent.length - this.perMinute - 1] : recent[0];
+    const headers = {
+      'RateLimit-Policy': `"auth-failures";q=${this.perMinute};w=${WINDOW_MS / 1000}`,
+      RateLimit: `"auth-failures";r=${Math.max(0, this.perMinute - recent.length)};t=${secondsUntil(freeing.at)}`,
+    };
+    return { retryAfter: over ? secondsUntil(freeing.at) : 0, headers };
   }
 }

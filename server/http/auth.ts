@@ -23,7 +23,9 @@ export function authenticate(quota: KeyAdmission, failures: AuthFailureLimiter, 
     const admission = apiKey ? await quota.admit(hashKey(apiKey)) : undefined;
     if (admission?.key !== 'valid') {
       // req.ip honours TRUST_PROXY: forwarded addresses count only from the proxies it names.
-      const retryAfter = await failures.recordFailure(req.ip ?? 'unknown');
+      const { retryAfter, headers } = await failures.recordFailure(req.ip ?? 'unknown');
+      // A request without a valid key counts toward its address's failures, not a workspace's quota.
+      res.set(headers);
       telemetry.authFailed(retryAfter > 0 ? 'throttled' : !admission ? 'missing' : admission.key);
       if (retryAfter > 0) {
         throw new ApiError(

@@ -63,6 +63,9 @@ describe('request bodies', () => {
     const v1 = await post('/v1/contact/add', big);
     expect(v1.status).toBe(413);
     expect(await v1.json()).toEqual({ error: 'Request body is too large.' });
+    // The request counted toward the workspace's quota, and its answer says so as every answer does.
+    expect(v1.headers.get('ratelimit-policy')).toContain('"minute";q=');
+    expect(v1.headers.get('ratelimit')).toMatch(/;r=\d+;t=\d+$/);
     await expectV2(await post('/v2/contact/add', big), 413, 'payload_too_large', 'Request body is too large.');
   });
 
@@ -133,7 +136,13 @@ describe('routes', () => {
 describe('authentication', () => {
   it('throttles repeated failed attempts from one address', async () => {
     const attempt = () => t.fetch('/v1/authenticate', { apiKey: 'lr_guess' });
-    for (let i = 0; i < 3; i++) expect((await attempt()).status).toBe(401);
+    // Each 401 carries the address's failure budget in the rate-limit headers: 3 a minute, one fewer each time.
+    for (let i = 0; i < 3; i++) {
+      const refused = await attempt();
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get('ratelimit-policy')).toBe('"auth-failures";q=3;w=60');
+      expect(refused.headers.get('ratelimit')).toBe(`"auth-failures";r=${2 - i};t=60`);
+    }
     const blocked = await attempt();
     expect(blocked.status).toBe(429);
     expect(await blocked.json()).toEqual({
