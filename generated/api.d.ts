@@ -7575,7 +7575,8 @@ export interface components {
             /**
              * Format: uri
              * @description Where the callback sends the person afterwards, with `sessionId` (and `status`) added to its query;
-             *     it must start with one of the operator's `OAUTH_RETURN_URLS`. Left out, the callback answers a short
+             *     it must be under one of the operator's `OAUTH_RETURN_URLS`, compared as parsed URLs: the same scheme,
+             *     host and port, no user info, and the allowed path or one below it. Left out, the callback answers a short
              *     page saying the mailbox is connected (or why not).
              * @example https://app.acme-mail.io/settings/mailboxes
              */
