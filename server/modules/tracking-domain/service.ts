@@ -12,6 +12,7 @@ import type { Db, Executor } from '../../db';
 import type { DnsLookup } from '../../platform/dns';
 import { conflict, detail, notFound } from '../../platform/errors';
 import type { Page, Paged } from '../../platform/paging';
+import { created } from '../../platform/cause';
 import { newId } from '../../platform/ids';
 import type { EventService } from '../events';
 import type { TrackingDomainRow, TrackingDomainStore } from './store';
@@ -74,7 +75,7 @@ export class TrackingDomainService {
     const domain = normalizeHost(rawDomain);
     const now = this.clock.now();
     const row: TrackingDomainRow = {
-      id: newId(),
+      id: created(newId()),
       workspace_id: workspaceId,
       domain,
       status: 'pending',
