@@ -1385,11 +1385,13 @@ export interface paths {
          * Create an API key
          * @description Creates a key of the calling workspace with a name, its scopes and an optional expiry, and answers its
          *     secret once (only its hash is stored). A key can give only scopes it holds itself (`all` holds every
-         *     scope). Answers `200` and takes no `Idempotency-Key`: the answer holds the secret, which is never stored
+         *     scope, and only `all` gives `all`), and a key that expires can make only keys that expire no later than
+         *     it does (an `expiresAt` at or before its own is required). Answers `200` and takes no `Idempotency-Key`: the answer holds the secret, which is never stored
          *     to be replayed.
          *
          *     Errors: `400` an unknown scope (each named in `details`), or an expiry that is not in the future;
-         *     `403` the calling key lacks `keys:manage` or one of the scopes asked for (named).
+         *     `403` the calling key lacks `keys:manage` or one of the scopes asked for (named), or it expires and the
+         *     new key would outlive it (no `expiresAt`, or a later one).
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -1431,9 +1433,11 @@ export interface paths {
         /**
          * Revoke an API key
          * @description Revokes a key of the workspace: its next request, in any server process, answers `401`. A key may revoke
-         *     itself. Revoking a revoked key changes nothing and answers the key.
+         *     itself. Only a key within the calling key's reach can be revoked: every scope of it held by the calling
+         *     key (`all` only by `all`), and, when the calling key expires, an expiry no later than its own. Revoking a
+         *     revoked key changes nothing and answers the key.
          *
-         *     Errors: `404` no such key in this workspace (another workspace's key answers alike); `409` the key is the
+         *     Errors: `403` the key is beyond the calling key's reach (the reason named); `404` no such key in this workspace (another workspace's key answers alike); `409` the key is the
          *     workspace's last live key that can manage keys (`keys:manage` or `all`): create another first, or ask the
          *     operator (admin CLI `key revoke`).
          */
@@ -1460,7 +1464,11 @@ export interface paths {
          *     name, scopes and expiry. A rotation during an overlap ends the older secret at once. Answers `200` and
          *     takes no `Idempotency-Key`: the answer holds the secret, which is never stored to be replayed.
          *
-         *     Errors: `404` no such key in this workspace; `409` the key is revoked or expired.
+         *     Only a key within the calling key's reach can be rotated: every scope of it held by the calling key
+         *     (`all` only by `all`), and, when the calling key expires, an expiry no later than its own.
+         *
+         *     Errors: `403` the key is beyond the calling key's reach (the reason named); `404` no such key in this
+         *     workspace; `409` the key is revoked or expired.
          */
         post: operations["rotateApiKey"];
         delete?: never;
@@ -7854,7 +7862,8 @@ export interface components {
             /**
              * Format: uri
              * @description Where the callback sends the person afterwards, with `sessionId` (and `status`) added to its query;
-             *     it must start with one of the operator's `OAUTH_RETURN_URLS`. Left out, the callback answers a short
+             *     it must be under one of the operator's `OAUTH_RETURN_URLS`, compared as parsed URLs: the same scheme,
+             *     host and port, no user info, and the allowed path or one below it. Left out, the callback answers a short
              *     page saying the mailbox is connected (or why not).
              * @example https://app.acme-mail.io/settings/mailboxes
              */

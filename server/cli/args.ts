@@ -45,17 +45,19 @@ export function port(value: string): number {
   return n;
 }
 
-export function positiveInt(value: string): number {
-  const n = Number(value.replace(/_/g, ''));
-  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('expected a positive whole number');
-  return n;
-}
-
-export function count(value: string): number {
-  const n = Number(value.replace(/_/g, ''));
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number, 0 or more');
-  return n;
-}
+/**
+ * A whole number from `min` to `max`, written in decimal digits (`_` may group them: `10_000`): no sign, exponent,
+ * hex or fraction, so what the operator typed is the number used, never a rounded or reinterpreted one.
+ */
+export const wholeNumber =
+  (min: number, max: number) =>
+  (value: string): number => {
+    const n = /^\d+(_\d+)*$/.test(value) ? Number(value.replace(/_/g, '')) : NaN;
+    if (!Number.isSafeInteger(n) || n < min || n > max) {
+      throw new InvalidArgumentError(`expected a whole number from ${min} to ${max.toLocaleString('en-US')}`);
+    }
+    return n;
+  };
 
 /** A file that can be read: a folder or a missing path is named here, not met as a stack trace later. */
 export function csvFile(value: string): string {

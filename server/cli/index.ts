@@ -6,10 +6,13 @@
 import { Command } from 'commander';
 import { describeDemoWeek, makeDemoWeek } from '../demo';
 import { openCliContext, type CliContext } from './context';
-import { displayName, email, id, positiveInt, table } from './args';
+import { displayName, email, id, table, wholeNumber } from './args';
 import { registerLeadCommands } from './leads';
 import { registerWarmupCommands } from './warmup';
 import { causeOutsideRequests, causing } from '../platform/cause';
+
+/** The most credits one `credits add` grants: a typo's extra digits are refused, not granted. */
+const MAX_GRANT = 1_000_000_000;
 
 /** Opens the database for one command, runs it, closes it; errors become one clear line and exit 1. */
 export function withContext<A extends unknown[]>(fn: (ctx: CliContext, ...args: A) => Promise<void>) {
@@ -150,7 +153,7 @@ export function buildProgram(): Command {
     .command('add')
     .description('grant credits to a workspace (written to the ledger)')
     .requiredOption('--workspace <id>', 'workspace id', id('a workspace'))
-    .requiredOption('--amount <n>', 'credits to add', positiveInt)
+    .requiredOption('--amount <n>', 'credits to add (1 to 1,000,000,000)', wholeNumber(1, MAX_GRANT))
     .action(
       withContext(async ({ services, deps }, opts: { workspace: string; amount: number }) => {
         const balance = await deps.db.transaction((trx) =>

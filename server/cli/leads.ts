@@ -3,7 +3,7 @@
  * wires them into the admin program with registerLeadCommands(program, openCliContext).
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { count, csvFile } from './args';
+import { csvFile, wholeNumber } from './args';
 import { MultiBar, Presets, SingleBar } from 'cli-progress';
 import { generateLeads } from '../modules/leads/generate';
 import {
@@ -26,15 +26,18 @@ function printReport(report: ImportReport) {
   if (report.errors.length > 50) console.error(`... and ${report.errors.length - 50} more invalid row(s)`);
 }
 
+/** The most people or companies one `leads generate` makes: far beyond any demo or benchmark. */
+const MAX_GENERATED = 10_000_000;
+
 export function registerLeadCommands(program: Command, open: () => Promise<CliContext>): void {
   const leads = program.command('leads').description('the lead database: synthetic data, CSV import');
 
   leads
     .command('generate')
     .description('fill the lead database with made-up people and companies (the same seed gives the same data)')
-    .requiredOption('--people <n>', 'number of people', count)
-    .requiredOption('--companies <n>', 'number of companies', count)
-    .option('--seed <n>', 'random seed: the same seed gives the same data', count, 1)
+    .requiredOption('--people <n>', 'number of people (0 to 10,000,000)', wholeNumber(0, MAX_GENERATED))
+    .requiredOption('--companies <n>', 'number of companies (0 to 10,000,000)', wholeNumber(0, MAX_GENERATED))
+    .option('--seed <n>', 'random seed: the same seed gives the same data', wholeNumber(0, 2 ** 31 - 1), 1)
     .option('--replace', 'empty the lead database first (reveals and list members of its people go with it)', false)
     .action(async (opts: { people: number; companies: number; seed: number; replace: boolean }) => {
       const ctx = await open();

@@ -7,7 +7,8 @@
  *
  * A request's URL carries what a collector must not keep: contact addresses and search terms in the query, and
  * unsubscribe, open and click tokens or addresses in the path. A server span records the route template as its
- * path (`/v1/whitelabel/user/{email}`, `/c/:token`) and the query's names with every value redacted.
+ * path (`/v1/whitelabel/user/{email}`, `/c/:token`) and the query's names with every value redacted; and every
+ * span, of any instrumentation, is exported with the URLs it quotes redacted (server/http/redact.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SpanStatusCode, trace, type Span } from '@opentelemetry/api';
@@ -15,7 +16,8 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { ExpressInstrumentation } from '@opentelemetry/instrumentation-express';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
-import { NodeSDK } from '@opentelemetry/sdk-node';
+import { NodeSDK, tracing } from '@opentelemetry/sdk-node';
+import { redactUrl, redactUrls } from '../http/redact';
 import { readBundledSpec } from '../platform/project-root';
 import { operationRoutes } from './operations';
 
@@ -34,9 +36,52 @@ function splitUrl(url: string): [string, string | undefined] {
 }
 
 /** A query's parameter names, every value replaced: `search=REDACTED&limit=REDACTED`. */
-function redactedQuery(query: string): string {
-  const names = [...new URLSearchParams(query).keys()];
-  return names.map((name) => `${encodeURIComponent(name)}=REDACTED`).join('&');
+const redactedQuery = (query: string): string => redactUrl(`?${query}`).slice(1);
+
+type Attributes = tracing.ReadableSpan['attributes'];
+
+/** Attributes with every URL they quote redacted: `url.full`, `http.url`, `http.target`, an exception's message. */
+function redactedAttributes(attributes: Attributes): Attributes {
+  const redacted: Attributes = {};
+  for (const [key, value] of Object.entries(attributes)) {
+    if (typeof value !== 'string') redacted[key] = value;
+    else if (key === 'url.query') redacted[key] = redactedQuery(value);
+    else redacted[key] = key === 'http.target' ? redactUrl(value) : redactUrls(value);
+  }
+  return redacted;
+}
+
+/**
+ * The exporter every span of the process leaves by, the API's and the worker's, whatever instrumentation made it
+ * (an outgoing webhook delivery's client span carries the endpoint's URL): URL user info and query values go.
+ */
+class RedactingExporter implements tracing.SpanExporter {
+  constructor(private readonly inner: tracing.SpanExporter) {}
+
+  export(spans: tracing.ReadableSpan[], done: Parameters<tracing.SpanExporter['export']>[1]): void {
+    const redacted = spans.map(
+      (span): tracing.ReadableSpan =>
+        Object.create(span, {
+          name: { value: redactUrls(span.name) },
+          attributes: { value: redactedAttributes(span.attributes) },
+          events: {
+            value: span.events.map((event) => ({
+              ...event,
+              attributes: event.attributes && redactedAttributes(event.attributes),
+            })),
+          },
+        }) as tracing.ReadableSpan,
+    );
+    this.inner.export(redacted, done);
+  }
+
+  shutdown(): Promise<void> {
+    return this.inner.shutdown();
+  }
+
+  forceFlush(): Promise<void> {
+    return this.inner.forceFlush?.() ?? Promise.resolve();
+  }
 }
 
 /** A path no route matched (a 404): its first segment alone, since the rest may be anything. */
@@ -49,7 +94,7 @@ export function startTracing(): Tracing {
   const operationOf = operationRoutes(readBundledSpec());
   const sdk = new NodeSDK({
     serviceName: process.env.OTEL_SERVICE_NAME || 'outreach-api',
-    traceExporter: new OTLPTraceExporter(),
+    traceExporter: new RedactingExporter(new OTLPTraceExporter()),
     instrumentations: [
       new HttpInstrumentation({
         // Attributes are set when the response ends: by then the key has named the workspace.

@@ -65,6 +65,18 @@ export const causeOutsideRequests = (actor: 'admin' | 'worker', operation: strin
 
 export const currentCause = (): Cause | undefined => current.getStore();
 
+/**
+ * The id of an object a request creates (a campaign, a list, a job, ...), named among its audit entry's
+ * `targetIds` beside the ids the request named. Given when the object gets its id, before its transaction
+ * commits: the entry is written with that commit.
+ */
+export function created(id: string): string {
+  const cause = current.getStore();
+  // A request's: a worker pass or a CLI command names what it changes itself (AuditTrail.recordChange).
+  if (cause?.actor === 'key' && !cause.targetIds.includes(id)) cause.targetIds.push(id);
+  return id;
+}
+
 /** Who a change of `workspaceId` was made by: a key of another workspace is its whitelabel parent's. */
 export function actorFor(cause: Cause, workspaceId: string): Actor {
   return isKeyActor(cause.actor) && cause.workspaceId !== workspaceId ? 'parent' : cause.actor;

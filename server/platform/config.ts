@@ -188,7 +188,7 @@ function oauthSettings(env: NodeJS.ProcessEnv): OAuthSettings {
       smtp: hostPort('OAUTH_GENERIC_SMTP', env.OAUTH_GENERIC_SMTP ?? ''),
       imap: hostPort('OAUTH_GENERIC_IMAP', env.OAUTH_GENERIC_IMAP ?? ''),
     },
-    returnUrls: list(env.OAUTH_RETURN_URLS),
+    returnUrls: list(env.OAUTH_RETURN_URLS).map(returnUrl),
     timeoutMs: Math.max(1000, int('OAUTH_TIMEOUT_MS', 10000, env)),
   };
 }
@@ -240,6 +240,15 @@ export function deprecatedSettings(env: NodeJS.ProcessEnv = process.env): string
       ([name, old]) =>
         `${old} is deprecated: it governs every worker job, not sending alone; set ${name} instead${env[name] === undefined ? '' : ` (${name} is set and wins)`}.`,
     );
+}
+
+/** An allowed OAuth return URL: an absolute http(s) URL without user info; throws naming the setting. */
+function returnUrl(raw: string): string {
+  const url = URL.canParse(raw) ? new URL(raw) : null;
+  if (!url || !['http:', 'https:'].includes(url.protocol) || url.username || url.password) {
+    throw new Error(`OAUTH_RETURN_URLS must list http(s) URLs without user info, got "${raw}"`);
+  }
+  return raw;
 }
 
 function int(name: string, fallback: number, env: NodeJS.ProcessEnv): number {

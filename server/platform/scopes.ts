@@ -50,3 +50,26 @@ export function holds(held: readonly string[], needed: string): boolean {
   const [area, access] = needed.split(':');
   return access === 'read' && held.includes(`${area}:write`);
 }
+
+/** What a key can do: its scopes, and when it stops working (null: never). */
+export interface KeyReach {
+  scopes: readonly string[];
+  expiresAt: Date | null;
+}
+
+/**
+ * Key management is least privilege: a key may create, rotate or revoke only a key that can do no more than
+ * itself, for no longer. Every scope of `key` must be held by `manager` (`all` only by `all`), and an expiring
+ * manager reaches only keys that expire no later than it does. Answers why `manager` may not, or null.
+ */
+export function beyondReach(manager: KeyReach, key: KeyReach): string | null {
+  const notHeld = key.scopes.filter((s) => !holds(manager.scopes, s));
+  if (notHeld.length) return `This API key can manage only keys within its own scopes; it lacks ${notHeld.join(', ')}.`;
+  if (manager.expiresAt && (!key.expiresAt || key.expiresAt > manager.expiresAt)) {
+    return (
+      `This API key expires at ${manager.expiresAt.toISOString()}; it can manage only keys that expire ` +
+      'by then (an expiresAt no later than that).'
+    );
+  }
+  return null;
+}

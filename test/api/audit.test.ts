@@ -28,17 +28,46 @@ async function entriesOf(operation: string) {
   return r.data.data.items;
 }
 
+/**
+ * The operations that create something: the spec answers `201 Created` or `202 Accepted` (a job), or names the
+ * operation `create...` (a key's answer is a `200`, since it holds the secret).
+ */
+const creates = (o: (typeof operations)[number]) =>
+  ['201', '202'].some((status) => status in o.op.responses) || o.operationId.startsWith('create');
+
+/** The ids of what an answer's `data` holds: `data.campaign.id`, `data.steps[].id`, `data.sessionId`. */
+function createdIds(data: Record<string, unknown>): string[] {
+  return Object.entries(data).flatMap(([name, value]) => {
+    if (typeof value === 'string') return name === 'id' || name.endsWith('Id') ? [value] : [];
+    const items: unknown[] = Array.isArray(value) ? value : [value];
+    return items.flatMap((item) => {
+      const id = (item as { id?: unknown } | null)?.id;
+      return typeof id === 'string' ? [id] : [];
+    });
+  });
+}
+
 it('every state-changing operation of the spec leaves an entry with its key, operation and outcome', async () => {
   expect(changing.length).toBeGreaterThan(50);
+  expect(changing.filter(creates).length).toBeGreaterThan(15);
   const missing: string[] = [];
+  const unnamed: string[] = [];
   for (const o of changing) {
     const answer = await entries[o.key].ok(f, o.path.startsWith('/v2/') ? 'v2' : 'v1');
     const recorded = await entriesOf(o.operationId);
     const own = recorded.find((e) => e.requestId === answer.response.headers.get('x-request-id'));
     if (!own) missing.push(o.key);
     else expect(own).toMatchObject({ actor: 'key', keyId: f.ws.keyId, outcome: answer.response.status });
+    // A creation's entry names what it made.
+    if (own && creates(o)) {
+      const made = createdIds((answer.data as { data: Record<string, unknown> }).data);
+      if (!made.length || made.some((id) => !own.targetIds.includes(id))) {
+        unnamed.push(`${o.key}: made ${made.join()} named ${own.targetIds.join()}`);
+      }
+    }
   }
   expect(missing).toEqual([]);
+  expect(unnamed).toEqual([]);
 });
 
 it('records field names, never values, and refusals with their status', async () => {

@@ -91,6 +91,14 @@ describe('on the embedded database', () => {
     [['demo', '--workspace', 'nope'], /^error: option '--workspace <id>' argument 'nope' is invalid/],
     [['demo', '--workspace', '00000000-0000-7000-8000-000000000000'], /^error: Workspace not found\.$/],
     [['credits', 'add', '--workspace', 'nope', '--amount', '5'], /'--workspace <id>' argument 'nope' is invalid/],
+    [
+      ['credits', 'add', '--workspace', '00000000-0000-7000-8000-000000000000', '--amount', '2147483648'],
+      /^error: option '--amount <n>' argument '2147483648' is invalid\. expected a whole number from 1 to 1,000,000,000$/,
+    ],
+    [
+      ['leads', 'generate', '--people', '1e12', '--companies', '5'],
+      /^error: option '--people <n>' argument '1e12' is invalid\. expected a whole number from 0 to 10,000,000$/,
+    ],
     [['workspace', 'create', '--name', ''], /'--name <name>' argument '' is invalid\. the name must not be empty/],
     [['workspace', 'create', '--name', '   '], /'--name <name>' .* the name must not be empty/],
     [['workspace', 'create', '--name', 'a\u0007b'], /'--name <name>' .* must not contain control characters/],

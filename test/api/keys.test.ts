@@ -225,6 +225,92 @@ describe('the life of a key', () => {
   });
 });
 
+describe('least privilege: a key manages only keys within its own scopes and expiry', () => {
+  /** Whether a key holding `manager` may manage a key holding `key`, written out apart from the server's rule. */
+  const within = (manager: string[], key: string[]) =>
+    manager.includes('all') ||
+    key.every((s) => manager.includes(s) || (s.endsWith(':read') && manager.includes(s.replace(/:read$/, ':write'))));
+
+  it('create, rotate and revoke each allow exactly the pairs of scope sets where the key is within the manager', async () => {
+    const known = knownScopes(readBundledSpec());
+    const managers = [
+      ['all'],
+      ['keys:manage'],
+      ['keys:manage', 'campaigns:write'],
+      ['keys:manage', 'campaigns:read', 'lists:read'],
+    ];
+    // Every known scope alone (all included), a subset and a superset of the managers' sets.
+    const keySets = [...known.map((s) => [s]), ['campaigns:read', 'lists:read'], [...managers[3], 'webhooks:write']];
+    // One target key per set, made again only once a revocation took it.
+    const targets = new Map<string[], string>();
+    for (const keyScopes of keySets)
+      targets.set(keyScopes, (await createKey({ name: 'target', scopes: keyScopes })).id);
+    const mismatches: string[] = [];
+    for (const scopes of managers) {
+      const manager = t.client((await createKey({ name: 'manager', scopes })).apiKey);
+      for (const keyScopes of keySets) {
+        const expected = within(scopes, keyScopes) ? 200 : 403;
+        const id = targets.get(keyScopes)!;
+        const answers = {
+          create: (await manager.POST('/v2/api-key/create', { body: { name: 'made', scopes: keyScopes } })).response,
+          rotate: (await manager.POST('/v2/api-key/rotate', { body: { id, overlapSeconds: 600 } })).response,
+          revoke: (await manager.POST('/v2/api-key/revoke', { body: { id } })).response,
+        };
+        for (const [op, response] of Object.entries(answers)) {
+          if (response.status !== expected)
+            mismatches.push(`${scopes.join()} ${op} ${keyScopes.join()}: ${response.status}`);
+        }
+        if (answers.revoke.ok) targets.set(keyScopes, (await createKey({ name: 'target', scopes: keyScopes })).id);
+      }
+    }
+    expect(mismatches).toEqual([]);
+  });
+
+  it("keys:manage alone cannot rotate or revoke the workspace's all key", async () => {
+    const manager = t.client((await createKey({ name: 'manager', scopes: ['keys:manage'] })).apiKey);
+    const rotate = await manager.POST('/v2/api-key/rotate', { body: { id: ws.keyId, overlapSeconds: 600 } });
+    expect(rotate.response.status).toBe(403);
+    expect(rotate.error?.code).toBe('forbidden');
+    expect(rotate.error?.error).toContain('lacks all');
+    expect(JSON.stringify(rotate.error)).not.toContain('lr_');
+    expect((await manager.POST('/v2/api-key/revoke', { body: { id: ws.keyId } })).response.status).toBe(403);
+    expect((await ws.client.GET('/v1/authenticate')).response.status).toBe(200);
+  });
+
+  it('a key that expires manages only keys that expire no later than it does', async () => {
+    const at = (ms: number) => new Date(t.clock.now().getTime() + ms).toISOString();
+    const maker = await createKey({ name: 'hour', scopes: ['keys:manage', 'lists:read'], expiresAt: at(3600_000) });
+    const manager = t.client(maker.apiKey);
+    const create = (expiresAt?: string) =>
+      manager.POST('/v2/api-key/create', {
+        body: { name: 'made', scopes: ['lists:read'], ...(expiresAt ? { expiresAt } : {}) },
+      });
+
+    const forever = await create();
+    expect(forever.response.status).toBe(403);
+    expect(forever.error?.error).toContain('expire');
+    expect((await create(at(7200_000))).response.status).toBe(403);
+    const shorter = await create(at(1800_000));
+    expect(shorter.response.status).toBe(200);
+    expect((await create(at(3600_000))).response.status).toBe(200);
+
+    const lasting = await createKey({ name: 'lasting', scopes: ['lists:read'] });
+    expect(
+      (await manager.POST('/v2/api-key/rotate', { body: { id: lasting.id, overlapSeconds: 0 } })).response.status,
+    ).toBe(403);
+    expect((await manager.POST('/v2/api-key/revoke', { body: { id: lasting.id } })).response.status).toBe(403);
+    const made = shorter.data!.data.key.id;
+    expect((await manager.POST('/v2/api-key/rotate', { body: { id: made, overlapSeconds: 0 } })).response.status).toBe(
+      200,
+    );
+    expect((await manager.POST('/v2/api-key/revoke', { body: { id: made } })).response.status).toBe(200);
+    // A key manages itself.
+    expect(
+      (await manager.POST('/v2/api-key/rotate', { body: { id: maker.id, overlapSeconds: 60 } })).response.status,
+    ).toBe(200);
+  });
+});
+
 describe('whitelabel sub-users', () => {
   it('manage their own keys the same way, and the parent cannot touch them', async () => {
     const registered = await ws.client.POST('/v2/whitelabel/register', {

@@ -32,8 +32,9 @@ let dataDir: string;
 const adminUrl = process.env.TEST_DATABASE_URL;
 const dbName = `tracing_${process.pid}_${Date.now()}`;
 let databaseUrl = '';
-/** The traced process's address and key (started by the first test). */
+/** The traced process's address and key (started by the first test), and all it printed. */
 let base = '';
+let out = '';
 let apiKey = '';
 
 beforeAll(async () => {
@@ -41,6 +42,7 @@ beforeAll(async () => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
+      if (req.url?.startsWith('/hook')) return void res.writeHead(204).end();
       paths.push(`${req.method} ${req.url} ${req.headers['content-type']}`);
       // The SDK may also export metrics or logs here (as protobuf): only traces are read.
       if (req.url !== '/v1/traces') return void res.writeHead(200).end();
@@ -94,10 +96,11 @@ it('sends a trace per request with the workspace and operation, and a trace per 
       LOG_LEVEL: 'info',
       OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
       OTEL_BSP_SCHEDULE_DELAY: '100',
+      // The webhook receiver is this test's, on loopback.
+      ALLOW_PRIVATE_WEBHOOKS: '1',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
   for (let i = 0; i < 1200 && !/"port":(\d+)/.test(out); i += 1) await new Promise((r) => setTimeout(r, 100));
@@ -171,4 +174,28 @@ it('loads neither OpenTelemetry nor prom-client when neither is configured', () 
   });
   expect(result.stderr).toBe('');
   expect(result.stdout.trim()).toBe('0');
+});
+
+it('redacts URL queries and user info in every exported span and log line, the outgoing calls included', async () => {
+  expect(base).not.toBe('');
+  const secret = 'hooksecret0value';
+  const receiverPort = (receiver.address() as AddressInfo).port;
+  const headers = { 'X-API-Key': apiKey, 'Content-Type': 'application/json' };
+  const created = await fetch(`${base}/v2/webhook/create`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({
+      url: `http://127.0.0.1:${receiverPort}/hook?hooksecret=${secret}`,
+      eventTypes: ['email.sent'],
+    }),
+  });
+  expect(created.status).toBe(201);
+  const { id } = (await readJson<Success<'/v2/webhook/create', 'post'>>(created)).data.subscription;
+  const tested = await fetch(`${base}/v2/webhook/test`, { method: 'POST', headers, body: JSON.stringify({ id }) });
+  expect(tested.status).toBe(200);
+  const clientSpan = () => spans.find((s) => s.kind === 3 && JSON.stringify(s).includes('/hook'));
+  for (let i = 0; i < 200 && !clientSpan(); i += 1) await new Promise((r) => setTimeout(r, 100));
+  expect(JSON.stringify(clientSpan())).toContain('hooksecret=REDACTED');
+  expect(JSON.stringify(spans)).not.toContain(secret);
+  expect(out).not.toContain(secret);
 });

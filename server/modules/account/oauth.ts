@@ -10,6 +10,7 @@ import type { components } from '../../../generated/api';
 import type { Clock } from '../../platform/clock';
 import type { Db, Executor } from '../../db';
 import { conflict, detail, DomainError, forbidden, invalid, notFound, unavailable } from '../../platform/errors';
+import { created } from '../../platform/cause';
 import { newId } from '../../platform/ids';
 import type { SecretBox } from '../../platform/secrets';
 import type { EventService } from '../events';
@@ -140,7 +141,7 @@ export class OAuthConnectService {
     if (body.warmup) validateWarmup(body.warmup);
     if (body.accountId && !(await this.store.find(this.db, workspaceId, body.accountId))) throw accountNotFound();
     const now = this.clock.now();
-    const id = newId();
+    const id = created(newId());
     const state = randomBytes(24).toString('base64url');
     const pkce = pkcePair();
     const row: OAuthSessionRow = {
@@ -370,7 +371,7 @@ export class OAuthConnectService {
         invalid(message, [detail('auth.refreshToken', message, 'scope_missing')]),
       );
     }
-    const id = target?.id ?? newId();
+    const id = target?.id ?? created(newId());
     const row = this.accounts.newRow(
       id,
       workspaceId,

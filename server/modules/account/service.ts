@@ -8,6 +8,7 @@ import { isUniqueViolation, queryAll, type Db, type Executor } from '../../db';
 import type { Clock } from '../../platform/clock';
 import type { Config } from '../../platform/config';
 import type { DnsLookup } from '../../platform/dns';
+import { created } from '../../platform/cause';
 import { newId } from '../../platform/ids';
 import { domainOf } from '../../platform/email-address';
 import { conflict, detail, forbidden, invalid, notFound } from '../../platform/errors';
@@ -357,7 +358,7 @@ export class AccountService {
       ]);
     }
     const email = body.email.trim().toLowerCase();
-    const id = newId();
+    const id = created(newId());
     const row = this.newRow(id, workspaceId, email, body, {
       provider: body.provider,
       auth_type: 'password',

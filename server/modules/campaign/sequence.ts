@@ -7,6 +7,7 @@ import type { components, operations } from '../../../generated/api';
 import type { Clock } from '../../platform/clock';
 import type { Db, Executor } from '../../db';
 import { conflict, detail, notFound } from '../../platform/errors';
+import { created } from '../../platform/cause';
 import { newId } from '../../platform/ids';
 import {
   checkDelay,
@@ -76,7 +77,7 @@ export class CampaignSequence {
           input.variants.map((v) => v.weight),
         );
         const step: StepRow = {
-          id: newId(),
+          id: created(newId()),
           workspace_id: workspaceId,
           campaign_id: campaignId,
           step_order: order,
@@ -255,7 +256,7 @@ export class CampaignSequence {
 
   private newVariant(step: StepRow, index: number, v: VariantInput, weight: number, now: Date): VariantRow {
     return {
-      id: newId(),
+      id: created(newId()),
       workspace_id: step.workspace_id,
       campaign_id: step.campaign_id,
       step_id: step.id,

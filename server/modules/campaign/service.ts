@@ -8,6 +8,7 @@ import type { components } from '../../../generated/api';
 import type { Clock } from '../../platform/clock';
 import type { Db, Executor } from '../../db';
 import { conflict, detail, notFound } from '../../platform/errors';
+import { created } from '../../platform/cause';
 import { newId } from '../../platform/ids';
 import type { Page } from '../../platform/paging';
 import type { EventService } from '../events';
@@ -104,7 +105,7 @@ export class CampaignService {
     const schedule = input.schedule ? checkSchedule(p, input.schedule, 'schedule') : null;
     p.throwIfAny();
     const now = this.clock.now();
-    const id = newId();
+    const id = created(newId());
     return this.db.transaction(async (trx) => {
       const accountIds = input.accountIds ?? [];
       await this.linked.assertAccounts(trx, workspaceId, accountIds, 'accountIds');

@@ -10,6 +10,7 @@ import type { components, operations } from '../../../generated/api';
 import type { Clock } from '../../platform/clock';
 import type { Db, Executor } from '../../db';
 import { conflict, detail, notFound } from '../../platform/errors';
+import { created } from '../../platform/cause';
 import { newId } from '../../platform/ids';
 import type { Page, Paged } from '../../platform/paging';
 import type { EventService } from '../events';
@@ -118,7 +119,7 @@ export class SubsequenceService {
       const trigger = await this.checkTrigger(trx, p, campaign.id, input.trigger);
       const now = this.clock.now();
       const row: SubsequenceRow = {
-        id: newId(),
+        id: created(newId()),
         workspace_id: workspaceId,
         campaign_id: campaign.id,
         name,

@@ -14,6 +14,7 @@ import type { components } from '../../../generated/api';
 import type { Clock } from '../../platform/clock';
 import type { Db, Executor } from '../../db';
 import type { Backlog } from '../../observability/telemetry';
+import { created } from '../../platform/cause';
 import { newId } from '../../platform/ids';
 import { domainOf } from '../../platform/email-address';
 import type { Logger } from '../../platform/logger';
@@ -609,7 +610,7 @@ export class InboxService {
     }
     const sent = await this.mail.send({
       login,
-      draft: { to, text: body.text, html: body.html, parent: target },
+      draft: { id: created(newId()), to, text: body.text, html: body.html, parent: target },
       record: {
         workspaceId,
         accountId: login.accountId,

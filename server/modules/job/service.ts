@@ -21,6 +21,7 @@ import type { Clock } from '../../platform/clock';
 import type { Db, Executor } from '../../db';
 import type { Backlog } from '../../observability/telemetry';
 import type { Logger } from '../../platform/logger';
+import { created } from '../../platform/cause';
 import { newId } from '../../platform/ids';
 import { isValidEmail } from '../../platform/email-address';
 import { DomainError, invalid, conflict, detail, notFound } from '../../platform/errors';
@@ -335,7 +336,7 @@ export class JobService {
 
   private newJob(workspaceId: string, type: JobType, fields: Partial<JobRow>): JobRow {
     return {
-      id: newId(),
+      id: created(newId()),
       workspace_id: workspaceId,
       type,
       status: 'receiving',

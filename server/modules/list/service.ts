@@ -7,6 +7,7 @@ import type { components } from '../../../generated/api';
 import type { Clock } from '../../platform/clock';
 import { isUniqueViolation, type Db, type Executor } from '../../db';
 import { invalid, conflict, detail, notFound } from '../../platform/errors';
+import { created } from '../../platform/cause';
 import { newId } from '../../platform/ids';
 import type { CampaignService } from '../campaign';
 import type { ContactService, NewContact } from '../contact';
@@ -89,7 +90,7 @@ export class ListService {
       ]);
     const now = this.clock.now();
     const row: ListRow = {
-      id: newId(),
+      id: created(newId()),
       workspace_id: workspaceId,
       kind,
       name,

@@ -150,9 +150,25 @@ export class OAuthClients {
     return this.providers.get(name) ?? null;
   }
 
-  /** Whether a return URL starts with one of the allowed prefixes (OAUTH_RETURN_URLS). */
-  returnUrlAllowed(url: string): boolean {
-    return this.settings.returnUrls.some((prefix) => url.startsWith(prefix));
+  /**
+   * Whether a return URL is under one of the allowed ones (OAUTH_RETURN_URLS), both parsed as URLs (WHATWG): the
+   * same scheme, host and port, no user info, and the allowed path itself or below it at a segment boundary. A
+   * string prefix would let `https://portal.example@evil.test/` or `https://portal.example.evil.test/` through.
+   * A URL that does not parse is not allowed.
+   */
+  returnUrlAllowed(raw: string): boolean {
+    if (!URL.canParse(raw)) return false;
+    const url = new URL(raw);
+    if (url.username || url.password) return false;
+    return this.settings.returnUrls.some((allowedRaw) => {
+      const allowed = new URL(allowedRaw);
+      const below = allowed.pathname.endsWith('/') ? allowed.pathname : `${allowed.pathname}/`;
+      return (
+        url.protocol === allowed.protocol &&
+        url.host === allowed.host &&
+        (url.pathname === allowed.pathname || url.pathname.startsWith(below))
+      );
+    });
   }
 
   authorizationUrl(

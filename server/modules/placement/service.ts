@@ -10,6 +10,7 @@ import type { components } from '../../../generated/api';
 import type { Clock } from '../../platform/clock';
 import type { Db, Executor } from '../../db';
 import { conflict, detail, notFound } from '../../platform/errors';
+import { created } from '../../platform/cause';
 import { newId } from '../../platform/ids';
 import type { Logger } from '../../platform/logger';
 import type { Backlog } from '../../observability/telemetry';
@@ -191,7 +192,7 @@ export class PlacementService {
     const now = this.clock.now();
     const timeoutMinutes = body.timeoutMinutes ?? DEFAULT_TIMEOUT_MINUTES;
     const test: TestRow = {
-      id: newId(),
+      id: created(newId()),
       workspace_id: workspaceId,
       status: 'running',
       subject: body.subject,

@@ -12,6 +12,7 @@ import type { Db, Executor } from '../../db';
 import type { DnsLookup } from '../../platform/dns';
 import { conflict, detail, notFound } from '../../platform/errors';
 import type { Page, Paged } from '../../platform/paging';
+import { created } from '../../platform/cause';
 import { newId } from '../../platform/ids';
 import type { EventService } from '../events';
 import type { TrackingDomainRow, TrackingDomainStore } from './store';
@@ -33,6 +34,8 @@ type Check = { ok: true; found: string } | { ok: false; reason: Reason; found: s
 
 /** A host name as stored and compared: lower case, no trailing dot. */
 export const normalizeHost = (host: string): string => host.trim().toLowerCase().replace(/\.$/, '');
+/** A stored host name: what the create request's pattern allows, in lower case, without the trailing dot. */
+const STORED_HOST = /^(?=.{4,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 
 function toDomain(row: TrackingDomainRow, cnameTarget: string): Schemas['TrackingDomain'] {
   return {
@@ -89,7 +92,7 @@ export class TrackingDomainService {
     const domain = normalizeHost(rawDomain);
     const now = this.clock.now();
     const row: TrackingDomainRow = {
-      id: newId(),
+      id: created(newId()),
       workspace_id: workspaceId,
       domain,
       status: 'pending',
@@ -255,9 +258,14 @@ export class TrackingDomainService {
 
   // --- for the tracking paths, accounts and campaigns ---
 
-  /** The workspace whose verified domain `host` is, or null when it is none. */
+  /**
+   * The workspace whose verified domain is exactly `host`, byte for byte as stored (lower case, no trailing dot),
+   * or null. Nothing is trimmed or folded here: a name with spaces, a tab or other bytes a stored name cannot hold
+   * is nobody's, and never reaches the database.
+   */
   async workspaceOfHost(host: string): Promise<string | null> {
-    return (await this.store.verified(this.db, normalizeHost(host)))?.workspace_id ?? null;
+    if (!STORED_HOST.test(host)) return null;
+    return (await this.store.verified(this.db, host))?.workspace_id ?? null;
   }
 
   /** The workspace's domain `id` for an account or campaign to choose: 404 when it is not the workspace's, 409 when it is not verified. */

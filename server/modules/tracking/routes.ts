@@ -5,8 +5,8 @@
  *   POST /u/:token       unsubscribe (RFC 8058 one-click from the mail client, or the page's button)
  *   GET  /o/:token.gif   open pixel
  *   GET  /c/:token       click redirect
- *   GET  /tls/ask?domain=  for a reverse proxy's on-demand certificates (Caddy's `ask`): 200 only for a
- *                          verified tracking domain
+ *   GET  /tls/ask?domain=  for a reverse proxy's on-demand certificates (Caddy's `ask`): 200 only for the
+ *                          exact name of a verified tracking domain
  * The link paths answer on the default host and on verified tracking domains (for their own workspace's
  * tokens) only; any other `Host` is a 404.
  */
@@ -36,7 +36,7 @@ export function trackingRouter(tracking: TrackingService, domains: TrackingDomai
 
   router.get('/tls/ask', async (req, res) => {
     const domain = typeof req.query.domain === 'string' ? req.query.domain : '';
-    const owner = domain && domain.length <= 253 ? await domains.workspaceOfHost(domain) : null;
+    const owner = await domains.workspaceOfHost(domain);
     res
       .status(owner ? 200 : 404)
       .type('text')
@@ -74,7 +74,10 @@ export function trackingRouter(tracking: TrackingService, domains: TrackingDomai
   router.get('/o/:token.gif', async (req, res) => {
     const within = await scope(req, res);
     if (!within) return;
-    await tracking.open(req.params.token, req.get('user-agent'), within);
+    const counted = await tracking.open(req.params.token, req.get('user-agent'), within);
+    // A tracking domain serves its own workspace's tokens only, the pixel as the other paths; the default host
+    // answers the image whatever the token.
+    if (!counted && within.workspaceId !== null) return html(res, 404, NOT_VALID);
     res.status(200).type('gif').set('Cache-Control', 'no-store, private').send(PIXEL);
   });
 

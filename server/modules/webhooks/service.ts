@@ -19,6 +19,7 @@ import type { Config } from '../../platform/config';
 import type { Db, Executor } from '../../db';
 import type { Backlog } from '../../observability/telemetry';
 import { invalid, detail, notFound } from '../../platform/errors';
+import { created } from '../../platform/cause';
 import { newId } from '../../platform/ids';
 import { OutboundRefusedError, resolveAllowedAddress } from '../../net/outbound';
 import type { SecretBox } from '../../platform/secrets';
@@ -303,7 +304,7 @@ export class WebhookService {
     this.secrets.ensureKey('webhooks');
     await this.checkUrl(input.url, 'url');
     await this.checkCampaign(workspaceId, input.campaignId);
-    const id = newId();
+    const id = created(newId());
     const now = this.clock.now();
     const { secret, secret_enc } = this.newSecret(id);
     const row: SubscriptionRow = {

@@ -10,7 +10,7 @@ import type { Clock } from '../../platform/clock';
 import { newId } from '../../platform/ids';
 import { conflict, detail, forbidden, invalid, notFound } from '../../platform/errors';
 import { hashKey } from '../../platform/key-hash';
-import { ALL_SCOPES, holds } from '../../platform/scopes';
+import { ALL_SCOPES, beyondReach, type KeyReach } from '../../platform/scopes';
 import type { AuditTrail } from '../../platform/audit';
 import type { Page, Paged } from '../../platform/paging';
 import type { ApiKeyView, WorkspaceStore } from './store';
@@ -30,16 +30,18 @@ export interface NewKey {
   expiresAt?: Date | null;
 }
 
-/** The key making a request: what it holds. */
+/** The key making a request. */
 export interface Caller {
   workspaceId: string;
-  scopes: string[];
+  keyId: string;
 }
 
 function newSecret(): { apiKey: string; key_hash: string; key_prefix: string } {
   const apiKey = KEY_PREFIX + randomBytes(32).toString('base64url');
   return { apiKey, key_hash: hashKey(apiKey), key_prefix: apiKey.slice(0, 10) };
 }
+
+const reachOf = (key: ApiKeyView): KeyReach => ({ scopes: key.scopes, expiresAt: key.expires_at });
 
 export function keyView(row: ApiKeyView) {
   return {
@@ -103,7 +105,10 @@ export class KeyService {
     return { keyId: row.id, apiKey, row };
   }
 
-  /** POST /v2/api-key/create: only known scopes (400 naming the others), only scopes the caller holds (403). */
+  /**
+   * POST /v2/api-key/create: only known scopes (400 naming the others), and only a key within the caller's reach
+   * (403): scopes it holds, and from an expiring caller an expiry no later than its own.
+   */
   async create(caller: Caller, input: { name: string; scopes: string[]; expiresAt?: string }) {
     const unknown = input.scopes.filter((s) => !this.known.includes(s));
     if (unknown.length) {
@@ -112,15 +117,14 @@ export class KeyService {
         unknown.map((s) => detail(`scopes.${input.scopes.indexOf(s)}`, `unknown scope ${s}`, 'unknown_scope')),
       );
     }
-    const notHeld = input.scopes.filter((s) => !holds(caller.scopes, s));
-    if (notHeld.length) throw forbidden(`This API key cannot give scopes it does not hold: ${notHeld.join(', ')}.`);
     const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
     if (expiresAt && expiresAt <= this.clock.now()) {
       throw invalid('expiresAt must be in the future.', [detail('expiresAt', 'must be in the future', 'future')]);
     }
-    const issued = await this.db.transaction((trx) =>
-      this.issue(trx, caller.workspaceId, { name: input.name, scopes: input.scopes, expiresAt }),
-    );
+    const issued = await this.db.transaction(async (trx) => {
+      await this.checkReach(trx, caller, { scopes: input.scopes, expiresAt });
+      return this.issue(trx, caller.workspaceId, { name: input.name, scopes: input.scopes, expiresAt });
+    });
     return { key: keyView(issued.row), apiKey: issued.apiKey };
   }
 
@@ -130,17 +134,18 @@ export class KeyService {
   }
 
   /**
-   * Revokes a key of the workspace. Through the API the workspace's last live key that can manage keys stays
-   * (409); the admin CLI (`fromApi` false) may revoke any key. The workspace row is locked so that two
-   * concurrent revocations cannot each leave the other as the last one.
+   * Revokes a key of the workspace. Through the API (a `caller`) only a key within the caller's reach (403), and
+   * the workspace's last live key that can manage keys stays (409); the admin CLI (no caller) may revoke any key.
+   * The workspace row is locked so that two concurrent revocations cannot each leave the other as the last one.
    */
-  revoke(workspaceId: string, keyId: string, options: { fromApi: boolean }): Promise<ApiKeyView> {
+  revoke(workspaceId: string, keyId: string, caller: Caller | null): Promise<ApiKeyView> {
     return this.db.transaction(async (trx) => {
       await this.store.lockWorkspace(trx, workspaceId);
       const key = await this.ownKey(trx, workspaceId, keyId);
+      if (caller) await this.checkReach(trx, caller, reachOf(key));
       if (key.revoked_at) return key;
       const now = this.clock.now();
-      if (options.fromApi && this.live(key, now) && key.scopes.some((s) => MANAGING.includes(s))) {
+      if (caller && this.live(key, now) && key.scopes.some((s) => MANAGING.includes(s))) {
         const managing = await this.store.countLiveKeysWith(trx, workspaceId, MANAGING, now);
         if (managing <= 1) {
           throw conflict(
@@ -154,11 +159,13 @@ export class KeyService {
     });
   }
 
-  /** A new secret for a live key; the current one keeps working for `overlapSeconds`. */
-  async rotate(workspaceId: string, keyId: string, overlapSeconds: number) {
+  /** A new secret for a live key within the caller's reach (403); the current one keeps working for `overlapSeconds`. */
+  async rotate(caller: Caller, keyId: string, overlapSeconds: number) {
+    const { workspaceId } = caller;
     return this.db.transaction(async (trx) => {
       await this.store.lockWorkspace(trx, workspaceId);
       const key = await this.ownKey(trx, workspaceId, keyId);
+      await this.checkReach(trx, caller, reachOf(key));
       const now = this.clock.now();
       if (!this.live(key, now)) throw conflict('This API key is revoked or expired; create a new key instead.');
       const { apiKey, ...secret } = newSecret();
@@ -181,6 +188,13 @@ export class KeyService {
     const key = await this.store.findKey(db, keyId);
     if (!key || key.workspace_id !== workspaceId) throw notFound('API key not found.');
     return key;
+  }
+
+  /** Refuses (403) a key beyond the calling key's reach: the one rule of server/platform/scopes.ts. */
+  private async checkReach(db: Executor, caller: Caller, key: KeyReach): Promise<void> {
+    const manager = await this.ownKey(db, caller.workspaceId, caller.keyId);
+    const why = beyondReach(reachOf(manager), key);
+    if (why) throw forbidden(why);
   }
 
   private live(key: ApiKeyView, now: Date): boolean {

@@ -13,19 +13,17 @@ export const workspaceRoutes = () => [
   ),
 ];
 
-/** The workspace's own keys (`/v2/api-key/...`): the caller's workspace and scopes come with its key. */
+/** The workspace's own keys (`/v2/api-key/...`): the calling key (`auth`) is the caller of each. */
 export const keyRoutes = ({ keys }: { keys: KeyService }) => [
-  route('post', '/v2/api-key/create', async ({ auth, body }) =>
-    ok('API key created', await keys.create({ workspaceId: auth.workspaceId, scopes: auth.scopes }, body)),
-  ),
+  route('post', '/v2/api-key/create', async ({ auth, body }) => ok('API key created', await keys.create(auth, body))),
   route('get', '/v2/api-key/list', async ({ auth, query }) => {
     const { items, page, total } = await keys.list(auth.workspaceId, pageOf(query));
     return ok('API keys retrieved', paginated({ items: items.map(keyView), page, total }));
   }),
   route('post', '/v2/api-key/revoke', async ({ auth, body }) =>
-    ok('API key revoked', { key: keyView(await keys.revoke(auth.workspaceId, body.id, { fromApi: true })) }),
+    ok('API key revoked', { key: keyView(await keys.revoke(auth.workspaceId, body.id, auth)) }),
   ),
   route('post', '/v2/api-key/rotate', async ({ auth, body }) =>
-    ok('API key rotated', await keys.rotate(auth.workspaceId, body.id, body.overlapSeconds)),
+    ok('API key rotated', await keys.rotate(auth, body.id, body.overlapSeconds)),
   ),
 ];

@@ -97,7 +97,7 @@ export class WorkspaceService {
   async revokeKey(keyId: string): Promise<void> {
     const key = await this.store.findKey(this.db, keyId);
     if (!key) throw notFound('API key not found.');
-    await this.keys.revoke(key.workspace_id, keyId, { fromApi: false });
+    await this.keys.revoke(key.workspace_id, keyId, null);
   }
 
   /**
