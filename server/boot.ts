@@ -22,7 +22,7 @@ export async function boot(): Promise<{ deps: Deps; services: Services; database
   const primary = await openDatabase(config);
   // The replica's pool, opened lazily like the primary's: an unreachable replica fails no start.
   const replica = config.databaseReadUrl
-    ? await openDatabase({ ...config, databaseUrl: config.databaseReadUrl })
+    ? await openDatabase({ ...config, databaseUrl: config.databaseReadUrl }, { readOnly: true })
     : null;
   const database: Database = {
     ...primary,
