@@ -110,6 +110,14 @@ interface DbConfig extends Knex.Config {
 }
 
 /**
+ * knex's warnings, but for a connection that failed, which it prints with a stack trace: the caller gets the
+ * error itself (a start that fails says it in one line, a request answers 503).
+ */
+function quietConnectionErrors(message: string): void {
+  if (!/^(Acquire connection error|Connection Error): /.test(message)) console.warn(message);
+}
+
+/**
  * Opens the configured database. `inMemory` gives a throw-away PGlite (tests). Without `preparedStatements` (on by
  * default) hot reads run unnamed, as a pooler in transaction mode needs: its next transaction may run on another
  * server connection, where the statement was never prepared. `readOnly`: a read replica (DATABASE_READ_URL).
@@ -126,6 +134,7 @@ export async function openDatabase(
       migrations: migrationConfig,
       preparedStatements: config.preparedStatements ?? true,
       readOnly: options.readOnly,
+      log: { warn: quietConnectionErrors },
     };
     const db = withCauseEntries(knex(dbConfig));
     return { db, kind: 'postgres', close: () => db.destroy() };
