@@ -20,7 +20,8 @@ export interface Config {
   databaseUrl: string | undefined;
   /**
    * A read replica of it (DATABASE_READ_URL): analytics, list pages and exports, the event feed and job results are
-   * read there, and from the primary while it cannot be reached.
+   * read there, and from the primary while it cannot be reached or has not replayed what the workspace last changed
+   * or was shown (server/db/read-replica.ts).
    */
   databaseReadUrl: string | undefined;
   dataDir: string;
