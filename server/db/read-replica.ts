@@ -127,8 +127,10 @@ export function readFromReplica<S extends object>(
     get(target, property, receiver) {
       const own: unknown = Reflect.get(target, property, receiver);
       const other: unknown = Reflect.get(replica, property);
-      if (!(reads as readonly PropertyKey[]).includes(property)) return own;
-      if (typeof own !== 'function' || typeof other !== 'function') return own;
+      if (typeof own !== 'function') return own;
+      // The service's calls of its own methods (`this.get` in a write) stay on the primary, unrouted.
+      if (!(reads as readonly PropertyKey[]).includes(property) || typeof other !== 'function')
+        return own.bind(target) as unknown;
       return (...args: unknown[]) =>
         router.run(
           workspaceOf(args),
@@ -152,7 +154,8 @@ export function notingShown<S extends object>(
   return new Proxy(primary, {
     get(target, property, receiver) {
       const own: unknown = Reflect.get(target, property, receiver);
-      if (!(shows as readonly PropertyKey[]).includes(property) || typeof own !== 'function') return own;
+      if (typeof own !== 'function') return own;
+      if (!(shows as readonly PropertyKey[]).includes(property)) return own.bind(target) as unknown;
       return async (...args: unknown[]) => {
         const answer = (await own.apply(target, args)) as unknown;
         await router.noteShown(workspaceOf(args));
