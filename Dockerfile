@@ -1,11 +1,11 @@
 # syntax=docker/dockerfile:1
-# The API and worker image: Node 20, the built server only, run as the unprivileged `node` user.
+# The API and worker image: Node 20.19 (as .nvmrc), the built server only, run as the unprivileged `node` user.
 #   API:      docker run IMAGE                                   (node dist/server/main.js)
 #   worker:   docker run IMAGE node dist/server/worker-main.js   (WORKER_JOBS picks the jobs)
 #   migrate:  docker run IMAGE node dist/server/cli/index.js migrate
 # See docs/production.md for the settings and compose.yaml for a whole deployment.
 
-FROM node:20-bookworm-slim AS build
+FROM node:20.19-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY patches ./patches
@@ -13,7 +13,7 @@ RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:20.19-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     PORT=3000 \
     DATA_DIR=/app/data

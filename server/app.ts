@@ -42,6 +42,7 @@ function bySegment(
   operations: Map<string, { scope: string; operationId: string }>,
   version: 'v1' | 'v2',
   audit: Auditor,
+  noteChange: Services['noteChange'],
 ) {
   const routers = new Map<string, Router>();
   for (const r of routes) {
@@ -51,7 +52,7 @@ function bySegment(
     const key = `${r.method.toUpperCase()} /${version}${r.path.slice(3)}`;
     const operation = operations.get(key);
     if (!operation) throw new Error(`${key} is served but not in the spec`);
-    r.register(router, operation, audit);
+    r.register(router, operation, audit, noteChange);
   }
   return (req: Request, res: Response, next: NextFunction): void => {
     const router = routers.get(req.path.split('/', 2)[1].toLowerCase());
@@ -167,6 +168,7 @@ export function createApp(deps: Deps, services: Services = createServices(deps),
       operations,
       'v1',
       services.audit,
+      services.noteChange,
     ),
   );
   // /v1 routes are served under /v2 too, ahead of the v2-only ones.
@@ -177,6 +179,7 @@ export function createApp(deps: Deps, services: Services = createServices(deps),
       operations,
       'v2',
       services.audit,
+      services.noteChange,
     ),
   );
 

@@ -5,7 +5,7 @@ import { tracing } from './observability/preload';
 import { noTelemetry } from './observability/telemetry';
 import { readBundledSpec } from './platform/project-root';
 import { WORKER_ROLES, deprecatedSettings, loadConfig, type Config, type WorkerRole } from './platform/config';
-import { migrate, openDatabase, type Database } from './db';
+import { isStorageDown, migrate, openDatabase, pendingMigrations, type Database } from './db';
 import { createLogger } from './platform/logger';
 import { markRunningBuild } from './platform/running-build';
 import { missingSecretKeyWarning } from './platform/secrets';
@@ -22,7 +22,7 @@ export async function boot(): Promise<{ deps: Deps; services: Services; database
   const primary = await openDatabase(config);
   // The replica's pool, opened lazily like the primary's: an unreachable replica fails no start.
   const replica = config.databaseReadUrl
-    ? await openDatabase({ ...config, databaseUrl: config.databaseReadUrl })
+    ? await openDatabase({ ...config, databaseUrl: config.databaseReadUrl }, { readOnly: true })
     : null;
   const database: Database = {
     ...primary,
@@ -32,7 +32,9 @@ export async function boot(): Promise<{ deps: Deps; services: Services; database
     },
   };
   if (config.migrateOnStart) {
-    const { total, applied } = await migrate(database.db);
+    const { total, applied } = await migrate(database.db).catch((err: unknown) => {
+      throw notConnected(err, config);
+    });
     logger.info(
       { migrations: total, applied: applied.length },
       `database ready: ${total} migrations, ${applied.length} applied`,
@@ -55,6 +57,51 @@ export async function boot(): Promise<{ deps: Deps; services: Services; database
     deps.telemetry = { ...base, jobRun: (job, run) => tracing!.jobRun(job, () => base.jobRun(job, run)) };
   }
   return { deps, services: createServices(deps), database };
+}
+
+/**
+ * A failure to connect to DATABASE_URL (unreachable, refused login, no such database) as one line naming the setting
+ * and the server (never the password); any other error as it is.
+ */
+function notConnected(err: unknown, config: Config): unknown {
+  const code = (err as { code?: string } | null)?.code ?? '';
+  if (!config.databaseUrl || !(isStorageDown(err) || code.startsWith('28') || code === '3D000')) return err;
+  const { hostname, port, pathname } = new URL(config.databaseUrl);
+  return new Error(
+    `cannot connect to the database of DATABASE_URL (${hostname}:${port || 5432}${pathname}): ${(err as Error).message}`,
+  );
+}
+
+/**
+ * Whether the database lacks migrations of this build at start (never with MIGRATE_ON_START on, which applied them),
+ * said in one line: /readyz answers 503 and what needs the tables (the demo data, the worker's jobs) waits for
+ * `untilMigrated`.
+ */
+export async function migrationsMissing({ config, db, logger }: Deps): Promise<boolean> {
+  if (config.migrateOnStart) return false;
+  const pending = await pendingMigrations(db).catch((err: unknown) => {
+    throw notConnected(err, config);
+  });
+  if (pending.length)
+    logger.warn(
+      { pending: pending.length },
+      `database not migrated: ${pending.length} migrations pending and MIGRATE_ON_START is off; /readyz answers 503 and the worker waits until \`npm run migrate\` has run, then this process goes on by itself`,
+    );
+  return pending.length > 0;
+}
+
+/** How often a process waiting for `npm run migrate` looks at the database again. */
+const MIGRATIONS_WAIT_MS = 2000;
+
+/** Resolves once every migration of this build is applied, looking every 2 s (a failed look is one more wait). */
+export async function untilMigrated({ db, logger }: Deps): Promise<void> {
+  const stillPending = () =>
+    pendingMigrations(db).then(
+      (pending) => pending.length > 0,
+      () => true,
+    );
+  while (await stillPending()) await new Promise((resolve) => setTimeout(resolve, MIGRATIONS_WAIT_MS));
+  logger.info('database migrated: going on');
 }
 
 /**

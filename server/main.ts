@@ -7,11 +7,12 @@ import './observability/preload';
 import { createServer } from 'node:http';
 import { listen } from './net/listen';
 import { createApp } from './app';
-import { boot, rolesRunning, shutdownJobs, startJobs } from './boot';
+import { boot, migrationsMissing, rolesRunning, shutdownJobs, startJobs, untilMigrated } from './boot';
 import { WORKER_ROLES } from './platform/config';
 import { describeDemoWeek, makeDemoWeek } from './demo';
 import { generateLeads } from './modules/leads/generate';
 import type { Deps, Services } from './services';
+import type { Worker } from './platform/worker';
 
 /** The demo lead database: enough people and companies for a first search to return results. */
 const DEMO_LEADS = { people: 2000, companies: 200, seed: 1 };
@@ -58,12 +59,22 @@ async function main(): Promise<void> {
   // The worker runs here unless WORKER_ENABLED=0 (then `npm run worker` runs it apart), with the jobs WORKER_JOBS names.
   // The port is taken before the demo is made, so a busy one fails at once; "listening" is said once it is ready.
   const port = await listen(server, { port: config.port, host: config.host, setting: 'PORT', hostSetting: 'HOST' });
-  if (config.seedDemo) await seedDemo(deps, services, port);
-  logger.info({ port, database: database.kind }, `listening on http://${config.host ?? 'localhost'}:${port}`);
-  const worker = config.workerEnabled ? startJobs({ deps, services }) : null;
-  if (!worker) deps.telemetry?.workerRoles([], WORKER_ROLES);
-
+  let worker: Worker | null = null;
   let stopping = false;
+  /** What needs the tables: the demo data on a first start, and the worker. */
+  const startWork = async () => {
+    if (config.seedDemo) await seedDemo(deps, services, port);
+    if (stopping) return;
+    worker = config.workerEnabled ? startJobs({ deps, services }) : null;
+    if (!worker) deps.telemetry?.workerRoles([], WORKER_ROLES);
+  };
+  // On a database that lacks migrations (MIGRATE_ON_START=off) the server answers at once (/readyz: 503), and
+  // starts the rest once `npm run migrate` has run.
+  const waiting = await migrationsMissing(deps);
+  if (!waiting) await startWork();
+  logger.info({ port, database: database.kind }, `listening on http://${config.host ?? 'localhost'}:${port}`);
+  if (waiting) void untilMigrated(deps).then(startWork).catch(failed);
+
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
@@ -92,7 +103,9 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'));
 }
 
-main().catch((err: unknown) => {
+function failed(err: unknown): never {
   console.error(`Failed to start: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);
-});
+}
+
+main().catch(failed);

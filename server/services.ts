@@ -7,7 +7,7 @@ import type { Db } from './db';
 import type { Clock } from './platform/clock';
 import type { Logger } from './platform/logger';
 import { noTelemetry, type Telemetry } from './observability/telemetry';
-import { readFromReplica, replicaRouter } from './db/read-replica';
+import { notingShown, readFromReplica, replicaRouter } from './db/read-replica';
 import { QuotaService } from './http/quota';
 import type { Route } from './http/route';
 import { accountRoutes } from './modules/account/routes';
@@ -112,11 +112,15 @@ export interface Deps {
 
 /** How long reads stay on the primary after the replica could not be reached, before it is tried again. */
 const REPLICA_RETRY_MS = 5000;
+/** How long the replica's replay position is taken as known, while a workspace waits for the replica to pass a point. */
+const REPLAY_CHECK_MS = 250;
 
 /**
  * The services whose reads a replica answers (all of them the primary's without one): analytics; list pages and
- * exports; the event feed; job results. A read that must see the caller's own write stays on the primary: a list
- * or a job by its id (read right after creating it), lead search (its reveals charge credits).
+ * exports; the event feed; job results. A read that names an object stays on the primary and notes what the
+ * workspace was shown (a list or a job by its id, the job list: the worker changes jobs), as does every change
+ * (`noteChange`, after each request that is not a GET), so that the replica answers the workspace only once it has
+ * replayed that far. Lead search stays on the primary (its reveals charge credits).
  */
 function withReplica(deps: Deps, services: ReturnType<typeof buildServices>) {
   const readable = {
@@ -125,35 +129,45 @@ function withReplica(deps: Deps, services: ReturnType<typeof buildServices>) {
     lists: services.lists,
     jobs: services.jobs,
   };
-  if (!deps.readDb) return readable;
+  if (!deps.readDb) return { reads: readable, noteChange: undefined };
   const replica = buildServices({ ...deps, db: deps.readDb, readDb: undefined, telemetry: undefined });
   const router = replicaRouter({
+    primary: deps.db,
+    replica: deps.readDb,
     clock: deps.clock,
     answeredBy: (deps.telemetry ?? noTelemetry).tally(
       'db_replica_reads_total',
-      'Reads meant for the read replica, by the database that answered them (primary: the replica could not be reached).',
+      'Reads meant for the read replica, by the database that answered them (primary: the replica could not be reached, was behind the workspace, or the read had to write).',
       'answered_by',
     ),
     retryAfterMs: REPLICA_RETRY_MS,
+    replayCheckMs: REPLAY_CHECK_MS,
     onDown: (err) =>
       deps.logger.warn({ err }, `read replica unreachable: reading from the primary for ${REPLICA_RETRY_MS / 1000} s`),
   });
   return {
-    analytics: readFromReplica(
-      services.analytics,
-      replica.analytics,
-      ['campaignSummary', 'campaignSteps', 'campaignCounts', 'sentToday'],
-      router,
-    ),
-    events: readFromReplica(services.events, replica.events, ['feed'], router),
-    lists: readFromReplica(services.lists, replica.lists, ['all', 'people', 'companies', 'openExport'], router),
-    jobs: readFromReplica(services.jobs, replica.jobs, ['openResults'], router),
+    reads: {
+      analytics: readFromReplica(
+        services.analytics,
+        replica.analytics,
+        ['campaignSummary', 'campaignSteps', 'campaignCounts', 'sentToday'],
+        router,
+      ),
+      events: readFromReplica(services.events, replica.events, ['feed'], router),
+      lists: notingShown(
+        readFromReplica(services.lists, replica.lists, ['all', 'people', 'companies', 'openExport'], router),
+        ['get'],
+        router,
+      ),
+      jobs: notingShown(readFromReplica(services.jobs, replica.jobs, ['openResults'], router), ['get', 'list'], router),
+    },
+    noteChange: (workspaceId: string) => router.noteShown(workspaceId),
   };
 }
 
 export function createServices(deps: Deps) {
   const services = buildServices(deps);
-  return { ...services, reads: withReplica(deps, services) };
+  return { ...services, ...withReplica(deps, services) };
 }
 
 function buildServices(deps: Deps) {

@@ -8,7 +8,7 @@ import './observability/preload';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { boot, shutdownJobs, startJobs } from './boot';
+import { boot, migrationsMissing, shutdownJobs, startJobs, untilMigrated } from './boot';
 import { healthRoutes } from './http/health';
 
 async function main(): Promise<void> {
@@ -23,6 +23,8 @@ async function main(): Promise<void> {
     listening.unref();
     deps.logger.info({ healthPort: (listening.address() as AddressInfo).port }, 'health at /healthz and /readyz');
   }
+  // On a database that lacks migrations (MIGRATE_ON_START=off), no job runs before `npm run migrate` has.
+  if (await migrationsMissing(deps)) await untilMigrated(deps);
   const worker = startJobs({ deps, services });
   let stopping = false;
   const shutdown = async (signal: string) => {

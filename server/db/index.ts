@@ -100,19 +100,31 @@ function withCauseEntries(db: Knex): Knex {
   return db;
 }
 
-/** knex's configuration, which it keeps on its client (transactions' too), with whether `prepared` names statements. */
+/**
+ * knex's configuration, which it keeps on its client (transactions' too), with whether `prepared` names statements
+ * and whether the database is a read replica, which refuses every write.
+ */
 interface DbConfig extends Knex.Config {
   preparedStatements?: boolean;
+  readOnly?: boolean;
+}
+
+/**
+ * knex's warnings, but for a connection that failed, which it prints with a stack trace: the caller gets the
+ * error itself (a start that fails says it in one line, a request answers 503).
+ */
+function quietConnectionErrors(message: string): void {
+  if (!/^(Acquire connection error|Connection Error): /.test(message)) console.warn(message);
 }
 
 /**
  * Opens the configured database. `inMemory` gives a throw-away PGlite (tests). Without `preparedStatements` (on by
  * default) hot reads run unnamed, as a pooler in transaction mode needs: its next transaction may run on another
- * server connection, where the statement was never prepared.
+ * server connection, where the statement was never prepared. `readOnly`: a read replica (DATABASE_READ_URL).
  */
 export async function openDatabase(
   config: Pick<Config, 'databaseUrl' | 'dataDir'> & Partial<Pick<Config, 'preparedStatements'>>,
-  options: { inMemory?: boolean } = {},
+  options: { inMemory?: boolean; readOnly?: boolean } = {},
 ): Promise<Database> {
   if (config.databaseUrl) {
     const dbConfig: DbConfig = {
@@ -121,6 +133,8 @@ export async function openDatabase(
       pool: { min: 0, max: 10 },
       migrations: migrationConfig,
       preparedStatements: config.preparedStatements ?? true,
+      readOnly: options.readOnly,
+      log: { warn: quietConnectionErrors },
     };
     const db = withCauseEntries(knex(dbConfig));
     return { db, kind: 'postgres', close: () => db.destroy() };
@@ -280,6 +294,11 @@ export async function queryAll<Q extends (() => unknown)[]>(
   const results: unknown[] = [];
   for (const query of queries) results.push(await query());
   return results as Results;
+}
+
+/** Whether `db` (or the transaction) is a read replica's, where a read must not write. */
+export function isReadOnly(db: Executor): boolean {
+  return ((db.client as Knex.Client).config as DbConfig).readOnly === true;
 }
 
 /** Whether `db` (or the transaction) runs on the embedded PGlite, whose planner has no table statistics. */

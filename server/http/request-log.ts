@@ -10,6 +10,16 @@ import type { Logger } from '../platform/logger';
 import type { AuthContext } from './admission';
 import { redactUrl } from './redact';
 
+/**
+ * A balancer's and an orchestrator's polls, every few seconds: logged at debug, their 503s (not ready: draining,
+ * migrations pending, database away) included, which are answers, not failures.
+ */
+const HEALTH_PATHS = new Set(['/healthz', '/readyz']);
+
+/**
+ * One line per request: at debug for health polls, warn for a 503 (unavailable for now: storage away, draining,
+ * admission), error for any other 5xx, info otherwise.
+ */
 export function requestLog(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const started = performance.now();
@@ -28,6 +38,8 @@ export function requestLog(logger: Logger) {
         workspaceId: (res.locals.auth as AuthContext | undefined)?.workspaceId,
       };
       if (!res.writableFinished) logger.warn(line, 'request aborted');
+      else if (HEALTH_PATHS.has(req.path)) logger.debug(line, 'health checked');
+      else if (res.statusCode === 503) logger.warn(line, 'request refused for now');
       else if (res.statusCode >= 500) logger.error(line, 'request errored');
       else logger.info(line, 'request completed');
     };

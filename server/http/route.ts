@@ -54,9 +54,15 @@ export interface Route {
   path: string;
   /**
    * Mounts the handler, refusing with 403 a key that lacks the operation's `x-required-scope`; a request that
-   * is not a GET is recorded by `audit` with its outcome, refusals and failures included.
+   * is not a GET is recorded by `audit` with its outcome, refusals and failures included, and then told to
+   * `noteChange` (a read replica's router: the workspace's replica reads wait until the replica has this change).
    */
-  register(router: Router, operation: { scope: string; operationId: string }, audit: Auditor): void;
+  register(
+    router: Router,
+    operation: { scope: string; operationId: string },
+    audit: Auditor,
+    noteChange?: (workspaceId: string) => Promise<void>,
+  ): void;
 }
 
 export function route<M extends Method, P extends PathsWithMethod<paths, M>>(
@@ -70,7 +76,7 @@ export function route<M extends Method, P extends PathsWithMethod<paths, M>>(
   return {
     method,
     path,
-    register(router, { scope, operationId }, audit) {
+    register(router, { scope, operationId }, audit, noteChange) {
       router[method](expressPath, async (req: Request, res: Response) => {
         const auth = res.locals.auth as AuthContext;
         const requestId = res.locals.requestId as string;
@@ -121,7 +127,10 @@ export function route<M extends Method, P extends PathsWithMethod<paths, M>>(
           // The change commits with its entry: the work it belongs to succeeded.
           writeEntry: (trx) => audit.record(entry(options.status ?? 200), trx),
         };
-        const record = (status: number) => audit.record(entry(status));
+        const record = async (status: number) => {
+          await audit.record(entry(status));
+          await noteChange?.(auth.workspaceId);
+        };
         let result: SuccessBody<P, M> | typeof STREAMED;
         try {
           // What the operation changes is recorded as this key's doing (the credit ledger, the audit log).
@@ -132,6 +141,7 @@ export function route<M extends Method, P extends PathsWithMethod<paths, M>>(
         }
         // The work's first transaction wrote this request's entry (server/db), unless it had none.
         if (!cause.recorded) await record(options.status ?? 200);
+        else await noteChange?.(auth.workspaceId);
         if (result !== STREAMED) res.status(options.status ?? 200).json(result);
       });
     },

@@ -20,7 +20,8 @@ export interface Config {
   databaseUrl: string | undefined;
   /**
    * A read replica of it (DATABASE_READ_URL): analytics, list pages and exports, the event feed and job results are
-   * read there, and from the primary while it cannot be reached.
+   * read there, and from the primary while it cannot be reached or has not replayed what the workspace last changed
+   * or was shown (server/db/read-replica.ts).
    */
   databaseReadUrl: string | undefined;
   dataDir: string;
@@ -156,6 +157,24 @@ export interface OAuthSettings {
   timeoutMs: number;
 }
 
+/**
+ * A PostgreSQL URL setting (DATABASE_URL, DATABASE_READ_URL), or undefined when unset; throws naming the setting,
+ * without the value, which may hold a password.
+ */
+function postgresUrl(name: string, env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env[name];
+  if (!raw) return undefined;
+  let protocol: string;
+  try {
+    protocol = new URL(raw).protocol;
+  } catch {
+    protocol = '';
+  }
+  if (protocol !== 'postgres:' && protocol !== 'postgresql:')
+    throw new Error(`${name} must be a PostgreSQL URL, such as postgres://user:password@host:5432/database`);
+  return raw;
+}
+
 /** `host:port` of a mail server setting; throws naming the setting. */
 function hostPort(name: string, raw: string): { host: string; port: number } {
   const match = /^([A-Za-z0-9.-]+):(\d{1,5})$/.exec(raw.trim());
@@ -278,8 +297,8 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     host: env.HOST || undefined,
     metricsPort: env.METRICS_PORT ? int('METRICS_PORT', 0, env) : undefined,
     metricsHost: env.METRICS_HOST || '127.0.0.1',
-    databaseUrl: env.DATABASE_URL || undefined,
-    databaseReadUrl: env.DATABASE_READ_URL || undefined,
+    databaseUrl: postgresUrl('DATABASE_URL', env),
+    databaseReadUrl: postgresUrl('DATABASE_READ_URL', env),
     dataDir: resolve(env.DATA_DIR || './data'),
     logLevel: env.LOG_LEVEL || 'info',
     validateResponses: bool('VALIDATE_RESPONSES', false, env),

@@ -220,3 +220,31 @@ it('answers GET / with where the docs and the spec are, and metrics listen on lo
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+it.each([
+  [
+    'not-a-url',
+    /^Failed to start: DATABASE_URL must be a PostgreSQL URL, such as postgres:\/\/user:password@host:5432\/database$/,
+  ],
+  [
+    'postgres://someone:secret@127.0.0.1:1/app',
+    /^Failed to start: cannot connect to the database of DATABASE_URL \(127\.0\.0\.1:1\/app\): connect ECONNREFUSED 127\.0\.0\.1:1$/,
+  ],
+])('a bad DATABASE_URL (%s) is one line naming the setting, and a non-zero exit', async (url, line) => {
+  const dir = mkdtempSync(join(tmpdir(), 'server-database-url-'));
+  try {
+    const server = start(dir, { SEED_DEMO: '0', WORKER_ENABLED: '0', DATABASE_URL: url });
+    const code = exitCode(server.child);
+    await expect(server.ready).rejects.toThrow(/exited with 1/);
+    expect(await code).toBe(1);
+    const failure = server
+      .output()
+      .split('\n')
+      .filter((l) => l && !l.startsWith('{'));
+    expect(failure).toHaveLength(1);
+    expect(failure[0]).toMatch(line);
+    expect(server.output()).not.toContain('secret');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

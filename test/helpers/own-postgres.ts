@@ -4,7 +4,7 @@
  * root, so the commands run as the `postgres` OS user when the test runs as root.
  */
 import { execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,10 +40,14 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
 
 /**
  * A streaming replica of `primary` (pg_basebackup -R: a copy that follows the primary's WAL, read-only), on its own
- * free port; `stop()` plays the replica going away.
+ * free port; `stop()` plays the replica going away. `applyDelay` (`'2s'`): how long after its commit on the primary
+ * a change shows on the replica (recovery_min_apply_delay), a replica that lags.
  */
-export async function startOwnReplica(primary: OwnPostgres): Promise<OwnPostgres> {
-  return startServer((run, data) =>
+export async function startOwnReplica(
+  primary: OwnPostgres,
+  options: { applyDelay?: string } = {},
+): Promise<OwnPostgres> {
+  return startServer((run, data) => {
     run('pg_basebackup', [
       '-h',
       '127.0.0.1',
@@ -56,8 +60,10 @@ export async function startOwnReplica(primary: OwnPostgres): Promise<OwnPostgres
       '-R',
       '-X',
       'stream',
-    ]),
-  );
+    ]);
+    if (options.applyDelay)
+      appendFileSync(join(data, 'postgresql.auto.conf'), `recovery_min_apply_delay = '${options.applyDelay}'\n`);
+  });
 }
 
 type Run = (command: string, args: string[]) => void;

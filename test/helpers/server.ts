@@ -155,7 +155,7 @@ export async function startTestServer(
   const config = loadConfig({ validateResponses: true, seedDemo: false, verifyMailLogins: false, ...options.config });
   const logger = options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const replica = options.readDatabaseUrl
-    ? await openDatabase({ databaseUrl: options.readDatabaseUrl, dataDir: '' })
+    ? await openDatabase({ databaseUrl: options.readDatabaseUrl, dataDir: '' }, { readOnly: true })
     : undefined;
   const deps: Deps = { config, db: database.db, readDb: replica?.db, clock, logger };
   // Metrics on the test clock (backlog ages move with it).

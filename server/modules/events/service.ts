@@ -8,7 +8,8 @@
  */
 import type { components } from '../../../generated/api';
 import type { Clock } from '../../platform/clock';
-import type { Db, Executor } from '../../db';
+import { isReadOnly, type Db, type Executor } from '../../db';
+import { WriteNeeded } from '../../db/read-replica';
 import { invalid, detail } from '../../platform/errors';
 import { newId } from '../../platform/ids';
 import { addMonths, monthOf } from './partitions';
@@ -277,11 +278,13 @@ export class EventService {
 
   /**
    * Rollup days are cut in the zone of email_rollup_zones; a read in another zone (the workspace's changed,
-   * or its first events were cut in UTC) rebuilds the workspace's rollups in its zone first (rollups.ts).
+   * or its first events were cut in UTC) rebuilds the workspace's rollups in its zone first (rollups.ts), which
+   * a read replica cannot: the read is the primary's then.
    */
   private async inZone(db: Executor, workspaceId: string, timezone: string): Promise<void> {
-    if ((await this.store.rollupZone(db, workspaceId)) !== timezone)
-      await rebuildRollups(db, workspaceId, { unlessZone: timezone });
+    if ((await this.store.rollupZone(db, workspaceId)) === timezone) return;
+    if (isReadOnly(db)) throw new WriteNeeded('a rebuild of the rollups in the time zone');
+    await rebuildRollups(db, workspaceId, { unlessZone: timezone });
   }
 
   /** All time: mail events per type and unique contacts per type, of a workspace or one campaign. */
