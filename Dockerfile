@@ -24,6 +24,7 @@ COPY patches ./patches
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist/server ./dist/server
 COPY --from=build /app/dist/docs ./dist/docs
+COPY --from=build /app/dist/app ./dist/app
 COPY --from=build /app/generated/openapi.json ./generated/openapi.json
 # The embedded database's directory (a single process without DATABASE_URL), writable by the runtime user.
 RUN mkdir -p /app/data && chown node:node /app/data
