@@ -73,22 +73,17 @@ function Figures({ campaignId }: { campaignId: string }) {
   const graph = summary.data?.data.graph;
   const daily = useMemo(
     () =>
-      graph
-        ? {
-            x: graph.map((d) => Date.parse(`${d.date}T00:00:00Z`) / 1000),
-            series: [
-              { label: 'Sent', values: graph.map((d) => d.sent) },
-              { label: 'Replied', values: graph.map((d) => d.replied) },
-            ],
-          }
-        : null,
+      graph && {
+        days: graph.map((d) => d.date),
+        series: [
+          { label: 'Sent', values: graph.map((d) => d.sent) },
+          { label: 'Replied', values: graph.map((d) => d.replied) },
+        ],
+      },
     [graph],
   );
   const unique = summary.data?.data.unique;
-  const funnel = useMemo(
-    () => (unique ? [{ label: 'Contacts', values: FUNNEL.map((k) => unique[k]) }] : null),
-    [unique],
-  );
+  const funnel = useMemo(() => unique && [{ label: 'Contacts', values: FUNNEL.map((k) => unique[k]) }], [unique]);
   return (
     <section aria-labelledby="figures-title">
       <h2 id="figures-title">Figures</h2>
@@ -103,16 +98,8 @@ function Figures({ campaignId }: { campaignId: string }) {
                 </div>
               ))}
             </dl>
-            {funnel ? (
-              <Chart
-                title="Funnel (unique contacts: sent, opened, clicked, replied)"
-                x={[1, 2, 3, 4]}
-                series={funnel}
-                bars
-                time={false}
-              />
-            ) : null}
-            {daily ? <Chart title="Daily sends" x={daily.x} series={daily.series} /> : null}
+            {funnel ? <Chart title="Funnel (unique contacts)" categories={FUNNEL} series={funnel} /> : null}
+            {daily ? <Chart title="Daily sends" days={daily.days} series={daily.series} /> : null}
           </>
         )}
       </Loaded>
