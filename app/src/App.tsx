@@ -102,7 +102,7 @@ function Shell({ workspaceName, signOut }: { workspaceName: string; signOut: () 
       {canEvents ? (
         <EventFollower
           onEvents={(events) => {
-            setLive((shown) => [...events.reverse(), ...shown].slice(0, 20));
+            setLive((shown) => [...[...events].reverse(), ...shown].slice(0, 20));
             void invalidate(
               queryClient,
               '/v2/campaign/list',

@@ -4,7 +4,7 @@
  * spintax in the editor, import contacts from a CSV file and watch the job finish, connect a password account on
  * the loopback SMTP sink, launch and see the sends arrive at the sink and in the live feed (the injected clock
  * moved, the worker driven as the sending tests do), and a read-only key that sees no write buttons and whose
- * forced write the API refuses. axe-core checks every screen for WCAG 2 A and AA violations.
+ * forced write the API refuses; the unibox and the settings. axe-core checks every screen for WCAG 2 A and AA violations.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -89,7 +89,8 @@ suite('the web console at /app (headless Chromium)', () => {
     page.on('console', (m) => {
       if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
     });
-  }, 90_000);
+    // The build, the server's first start and Chromium's launch took over 90 s together at a load of 20.
+  }, 180_000);
 
   afterAll(async () => {
     await browser?.close();
@@ -182,9 +183,10 @@ suite('the web console at /app (headless Chromium)', () => {
     await page.getByLabel('Password', { exact: true }).fill('pw');
     await page.getByLabel('SMTP host').fill('127.0.0.1');
     await page.getByLabel('SMTP port').fill(String(sink.port));
-    await page.getByRole('button', { name: 'Connect' }).click();
+    await page.getByRole('button', { name: 'Connect', exact: true }).click();
     await page.getByText('Account connected.').waitFor();
-    await page.getByRole('cell', { name: 'sender@outbound.test' }).waitFor();
+    await page.getByRole('button', { name: 'sender@outbound.test' }).click();
+    await page.getByText(/^Warm-up health: not measured yet/).waitFor();
     await expectAccessible();
   });
 
@@ -224,6 +226,28 @@ suite('the web console at /app (headless Chromium)', () => {
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
+  it('shows the sent messages in the unibox, with a reply form and intent', async () => {
+    await page.getByRole('link', { name: 'Unibox' }).click();
+    await page.getByText('No messages here yet.').waitFor();
+    await expectAccessible();
+    await page.getByLabel('Show').selectOption({ label: 'Sent' });
+    await page.getByRole('button', { name: /^jane@acme.test: (Hi|Hello) Jane$/ }).click();
+    await page.getByLabel('Reply in thread').waitFor();
+    await page.getByLabel('Intent').waitFor();
+    await expectAccessible();
+  });
+
+  it('shows usage, the credit ledger, the keys with their scopes and the audit log', async () => {
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('heading', { name: 'Audit log' }).waitFor();
+    await page
+      .getByRole('cell', { name: /^createCampaign/ })
+      .first()
+      .waitFor();
+    await page.getByRole('cell', { name: 'all', exact: true }).first().waitFor();
+    await expectAccessible();
+  });
+
   it('shows a read-only key no write buttons, and the API refuses a forced write', async () => {
     const created = await ws.client.POST('/v2/api-key/create', {
       body: { name: 'read only', scopes: ['campaigns:read', 'accounts:read', 'jobs:read', 'analytics:read'] },
@@ -237,7 +261,8 @@ suite('the web console at /app (headless Chromium)', () => {
     expect(await reader.getByRole('button', { name: /Launch|Pause|Save/ }).count()).toBe(0);
     await reader.getByRole('link', { name: 'Accounts' }).click();
     await reader.getByRole('cell', { name: 'sender@outbound.test' }).waitFor();
-    expect(await reader.getByRole('button', { name: 'Connect' }).count()).toBe(0);
+    expect(await reader.getByRole('button', { name: 'Connect', exact: true }).count()).toBe(0);
+    expect(await reader.getByRole('link', { name: /Unibox|Settings/ }).count()).toBe(0);
     await expectAccessible(reader);
     const forced = await reader.evaluate(
       async ([id]) => {

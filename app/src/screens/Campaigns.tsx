@@ -39,7 +39,7 @@ export function Campaigns() {
             <Empty>No campaigns{status ? ` with status ${status}` : ''} yet.</Empty>
           ) : (
             <>
-              <div className="table-wrap">
+              <div className="table-wrap" tabIndex={0}>
                 <table>
                   <caption className="visually-hidden">Campaigns</caption>
                   <thead>

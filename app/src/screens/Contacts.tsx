@@ -113,7 +113,7 @@ function JobProgress({ jobId }: { jobId: string }) {
 function ResultsTable({ csv }: { csv: string }) {
   const [header = [], ...rows] = parse(csv);
   return (
-    <div className="table-wrap">
+    <div className="table-wrap" tabIndex={0}>
       <table>
         <caption>Results, one row per line of the file</caption>
         <thead>

@@ -65,7 +65,7 @@ function Ledger() {
           data.items.length === 0 ? (
             <Empty>No credit movements yet.</Empty>
           ) : (
-            <div className="table-wrap">
+            <div className="table-wrap" tabIndex={0}>
               <table>
                 <caption className="visually-hidden">Credit ledger</caption>
                 <thead>
@@ -102,7 +102,7 @@ function Keys() {
       <h2 id="keys-title">API keys</h2>
       <Loaded query={keys} what="keys">
         {({ data }) => (
-          <div className="table-wrap">
+          <div className="table-wrap" tabIndex={0}>
             <table>
               <caption className="visually-hidden">API keys</caption>
               <thead>
@@ -145,7 +145,7 @@ function AuditLog() {
             <Empty>Nothing recorded yet.</Empty>
           ) : (
             <>
-              <div className="table-wrap">
+              <div className="table-wrap" tabIndex={0}>
                 <table>
                   <caption className="visually-hidden">Audit log</caption>
                   <thead>
