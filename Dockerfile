@@ -24,6 +24,7 @@ COPY patches ./patches
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist/server ./dist/server
 COPY --from=build /app/dist/docs ./dist/docs
+COPY --from=build /app/dist/app ./dist/app
 COPY --from=build /app/generated/openapi.json ./generated/openapi.json
 # The MCP server's tools and the guides it serves as resources (docs/mcp.md).
 COPY --from=build /app/generated/mcp-tools.json ./generated/mcp-tools.json

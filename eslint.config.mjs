@@ -1,14 +1,15 @@
-// typescript-eslint's type-checked recommended rules (with ESLint's recommended ones) over server/, client/, scripts/
-// and test/: `npm run lint:ts`. Every rule is on everywhere; findings are fixed, never hidden by inline
+// typescript-eslint's type-checked recommended rules (with ESLint's recommended ones) over server/, client/, scripts/,
+// test/ and app/ (with React's rules of hooks there): `npm run lint:ts`. Every rule is on everywhere; findings are fixed, never hidden by inline
 // eslint-disable comments.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettierConfig from 'eslint-config-prettier';
+import reactHooks from 'eslint-plugin-react-hooks';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'generated/**', 'node_modules/**', 'coverage/**'] },
   {
-    files: ['server/**/*.ts', 'client/**/*.ts', 'scripts/**/*.ts', 'test/**/*.ts'],
+    files: ['server/**/*.ts', 'client/**/*.ts', 'scripts/**/*.ts', 'test/**/*.ts', 'app/**/*.{ts,tsx}'],
     // Layout is Prettier's (`npm run format`); eslint-config-prettier turns off the rules that would disagree with it.
     extends: [js.configs.recommended, ...tseslint.configs.recommendedTypeChecked, prettierConfig],
     languageOptions: {
@@ -24,6 +25,10 @@ export default tseslint.config(
       // An AbortSignal's reason (typed any) is passed on as it is, as fetch does.
       '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingAny: true }],
     },
+  },
+  {
+    files: ['app/**/*.{ts,tsx}'],
+    extends: [reactHooks.configs.flat.recommended],
   },
   {
     // Control characters are what these files look for (the NUL character in text, any of them in the CLI's names).

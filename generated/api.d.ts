@@ -300,8 +300,8 @@ export interface paths {
         };
         /**
          * Test the API key
-         * @description Answers `200` with the workspace the key belongs to when the `X-API-Key` header carries an active key,
-         *     and `401` when it is missing, unknown or revoked. Counts toward the quota like every authenticated
+         * @description Answers `200` with the workspace the key belongs to and the key's scopes when the `X-API-Key` header carries
+         *     an active key (an app shows and enables what those scopes allow), and `401` when it is missing, unknown or revoked. Counts toward the quota like every authenticated
          *     request; costs no credits and changes nothing.
          */
         get: operations["authenticate"];
@@ -1525,8 +1525,8 @@ export interface paths {
         };
         /**
          * Test the API key
-         * @description Answers `200` with the workspace the key belongs to when the `X-API-Key` header carries an active key,
-         *     and `401` when it is missing, unknown or revoked. Counts toward the quota like every authenticated
+         * @description Answers `200` with the workspace the key belongs to and the key's scopes when the `X-API-Key` header carries
+         *     an active key (an app shows and enables what those scopes allow), and `401` when it is missing, unknown or revoked. Counts toward the quota like every authenticated
          *     request; costs no credits and changes nothing.
          */
         get: operations["authenticateV2"];
@@ -10397,6 +10397,10 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         data: {
+                            key: {
+                                /** @description What the key may call (`all`, or scopes such as `campaigns:write`); a write scope lets a key read the same area too. */
+                                scopes: string[];
+                            };
                             workspace: components["schemas"]["Workspace"];
                         };
                     };
@@ -12391,6 +12395,10 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         data: {
+                            key: {
+                                /** @description What the key may call (`all`, or scopes such as `campaigns:write`); a write scope lets a key read the same area too. */
+                                scopes: string[];
+                            };
                             workspace: components["schemas"]["Workspace"];
                         };
                     };

@@ -1,6 +1,6 @@
 /**
  * `npm start`, `npm run worker` and `npm run build`: builds the parts of dist/ whose sources changed since they were
- * built (the server, the docs portal, the browser example), each judged by a fingerprint of its inputs' sizes and
+ * built (the server, the docs portal, the browser example, the web console), each judged by a fingerprint of its inputs' sizes and
  * times, and never rewrites dist/ while a process runs from it. Plain Node, so a start from a current build costs a
  * directory walk, not a TypeScript toolchain.
  *
@@ -33,6 +33,14 @@ const PARTS = [
     name: 'examples',
     inputs: ['examples', 'client', 'generated/api.d.ts', 'scripts/build-examples.ts', 'package-lock.json'],
     run: tsx('scripts/build-examples.ts'),
+  },
+  {
+    name: 'app',
+    inputs: ['app', 'client', 'generated/api.d.ts', 'server/platform/scopes.ts', 'package-lock.json'],
+    run: [
+      process.execPath,
+      [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--config', join(ROOT, 'app/vite.config.ts')],
+    ],
   },
 ];
 

@@ -10,7 +10,7 @@
 import cors from 'cors';
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import { DOCS_DIR, EXAMPLES_DIR, readBundledSpec } from './platform/project-root';
+import { APP_DIR, DOCS_DIR, EXAMPLES_DIR, readBundledSpec } from './platform/project-root';
 import { requestContext } from './http/request-context';
 import { requestLog } from './http/request-log';
 import { healthRoutes, type Readiness } from './http/health';
@@ -20,6 +20,7 @@ import { idempotency } from './http/idempotency';
 import { errorMiddleware } from './http/error-middleware';
 import { rejectUnsafeText } from './http/text-safety';
 import { headAsGet } from './http/head';
+import { consoleApp } from './http/console-app';
 import { rejectUnsafeNumbers } from './http/json-numbers';
 import { ApiError } from './http/errors';
 import { finiteQueryNumbers } from './http/pagination';
@@ -125,6 +126,8 @@ export function createApp(deps: Deps, services: Services = createServices(deps),
   });
   app.use('/docs', express.static(DOCS_DIR));
   if (config.serveExamples) app.use('/examples', express.static(EXAMPLES_DIR));
+  // The web console (app/, built by `npm run build`): static files under a strict Content-Security-Policy.
+  app.use('/app', consoleApp(APP_DIR));
 
   // Links in emails: no key, no quota (modules/tracking/routes.ts).
   app.use(trackingRouter(services.tracking, services.trackingDomains));

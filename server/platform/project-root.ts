@@ -17,6 +17,7 @@ export const PROJECT_ROOT = findRoot(__dirname);
 export const BUNDLED_SPEC = join(PROJECT_ROOT, 'generated', 'openapi.json');
 export const DOCS_DIR = join(PROJECT_ROOT, 'dist', 'docs');
 export const EXAMPLES_DIR = join(PROJECT_ROOT, 'dist', 'examples');
+export const APP_DIR = join(PROJECT_ROOT, 'dist', 'app');
 
 /** The bundled spec, as `npm run generate` writes it from spec/ (our own OpenAPI 3.1 document, checked in CI). */
 export type BundledSpec = OpenAPIV3.DocumentV3_1 & { paths: OpenAPIV3.PathsObject };

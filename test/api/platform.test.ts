@@ -16,7 +16,7 @@ describe('GET /v1/authenticate', () => {
       status: 'success',
       success: true,
       message: 'API key is valid',
-      data: { workspace: { id: ws.workspaceId, name: 'Acme' } },
+      data: { workspace: { id: ws.workspaceId, name: 'Acme' }, key: { scopes: ['all'] } },
     });
     expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });

@@ -1,0 +1,251 @@
+/**
+ * Email accounts: each one's status, sends today and warm-up; connecting one through Google's or Microsoft's
+ * consent page (the real flow: the page opens in a new tab, the session is polled until it ends) or by password.
+ */
+import { useMemo, useState, type FormEvent } from 'react';
+import {
+  useAccounts,
+  useCheckVitals,
+  useConnectAccount,
+  useOAuthSession,
+  useStartOAuth,
+  useWarmupSummary,
+  type OAuthProvider,
+} from '../hooks/api/accounts';
+import { Chart } from '../components/Chart';
+import { Empty, ErrorNotice, Loaded } from '../components/states';
+import { useCan } from '../session';
+
+export function Accounts() {
+  const accounts = useAccounts();
+  const canWrite = useCan('accounts:write');
+  const canAnalytics = useCan('analytics:read');
+  const [open, setOpen] = useState<string>();
+  return (
+    <section aria-labelledby="accounts-title">
+      <h1 id="accounts-title">Email accounts</h1>
+      {canWrite ? <ConnectByOAuth /> : null}
+      {canWrite ? <ConnectByPassword /> : null}
+      <Loaded query={accounts} what="accounts">
+        {({ data }) =>
+          data.items.length === 0 ? (
+            <Empty>No email accounts connected yet.</Empty>
+          ) : (
+            <div className="table-wrap" tabIndex={0}>
+              <table>
+                <caption className="visually-hidden">Email accounts</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Email</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Sent today</th>
+                    <th scope="col">Warm-up</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.items.map((a) => (
+                    <tr key={a.id}>
+                      <td>
+                        <button type="button" className="link" onClick={() => setOpen(a.id)}>
+                          {a.email}
+                        </button>
+                      </td>
+                      <td>
+                        <span className={`badge ${a.status}`}>{a.status}</span>
+                      </td>
+                      <td>
+                        {a.sentToday} / {a.dailyLimit}
+                      </td>
+                      <td>{a.warmup.enabled ? `${a.warmup.status}, ${a.warmupSentToday} today` : 'off'}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
+      </Loaded>
+      {open ? <AccountHealth key={open} accountId={open} warmup={canAnalytics} /> : null}
+    </section>
+  );
+}
+
+/** One account's health: its warm-up placement over 7 days and, on demand, its DNS vitals and reputation. */
+function AccountHealth({ accountId, warmup }: { accountId: string; warmup: boolean }) {
+  const vitals = useCheckVitals();
+  const checked = vitals.data?.data.items[0];
+  return (
+    <section aria-labelledby="health-title">
+      <h2 id="health-title">Health</h2>
+      {warmup ? <WarmupHealth accountId={accountId} /> : null}
+      <button
+        type="button"
+        disabled={vitals.isPending}
+        onClick={() => vitals.mutate({ body: { accountIds: [accountId] } })}
+      >
+        {vitals.isPending ? 'Checking…' : 'Check DNS vitals'}
+      </button>
+      <ErrorNotice error={vitals.error} />
+      {checked ? (
+        <dl className="figures">
+          {(['mx', 'spf', 'dkim', 'dmarc'] as const).map((record) => (
+            <div key={record}>
+              <dt>{record.toUpperCase()}</dt>
+              <dd>{checked[record].pass ? 'pass' : 'fail'}</dd>
+            </div>
+          ))}
+          <div>
+            <dt>Reputation</dt>
+            <dd>{checked.score}</dd>
+          </div>
+        </dl>
+      ) : null}
+    </section>
+  );
+}
+
+function WarmupHealth({ accountId }: { accountId: string }) {
+  const summary = useWarmupSummary(accountId);
+  const graph = summary.data?.data.graph;
+  const daily = useMemo(
+    () =>
+      graph && {
+        days: graph.map((d) => d.date),
+        series: [
+          { label: 'Inbox', values: graph.map((d) => d.landedInbox) },
+          { label: 'Spam', values: graph.map((d) => d.landedSpam) },
+        ],
+      },
+    [graph],
+  );
+  return (
+    <Loaded query={summary} what="the warm-up">
+      {({ data }) => (
+        <>
+          <p>
+            Warm-up health: {data.health.score === null ? 'not measured yet' : `${data.health.score}%`} (
+            {data.health.label}, {data.health.landedInbox} in the inbox and {data.health.landedSpam} in spam over{' '}
+            {data.health.days} days)
+          </p>
+          {daily ? <Chart title="Warm-up placement" days={daily.days} series={daily.series} /> : null}
+        </>
+      )}
+    </Loaded>
+  );
+}
+
+const EMPTY = { email: '', smtpHost: '', smtpPort: '587', imapHost: '', imapPort: '993', password: '' };
+
+function ConnectByPassword() {
+  const [form, setForm] = useState(EMPTY);
+  const connect = useConnectAccount();
+  const field = (name: keyof typeof EMPTY, label: string, type = 'text', required = true) => (
+    <div className="field">
+      <label htmlFor={`connect-${name}`}>{label}</label>
+      <input
+        id={`connect-${name}`}
+        type={type}
+        required={required}
+        maxLength={name === 'email' ? 320 : 253}
+        autoComplete="off"
+        {...(type === 'number' ? { min: 1, max: 65535 } : {})}
+        value={form[name]}
+        onChange={(e) => setForm({ ...form, [name]: e.target.value })}
+      />
+    </div>
+  );
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    connect.mutate(
+      {
+        body: {
+          email: form.email,
+          provider: 'smtp',
+          smtp: { host: form.smtpHost, port: Number(form.smtpPort), password: form.password },
+          ...(form.imapHost
+            ? { imap: { host: form.imapHost, port: Number(form.imapPort), password: form.password } }
+            : {}),
+        },
+      },
+      { onSuccess: () => setForm(EMPTY) },
+    );
+  };
+  return (
+    <form onSubmit={submit} aria-labelledby="connect-title">
+      <h2 id="connect-title">Connect by password</h2>
+      <div className="grid">
+        {field('email', 'Email address', 'email')}
+        {field('password', 'Password', 'password')}
+        {field('smtpHost', 'SMTP host')}
+        {field('smtpPort', 'SMTP port', 'number')}
+        {field('imapHost', 'IMAP host (for replies; optional)', 'text', false)}
+        {field('imapPort', 'IMAP port', 'number', false)}
+      </div>
+      <button type="submit" disabled={connect.isPending}>
+        {connect.isPending ? 'Connecting…' : 'Connect'}
+      </button>
+      {connect.isSuccess ? <p role="status">Account connected.</p> : null}
+      <ErrorNotice error={connect.error} />
+    </form>
+  );
+}
+
+const PROVIDERS: { provider: OAuthProvider; label: string }[] = [
+  { provider: 'google', label: 'Connect with Google' },
+  { provider: 'microsoft', label: 'Connect with Microsoft' },
+];
+
+function ConnectByOAuth() {
+  const [loginHint, setLoginHint] = useState('');
+  const [sessionId, setSessionId] = useState<string>();
+  const start = useStartOAuth();
+  const begin = (provider: OAuthProvider) =>
+    start.mutate(
+      { body: { provider, ...(loginHint ? { loginHint } : {}) } },
+      {
+        onSuccess: ({ data }) => {
+          setSessionId(data.sessionId);
+          window.open(data.authorizationUrl, '_blank', 'noopener');
+        },
+      },
+    );
+  return (
+    <section aria-labelledby="oauth-title">
+      <h2 id="oauth-title">Connect a Google or Microsoft mailbox</h2>
+      <div className="row">
+        <label htmlFor="oauth-hint">Mailbox (optional)</label>
+        <input
+          id="oauth-hint"
+          type="email"
+          maxLength={320}
+          value={loginHint}
+          onChange={(e) => setLoginHint(e.target.value)}
+        />
+        {PROVIDERS.map((p) => (
+          <button key={p.provider} type="button" disabled={start.isPending} onClick={() => begin(p.provider)}>
+            {p.label}
+          </button>
+        ))}
+      </div>
+      <ErrorNotice error={start.error} />
+      {sessionId ? <OAuthProgress key={sessionId} sessionId={sessionId} /> : null}
+    </section>
+  );
+}
+
+function OAuthProgress({ sessionId }: { sessionId: string }) {
+  const session = useOAuthSession(sessionId);
+  return (
+    <Loaded query={session} what="the connect flow">
+      {({ data }) => (
+        <p role="status">
+          {data.status === 'pending'
+            ? 'Waiting for you to consent in the other tab…'
+            : data.status === 'connected'
+              ? `Connected ${data.account?.email ?? ''}.`
+              : `Not connected: ${data.reason?.message ?? 'the flow failed'}.`}
+        </p>
+      )}
+    </Loaded>
+  );
+}

@@ -1,0 +1,189 @@
+/** Settings: the workspace's keys and their scopes, the audit log, usage (quota, credits, sends) and the credit ledger. */
+import { useState } from 'react';
+import { useAuditLog, useCreditLedger, useKeys, useUsage } from '../hooks/api/settings';
+import { Empty, Loaded } from '../components/states';
+import { useCan } from '../session';
+
+export function Settings() {
+  const canKeys = useCan('keys:manage');
+  const canAudit = useCan('audit:read');
+  const canUsage = useCan('usage:read');
+  const canLedger = useCan('credits:read');
+  return (
+    <section aria-labelledby="settings-title">
+      <h1 id="settings-title">Settings</h1>
+      {canUsage ? <Usage /> : null}
+      {canLedger ? <Ledger /> : null}
+      {canKeys ? <Keys /> : null}
+      {canAudit ? <AuditLog /> : null}
+    </section>
+  );
+}
+
+function Usage() {
+  const usage = useUsage();
+  return (
+    <section aria-labelledby="usage-title">
+      <h2 id="usage-title">Usage</h2>
+      <Loaded query={usage} what="usage">
+        {({ data }) => (
+          <dl className="figures">
+            <div>
+              <dt>Plan</dt>
+              <dd>{data.plan.name}</dd>
+            </div>
+            <div>
+              <dt>Credits</dt>
+              <dd>{data.credits.balance}</dd>
+            </div>
+            <div>
+              <dt>Sent today</dt>
+              <dd>{data.sends.sent}</dd>
+            </div>
+            {data.quota.map((q) => (
+              <div key={q.window}>
+                <dt>Requests this {q.window}</dt>
+                <dd>
+                  {q.used} / {q.limit}
+                </dd>
+              </div>
+            ))}
+          </dl>
+        )}
+      </Loaded>
+    </section>
+  );
+}
+
+function Ledger() {
+  const ledger = useCreditLedger();
+  return (
+    <section aria-labelledby="ledger-title">
+      <h2 id="ledger-title">Credit ledger</h2>
+      <Loaded query={ledger} what="the ledger">
+        {({ data }) =>
+          data.items.length === 0 ? (
+            <Empty>No credit movements yet.</Empty>
+          ) : (
+            <div className="table-wrap" tabIndex={0}>
+              <table>
+                <caption className="visually-hidden">Credit ledger</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">When</th>
+                    <th scope="col">Amount</th>
+                    <th scope="col">Balance</th>
+                    <th scope="col">Reason</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.items.map((e) => (
+                    <tr key={e.id}>
+                      <td>{new Date(e.at).toLocaleString()}</td>
+                      <td>{e.amount}</td>
+                      <td>{e.balanceAfter}</td>
+                      <td>{e.reason}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
+      </Loaded>
+    </section>
+  );
+}
+
+function Keys() {
+  const keys = useKeys();
+  return (
+    <section aria-labelledby="keys-title">
+      <h2 id="keys-title">API keys</h2>
+      <Loaded query={keys} what="keys">
+        {({ data }) => (
+          <div className="table-wrap" tabIndex={0}>
+            <table>
+              <caption className="visually-hidden">API keys</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Prefix</th>
+                  <th scope="col">Scopes</th>
+                  <th scope="col">Last used</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.items.map((k) => (
+                  <tr key={k.id}>
+                    <td>{k.name ?? '(unnamed)'}</td>
+                    <td>{k.prefix}</td>
+                    <td>{k.scopes.join(', ')}</td>
+                    <td>
+                      {k.revokedAt ? 'revoked' : k.lastUsedAt ? new Date(k.lastUsedAt).toLocaleString() : 'never'}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Loaded>
+    </section>
+  );
+}
+
+function AuditLog() {
+  const [cursors, setCursors] = useState<string[]>([]);
+  const log = useAuditLog(cursors.at(-1));
+  return (
+    <section aria-labelledby="audit-title">
+      <h2 id="audit-title">Audit log</h2>
+      <Loaded query={log} what="the audit log">
+        {({ data }) =>
+          data.items.length === 0 ? (
+            <Empty>Nothing recorded yet.</Empty>
+          ) : (
+            <>
+              <div className="table-wrap" tabIndex={0}>
+                <table>
+                  <caption className="visually-hidden">Audit log</caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">When</th>
+                      <th scope="col">Operation</th>
+                      <th scope="col">By</th>
+                      <th scope="col">Outcome</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {data.items.map((e) => (
+                      <tr key={e.id}>
+                        <td>{new Date(e.at).toLocaleString()}</td>
+                        <td>{e.operation}</td>
+                        <td>{e.keyName ?? e.actor}</td>
+                        <td>{e.outcome}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+              <nav className="pager" aria-label="Audit log pages">
+                <button type="button" disabled={!cursors.length} onClick={() => setCursors(cursors.slice(0, -1))}>
+                  Newer
+                </button>
+                <button
+                  type="button"
+                  disabled={!data.pagination.hasMore || !data.pagination.nextCursor}
+                  onClick={() => setCursors([...cursors, data.pagination.nextCursor!])}
+                >
+                  Older
+                </button>
+              </nav>
+            </>
+          )
+        }
+      </Loaded>
+    </section>
+  );
+}
