@@ -12,11 +12,13 @@ import type { components } from '../../../generated/api';
 import type { Db, Executor } from '../../db';
 import type { Clock } from '../../platform/clock';
 import type { Config } from '../../platform/config';
+import { conflict, detail, invalid } from '../../platform/errors';
 import type { DnsLookup } from '../../platform/dns';
 import type { SecretBox } from '../../platform/secrets';
 import type { EventService } from '../events';
 import type { WorkspaceService, ZonedWorkspace } from '../workspace';
 import { AccountConnector, type LoginSecret, type MailLoginCheck } from './connect';
+import { hasImapLogin } from './mapping';
 import type { AccountRow, AccountStore } from './store';
 import { AccountViews, type AccountTrackingDomains, type MailboxProvidersOf, type SentTodayOf } from './views';
 import { AccountVitals, type WarmupHealthOf } from './vitals-report';
@@ -74,6 +76,7 @@ export class AccountService {
   private readonly events: EventService;
   private readonly campaigns: LinkedCampaigns;
   private readonly clock: Clock;
+  private readonly secrets: SecretBox;
   private readonly trackingDomains: AccountTrackingDomains;
   private readonly views: AccountViews;
   private readonly connector: AccountConnector;
@@ -102,6 +105,7 @@ export class AccountService {
     this.events = events;
     this.campaigns = campaigns;
     this.clock = clock;
+    this.secrets = secrets;
     this.trackingDomains = trackingDomains;
     this.views = new AccountViews({
       db,
@@ -149,6 +153,74 @@ export class AccountService {
           bounce_window: input.bounceProtection.window,
           updated_at: this.clock.now(),
         });
+      }
+      return this.views.view(trx, workspace, row);
+    });
+  }
+
+  /**
+   * Logs the account in again now (POST /v2/account/reconnect), with new passwords when given: when the logins
+   * work, the passwords are stored, the waits before retrying its servers end, and an account in an error status
+   * is active again. A failed login changes nothing.
+   */
+  async reconnect(
+    workspace: ZonedWorkspace,
+    input: Schemas['EmailAccountReconnectRequest'],
+  ): Promise<Schemas['EmailAccount']> {
+    const before = await this.views.require(this.db, workspace.id, input.accountId);
+    const oauth = before.auth_type === 'oauth2';
+    if (oauth && (input.password !== undefined || input.imapPassword !== undefined)) {
+      throw invalid('An OAuth account logs in with its grant and takes no password.', [
+        detail(
+          input.password !== undefined ? 'password' : 'imapPassword',
+          'is not taken by an OAuth account',
+          'oauth_account',
+        ),
+      ]);
+    }
+    if (before.status === 'reconnectRequired') {
+      throw conflict(
+        "The provider revoked this account's grant: connect it again through POST /v2/account/oauth/start with its accountId.",
+        [detail('accountId', before.status_reason ?? 'the grant was revoked', 'reconnect_required')],
+      );
+    }
+    const smtpPassword = input.password;
+    const imapPassword = input.imapPassword ?? input.password;
+    // Given passwords are tried as they are; stored ones (and an OAuth grant, password null) by the mail module.
+    const stored = (kind: 'smtp' | 'imap') => {
+      const enc = kind === 'smtp' ? before.smtp_password_enc : before.imap_password_enc;
+      return enc ? this.secrets.decrypt(enc, `${before.id}:${kind}`) : null;
+    };
+    const secret = (given: string | undefined, kind: 'smtp' | 'imap'): LoginSecret => ({
+      password: given ?? (oauth ? null : stored(kind)),
+    });
+    await this.connector.checkLogins(
+      before,
+      secret(smtpPassword, 'smtp'),
+      hasImapLogin(before) ? secret(imapPassword, 'imap') : null,
+    );
+    return this.db.transaction(async (trx) => {
+      let row = await this.views.require(trx, workspace.id, input.accountId, true);
+      const passwords: Partial<AccountRow> = {};
+      if (smtpPassword !== undefined)
+        passwords.smtp_password_enc = this.secrets.encrypt(smtpPassword, `${row.id}:smtp`);
+      if (imapPassword !== undefined && hasImapLogin(row))
+        passwords.imap_password_enc = this.secrets.encrypt(imapPassword, `${row.id}:imap`);
+      if (Object.keys(passwords).length)
+        row = await this.store.update(trx, workspace.id, row.id, { ...passwords, updated_at: this.clock.now() });
+      await this.store.clearConnectionFailure(trx, row.id, 'smtp');
+      await this.store.clearConnectionFailure(trx, row.id, 'imap');
+      if (row.status === 'connectionError' || row.status === 'sendingError') {
+        await this.store.setStatus(trx, row.id, 'active', null, this.clock.now());
+        const change = {
+          accountId: row.id,
+          email: row.email,
+          previous: row.status,
+          status: 'active' as const,
+          reason: 'reconnected: the logins work',
+        };
+        await this.events.record(trx, { workspaceId: row.workspace_id, type: 'account.statusChanged', data: change });
+        row = { ...row, status: 'active', status_reason: null };
       }
       return this.views.view(trx, workspace, row);
     });
