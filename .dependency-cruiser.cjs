@@ -1,5 +1,5 @@
 // The house written down (docs/architecture.md says the whole shape): imports point one way. `npm run lint` runs
-// these rules over server/; test/ and scripts/ may reach anywhere they need to.
+// these rules over server/, scripts/ and test/; test/ and scripts/ may reach anywhere in server/ but a migration.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -17,6 +17,14 @@ module.exports = {
         'The platform (platform/, http/, db/, net/, text/, time/, observability/) knows no domain: a module plugs into it, never the reverse.',
       from: { path: '^server/(platform|http|db|net|text|time|observability)/' },
       to: { path: '^server/modules/' },
+    },
+    {
+      name: 'http-sits-above-the-platform',
+      severity: 'error',
+      comment:
+        'http/ is the edge: the platform below it (platform/, db/, net/, text/, time/, observability/) serves the CLI and the worker too, so it never imports http/.',
+      from: { path: '^server/(platform|db|net|text|time|observability)/' },
+      to: { path: '^server/http/' },
     },
     {
       name: 'mcp-knows-no-module',
@@ -72,6 +80,14 @@ module.exports = {
       comment:
         'A migration is a snapshot of what ran on every deployment: runtime code lives in its module, and a migration keeps its own copy of what it ran. Only the migration loader (db/index.ts, by name at run time) reaches them.',
       from: { path: '^server/', pathNot: '^server/db/index\\.ts$' },
+      to: { path: '^server/db/migrations/' },
+    },
+    {
+      name: 'tests-and-scripts-reach-the-module',
+      severity: 'error',
+      comment:
+        'Tests and scripts reach rollups, partitions and plans through the module that owns them; only a test of one migration (test/api/*-migration.test.ts) imports migrations, to rebuild the state it started from.',
+      from: { path: '^(test|scripts)/', pathNot: '^test/api/[^/]+-migration\\.test\\.ts$' },
       to: { path: '^server/db/migrations/' },
     },
     {

@@ -8,7 +8,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../platform/logger';
 import type { AuthContext } from './admission';
-import { redactUrl } from './redact';
+import { redactUrl } from '../platform/redact';
 
 /**
  * A balancer's and an orchestrator's polls, every few seconds: logged at debug, their 503s (not ready: draining,

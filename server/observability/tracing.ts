@@ -8,7 +8,7 @@
  * A request's URL carries what a collector must not keep: contact addresses and search terms in the query, and
  * unsubscribe, open and click tokens or addresses in the path. A server span records the route template as its
  * path (`/v1/whitelabel/user/{email}`, `/c/:token`) and the query's names with every value redacted; and every
- * span, of any instrumentation, is exported with the URLs it quotes redacted (server/http/redact.ts).
+ * span, of any instrumentation, is exported with the URLs it quotes redacted (server/platform/redact.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SpanStatusCode, trace, type Span } from '@opentelemetry/api';
@@ -17,7 +17,7 @@ import { ExpressInstrumentation } from '@opentelemetry/instrumentation-express';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { NodeSDK, tracing } from '@opentelemetry/sdk-node';
-import { redactUrl, redactUrls } from '../http/redact';
+import { redactUrl, redactUrls } from '../platform/redact';
 import { readBundledSpec } from '../platform/project-root';
 import { operationRoutes } from './operations';
 

@@ -1,5 +1,5 @@
 import pino, { Logger } from 'pino';
-import { redactUrls } from '../http/redact';
+import { redactUrls } from './redact';
 
 export type { Logger };
 

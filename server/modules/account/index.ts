@@ -1,9 +1,10 @@
 /** The account module's face: what other modules may use of it. */
-import { AccountMailAccess, type AccountMailAccessDeps } from './service';
+import { AccountMailAccess, type AccountMailAccessDeps } from './mail-access';
 import { AccountService, type AccountServiceDeps } from './service';
 import { OAuthConnectService, type OAuthConnectServiceDeps } from './oauth';
-export { accountNotFound } from './service';
-export type { AccountMailAccess, AccountRow, AccountService } from './service';
+export { accountNotFound } from './views';
+export type { AccountMailAccess } from './mail-access';
+export type { AccountRow, AccountService } from './service';
 
 export const createAccountModule = (deps: AccountServiceDeps) => new AccountService(deps);
 

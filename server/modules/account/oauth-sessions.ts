@@ -1,6 +1,6 @@
 /** Plain rows of `oauth_sessions`: the OAuth connect flows (the account module's own table). */
 import type { Executor } from '../../db';
-import type { WarmupInput } from './service';
+import type { WarmupInput } from './warmup-settings';
 
 export interface OAuthSessionRow {
   id: string;

@@ -25,7 +25,9 @@ import {
 } from '../mail';
 import type { ZonedWorkspace } from '../workspace';
 import type { OAuthSessionRow, OAuthSessionStore } from './oauth-sessions';
-import { accountNotFound, validateWarmup, type AccountService, type WarmupInput } from './service';
+import type { AccountService } from './service';
+import { accountNotFound } from './views';
+import { validateWarmup, type WarmupInput } from './warmup-settings';
 import type { AccountRow, AccountStore } from './store';
 
 type Schemas = components['schemas'];

@@ -5,7 +5,7 @@ import type { SendingService } from './service';
 export const sendingRoutes = ({ campaigns, sending }: { campaigns: CampaignService; sending: SendingService }) => [
   route('get', '/v2/campaign/sending-status', async ({ auth, query }) => {
     const campaign = await campaigns.sendingView(auth.workspaceId, query.campaignId);
-    return ok('Sending status retrieved', await sending.sendingStatus(auth.workspaceId, campaign));
+    return ok('Sending status retrieved', await sending.sendingStatus(campaign));
   }),
   route('get', '/v2/campaign/preview', async ({ auth, query }) => {
     const campaign = await campaigns.sendingView(auth.workspaceId, query.campaignId);
