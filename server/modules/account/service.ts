@@ -393,6 +393,18 @@ export class AccountService {
     return this.view(this.db, workspace, await this.require(this.db, workspace.id, accountId));
   }
 
+  /** One account by exactly one of its id or its address (any case): GET /v2/account/get. */
+  async find(workspace: ZonedWorkspace, by: { accountId?: string; email?: string }): Promise<Schemas['EmailAccount']> {
+    if ((by.accountId === undefined) === (by.email === undefined)) {
+      const message = 'Give exactly one of accountId and email.';
+      throw invalid(message, [detail(by.accountId === undefined ? 'accountId' : 'email', message, 'one_of', 'query')]);
+    }
+    if (by.accountId !== undefined) return this.get(workspace, by.accountId);
+    const row = await this.store.findByEmail(this.db, workspace.id, by.email!);
+    if (!row) throw accountNotFound();
+    return this.view(this.db, workspace, row);
+  }
+
   /** Every account's sends today (the workspace's day), oldest account first: GET /v2/usage. */
   async sendsToday(workspace: ZonedWorkspace) {
     const rows = await this.store.all(this.db, workspace.id);

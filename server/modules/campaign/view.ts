@@ -4,9 +4,11 @@ import { jsonColumn, type Executor } from '../../db';
 import { notFound } from '../../platform/errors';
 import { delayOf } from './rules';
 import type { CampaignStore, CampaignView, ScheduleJson, StepRow, VariantRow } from './store';
+import type { SubsequenceRow } from './subsequence-store';
 import { variantVariables } from './templates';
 
 type Campaign = components['schemas']['Campaign'];
+type Trigger = components['schemas']['SubsequenceTrigger'];
 
 export const CAMPAIGN_NOT_FOUND = 'Campaign not found.';
 
@@ -102,4 +104,21 @@ export function toSequenceStep(step: StepRow, variants: VariantRow[]): component
         variables: variantVariables(v.subject, v.body),
       })),
   };
+}
+
+/** A subsequence's stored trigger as the API's `SubsequenceTrigger`. */
+export function triggerOf(s: SubsequenceRow): Trigger {
+  switch (s.trigger_type) {
+    case 'replyIntent':
+      return { type: s.trigger_type, intent: s.trigger_value as Trigger['intent'] };
+    case 'leadStatus':
+      return { type: s.trigger_type, leadStatus: s.trigger_value as Trigger['leadStatus'] };
+    case 'replyContains':
+      return { type: s.trigger_type, phrase: s.trigger_value ?? '' };
+    case 'opened':
+    case 'clicked':
+      return { type: s.trigger_type, stepId: s.trigger_step_id };
+    case 'noReply':
+      return { type: s.trigger_type };
+  }
 }
