@@ -18,14 +18,29 @@ type CampaignDetail = components['schemas']['CampaignDetail'];
 const NAME_MAX = 200;
 const COPY_SUFFIX = ' (copy)';
 
+/** What CampaignDetails is built from, by name. */
+export interface CampaignDetailsDeps {
+  db: Db;
+  store: CampaignStore;
+  subsequences: SubsequenceStore;
+  linked: CampaignAccounts;
+  clock: Clock;
+}
+
 export class CampaignDetails {
-  constructor(
-    private readonly db: Db,
-    private readonly store: CampaignStore,
-    private readonly subsequences: SubsequenceStore,
-    private readonly linked: CampaignAccounts,
-    private readonly clock: Clock,
-  ) {}
+  private readonly db: Db;
+  private readonly store: CampaignStore;
+  private readonly subsequences: SubsequenceStore;
+  private readonly linked: CampaignAccounts;
+  private readonly clock: Clock;
+
+  constructor({ db, store, subsequences, linked, clock }: CampaignDetailsDeps) {
+    this.db = db;
+    this.store = store;
+    this.subsequences = subsequences;
+    this.linked = linked;
+    this.clock = clock;
+  }
 
   /** The workspace's campaign whole, or 404; in the caller's transaction when given one. */
   async read(db: Executor, workspaceId: string, campaignId: string): Promise<CampaignDetail> {
