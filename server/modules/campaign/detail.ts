@@ -11,7 +11,7 @@ import type { CampaignAccounts } from './accounts';
 import { checkName, Problems } from './rules';
 import type { CampaignRow, CampaignStore, StepRow, VariantRow } from './store';
 import type { SubsequenceRow, SubsequenceStore } from './subsequence-store';
-import { copiesOf, findCampaign, parseSchedule, toCampaign, toSequenceStep, triggerOf } from './view';
+import { copiesOf, findCampaign, parseSchedule, readSequence, toCampaign, triggerOf } from './view';
 
 type CampaignDetail = components['schemas']['CampaignDetail'];
 
@@ -44,17 +44,17 @@ export class CampaignDetails {
 
   /** The workspace's campaign whole, or 404; in the caller's transaction when given one. */
   async read(db: Executor, workspaceId: string, campaignId: string): Promise<CampaignDetail> {
-    const campaign = await findCampaign(this.store, db, workspaceId, campaignId);
-    const steps = await this.store.steps(db, campaignId);
-    const variants = await this.store.variants(
-      db,
-      steps.map((s) => s.id),
-    );
-    const subsequences = await this.subsequences.ofCampaign(db, campaignId);
-    const accounts = await this.linked.linkedAccounts(db, workspaceId, campaignId);
+    // Independent reads go out together (on PostgreSQL outside a transaction, over several connections); the
+    // campaign's own look-up decides the 404, and the others find nothing of another workspace's campaign.
+    const [campaign, sequence, subsequences, accounts] = await Promise.all([
+      findCampaign(this.store, db, workspaceId, campaignId),
+      readSequence(this.store, db, campaignId),
+      this.subsequences.ofCampaign(db, campaignId),
+      this.linked.linkedAccounts(db, workspaceId, campaignId),
+    ]);
     return {
       ...toCampaign(campaign),
-      sequence: steps.map((s) => toSequenceStep(s, variants)),
+      sequence,
       subsequences: subsequences.map((s) => ({ id: s.id, name: s.name, status: s.status, trigger: triggerOf(s) })),
       accounts,
     };

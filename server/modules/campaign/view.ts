@@ -85,6 +85,20 @@ export async function findCampaign(
   return campaign;
 }
 
+/** The campaign's main sequence as the API's `SequenceStep`s, in order. */
+export async function readSequence(
+  store: CampaignStore,
+  db: Executor,
+  campaignId: string,
+): Promise<components['schemas']['SequenceStep'][]> {
+  const steps = await store.steps(db, campaignId);
+  const variants = await store.variants(
+    db,
+    steps.map((s) => s.id),
+  );
+  return steps.map((s) => toSequenceStep(s, variants));
+}
+
 /** A stored step with its variants (any of the campaign's: the step's own are picked) as the API's `SequenceStep`. */
 export function toSequenceStep(step: StepRow, variants: VariantRow[]): components['schemas']['SequenceStep'] {
   return {
