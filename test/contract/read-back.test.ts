@@ -17,6 +17,8 @@ const NOT_READ: Record<string, string> = {
   'POST /v2/account/connect smtp.password': 'a secret: stored encrypted, never answered',
   'POST /v2/account/connect imap.password': 'a secret: stored encrypted, never answered',
   'POST /v2/account/connect auth.refreshToken': 'a secret: stored encrypted, never answered',
+  'POST /v2/account/reconnect password': 'a secret: stored encrypted, never answered',
+  'POST /v2/account/reconnect imapPassword': 'a secret: stored encrypted, never answered',
   'POST /v2/list/add/leads personIds': 'members read back with GET /v2/list/leads, not the list itself',
   'POST /v2/list/add/companies companyIds': 'members read back with GET /v2/list/companies, not the list itself',
   'POST /v2/placement/create text': 'a known gap: a placement test answers its subject, not its body',
