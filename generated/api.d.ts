@@ -973,6 +973,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/account/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one email account
+         * @description One email account of the workspace, by `accountId` or by `email` (give exactly one), as
+         *     `GET /v1/account/list` shows it: status, daily limit and today's sends, warm-up settings, SMTP and IMAP
+         *     hosts and usernames, tracking domain, mailbox provider and bounce protection. Passwords and OAuth tokens
+         *     are never returned. Costs no credits and changes nothing.
+         *     `400`: neither or both of `accountId` and `email`, or one malformed.
+         *     `404`: no such account in this workspace.
+         */
+        get: operations["getAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/account/list": {
         parameters: {
             query?: never;
@@ -1584,6 +1609,82 @@ export interface paths {
          *     `404`: an account id is not one of your workspace's email accounts (details name each one).
          */
         post: operations["createCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/campaign/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a campaign
+         * @description Deletes a campaign of the workspace. From then on it is a `404` for every operation (campaign, contact
+         *     operations naming it, analytics of it, a second delete) and it is gone from `GET /v1/campaign/list`.
+         *     Nothing more is sent for it: a message already handed to the mail server finishes and is recorded; no
+         *     other leaves. Replies to its mail still reach the unibox, and its events stay in the event feed (for as
+         *     long as events are kept). A `campaign.deleted` event is recorded. The campaign's rows (sequence, contacts,
+         *     messages) are kept, unreadable through the API, until the workspace is deleted. Costs no credits.
+         *     `404`: no campaign with this id exists in your workspace, or it is already deleted.
+         */
+        post: operations["deleteCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/campaign/duplicate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Duplicate a campaign
+         * @description Creates a new campaign in `draft` from one of the workspace's campaigns: its sequence (steps, delays, A/Z
+         *     rules, variants with their weights), its subsequences (paused ones stay paused; a trigger naming a step of
+         *     the original names the copy's step), its schedule, options and linked accounts. Contacts, sending progress,
+         *     messages and events stay with the original. The copy's name is `name`, or the original's with ` (copy)`
+         *     after it (cut to 200 characters). Everything is created in one transaction. Costs no credits.
+         *     `400`: the body breaks the schema or the name is blank.
+         *     `404`: no campaign with this id exists in your workspace.
+         */
+        post: operations["duplicateCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/campaign/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a whole campaign
+         * @description One campaign with everything written to it: status, schedule, options and counts (as `Campaign`), its
+         *     sequence (every step with its delay, A/Z rule and variants with subject and body, as the step and variant
+         *     operations answer them), its subsequences (id, name, status, trigger; their steps are in
+         *     `GET /v2/subsequence/get`) and its linked accounts. Changes nothing; costs no credits.
+         *     `404`: no campaign with this id exists in your workspace (another workspace's, or a deleted one, answers the same).
+         */
+        get: operations["getCampaign"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -4316,6 +4417,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "campaign.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * campaign.deleted
+         * @description What a subscription to `campaign.deleted` receives (headers webhook-id, webhook-timestamp, webhook-signature).
+         */
+        post: operations["eventCampaignDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "campaign.launched": {
         parameters: {
             query?: never;
@@ -5204,6 +5325,19 @@ export interface components {
             rates: components["schemas"]["AnalyticsRates"];
             totals: components["schemas"]["AnalyticsEventCounts"];
             unique: components["schemas"]["AnalyticsEventCounts"];
+        };
+        /**
+         * @description A whole campaign, as `GET /v2/campaign/get` reads it: the `Campaign` (status, schedule, options, counts)
+         *     with its sequence (every step with its delay, A/Z rule and variants, in order), its subsequences and its
+         *     linked accounts (in link order).
+         */
+        CampaignDetail: components["schemas"]["Campaign"] & {
+            /** @description The linked email accounts, in the order they were linked. */
+            accounts: components["schemas"]["CampaignAccount"][];
+            /** @description The main sequence's steps, by `order`; each as the step and variant operations answer it. */
+            sequence: components["schemas"]["SequenceStep"][];
+            /** @description The campaign's subsequences, oldest first. */
+            subsequences: components["schemas"]["SubsequenceSummary"][];
         };
         CampaignEventData: {
             /** Format: uuid */
@@ -7170,7 +7304,7 @@ export interface components {
          * @example email.sent
          * @enum {string}
          */
-        EventType: "email.sent" | "email.opened" | "email.clicked" | "email.replied" | "email.autoReplied" | "email.bounced" | "contact.unsubscribed" | "contact.leadStatusChanged" | "contact.subsequenceEntered" | "campaign.launched" | "campaign.paused" | "campaign.completed" | "campaign.variantWinner" | "account.connected" | "account.statusChanged" | "account.warmupEnabled" | "account.warmupPaused" | "account.warmupBanned" | "job.completed" | "job.failed" | "placement.completed" | "tracking.domainVerified" | "tracking.domainFailed";
+        EventType: "email.sent" | "email.opened" | "email.clicked" | "email.replied" | "email.autoReplied" | "email.bounced" | "contact.unsubscribed" | "contact.leadStatusChanged" | "contact.subsequenceEntered" | "campaign.launched" | "campaign.paused" | "campaign.completed" | "campaign.deleted" | "campaign.variantWinner" | "account.connected" | "account.statusChanged" | "account.warmupEnabled" | "account.warmupPaused" | "account.warmupBanned" | "job.completed" | "job.failed" | "placement.completed" | "tracking.domainVerified" | "tracking.domainFailed";
         /**
          * @description A background job. Its rows are processed by the worker in batches; `progress` and `counts` move batch by
          *     batch, so polling `GET /v2/job/get` shows it advance, and `job.completed` / `job.failed` events announce
@@ -8668,6 +8802,19 @@ export interface components {
              * @example 15
              */
             sent: number;
+        };
+        /** @description A subsequence as its campaign lists it; its steps and figures are in `GET /v2/subsequence/get`. */
+        SubsequenceSummary: {
+            /**
+             * Format: uuid
+             * @example 0193a1b2-7c3d-7e4f-8a5b-6c7d8e9f0a1b
+             */
+            id: string;
+            /** @example Not now - check back in a month */
+            name: string;
+            /** @enum {string} */
+            status: "active" | "paused";
+            trigger: components["schemas"]["SubsequenceTrigger"];
         };
         /**
          * @description What moves a contact into the subsequence, by `type`, with the one field that type names:
@@ -11501,6 +11648,52 @@ export interface operations {
             503: components["responses"]["ServiceUnavailableV2"];
         };
     };
+    getAccount: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The account's id.
+                 * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+                 */
+                accountId?: string;
+                /**
+                 * @description The account's sending address (any case).
+                 * @example jane@acme-mail.io
+                 */
+                email?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account. */
+            200: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            account: components["schemas"]["EmailAccount"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            404: components["responses"]["NotFoundV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
     listAccountsV2: {
         parameters: {
             query?: {
@@ -12519,6 +12712,161 @@ export interface operations {
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
             422: components["responses"]["IdempotencyKeyReusedV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    deleteCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The campaign to delete.
+                     */
+                    campaignId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The campaign is deleted. */
+            200: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            /** Format: uuid */
+                            campaignId: string;
+                            /** Format: date-time */
+                            deletedAt: string;
+                            name: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            404: components["responses"]["NotFoundV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    duplicateCampaign: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key you choose for this one logical request (a UUID v4 is a good choice), 1-255 printable ASCII
+                 *     characters. The first completed answer is kept for 24 hours per workspace and key; sending the same
+                 *     key with the same method, path and body again answers that stored status and body with
+                 *     `Idempotent-Replayed: true` and does nothing again (creates, charges and sends nothing). The same key
+                 *     with another body answers `422`; a retry while the first request is still running answers `409`.
+                 *     Optional: without the header every request runs.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The campaign to copy.
+                     */
+                    campaignId: string;
+                    /** @description The copy's name (1-200 characters, not only spaces; trimmed); default the original's with ` (copy)`. */
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The new campaign, in `draft`, whole (as `GET /v2/campaign/get` reads it). */
+            201: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            campaign: components["schemas"]["CampaignDetail"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["IdempotencyInProgressV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
+            422: components["responses"]["IdempotencyKeyReusedV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    getCampaign: {
+        parameters: {
+            query: {
+                /**
+                 * @description The campaign's id.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                campaignId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The campaign. */
+            200: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            campaign: components["schemas"]["CampaignDetail"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            404: components["responses"]["NotFoundV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];
@@ -17572,6 +17920,39 @@ export interface operations {
                     data?: components["schemas"]["CampaignEventData"];
                     /** @constant */
                     type?: "campaign.completed";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer within 10 seconds acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none) is retried; 410 disables the subscription. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventCampaignDeleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["CampaignEventData"];
+                    /** @constant */
+                    type?: "campaign.deleted";
                 };
             };
         };

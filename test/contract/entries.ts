@@ -562,6 +562,27 @@ export const entries: Record<string, Entry> = {
       404: (f) => f.c.POST('/v2/campaign/create', { body: { name: 'With a stranger account', accountIds: [MISSING] } }),
     },
   },
+  'GET /v2/campaign/get': {
+    ok: async (f) => f.c.GET('/v2/campaign/get', { params: { query: { campaignId: (await f.step()).campaignId } } }),
+    errors: {
+      400: (f) => f.c.GET('/v2/campaign/get', { params: { query: { campaignId: 'nope' } } }),
+      404: async (f) => f.c.GET('/v2/campaign/get', { params: { query: { campaignId: await f.campaign(f.otherC) } } }),
+    },
+  },
+  'POST /v2/campaign/duplicate': {
+    ok: async (f) => f.c.POST('/v2/campaign/duplicate', { body: { campaignId: (await f.step()).campaignId } }),
+    errors: {
+      400: async (f) => f.c.POST('/v2/campaign/duplicate', { body: { campaignId: await f.campaign(), name: ' ' } }),
+      404: (f) => f.c.POST('/v2/campaign/duplicate', { body: { campaignId: MISSING } }),
+    },
+  },
+  'POST /v2/campaign/delete': {
+    ok: async (f) => f.c.POST('/v2/campaign/delete', { body: { campaignId: await f.campaign() } }),
+    errors: {
+      400: (f) => f.c.POST('/v2/campaign/delete', { body: { campaignId: 'nope' } }),
+      404: async (f) => f.c.POST('/v2/campaign/delete', { body: { campaignId: await f.campaign(f.otherC) } }),
+    },
+  },
   'POST /v2/campaign/sequence-create': {
     ok: async (f) =>
       f.c.POST('/v2/campaign/sequence-create', {
@@ -1230,6 +1251,13 @@ export const entries: Record<string, Entry> = {
   'POST /v2/tracking-domain/delete': {
     ok: async (f) => f.c.POST('/v2/tracking-domain/delete', { body: { id: await trackingDomain(f) } }),
     errors: { 404: (f) => f.c.POST('/v2/tracking-domain/delete', { body: { id: MISSING } }) },
+  },
+  'GET /v2/account/get': {
+    ok: async (f) => f.c.GET('/v2/account/get', { params: { query: { accountId: await f.account() } } }),
+    errors: {
+      400: (f) => f.c.GET('/v2/account/get', { params: { query: {} } }),
+      404: async (f) => f.c.GET('/v2/account/get', { params: { query: { accountId: await f.account(f.otherC) } } }),
+    },
   },
   'POST /v2/account/update': {
     ok: async (f) => f.c.POST('/v2/account/update', { body: { accountId: await f.account(), trackingDomainId: null } }),

@@ -404,7 +404,7 @@ export class OAuthConnectService {
       return await this.db.transaction(async (trx) => {
         const existing = target
           ? await this.store.findAny(trx, target.id, { forUpdate: true })
-          : await this.store.findByEmail(trx, workspaceId, mailbox);
+          : await this.store.findByEmail(trx, workspaceId, mailbox, { forUpdate: true });
         if (!existing) {
           await this.accounts.insertNew(trx, row);
           await this.mail.storeGrant(trx, row.id, provider.name, refreshToken, answer);

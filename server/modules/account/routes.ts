@@ -25,6 +25,9 @@ export const accountRoutes = ({ accounts, oauth }: { accounts: AccountService; o
   route('get', '/v2/account/oauth/session', async ({ auth, query }) =>
     ok('OAuth connect flow retrieved', await oauth.session(workspaceOf(auth), query.sessionId)),
   ),
+  route('get', '/v2/account/get', async ({ auth, query }) =>
+    ok('Email account retrieved', { account: await accounts.find(workspaceOf(auth), query) }),
+  ),
   route('post', '/v2/account/update', async ({ auth, body }) =>
     ok('Email account updated', { account: await accounts.update(workspaceOf(auth), body) }),
   ),

@@ -20,7 +20,13 @@ import type { WorkspaceService, ZonedWorkspace } from '../workspace';
 import { AccountConnector, type LoginSecret, type MailLoginCheck } from './connect';
 import { hasImapLogin } from './mapping';
 import type { AccountRow, AccountStore } from './store';
-import { AccountViews, type AccountTrackingDomains, type MailboxProvidersOf, type SentTodayOf } from './views';
+import {
+  accountNotFound,
+  AccountViews,
+  type AccountTrackingDomains,
+  type MailboxProvidersOf,
+  type SentTodayOf,
+} from './views';
 import { AccountVitals, type WarmupHealthOf } from './vitals-report';
 import { AccountWarmup, type WarmupInput, type WarmupReasonValue } from './warmup-settings';
 
@@ -252,6 +258,18 @@ export class AccountService {
 
   get(workspace: ZonedWorkspace, accountId: string): Promise<Schemas['EmailAccount']> {
     return this.views.get(workspace, accountId);
+  }
+
+  /** One account by exactly one of its id or its address (any case): GET /v2/account/get. */
+  async find(workspace: ZonedWorkspace, by: { accountId?: string; email?: string }): Promise<Schemas['EmailAccount']> {
+    if ((by.accountId === undefined) === (by.email === undefined)) {
+      const message = 'Give exactly one of accountId and email.';
+      throw invalid(message, [detail(by.accountId === undefined ? 'accountId' : 'email', message, 'one_of', 'query')]);
+    }
+    if (by.accountId !== undefined) return this.get(workspace, by.accountId);
+    const row = await this.store.findByEmail(this.db, workspace.id, by.email!);
+    if (!row) throw accountNotFound();
+    return this.views.view(this.db, workspace, row);
   }
 
   /** Every account's sends today (the workspace's day), oldest account first: GET /v2/usage. */

@@ -239,12 +239,18 @@ export class AccountStore {
   }
 
   /** The workspace's account with this address (case-insensitive), locked for the caller's transaction. */
-  async findByEmail(db: Executor, workspaceId: string, email: string): Promise<AccountRow | undefined> {
-    return db<AccountRow>('email_accounts')
+  async findByEmail(
+    db: Executor,
+    workspaceId: string,
+    email: string,
+    options: { forUpdate?: boolean } = {},
+  ): Promise<AccountRow | undefined> {
+    const query = db<AccountRow>('email_accounts')
       .where('workspace_id', workspaceId)
       .whereRaw('lower(email) = lower(?)', [email])
-      .forUpdate()
       .first();
+    if (options.forUpdate) query.forUpdate();
+    return query;
   }
 
   /** A reconnect: the account logs in with its new grant and is active again. */

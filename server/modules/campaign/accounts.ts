@@ -41,18 +41,23 @@ export class CampaignAccounts {
 
   async listAccounts(workspaceId: string, campaignId: string, page: Page) {
     const campaign = await findCampaign(this.store, this.db, workspaceId, campaignId);
-    const links = await this.store.links(this.db, campaignId, page);
+    const items = await this.linkedAccounts(this.db, workspaceId, campaignId, page);
+    return { campaignId, items, page, total: campaign.account_count };
+  }
+
+  /** The campaign's linked accounts in link order (a page of them, or all). */
+  async linkedAccounts(db: Executor, workspaceId: string, campaignId: string, page?: Page): Promise<CampaignAccount[]> {
+    const links = await this.store.links(db, campaignId, page);
     const accounts = await this.accounts.summaries(
-      this.db,
+      db,
       workspaceId,
       links.map((l) => l.account_id),
     );
     // A link whose account went between the two reads (the link goes with it) is left out.
-    const items: CampaignAccount[] = links.flatMap((l) => {
+    return links.flatMap((l) => {
       const account = accounts.get(l.account_id);
       return account ? [{ ...account, linkedAt: iso(l.created_at) }] : [];
     });
-    return { campaignId, items, page, total: campaign.account_count };
   }
 
   /** How many of the campaign's linked accounts may send (status active). */

@@ -77,6 +77,19 @@ export const campaignRoutes = ({ campaigns }: { campaigns: CampaignService }) =>
       campaign: await campaigns.setSchedule(auth.workspaceId, body.campaignId, body.schedule, body.options),
     }),
   ),
+  route('get', '/v2/campaign/get', async ({ auth, query }) =>
+    ok('Campaign retrieved', { campaign: await campaigns.getDetail(auth.workspaceId, query.campaignId) }),
+  ),
+  route(
+    'post',
+    '/v2/campaign/duplicate',
+    async ({ auth, body }) =>
+      ok('Campaign duplicated', { campaign: await campaigns.duplicate(auth.workspaceId, body.campaignId, body.name) }),
+    { status: 201 },
+  ),
+  route('post', '/v2/campaign/delete', async ({ auth, body }) =>
+    ok('Campaign deleted', await campaigns.delete(auth.workspaceId, body.campaignId)),
+  ),
   route('post', '/v2/campaign/launch', async ({ auth, body }) =>
     ok('Campaign launched', { campaign: await campaigns.launch(auth.workspaceId, body.campaignId) }),
   ),

@@ -20,7 +20,7 @@ import {
   resolveWeights,
 } from './rules';
 import type { CampaignStore, CampaignView, StepRow, VariantRow } from './store';
-import { findCampaign, toSequenceStep } from './view';
+import { findCampaign, readSequence } from './view';
 
 type Schemas = components['schemas'];
 type SequenceStep = Schemas['SequenceStep'];
@@ -268,13 +268,8 @@ export class CampaignSequence {
     };
   }
 
-  private async sequence(db: Executor, campaignId: string): Promise<SequenceStep[]> {
-    const steps = await this.store.steps(db, campaignId);
-    const variants = await this.store.variants(
-      db,
-      steps.map((s) => s.id),
-    );
-    return steps.map((s) => toSequenceStep(s, variants));
+  private sequence(db: Executor, campaignId: string): Promise<SequenceStep[]> {
+    return readSequence(this.store, db, campaignId);
   }
 
   private async oneStep(db: Executor, step: StepRow): Promise<SequenceStep> {

@@ -15,7 +15,9 @@ import type { EventService } from '../events';
 import type { TrackingDomainService } from '../tracking-domain';
 import { CampaignAccounts, type CampaignAccountsOf } from './accounts';
 import { checkName, checkSchedule, optionsToRow, Problems } from './rules';
+import { CampaignDetails } from './detail';
 import { CampaignSequence, type StepUpdate } from './sequence';
+import { SubsequenceStore } from './subsequence-store';
 import type { CampaignChanges, CampaignStore, CampaignView } from './store';
 import { CAMPAIGN_NOT_FOUND, copiesOf, findCampaign, parseSchedule, toCampaign } from './view';
 
@@ -49,6 +51,7 @@ export interface CampaignServiceDeps {
 export class CampaignService {
   private readonly linked: CampaignAccounts;
   private readonly sequence: CampaignSequence;
+  private readonly details: CampaignDetails;
 
   private readonly db: Db;
   private readonly store: CampaignStore;
@@ -67,6 +70,7 @@ export class CampaignService {
 
     this.linked = new CampaignAccounts({ db, store, accounts, clock });
     this.sequence = new CampaignSequence({ db, store, clock });
+    this.details = new CampaignDetails({ db, store, subsequences: new SubsequenceStore(), linked: this.linked, clock });
   }
 
   /**
@@ -94,6 +98,33 @@ export class CampaignService {
 
   async get(workspaceId: string, campaignId: string): Promise<Campaign> {
     return toCampaign(await this.findInWorkspace(this.db, workspaceId, campaignId));
+  }
+
+  /** The campaign whole: with its sequence, subsequences and linked accounts. */
+  getDetail(workspaceId: string, campaignId: string) {
+    return this.details.read(this.db, workspaceId, campaignId);
+  }
+
+  duplicate(workspaceId: string, campaignId: string, name: string | undefined) {
+    return this.details.duplicate(workspaceId, campaignId, name);
+  }
+
+  /**
+   * Deletes the campaign (soft: every read and the sending engine leave it out from now on) and records
+   * `campaign.deleted`; 404 when the workspace has no such campaign, deleted ones included.
+   */
+  async delete(workspaceId: string, campaignId: string) {
+    return this.db.transaction(async (trx) => {
+      const deletedAt = this.clock.now();
+      const deleted = await this.store.markDeleted(trx, workspaceId, campaignId, deletedAt);
+      if (!deleted) throw notFound(CAMPAIGN_NOT_FOUND);
+      await this.events.record(trx, {
+        workspaceId,
+        type: 'campaign.deleted',
+        data: { campaignId, name: deleted.name },
+      });
+      return { campaignId, name: deleted.name, deletedAt: deletedAt.toISOString() };
+    });
   }
 
   async create(

@@ -181,16 +181,17 @@ export class CampaignStore {
   FROM contact_counts cc WHERE cc.campaign_id = c.id) k`;
   }
 
-  /** The workspace's campaigns as read (`campaigns as c`), each with one look-up per derived count. */
+  /** The workspace's campaigns as read (`campaigns as c`, deleted ones left out), each with one look-up per derived count. */
   private views(db: Executor, workspaceId: string) {
     return db('campaigns as c')
       .where('c.workspace_id', workspaceId)
+      .whereNull('c.deleted_at')
       .crossJoin(db.raw(this.countersSql))
       .select<CampaignView[]>(db.raw(VIEW_SELECT));
   }
 
   async exists(db: Executor, workspaceId: string, id: string): Promise<boolean> {
-    return Boolean(await db('campaigns').where({ id, workspace_id: workspaceId }).first('id'));
+    return Boolean(await db('campaigns').where({ id, workspace_id: workspaceId }).whereNull('deleted_at').first('id'));
   }
 
   /** One campaign of the workspace; `forUpdate` locks its row until the transaction ends. */
@@ -215,7 +216,7 @@ export class CampaignStore {
     page: { limit: number; skip: number; status?: string },
   ): Promise<{ rows: CampaignView[]; total: number }> {
     const filtered = () => {
-      const q = db('campaigns as c').where('c.workspace_id', workspaceId);
+      const q = db('campaigns as c').where('c.workspace_id', workspaceId).whereNull('c.deleted_at');
       if (page.status) q.whereRaw(`(${this.effectiveStatusSql}) = ?`, [page.status]);
       return q;
     };
@@ -244,7 +245,20 @@ export class CampaignStore {
   }
 
   async update(db: Executor, workspaceId: string, id: string, changes: CampaignChanges): Promise<void> {
-    await db('campaigns').where({ workspace_id: workspaceId, id }).update(storedValues(changes));
+    await db('campaigns')
+      .where({ workspace_id: workspaceId, id })
+      .whereNull('deleted_at')
+      .update(storedValues(changes));
+  }
+
+  /** Marks the campaign deleted; its name, or undefined when the workspace has no such campaign left. */
+  async markDeleted(db: Executor, workspaceId: string, id: string, at: Date): Promise<{ name: string } | undefined> {
+    const [row] = await db('campaigns')
+      .where({ workspace_id: workspaceId, id })
+      .whereNull('deleted_at')
+      .update({ deleted_at: at, updated_at: at })
+      .returning<{ name: string }[]>('name');
+    return row;
   }
 
   /**
@@ -252,7 +266,11 @@ export class CampaignStore {
    * like the views' table alias) with the view's derived counts; undefined when the workspace has no such campaign.
    */
   async updateView(db: Executor, workspaceId: string, id: string, changes: CampaignChanges): Promise<CampaignView> {
-    const update = db('campaigns').where({ workspace_id: workspaceId, id }).update(storedValues(changes), '*').toSQL();
+    const update = db('campaigns')
+      .where({ workspace_id: workspaceId, id })
+      .whereNull('deleted_at')
+      .update(storedValues(changes), '*')
+      .toSQL();
     const { rows } = await db.raw<{ rows: CampaignView[] }>(
       `WITH c AS (${update.sql}) SELECT ${VIEW_SELECT} FROM c CROSS JOIN ${this.countersSql}`,
       update.bindings,
@@ -270,18 +288,18 @@ export class CampaignStore {
     return rows.map((r: { account_id: string }) => r.account_id);
   }
 
-  /** A page of the campaign's links, in link order. */
+  /** The campaign's links in link order: a page of them, or all. */
   async links(
     db: Executor,
     campaignId: string,
-    page: { limit: number; skip: number },
+    page?: { limit: number; skip: number },
   ): Promise<{ account_id: string; created_at: Date }[]> {
-    return db('campaign_accounts')
+    const q = db('campaign_accounts')
       .where('campaign_id', campaignId)
       .orderBy([{ column: 'created_at' }, { column: 'account_id' }])
-      .limit(page.limit)
-      .offset(page.skip)
       .select('account_id', 'created_at');
+    if (page) q.limit(page.limit).offset(page.skip);
+    return q;
   }
 
   /** The campaigns linked to an account, locked so no launch or link runs while it is removed. */
@@ -289,6 +307,7 @@ export class CampaignStore {
     return db('campaigns as c')
       .join('campaign_accounts as ca', 'ca.campaign_id', 'c.id')
       .where({ 'c.workspace_id': workspaceId, 'ca.account_id': accountId })
+      .whereNull('c.deleted_at')
       .orderBy('c.id')
       .forUpdate('c')
       .select('c.id', 'c.name');
@@ -353,7 +372,7 @@ export class CampaignStore {
 
   /** Campaigns per status as they read (`completed` derived). */
   async countByStatus(db: Executor, workspaceId: string, campaignId?: string): Promise<Record<string, number>> {
-    const q = db('campaigns as c').where('c.workspace_id', workspaceId);
+    const q = db('campaigns as c').where('c.workspace_id', workspaceId).whereNull('c.deleted_at');
     if (campaignId) q.andWhere('c.id', campaignId);
     const rows: { status: string; n: number }[] = await q
       .groupByRaw('1')

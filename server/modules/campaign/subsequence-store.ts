@@ -31,9 +31,25 @@ export class SubsequenceStore {
     id: string,
     options: { forUpdate?: boolean } = {},
   ): Promise<SubsequenceRow | undefined> {
-    const q = db('subsequences').where({ workspace_id: workspaceId, id });
-    if (options.forUpdate) q.forUpdate();
+    const q = db('subsequences')
+      .where({ workspace_id: workspaceId, id })
+      // A deleted campaign's subsequences are gone with it.
+      .whereNotExists(
+        db('campaigns as c')
+          .whereRaw('c.id = subsequences.campaign_id')
+          .whereNotNull('c.deleted_at')
+          .select(db.raw('1')),
+      );
+    if (options.forUpdate) q.forUpdate('subsequences');
     return q.first<SubsequenceRow | undefined>();
+  }
+
+  /** The campaign's subsequences, oldest first. */
+  async ofCampaign(db: Executor, campaignId: string): Promise<SubsequenceRow[]> {
+    return db('subsequences')
+      .where('campaign_id', campaignId)
+      .orderBy([{ column: 'created_at' }, { column: 'id' }])
+      .select<SubsequenceRow[]>('*');
   }
 
   async page(
@@ -104,8 +120,8 @@ export class SubsequenceStore {
     return new Map(rows.map((r) => [r.subsequence_id, r.n]));
   }
 
-  async insert(db: Executor, row: SubsequenceRow): Promise<void> {
-    await db('subsequences').insert(row);
+  async insert(db: Executor, rows: SubsequenceRow[]): Promise<void> {
+    if (rows.length) await db('subsequences').insert(rows);
   }
 
   async update(db: Executor, id: string, changes: Partial<Omit<SubsequenceRow, 'id' | 'workspace_id'>>) {

@@ -17,7 +17,7 @@ import type { EventService } from '../events';
 import { checkDelay, checkName, checkVariantText, label, Problems, resolveWeights } from './rules';
 import type { CampaignStore, VariantRow } from './store';
 import type { SubsequenceRow, SubsequenceStepRow, SubsequenceStore, TriggerType } from './subsequence-store';
-import { findCampaign, toSequenceStep } from './view';
+import { findCampaign, toSequenceStep, triggerOf } from './view';
 
 type Schemas = components['schemas'];
 type Subsequence = Schemas['Subsequence'];
@@ -136,7 +136,7 @@ export class SubsequenceService {
           detail('campaignId', `the campaign has ${count} subsequences.`, 'max_subsequences'),
         ]);
       }
-      await this.store.insert(trx, row);
+      await this.store.insert(trx, [row]);
       await this.store.replaceSteps(trx, row.id, steps.steps, steps.variants);
       return (await this.views(trx, workspaceId, [row]))[0];
     });
@@ -396,21 +396,5 @@ function matches(s: SubsequenceRow, e: TriggerEvent): boolean {
       return e.type === s.trigger_type && s.trigger_step_id === e.stepId;
     case 'noReply':
       return e.type === 'noReply';
-  }
-}
-
-function triggerOf(s: SubsequenceRow): Trigger {
-  switch (s.trigger_type) {
-    case 'replyIntent':
-      return { type: s.trigger_type, intent: s.trigger_value as Trigger['intent'] };
-    case 'leadStatus':
-      return { type: s.trigger_type, leadStatus: s.trigger_value as Trigger['leadStatus'] };
-    case 'replyContains':
-      return { type: s.trigger_type, phrase: s.trigger_value ?? '' };
-    case 'opened':
-    case 'clicked':
-      return { type: s.trigger_type, stepId: s.trigger_step_id };
-    case 'noReply':
-      return { type: s.trigger_type };
   }
 }

@@ -4,9 +4,11 @@ import { jsonColumn, type Executor } from '../../db';
 import { notFound } from '../../platform/errors';
 import { delayOf } from './rules';
 import type { CampaignStore, CampaignView, ScheduleJson, StepRow, VariantRow } from './store';
+import type { SubsequenceRow } from './subsequence-store';
 import { variantVariables } from './templates';
 
 type Campaign = components['schemas']['Campaign'];
+type Trigger = components['schemas']['SubsequenceTrigger'];
 
 export const CAMPAIGN_NOT_FOUND = 'Campaign not found.';
 
@@ -83,6 +85,20 @@ export async function findCampaign(
   return campaign;
 }
 
+/** The campaign's main sequence as the API's `SequenceStep`s, in order. */
+export async function readSequence(
+  store: CampaignStore,
+  db: Executor,
+  campaignId: string,
+): Promise<components['schemas']['SequenceStep'][]> {
+  const steps = await store.steps(db, campaignId);
+  const variants = await store.variants(
+    db,
+    steps.map((s) => s.id),
+  );
+  return steps.map((s) => toSequenceStep(s, variants));
+}
+
 /** A stored step with its variants (any of the campaign's: the step's own are picked) as the API's `SequenceStep`. */
 export function toSequenceStep(step: StepRow, variants: VariantRow[]): components['schemas']['SequenceStep'] {
   return {
@@ -102,4 +118,21 @@ export function toSequenceStep(step: StepRow, variants: VariantRow[]): component
         variables: variantVariables(v.subject, v.body),
       })),
   };
+}
+
+/** A subsequence's stored trigger as the API's `SubsequenceTrigger`. */
+export function triggerOf(s: SubsequenceRow): Trigger {
+  switch (s.trigger_type) {
+    case 'replyIntent':
+      return { type: s.trigger_type, intent: s.trigger_value as Trigger['intent'] };
+    case 'leadStatus':
+      return { type: s.trigger_type, leadStatus: s.trigger_value as Trigger['leadStatus'] };
+    case 'replyContains':
+      return { type: s.trigger_type, phrase: s.trigger_value ?? '' };
+    case 'opened':
+    case 'clicked':
+      return { type: s.trigger_type, stepId: s.trigger_step_id };
+    case 'noReply':
+      return { type: s.trigger_type };
+  }
 }

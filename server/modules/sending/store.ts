@@ -139,6 +139,7 @@ export class SendingStore {
       await db('campaigns')
         .whereIn('id', campaigns)
         .andWhere('status', 'active')
+        .whereNull('deleted_at')
         .orderBy('id')
         .forKeyShare()
         .select('id')
@@ -210,6 +211,7 @@ export class SendingStore {
     const due = db('sending_progress as p')
       .join('campaigns as k', 'k.id', 'p.campaign_id')
       .where({ 'p.state': 'waiting', 'k.status': 'active' })
+      .whereNull('k.deleted_at')
       .andWhere('p.due_at', '<=', now);
     return backlogOf(due, 'p.due_at');
   }
@@ -224,6 +226,7 @@ export class SendingStore {
   async campaignsWithDueWork(db: Executor, now: Date, limit: number, after: string | null): Promise<string[]> {
     const rows = await db('campaigns as k')
       .where('k.status', 'active')
+      .whereNull('k.deleted_at')
       .whereRaw(
         "(SELECT p.due_at FROM sending_progress p WHERE p.campaign_id = k.id AND p.state = 'waiting' ORDER BY p.due_at LIMIT 1) <= ?",
         [now],
@@ -234,7 +237,7 @@ export class SendingStore {
     return rows.map((r: { id: string }) => r.id);
   }
 
-  /** The active campaign, locked for this claim; undefined when another worker holds it or it is not active. */
+  /** The active campaign, locked for this claim; undefined when another worker holds it, or it is not active or deleted. */
   async lockActiveCampaign(db: Executor, campaignId: string): Promise<SendingCampaign | undefined> {
     const row = await db('campaigns as k')
       .join('workspaces as w', 'w.id', 'k.workspace_id')
@@ -243,6 +246,7 @@ export class SendingStore {
       )
       .leftJoin('sending_settings as ss', 'ss.workspace_id', 'k.workspace_id')
       .where({ 'k.id': campaignId, 'k.status': 'active' })
+      .whereNull('k.deleted_at')
       // NO KEY: rows that reference the campaign (events, messages) may still be written meanwhile.
       .forNoKeyUpdate('k')
       .skipLocked()
