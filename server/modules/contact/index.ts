@@ -1,6 +1,11 @@
 /** The contact module's face: what other modules may use of it. */
+import type { Db } from '../../db';
+import type { CampaignService } from '../campaign';
+import { ContactBulk } from './bulk';
 import { ContactLifecycle } from './lifecycle';
+import { ContactListing } from './listing';
 import { ContactService } from './service';
+import type { ContactStore } from './store';
 export { MAX_CUSTOM_VARIABLES } from './service';
 export type { ContactService, NewContact } from './service';
 export { UNFINISHED_STATUSES } from './statuses';
@@ -31,3 +36,19 @@ export interface ContactLifecycleModuleDeps {
 }
 export const createContactLifecycleModule = (d: ContactLifecycleModuleDeps) =>
   new ContactLifecycle(d.db, d.store, d.campaigns, d.progress, d.clock);
+
+export type { ContactBulk, ContactBulkRequest } from './bulk';
+export type { ContactListing } from './listing';
+
+/** The contact list's query, by name. */
+export const createContactListingModule = (d: { db: Db; store: ContactStore; campaigns: CampaignService }) =>
+  new ContactListing(d.db, d.store, d.campaigns);
+
+/** Bulk actions over a filter's contacts, by name. */
+export const createContactBulkModule = (d: {
+  db: Db;
+  listing: ContactListing;
+  contacts: ContactService;
+  lifecycle: ContactLifecycle;
+  campaigns: CampaignService;
+}) => new ContactBulk(d.db, d.listing, d.contacts, d.lifecycle, d.campaigns);

@@ -18,6 +18,7 @@ export interface JobModuleDeps {
   logger: JobServiceArgs[11];
   batchSize: JobServiceArgs[12];
   concurrency: JobServiceArgs[13];
+  contactBulk: JobServiceArgs[14];
 }
 export const createJobModule = (d: JobModuleDeps) =>
   new JobService(
@@ -35,4 +36,5 @@ export const createJobModule = (d: JobModuleDeps) =>
     d.logger,
     d.batchSize,
     d.concurrency,
+    d.contactBulk,
   );
