@@ -117,7 +117,11 @@ export function createApp(deps: Deps, services: Services = createServices(deps),
   app.use(express.json({ limit: config.bodyLimitBytes, verify: rejectUnsafeNumbers }));
   app.use(
     ['/v1', '/v2'],
-    authenticate(services.quota, new AuthFailureLimiter(db, clock, config.authFailuresPerMinute), telemetry),
+    authenticate(
+      services.quota,
+      new AuthFailureLimiter({ db, clock, perMinute: config.authFailuresPerMinute }),
+      telemetry,
+    ),
     rejectUnsafeText,
     headAsGet,
   );

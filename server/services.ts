@@ -186,16 +186,16 @@ function buildServices(deps: Deps) {
   const workspaceStore = new WorkspaceStore();
   const keys = createKeyModule({ db, store: workspaceStore, clock, known: knownScopes(readBundledSpec()), audit });
   const workspaces = createWorkspaceModule({ db, store: workspaceStore, credits, keys, clock, audit });
-  const quota = new QuotaService(db, clock);
+  const quota = new QuotaService({ db, clock });
   const whitelabel = createWhitelabelModule({ db, workspaces, credits, clock, audit });
   const secrets = new SecretBox(config);
-  const idempotency = new IdempotencyStore(
+  const idempotency = new IdempotencyStore({
     db,
     clock,
-    config.idempotencyLeaseSeconds,
-    secrets.available ? secrets : null,
-  );
-  const oauthClients = new OAuthClients(config.oauth, config.allowPrivateMailHosts);
+    leaseSeconds: config.idempotencyLeaseSeconds,
+    cipher: secrets.available ? secrets : null,
+  });
+  const oauthClients = new OAuthClients({ settings: config.oauth, allowPrivate: config.allowPrivateMailHosts });
   const mail = createMailModule({
     db,
     store: new MailStore(),
@@ -321,7 +321,7 @@ function buildServices(deps: Deps) {
     // The warm-up service is made below; the engine asks it only once running.
     warmup: { sentSince: (db, accountIds, since) => warmup.sentSince(db, accountIds, since) },
     clock,
-    providers: new RecipientProviders(db, dns, clock),
+    providers: new RecipientProviders({ db, dns, clock }),
     campaigns,
     triggers: subsequences,
     verified: verification,

@@ -8,12 +8,23 @@ import type { Db } from '../db';
 
 const WINDOW_MS = 60_000;
 
+/** What AuthFailureLimiter is built from, by name. */
+interface AuthFailureLimiterDeps {
+  db: Db;
+  clock: Clock;
+  perMinute: number;
+}
+
 export class AuthFailureLimiter {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly perMinute: number,
-  ) {}
+  private readonly db: Db;
+  private readonly clock: Clock;
+  private readonly perMinute: number;
+
+  constructor({ db, clock, perMinute }: AuthFailureLimiterDeps) {
+    this.db = db;
+    this.clock = clock;
+    this.perMinute = perMinute;
+  }
 
   /** Records a failure; answers the seconds to wait when this address is over the limit, else 0. */
   async recordFailure(address: string): Promise<number> {

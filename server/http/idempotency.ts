@@ -56,14 +56,27 @@ interface Row {
   response_body: string | null;
 }
 
+/** What IdempotencyStore is built from, by name. */
+interface IdempotencyStoreDeps {
+  db: Db;
+  clock: Clock;
+  leaseSeconds: number;
+  /** null: answers are stored in plain text (PostgreSQL without SECRET_KEY). */
+  cipher: AnswerCipher | null;
+}
+
 export class IdempotencyStore {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly leaseSeconds: number,
-    /** null: answers are stored in plain text (PostgreSQL without SECRET_KEY). */
-    private readonly cipher: AnswerCipher | null,
-  ) {}
+  private readonly db: Db;
+  private readonly clock: Clock;
+  private readonly leaseSeconds: number;
+  private readonly cipher: AnswerCipher | null;
+
+  constructor({ db, clock, leaseSeconds, cipher }: IdempotencyStoreDeps) {
+    this.db = db;
+    this.clock = clock;
+    this.leaseSeconds = leaseSeconds;
+    this.cipher = cipher;
+  }
 
   async claim(workspaceId: string, key: string, fingerprint: string): Promise<Claim> {
     const now = this.clock.now();

@@ -119,16 +119,25 @@ interface Waiter {
   reject(err: unknown): void;
 }
 
+/** What QuotaService is built from, by name. */
+interface QuotaServiceDeps {
+  db: Db;
+  clock: Clock;
+}
+
 export class QuotaService {
   /** Requests waiting for the next call, by key hash. */
   private waiting = new Map<string, Waiter[]>();
   /** Whether this process's call loop runs: it makes one call at a time. */
   private draining = false;
 
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-  ) {}
+  private readonly db: Db;
+  private readonly clock: Clock;
+
+  constructor({ db, clock }: QuotaServiceDeps) {
+    this.db = db;
+    this.clock = clock;
+  }
 
   /**
    * Resolves a key and counts its request. The process makes one call at a time: requests that arrive

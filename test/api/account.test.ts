@@ -262,22 +262,22 @@ describe('the encryption key', () => {
     const ws = await t.createWorkspace();
     const { db, clock, config } = t.deps;
     const noKey = new SecretBox({ secretKey: undefined, databaseUrl: 'postgres://db.internal/outreach', dataDir: '' });
-    const accounts = new AccountService(
+    const accounts = new AccountService({
       db,
-      new AccountStore(),
-      t.services.events,
-      t.services.campaigns,
-      t.services.workspaces,
-      noKey,
-      createDnsLookup(config),
+      store: new AccountStore(),
+      events: t.services.events,
+      campaigns: t.services.campaigns,
+      workspaces: t.services.workspaces,
+      secrets: noKey,
+      dns: createDnsLookup(config),
       config,
       clock,
-      t.services.warmup.sentToday,
-      (...args) => t.services.warmup.healthScores(...args),
-      t.services.placement.sentToday,
-      t.services.trackingDomains,
-      (...args) => t.services.sending.knownProviders(...args),
-    );
+      warmupSentToday: t.services.warmup.sentToday,
+      warmupHealth: (...args) => t.services.warmup.healthScores(...args),
+      placementSentToday: t.services.placement.sentToday,
+      trackingDomains: t.services.trackingDomains,
+      mailboxProviders: (...args) => t.services.sending.knownProviders(...args),
+    });
     await expect(accounts.connect(ws.workspaceId, googleAccount('a@b.io'))).rejects.toMatchObject({
       kind: 'conflict',
       message: expect.stringMatching(/^Email accounts cannot be connected: the server has no encryption key/),

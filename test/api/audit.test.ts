@@ -85,7 +85,7 @@ it('is append-only, and the retention drops the months before it whole', async (
   await expect(f.t.db('audit_entries').update({ status: 200 })).rejects.toThrow(/append-only/);
 
   const clock = new TestClock('2026-12-16T10:00:00.000Z');
-  const audit = new AuditService(f.t.db, new AuditStore(), clock, 1);
+  const audit = new AuditService({ db: f.t.db, store: new AuditStore(), clock, retentionMonths: 1 });
   const at = (iso: string) => {
     clock.set(new Date(iso));
     return audit.record({

@@ -149,10 +149,16 @@ describe('the SMTP mailbox probe', () => {
   it('sends the probe to SMTP_PROBE_HOST instead of the MX when it is set', async () => {
     const config = t.deps.config;
     const probe = (smtpProbeHost: string | undefined) =>
-      new VerificationService(t.db, new VerificationStore(), createDnsLookup(config), t.clock, {
-        ...config,
-        smtpProbeHost,
-        verificationCacheTtlSeconds: 0,
+      new VerificationService({
+        db: t.db,
+        store: new VerificationStore(),
+        dns: createDnsLookup(config),
+        clock: t.clock,
+        config: {
+          ...config,
+          smtpProbeHost,
+          verificationCacheTtlSeconds: 0,
+        },
       });
     expect((await probe(undefined).verify(['jane.doe@relay.io'])).results[0]).toMatchObject({
       status: 'unknown',

@@ -248,15 +248,15 @@ describe('webhooks', () => {
   it('answers a create on PostgreSQL without SECRET_KEY with a 409 that names webhooks, storing nothing', async () => {
     const { db, clock, config } = t.deps;
     const noKey = new SecretBox({ secretKey: undefined, databaseUrl: 'postgres://db.internal/outreach', dataDir: '' });
-    const webhooks = new WebhookService(
+    const webhooks = new WebhookService({
       db,
-      new WebhookStore(),
-      noKey,
-      t.services.campaigns,
+      store: new WebhookStore(),
+      secrets: noKey,
+      campaigns: t.services.campaigns,
       config,
       clock,
-      t.services.audit,
-    );
+      audit: t.services.audit,
+    });
     const w = await t.createWorkspace();
     await expect(
       webhooks.create(w.workspaceId, { url: 'https://hooks.example.com/x', eventTypes: ['email.sent'] }),

@@ -10,7 +10,7 @@ import { EventStore } from '../../server/modules/events/store';
 
 async function main() {
   const database = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: '' });
-  const events = new EventService(database.db, new EventStore(), systemClock);
+  const events = new EventService({ db: database.db, store: new EventStore(), clock: systemClock });
   const total = Number(process.env.EVENTS);
   const ids: string[] = [];
   let next = 0;

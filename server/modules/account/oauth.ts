@@ -79,18 +79,41 @@ function failureOf(err: OAuthError): ConnectFailure {
   );
 }
 
+/** What OAuthConnectService is built from, by name. */
+export interface OAuthConnectServiceDeps {
+  db: Db;
+  sessions: OAuthSessionStore;
+  accounts: AccountService;
+  store: AccountStore;
+  mail: MailGrants;
+  secrets: SecretBox;
+  events: EventService;
+  clock: Clock;
+  publicUrl: string;
+}
+
 export class OAuthConnectService {
-  constructor(
-    private readonly db: Db,
-    private readonly sessions: OAuthSessionStore,
-    private readonly accounts: AccountService,
-    private readonly store: AccountStore,
-    private readonly mail: MailGrants,
-    private readonly secrets: SecretBox,
-    private readonly events: EventService,
-    private readonly clock: Clock,
-    private readonly publicUrl: string,
-  ) {}
+  private readonly db: Db;
+  private readonly sessions: OAuthSessionStore;
+  private readonly accounts: AccountService;
+  private readonly store: AccountStore;
+  private readonly mail: MailGrants;
+  private readonly secrets: SecretBox;
+  private readonly events: EventService;
+  private readonly clock: Clock;
+  private readonly publicUrl: string;
+
+  constructor({ db, sessions, accounts, store, mail, secrets, events, clock, publicUrl }: OAuthConnectServiceDeps) {
+    this.db = db;
+    this.sessions = sessions;
+    this.accounts = accounts;
+    this.store = store;
+    this.mail = mail;
+    this.secrets = secrets;
+    this.events = events;
+    this.clock = clock;
+    this.publicUrl = publicUrl;
+  }
 
   private get redirectUri(): string {
     return `${this.publicUrl}${CALLBACK_PATH}`;

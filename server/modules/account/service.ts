@@ -112,28 +112,79 @@ function warmupColumns(input: WarmupInput): WarmupColumns {
 
 const mailDomainOf = (email: string) => domainOf(email).toLowerCase();
 
+/** What AccountService is built from, by name. */
+export interface AccountServiceDeps {
+  db: Db;
+  store: AccountStore;
+  events: EventService;
+  campaigns: LinkedCampaigns;
+  workspaces: WorkspaceService;
+  secrets: SecretBox;
+  dns: DnsLookup;
+  config: Pick<Config, 'dkimSelectors' | 'dnsblIpZones' | 'dnsblDomainZones'>;
+  clock: Clock;
+  /** Warm-up sends today per account (the warmup module's count, wired by the composition root). */
+  warmupSentToday: SentTodayOf;
+  /** Warm-up health per account for vitals (the warmup module's, wired by the composition root). */
+  warmupHealth: WarmupHealthOf;
+  /** Inbox-placement-test sends today per account (the placement module's count, wired by the composition root). */
+  placementSentToday: SentTodayOf;
+  trackingDomains: AccountTrackingDomains;
+  mailboxProviders: MailboxProvidersOf;
+  /** Tries the logins before an account is stored; null skips it (VERIFY_MAIL_LOGINS=0). */
+  loginCheck?: MailLoginCheck | null;
+}
+
 export class AccountService {
-  constructor(
-    private readonly db: Db,
-    private readonly store: AccountStore,
-    private readonly events: EventService,
-    private readonly campaigns: LinkedCampaigns,
-    private readonly workspaces: WorkspaceService,
-    private readonly secrets: SecretBox,
-    private readonly dns: DnsLookup,
-    private readonly config: Pick<Config, 'dkimSelectors' | 'dnsblIpZones' | 'dnsblDomainZones'>,
-    private readonly clock: Clock,
-    /** Warm-up sends today per account (the warmup module's count, wired by the composition root). */
-    private readonly warmupSentToday: SentTodayOf,
-    /** Warm-up health per account for vitals (the warmup module's, wired by the composition root). */
-    private readonly warmupHealth: WarmupHealthOf,
-    /** Inbox-placement-test sends today per account (the placement module's count, wired by the composition root). */
-    private readonly placementSentToday: SentTodayOf,
-    private readonly trackingDomains: AccountTrackingDomains,
-    private readonly mailboxProviders: MailboxProvidersOf,
-    /** Tries the logins before an account is stored; null skips it (VERIFY_MAIL_LOGINS=0). */
-    private readonly loginCheck: MailLoginCheck | null = null,
-  ) {}
+  private readonly db: Db;
+  private readonly store: AccountStore;
+  private readonly events: EventService;
+  private readonly campaigns: LinkedCampaigns;
+  private readonly workspaces: WorkspaceService;
+  private readonly secrets: SecretBox;
+  private readonly dns: DnsLookup;
+  private readonly config: Pick<Config, 'dkimSelectors' | 'dnsblIpZones' | 'dnsblDomainZones'>;
+  private readonly clock: Clock;
+  private readonly warmupSentToday: SentTodayOf;
+  private readonly warmupHealth: WarmupHealthOf;
+  private readonly placementSentToday: SentTodayOf;
+  private readonly trackingDomains: AccountTrackingDomains;
+  private readonly mailboxProviders: MailboxProvidersOf;
+  private readonly loginCheck: MailLoginCheck | null;
+
+  constructor({
+    db,
+    store,
+    events,
+    campaigns,
+    workspaces,
+    secrets,
+    dns,
+    config,
+    clock,
+    warmupSentToday,
+    warmupHealth,
+    placementSentToday,
+    trackingDomains,
+    mailboxProviders,
+    loginCheck = null,
+  }: AccountServiceDeps) {
+    this.db = db;
+    this.store = store;
+    this.events = events;
+    this.campaigns = campaigns;
+    this.workspaces = workspaces;
+    this.secrets = secrets;
+    this.dns = dns;
+    this.config = config;
+    this.clock = clock;
+    this.warmupSentToday = warmupSentToday;
+    this.warmupHealth = warmupHealth;
+    this.placementSentToday = placementSentToday;
+    this.trackingDomains = trackingDomains;
+    this.mailboxProviders = mailboxProviders;
+    this.loginCheck = loginCheck;
+  }
 
   private today(workspace: ZonedWorkspace): string {
     return dayIn(workspace.timezone, this.clock.now());
@@ -726,13 +777,26 @@ export interface AccountStatusChange {
 /** Waits before the next try of a server that could not be reached: 1 minute, doubling, at most 30 minutes. */
 const CONNECTION_RETRY_WAITS = { firstWaitMs: 60_000, maxWaitMs: 30 * 60_000 };
 
+/** What AccountMailAccess is built from, by name. */
+export interface AccountMailAccessDeps {
+  store: AccountStore;
+  secrets: SecretBox;
+  clock: Clock;
+  events: Pick<EventService, 'record'>;
+}
+
 export class AccountMailAccess {
-  constructor(
-    private readonly store: AccountStore,
-    private readonly secrets: SecretBox,
-    private readonly clock: Clock,
-    private readonly events: Pick<EventService, 'record'>,
-  ) {}
+  private readonly store: AccountStore;
+  private readonly secrets: SecretBox;
+  private readonly clock: Clock;
+  private readonly events: Pick<EventService, 'record'>;
+
+  constructor({ store, secrets, clock, events }: AccountMailAccessDeps) {
+    this.store = store;
+    this.secrets = secrets;
+    this.clock = clock;
+    this.events = events;
+  }
 
   /** The account's own bounce protection (nulls: the workspace's); both null for an account that is gone. */
   async bounceRule(db: Executor, accountId: string): Promise<{ ratePercent: number | null; window: number | null }> {

@@ -40,17 +40,38 @@ export interface StepWinners {
   stepWinners(campaignId: string): Promise<Map<string, string>>;
 }
 
+/** What AnalyticsService is built from, by name. */
+export interface AnalyticsServiceDeps {
+  db: Db;
+  events: EventService;
+  campaigns: CampaignService;
+  contacts: ContactService;
+  accounts: AccountService;
+  intents: ReplyIntentService;
+  clock: Clock;
+  winners: StepWinners;
+}
+
 export class AnalyticsService {
-  constructor(
-    private readonly db: Db,
-    private readonly events: EventService,
-    private readonly campaigns: CampaignService,
-    private readonly contacts: ContactService,
-    private readonly accounts: AccountService,
-    private readonly intents: ReplyIntentService,
-    private readonly clock: Clock,
-    private readonly winners: StepWinners,
-  ) {}
+  private readonly db: Db;
+  private readonly events: EventService;
+  private readonly campaigns: CampaignService;
+  private readonly contacts: ContactService;
+  private readonly accounts: AccountService;
+  private readonly intents: ReplyIntentService;
+  private readonly clock: Clock;
+  private readonly winners: StepWinners;
+
+  constructor({ db, events, campaigns, contacts, accounts, intents, clock, winners }: AnalyticsServiceDeps) {
+    this.db = db;
+    this.events = events;
+    this.campaigns = campaigns;
+    this.contacts = contacts;
+    this.accounts = accounts;
+    this.intents = intents;
+    this.clock = clock;
+    this.winners = winners;
+  }
 
   private range(workspace: ZonedWorkspace, query: { startDate?: string; endDate?: string }): DayRange {
     return resolveRange(query, workspace.timezone, this.clock.now());

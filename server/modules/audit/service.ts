@@ -14,14 +14,27 @@ import { actorFor, currentCause } from '../../platform/cause';
 import type { Executor } from '../../db';
 import type { AuditFilter, AuditRow, AuditStore } from './store';
 
+/** What AuditService is built from, by name. */
+export interface AuditServiceDeps {
+  db: Db;
+  store: AuditStore;
+  clock: Clock;
+  /** Whole months kept besides the current one (AUDIT_RETENTION_MONTHS). */
+  retentionMonths: number;
+}
+
 export class AuditService implements Auditor, AuditTrail {
-  constructor(
-    private readonly db: Db,
-    private readonly store: AuditStore,
-    private readonly clock: Clock,
-    /** Whole months kept besides the current one (AUDIT_RETENTION_MONTHS). */
-    private readonly retentionMonths: number,
-  ) {}
+  private readonly db: Db;
+  private readonly store: AuditStore;
+  private readonly clock: Clock;
+  private readonly retentionMonths: number;
+
+  constructor({ db, store, clock, retentionMonths }: AuditServiceDeps) {
+    this.db = db;
+    this.store = store;
+    this.clock = clock;
+    this.retentionMonths = retentionMonths;
+  }
 
   record = async (entry: AuditRecord, trx: Executor = this.db): Promise<void> => {
     await this.store.insert(trx, {

@@ -18,13 +18,26 @@ type AccountsChange = Schemas['CampaignAccountsChange'];
 /** What the campaign module asks of the account module: which of a campaign's accounts exist and may send. */
 export type CampaignAccountsOf = Pick<AccountService, 'summaries' | 'countActive' | 'existingIds'>;
 
+/** What CampaignAccounts is built from, by name. */
+interface CampaignAccountsDeps {
+  db: Db;
+  store: CampaignStore;
+  accounts: CampaignAccountsOf;
+  clock: Clock;
+}
+
 export class CampaignAccounts {
-  constructor(
-    private readonly db: Db,
-    private readonly store: CampaignStore,
-    private readonly accounts: CampaignAccountsOf,
-    private readonly clock: Clock,
-  ) {}
+  private readonly db: Db;
+  private readonly store: CampaignStore;
+  private readonly accounts: CampaignAccountsOf;
+  private readonly clock: Clock;
+
+  constructor({ db, store, accounts, clock }: CampaignAccountsDeps) {
+    this.db = db;
+    this.store = store;
+    this.accounts = accounts;
+    this.clock = clock;
+  }
 
   async listAccounts(workspaceId: string, campaignId: string, page: Page) {
     const campaign = await findCampaign(this.store, this.db, workspaceId, campaignId);

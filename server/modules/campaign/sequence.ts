@@ -30,12 +30,23 @@ export type StepUpdate = operations['updateSequenceStep']['requestBody']['conten
 const STEP_NOT_FOUND = 'Sequence step not found.';
 const VARIANT_NOT_FOUND = 'Variant not found.';
 
+/** What CampaignSequence is built from, by name. */
+interface CampaignSequenceDeps {
+  db: Db;
+  store: CampaignStore;
+  clock: Clock;
+}
+
 export class CampaignSequence {
-  constructor(
-    private readonly db: Db,
-    private readonly store: CampaignStore,
-    private readonly clock: Clock,
-  ) {}
+  private readonly db: Db;
+  private readonly store: CampaignStore;
+  private readonly clock: Clock;
+
+  constructor({ db, store, clock }: CampaignSequenceDeps) {
+    this.db = db;
+    this.store = store;
+    this.clock = clock;
+  }
 
   async createSteps(workspaceId: string, campaignId: string, inputs: StepInput[]) {
     return this.db.transaction(async (trx) => {

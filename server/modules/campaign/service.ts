@@ -34,21 +34,38 @@ export interface CampaignProgressPort {
   startCampaign(trx: Executor, campaignId: string): Promise<void>;
 }
 
+/** What CampaignService is built from, by name. */
+export interface CampaignServiceDeps {
+  db: Db;
+  store: CampaignStore;
+  events: Pick<EventService, 'record'>;
+  accounts: CampaignAccountsOf;
+  progress: CampaignProgressPort;
+  clock: Clock;
+  trackingDomains: Pick<TrackingDomainService, 'requireVerified'>;
+}
+
 export class CampaignService {
   private readonly linked: CampaignAccounts;
   private readonly sequence: CampaignSequence;
 
-  constructor(
-    private readonly db: Db,
-    private readonly store: CampaignStore,
-    private readonly events: Pick<EventService, 'record'>,
-    accounts: CampaignAccountsOf,
-    private readonly progress: CampaignProgressPort,
-    private readonly clock: Clock,
-    private readonly trackingDomains: Pick<TrackingDomainService, 'requireVerified'>,
-  ) {
-    this.linked = new CampaignAccounts(db, store, accounts, clock);
-    this.sequence = new CampaignSequence(db, store, clock);
+  private readonly db: Db;
+  private readonly store: CampaignStore;
+  private readonly events: Pick<EventService, 'record'>;
+  private readonly progress: CampaignProgressPort;
+  private readonly clock: Clock;
+  private readonly trackingDomains: Pick<TrackingDomainService, 'requireVerified'>;
+
+  constructor({ db, store, events, accounts, progress, clock, trackingDomains }: CampaignServiceDeps) {
+    this.db = db;
+    this.store = store;
+    this.events = events;
+    this.progress = progress;
+    this.clock = clock;
+    this.trackingDomains = trackingDomains;
+
+    this.linked = new CampaignAccounts({ db, store, accounts, clock });
+    this.sequence = new CampaignSequence({ db, store, clock });
   }
 
   /**

@@ -77,17 +77,38 @@ export interface StepTotals {
   ): Promise<Map<string, { sent: number; replied: number }>>;
 }
 
+/** What SubsequenceService is built from, by name. */
+export interface SubsequenceServiceDeps {
+  db: Db;
+  store: SubsequenceStore;
+  campaigns: CampaignStore;
+  progress: SubsequenceProgress;
+  contacts: SubsequenceContacts;
+  totals: StepTotals;
+  events: EventService;
+  clock: Clock;
+}
+
 export class SubsequenceService {
-  constructor(
-    private readonly db: Db,
-    private readonly store: SubsequenceStore,
-    private readonly campaigns: CampaignStore,
-    private readonly progress: SubsequenceProgress,
-    private readonly contacts: SubsequenceContacts,
-    private readonly totals: StepTotals,
-    private readonly events: EventService,
-    private readonly clock: Clock,
-  ) {}
+  private readonly db: Db;
+  private readonly store: SubsequenceStore;
+  private readonly campaigns: CampaignStore;
+  private readonly progress: SubsequenceProgress;
+  private readonly contacts: SubsequenceContacts;
+  private readonly totals: StepTotals;
+  private readonly events: EventService;
+  private readonly clock: Clock;
+
+  constructor({ db, store, campaigns, progress, contacts, totals, events, clock }: SubsequenceServiceDeps) {
+    this.db = db;
+    this.store = store;
+    this.campaigns = campaigns;
+    this.progress = progress;
+    this.contacts = contacts;
+    this.totals = totals;
+    this.events = events;
+    this.clock = clock;
+  }
 
   async create(workspaceId: string, input: CreateInput): Promise<Subsequence> {
     return this.db.transaction(async (trx) => {

@@ -22,14 +22,28 @@ const ONLY_FOR: Record<'toCampaignId' | 'keepProgress' | 'leadStatus', ContactBu
   leadStatus: 'setLeadStatus',
 };
 
+export interface ContactBulkDeps {
+  db: Db;
+  listing: ContactListing;
+  contacts: ContactService;
+  lifecycle: ContactLifecycle;
+  campaigns: CampaignService;
+}
+
 export class ContactBulk {
-  constructor(
-    private readonly db: Db,
-    private readonly listing: ContactListing,
-    private readonly contacts: ContactService,
-    private readonly lifecycle: ContactLifecycle,
-    private readonly campaigns: CampaignService,
-  ) {}
+  private readonly db: Db;
+  private readonly listing: ContactListing;
+  private readonly contacts: ContactService;
+  private readonly lifecycle: ContactLifecycle;
+  private readonly campaigns: CampaignService;
+
+  constructor({ db, listing, contacts, lifecycle, campaigns }: ContactBulkDeps) {
+    this.db = db;
+    this.listing = listing;
+    this.contacts = contacts;
+    this.lifecycle = lifecycle;
+    this.campaigns = campaigns;
+  }
 
   /** The request's 400 (a field the action needs or does not take) and 404 (a campaign not the workspace's). */
   async check(workspaceId: string, request: ContactBulkRequest): Promise<void> {

@@ -20,14 +20,29 @@ type Selection = Schemas['ContactSelection'];
 
 const CONTACT_NOT_FOUND = 'Contact not found.';
 
+/** What ContactLifecycle is built from, by name. */
+export interface ContactLifecycleDeps {
+  db: Db;
+  store: ContactStore;
+  campaigns: CampaignService;
+  progress: ContactProgressPort;
+  clock: Clock;
+}
+
 export class ContactLifecycle {
-  constructor(
-    private readonly db: Db,
-    private readonly store: ContactStore,
-    private readonly campaigns: CampaignService,
-    private readonly progress: ContactProgressPort,
-    private readonly clock: Clock,
-  ) {}
+  private readonly db: Db;
+  private readonly store: ContactStore;
+  private readonly campaigns: CampaignService;
+  private readonly progress: ContactProgressPort;
+  private readonly clock: Clock;
+
+  constructor({ db, store, campaigns, progress, clock }: ContactLifecycleDeps) {
+    this.db = db;
+    this.store = store;
+    this.campaigns = campaigns;
+    this.progress = progress;
+    this.clock = clock;
+  }
 
   /** POST /v2/contact/pause */
   pause(workspaceId: string, selection: Selection) {

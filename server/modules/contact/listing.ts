@@ -43,12 +43,22 @@ function positionOf(row: ListedRow, sort: ListSort): ListAfter {
   return { key: new Date(sort === 'createdAt' ? row.created_at : row.updated_at), id: row.id };
 }
 
+export interface ContactListingDeps {
+  db: Db;
+  store: ContactStore;
+  campaigns: CampaignService;
+}
+
 export class ContactListing {
-  constructor(
-    private readonly db: Db,
-    private readonly store: ContactStore,
-    private readonly campaigns: CampaignService,
-  ) {}
+  private readonly db: Db;
+  private readonly store: ContactStore;
+  private readonly campaigns: CampaignService;
+
+  constructor({ db, store, campaigns }: ContactListingDeps) {
+    this.db = db;
+    this.store = store;
+    this.campaigns = campaigns;
+  }
 
   /** GET /v2/contact/list */
   async list(workspaceId: string, query: ListQuery): Promise<ListAnswer> {

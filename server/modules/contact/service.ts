@@ -110,17 +110,38 @@ function assertNoReservedKeys(problems: FieldProblem[]): void {
   throw invalid(`Custom variable names cannot be built-in contact fields: ${names.join(', ')}.`, problems);
 }
 
+/** What ContactService is built from, by name. */
+export interface ContactServiceDeps {
+  db: Db;
+  store: ContactStore;
+  events: EventService;
+  workspaces: WorkspaceService;
+  campaigns: CampaignService;
+  progress: Pick<ContactProgressPort, 'startContacts'>;
+  clock: Clock;
+  triggers: SubsequenceTriggers;
+}
+
 export class ContactService {
-  constructor(
-    private readonly db: Db,
-    private readonly store: ContactStore,
-    private readonly events: EventService,
-    private readonly workspaces: WorkspaceService,
-    private readonly campaigns: CampaignService,
-    private readonly progress: Pick<ContactProgressPort, 'startContacts'>,
-    private readonly clock: Clock,
-    private readonly triggers: SubsequenceTriggers,
-  ) {}
+  private readonly db: Db;
+  private readonly store: ContactStore;
+  private readonly events: EventService;
+  private readonly workspaces: WorkspaceService;
+  private readonly campaigns: CampaignService;
+  private readonly progress: Pick<ContactProgressPort, 'startContacts'>;
+  private readonly clock: Clock;
+  private readonly triggers: SubsequenceTriggers;
+
+  constructor({ db, store, events, workspaces, campaigns, progress, clock, triggers }: ContactServiceDeps) {
+    this.db = db;
+    this.store = store;
+    this.events = events;
+    this.workspaces = workspaces;
+    this.campaigns = campaigns;
+    this.progress = progress;
+    this.clock = clock;
+    this.triggers = triggers;
+  }
 
   /** POST /v1/contact/add: one transaction around addContacts. */
   add(workspaceId: string, campaignId: string, inputs: NewContact[]): Promise<AddContactsResult> {

@@ -14,13 +14,26 @@ import type { CreditStore, LedgerRow } from './store';
 const insufficient = (needed: number, balance: number) =>
   paymentRequired(`Insufficient credits: this request needs ${needed} credits and the balance is ${balance}.`);
 
+/** What CreditService is built from, by name. */
+export interface CreditServiceDeps {
+  db: Db;
+  store: CreditStore;
+  clock: Clock;
+  audit: AuditTrail;
+}
+
 export class CreditService {
-  constructor(
-    private readonly db: Db,
-    private readonly store: CreditStore,
-    private readonly clock: Clock,
-    private readonly audit: AuditTrail,
-  ) {}
+  private readonly db: Db;
+  private readonly store: CreditStore;
+  private readonly clock: Clock;
+  private readonly audit: AuditTrail;
+
+  constructor({ db, store, clock, audit }: CreditServiceDeps) {
+    this.db = db;
+    this.store = store;
+    this.clock = clock;
+    this.audit = audit;
+  }
 
   balance(db: Executor, workspaceId: string): Promise<number> {
     return this.store.balance(db, workspaceId);

@@ -117,19 +117,34 @@ interface PartitionWork {
   pruneBefore: Date | undefined;
 }
 
+/** What EventService is built from, by name. */
+export interface EventServiceDeps {
+  db: Db;
+  store: EventStore;
+  clock: Clock;
+  retentionDays?: number;
+  /** Months of raw mail events kept before the current one (EMAIL_EVENT_RETENTION_MONTHS); 0 keeps them all. */
+  emailEventRetentionMonths?: number;
+}
+
 export class EventService {
   private readonly listeners: EventListener[] = [];
   /** When this process's partition job last found nothing to do or did it (the clock's ms). */
   private partitionsCheckedAt: number | undefined;
 
-  constructor(
-    private readonly db: Db,
-    private readonly store: EventStore,
-    private readonly clock: Clock,
-    private readonly retentionDays = 30,
-    /** Months of raw mail events kept before the current one (EMAIL_EVENT_RETENTION_MONTHS); 0 keeps them all. */
-    private readonly emailEventRetentionMonths = 0,
-  ) {}
+  private readonly db: Db;
+  private readonly store: EventStore;
+  private readonly clock: Clock;
+  private readonly retentionDays: number;
+  private readonly emailEventRetentionMonths: number;
+
+  constructor({ db, store, clock, retentionDays = 30, emailEventRetentionMonths = 0 }: EventServiceDeps) {
+    this.db = db;
+    this.store = store;
+    this.clock = clock;
+    this.retentionDays = retentionDays;
+    this.emailEventRetentionMonths = emailEventRetentionMonths;
+  }
 
   onRecorded(listener: EventListener): void {
     this.listeners.push(listener);

@@ -45,17 +45,38 @@ export function viewOf(row: IntentRow | undefined): IntentView {
   return { intent: row.intent as ReplyIntent, intentSource: row.source, referral };
 }
 
+/** What ReplyIntentService is built from, by name. */
+export interface ReplyIntentServiceDeps {
+  db: Db;
+  store: IntentStore;
+  mail: Pick<MailService, 'get'>;
+  campaigns: CampaignService;
+  contacts: ContactService;
+  removal: RemovalPort;
+  events: EventService;
+  clock: Clock;
+}
+
 export class ReplyIntentService {
-  constructor(
-    private readonly db: Db,
-    private readonly store: IntentStore,
-    private readonly mail: Pick<MailService, 'get'>,
-    private readonly campaigns: CampaignService,
-    private readonly contacts: ContactService,
-    private readonly removal: RemovalPort,
-    private readonly events: EventService,
-    private readonly clock: Clock,
-  ) {}
+  private readonly db: Db;
+  private readonly store: IntentStore;
+  private readonly mail: Pick<MailService, 'get'>;
+  private readonly campaigns: CampaignService;
+  private readonly contacts: ContactService;
+  private readonly removal: RemovalPort;
+  private readonly events: EventService;
+  private readonly clock: Clock;
+
+  constructor({ db, store, mail, campaigns, contacts, removal, events, clock }: ReplyIntentServiceDeps) {
+    this.db = db;
+    this.store = store;
+    this.mail = mail;
+    this.campaigns = campaigns;
+    this.contacts = contacts;
+    this.removal = removal;
+    this.events = events;
+    this.clock = clock;
+  }
 
   /** Decides and stores the intent of a reply just stored (the reader's transaction). */
   async decide(trx: Executor, reply: MessageRow, original: MessageRow): Promise<IntentDecision> {

@@ -134,6 +134,16 @@ export interface InboxCollaborators {
   subsequences: SubsequenceTriggers;
 }
 
+/** What InboxService is built from, by name. */
+export interface InboxServiceDeps {
+  db: Db;
+  store: InboxStore;
+  collaborators: InboxCollaborators;
+  clock: Clock;
+  logger: Logger;
+  settings?: InboxSettings;
+}
+
 export class InboxService {
   private readonly workerId = `inbox-${process.pid}-${newId().slice(-8)}`;
   private readonly mail: MailService;
@@ -146,14 +156,19 @@ export class InboxService {
   private readonly intents: ReplyIntentService;
   private readonly subsequences: SubsequenceTriggers;
 
-  constructor(
-    private readonly db: Db,
-    private readonly store: InboxStore,
-    collaborators: InboxCollaborators,
-    private readonly clock: Clock,
-    private readonly logger: Logger,
-    private readonly settings: InboxSettings = DEFAULT_INBOX_SETTINGS,
-  ) {
+  private readonly db: Db;
+  private readonly store: InboxStore;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly settings: InboxSettings;
+
+  constructor({ db, store, collaborators, clock, logger, settings = DEFAULT_INBOX_SETTINGS }: InboxServiceDeps) {
+    this.db = db;
+    this.store = store;
+    this.clock = clock;
+    this.logger = logger;
+    this.settings = settings;
+
     ({
       mail: this.mail,
       accounts: this.accounts,

@@ -129,6 +129,25 @@ export function toJob(row: JobRow): Job {
 
 const normalEmail = (value: unknown) => (typeof value === 'string' && value.trim() ? value.trim().toLowerCase() : null);
 
+/** What JobService is built from, by name. */
+export interface JobServiceDeps {
+  db: Db;
+  store: JobStore;
+  contacts: ContactService;
+  campaigns: CampaignService;
+  suppression: SuppressionService;
+  verification: VerificationService;
+  enrichment: EnrichmentService;
+  leads: LeadService;
+  lists: ListService;
+  events: EventService;
+  clock: Clock;
+  logger: Logger;
+  batchSize: number;
+  concurrency: number;
+  contactBulk: ContactBulk;
+}
+
 export class JobService {
   private readonly limits = contactLimits();
   /** Which process applied a batch (job_batches.done_by). */
@@ -136,23 +155,55 @@ export class JobService {
   /** MX answers per job (verify jobs and imports that verify), so its batches do not ask DNS again; the 8 latest jobs'. */
   private readonly mxCaches = new LRUCache<string, MxCache>({ max: 8 });
 
-  constructor(
-    private readonly db: Db,
-    private readonly store: JobStore,
-    private readonly contacts: ContactService,
-    private readonly campaigns: CampaignService,
-    private readonly suppression: SuppressionService,
-    private readonly verification: VerificationService,
-    private readonly enrichment: EnrichmentService,
-    private readonly leads: LeadService,
-    private readonly lists: ListService,
-    private readonly events: EventService,
-    private readonly clock: Clock,
-    private readonly logger: Logger,
-    private readonly batchSize: number,
-    private readonly concurrency: number,
-    private readonly contactBulk: ContactBulk,
-  ) {}
+  private readonly db: Db;
+  private readonly store: JobStore;
+  private readonly contacts: ContactService;
+  private readonly campaigns: CampaignService;
+  private readonly suppression: SuppressionService;
+  private readonly verification: VerificationService;
+  private readonly enrichment: EnrichmentService;
+  private readonly leads: LeadService;
+  private readonly lists: ListService;
+  private readonly events: EventService;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly batchSize: number;
+  private readonly concurrency: number;
+  private readonly contactBulk: ContactBulk;
+
+  constructor({
+    db,
+    store,
+    contacts,
+    campaigns,
+    suppression,
+    verification,
+    enrichment,
+    leads,
+    lists,
+    events,
+    clock,
+    logger,
+    batchSize,
+    concurrency,
+    contactBulk,
+  }: JobServiceDeps) {
+    this.db = db;
+    this.store = store;
+    this.contacts = contacts;
+    this.campaigns = campaigns;
+    this.suppression = suppression;
+    this.verification = verification;
+    this.enrichment = enrichment;
+    this.leads = leads;
+    this.lists = lists;
+    this.events = events;
+    this.clock = clock;
+    this.logger = logger;
+    this.batchSize = batchSize;
+    this.concurrency = concurrency;
+    this.contactBulk = contactBulk;
+  }
 
   // --- accepting jobs ---
 

@@ -70,12 +70,23 @@ function groupBy(rows: PersonRow[], key: (row: PersonRow) => string | null): Map
 
 const nameKey = (first: string, last: string) => `${last}\u0000${first}`;
 
+/** What EnrichmentService is built from, by name. */
+export interface EnrichmentServiceDeps {
+  db: Db;
+  store: LeadStore;
+  leads: LeadService;
+}
+
 export class EnrichmentService {
-  constructor(
-    private readonly db: Db,
-    private readonly store: LeadStore,
-    private readonly leads: LeadService,
-  ) {}
+  private readonly db: Db;
+  private readonly store: LeadStore;
+  private readonly leads: LeadService;
+
+  constructor({ db, store, leads }: EnrichmentServiceDeps) {
+    this.db = db;
+    this.store = store;
+    this.leads = leads;
+  }
 
   async enrich(
     workspaceId: string,

@@ -144,14 +144,29 @@ function domains(values: string[] | undefined, field: string): string[] | undefi
   return out;
 }
 
+/** What LeadService is built from, by name. */
+export interface LeadServiceDeps {
+  db: Db;
+  store: LeadStore;
+  clock: Clock;
+  credits: CreditService;
+  costs: CreditCosts;
+}
+
 export class LeadService {
-  constructor(
-    private readonly db: Db,
-    private readonly store: LeadStore,
-    private readonly clock: Clock,
-    private readonly credits: CreditService,
-    private readonly costs: CreditCosts,
-  ) {}
+  private readonly db: Db;
+  private readonly store: LeadStore;
+  private readonly clock: Clock;
+  private readonly credits: CreditService;
+  private readonly costs: CreditCosts;
+
+  constructor({ db, store, clock, credits, costs }: LeadServiceDeps) {
+    this.db = db;
+    this.store = store;
+    this.clock = clock;
+    this.credits = credits;
+    this.costs = costs;
+  }
 
   /**
    * Reveals `options` of `people` to the workspace inside the caller's transaction and charges what

@@ -51,16 +51,35 @@ function toList(row: ListRow): List {
   };
 }
 
+/** What ListService is built from, by name. */
+export interface ListServiceDeps {
+  db: Db;
+  store: ListStore;
+  leads: LeadService;
+  contacts: ContactService;
+  campaigns: CampaignService;
+  credits: CreditService;
+  clock: Clock;
+}
+
 export class ListService {
-  constructor(
-    private readonly db: Db,
-    private readonly store: ListStore,
-    private readonly leads: LeadService,
-    private readonly contacts: ContactService,
-    private readonly campaigns: CampaignService,
-    private readonly credits: CreditService,
-    private readonly clock: Clock,
-  ) {}
+  private readonly db: Db;
+  private readonly store: ListStore;
+  private readonly leads: LeadService;
+  private readonly contacts: ContactService;
+  private readonly campaigns: CampaignService;
+  private readonly credits: CreditService;
+  private readonly clock: Clock;
+
+  constructor({ db, store, leads, contacts, campaigns, credits, clock }: ListServiceDeps) {
+    this.db = db;
+    this.store = store;
+    this.leads = leads;
+    this.contacts = contacts;
+    this.campaigns = campaigns;
+    this.credits = credits;
+    this.clock = clock;
+  }
 
   async create(workspaceId: string, kind: ListKind, rawName: string): Promise<List> {
     const name = rawName.trim();

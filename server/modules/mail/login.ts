@@ -67,6 +67,16 @@ const REFRESH_MARGIN_MS = 5 * 60_000;
 const refreshContext = (accountId: string) => `${accountId}:oauth_refresh`;
 const accessContext = (accountId: string) => `${accountId}:oauth_access`;
 
+/** What MailCredentials is built from, by name. */
+interface MailCredentialsDeps {
+  db: Db;
+  store: GrantStore;
+  clients: OAuthClients;
+  secrets: SecretBox;
+  clock: Clock;
+  grantDied: GrantDeathHandler;
+}
+
 export class MailCredentials {
   /** Decrypted access tokens of this process, until REFRESH_MARGIN_MS before they expire. */
   private readonly cached = new Map<string, { token: string; expiresAt: number }>();
@@ -75,14 +85,21 @@ export class MailCredentials {
   /** Refreshes this process asked a provider for (tests and the bench read it). */
   refreshes = 0;
 
-  constructor(
-    private readonly db: Db,
-    private readonly store: GrantStore,
-    private readonly clients: OAuthClients,
-    private readonly secrets: SecretBox,
-    private readonly clock: Clock,
-    private readonly grantDied: GrantDeathHandler,
-  ) {}
+  private readonly db: Db;
+  private readonly store: GrantStore;
+  private readonly clients: OAuthClients;
+  private readonly secrets: SecretBox;
+  private readonly clock: Clock;
+  private readonly grantDied: GrantDeathHandler;
+
+  constructor({ db, store, clients, secrets, clock, grantDied }: MailCredentialsDeps) {
+    this.db = db;
+    this.store = store;
+    this.clients = clients;
+    this.secrets = secrets;
+    this.clock = clock;
+    this.grantDied = grantDied;
+  }
 
   /** The login for nodemailer or imapflow: the password, or a valid access token of the grant. */
   async authOf(login: MailLogin): Promise<LoginAuth> {

@@ -78,13 +78,22 @@ export function pkcePair(): { verifier: string; challenge: string } {
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
 }
 
+/** What OAuthClients is built from, by name. */
+interface OAuthClientsDeps {
+  settings: OAuthSettings;
+  allowPrivate: boolean;
+}
+
 export class OAuthClients {
   private readonly providers = new Map<OAuthProviderName, OAuthProvider>();
 
-  constructor(
-    private readonly settings: OAuthSettings,
-    private readonly allowPrivate: boolean,
-  ) {
+  private readonly settings: OAuthSettings;
+  private readonly allowPrivate: boolean;
+
+  constructor({ settings, allowPrivate }: OAuthClientsDeps) {
+    this.settings = settings;
+    this.allowPrivate = allowPrivate;
+
     const { google, microsoft, generic } = settings;
     if (google)
       this.providers.set('google', {

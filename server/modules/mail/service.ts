@@ -135,6 +135,16 @@ export function statusOf(kind: MessageKind, outcome: SendOutcome): Exclude<Messa
 /** How long a login's folder list is reused before it is asked again. */
 const FOLDER_LIST_TTL_MS = 60 * 60_000;
 
+/** What MailService is built from, by name. */
+export interface MailServiceDeps {
+  db: Db;
+  store: MailStore;
+  clock: Clock;
+  logger: Logger;
+  settings: MailSettings;
+  oauth: MailOAuth;
+}
+
 export class MailService {
   private readonly transports: TransportPool;
   private readonly imap: ConnectionOptions;
@@ -147,15 +157,25 @@ export class MailService {
    */
   private readonly folderLists = new Map<string, { folders: Folder[]; listedAt: number }>();
 
-  constructor(
-    private readonly db: Db,
-    private readonly store: MailStore,
-    private readonly clock: Clock,
-    private readonly logger: Logger,
-    settings: MailSettings,
-    oauth: MailOAuth,
-  ) {
-    this.credentials = new MailCredentials(db, new GrantStore(), oauth.clients, oauth.secrets, clock, oauth.grantDied);
+  private readonly db: Db;
+  private readonly store: MailStore;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+
+  constructor({ db, store, clock, logger, settings, oauth }: MailServiceDeps) {
+    this.db = db;
+    this.store = store;
+    this.clock = clock;
+    this.logger = logger;
+
+    this.credentials = new MailCredentials({
+      db,
+      store: new GrantStore(),
+      clients: oauth.clients,
+      secrets: oauth.secrets,
+      clock,
+      grantDied: oauth.grantDied,
+    });
     const logins = {
       authOf: (login: MailLogin) => this.credentials.authOf(login),
       afterRefusal: (login: MailLogin, auth: LoginAuth) => this.credentials.afterRefusal(login, auth),

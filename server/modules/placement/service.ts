@@ -102,20 +102,59 @@ export function pickRecipients(members: PoolMember[], count: number): PoolMember
   return picked;
 }
 
+/** What PlacementService is built from, by name. */
+export interface PlacementServiceDeps {
+  db: Db;
+  store: PlacementStore;
+  accounts: AccountService;
+  mailAccess: AccountMailAccess;
+  mail: MailService;
+  pool: PlacementPool;
+  workspaces: WorkspaceService;
+  events: EventService;
+  clock: Clock;
+  logger: Logger;
+  settings?: PlacementSettings;
+}
+
 export class PlacementService {
-  constructor(
-    private readonly db: Db,
-    private readonly store: PlacementStore,
-    private readonly accounts: AccountService,
-    private readonly mailAccess: AccountMailAccess,
-    private readonly mail: MailService,
-    private readonly pool: PlacementPool,
-    private readonly workspaces: WorkspaceService,
-    private readonly events: EventService,
-    private readonly clock: Clock,
-    private readonly logger: Logger,
-    private readonly settings: PlacementSettings = DEFAULT_PLACEMENT_SETTINGS,
-  ) {}
+  private readonly db: Db;
+  private readonly store: PlacementStore;
+  private readonly accounts: AccountService;
+  private readonly mailAccess: AccountMailAccess;
+  private readonly mail: MailService;
+  private readonly pool: PlacementPool;
+  private readonly workspaces: WorkspaceService;
+  private readonly events: EventService;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly settings: PlacementSettings;
+
+  constructor({
+    db,
+    store,
+    accounts,
+    mailAccess,
+    mail,
+    pool,
+    workspaces,
+    events,
+    clock,
+    logger,
+    settings = DEFAULT_PLACEMENT_SETTINGS,
+  }: PlacementServiceDeps) {
+    this.db = db;
+    this.store = store;
+    this.accounts = accounts;
+    this.mailAccess = mailAccess;
+    this.mail = mail;
+    this.pool = pool;
+    this.workspaces = workspaces;
+    this.events = events;
+    this.clock = clock;
+    this.logger = logger;
+    this.settings = settings;
+  }
 
   async create(workspaceId: string, body: CreateRequest): Promise<PlacementTest> {
     const senders = await this.accounts.summaries(this.db, workspaceId, body.accountIds);

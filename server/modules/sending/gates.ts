@@ -39,11 +39,20 @@ export interface Gates {
   unverified(contact: GatedContact): boolean;
 }
 
+/** What ContactGates is built from, by name. */
+interface ContactGatesDeps {
+  events: EventService;
+  verified: VerifiedAddresses;
+}
+
 export class ContactGates {
-  constructor(
-    private readonly events: EventService,
-    private readonly verified: VerifiedAddresses,
-  ) {}
+  private readonly events: EventService;
+  private readonly verified: VerifiedAddresses;
+
+  constructor({ events, verified }: ContactGatesDeps) {
+    this.events = events;
+    this.verified = verified;
+  }
 
   async read(db: Executor, campaign: GatedCampaign, contacts: GatedContact[]): Promise<Gates> {
     const types = [

@@ -32,17 +32,38 @@ export interface PreviewedCampaign {
 /** Where the preview shows `{{unsubscribeUrl}}`: a real link would be a signed token for a message never sent. */
 const UNSUBSCRIBE_PLACEHOLDER = '[unsubscribe link]';
 
+/** What MessagePreview is built from, by name. */
+interface MessagePreviewDeps {
+  db: Db;
+  store: SendingStore;
+  previewStore: PreviewStore;
+  winners: VariantWinners;
+  gates: ContactGates;
+  mail: MailService;
+  suppression: SuppressionService;
+  clock: Clock;
+}
+
 export class MessagePreview {
-  constructor(
-    private readonly db: Db,
-    private readonly store: SendingStore,
-    private readonly previewStore: PreviewStore,
-    private readonly winners: VariantWinners,
-    private readonly gates: ContactGates,
-    private readonly mail: MailService,
-    private readonly suppression: SuppressionService,
-    private readonly clock: Clock,
-  ) {}
+  private readonly db: Db;
+  private readonly store: SendingStore;
+  private readonly previewStore: PreviewStore;
+  private readonly winners: VariantWinners;
+  private readonly gates: ContactGates;
+  private readonly mail: MailService;
+  private readonly suppression: SuppressionService;
+  private readonly clock: Clock;
+
+  constructor({ db, store, previewStore, winners, gates, mail, suppression, clock }: MessagePreviewDeps) {
+    this.db = db;
+    this.store = store;
+    this.previewStore = previewStore;
+    this.winners = winners;
+    this.gates = gates;
+    this.mail = mail;
+    this.suppression = suppression;
+    this.clock = clock;
+  }
 
   async preview(workspaceId: string, campaign: PreviewedCampaign, contactId: string): Promise<Preview> {
     const now = this.clock.now();

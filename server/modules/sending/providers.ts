@@ -30,12 +30,23 @@ export function providerOfMx(exchanges: string[]): MailboxProvider {
 /** The domain of an address, in lower case (how domains are stored and compared here). */
 export const mailDomainOf = (email: string) => domainOf(email).toLowerCase();
 
+/** What RecipientProviders is built from, by name. */
+interface RecipientProvidersDeps {
+  db: Db;
+  dns: Pick<DnsLookup, 'mx'>;
+  clock: Clock;
+}
+
 export class RecipientProviders {
-  constructor(
-    private readonly db: Db,
-    private readonly dns: Pick<DnsLookup, 'mx'>,
-    private readonly clock: Clock,
-  ) {}
+  private readonly db: Db;
+  private readonly dns: Pick<DnsLookup, 'mx'>;
+  private readonly clock: Clock;
+
+  constructor({ db, dns, clock }: RecipientProvidersDeps) {
+    this.db = db;
+    this.dns = dns;
+    this.clock = clock;
+  }
 
   /** The known providers of `domains` (however old); unknown ones are absent. */
   async known(db: Executor, domains: string[]): Promise<Map<string, MailboxProvider>> {

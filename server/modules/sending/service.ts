@@ -162,6 +162,25 @@ const canSend = (a: SendingAccount, now: Date) => a.sent_today < a.daily_limit &
 /** Sends in flight per account: the pooled transport's connections, so a message handed over is on the wire. */
 const SENDS_PER_ACCOUNT = CONNECTIONS_PER_ACCOUNT;
 
+/** What SendingService is built from, by name. */
+export interface SendingServiceDeps {
+  db: Db;
+  store: SendingStore;
+  accounts: AccountMailAccess;
+  contacts: SendingContacts;
+  events: EventService;
+  suppression: SuppressionService;
+  links: MessageLinks;
+  mail: MailService;
+  warmup: WarmupSends;
+  clock: Clock;
+  providers: RecipientProviders;
+  campaigns: CampaignBounces;
+  triggers: SubsequenceTriggers;
+  verified: VerifiedAddresses;
+  options?: Partial<EngineOptions>;
+}
+
 export class SendingService {
   private readonly options: EngineOptions;
   /** Claims this process never handed to SMTP because the database went away: released once it answers. */
@@ -176,36 +195,64 @@ export class SendingService {
   private readonly previews: MessagePreview;
   private readonly gates: ContactGates;
 
-  constructor(
-    private readonly db: Db,
-    private readonly store: SendingStore,
-    private readonly accounts: AccountMailAccess,
-    private readonly contacts: SendingContacts,
-    private readonly events: EventService,
-    private readonly suppression: SuppressionService,
-    private readonly links: MessageLinks,
-    private readonly mail: MailService,
-    private readonly warmup: WarmupSends,
-    private readonly clock: Clock,
-    private readonly providers: RecipientProviders,
-    private readonly campaigns: CampaignBounces,
-    private readonly triggers: SubsequenceTriggers,
-    verified: VerifiedAddresses,
-    options: Partial<EngineOptions> = {},
-  ) {
+  private readonly db: Db;
+  private readonly store: SendingStore;
+  private readonly accounts: AccountMailAccess;
+  private readonly contacts: SendingContacts;
+  private readonly events: EventService;
+  private readonly suppression: SuppressionService;
+  private readonly links: MessageLinks;
+  private readonly mail: MailService;
+  private readonly warmup: WarmupSends;
+  private readonly clock: Clock;
+  private readonly providers: RecipientProviders;
+  private readonly campaigns: CampaignBounces;
+  private readonly triggers: SubsequenceTriggers;
+
+  constructor({
+    db,
+    store,
+    accounts,
+    contacts,
+    events,
+    suppression,
+    links,
+    mail,
+    warmup,
+    clock,
+    providers,
+    campaigns,
+    triggers,
+    verified,
+    options = {},
+  }: SendingServiceDeps) {
+    this.db = db;
+    this.store = store;
+    this.accounts = accounts;
+    this.contacts = contacts;
+    this.events = events;
+    this.suppression = suppression;
+    this.links = links;
+    this.mail = mail;
+    this.warmup = warmup;
+    this.clock = clock;
+    this.providers = providers;
+    this.campaigns = campaigns;
+    this.triggers = triggers;
+
     this.options = { ...DEFAULT_ENGINE_OPTIONS, ...options };
-    this.winners = new VariantWinners(new StepTestStore(), events);
-    this.gates = new ContactGates(events, verified);
-    this.previews = new MessagePreview(
+    this.winners = new VariantWinners({ store: new StepTestStore(), events });
+    this.gates = new ContactGates({ events, verified });
+    this.previews = new MessagePreview({
       db,
       store,
-      new PreviewStore(),
-      this.winners,
-      this.gates,
+      previewStore: new PreviewStore(),
+      winners: this.winners,
+      gates: this.gates,
       mail,
       suppression,
       clock,
-    );
+    });
   }
 
   /** The worker is stopping: the runs in progress hand nothing more to SMTP. */

@@ -30,11 +30,20 @@ export interface ClaimTests {
   variantFor(trx: Executor, step: SendingStep, contactId: string): Promise<Variant>;
 }
 
+/** What VariantWinners is built from, by name. */
+interface VariantWinnersDeps {
+  store: StepTestStore;
+  events: EventService;
+}
+
 export class VariantWinners {
-  constructor(
-    private readonly store: StepTestStore,
-    private readonly events: EventService,
-  ) {}
+  private readonly store: StepTestStore;
+  private readonly events: EventService;
+
+  constructor({ store, events }: VariantWinnersDeps) {
+    this.store = store;
+    this.events = events;
+  }
 
   /** The campaign's tests for one claim, deciding those whose rule is met at `now`. */
   async forClaim(

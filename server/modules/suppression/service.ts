@@ -13,12 +13,23 @@ type Schemas = components['schemas'];
 
 const DOMAIN = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/;
 
+/** What SuppressionService is built from, by name. */
+export interface SuppressionServiceDeps {
+  db: Db;
+  store: SuppressionStore;
+  clock: Clock;
+}
+
 export class SuppressionService {
-  constructor(
-    private readonly db: Db,
-    private readonly store: SuppressionStore,
-    private readonly clock: Clock,
-  ) {}
+  private readonly db: Db;
+  private readonly store: SuppressionStore;
+  private readonly clock: Clock;
+
+  constructor({ db, store, clock }: SuppressionServiceDeps) {
+    this.db = db;
+    this.store = store;
+    this.clock = clock;
+  }
 
   /** The suppressed ones among `emails` (lower-cased): listed themselves, or at a listed domain. */
   async filterSuppressed(db: Executor, workspaceId: string, emails: string[]): Promise<Set<string>> {

@@ -48,16 +48,33 @@ function toDomain(row: TrackingDomainRow, cnameTarget: string): Schemas['Trackin
   };
 }
 
+/** What TrackingDomainService is built from, by name. */
+export interface TrackingDomainServiceDeps {
+  db: Db;
+  store: TrackingDomainStore;
+  dns: Pick<DnsLookup, 'cname' | 'a'>;
+  events: EventService;
+  clock: Clock;
+  /** The host every CNAME must name (TRACKING_CNAME_TARGET, or PUBLIC_URL's host). */
+  cnameTarget: string;
+}
+
 export class TrackingDomainService {
-  constructor(
-    private readonly db: Db,
-    private readonly store: TrackingDomainStore,
-    private readonly dns: Pick<DnsLookup, 'cname' | 'a'>,
-    private readonly events: EventService,
-    private readonly clock: Clock,
-    /** The host every CNAME must name (TRACKING_CNAME_TARGET, or PUBLIC_URL's host). */
-    private readonly cnameTarget: string,
-  ) {}
+  private readonly db: Db;
+  private readonly store: TrackingDomainStore;
+  private readonly dns: Pick<DnsLookup, 'cname' | 'a'>;
+  private readonly events: EventService;
+  private readonly clock: Clock;
+  private readonly cnameTarget: string;
+
+  constructor({ db, store, dns, events, clock, cnameTarget }: TrackingDomainServiceDeps) {
+    this.db = db;
+    this.store = store;
+    this.dns = dns;
+    this.events = events;
+    this.clock = clock;
+    this.cnameTarget = cnameTarget;
+  }
 
   private view = (row: TrackingDomainRow) => toDomain(row, this.cnameTarget);
 

@@ -79,18 +79,51 @@ const HREF = /(<a\b[^>]*?\bhref\s*=\s*)(["'])((?:https?:)?\/\/[^"'<>\s]+)\2/gi;
 const unescapeAttr = (s: string) => s.replace(/&amp;/g, '&');
 const absolute = (url: string) => (url.startsWith('//') ? `https:${url}` : url);
 
+/** What TrackingService is built from, by name. */
+export interface TrackingServiceDeps {
+  db: Db;
+  signer: TokenSigner;
+  publicUrl: string;
+  contacts: ContactService;
+  suppression: SuppressionService;
+  events: EventService;
+  clock: Clock;
+  hostOwner: HostOwner;
+  triggers: SubsequenceTriggers;
+}
+
 export class TrackingService implements MessageLinks {
-  constructor(
-    private readonly db: Db,
-    private readonly signer: TokenSigner,
-    private readonly publicUrl: string,
-    private readonly contacts: ContactService,
-    private readonly suppression: SuppressionService,
-    private readonly events: EventService,
-    private readonly clock: Clock,
-    private readonly hostOwner: HostOwner,
-    private readonly triggers: SubsequenceTriggers,
-  ) {}
+  private readonly db: Db;
+  private readonly signer: TokenSigner;
+  private readonly publicUrl: string;
+  private readonly contacts: ContactService;
+  private readonly suppression: SuppressionService;
+  private readonly events: EventService;
+  private readonly clock: Clock;
+  private readonly hostOwner: HostOwner;
+  private readonly triggers: SubsequenceTriggers;
+
+  constructor({
+    db,
+    signer,
+    publicUrl,
+    contacts,
+    suppression,
+    events,
+    clock,
+    hostOwner,
+    triggers,
+  }: TrackingServiceDeps) {
+    this.db = db;
+    this.signer = signer;
+    this.publicUrl = publicUrl;
+    this.contacts = contacts;
+    this.suppression = suppression;
+    this.events = events;
+    this.clock = clock;
+    this.hostOwner = hostOwner;
+    this.triggers = triggers;
+  }
 
   private base(ref: MessageRef): string {
     return ref.trackingHost ? `https://${ref.trackingHost}` : this.publicUrl;

@@ -14,16 +14,35 @@ import type { WorkspaceService, ZonedWorkspace } from '../workspace';
 
 type Usage = components['schemas']['Usage'];
 
+/** What UsageService is built from, by name. */
+export interface UsageServiceDeps {
+  db: Db;
+  clock: Clock;
+  credits: CreditService;
+  workspaces: WorkspaceService;
+  accounts: AccountService;
+  contacts: ContactService;
+  lists: ListService;
+}
+
 export class UsageService {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly credits: CreditService,
-    private readonly workspaces: WorkspaceService,
-    private readonly accounts: AccountService,
-    private readonly contacts: ContactService,
-    private readonly lists: ListService,
-  ) {}
+  private readonly db: Db;
+  private readonly clock: Clock;
+  private readonly credits: CreditService;
+  private readonly workspaces: WorkspaceService;
+  private readonly accounts: AccountService;
+  private readonly contacts: ContactService;
+  private readonly lists: ListService;
+
+  constructor({ db, clock, credits, workspaces, accounts, contacts, lists }: UsageServiceDeps) {
+    this.db = db;
+    this.clock = clock;
+    this.credits = credits;
+    this.workspaces = workspaces;
+    this.accounts = accounts;
+    this.contacts = contacts;
+    this.lists = lists;
+  }
 
   async usage(workspace: ZonedWorkspace, quota: Usage['quota']): Promise<Usage> {
     const at = this.clock.now();

@@ -82,14 +82,29 @@ async function forEachLimit<T>(items: T[], limit: number, work: (item: T) => Pro
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
+/** What VerificationService is built from, by name. */
+export interface VerificationServiceDeps {
+  db: Db;
+  store: VerificationStore;
+  dns: DnsLookup;
+  clock: Clock;
+  config: VerificationConfig;
+}
+
 export class VerificationService {
-  constructor(
-    private readonly db: Db,
-    private readonly store: VerificationStore,
-    private readonly dns: DnsLookup,
-    private readonly clock: Clock,
-    private readonly config: VerificationConfig,
-  ) {}
+  private readonly db: Db;
+  private readonly store: VerificationStore;
+  private readonly dns: DnsLookup;
+  private readonly clock: Clock;
+  private readonly config: VerificationConfig;
+
+  constructor({ db, store, dns, clock, config }: VerificationServiceDeps) {
+    this.db = db;
+    this.store = store;
+    this.dns = dns;
+    this.clock = clock;
+    this.config = config;
+  }
 
   /** A cache of MX answers for the calls of one bulk job (timed by the injected clock). */
   newMxCache(): MxCache {

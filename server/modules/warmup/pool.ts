@@ -55,19 +55,38 @@ export interface NewPoolMailbox {
   imapPassword?: string;
 }
 
+/** What WarmupPool is built from, by name. */
+interface WarmupPoolDeps {
+  db: Db;
+  store: WarmupStore;
+  accounts: Pick<AccountService, 'warmupAccounts' | 'findAnyAccount' | 'stopWarmup'>;
+  mailAccess: Pick<AccountMailAccess, 'smtpLogin' | 'imapLogin' | 'loginFromRow' | 'markConnectionError'>;
+  workspaces: Pick<WorkspaceService, 'timezones'>;
+  secrets: SecretBox;
+  clock: Clock;
+}
+
 export class WarmupPool {
-  constructor(
-    private readonly db: Db,
-    private readonly store: WarmupStore,
-    private readonly accounts: Pick<AccountService, 'warmupAccounts' | 'findAnyAccount' | 'stopWarmup'>,
-    private readonly mailAccess: Pick<
-      AccountMailAccess,
-      'smtpLogin' | 'imapLogin' | 'loginFromRow' | 'markConnectionError'
-    >,
-    private readonly workspaces: Pick<WorkspaceService, 'timezones'>,
-    private readonly secrets: SecretBox,
-    private readonly clock: Clock,
-  ) {}
+  private readonly db: Db;
+  private readonly store: WarmupStore;
+  private readonly accounts: Pick<AccountService, 'warmupAccounts' | 'findAnyAccount' | 'stopWarmup'>;
+  private readonly mailAccess: Pick<
+    AccountMailAccess,
+    'smtpLogin' | 'imapLogin' | 'loginFromRow' | 'markConnectionError'
+  >;
+  private readonly workspaces: Pick<WorkspaceService, 'timezones'>;
+  private readonly secrets: SecretBox;
+  private readonly clock: Clock;
+
+  constructor({ db, store, accounts, mailAccess, workspaces, secrets, clock }: WarmupPoolDeps) {
+    this.db = db;
+    this.store = store;
+    this.accounts = accounts;
+    this.mailAccess = mailAccess;
+    this.workspaces = workspaces;
+    this.secrets = secrets;
+    this.clock = clock;
+  }
 
   /** Every member with its row, whether it takes part now or not. */
   async members(db: Executor): Promise<Member[]> {

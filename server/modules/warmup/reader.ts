@@ -33,19 +33,42 @@ export function headerMessageId(source: Buffer): string | null {
   return match ? match[1] : null;
 }
 
+/** What WarmupReader is built from, by name. */
+interface WarmupReaderDeps {
+  db: Db;
+  store: WarmupStore;
+  pool: Pick<WarmupPool, 'members' | 'memberLogin' | 'loginFailed' | 'healthScores'>;
+  accounts: Pick<AccountService, 'findAnyAccount' | 'stopWarmup'>;
+  mail: Pick<MailService, 'withMailbox'>;
+  /** The per-deployment key of the marker. */
+  markerKey: () => Buffer;
+  clock: Clock;
+  logger: Logger;
+  settings: Omit<WarmupSettings, 'sendBatch' | 'sendConcurrency'>;
+}
+
 export class WarmupReader {
-  constructor(
-    private readonly db: Db,
-    private readonly store: WarmupStore,
-    private readonly pool: Pick<WarmupPool, 'members' | 'memberLogin' | 'loginFailed' | 'healthScores'>,
-    private readonly accounts: Pick<AccountService, 'findAnyAccount' | 'stopWarmup'>,
-    private readonly mail: Pick<MailService, 'withMailbox'>,
-    /** The per-deployment key of the marker. */
-    private readonly markerKey: () => Buffer,
-    private readonly clock: Clock,
-    private readonly logger: Logger,
-    private readonly settings: Omit<WarmupSettings, 'sendBatch' | 'sendConcurrency'>,
-  ) {}
+  private readonly db: Db;
+  private readonly store: WarmupStore;
+  private readonly pool: Pick<WarmupPool, 'members' | 'memberLogin' | 'loginFailed' | 'healthScores'>;
+  private readonly accounts: Pick<AccountService, 'findAnyAccount' | 'stopWarmup'>;
+  private readonly mail: Pick<MailService, 'withMailbox'>;
+  private readonly markerKey: () => Buffer;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly settings: Omit<WarmupSettings, 'sendBatch' | 'sendConcurrency'>;
+
+  constructor({ db, store, pool, accounts, mail, markerKey, clock, logger, settings }: WarmupReaderDeps) {
+    this.db = db;
+    this.store = store;
+    this.pool = pool;
+    this.accounts = accounts;
+    this.mail = mail;
+    this.markerKey = markerKey;
+    this.clock = clock;
+    this.logger = logger;
+    this.settings = settings;
+  }
 
   /** Mailboxes due to be read, for the metrics. */
   backlog() {

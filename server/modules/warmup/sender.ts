@@ -37,24 +37,63 @@ interface SendsToday {
   nextDay: Date;
 }
 
+/** What WarmupSender is built from, by name. */
+interface WarmupSenderDeps {
+  db: Db;
+  store: WarmupStore;
+  pool: Pick<WarmupPool, 'members' | 'memberLogin' | 'loginOf' | 'loginFailed'>;
+  accounts: Pick<AccountService, 'findAnyAccount' | 'noteWarmup' | 'stopWarmup'>;
+  mailAccess: Pick<AccountMailAccess, 'lockForSending'>;
+  mail: Pick<MailService, 'send' | 'appendToSent' | 'sentSinceByAccount'>;
+  workspaces: Pick<WorkspaceService, 'timezones'>;
+  /** The per-deployment key of the marker. */
+  markerKey: () => Buffer;
+  clock: Clock;
+  logger: Logger;
+  settings: Pick<WarmupSettings, 'sendBatch' | 'sendConcurrency'>;
+}
+
 export class WarmupSender {
   /** Members known to have a warmup_members row (rows are never deleted): each run inserts only the new ones. */
   private readonly joined = new Set<string>();
 
-  constructor(
-    private readonly db: Db,
-    private readonly store: WarmupStore,
-    private readonly pool: Pick<WarmupPool, 'members' | 'memberLogin' | 'loginOf' | 'loginFailed'>,
-    private readonly accounts: Pick<AccountService, 'findAnyAccount' | 'noteWarmup' | 'stopWarmup'>,
-    private readonly mailAccess: Pick<AccountMailAccess, 'lockForSending'>,
-    private readonly mail: Pick<MailService, 'send' | 'appendToSent' | 'sentSinceByAccount'>,
-    private readonly workspaces: Pick<WorkspaceService, 'timezones'>,
-    /** The per-deployment key of the marker. */
-    private readonly markerKey: () => Buffer,
-    private readonly clock: Clock,
-    private readonly logger: Logger,
-    private readonly settings: Pick<WarmupSettings, 'sendBatch' | 'sendConcurrency'>,
-  ) {}
+  private readonly db: Db;
+  private readonly store: WarmupStore;
+  private readonly pool: Pick<WarmupPool, 'members' | 'memberLogin' | 'loginOf' | 'loginFailed'>;
+  private readonly accounts: Pick<AccountService, 'findAnyAccount' | 'noteWarmup' | 'stopWarmup'>;
+  private readonly mailAccess: Pick<AccountMailAccess, 'lockForSending'>;
+  private readonly mail: Pick<MailService, 'send' | 'appendToSent' | 'sentSinceByAccount'>;
+  private readonly workspaces: Pick<WorkspaceService, 'timezones'>;
+  private readonly markerKey: () => Buffer;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly settings: Pick<WarmupSettings, 'sendBatch' | 'sendConcurrency'>;
+
+  constructor({
+    db,
+    store,
+    pool,
+    accounts,
+    mailAccess,
+    mail,
+    workspaces,
+    markerKey,
+    clock,
+    logger,
+    settings,
+  }: WarmupSenderDeps) {
+    this.db = db;
+    this.store = store;
+    this.pool = pool;
+    this.accounts = accounts;
+    this.mailAccess = mailAccess;
+    this.mail = mail;
+    this.workspaces = workspaces;
+    this.markerKey = markerKey;
+    this.clock = clock;
+    this.logger = logger;
+    this.settings = settings;
+  }
 
   /** Members and answers due to send, for the metrics. */
   backlog() {

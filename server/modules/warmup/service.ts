@@ -26,6 +26,20 @@ import { WarmupSummary } from './summary';
 export { DEFAULT_WARMUP_SETTINGS } from './jobs';
 export { headerMessageId } from './reader';
 
+/** What WarmupService is built from, by name. */
+export interface WarmupServiceDeps {
+  db: Db;
+  store: WarmupStore;
+  accounts: AccountService;
+  mailAccess: AccountMailAccess;
+  mail: MailService;
+  workspaces: WorkspaceService;
+  secrets: SecretBox;
+  clock: Clock;
+  logger: Logger;
+  settings?: WarmupSettings;
+}
+
 export class WarmupService {
   private markerKey: Buffer | null = null;
   private readonly pool: WarmupPool;
@@ -34,35 +48,49 @@ export class WarmupService {
   readonly sender: WarmupSender;
   readonly reader: WarmupReader;
 
-  constructor(
-    db: Db,
-    store: WarmupStore,
-    accounts: AccountService,
-    mailAccess: AccountMailAccess,
-    mail: MailService,
-    workspaces: WorkspaceService,
-    private readonly secrets: SecretBox,
-    clock: Clock,
-    logger: Logger,
-    settings: WarmupSettings = DEFAULT_WARMUP_SETTINGS,
-  ) {
+  private readonly secrets: SecretBox;
+
+  constructor({
+    db,
+    store,
+    accounts,
+    mailAccess,
+    mail,
+    workspaces,
+    secrets,
+    clock,
+    logger,
+    settings = DEFAULT_WARMUP_SETTINGS,
+  }: WarmupServiceDeps) {
+    this.secrets = secrets;
+
     const key = () => this.key();
-    this.pool = new WarmupPool(db, store, accounts, mailAccess, workspaces, secrets, clock);
-    this.summaries = new WarmupSummary(db, store, accounts, this.pool, clock);
-    this.sender = new WarmupSender(
+    this.pool = new WarmupPool({ db, store, accounts, mailAccess, workspaces, secrets, clock });
+    this.summaries = new WarmupSummary({ db, store, accounts, pool: this.pool, clock });
+    this.sender = new WarmupSender({
       db,
       store,
-      this.pool,
+      pool: this.pool,
       accounts,
       mailAccess,
       mail,
       workspaces,
-      key,
+      markerKey: key,
       clock,
       logger,
       settings,
-    );
-    this.reader = new WarmupReader(db, store, this.pool, accounts, mail, key, clock, logger, settings);
+    });
+    this.reader = new WarmupReader({
+      db,
+      store,
+      pool: this.pool,
+      accounts,
+      mail,
+      markerKey: key,
+      clock,
+      logger,
+      settings,
+    });
   }
 
   /** The per-deployment key of the marker (from the server's secret key), derived on first use; both jobs mark and recognise with it. */

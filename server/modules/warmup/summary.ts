@@ -22,14 +22,29 @@ const zero = (): Counts => ({
   bounced: 0,
 });
 
+/** What WarmupSummary is built from, by name. */
+interface WarmupSummaryDeps {
+  db: Db;
+  store: WarmupStore;
+  accounts: Pick<AccountService, 'get'>;
+  pool: Pick<WarmupPool, 'healthScores'>;
+  clock: Clock;
+}
+
 export class WarmupSummary {
-  constructor(
-    private readonly db: Db,
-    private readonly store: WarmupStore,
-    private readonly accounts: Pick<AccountService, 'get'>,
-    private readonly pool: Pick<WarmupPool, 'healthScores'>,
-    private readonly clock: Clock,
-  ) {}
+  private readonly db: Db;
+  private readonly store: WarmupStore;
+  private readonly accounts: Pick<AccountService, 'get'>;
+  private readonly pool: Pick<WarmupPool, 'healthScores'>;
+  private readonly clock: Clock;
+
+  constructor({ db, store, accounts, pool, clock }: WarmupSummaryDeps) {
+    this.db = db;
+    this.store = store;
+    this.accounts = accounts;
+    this.pool = pool;
+    this.clock = clock;
+  }
 
   async summary(
     workspace: ZonedWorkspace,

@@ -66,6 +66,19 @@ export interface WebhookOptions {
 /** One delivery attempt's outcome: `retrying` waits for the next attempt; `failed` and `gone` disable the subscription. */
 export type DeliveryOutcome = 'delivered' | 'retrying' | 'failed' | 'gone';
 
+/** What WebhookService is built from, by name. */
+export interface WebhookServiceDeps {
+  db: Db;
+  store: WebhookStore;
+  secrets: SecretBox;
+  campaigns: Pick<CampaignService, 'get'>;
+  config: Pick<Config, 'allowPrivateWebhooks'>;
+  clock: Clock;
+  /** Each change of a subscription writes its audit entry in its transaction (the worker's disabling too). */
+  audit: AuditTrail;
+  options?: Partial<WebhookOptions>;
+}
+
 export class WebhookService {
   /** Worker passes side by side (see above): more than `perSubscription`, so one slow receiver leaves lanes free. */
   readonly lanes = 8;
@@ -73,17 +86,23 @@ export class WebhookService {
   /** Runs in progress; stop() aborts them: no attempt starts after it, and those in flight end at once. */
   private readonly running = new Set<AbortController>();
 
-  constructor(
-    private readonly db: Db,
-    private readonly store: WebhookStore,
-    private readonly secrets: SecretBox,
-    private readonly campaigns: Pick<CampaignService, 'get'>,
-    private readonly config: Pick<Config, 'allowPrivateWebhooks'>,
-    private readonly clock: Clock,
-    /** Each change of a subscription writes its audit entry in its transaction (the worker's disabling too). */
-    private readonly audit: AuditTrail,
-    options: Partial<WebhookOptions> = {},
-  ) {
+  private readonly db: Db;
+  private readonly store: WebhookStore;
+  private readonly secrets: SecretBox;
+  private readonly campaigns: Pick<CampaignService, 'get'>;
+  private readonly config: Pick<Config, 'allowPrivateWebhooks'>;
+  private readonly clock: Clock;
+  private readonly audit: AuditTrail;
+
+  constructor({ db, store, secrets, campaigns, config, clock, audit, options = {} }: WebhookServiceDeps) {
+    this.db = db;
+    this.store = store;
+    this.secrets = secrets;
+    this.campaigns = campaigns;
+    this.config = config;
+    this.clock = clock;
+    this.audit = audit;
+
     this.options = {
       batchSize: 200,
       concurrency: 16,

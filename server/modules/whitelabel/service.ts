@@ -50,14 +50,29 @@ function toPlan(row: PlanRow): Plan {
   };
 }
 
+/** What WhitelabelService is built from, by name. */
+export interface WhitelabelServiceDeps {
+  db: Db;
+  workspaces: WorkspaceService;
+  credits: CreditService;
+  clock: Clock;
+  audit: AuditTrail;
+}
+
 export class WhitelabelService {
-  constructor(
-    private readonly db: Db,
-    private readonly workspaces: WorkspaceService,
-    private readonly credits: CreditService,
-    private readonly clock: Clock,
-    private readonly audit: AuditTrail,
-  ) {}
+  private readonly db: Db;
+  private readonly workspaces: WorkspaceService;
+  private readonly credits: CreditService;
+  private readonly clock: Clock;
+  private readonly audit: AuditTrail;
+
+  constructor({ db, workspaces, credits, clock, audit }: WhitelabelServiceDeps) {
+    this.db = db;
+    this.workspaces = workspaces;
+    this.credits = credits;
+    this.clock = clock;
+    this.audit = audit;
+  }
 
   async register(
     parent: Parent,

@@ -55,15 +55,30 @@ export function keyView(row: ApiKeyView) {
   };
 }
 
+/** What KeyService is built from, by name. */
+export interface KeyServiceDeps {
+  db: Db;
+  store: WorkspaceStore;
+  clock: Clock;
+  /** Every scope a key can be given (server/platform/scopes.ts `knownScopes`). */
+  known: readonly string[];
+  audit: AuditTrail;
+}
+
 export class KeyService {
-  constructor(
-    private readonly db: Db,
-    private readonly store: WorkspaceStore,
-    private readonly clock: Clock,
-    /** Every scope a key can be given (server/platform/scopes.ts `knownScopes`). */
-    private readonly known: readonly string[],
-    private readonly audit: AuditTrail,
-  ) {}
+  private readonly db: Db;
+  private readonly store: WorkspaceStore;
+  private readonly clock: Clock;
+  private readonly known: readonly string[];
+  private readonly audit: AuditTrail;
+
+  constructor({ db, store, clock, known, audit }: KeyServiceDeps) {
+    this.db = db;
+    this.store = store;
+    this.clock = clock;
+    this.known = known;
+    this.audit = audit;
+  }
 
   /**
    * Writes a key and its audit entry in the caller's transaction and answers its secret (the only time it

@@ -23,15 +23,32 @@ export interface NewWorkspace {
 
 export type { IssuedKey } from './keys';
 
+/** What WorkspaceService is built from, by name. */
+export interface WorkspaceServiceDeps {
+  db: Db;
+  store: WorkspaceStore;
+  credits: CreditService;
+  keys: KeyService;
+  clock: Clock;
+  audit: AuditTrail;
+}
+
 export class WorkspaceService {
-  constructor(
-    private readonly db: Db,
-    private readonly store: WorkspaceStore,
-    private readonly credits: CreditService,
-    private readonly keys: KeyService,
-    private readonly clock: Clock,
-    private readonly audit: AuditTrail,
-  ) {}
+  private readonly db: Db;
+  private readonly store: WorkspaceStore;
+  private readonly credits: CreditService;
+  private readonly keys: KeyService;
+  private readonly clock: Clock;
+  private readonly audit: AuditTrail;
+
+  constructor({ db, store, credits, keys, clock, audit }: WorkspaceServiceDeps) {
+    this.db = db;
+    this.store = store;
+    this.credits = credits;
+    this.keys = keys;
+    this.clock = clock;
+    this.audit = audit;
+  }
 
   /** Creates a workspace with its first API key and the plan's credit grant, all or nothing. */
   createWorkspace(input: NewWorkspace): Promise<{ workspace: WorkspaceRow } & IssuedKey> {
