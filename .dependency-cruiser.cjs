@@ -19,6 +19,14 @@ module.exports = {
       to: { path: '^server/modules/' },
     },
     {
+      name: 'mcp-knows-no-module',
+      severity: 'error',
+      comment:
+        'The MCP server (mcp/) is an adapter over the app: a tool call is an API request, so it needs no domain code and never drifts from the API.',
+      from: { path: '^server/mcp/' },
+      to: { path: '^server/(modules/|services\\.ts$)' },
+    },
+    {
       name: 'no-module-imports-the-composition-root',
       severity: 'error',
       comment:

@@ -25,6 +25,9 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist/server ./dist/server
 COPY --from=build /app/dist/docs ./dist/docs
 COPY --from=build /app/generated/openapi.json ./generated/openapi.json
+# The MCP server's tools and the guides it serves as resources (docs/mcp.md).
+COPY --from=build /app/generated/mcp-tools.json ./generated/mcp-tools.json
+COPY --from=build /app/docs ./docs
 # The embedded database's directory (a single process without DATABASE_URL), writable by the runtime user.
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node

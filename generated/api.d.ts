@@ -1049,6 +1049,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/account/reconnect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Log an email account in again now
+         * @description Tries the account's SMTP login (and its IMAP login, when it has one) now, with the new passwords when given,
+         *     and when they work: stores the new passwords, clears the wait before the next try of a server that could not
+         *     be reached, and turns an account in `connectionError` or `sendingError` `active` again (with an
+         *     `account.statusChanged` event). Campaigns paused for want of a sender stay paused: launch them again.
+         *     When a login fails nothing is stored or changed, and the answer is a `400` `mail_login_failed` naming which
+         *     login failed and why. With `VERIFY_MAIL_LOGINS=0` the logins are not tried.
+         *
+         *     An OAuth account logs in with its grant (refreshed when its access token is due); a grant the provider
+         *     revoked (`reconnectRequired`) is replaced only by the OAuth flow (`POST /v2/account/oauth/start` with this
+         *     `accountId`): `409` `reconnect_required`. Errors: `400` malformed input, a password for an OAuth account, or a
+         *     login that failed; `404` no such account in this workspace; `409` a grant to replace.
+         */
+        post: operations["reconnectAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/account/status": {
         parameters: {
             query?: never;
@@ -4916,10 +4946,11 @@ export interface components {
              * @description Who made the change: `key` a request with one of the workspace's keys (`keyId`, `keyName`); `admin` the
              *     operator's admin CLI (`operation` names the command, such as `key revoke`); `parent` a key of the
              *     whitelabel workspace above this one (`keyId`, `keyName` are the parent's); `worker` the background worker
-             *     (`operation` names its job, such as `webhooks`).
+             *     (`operation` names its job, such as `webhooks`); `mcp` a request with one of the workspace's keys made by
+             *     an agent through the MCP server (`/mcp`, a tool call), with the same fields as `key`.
              * @enum {string}
              */
-            actor: "key" | "admin" | "parent" | "worker";
+            actor: "key" | "mcp" | "admin" | "parent" | "worker";
             /** @description The client address (honours TRUST_PROXY). */
             address: string | null;
             /** Format: date-time */
@@ -6546,6 +6577,28 @@ export interface components {
          * @enum {string}
          */
         EmailAccountProvider: "google" | "microsoft" | "smtp";
+        /**
+         * @description The account to log in again now. A password account may give new passwords (after a password change); left
+         *     out, the stored ones are tried. An OAuth account logs in with its grant and takes no password.
+         */
+        EmailAccountReconnectRequest: {
+            /**
+             * Format: uuid
+             * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
+             */
+            accountId: string;
+            /**
+             * @description The new password of the IMAP login when it differs from the SMTP one.
+             * @example new-imap-password-9012
+             */
+            imapPassword?: string;
+            /**
+             * @description The new password of the SMTP login, and of the IMAP login too unless `imapPassword` is given. Stored
+             *     encrypted once the logins work, never returned or logged.
+             * @example new-app-password-5678
+             */
+            password?: string;
+        };
         /** @description Where the account logs in (SMTP to send, IMAP to read replies). The password is never returned. */
         EmailAccountServer: {
             /** @example smtp.gmail.com */
@@ -7598,10 +7651,10 @@ export interface components {
          */
         LedgerEntry: {
             /**
-             * @description Who caused it - a key of the workspace, the admin CLI, the parent whitelabel workspace, or the worker.
+             * @description Who caused it - a key of the workspace (`mcp`: through the MCP server), the admin CLI, the parent whitelabel workspace, or the worker.
              * @enum {string|null}
              */
-            actor: "key" | "admin" | "parent" | "worker" | null;
+            actor: "key" | "mcp" | "admin" | "parent" | "worker" | null;
             /** @description Credits added (positive) or taken (negative). */
             amount: number;
             /** Format: date-time */
@@ -11276,6 +11329,47 @@ export interface operations {
             413: components["responses"]["PayloadTooLargeV2"];
             415: components["responses"]["UnsupportedMediaTypeV2"];
             422: components["responses"]["IdempotencyKeyReusedV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    reconnectAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailAccountReconnectRequest"];
+            };
+        };
+        responses: {
+            /** @description The logins work; the account. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            account: components["schemas"]["EmailAccount"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["ConflictV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
             429: components["responses"]["TooManyRequestsV2"];
             500: components["responses"]["InternalErrorV2"];
             503: components["responses"]["ServiceUnavailableV2"];

@@ -15,6 +15,8 @@
  *     may send `Idempotent-Replayed`; generated/idempotent-operations.json lists these operations
  *     for the client.
  *
+ * generated/mcp-tools.json is the MCP server's tools, one per operation (scripts/mcp-tools.ts).
+ *
  * `--check` writes nothing and exits 1 when generated/ differs from what the spec gives.
  */
 import { execFileSync } from 'node:child_process';
@@ -29,6 +31,7 @@ import openapiTS, {
   type ReferenceObject,
   type ResponseObject,
 } from 'openapi-typescript';
+import { mcpTools } from './mcp-tools';
 
 const root = resolve(__dirname, '..');
 const outDir = join(root, 'generated');
@@ -244,6 +247,7 @@ async function main(): Promise<void> {
     'openapi.json': openapiJson,
     'api.d.ts': apiDts,
     'idempotent-operations.json': JSON.stringify(idempotentOperations(derived), null, 2) + '\n',
+    'mcp-tools.json': JSON.stringify(mcpTools(derived), null, 2) + '\n',
   };
   if (check) {
     const stale = Object.entries(files).filter(
@@ -269,7 +273,7 @@ async function main(): Promise<void> {
     (n, [path, item]) => n + operations(inline(item, path), path).length,
     0,
   );
-  console.log(`generated/openapi.json and generated/api.d.ts: ${count} operations`);
+  console.log(`generated/openapi.json, api.d.ts and mcp-tools.json: ${count} operations`);
 }
 
 if (require.main === module) {

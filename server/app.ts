@@ -1,8 +1,8 @@
 /**
  * createApp(deps): the whole HTTP stack, without listening. main.ts and the tests both use it.
  *
- * Order: request id and version -> health, docs and spec (no key, no quota) -> JSON body ->
- * X-API-Key and quota (one database round trip, the key's scopes with it) -> OpenAPI request validation (and the non-finite numbers
+ * Order: request id and version -> health, docs and spec (no key, no quota) -> JSON body -> the MCP server at /mcp
+ * (server/mcp: its tool calls come back into this app as requests) -> X-API-Key and quota (one database round trip, the key's scopes with it) -> OpenAPI request validation (and the non-finite numbers
  * its coercion lets through) -> idempotency keys -> routes (each refusing a key without the scope its operation declares; /v1 routes under /v1 and /v2,
  * v2-only routes under /v2; looked up by their first segment) -> 404 -> the error middleware.
  */
@@ -28,6 +28,7 @@ import { noTelemetry } from './observability/telemetry';
 import { trackingRouter } from './modules/tracking/routes';
 import { oauthCallbackRouter } from './modules/account/oauth-routes';
 import { createRoutes, createServices, type Deps, type Services } from './services';
+import { mcpRouter } from './mcp/http';
 import type { Route } from './http/route';
 
 /**
@@ -82,8 +83,24 @@ export function createApp(deps: Deps, services: Services = createServices(deps),
     app.use(
       cors({
         origin: config.corsOrigins,
-        allowedHeaders: ['Content-Type', 'X-API-Key', 'Idempotency-Key'],
-        exposedHeaders: ['X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed'],
+        allowedHeaders: [
+          'Content-Type',
+          'X-API-Key',
+          'Idempotency-Key',
+          'Authorization',
+          'Mcp-Session-Id',
+          'Mcp-Protocol-Version',
+          'Last-Event-ID',
+        ],
+        exposedHeaders: [
+          'X-Request-Id',
+          'RateLimit',
+          'RateLimit-Policy',
+          'Retry-After',
+          'Idempotent-Replayed',
+          'Mcp-Session-Id',
+          'WWW-Authenticate',
+        ],
         maxAge: 600,
       }),
     );
@@ -115,16 +132,13 @@ export function createApp(deps: Deps, services: Services = createServices(deps),
   // Bulk jobs take larger JSON bodies (up to 100,000 contacts); their CSV bodies are streamed by the handler.
   app.use('/v2/job', express.json({ limit: config.jobBodyLimitBytes, verify: rejectUnsafeNumbers }));
   app.use(express.json({ limit: config.bodyLimitBytes, verify: rejectUnsafeNumbers }));
-  app.use(
-    ['/v1', '/v2'],
-    authenticate(
-      services.quota,
-      new AuthFailureLimiter({ db, clock, perMinute: config.authFailuresPerMinute }),
-      telemetry,
-    ),
-    rejectUnsafeText,
-    headAsGet,
+  const admit = authenticate(
+    services.quota,
+    new AuthFailureLimiter({ db, clock, perMinute: config.authFailuresPerMinute }),
+    telemetry,
   );
+  app.use(mcpRouter({ app, admit, spec }));
+  app.use(['/v1', '/v2'], admit, rejectUnsafeText, headAsGet);
   app.use(
     OpenApiValidator.middleware({
       apiSpec: spec,

@@ -40,6 +40,7 @@ async function seedDemo(deps: Deps, services: Services, port: number): Promise<v
       `API key (shown once, keep it): ${apiKey}`,
       `Try it:  curl -H 'X-API-Key: ${apiKey}' http://localhost:${port}/v1/authenticate`,
       `Docs:    http://localhost:${port}/docs`,
+      `MCP:     http://localhost:${port}/mcp (agents: Authorization: Bearer <key>; docs/mcp.md)`,
       line,
     ].join('\n'),
   );

@@ -14,6 +14,7 @@ import { missingScope } from './scopes';
 import type { AuditRecord, Auditor } from '../platform/audit';
 import { causing, type Cause } from '../platform/cause';
 import { fieldsOf, targetIdsOf } from './audit';
+import { keyActorOf } from './channel';
 import { toApiError } from './error-middleware';
 
 type Method = Extract<HttpMethod, 'get' | 'post' | 'put' | 'delete'>;
@@ -93,8 +94,10 @@ export function route<M extends Method, P extends PathsWithMethod<paths, M>>(
           if (result !== STREAMED) res.status(options.status ?? 200).json(result);
           return;
         }
+        const actor = keyActorOf(req);
         const entry = (status: number): AuditRecord => ({
           workspaceId: auth.workspaceId,
+          actor,
           keyId: auth.keyId,
           keyName: auth.keyName,
           operation: operationId,
@@ -105,7 +108,7 @@ export function route<M extends Method, P extends PathsWithMethod<paths, M>>(
           requestId,
         });
         const cause: Cause = {
-          actor: 'key',
+          actor,
           workspaceId: auth.workspaceId,
           keyId: auth.keyId,
           keyName: auth.keyName,

@@ -1,4 +1,5 @@
 import type { Executor } from '../db';
+import type { KeyActor } from './cause';
 
 /**
  * What the route helper tells the audit log about a state-changing request (server/modules/audit writes it; a platform port, so neither side imports the other):
@@ -7,6 +8,8 @@ import type { Executor } from '../db';
  */
 export interface AuditRecord {
   workspaceId: string;
+  /** The key's own request, or the same through the MCP server. */
+  actor: KeyActor;
   keyId: string;
   keyName: string | null;
   operation: string;

@@ -7,8 +7,16 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Knex } from 'knex';
 
-/** `parent`: a key of the whitelabel workspace above the one changed (`actorFor`). */
-export type Actor = 'key' | 'admin' | 'parent' | 'worker';
+/**
+ * `mcp`: a workspace's key, through the MCP server (an agent's tool call); `parent`: a key of the whitelabel
+ * workspace above the one changed (`actorFor`).
+ */
+export type Actor = 'key' | 'mcp' | 'admin' | 'parent' | 'worker';
+
+/** The actors that are a request made with a workspace's key. */
+export type KeyActor = 'key' | 'mcp';
+
+export const isKeyActor = (actor: Actor): actor is KeyActor => actor === 'key' || actor === 'mcp';
 
 export interface Cause {
   actor: Exclude<Actor, 'parent'>;
@@ -59,5 +67,5 @@ export const currentCause = (): Cause | undefined => current.getStore();
 
 /** Who a change of `workspaceId` was made by: a key of another workspace is its whitelabel parent's. */
 export function actorFor(cause: Cause, workspaceId: string): Actor {
-  return cause.actor === 'key' && cause.workspaceId !== workspaceId ? 'parent' : cause.actor;
+  return isKeyActor(cause.actor) && cause.workspaceId !== workspaceId ? 'parent' : cause.actor;
 }

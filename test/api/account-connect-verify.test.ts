@@ -1,7 +1,11 @@
 /**
  * Connecting an account logs in to its SMTP server (and IMAP server when given) before anything is stored,
- * and says which login failed and why. Real servers on loopback: smtp-server and a private dovecot.
+ * and says which login failed and why; reconnecting logs in again now, with new passwords when given. Real
+ * servers on loopback: smtp-server and a private dovecot.
  */
+import type { AccountRow } from '../../server/modules/account/store';
+import type { CheckpointRow } from '../../server/modules/inbox/store';
+import { found } from '../helpers/rows';
 import { startImapServer, type ImapTestServer } from '../helpers/imap-server';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
@@ -76,6 +80,94 @@ describe('account connect verifies the logins', () => {
     );
     expect(ok.response.status).toBe(201);
     expect(await accounts()).toBe(1);
+  });
+
+  describe('reconnect', () => {
+    const ANA = 'ana@acme-mail.io';
+    let accountId: string;
+    const row = () => found(t.db<AccountRow>('email_accounts').where({ id: accountId }).first(), 'account');
+    const reconnect = (w: TestWorkspace, body: object) =>
+      w.client.POST('/v2/account/reconnect', { body: { accountId, ...body } as never });
+    const retries = async () =>
+      Number(
+        (await t.db('mail_connection_retries').where({ account_id: accountId }).count<{ n: string }[]>('* as n'))[0].n,
+      );
+
+    const checkpoint = () =>
+      found(t.db<CheckpointRow>('mailbox_checkpoints').where({ account_id: accountId }).first(), 'checkpoint');
+
+    beforeAll(async () => {
+      accountId = (
+        await found(
+          t.db<AccountRow>('email_accounts').where({ workspace_id: ws.workspaceId, email: ANA }).first(),
+          'account',
+        )
+      ).id;
+    });
+
+    it('after a password change: a wrong password changes nothing, the new ones make the account active again', async () => {
+      // The mailbox's passwords change; a refused login put the account in connectionError (as the mail workers do).
+      sink.passwords.clear();
+      sink.passwords.add('smtp-new');
+      imap.addUser(ANA, 'imap-new');
+      await t
+        .db('email_accounts')
+        .where({ id: accountId })
+        .update({ status: 'connectionError', status_reason: 'auth_failed: refused' });
+
+      // A wrong SMTP password: the answer names that login, and nothing is stored (not even the right IMAP one).
+      const wrong = await reconnect(ws, { password: 'still-wrong', imapPassword: 'imap-new' });
+      expect(wrong.response.status).toBe(400);
+      expect(wrong.error).toMatchObject({
+        code: 'mail_login_failed',
+        details: [{ field: 'body.smtp', code: 'auth_failed' }],
+      });
+      expect(await row()).toMatchObject({ status: 'connectionError' });
+      const stored = await reconnect(ws, {});
+      expect(stored.error!.details.map((d: { field: string }) => d.field)).toEqual(['body.smtp', 'body.imap']);
+
+      // Another workspace's account is a 404, and changes nothing.
+      const other = await t.createWorkspace();
+      expect((await reconnect(other, { password: 'smtp-new', imapPassword: 'imap-new' })).response.status).toBe(404);
+
+      const fixed = await reconnect(ws, { password: 'smtp-new', imapPassword: 'imap-new' });
+      expect(fixed.response.status).toBe(200);
+      expect(fixed.data!.data.account).toMatchObject({ id: accountId, status: 'active' });
+      expect(JSON.stringify(fixed.data)).not.toContain('imap-new');
+      expect(await row()).toMatchObject({ status: 'active', status_reason: null });
+      const events = await ws.client.GET('/v2/event/list', {
+        params: { query: { types: 'account.statusChanged' } as never },
+      });
+      expect(events.data!.data.items.map((e) => e.data)).toEqual([
+        expect.objectContaining({ previous: 'connectionError', status: 'active' }),
+      ]);
+      // The stored passwords are the new ones: the reader logs in.
+      await t.services.inbox.runOnce();
+      expect(await row()).toMatchObject({ status: 'active' });
+      expect(await checkpoint()).toMatchObject({ last_error: null, failures: 0 });
+    });
+
+    it('after an outage: the stored logins are tried now, and the wait before the next try ends', async () => {
+      await imap.stop();
+      try {
+        await t.services.inbox.runOnce();
+        expect(await retries()).toBe(1);
+        expect((await checkpoint()).last_error).toMatch(/IMAP connection/);
+        // Still down: the check fails, and the wait stands.
+        const down = await reconnect(ws, {});
+        expect(down.response.status).toBe(400);
+        expect(down.error!.details).toEqual([expect.objectContaining({ field: 'body.imap', code: 'unreachable' })]);
+        expect(await retries()).toBe(1);
+      } finally {
+        await imap.start();
+      }
+      const back = await reconnect(ws, {});
+      expect(back.response.status).toBe(200);
+      expect(await retries()).toBe(0);
+      // The reader reads the mailbox at once, without waiting out the back-off.
+      await t.services.inbox.runOnce();
+      expect(await checkpoint()).toMatchObject({ last_error: null, failures: 0 });
+    });
   });
 
   it('refuses a private host unless ALLOW_PRIVATE_MAIL_HOSTS is set', async () => {

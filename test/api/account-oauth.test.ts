@@ -11,6 +11,7 @@ import { expect } from '@jest/globals';
 import pino from 'pino';
 import { createServices, type Services } from '../../server/services';
 import type { AccountRow } from '../../server/modules/account/store';
+import type { CheckpointRow } from '../../server/modules/inbox/store';
 import { describeWithDovecot, startImapServer, type ImapTestServer } from '../helpers/imap-server';
 import { startOAuthProvider, type OAuthTestProvider } from '../helpers/oauth-provider';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink';
@@ -469,5 +470,46 @@ describeWithDovecot('accounts connected by OAuth', () => {
     expect(row.status).toBe('connectionError');
     expect(row.status_reason).toMatch(/^auth_failed: /);
     expect((await statusEvents()).at(-1)).toMatchObject({ previous: 'active', status: 'connectionError' });
+  });
+  it('POST /v2/account/reconnect logs an OAuth account in with its grant and makes it active again', async () => {
+    expect((await account()).status).toBe('connectionError');
+    const withPassword = await ws.client.POST('/v2/account/reconnect', { body: { accountId, password: 'x' } });
+    expect(withPassword.response.status).toBe(400);
+    expect(withPassword.error!.details[0]).toMatchObject({ field: 'body.password', code: 'oauth_account' });
+    const res = await ws.client.POST('/v2/account/reconnect', { body: { accountId } });
+    expect(res.response.status).toBe(200);
+    expect(res.data!.data.account.status).toBe('active');
+  });
+
+  describe('a provider whose user-info answers 403 to a dead token (Dovecot: "Temporary authentication failure")', () => {
+    beforeAll(() => {
+      idp.deadTokenStatus = 403;
+    });
+    afterAll(() => {
+      idp.deadTokenStatus = 401;
+    });
+
+    it('a token dropped before its expiry is refreshed once over IMAP, and the read goes on', async () => {
+      idp.dropAccessTokens(ANA);
+      const before = idp.refreshes;
+      await t.services.inbox.runOnce();
+      expect(idp.refreshes - before).toBe(1);
+      expect((await account()).status).toBe('active');
+      const checkpoint = await t.db<CheckpointRow>('mailbox_checkpoints').where({ account_id: accountId }).first();
+      expect(checkpoint).toMatchObject({ last_error: null, failures: 0 });
+    });
+
+    it('a revoked grant gives one refresh, invalid_grant, and reconnectRequired; reconnect then asks for the OAuth flow', async () => {
+      idp.revoke(ANA);
+      const before = idp.refusedRefreshes;
+      await t.services.inbox.runOnce();
+      expect(idp.refusedRefreshes - before).toBe(1);
+      const row = await account();
+      expect(row.status).toBe('reconnectRequired');
+      expect(row.status_reason).toMatch(/^reconnect_required: generic refused the grant/);
+      const res = await ws.client.POST('/v2/account/reconnect', { body: { accountId } });
+      expect(res.response.status).toBe(409);
+      expect(res.error!.details[0]).toMatchObject({ field: 'body.accountId', code: 'reconnect_required' });
+    });
   });
 });

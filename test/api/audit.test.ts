@@ -90,6 +90,7 @@ it('is append-only, and the retention drops the months before it whole', async (
     clock.set(new Date(iso));
     return audit.record({
       workspaceId: f.other.workspaceId,
+      actor: 'key',
       keyId: f.other.keyId,
       keyName: null,
       operation: 'createCampaign',

@@ -36,6 +36,13 @@ export interface OAuthTestProvider {
   hang: boolean;
   /** Refresh-token grants answered so far. */
   refreshes: number;
+  /** Refresh-token grants refused so far (a revoked or unknown refresh token). */
+  refusedRefreshes: number;
+  /**
+   * The status /userinfo answers a dead token: 401 as Google does; some providers answer 400 or 403, which
+   * Dovecot's `passdb oauth2` reports as "Temporary authentication failure".
+   */
+  deadTokenStatus: number;
   /** Revokes every token of the mailbox (the person removed the app's access). */
   revoke(email: string): void;
   /** A refresh token for the mailbox, as a consent would give (an integrator's grant; the benchmarks). */
@@ -152,7 +159,10 @@ export async function startOAuthProvider(options: { now: () => Date }): Promise<
         }
         if (form.get('grant_type') === 'refresh_token') {
           const held = refreshTokens.get(form.get('refresh_token') ?? '');
-          if (!held) return json(res, 400, { error: 'invalid_grant', error_description: 'refresh token revoked' });
+          if (!held) {
+            provider.refusedRefreshes += 1;
+            return json(res, 400, { error: 'invalid_grant', error_description: 'refresh token revoked' });
+          }
           provider.refreshes += 1;
           // Rotation: the refresh token used is spent, the answer carries the next one.
           refreshTokens.delete(form.get('refresh_token')!);
@@ -165,7 +175,8 @@ export async function startOAuthProvider(options: { now: () => Date }): Promise<
     if (req.method === 'GET' && url.pathname === '/userinfo') {
       const bearer = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
       const held = bearer ? accessTokens.get(bearer) : undefined;
-      if (!held || held.expiresAt <= options.now().getTime()) return json(res, 401, { error: 'invalid_token' });
+      if (!held || held.expiresAt <= options.now().getTime())
+        return json(res, provider.deadTokenStatus, { error: 'invalid_token' });
       return json(res, 200, { sub: held.email, email: held.email, email_verified: true, active: true });
     }
     if (req.method === 'GET' && url.pathname === '/jwks') {
@@ -188,6 +199,8 @@ export async function startOAuthProvider(options: { now: () => Date }): Promise<
     denyNext: false,
     hang: false,
     refreshes: 0,
+    refusedRefreshes: 0,
+    deadTokenStatus: 401,
     revoke(email) {
       const mailbox = email.toLowerCase();
       for (const [k, v] of refreshTokens) if (v.email === mailbox) refreshTokens.delete(k);

@@ -28,6 +28,9 @@ export const accountRoutes = ({ accounts, oauth }: { accounts: AccountService; o
   route('post', '/v2/account/update', async ({ auth, body }) =>
     ok('Email account updated', { account: await accounts.update(workspaceOf(auth), body) }),
   ),
+  route('post', '/v2/account/reconnect', async ({ auth, body }) =>
+    ok('Email account logged in', { account: await accounts.reconnect(workspaceOf(auth), body) }),
+  ),
   route('get', '/v1/account/list', async ({ auth, query }) =>
     ok('Email accounts retrieved', paginated(await accounts.list(workspaceOf(auth), query))),
   ),

@@ -259,6 +259,74 @@ export class AccountService {
     });
   }
 
+  /**
+   * Logs the account in again now (POST /v2/account/reconnect), with new passwords when given: when the logins
+   * work, the passwords are stored, the waits before retrying its servers end, and an account in an error status
+   * is active again. A failed login changes nothing.
+   */
+  async reconnect(
+    workspace: ZonedWorkspace,
+    input: Schemas['EmailAccountReconnectRequest'],
+  ): Promise<Schemas['EmailAccount']> {
+    const before = await this.require(this.db, workspace.id, input.accountId);
+    const oauth = before.auth_type === 'oauth2';
+    if (oauth && (input.password !== undefined || input.imapPassword !== undefined)) {
+      throw invalid('An OAuth account logs in with its grant and takes no password.', [
+        detail(
+          input.password !== undefined ? 'password' : 'imapPassword',
+          'is not taken by an OAuth account',
+          'oauth_account',
+        ),
+      ]);
+    }
+    if (before.status === 'reconnectRequired') {
+      throw conflict(
+        "The provider revoked this account's grant: connect it again through POST /v2/account/oauth/start with its accountId.",
+        [detail('accountId', before.status_reason ?? 'the grant was revoked', 'reconnect_required')],
+      );
+    }
+    const smtpPassword = input.password;
+    const imapPassword = input.imapPassword ?? input.password;
+    // Given passwords are tried as they are; stored ones (and an OAuth grant, password null) by the mail module.
+    const stored = (kind: 'smtp' | 'imap') => {
+      const enc = kind === 'smtp' ? before.smtp_password_enc : before.imap_password_enc;
+      return enc ? this.secrets.decrypt(enc, `${before.id}:${kind}`) : null;
+    };
+    const secret = (given: string | undefined, kind: 'smtp' | 'imap'): LoginSecret => ({
+      password: given ?? (oauth ? null : stored(kind)),
+    });
+    await this.checkLogins(
+      before,
+      secret(smtpPassword, 'smtp'),
+      hasImapLogin(before) ? secret(imapPassword, 'imap') : null,
+    );
+    return this.db.transaction(async (trx) => {
+      let row = await this.require(trx, workspace.id, input.accountId, true);
+      const passwords: Partial<AccountRow> = {};
+      if (smtpPassword !== undefined)
+        passwords.smtp_password_enc = this.secrets.encrypt(smtpPassword, `${row.id}:smtp`);
+      if (imapPassword !== undefined && hasImapLogin(row))
+        passwords.imap_password_enc = this.secrets.encrypt(imapPassword, `${row.id}:imap`);
+      if (Object.keys(passwords).length)
+        row = await this.store.update(trx, workspace.id, row.id, { ...passwords, updated_at: this.clock.now() });
+      await this.store.clearConnectionFailure(trx, row.id, 'smtp');
+      await this.store.clearConnectionFailure(trx, row.id, 'imap');
+      if (row.status === 'connectionError' || row.status === 'sendingError') {
+        await this.store.setStatus(trx, row.id, 'active', null, this.clock.now());
+        const change = {
+          accountId: row.id,
+          email: row.email,
+          previous: row.status,
+          status: 'active' as const,
+          reason: 'reconnected: the logins work',
+        };
+        await this.events.record(trx, { workspaceId: row.workspace_id, type: 'account.statusChanged', data: change });
+        row = { ...row, status: 'active', status_reason: null };
+      }
+      return this.view(trx, workspace, row);
+    });
+  }
+
   private async require(db: Executor, workspaceId: string, id: string, forUpdate = false): Promise<AccountRow> {
     const row = await this.store.find(db, workspaceId, id, { forUpdate });
     if (!row) throw accountNotFound();

@@ -147,7 +147,12 @@ export class AccountStore {
     workspaceId: string,
     id: string,
     changes: WarmupColumns &
-      Partial<Pick<AccountRow, 'tracking_domain_id' | 'bounce_rate_percent' | 'bounce_window'>> & { updated_at: Date },
+      Partial<
+        Pick<
+          AccountRow,
+          'tracking_domain_id' | 'bounce_rate_percent' | 'bounce_window' | 'smtp_password_enc' | 'imap_password_enc'
+        >
+      > & { updated_at: Date },
   ): Promise<AccountRow> {
     const [row] = await db('email_accounts')
       .where({ workspace_id: workspaceId, id })

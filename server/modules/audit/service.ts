@@ -10,7 +10,7 @@ import type { Clock } from '../../platform/clock';
 import { newId } from '../../platform/ids';
 import { detail, invalid } from '../../platform/errors';
 import type { AuditRecord, Auditor, AuditTrail } from '../../platform/audit';
-import { actorFor, currentCause } from '../../platform/cause';
+import { actorFor, currentCause, isKeyActor } from '../../platform/cause';
 import type { Executor } from '../../db';
 import type { AuditFilter, AuditRow, AuditStore } from './store';
 
@@ -41,7 +41,7 @@ export class AuditService implements Auditor, AuditTrail {
       id: newId(),
       workspace_id: entry.workspaceId,
       at: this.clock.now(),
-      actor: 'key',
+      actor: entry.actor,
       key_id: entry.keyId,
       key_name: entry.keyName,
       operation: entry.operation,
@@ -61,7 +61,7 @@ export class AuditService implements Auditor, AuditTrail {
     const cause = currentCause();
     // Work with no cause (a test's direct call) has no one to name.
     if (!cause) return;
-    const own = cause.actor === 'key' && cause.workspaceId === workspaceId;
+    const own = isKeyActor(cause.actor) && cause.workspaceId === workspaceId;
     if (own && cause.recorded) return;
     await this.store.insert(trx, {
       id: newId(),
