@@ -2196,6 +2196,39 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/contact/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause, resume, move, delete or set the lead status of every contact a filter selects
+         * @description One call for "pause every interested lead of campaign X", whatever the count: answers `202` with a queued
+         *     job (type `contactBulk`) that the worker applies in batches. The contacts are the ones the filter selects
+         *     when the job is accepted (the filters of `GET /v2/contact/list`); contacts added later are not in it.
+         *     Each contact gets the rules of its single-contact operation, one result row each (`GET /v2/job/results`):
+         *     `changed`, or `skipped` with the reason: `alreadyPaused` / `alreadyActive`, the status that forbids a pause
+         *     or resume (`completed`, `bounced`, `unsubscribed`), `alreadyInTarget` (a move; the row names the contact
+         *     the target holds), `unchanged` (the lead status already had the value) or `notFound` (deleted since the
+         *     job was accepted). `GET /v2/job/get` shows the progress, and `job.completed` is recorded at the end.
+         *
+         *     Send an `Idempotency-Key`: the same key and body answer the same job instead of a second one.
+         *
+         *     Errors: `400` an invalid filter, or `toCampaignId` / `leadStatus` missing for the action (or sent for
+         *     another); `404` `Campaign not found.` when `filter.campaignId` or `toCampaignId` is not a campaign of your
+         *     workspace.
+         */
+        post: operations["bulkContacts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/contact/data/remove": {
         parameters: {
             query?: never;
@@ -2338,6 +2371,42 @@ export interface paths {
          *     `campaignId` is not a campaign of your workspace.
          */
         get: operations["getContactV2"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/contact/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List and search contacts
+         * @description A campaign's contacts (`campaignId`) or, without it, the contacts of every campaign of the workspace, each
+         *     with where it stands (`progress`: the next step and when it is due, the engine's state, whether it is
+         *     paused, the subsequence it is in and the intent of its latest reply). Filters combine with AND: `status`,
+         *     `leadStatus`, `intent` (of the latest reply), `step` (the next step's position), `paused`,
+         *     `subsequenceId`, `search` (part of the address, first name, last name or company name, at least 3
+         *     characters, case-insensitive) and `createdAfter` / `createdBefore`. The same filters select the contacts
+         *     of `POST /v2/contact/bulk`.
+         *
+         *     Order: `sort` `createdAt` (when added, the default), `updatedAt` (the last change to the contact: its
+         *     status, lead status or fields; a reply, a bounce or an unsubscribe changes its status) or `email`; `order`
+         *     `desc` (the default) or `asc`; ties by id. Pages go by cursor: pass each answer's `pagination.nextCursor`
+         *     as `cursor` for the next page, with the same `sort` and `order`. The cursor names the last contact of the
+         *     page by its sort key and id, so contacts added while a client pages through never shift, repeat or skip
+         *     one on later pages, and a deep page costs what the first does.
+         *
+         *     Costs no credits and changes nothing. Errors: `400` an invalid filter or a cursor this API did not give;
+         *     `404` `Campaign not found.` when `campaignId` is not a campaign of your workspace.
+         */
+        get: operations["listContacts"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5952,13 +6021,7 @@ export interface components {
             linkedinUrl: string | null;
             /** @example +1 415 555 0134 */
             phone: string | null;
-            /**
-             * @description The contact's sending state in its campaign: `active` (will receive the next steps), `paused`,
-             *     `completed` (went through every step), `bounced` or `unsubscribed`. New contacts are `active`.
-             * @example active
-             * @enum {string}
-             */
-            status: "active" | "paused" | "completed" | "bounced" | "unsubscribed";
+            status: components["schemas"]["ContactStatus"];
             /**
              * @description The lead's IANA time zone, or `null` (the campaign schedule's zone applies).
              * @example Asia/Tokyo
@@ -6049,6 +6112,37 @@ export interface components {
             };
             duplicates: components["schemas"]["ContactAddDuplicate"][];
             invalid: components["schemas"]["ContactAddInvalid"][];
+        };
+        /**
+         * @description What a bulk job does to each contact, by the rules of the single-contact operation: `pause` and `resume`
+         *     (`POST /v2/contact/pause`, `/resume`), `move` (`POST /v2/contact/move`), `delete` (`POST /v1/contact/delete`),
+         *     `setLeadStatus` (`POST /v1/contact/update/status`).
+         * @example pause
+         * @enum {string}
+         */
+        ContactBulkAction: "pause" | "resume" | "move" | "delete" | "setLeadStatus";
+        /**
+         * @description One action on every contact a filter selects. `move` needs `toCampaignId` (and may set `keepProgress`),
+         *     `setLeadStatus` needs `leadStatus` (`null` clears it); the other actions take neither.
+         * @example {
+         *       "filter": {
+         *         "campaignId": "0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10",
+         *         "leadStatus": "interested"
+         *       },
+         *       "action": "pause"
+         *     }
+         */
+        ContactBulkRequest: {
+            action: components["schemas"]["ContactBulkAction"];
+            filter: components["schemas"]["ContactFilter"];
+            /** @description `move`: as in `POST /v2/contact/move` (default `false`: the target's step 1). */
+            keepProgress?: boolean;
+            leadStatus?: components["schemas"]["ContactLeadStatus"];
+            /**
+             * Format: uuid
+             * @description `move`: the campaign of the workspace the contacts go to.
+             */
+            toCampaignId?: string;
         };
         /**
          * @description Your own per-contact values, usable in templates as `{{key}}`. At most 50 keys; a key starts with
@@ -6157,6 +6251,55 @@ export interface components {
             email?: string;
         };
         /**
+         * @description Which contacts: the same filters as `GET /v2/contact/list`, all optional and combined with AND. Without
+         *     `campaignId`, contacts of every campaign of the workspace.
+         * @example {
+         *       "campaignId": "0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10",
+         *       "leadStatus": "interested"
+         *     }
+         */
+        ContactFilter: {
+            /**
+             * Format: uuid
+             * @description Only this campaign's contacts (a campaign of another workspace is a `404`).
+             */
+            campaignId?: string;
+            /**
+             * Format: date-time
+             * @description Only contacts added at or after this time.
+             */
+            createdAfter?: string;
+            /**
+             * Format: date-time
+             * @description Only contacts added before this time.
+             */
+            createdBefore?: string;
+            intent?: components["schemas"]["ReplyIntent"];
+            /**
+             * @description Only contacts with this lead status.
+             * @enum {string}
+             */
+            leadStatus?: "interested" | "meetingBooked" | "meetingCompleted" | "closed" | "outOfOffice" | "notInterested" | "wrongPerson" | "lost";
+            /** @description Only contacts that are paused (the contact or its campaign), or only those that are not. */
+            paused?: boolean;
+            /**
+             * @description Part of the address, first name, last name or company name (at least 3 characters, case-insensitive,
+             *     anywhere in the text).
+             */
+            search?: string;
+            status?: components["schemas"]["ContactStatus"];
+            /**
+             * Format: int32
+             * @description Only contacts whose next step (of the sequence they are in) is this position.
+             */
+            step?: number;
+            /**
+             * Format: uuid
+             * @description Only contacts in this subsequence now.
+             */
+            subsequenceId?: string;
+        };
+        /**
          * @description One contact to add. Only `email` is required. The address is checked per row by the service (not by
          *     the request schema), so one malformed address is reported in `invalid` instead of failing the batch.
          *     `website` and `linkedinUrl` are free text as lead lists carry them (`acme.com` is accepted).
@@ -6235,6 +6378,38 @@ export interface components {
                 /** @enum {string} */
                 status: "active" | "paused" | "completed" | "bounced" | "unsubscribed";
             }[];
+        };
+        /** @description A contact and where it stands in its campaign. */
+        ContactListItem: {
+            contact: components["schemas"]["Contact"];
+            progress: components["schemas"]["ContactListProgress"];
+        };
+        /**
+         * @description Where a listed contact stands: `step` is the next step to send (of the subsequence it is in, when
+         *     `subsequenceId` is set) and `nextSendAt` when it is due; both `null` when nothing is due (no progress yet, the
+         *     sequence is done, or the contact is held or finished). `state` is the engine's (see `ContactProgress`), `null`
+         *     before the engine picked the contact up. `paused` is true when the contact or its campaign is paused.
+         *     `lastReplyIntent` is the intent of the contact's latest reply (`null` without replies).
+         * @example {
+         *       "state": "waiting",
+         *       "step": 2,
+         *       "nextSendAt": "2026-11-26T14:05:00.000Z",
+         *       "paused": false,
+         *       "subsequenceId": null,
+         *       "lastReplyIntent": null
+         *     }
+         */
+        ContactListProgress: {
+            lastReplyIntent: components["schemas"]["ReplyIntent"] | null;
+            /** Format: date-time */
+            nextSendAt: string | null;
+            paused: boolean;
+            /** @enum {string|null} */
+            state: "waiting" | "sending" | "held" | "done" | "unknown" | null;
+            /** Format: int32 */
+            step: number | null;
+            /** Format: uuid */
+            subsequenceId: string | null;
         };
         /** @description Contacts to move to another campaign of the workspace. */
         ContactMoveRequest: {
@@ -6347,6 +6522,13 @@ export interface components {
              */
             emails?: string[];
         };
+        /**
+         * @description The contact's sending state in its campaign: `active` (will receive the next steps), `paused`,
+         *     `completed` (went through every step), `bounced` or `unsubscribed`. New contacts are `active`.
+         * @example active
+         * @enum {string}
+         */
+        ContactStatus: "active" | "paused" | "completed" | "bounced" | "unsubscribed";
         ContactUnsubscribedData: {
             /** Format: uuid */
             campaignId: string;
@@ -7316,6 +7498,15 @@ export interface components {
              * @description The campaign a contact import adds to (null for other types and list imports).
              */
             campaignId: string | null;
+            /** @description A `contactBulk` job's action and the filter that selected its contacts (absent for other types). */
+            contactBulk?: {
+                action: components["schemas"]["ContactBulkAction"];
+                filter: components["schemas"]["ContactFilter"];
+                keepProgress?: boolean;
+                leadStatus?: components["schemas"]["ContactLeadStatus"];
+                /** Format: uuid */
+                toCampaignId?: string;
+            };
             counts: components["schemas"]["JobCounts"];
             /** Format: date-time */
             createdAt: string;
@@ -7387,6 +7578,8 @@ export interface components {
             /** Format: int64 */
             catchAll?: number;
             /** Format: int64 */
+            changed?: number;
+            /** Format: int64 */
             created?: number;
             /** Format: int64 */
             disposable?: number;
@@ -7435,11 +7628,11 @@ export interface components {
          */
         JobStatus: "queued" | "running" | "completed" | "failed" | "cancelled";
         /**
-         * @description What a job does: `contactImport` adds contacts to a campaign, `verify` verifies addresses, `enrich` matches and reveals people of the lead database.
+         * @description What a job does: `contactImport` adds contacts to a campaign, `verify` verifies addresses, `enrich` matches and reveals people of the lead database, `contactBulk` applies one action to the contacts a filter selected (`POST /v2/contact/bulk`).
          * @example contactImport
          * @enum {string}
          */
-        JobType: "contactImport" | "verify" | "enrich";
+        JobType: "contactImport" | "verify" | "enrich" | "contactBulk";
         /**
          * @description A company of the lead database. The identity fields (id, name, domain, websiteUrl, industry, city,
          *     state, country) are always present; the other fields are present only when the full company was
@@ -13855,6 +14048,57 @@ export interface operations {
             503: components["responses"]["ServiceUnavailableV2"];
         };
     };
+    bulkContacts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key you choose for this one logical request (a UUID v4 is a good choice), 1-255 printable ASCII
+                 *     characters. The first completed answer is kept for 24 hours per workspace and key; sending the same
+                 *     key with the same method, path and body again answers that stored status and body with
+                 *     `Idempotent-Replayed: true` and does nothing again (creates, charges and sends nothing). The same key
+                 *     with another body answers `422`; a retry while the first request is still running answers `409`.
+                 *     Optional: without the header every request runs.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactBulkRequest"];
+            };
+        };
+        responses: {
+            /** @description The job, queued. */
+            202: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            404: components["responses"]["NotFoundV2"];
+            409: components["responses"]["IdempotencyInProgressV2"];
+            413: components["responses"]["PayloadTooLargeV2"];
+            415: components["responses"]["UnsupportedMediaTypeV2"];
+            422: components["responses"]["IdempotencyKeyReusedV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
     removeContactDataV2: {
         parameters: {
             query?: never;
@@ -14059,6 +14303,120 @@ export interface operations {
                             progress: components["schemas"]["ContactProgress"] | null;
                             /** @description The provider of the contact's mailbox, from its domain's MX; `null` until the sending engine looked it up (campaigns with `matchProvider`). */
                             recipientProvider: components["schemas"]["MailboxProvider"] | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequestV2"];
+            401: components["responses"]["UnauthorizedV2"];
+            403: components["responses"]["ForbiddenV2"];
+            404: components["responses"]["NotFoundV2"];
+            429: components["responses"]["TooManyRequestsV2"];
+            500: components["responses"]["InternalErrorV2"];
+            503: components["responses"]["ServiceUnavailableV2"];
+        };
+    };
+    listContacts: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this campaign's contacts.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
+                 */
+                campaignId?: string;
+                /**
+                 * @description Only contacts added at or after this time.
+                 * @example 2026-11-01T00:00:00Z
+                 */
+                createdAfter?: string;
+                /**
+                 * @description Only contacts added before this time.
+                 * @example 2026-12-01T00:00:00Z
+                 */
+                createdBefore?: string;
+                /**
+                 * @description The `nextCursor` of the previous answer (with the same `sort` and `order`).
+                 * @example MjAyNi0xMS0yM1QxMDowMDowMC4wMDBafDAxOTJmMGM1LTJiN2EtN2QxMC04YzNlLTZmNGExYjJjM2Q0ZQ
+                 */
+                cursor?: string;
+                /**
+                 * @description Only contacts whose latest reply has this intent.
+                 * @example meetingRequest
+                 */
+                intent?: components["schemas"]["ReplyIntent"];
+                /**
+                 * @description Only contacts with this lead status.
+                 * @example interested
+                 */
+                leadStatus?: "interested" | "meetingBooked" | "meetingCompleted" | "closed" | "outOfOffice" | "notInterested" | "wrongPerson" | "lost";
+                /**
+                 * @description How many items to return (1-100).
+                 * @example 20
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Descending (newest first, or Z to A) or ascending.
+                 * @example desc
+                 */
+                order?: "desc" | "asc";
+                /**
+                 * @description Only contacts that are paused (the contact or its campaign), or with `false` only those that are not.
+                 * @example false
+                 */
+                paused?: boolean;
+                /**
+                 * @description Part of the address, first name, last name or company name (case-insensitive).
+                 * @example acme
+                 */
+                search?: string;
+                /**
+                 * @description What the contacts are ordered by (ties by id).
+                 * @example createdAt
+                 */
+                sort?: "createdAt" | "updatedAt" | "email";
+                /**
+                 * @description Only contacts with this sending status.
+                 * @example active
+                 */
+                status?: components["schemas"]["ContactStatus"];
+                /**
+                 * @description Only contacts whose next step is at this position (of the sequence they are in).
+                 * @example 2
+                 */
+                step?: number;
+                /**
+                 * @description Only contacts in this subsequence now.
+                 * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2b20
+                 */
+                subsequenceId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of contacts. */
+            200: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data: {
+                            items: components["schemas"]["ContactListItem"][];
+                            pagination: {
+                                /** @description True when contacts follow this page. */
+                                hasMore: boolean;
+                                /** Format: int32 */
+                                limit: number;
+                                /** @description The `cursor` of the next page, `null` on the last page. */
+                                nextCursor: string | null;
+                            };
                         };
                     };
                 };

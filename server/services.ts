@@ -50,7 +50,12 @@ import { createSendingModule } from './modules/sending';
 import { createTrackingModule } from './modules/tracking';
 import { createInboxModule, createReplyIntentModule } from './modules/inbox';
 import { createAnalyticsModule } from './modules/analytics';
-import { createContactLifecycleModule, createContactModule } from './modules/contact';
+import {
+  createContactBulkModule,
+  createContactLifecycleModule,
+  createContactListingModule,
+  createContactModule,
+} from './modules/contact';
 import { createCampaignModule, createSubsequenceModule } from './modules/campaign';
 import { createListModule } from './modules/list';
 import { createUsageModule } from './modules/usage';
@@ -337,6 +342,7 @@ function buildServices(deps: Deps) {
   });
   // Resumes and moves change the engine's progress rows: the contact module reaches them through this interface.
   const contactLifecycle = createContactLifecycleModule({ db, store: new ContactStore(), campaigns, progress, clock });
+  const contactListing = createContactListingModule({ db, store: new ContactStore(), campaigns });
   const replyIntents = createReplyIntentModule({
     db,
     store: new IntentStore(),
@@ -434,6 +440,13 @@ function buildServices(deps: Deps) {
     logger: deps.logger,
     batchSize: config.jobBatchSize,
     concurrency: config.jobConcurrency,
+    contactBulk: createContactBulkModule({
+      db,
+      listing: contactListing,
+      contacts,
+      lifecycle: contactLifecycle,
+      campaigns,
+    }),
   });
   const oauth = createOAuthConnectModule({
     db,
@@ -449,6 +462,7 @@ function buildServices(deps: Deps) {
   return {
     oauth,
     contactLifecycle,
+    contactListing,
     placement,
     warmup,
     jobs,

@@ -11,6 +11,8 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import knex, { Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import lockfile from 'proper-lockfile';
 import type { Config } from '../platform/config';
 import { currentCause } from '../platform/cause';
@@ -141,7 +143,12 @@ export async function openDatabase(
   }
   if (options.inMemory) {
     const db = withCauseEntries(
-      knex({ client: ClientPgLite, dialect: 'postgres', connection: {}, migrations: migrationConfig }),
+      knex({
+        client: ClientPgLite,
+        dialect: 'postgres',
+        connection: embedded() as Knex.StaticConnectionConfig,
+        migrations: migrationConfig,
+      }),
     );
     return { db, kind: 'pglite', close: () => db.destroy() };
   }
@@ -152,7 +159,7 @@ export async function openDatabase(
     knex({
       client: ClientPgLite,
       dialect: 'postgres',
-      connection: { filename: join(config.dataDir, 'pgdata') },
+      connection: embedded(join(config.dataDir, 'pgdata')) as Knex.StaticConnectionConfig,
       migrations: migrationConfig,
     }),
   );
@@ -174,6 +181,14 @@ export async function openDatabase(
       await release();
     },
   };
+}
+
+/**
+ * The embedded database, in `dataDir` or in memory, with the extensions the migrations create (pg_trgm: the
+ * contact search's trigram index). knex-pglite takes the instance as is (knex keeps class instances uncloned).
+ */
+function embedded(dataDir?: string): { pglite: PGlite } {
+  return { pglite: new PGlite({ dataDir, extensions: { pg_trgm } }) };
 }
 
 /** Folders 0700 and files 0600 under `dir`, the embedded database's files included. */

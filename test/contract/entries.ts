@@ -441,6 +441,26 @@ export const entries: Record<string, Entry> = {
         f.c.POST('/v2/contact/move', { body: { contactIds: [(await f.contact()).contactId], toCampaignId: MISSING } }),
     },
   },
+  'GET /v2/contact/list': {
+    ok: async (f) => {
+      const { campaignId } = await f.contact();
+      return f.c.GET('/v2/contact/list', { params: { query: { campaignId, search: 'globex', limit: 5 } } });
+    },
+    errors: {
+      400: (f) => f.c.GET('/v2/contact/list', { params: { query: { cursor: 'bm90LWEtY3Vyc29y' } } }),
+      404: (f) => f.c.GET('/v2/contact/list', { params: { query: { campaignId: MISSING } } }),
+    },
+  },
+  'POST /v2/contact/bulk': {
+    ok: async (f) => {
+      const { campaignId } = await f.contact();
+      return f.c.POST('/v2/contact/bulk', { body: { filter: { campaignId }, action: 'pause' } });
+    },
+    errors: {
+      400: (f) => f.c.POST('/v2/contact/bulk', { body: { filter: {}, action: 'move' } }),
+      404: (f) => f.c.POST('/v2/contact/bulk', { body: { filter: { campaignId: MISSING }, action: 'pause' } }),
+    },
+  },
   'POST /v1/contact/update/status': {
     ok: async (f, v) =>
       f.c.POST(at(v, '/v1/contact/update/status'), {

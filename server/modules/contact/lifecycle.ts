@@ -13,6 +13,7 @@ import { plural } from '../../text/plural';
 import type { CampaignService } from '../campaign';
 import { toContact, type ContactProgressPort } from './service';
 import type { ContactRow, ContactStore } from './store';
+import { CHANGED, skipped, type Outcomes } from './outcomes';
 
 type Schemas = components['schemas'];
 type Selection = Schemas['ContactSelection'];
@@ -95,20 +96,7 @@ export class ContactLifecycle {
           blocked.map((r) => detail(fieldOf(r), `${r.email} (campaign ${r.campaign_id}) is ${r.status}`, r.status)),
         );
       }
-      const changed = await this.store.changeStatus(
-        trx,
-        workspaceId,
-        rows.filter((r) => r.status === from).map((r) => r.id),
-        from,
-        to,
-        this.clock.now(),
-      );
-      // A contact paused before its campaign went active has no progress row yet.
-      if (to === 'active')
-        await this.progress.startContacts(
-          trx,
-          changed.map((r) => r.id),
-        );
+      const changed = await this.switchStatus(trx, workspaceId, rows, from, to);
       return {
         changed: changed.map(toContact),
         unchanged: rows
@@ -121,6 +109,73 @@ export class ContactLifecycle {
           })),
       };
     });
+  }
+
+  /** Sets `to` on those of the (locked) rows whose status is `from`; returns the rows changed. */
+  private async switchStatus(
+    trx: Executor,
+    workspaceId: string,
+    rows: ContactRow[],
+    from: 'active' | 'paused',
+    to: 'active' | 'paused',
+  ): Promise<ContactRow[]> {
+    const changed = await this.store.changeStatus(
+      trx,
+      workspaceId,
+      rows.filter((r) => r.status === from).map((r) => r.id),
+      from,
+      to,
+      this.clock.now(),
+    );
+    // A contact paused before its campaign went active has no progress row yet.
+    if (to === 'active')
+      await this.progress.startContacts(
+        trx,
+        changed.map((r) => r.id),
+      );
+    return changed;
+  }
+
+  /**
+   * A bulk job's pause or resume, in its transaction: the rules of `pause` and `resume`, but each contact on its
+   * own (one that is already so, or finished, is skipped and the others change).
+   */
+  async changeEach(trx: Executor, workspaceId: string, ids: string[], to: 'active' | 'paused'): Promise<Outcomes> {
+    const rows = await this.store.lockByIds(trx, workspaceId, ids);
+    const changed = new Set(
+      (await this.switchStatus(trx, workspaceId, rows, to === 'paused' ? 'active' : 'paused', to)).map((r) => r.id),
+    );
+    const outcomes: Outcomes = new Map();
+    for (const row of rows) {
+      if (changed.has(row.id)) outcomes.set(row.id, CHANGED);
+      else
+        outcomes.set(
+          row.id,
+          skipped(row.status !== to ? row.status : to === 'paused' ? 'alreadyPaused' : 'alreadyActive'),
+        );
+    }
+    return outcomes;
+  }
+
+  /** A bulk job's move, in its transaction: the rules of `move`, for the contacts of `ids` that still exist. */
+  async moveEach(
+    trx: Executor,
+    workspaceId: string,
+    ids: string[],
+    target: string,
+    keepProgress: boolean,
+  ): Promise<Outcomes> {
+    const { moved, alreadyInTarget } = await this.moveRows(
+      trx,
+      workspaceId,
+      await this.store.lockByIds(trx, workspaceId, ids),
+      target,
+      keepProgress,
+    );
+    const outcomes: Outcomes = new Map(moved.map((r) => [r.id, CHANGED]));
+    for (const held of alreadyInTarget)
+      outcomes.set(held.contactId, skipped('alreadyInTarget', { existingContactId: held.existingContactId }));
+    return outcomes;
   }
 
   /**
@@ -141,49 +196,62 @@ export class ContactLifecycle {
     const target = body.toCampaignId;
     return this.db.transaction(async (trx) => {
       await this.campaigns.assertExists(trx, workspaceId, target);
-      const rows = await this.locked(trx, workspaceId, body.contactIds);
-      const holders = new Map<string, string>();
-      for (const held of await this.store.findByEmails(
-        trx,
-        target,
-        rows.map((r) => r.email.toLowerCase()),
-      ))
-        holders.set(held.email, held.id);
-      const alreadyInTarget: Schemas['ContactMoveResult']['alreadyInTarget'] = [];
-      const moving: ContactRow[] = [];
+      const locked = await this.locked(trx, workspaceId, body.contactIds);
       // Request order: of two contacts with one address, the first moves and the second is reported.
-      for (const id of body.contactIds) {
-        const row = rows.find((r) => r.id === id)!;
-        const email = row.email.toLowerCase();
-        const holder = row.campaign_id === target ? row.id : holders.get(email);
-        if (holder) {
-          alreadyInTarget.push({ contactId: row.id, email: row.email, existingContactId: holder });
-          continue;
-        }
-        holders.set(email, row.id);
-        moving.push(row);
-      }
-      const keep = body.keepProgress ?? false;
-      const past = await this.progress.moveProgress(
-        trx,
-        moving.map((r) => r.id),
-        target,
-        keep,
-      );
-      const moved = await this.store.moveTo(
-        trx,
-        workspaceId,
-        moving.map((r) => ({ id: r.id, status: statusAfterMove(r.status, past.has(r.id)) })),
-        target,
-        this.clock.now(),
-      );
-      // Dropped progress, or none yet: an active contact in an active target starts at step 1.
-      await this.progress.startContacts(
-        trx,
-        moved.map((r) => r.id),
-      );
-      return { toCampaignId: target, moved: moved.map(toContact), alreadyInTarget };
+      const rows = body.contactIds.map((id) => locked.find((r) => r.id === id)!);
+      return {
+        toCampaignId: target,
+        ...(await this.moveRows(trx, workspaceId, rows, target, body.keepProgress ?? false)),
+      };
     });
+  }
+
+  /** Moves the (locked) rows to `target` in their order, but those whose address the target already holds. */
+  private async moveRows(
+    trx: Executor,
+    workspaceId: string,
+    rows: ContactRow[],
+    target: string,
+    keep: boolean,
+  ): Promise<Omit<Schemas['ContactMoveResult'], 'toCampaignId'>> {
+    const holders = new Map<string, string>();
+    for (const held of await this.store.findByEmails(
+      trx,
+      target,
+      rows.map((r) => r.email.toLowerCase()),
+    ))
+      holders.set(held.email, held.id);
+    const alreadyInTarget: Schemas['ContactMoveResult']['alreadyInTarget'] = [];
+    const moving: ContactRow[] = [];
+    for (const row of rows) {
+      const email = row.email.toLowerCase();
+      const holder = row.campaign_id === target ? row.id : holders.get(email);
+      if (holder) {
+        alreadyInTarget.push({ contactId: row.id, email: row.email, existingContactId: holder });
+        continue;
+      }
+      holders.set(email, row.id);
+      moving.push(row);
+    }
+    const past = await this.progress.moveProgress(
+      trx,
+      moving.map((r) => r.id),
+      target,
+      keep,
+    );
+    const moved = await this.store.moveTo(
+      trx,
+      workspaceId,
+      moving.map((r) => ({ id: r.id, status: statusAfterMove(r.status, past.has(r.id)) })),
+      target,
+      this.clock.now(),
+    );
+    // Dropped progress, or none yet: an active contact in an active target starts at step 1.
+    await this.progress.startContacts(
+      trx,
+      moved.map((r) => r.id),
+    );
+    return { moved: moved.map(toContact), alreadyInTarget };
   }
 
   /** The contacts named by id, locked; 404 naming every id that is not the workspace's (of `campaignId`). */

@@ -3,6 +3,8 @@ import type { components } from '../../../generated/api';
 import type { ContactService } from './service';
 import { addedMessage } from './service';
 import type { ContactLifecycle } from './lifecycle';
+import type { ContactListing } from './listing';
+import type { ContactBulkRequest } from './bulk';
 import { plural } from '../../text/plural';
 
 /** A contact's progress through its campaign's steps: the sending module answers it (declared here so contact does not import sending). */
@@ -11,14 +13,31 @@ export interface ContactProgressSource {
   recipientProvider(email: string): Promise<components['schemas']['MailboxProvider'] | null>;
 }
 
+/** Bulk actions run as jobs: the job module answers them (declared here so contact does not import job). */
+export interface ContactBulkJobs {
+  bulkContacts(workspaceId: string, request: ContactBulkRequest): Promise<components['schemas']['Job']>;
+}
+
+const BULK_VERBS: Record<ContactBulkRequest['action'], string> = {
+  pause: 'Contact pause',
+  resume: 'Contact resume',
+  move: 'Contact move',
+  delete: 'Contact delete',
+  setLeadStatus: 'Lead status',
+};
+
 export const contactRoutes = ({
   contacts,
   sending,
   contactLifecycle,
+  contactListing,
+  jobs,
 }: {
   contacts: ContactService;
   sending: ContactProgressSource;
   contactLifecycle: ContactLifecycle;
+  contactListing: ContactListing;
+  jobs: ContactBulkJobs;
 }) => [
   route('post', '/v1/contact/add', async ({ auth, body }) => {
     const result = await contacts.add(auth.workspaceId, body.campaignId, body.contacts);
@@ -68,4 +87,17 @@ export const contactRoutes = ({
       result,
     );
   }),
+  route('get', '/v2/contact/list', async ({ auth, query }) => {
+    const data = await contactListing.list(auth.workspaceId, query ?? {});
+    return ok(plural(data.items.length, 'contact', 'contacts'), data);
+  }),
+  route(
+    'post',
+    '/v2/contact/bulk',
+    async ({ auth, body }) => {
+      const job = await jobs.bulkContacts(auth.workspaceId, body);
+      return ok(`${BULK_VERBS[body.action]} job queued with ${plural(job.progress.total, 'row', 'rows')}`, { job });
+    },
+    { status: 202 },
+  ),
 ];

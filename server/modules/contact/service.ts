@@ -13,6 +13,7 @@ import { canonicalTimeZone } from '../../platform/time-zone';
 import { invalid, detail, forbidden, notFound, type FieldProblem } from '../../platform/errors';
 import type { ContactRow, ContactStore, CustomValue } from './store';
 import { UNFINISHED_STATUSES } from './statuses';
+import { CHANGED, skipped, type Outcomes } from './outcomes';
 import type { WorkspaceService } from '../workspace';
 import type { CampaignService, SubsequenceTriggers } from '../campaign';
 import { plural } from '../../text/plural';
@@ -291,38 +292,72 @@ export class ContactService {
   }
 
   setLeadStatus(workspaceId: string, locator: ContactLocator, leadStatus: LeadStatus): Promise<Contact> {
-    return this.db.transaction(async (trx) => {
-      const row = await this.locate(trx, workspaceId, locator, 'body', true);
-      const updated = await this.store.update(trx, workspaceId, row.id, {
-        lead_status: leadStatus,
-        updated_at: this.clock.now(),
-      });
-      if (row.lead_status !== leadStatus) {
-        await this.events.record(trx, {
-          workspaceId,
-          type: 'contact.leadStatusChanged',
-          data: {
-            campaignId: row.campaign_id,
-            contactId: row.id,
-            email: row.email,
-            previous: row.lead_status,
-            leadStatus,
-          },
-        });
-        if (
-          leadStatus !== null &&
-          (await this.triggers.fire(trx, {
-            type: 'leadStatus',
-            workspaceId,
-            campaignId: row.campaign_id,
-            contactId: row.id,
-            leadStatus,
-          }))
-        )
-          return toContact(await this.locate(trx, workspaceId, { contactId: row.id }, 'body', false));
+    return this.db.transaction(async (trx) =>
+      this.applyLeadStatus(trx, workspaceId, await this.locate(trx, workspaceId, locator, 'body', true), leadStatus),
+    );
+  }
+
+  /** A bulk job's delete, in its transaction: the contacts of `ids` that still exist. */
+  async deleteEach(trx: Executor, workspaceId: string, ids: string[]): Promise<Outcomes> {
+    const rows = await this.store.lockByIds(trx, workspaceId, ids);
+    for (const row of rows) await this.store.delete(trx, workspaceId, row.id);
+    return new Map(rows.map((r) => [r.id, CHANGED]));
+  }
+
+  /** A bulk job's lead status, in its transaction: each contact as `setLeadStatus` sets it (its event, its triggers). */
+  async setLeadStatusEach(
+    trx: Executor,
+    workspaceId: string,
+    ids: string[],
+    leadStatus: LeadStatus,
+  ): Promise<Outcomes> {
+    const outcomes: Outcomes = new Map();
+    for (const row of await this.store.lockByIds(trx, workspaceId, ids)) {
+      if (row.lead_status === leadStatus) outcomes.set(row.id, skipped('unchanged'));
+      else {
+        await this.applyLeadStatus(trx, workspaceId, row, leadStatus);
+        outcomes.set(row.id, CHANGED);
       }
-      return toContact(updated);
+    }
+    return outcomes;
+  }
+
+  /** Sets the (locked) contact's lead status; a change records its event and fires the subsequence triggers. */
+  private async applyLeadStatus(
+    trx: Executor,
+    workspaceId: string,
+    row: ContactRow,
+    leadStatus: LeadStatus,
+  ): Promise<Contact> {
+    const updated = await this.store.update(trx, workspaceId, row.id, {
+      lead_status: leadStatus,
+      updated_at: this.clock.now(),
     });
+    if (row.lead_status !== leadStatus) {
+      await this.events.record(trx, {
+        workspaceId,
+        type: 'contact.leadStatusChanged',
+        data: {
+          campaignId: row.campaign_id,
+          contactId: row.id,
+          email: row.email,
+          previous: row.lead_status,
+          leadStatus,
+        },
+      });
+      if (
+        leadStatus !== null &&
+        (await this.triggers.fire(trx, {
+          type: 'leadStatus',
+          workspaceId,
+          campaignId: row.campaign_id,
+          contactId: row.id,
+          leadStatus,
+        }))
+      )
+        return toContact(await this.locate(trx, workspaceId, { contactId: row.id }, 'body', false));
+    }
+    return toContact(updated);
   }
 
   /** Replaces every custom variable. */

@@ -42,6 +42,51 @@ function toDb<T extends Partial<ContactRow>>(row: T) {
   return row.custom_variables === undefined ? row : { ...row, custom_variables: JSON.stringify(row.custom_variables) };
 }
 
+/** The filters of a contact list and of a bulk action (the spec's ContactFilter), dates as the client sent them. */
+export interface ListFilter {
+  campaignId?: string;
+  status?: string;
+  leadStatus?: string;
+  intent?: string;
+  step?: number;
+  paused?: boolean;
+  subsequenceId?: string;
+  search?: string;
+  createdAfter?: string;
+  createdBefore?: string;
+}
+
+export type ListSort = 'createdAt' | 'updatedAt' | 'email';
+
+/** Where a page starts: strictly after this sort key and id, in the page's order. */
+export interface ListAfter {
+  key: Date | string;
+  id: string;
+}
+
+/** A listed contact with where it stands: the engine's progress row, its campaign's status and its latest reply's intent. */
+export interface ListedRow extends ContactRow {
+  progress_state: string | null;
+  progress_step: number | null;
+  progress_due_at: Date | null;
+  progress_subsequence_id: string | null;
+  campaign_status: string;
+  last_intent: string | null;
+}
+
+/** The text `search` looks in, lower-cased; the trigram index contacts_search is on this same expression. */
+const SEARCH_TEXT =
+  "lower(c.email || ' ' || coalesce(c.first_name, '') || ' ' || coalesce(c.last_name, '') || ' ' || coalesce(c.company_name, ''))";
+
+const SORT_COLUMN: Record<ListSort, string> = {
+  createdAt: 'c.created_at',
+  updatedAt: 'c.updated_at',
+  email: 'lower(c.email)',
+};
+
+/** `%`, `_` and `\` stand for themselves in a LIKE pattern once escaped. */
+const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (ch) => `\\${ch}`);
+
 export class ContactStore {
   async findById(db: Executor, workspaceId: string, id: string, forUpdate = false): Promise<ContactRow | undefined> {
     const q = db<ContactRow>('contacts').where({ id, workspace_id: workspaceId }).first();
@@ -238,5 +283,53 @@ export class ContactStore {
       .update({ status: 'completed', updated_at: at })
       .returning('id');
     return rows.map((r: { id: string }) => r.id);
+  }
+
+  /**
+   * One keyset page of the workspace's contacts. A read across modules: the progress row (sending's table), the
+   * campaign's status and the latest reply's intent (the inbox's table) are joined read-only, one probe per row
+   * by primary key or index, so the page walks the sort's index (or the search's trigram index) and stops at
+   * `limit` rows.
+   */
+  async listPage(
+    db: Executor,
+    workspaceId: string,
+    filter: ListFilter,
+    page: { sort: ListSort; order: 'asc' | 'desc'; after?: ListAfter; limit: number },
+  ): Promise<ListedRow[]> {
+    const sortColumn = SORT_COLUMN[page.sort];
+    const q = db('contacts as c')
+      .join('campaigns as k', 'k.id', 'c.campaign_id')
+      .leftJoin('sending_progress as p', 'p.contact_id', 'c.id')
+      .joinRaw(
+        `left join lateral (select r.intent from reply_intents r where r.contact_id = c.id
+           order by r.replied_at desc limit 1) ri on true`,
+      )
+      .where('c.workspace_id', workspaceId)
+      // A deleted campaign's contacts are gone from every list, as the campaign is.
+      .whereNull('k.deleted_at')
+      .select(
+        'c.*',
+        'p.state as progress_state',
+        'p.step_number as progress_step',
+        'p.due_at as progress_due_at',
+        'p.subsequence_id as progress_subsequence_id',
+        'k.status as campaign_status',
+        'ri.intent as last_intent',
+      );
+    if (filter.campaignId) q.andWhere('c.campaign_id', filter.campaignId);
+    if (filter.status) q.andWhere('c.status', filter.status);
+    if (filter.leadStatus) q.andWhere('c.lead_status', filter.leadStatus);
+    if (filter.intent) q.andWhere('ri.intent', filter.intent);
+    if (filter.step !== undefined) q.andWhere('p.step_number', filter.step).andWhereNot('p.state', 'done');
+    if (filter.subsequenceId) q.andWhere('p.subsequence_id', filter.subsequenceId);
+    if (filter.paused === true) q.andWhereRaw("(c.status = 'paused' or k.status = 'paused')");
+    if (filter.paused === false) q.andWhereNot('c.status', 'paused').andWhereNot('k.status', 'paused');
+    if (filter.search) q.andWhereRaw(`${SEARCH_TEXT} like ?`, [`%${likeLiteral(filter.search.toLowerCase())}%`]);
+    if (filter.createdAfter) q.andWhere('c.created_at', '>=', filter.createdAfter);
+    if (filter.createdBefore) q.andWhere('c.created_at', '<', filter.createdBefore);
+    const direction = page.order === 'asc' ? '>' : '<';
+    if (page.after) q.andWhereRaw(`(${sortColumn}, c.id) ${direction} (?, ?)`, [page.after.key, page.after.id]);
+    return q.orderByRaw(`${sortColumn} ${page.order}, c.id ${page.order}`).limit(page.limit);
   }
 }

@@ -68,6 +68,14 @@ function columns(job: Job): Columns {
         personCompanyDomain: (l) => detail(l, 'companyDomain'),
       };
     }
+    case 'contactBulk':
+      return {
+        ...common,
+        contactId: (l) => input(l).contactId as Cell,
+        email: (l) => l.email,
+        ...result,
+        existingContactId: (l) => detail(l, 'existingContactId'),
+      };
   }
 }
 

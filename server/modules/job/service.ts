@@ -27,7 +27,13 @@ import { isValidEmail } from '../../platform/email-address';
 import { DomainError, invalid, conflict, detail, notFound } from '../../platform/errors';
 import { readBundledSpec } from '../../platform/project-root';
 import type { CampaignService } from '../campaign';
-import { type ContactService, MAX_CUSTOM_VARIABLES, type NewContact } from '../contact';
+import {
+  type ContactBulk,
+  type ContactBulkRequest,
+  type ContactService,
+  MAX_CUSTOM_VARIABLES,
+  type NewContact,
+} from '../contact';
 import type { EnrichmentService, LeadService } from '../leads';
 import type { ListService } from '../list';
 import type { EventService } from '../events';
@@ -52,6 +58,7 @@ const OUTCOMES: Record<JobType, (keyof Schemas['JobCounts'])[]> = {
   contactImport: ['created', 'skipped', 'invalid'],
   verify: ['valid', 'invalid', 'catchAll', 'unknown', 'disposable'],
   enrich: ['matched', 'unmatched'],
+  contactBulk: ['changed', 'skipped'],
 };
 
 /** A job's progress as rows are accepted: the job id and the next row and batch numbers. */
@@ -112,6 +119,7 @@ export function toJob(row: JobRow): Job {
     listId: row.list_id,
     options: (row.options as ImportOptions | null) ?? null,
     dataOptions: (row.data_options as PeopleDataOption[] | null) ?? null,
+    ...(row.contact_bulk ? { contactBulk: row.contact_bulk as ContactBulkRequest } : {}),
     credits: { charged: row.credits_charged },
     createdAt: new Date(row.created_at).toISOString(),
     startedAt: iso(row.started_at),
@@ -138,6 +146,7 @@ export interface JobServiceDeps {
   logger: Logger;
   batchSize: number;
   concurrency: number;
+  contactBulk: ContactBulk;
 }
 
 export class JobService {
@@ -161,6 +170,7 @@ export class JobService {
   private readonly logger: Logger;
   private readonly batchSize: number;
   private readonly concurrency: number;
+  private readonly contactBulk: ContactBulk;
 
   constructor({
     db,
@@ -177,6 +187,7 @@ export class JobService {
     logger,
     batchSize,
     concurrency,
+    contactBulk,
   }: JobServiceDeps) {
     this.db = db;
     this.store = store;
@@ -192,6 +203,7 @@ export class JobService {
     this.logger = logger;
     this.batchSize = batchSize;
     this.concurrency = concurrency;
+    this.contactBulk = contactBulk;
   }
 
   // --- accepting jobs ---
@@ -285,6 +297,16 @@ export class JobService {
     );
   }
 
+  /** POST /v2/contact/bulk: the contacts the filter selects now, one row each, for the action. */
+  async bulkContacts(workspaceId: string, request: ContactBulkRequest): Promise<Job> {
+    await this.contactBulk.check(workspaceId, request);
+    const selected = this.contactBulk.select(workspaceId, request);
+    async function* rows() {
+      for await (const contact of selected) yield { email: contact.email, data: { contactId: contact.id } };
+    }
+    return this.receive(workspaceId, 'contactBulk', { contact_bulk: request }, rows());
+  }
+
   async verifyEmails(workspaceId: string, emails: string[]): Promise<Job> {
     return this.receive(
       workspaceId,
@@ -347,6 +369,7 @@ export class JobService {
       list_id: null,
       options: null,
       data_options: null,
+      contact_bulk: null,
       credits_charged: 0,
       error: null,
       created_at: this.clock.now(),
@@ -376,6 +399,8 @@ export class JobService {
         if (intake.pending.length === this.batchSize) await this.flush(intake);
       }
       if (intake.pending.length) await this.flush(intake);
+      // A filter that selects no contact is a bulk job with nothing to do: done at once.
+      if (!intake.rows && type === 'contactBulk') return await this.completeEmpty(workspaceId, job.id);
       if (!intake.rows)
         throw invalid('The input holds no rows.', [detail('body', 'must hold at least one row', 'minItems')]);
       return toJob(await this.store.update(this.db, job.id, { status: 'queued', total: intake.rows }));
@@ -383,6 +408,17 @@ export class JobService {
       await this.store.delete(this.db, job.id);
       throw err;
     }
+  }
+
+  private completeEmpty(workspaceId: string, jobId: string): Promise<Job> {
+    return this.db.transaction(async (trx) => {
+      const now = this.clock.now();
+      const job = toJob(
+        await this.store.update(trx, jobId, { status: 'completed', started_at: now, finished_at: now }),
+      );
+      await this.events.record(trx, { workspaceId, type: 'job.completed', data: { job } });
+      return job;
+    });
   }
 
   private async flush(intake: Intake): Promise<void> {
@@ -571,7 +607,18 @@ export class JobService {
         return this.verifyBatch(trx, job, rows);
       case 'enrich':
         return this.enrichBatch(trx, job, rows);
+      case 'contactBulk':
+        return this.contactBulkBatch(trx, job, rows);
     }
+  }
+
+  private async contactBulkBatch(trx: Executor, job: JobRow, rows: InputRow[]): Promise<ResultRow[]> {
+    const ids = rows.map((r) => (r.data as { contactId: string }).contactId);
+    const outcomes = await this.contactBulk.apply(trx, job.workspace_id, job.contact_bulk as ContactBulkRequest, ids);
+    return rows.map((row, i) => ({
+      row_no: row.row_no,
+      ...(outcomes.get(ids[i]) ?? { outcome: 'skipped', reason: 'notFound', detail: null }),
+    }));
   }
 
   private async importBatch(trx: Executor, job: JobRow, rows: InputRow[]): Promise<ResultRow[]> {

@@ -17,6 +17,8 @@ export interface JobRow {
   list_id: string | null;
   options: Record<string, boolean> | null;
   data_options: string[] | null;
+  /** A contactBulk job's request: its action and filter. */
+  contact_bulk: unknown;
   credits_charged: number;
   error: string | null;
   created_at: Date;
@@ -58,6 +60,7 @@ export class JobStore {
       counts: json(row.counts),
       options: json(row.options),
       data_options: json(row.data_options),
+      contact_bulk: json(row.contact_bulk),
     });
   }
 
