@@ -82,6 +82,19 @@ describe('account connect verifies the logins', () => {
     expect(await accounts()).toBe(1);
   });
 
+  /** Dovecot looks at a changed passwd-file at most once a second: until it takes the new password, logins fail. */
+  async function untilImapTakes(user: string): Promise<void> {
+    for (let tries = 1; ; tries++) {
+      try {
+        await (await imap.client(user)).logout();
+        return;
+      } catch (err) {
+        if (tries === 20) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    }
+  }
+
   describe('reconnect', () => {
     const ANA = 'ana@acme-mail.io';
     let accountId: string;
@@ -110,6 +123,7 @@ describe('account connect verifies the logins', () => {
       sink.passwords.clear();
       sink.passwords.add('smtp-new');
       imap.addUser(ANA, 'imap-new');
+      await untilImapTakes(ANA);
       await t
         .db('email_accounts')
         .where({ id: accountId })

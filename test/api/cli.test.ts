@@ -76,7 +76,7 @@ describe('on the embedded database', () => {
       },
     );
     expect(res.status).not.toBe(0);
-    expect(res.stderr).toMatch(/expected a positive whole number/);
+    expect(res.stderr).toMatch(/expected a whole number from 1 to 1,000,000,000/);
     const missing = await admin(['workspace', 'create'], { DATA_DIR: dataDir });
     expect(missing.status).not.toBe(0);
     expect(missing.stderr).toMatch(/--name/);

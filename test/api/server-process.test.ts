@@ -71,7 +71,7 @@ it('starts with a demo workspace, serves its key, and stops cleanly on SIGTERM',
   const foreign = startLines.filter(
     (line) =>
       !/^\{"level":\d+,.*"msg":/.test(line) &&
-      !/^-{72}$|^First start: |^a demo lead database |^and a demo campaign |^API key \(shown once|^Try it: |^Docs: |^Console: /.test(
+      !/^-{72}$|^First start: |^a demo lead database |^and a demo campaign |^API key \(shown once|^Try it: |^Docs: |^Console: |^MCP: /.test(
         line,
       ),
   );

@@ -96,8 +96,9 @@ it('sends a trace per request with the workspace and operation, and a trace per 
       LOG_LEVEL: 'info',
       OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
       OTEL_BSP_SCHEDULE_DELAY: '100',
-      // The webhook receiver is this test's, on loopback.
+      // The webhook receiver is this test's, on loopback; a webhook's signing secret needs the key on PostgreSQL.
       ALLOW_PRIVATE_WEBHOOKS: '1',
+      SECRET_KEY: '5a'.repeat(32),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -325,6 +325,7 @@ it('derives the mutations from the schemas', () => {
       'missing campaignId',
       'missing contacts',
       'campaignId',
+      'campaignId over maxLength',
       'contacts',
       'contacts over maxItems',
       'contacts under minItems',

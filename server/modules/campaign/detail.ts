@@ -5,7 +5,7 @@
  */
 import type { components } from '../../../generated/api';
 import type { Clock } from '../../platform/clock';
-import { jsonColumn, type Db, type Executor } from '../../db';
+import { jsonColumn, queryAll, type Db, type Executor } from '../../db';
 import { newId } from '../../platform/ids';
 import type { CampaignAccounts } from './accounts';
 import { checkName, Problems } from './rules';
@@ -44,13 +44,13 @@ export class CampaignDetails {
 
   /** The workspace's campaign whole, or 404; in the caller's transaction when given one. */
   async read(db: Executor, workspaceId: string, campaignId: string): Promise<CampaignDetail> {
-    // Independent reads go out together (on PostgreSQL outside a transaction, over several connections); the
-    // campaign's own look-up decides the 404, and the others find nothing of another workspace's campaign.
-    const [campaign, sequence, subsequences, accounts] = await Promise.all([
-      findCampaign(this.store, db, workspaceId, campaignId),
-      readSequence(this.store, db, campaignId),
-      this.subsequences.ofCampaign(db, campaignId),
-      this.linked.linkedAccounts(db, workspaceId, campaignId),
+    // Independent reads go out together outside a transaction (over several connections), one after another in
+    // one; the campaign's own look-up decides the 404, and the others find nothing of another workspace's campaign.
+    const [campaign, sequence, subsequences, accounts] = await queryAll(db, [
+      () => findCampaign(this.store, db, workspaceId, campaignId),
+      () => readSequence(this.store, db, campaignId),
+      () => this.subsequences.ofCampaign(db, campaignId),
+      () => this.linked.linkedAccounts(db, workspaceId, campaignId),
     ]);
     return {
       ...toCampaign(campaign),
