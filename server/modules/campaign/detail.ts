@@ -6,6 +6,7 @@
 import type { components } from '../../../generated/api';
 import type { Clock } from '../../platform/clock';
 import { jsonColumn, queryAll, type Db, type Executor } from '../../db';
+import { created } from '../../platform/cause';
 import { newId } from '../../platform/ids';
 import type { CampaignAccounts } from './accounts';
 import { checkName, Problems } from './rules';
@@ -68,7 +69,7 @@ export class CampaignDetails {
       // Locked so the copy is of one version: sequence edits take the same lock.
       const source = await findCampaign(this.store, trx, workspaceId, campaignId, { forUpdate: true });
       const now = this.clock.now();
-      const id = newId();
+      const id = created(newId());
       const { effective_status: _s, step_count: _st, account_count: _a, contact_count: _c, ...row } = source;
       const copy: CampaignRow = {
         ...row,
