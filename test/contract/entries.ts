@@ -1279,6 +1279,15 @@ export const entries: Record<string, Entry> = {
       404: async (f) => f.c.GET('/v2/account/get', { params: { query: { accountId: await f.account(f.otherC) } } }),
     },
   },
+  // The fixture's server does not try mail logins (VERIFY_MAIL_LOGINS off): reconnect stores and answers.
+  'POST /v2/account/reconnect': {
+    ok: async (f) =>
+      f.c.POST('/v2/account/reconnect', { body: { accountId: await f.account(), password: 'new-secret' } }),
+    errors: {
+      400: (f) => f.c.POST('/v2/account/reconnect', { body: { accountId: 'nope' } }),
+      404: async (f) => f.c.POST('/v2/account/reconnect', { body: { accountId: await f.account(f.otherC) } }),
+    },
+  },
   'POST /v2/account/update': {
     ok: async (f) => f.c.POST('/v2/account/update', { body: { accountId: await f.account(), trackingDomainId: null } }),
     errors: {
