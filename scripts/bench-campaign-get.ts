@@ -17,7 +17,7 @@ import { migrate } from '../server/db';
 import { loadConfig } from '../server/platform/config';
 import { newId } from '../server/platform/ids';
 import { createServices } from '../server/services';
-import { openBenchDatabase } from './bench-database';
+import { insertHighLimitPlan, openBenchDatabase } from './bench-database';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 500);
 const WARM_UP = 50;
@@ -33,16 +33,7 @@ async function main(): Promise<void> {
   const config = loadConfig({ seedDemo: false, validateResponses: false });
   const deps = { config, db: database.db, clock: { now: () => new Date() }, logger: pino({ level: 'silent' }) };
   const services = createServices(deps);
-  const planId = newId();
-  await database.db('plans').insert({
-    id: planId,
-    name: 'Benchmark (high limits)',
-    per_min: 1_000_000_000,
-    per_hour: 1_000_000_000,
-    per_day: 1_000_000_000,
-    credits: 0,
-    created_at: new Date(),
-  });
+  const planId = await insertHighLimitPlan(database.db, newId);
   const { workspace, apiKey } = await services.workspaces.createWorkspace({ name: 'Bench campaign get', planId });
   const accountIds = [newId(), newId()];
   await database.db('email_accounts').insert(

@@ -48,3 +48,18 @@ export async function openBenchDatabase(name: string): Promise<{ database: Datab
     label: 'PostgreSQL',
   };
 }
+
+/** A plan whose quotas no benchmark reaches, so the figures measure the request and never a 429; its id. */
+export async function insertHighLimitPlan(db: Database['db'], newId: () => string): Promise<string> {
+  const id = newId();
+  await db('plans').insert({
+    id,
+    name: 'Benchmark (high limits)',
+    per_min: 1_000_000_000,
+    per_hour: 1_000_000_000,
+    per_day: 1_000_000_000,
+    credits: 0,
+    created_at: new Date(),
+  });
+  return id;
+}

@@ -31,7 +31,7 @@ import { rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { freshBenchDatabase } from './bench-database';
+import { freshBenchDatabase, insertHighLimitPlan } from './bench-database';
 import { argument, checkoutRevision, freePort, stop, waitReady } from './bench-process';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -154,16 +154,7 @@ async function prepare(
     await migrate(database.db);
     const deps = { config, db: database.db, clock: { now: () => new Date() }, logger: pino({ level: 'silent' }) };
     const services = createServices(deps);
-    const planId = newId();
-    await database.db('plans').insert({
-      id: planId,
-      name: 'Benchmark (high limits)',
-      per_min: 1_000_000_000,
-      per_hour: 1_000_000_000,
-      per_day: 1_000_000_000,
-      credits: 0,
-      created_at: new Date(),
-    });
+    const planId = await insertHighLimitPlan(database.db, newId);
     const main = await services.workspaces.createWorkspace({ name: 'Bench main', planId });
     for (let i = 0; i < 5; i++) await services.campaigns.create(main.workspace.id, { name: `Campaign ${i + 1}` });
     await generateLeads(database.db, { people: 100, companies: 10, seed: 1 });
