@@ -78,6 +78,9 @@ export interface ListedRow extends ContactRow {
 const SEARCH_TEXT =
   "lower(c.email || ' ' || coalesce(c.first_name, '') || ' ' || coalesce(c.last_name, '') || ' ' || coalesce(c.company_name, ''))";
 
+/** A contact's latest reply intent. */
+const LAST_INTENT = 'select r.intent from reply_intents r where r.contact_id = c.id order by r.replied_at desc limit 1';
+
 const SORT_COLUMN: Record<ListSort, string> = {
   createdAt: 'c.created_at',
   updatedAt: 'c.updated_at',
@@ -301,10 +304,7 @@ export class ContactStore {
     const q = db('contacts as c')
       .join('campaigns as k', 'k.id', 'c.campaign_id')
       .leftJoin('sending_progress as p', 'p.contact_id', 'c.id')
-      .joinRaw(
-        `left join lateral (select r.intent from reply_intents r where r.contact_id = c.id
-           order by r.replied_at desc limit 1) ri on true`,
-      )
+      .joinRaw(`left join lateral (${LAST_INTENT}) ri on true`)
       .where('c.workspace_id', workspaceId)
       // A deleted campaign's contacts are gone from every list, as the campaign is.
       .whereNull('k.deleted_at')
@@ -320,7 +320,8 @@ export class ContactStore {
     if (filter.campaignId) q.andWhere('c.campaign_id', filter.campaignId);
     if (filter.status) q.andWhere('c.status', filter.status);
     if (filter.leadStatus) q.andWhere('c.lead_status', filter.leadStatus);
-    if (filter.intent) q.andWhere('ri.intent', filter.intent);
+    // On the contact's own row, so the planner filters contacts in the sort's index order before any join.
+    if (filter.intent) q.andWhereRaw(`(${LAST_INTENT}) = ?`, [filter.intent]);
     if (filter.step !== undefined) q.andWhere('p.step_number', filter.step).andWhereNot('p.state', 'done');
     if (filter.subsequenceId) q.andWhere('p.subsequence_id', filter.subsequenceId);
     if (filter.paused === true) q.andWhereRaw("(c.status = 'paused' or k.status = 'paused')");
