@@ -324,8 +324,12 @@ export class ContactStore {
     if (filter.intent) q.andWhereRaw(`(${LAST_INTENT}) = ?`, [filter.intent]);
     if (filter.step !== undefined) q.andWhere('p.step_number', filter.step).andWhereNot('p.state', 'done');
     if (filter.subsequenceId) q.andWhere('p.subsequence_id', filter.subsequenceId);
-    if (filter.paused === true) q.andWhereRaw("(c.status = 'paused' or k.status = 'paused')");
-    if (filter.paused === false) q.andWhereNot('c.status', 'paused').andWhereNot('k.status', 'paused');
+    // The workspace's paused campaigns are one small set the planner hashes once, not a look-up per contact.
+    const pausedCampaigns = "select pc.id from campaigns pc where pc.workspace_id = ? and pc.status = 'paused'";
+    if (filter.paused === true)
+      q.andWhereRaw(`(c.status = 'paused' or c.campaign_id in (${pausedCampaigns}))`, [workspaceId]);
+    if (filter.paused === false)
+      q.andWhereNot('c.status', 'paused').andWhereRaw(`c.campaign_id not in (${pausedCampaigns})`, [workspaceId]);
     if (filter.search) q.andWhereRaw(`${SEARCH_TEXT} like ?`, [`%${likeLiteral(filter.search.toLowerCase())}%`]);
     if (filter.createdAfter) q.andWhere('c.created_at', '>=', filter.createdAfter);
     if (filter.createdBefore) q.andWhere('c.created_at', '<', filter.createdBefore);
