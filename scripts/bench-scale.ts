@@ -121,7 +121,8 @@ const OPS = {
 /**
  * The contact list's first page of 50 contacts of the big workspace, newest first, by each filter and search: the
  * filters that match a share of the contacts (status, lead status, intent, paused, subsequence: about 1% each;
- * created after: the newest campaign's) and the ones that match most (step 2, one campaign). Its query string
+ * created after: the newest campaign's) and the ones that match most (step 2, one campaign); a search for a term
+ * 1% of the contacts hold, for the newest campaign's addresses, and for a name 200 contacts hold. Its query string
  * beside each (the bench fills in CAMPAIGN and SUBSEQUENCE).
  */
 const CONTACT_LIST: Record<string, string> = {
@@ -136,6 +137,7 @@ const CONTACT_LIST: Record<string, string> = {
   'createdAfter (the newest campaign)': 'createdAfter=CREATED_AFTER',
   'search "company 42" (about 1%)': 'search=company%2042',
   'search "lead199-" (the newest campaign)': 'search=lead199-',
+  'search "first7 " (one contact of each campaign)': 'search=first7%20',
 };
 const CONTACT_LIST_OPS: Record<string, Op> = Object.fromEntries(
   Object.keys(CONTACT_LIST).map((label) => [
