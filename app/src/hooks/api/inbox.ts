@@ -7,6 +7,17 @@ import { invalidate } from './invalidate';
 export type InboxQuery = NonNullable<paths['/v2/email/list']['get']['parameters']['query']>;
 export type Intent = paths['/v2/email/set-intent']['post']['requestBody']['content']['application/json']['intent'];
 
+/** Every intent a reply can have, in the order the console offers them. */
+export const INTENTS: readonly Intent[] = [
+  'interested',
+  'meetingRequest',
+  'notInterested',
+  'wrongPerson',
+  'unsubscribeRequest',
+  'question',
+  'other',
+];
+
 export const useMessages = (query: InboxQuery) => useApi().useQuery('get', '/v2/email/list', { params: { query } });
 
 function useInboxChanged() {
