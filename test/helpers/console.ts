@@ -1,6 +1,6 @@
 /**
  * The web console as a browser gets it: the build of app/ (`vite build` into dist/app, which the server serves at
- * /app) and a headless Chromium to drive it. The console's test and `npm run bench:app` share both.
+ * /app), and the headless Chromium that the browser tests and `npm run bench:app` drive.
  */
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -23,8 +23,8 @@ export function buildConsole(stdio: 'pipe' | 'inherit' = 'pipe'): void {
   );
 }
 
-/** Headless Chromium at `executablePath`, quiet: no GPU, no sandbox (root in CI), no calls home. */
-export function launchChromium(executablePath: string): Promise<Browser> {
+/** Headless Chromium at `executablePath`, quiet: no GPU, no sandbox (root in CI), no calls home; `extra` flags. */
+export function launchChromium(executablePath: string, ...extra: string[]): Promise<Browser> {
   return chromium.launch({
     executablePath,
     args: [
@@ -34,6 +34,7 @@ export function launchChromium(executablePath: string): Promise<Browser> {
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      ...extra,
     ],
   });
 }

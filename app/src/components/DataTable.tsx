@@ -27,10 +27,9 @@ export interface DataTableProps<T> {
     above: number;
     below: number;
   };
-  children?: ReactNode;
 }
 
-export function DataTable<T>({ caption, showCaption, columns, rows, rowKey, virtual, children }: DataTableProps<T>) {
+export function DataTable<T>({ caption, showCaption, columns, rows, rowKey, virtual }: DataTableProps<T>) {
   // Room for the rows a virtual list leaves out, so the scroll bar stands for the whole list.
   const spacer = (height: number) =>
     height > 0 ? (
@@ -63,7 +62,6 @@ export function DataTable<T>({ caption, showCaption, columns, rows, rowKey, virt
           {spacer(virtual?.below ?? 0)}
         </tbody>
       </table>
-      {children}
     </div>
   );
 }

@@ -4,7 +4,7 @@
  * `onNearEnd` asks for the next page once the reader scrolls near the last row loaded. The list's length is
  * unknown until its last page (cursor pages carry no total), so the table says so to screen readers.
  */
-import { useEffect, useRef, type ReactNode } from 'react';
+import { useEffect, useRef } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { DataTable, type Column } from './DataTable';
 
@@ -21,7 +21,6 @@ export function VirtualTable<T>({
   rowKey,
   complete,
   onNearEnd,
-  children,
 }: {
   caption: string;
   showCaption?: boolean;
@@ -31,7 +30,6 @@ export function VirtualTable<T>({
   /** True once the last page is loaded. */
   complete: boolean;
   onNearEnd?: () => void;
-  children?: ReactNode;
 }) {
   const box = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({
@@ -65,8 +63,6 @@ export function VirtualTable<T>({
         above: items[0]?.start ?? 0,
         below: virtualizer.getTotalSize() - (items.at(-1)?.end ?? 0),
       }}
-    >
-      {children}
-    </DataTable>
+    />
   );
 }

@@ -13,6 +13,8 @@ import {
   type CampaignDetail,
 } from '../hooks/api/campaigns';
 import { useCampaignSummary } from '../hooks/api/analytics';
+import { LEAD_STATUSES } from '../hooks/api/contacts';
+import { INTENTS } from '../hooks/api/inbox';
 import { Chart, dailySeries } from '../components/Chart';
 import { ConfirmDialog } from '../components/Confirm';
 import { DataTable } from '../components/DataTable';
@@ -165,9 +167,9 @@ function describeTrigger(trigger: Trigger, sequence: CampaignDetail['sequence'])
   };
   switch (trigger.type) {
     case 'replyIntent':
-      return `a reply with the intent ${trigger.intent}`;
+      return trigger.intent ? `a reply: ${INTENTS[trigger.intent]}` : 'a reply';
     case 'leadStatus':
-      return `the lead status set to ${trigger.leadStatus}`;
+      return trigger.leadStatus ? `lead status set to ${LEAD_STATUSES[trigger.leadStatus]}` : 'lead status cleared';
     case 'opened':
       return `opened ${step()}`;
     case 'clicked':

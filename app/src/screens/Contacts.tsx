@@ -5,20 +5,22 @@
  * run as a job; and the workspace's recent jobs. A job's progress and results show in one place, whichever
  * started it.
  */
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useState, type FormEvent, type ReactNode } from 'react';
 import { useCampaign, useCampaigns } from '../hooks/api/campaigns';
 import {
   useBulkContacts,
   useContactList,
   useRestartContactList,
+  LEAD_STATUSES,
   type BulkRequest,
   type ContactListItem,
   type ContactListQuery,
 } from '../hooks/api/contacts';
-import { INTENTS, type Intent } from '../hooks/api/inbox';
+import { INTENTS } from '../hooks/api/inbox';
 import { useImportContacts, useJobs } from '../hooks/api/jobs';
 import { ConfirmDialog } from '../components/Confirm';
 import type { Column } from '../components/DataTable';
+import { NumberInput } from '../components/NumberInput';
 import { JobProgress } from '../components/JobProgress';
 import { Empty, ErrorNotice, Loaded } from '../components/states';
 import { VirtualTable } from '../components/VirtualTable';
@@ -112,16 +114,12 @@ const STATUSES: Record<NonNullable<Filter['status']>, string> = {
   bounced: 'Bounced',
   unsubscribed: 'Unsubscribed',
 };
-const LEAD_STATUSES: Record<NonNullable<Filter['leadStatus']>, string> = {
-  interested: 'Interested',
-  meetingBooked: 'Meeting booked',
-  meetingCompleted: 'Meeting completed',
-  closed: 'Closed',
-  outOfOffice: 'Out of office',
-  notInterested: 'Not interested',
-  wrongPerson: 'Wrong person',
-  lost: 'Lost',
-};
+/** The filters that pick one value of an enum. */
+const ENUM_FILTERS = [
+  ['status', 'Status', STATUSES],
+  ['leadStatus', 'Lead status', LEAD_STATUSES],
+  ['intent', "Last reply's intent", INTENTS],
+] as const;
 const SORTS: Record<Sort, string> = { createdAt: 'Added', updatedAt: 'Last activity', email: 'Address' };
 const ACTIONS: Record<BulkRequest['action'], string> = {
   pause: 'Pause',
@@ -146,8 +144,6 @@ function useSettled<T>(value: T, ms: number): T {
 
 /** A date input's day as the start of that day where the browser is. */
 const dayStart = (day: string) => (day ? new Date(`${day}T00:00:00`).toISOString() : undefined);
-
-const dash = (value: string | number | null | undefined) => (value === null || value === undefined ? '—' : value);
 
 function ContactTable({ onBulkStarted }: { onBulkStarted: ((jobId: string) => void) | undefined }) {
   const campaigns = useCampaigns({ limit: 100 });
@@ -182,12 +178,15 @@ function ContactTable({ onBulkStarted }: { onBulkStarted: ((jobId: string) => vo
     { header: 'Campaign', cell: ({ contact }) => campaignNames.get(contact.campaignId) ?? '—' },
     { header: 'Status', cell: ({ contact }) => <span className={`badge ${contact.status}`}>{contact.status}</span> },
     { header: 'Lead status', cell: ({ contact }) => (contact.leadStatus ? LEAD_STATUSES[contact.leadStatus] : '—') },
-    { header: 'Step', cell: ({ progress }) => dash(progress.step) },
+    { header: 'Step', cell: ({ progress }) => progress.step ?? '—' },
     {
       header: 'Next send',
       cell: ({ progress }) => (progress.nextSendAt ? new Date(progress.nextSendAt).toLocaleString() : '—'),
     },
-    { header: 'Last intent', cell: ({ progress }) => dash(progress.lastReplyIntent) },
+    {
+      header: 'Last intent',
+      cell: ({ progress }) => (progress.lastReplyIntent ? INTENTS[progress.lastReplyIntent] : '—'),
+    },
     { header: 'Paused', cell: ({ progress }) => (progress.paused ? 'yes' : 'no') },
     {
       header: 'Subsequence',
@@ -199,8 +198,7 @@ function ContactTable({ onBulkStarted }: { onBulkStarted: ((jobId: string) => vo
     <section aria-labelledby="contact-list-title">
       <h2 id="contact-list-title">All contacts</h2>
       <form className="filters" aria-label="Filters" onSubmit={(e) => e.preventDefault()}>
-        <div className="field">
-          <label htmlFor="contacts-search">Search</label>
+        <Field id="contacts-search" label="Search">
           <input
             id="contacts-search"
             type="search"
@@ -212,54 +210,29 @@ function ContactTable({ onBulkStarted }: { onBulkStarted: ((jobId: string) => vo
           <small id="contacts-search-hint" className="hint">
             Part of the address, name or company; 3 characters at least.
           </small>
-        </div>
-        <div className="field">
-          <label htmlFor="contacts-campaign">Campaign</label>
-          <select
-            id="contacts-campaign"
-            value={filter.campaignId ?? ''}
-            onChange={(e) => set({ campaignId: e.target.value || undefined, subsequenceId: undefined })}
-          >
-            <option value="">All campaigns</option>
-            {campaigns.data?.data.items.map((c) => (
-              <option key={c.id} value={c.id}>
-                {c.name}
-              </option>
-            ))}
-          </select>
-        </div>
+        </Field>
         <Choice
-          id="contacts-status"
-          label="Status"
-          options={STATUSES}
-          value={filter.status}
-          onChange={(status) => set({ status })}
+          id="contacts-campaign"
+          label="Campaign"
+          any="All campaigns"
+          options={Object.fromEntries(campaigns.data?.data.items.map((c) => [c.id, c.name]) ?? [])}
+          value={filter.campaignId}
+          onChange={(campaignId) => set({ campaignId, subsequenceId: undefined })}
         />
-        <Choice
-          id="contacts-lead-status"
-          label="Lead status"
-          options={LEAD_STATUSES}
-          value={filter.leadStatus}
-          onChange={(leadStatus) => set({ leadStatus })}
-        />
-        <Choice
-          id="contacts-intent"
-          label="Last reply's intent"
-          options={Object.fromEntries(INTENTS.map((i) => [i, i])) as Record<Intent, string>}
-          value={filter.intent}
-          onChange={(intent) => set({ intent })}
-        />
-        <div className="field">
-          <label htmlFor="contacts-step">Next step</label>
-          <input
-            id="contacts-step"
-            type="number"
-            min={1}
-            max={100}
-            value={filter.step ?? ''}
-            onChange={(e) => set({ step: e.target.value ? Number(e.target.value) : undefined })}
+        {ENUM_FILTERS.map(([key, label, options]) => (
+          // Each value is one of the options named with it, so the filter gets a value of its own enum.
+          <Choice<string>
+            key={key}
+            id={`contacts-${key}`}
+            label={label}
+            options={options}
+            value={filter[key]}
+            onChange={(value) => set({ [key]: value })}
           />
-        </div>
+        ))}
+        <Field id="contacts-step" label="Next step">
+          <NumberInput id="contacts-step" min={1} max={100} value={filter.step} onChange={(step) => set({ step })} />
+        </Field>
         <Choice
           id="contacts-paused"
           label="Paused"
@@ -271,46 +244,37 @@ function ContactTable({ onBulkStarted }: { onBulkStarted: ((jobId: string) => vo
           <Choice
             id="contacts-subsequence"
             label="Subsequence"
-            options={Object.fromEntries(subsequences.map((s) => [s.id, s.name]))}
+            options={Object.fromEntries(subsequences.map((sub) => [sub.id, sub.name]))}
             value={filter.subsequenceId}
             onChange={(subsequenceId) => set({ subsequenceId })}
           />
         ) : null}
-        <div className="field">
-          <label htmlFor="contacts-after">Added from</label>
-          <input
-            id="contacts-after"
-            type="date"
-            value={days.after}
-            onChange={(e) => setDays({ ...days, after: e.target.value })}
-          />
-        </div>
-        <div className="field">
-          <label htmlFor="contacts-before">Added before</label>
-          <input
-            id="contacts-before"
-            type="date"
-            value={days.before}
-            onChange={(e) => setDays({ ...days, before: e.target.value })}
-          />
-        </div>
-        <div className="field">
-          <label htmlFor="contacts-sort">Sort by</label>
-          <select id="contacts-sort" value={sort} onChange={(e) => setSort(e.target.value as Sort)}>
-            {Object.entries(SORTS).map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="contacts-order">Order</label>
-          <select id="contacts-order" value={order} onChange={(e) => setOrder(e.target.value as Order)}>
-            <option value="desc">{sort === 'email' ? 'Z to A' : 'Newest first'}</option>
-            <option value="asc">{sort === 'email' ? 'A to Z' : 'Oldest first'}</option>
-          </select>
-        </div>
+        {(['after', 'before'] as const).map((bound) => (
+          <Field key={bound} id={`contacts-${bound}`} label={`Added ${bound === 'after' ? 'from' : 'before'}`}>
+            <input
+              id={`contacts-${bound}`}
+              type="date"
+              value={days[bound]}
+              onChange={(e) => setDays({ ...days, [bound]: e.target.value })}
+            />
+          </Field>
+        ))}
+        <Choice
+          id="contacts-sort"
+          label="Sort by"
+          any={null}
+          options={SORTS}
+          value={sort}
+          onChange={(value) => setSort(value ?? 'createdAt')}
+        />
+        <Choice
+          id="contacts-order"
+          label="Order"
+          any={null}
+          options={sort === 'email' ? { asc: 'A to Z', desc: 'Z to A' } : { desc: 'Newest first', asc: 'Oldest first' }}
+          value={order}
+          onChange={(value) => setOrder(value ?? 'desc')}
+        />
       </form>
       {onBulkStarted ? (
         <BulkActions selection={selection} campaigns={campaigns.data?.data.items ?? []} onStarted={onBulkStarted} />
@@ -323,14 +287,15 @@ function ContactTable({ onBulkStarted }: { onBulkStarted: ((jobId: string) => vo
       ) : rows.length === 0 ? (
         <Empty>No contacts match these filters.</Empty>
       ) : (
-        <VirtualTable
-          caption="Contacts"
-          columns={columns}
-          rows={rows}
-          rowKey={({ contact }) => contact.id}
-          complete={!hasNextPage}
-          onNearEnd={loadMore}
-        >
+        <>
+          <VirtualTable
+            caption="Contacts"
+            columns={columns}
+            rows={rows}
+            rowKey={({ contact }) => contact.id}
+            complete={!hasNextPage}
+            onNearEnd={loadMore}
+          />
           <p className="state" role="status" data-loaded={rows.length}>
             {isFetchingNextPage
               ? `${rows.length} contacts loaded; loading more…`
@@ -341,38 +306,48 @@ function ContactTable({ onBulkStarted }: { onBulkStarted: ((jobId: string) => vo
               Reload
             </button>
           </p>
-        </VirtualTable>
+        </>
       )}
     </section>
   );
 }
 
-/** A select of an enum's values with "Any" for none. */
+function Field({ id, label, children }: { id: string; label: string; children: ReactNode }) {
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      {children}
+    </div>
+  );
+}
+
+/** A select of values by their labels, with `any` (by default "Any") for none, or no such choice when null. */
 function Choice<V extends string>({
   id,
   label,
+  any = 'Any',
   options,
   value,
   onChange,
 }: {
   id: string;
   label: string;
+  any?: string | null;
   options: Record<V, string>;
   value: V | undefined;
   onChange: (value: V | undefined) => void;
 }) {
   return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
+    <Field id={id} label={label}>
       <select id={id} value={value ?? ''} onChange={(e) => onChange((e.target.value || undefined) as V | undefined)}>
-        <option value="">Any</option>
+        {any === null ? null : <option value="">{any}</option>}
         {(Object.entries(options) as [V, string][]).map(([v, text]) => (
           <option key={v} value={v}>
             {text}
           </option>
         ))}
       </select>
-    </div>
+    </Field>
   );
 }
 

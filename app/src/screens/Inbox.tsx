@@ -133,9 +133,9 @@ function MessageView({ message }: { message: Message }) {
               <option value="" disabled>
                 Not classified
               </option>
-              {INTENTS.map((i) => (
-                <option key={i} value={i}>
-                  {i}
+              {Object.entries(INTENTS).map(([value, label]) => (
+                <option key={value} value={value}>
+                  {label}
                 </option>
               ))}
             </select>

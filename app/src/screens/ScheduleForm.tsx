@@ -1,6 +1,7 @@
 /** The sending schedule (time zone, days, daily window) and the main options, as saved, changed together. */
-import { useState, type FormEvent } from 'react';
+import { Fragment, useState, type FormEvent } from 'react';
 import { useSetSchedule, type CampaignDetail, type Schedule } from '../hooks/api/campaigns';
+import { NumberInput } from '../components/NumberInput';
 import { ErrorNotice } from '../components/states';
 
 const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
@@ -55,22 +56,18 @@ export function ScheduleForm({ campaign, canWrite }: { campaign: CampaignDetail;
               value={schedule.timezone}
               onChange={(e) => setSchedule({ ...schedule, timezone: e.target.value })}
             />
-            <label htmlFor="schedule-from">From</label>
-            <input
-              id="schedule-from"
-              type="time"
-              required
-              value={schedule.from}
-              onChange={(e) => setSchedule({ ...schedule, from: e.target.value })}
-            />
-            <label htmlFor="schedule-to">To</label>
-            <input
-              id="schedule-to"
-              type="time"
-              required
-              value={schedule.to}
-              onChange={(e) => setSchedule({ ...schedule, to: e.target.value })}
-            />
+            {(['from', 'to'] as const).map((bound) => (
+              <Fragment key={bound}>
+                <label htmlFor={`schedule-${bound}`}>{bound === 'from' ? 'From' : 'To'}</label>
+                <input
+                  id={`schedule-${bound}`}
+                  type="time"
+                  required
+                  value={schedule[bound]}
+                  onChange={(e) => setSchedule({ ...schedule, [bound]: e.target.value })}
+                />
+              </Fragment>
+            ))}
           </div>
           <fieldset>
             <legend>Days</legend>
@@ -83,13 +80,12 @@ export function ScheduleForm({ campaign, canWrite }: { campaign: CampaignDetail;
           <fieldset>
             <legend>Options</legend>
             <label htmlFor="option-daily-limit">Daily limit</label>
-            <input
+            <NumberInput
               id="option-daily-limit"
-              type="number"
               min={1}
               max={10000}
-              value={options.dailyLimit ?? ''}
-              onChange={(e) => setOptions({ ...options, dailyLimit: e.target.value ? Number(e.target.value) : null })}
+              value={options.dailyLimit}
+              onChange={(dailyLimit) => setOptions({ ...options, dailyLimit: dailyLimit ?? null })}
             />
             {SWITCHES.map(([option, label]) => (
               <label key={option} className="check">
