@@ -174,9 +174,12 @@ async function scrollTable(browser: Browser, base: string, apiKey: string, campa
     if (request.url().includes('/v2/contact/list') && request.url().includes('campaignId=')) pagesFetched++;
   });
   await page.goto(`${base}/app/#/contacts`);
+  await page.locator('[data-loaded]').waitFor();
+  // The workspace's list stands in until the campaign's first page has come.
+  const firstPage = page.waitForResponse((response) => response.url().includes('campaignId='));
   await page.getByLabel('Campaign', { exact: true }).selectOption({ label: campaignName });
+  await (await firstPage).finished();
   const loaded = async () => Number(await page.locator('[data-loaded]').getAttribute('data-loaded'));
-  await page.waitForFunction((n) => document.querySelector(`[data-loaded="${n}"]`), PAGE_SIZE);
   let rowsLoaded = await loaded();
   let maxDomRows = 0;
   const started = performance.now();
@@ -235,7 +238,7 @@ async function measureInBrowser(): Promise<Pick<Figures, 'campaignPageMs' | 'con
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 const row = (what: string, now: string, base: string, goal = '') =>
-  console.log(`${what.padEnd(34)}${now.padStart(12)}${base.padStart(16)}  ${goal}`);
+  console.log(`${what.padEnd(36)}${now.padStart(12)}${base.padStart(12)}  ${goal}`);
 
 async function main(): Promise<void> {
   buildConsole('inherit');
@@ -271,10 +274,14 @@ async function main(): Promise<void> {
     row(
       `table: pages for ${t.rowsLoaded} rows of ${t.contacts / 1000}k`,
       String(t.pagesFetched),
-      b ? `${b.pagesFetched} (${b.rowsLoaded} rows)` : '-',
+      b?.rowsLoaded === t.rowsLoaded ? String(b.pagesFetched) : '-',
       `${Math.ceil(t.rowsLoaded / PAGE_SIZE)} pages of ${PAGE_SIZE}: ${t.pagesFetched <= Math.ceil(t.rowsLoaded / PAGE_SIZE) + 1 ? 'met' : 'NOT MET'}`,
     );
-    row('table: rows in the DOM at most', String(t.maxDomRows), b ? String(b.maxDomRows) : '-');
+    row(
+      'table: rows in the DOM at most',
+      String(t.maxDomRows),
+      b?.rowsLoaded === t.rowsLoaded ? String(b.maxDomRows) : '-',
+    );
   }
   console.log(`budget: ${kb(BUDGET_JS_GZIP)} of JavaScript gzipped: ${within ? 'within' : 'OVER'}`);
   if (!within) process.exitCode = 1;

@@ -159,7 +159,8 @@ function ContactTable({ onBulkStarted }: { onBulkStarted: ((jobId: string) => vo
     ...(days.after ? { createdAfter: dayStart(days.after) } : {}),
     ...(days.before ? { createdBefore: dayStart(days.before) } : {}),
   };
-  const list = useContactList({ ...selection, sort, order });
+  const query = { ...selection, sort, order };
+  const list = useContactList(query);
   const restart = useRestartContactList();
   const rows = useMemo(() => list.data?.pages.flatMap((page) => page.data.items) ?? [], [list.data]);
   const campaign = useCampaign(filter.campaignId);
@@ -167,9 +168,10 @@ function ContactTable({ onBulkStarted }: { onBulkStarted: ((jobId: string) => vo
   const campaignNames = useMemo(() => new Map(campaigns.data?.data.items.map((c) => [c.id, c.name])), [campaigns.data]);
   const subsequenceNames = new Map(subsequences.map((s) => [s.id, s.name]));
   const set = (patch: Partial<typeof filter>) => setFilter((f) => ({ ...f, ...patch }));
-  const { hasNextPage, isFetchingNextPage, fetchNextPage } = list;
+  const { hasNextPage, isFetchingNextPage, isPlaceholderData, fetchNextPage } = list;
+  // While another query's rows stand in for this one's first page, they have no next page of this query.
   const loadMore = () => {
-    if (hasNextPage && !isFetchingNextPage) void fetchNextPage();
+    if (hasNextPage && !isFetchingNextPage && !isPlaceholderData) void fetchNextPage();
   };
   const columns: Column<ContactListItem>[] = [
     { header: 'Email', cell: ({ contact }) => contact.email },
@@ -289,6 +291,8 @@ function ContactTable({ onBulkStarted }: { onBulkStarted: ((jobId: string) => vo
       ) : (
         <>
           <VirtualTable
+            // Other filters start a new list, read from its top.
+            key={JSON.stringify(query)}
             caption="Contacts"
             columns={columns}
             rows={rows}
