@@ -68,7 +68,7 @@ function Authenticated({ onRefused }: { onRefused: (why?: unknown) => void }) {
 
 const SCREENS = [
   { path: 'campaigns', label: 'Campaigns', scope: 'campaigns:read' },
-  { path: 'contacts', label: 'Contacts', scope: 'jobs:read' },
+  { path: 'contacts', label: 'Contacts', scope: ['contacts:read', 'jobs:read'] },
   { path: 'accounts', label: 'Accounts', scope: 'accounts:read' },
   { path: 'inbox', label: 'Unibox', scope: 'inbox:read' },
   { path: 'settings', label: 'Settings', scope: 'usage:read' },

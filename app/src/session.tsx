@@ -26,7 +26,8 @@ export function useSession(): Session {
   return session;
 }
 
-/** Whether the signed-in key may call operations that need `scope`. */
-export function useCan(scope: string): boolean {
-  return holds(useSession().scopes, scope);
+/** Whether the signed-in key may call operations that need `scope` (or one of several scopes). */
+export function useCan(scope: string | readonly string[]): boolean {
+  const { scopes } = useSession();
+  return typeof scope === 'string' ? holds(scopes, scope) : scope.some((s) => holds(scopes, s));
 }

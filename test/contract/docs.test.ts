@@ -6,22 +6,13 @@
  * operation's entry, so no two entries share a title.
  */
 import { chromiumPath, describeIf } from '../helpers/binaries';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { launchChromium } from '../helpers/console';
+import type { Browser, Page } from 'playwright-core';
 import spec from '../../generated/openapi.json';
 import { buildDocs } from '../../scripts/docs';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 const CHROMIUM = chromiumPath();
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
 const paths = spec.paths as Record<string, Record<string, { operationId?: string }>>;
@@ -47,7 +38,7 @@ suite('documentation portal at /docs (headless Chromium, offline)', () => {
   beforeAll(async () => {
     buildDocs();
     t = await startTestServer();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    browser = await launchChromium(CHROMIUM!, '--disable-quic', '--no-first-run');
     page = await browser.newPage();
     const origin = new URL(t.url).origin;
     // Offline: only the server itself and inline data may be loaded.

@@ -1,20 +1,18 @@
 /** The unibox: received and sent messages, newest first, a page at a time; a message's reply, intent and read state. */
 import { useState, type FormEvent } from 'react';
-import { useMarkRead, useMessages, useReply, useSetIntent, type InboxQuery, type Intent } from '../hooks/api/inbox';
+import {
+  INTENTS,
+  useMarkRead,
+  useMessages,
+  useReply,
+  useSetIntent,
+  type InboxQuery,
+  type Intent,
+} from '../hooks/api/inbox';
 import { Empty, ErrorNotice, Loaded } from '../components/states';
 import { useCan } from '../session';
 
 type Message = NonNullable<ReturnType<typeof useMessages>['data']>['data']['items'][number];
-
-const INTENTS: Intent[] = [
-  'interested',
-  'meetingRequest',
-  'notInterested',
-  'wrongPerson',
-  'unsubscribeRequest',
-  'question',
-  'other',
-];
 
 export function Inbox() {
   const [direction, setDirection] = useState<InboxQuery['direction']>('inbound');
@@ -135,9 +133,9 @@ function MessageView({ message }: { message: Message }) {
               <option value="" disabled>
                 Not classified
               </option>
-              {INTENTS.map((i) => (
-                <option key={i} value={i}>
-                  {i}
+              {Object.entries(INTENTS).map(([value, label]) => (
+                <option key={value} value={value}>
+                  {label}
                 </option>
               ))}
             </select>
