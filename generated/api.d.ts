@@ -10241,11 +10241,21 @@ export interface components {
          */
         AccessControlAllowOrigin: string;
         /**
+         * @description Sent when this operation, or a field this request used, is deprecated: the time it was deprecated, as an RFC 9745 structured-field date (`@` and seconds since 1970-01-01 UTC). It keeps working until its `Sunset`, if one is sent. Absent otherwise.
+         * @example @1796428800
+         */
+        Deprecation: string;
+        /**
          * @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key`
          *     (nothing was done again). Absent on a first run.
          * @example true
          */
         IdempotentReplayed: "true";
+        /**
+         * @description Sent with `Deprecation`: the operation that replaces this one (`rel="successor-version"`, when there is one) and the documentation of the change (`rel="deprecation"`, the portal's API changes page). Absent otherwise.
+         * @example </v2/campaign/get>; rel="successor-version", </docs/#/section/api-changes>; rel="deprecation"; type="text/html"
+         */
+        Link: string;
         /**
          * @description The most constraining policy's remaining quota and seconds until it frees up (IETF httpapi rate-limit headers draft), for example `"minute";r=12;t=41`.
          * @example "minute";r=19;t=60
@@ -10261,6 +10271,11 @@ export interface components {
          * @example 42
          */
         RetryAfter: number;
+        /**
+         * @description Sent with `Deprecation` when the deprecated operation or field has a date after which it may stop answering (RFC 8594, an HTTP-date). Absent otherwise.
+         * @example Wed, 30 Jun 2027 00:00:00 GMT
+         */
+        Sunset: string;
         /**
          * @description The request's id (a UUID). Sent on every response and written to the server log.
          * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
