@@ -23,6 +23,7 @@ import { rejectUnsafeText } from './http/text-safety';
 import { headAsGet } from './http/head';
 import { deprecationHeaders } from './http/deprecation';
 import { consoleApp } from './http/console-app';
+import { docsPortal } from './http/docs-portal';
 import { rejectUnsafeNumbers } from './http/json-numbers';
 import { ApiError } from './http/errors';
 import { finiteQueryNumbers } from './http/pagination';
@@ -131,7 +132,9 @@ export function createApp(deps: Deps, services: Services = createServices(deps),
   app.get('/openapi.json', (_req, res) => {
     res.json(spec);
   });
-  app.use('/docs', express.static(DOCS_DIR));
+  // The portal names the origin it is served from as the local server (http/docs-portal.ts).
+  const servers = (spec.servers ?? []).map((s) => s.url);
+  app.use('/docs', docsPortal(DOCS_DIR, servers));
   if (config.serveExamples) app.use('/examples', express.static(EXAMPLES_DIR));
   // The web console (app/, built by `npm run build`): static files under a strict Content-Security-Policy.
   app.use('/app', consoleApp(APP_DIR));
