@@ -10,7 +10,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { deprecations, type Deprecated, type SpecDocument } from '../platform/deprecation';
 
 /** Where the portal says what changed and when (docs/api-changes.md, the portal's "API changes" guide). */
-export const DEPRECATION_DOCS = '/docs/#/section/api-changes';
+const DEPRECATION_DOCS = '/docs/#/section/api-changes';
 
 type Headers = [string, string][];
 

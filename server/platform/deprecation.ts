@@ -17,7 +17,7 @@ export interface SpecDocument {
 export interface Deprecated {
   at: Date;
   sunset?: Date;
-  /** The path of the replacement, as the spec writes it. */
+  /** The path of the replacement (one named by its operationId is found by it). */
   successor?: string;
 }
 
