@@ -4872,16 +4872,14 @@ export interface components {
          *     OAuth grant. A reconnect of the same account (a new grant, the same id) is an `account.statusChanged`.
          */
         AccountConnectedData: {
-            /** Format: uuid */
-            accountId: string;
+            accountId: components["schemas"]["Id"];
             auth: components["schemas"]["EmailAccountAuth"];
             email: string;
             provider: components["schemas"]["EmailAccountProvider"];
         };
         /** @description One email account's sends on the workspace's current day; campaign and warm-up sends share `dailyLimit`. */
         AccountSends: {
-            /** Format: uuid */
-            accountId: string;
+            accountId: components["schemas"]["Id"];
             /** Format: int64 */
             dailyLimit: number;
             /** Format: email */
@@ -4899,21 +4897,15 @@ export interface components {
         };
         /** @description One account's sending today (workspace time zone): campaign emails from the stored sent events, warm-up emails from the pool's record. */
         AccountSentToday: {
-            /**
-             * Format: uuid
-             * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
-             */
-            accountId: string;
+            /** @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f */
+            accountId: components["schemas"]["Id"];
             /**
              * Format: int64
              * @example 50
              */
             dailyLimit: number;
-            /**
-             * Format: email
-             * @example jane@acme-mail.io
-             */
-            email: string;
+            /** @example jane@acme-mail.io */
+            email: components["schemas"]["EmailAddress"];
             /**
              * Format: int64
              * @description dailyLimit - sentToday - warmupSentToday (campaign, placement-test and warm-up mail share the limit), never below 0.
@@ -4935,8 +4927,7 @@ export interface components {
             warmupSentToday: number;
         };
         AccountStatusChangedData: {
-            /** Format: uuid */
-            accountId: string;
+            accountId: components["schemas"]["Id"];
             email: string;
             previous: components["schemas"]["EmailAccountStatus"];
             reason: string | null;
@@ -4944,8 +4935,7 @@ export interface components {
         };
         /** @description An account's warm-up changed state (`account.warmupEnabled`, `account.warmupPaused`, `account.warmupBanned`). */
         AccountWarmupData: {
-            /** Format: uuid */
-            accountId: string;
+            accountId: components["schemas"]["Id"];
             email: string;
             enabled: boolean;
             reason: components["schemas"]["WarmupReason"] | null;
@@ -5026,15 +5016,13 @@ export interface components {
         };
         /** @description An API key of the workspace. Its secret is never shown again after create or rotate. */
         ApiKey: {
-            /** Format: date-time */
-            createdAt: string;
+            createdAt: components["schemas"]["Timestamp"];
             /**
              * Format: date-time
              * @description When the key stops working (401); null for a key without expiry.
              */
             expiresAt: string | null;
-            /** Format: uuid */
-            id: string;
+            id: components["schemas"]["Id"];
             /**
              * Format: date-time
              * @description The last authenticated request with the key, to the minute; null if never used.
@@ -5064,11 +5052,8 @@ export interface components {
             scopes: string[];
         };
         ApiKeyCreateRequest: {
-            /**
-             * Format: date-time
-             * @description When the key stops working; in the future. Omitted means no expiry.
-             */
-            expiresAt?: string;
+            /** @description When the key stops working; in the future. Omitted means no expiry. */
+            expiresAt?: components["schemas"]["Timestamp"];
             /** @description A label for the key. */
             name: string;
             /**
@@ -5078,18 +5063,12 @@ export interface components {
             scopes: string[];
         };
         ApiKeyIdRequest: {
-            /**
-             * Format: uuid
-             * @description The key's id.
-             */
-            id: string;
+            /** @description The key's id. */
+            id: components["schemas"]["Id"];
         };
         ApiKeyRotateRequest: {
-            /**
-             * Format: uuid
-             * @description The key's id.
-             */
-            id: string;
+            /** @description The key's id. */
+            id: components["schemas"]["Id"];
             /**
              * Format: int32
              * @description How long the current secret keeps working beside the new one (0 to 7 days); 0 stops it at once.
@@ -5117,12 +5096,10 @@ export interface components {
             actor: "key" | "mcp" | "admin" | "parent" | "worker";
             /** @description The client address (honours TRUST_PROXY). */
             address: string | null;
-            /** Format: date-time */
-            at: string;
+            at: components["schemas"]["Timestamp"];
             /** @description The names of the body's fields (never their values, so no secret or message body). */
             fields: string[];
-            /** Format: uuid */
-            id: string;
+            id: components["schemas"]["Id"];
             /** Format: uuid */
             keyId: string | null;
             keyName: string | null;
@@ -5211,6 +5188,8 @@ export interface components {
             /** @example zen.spamhaus.org */
             zone: string;
         };
+        /** @description An email's body (HTML or plain text). */
+        Body: string;
         /** @description An outreach campaign. */
         Campaign: {
             /** @description Sizes computed when the campaign is read. */
@@ -5231,13 +5210,9 @@ export interface components {
                  */
                 steps: number;
             };
-            /** Format: date-time */
-            createdAt: string;
-            /**
-             * Format: uuid
-             * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
-             */
-            id: string;
+            createdAt: components["schemas"]["Timestamp"];
+            /** @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10 */
+            id: components["schemas"]["Id"];
             /**
              * Format: date-time
              * @description When the campaign was first launched; `null` while it is a draft.
@@ -5251,11 +5226,8 @@ export interface components {
             /** @description The sending schedule, or `null` until one is set (`POST /v2/campaign/set/schedules`); launch needs one. */
             schedule: components["schemas"]["CampaignSchedule"] | null;
             status: components["schemas"]["CampaignStatus"];
-            /**
-             * Format: date-time
-             * @description Last change to the campaign, its sequence, schedule or linked accounts.
-             */
-            updatedAt: string;
+            /** @description Last change to the campaign, its sequence, schedule or linked accounts. */
+            updatedAt: components["schemas"]["Timestamp"];
         };
         /** @description An email account linked to a campaign, as the campaign sees it. */
         CampaignAccount: {
@@ -5265,21 +5237,12 @@ export interface components {
              * @example 50
              */
             dailyLimit: number;
-            /**
-             * Format: email
-             * @example jane@acme-mail.io
-             */
-            email: string;
-            /**
-             * Format: uuid
-             * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
-             */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the account was linked to this campaign.
-             */
-            linkedAt: string;
+            /** @example jane@acme-mail.io */
+            email: components["schemas"]["EmailAddress"];
+            /** @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f */
+            id: components["schemas"]["Id"];
+            /** @description When the account was linked to this campaign. */
+            linkedAt: components["schemas"]["Timestamp"];
             /** @enum {string} */
             provider: "google" | "microsoft" | "smtp";
             /**
@@ -5291,13 +5254,12 @@ export interface components {
         /** @description The linked email accounts of a campaign after a change, and what the change did. */
         CampaignAccountsChange: {
             /** @description Every account linked to the campaign now, oldest link first. */
-            accountIds: string[];
+            accountIds: components["schemas"]["Id"][];
             /** @description Accounts this request linked (already linked ones are not repeated here). */
-            added: string[];
-            /** Format: uuid */
-            campaignId: string;
+            added: components["schemas"]["Id"][];
+            campaignId: components["schemas"]["Id"];
             /** @description Accounts this request unlinked. */
-            removed: string[];
+            removed: components["schemas"]["Id"][];
         };
         /**
          * @description Counts of one campaign or of all campaigns of the workspace, all time: campaigns by status, contacts by
@@ -5409,8 +5371,7 @@ export interface components {
             subsequences: components["schemas"]["SubsequenceSummary"][];
         };
         CampaignEventData: {
-            /** Format: uuid */
-            campaignId: string;
+            campaignId: components["schemas"]["Id"];
             /** @description campaign.paused by the service only: the reason in words. */
             message?: string;
             name: string;
@@ -5710,16 +5671,13 @@ export interface components {
          *     `{{unsubscribeUrl}}` as `[unsubscribe link]`: the preview signs nothing.
          */
         CampaignPreview: {
-            /** Format: uuid */
-            campaignId: string;
-            /** Format: uuid */
-            contactId: string;
-            /** Format: email */
-            email: string;
+            campaignId: components["schemas"]["Id"];
+            contactId: components["schemas"]["Id"];
+            email: components["schemas"]["EmailAddress"];
             /** @description The rendered message, or `null` when there is no step or a variable is missing. */
             message: {
-                bcc: string[];
-                cc: string[];
+                bcc: components["schemas"]["EmailAddress"][];
+                cc: components["schemas"]["EmailAddress"][];
                 /** @description The HTML part, or `null` when the message goes as plain text (`textOnly`, or `firstEmailTextOnly` on step 1). */
                 html: string | null;
                 /** @description Whether it answers the step before, in its thread. */
@@ -5742,10 +5700,8 @@ export interface components {
                 label: string;
                 /** Format: int64 */
                 order: number;
-                /** Format: uuid */
-                stepId: string;
-                /** Format: uuid */
-                variantId: string;
+                stepId: components["schemas"]["Id"];
+                variantId: components["schemas"]["Id"];
             } | null;
         };
         /**
@@ -5835,8 +5791,7 @@ export interface components {
          *     }
          */
         CampaignSendingStatus: {
-            /** Format: uuid */
-            campaignId: string;
+            campaignId: components["schemas"]["Id"];
             counts: {
                 /** Format: int64 */
                 bounced: number;
@@ -5874,8 +5829,7 @@ export interface components {
                 order: number;
                 /** Format: int64 */
                 sent: number;
-                /** Format: uuid */
-                stepId: string;
+                stepId: components["schemas"]["Id"];
             }[];
             status: components["schemas"]["CampaignStatus"];
         };
@@ -5896,21 +5850,18 @@ export interface components {
          */
         CampaignStepAnalytics: components["schemas"]["AnalyticsRange"] & {
             campaign: components["schemas"]["ReplyAnalyticsCounts"];
-            /** Format: uuid */
-            campaignId: string;
+            campaignId: components["schemas"]["Id"];
             steps: {
                 counts: components["schemas"]["ReplyAnalyticsCounts"];
                 /** Format: int64 */
                 order: number;
-                /** Format: uuid */
-                stepId: string;
+                stepId: components["schemas"]["Id"];
                 variants: {
                     counts: components["schemas"]["ReplyAnalyticsCounts"];
                     /** @example A */
                     label: string;
                     stats: components["schemas"]["VariantStats"];
-                    /** Format: uuid */
-                    variantId: string;
+                    variantId: components["schemas"]["Id"];
                     /** @description Whether this is the step's picked winner. */
                     winner: boolean;
                 }[];
@@ -5986,32 +5937,22 @@ export interface components {
         };
         /** @description A contact (lead) of one campaign. A campaign holds an email address at most once (case-insensitive). */
         Contact: {
-            /**
-             * Format: uuid
-             * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
-             */
-            campaignId: string;
+            /** @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10 */
+            campaignId: components["schemas"]["Id"];
             /** @example Acme Inc. */
             companyName: string | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-23T10:00:00.000Z
-             */
-            createdAt: string;
+            /** @example 2026-11-23T10:00:00.000Z */
+            createdAt: components["schemas"]["Timestamp"];
             customVariables: components["schemas"]["ContactCustomVariables"];
             /**
-             * Format: email
              * @description The address, trimmed and in lower case.
              * @example jane.doe@acme.com
              */
-            email: string;
+            email: components["schemas"]["EmailAddress"];
             /** @example Jane */
             firstName: string | null;
-            /**
-             * Format: uuid
-             * @example 0192f0c5-2b7a-7d10-8c3e-6f4a1b2c3d4e
-             */
-            id: string;
+            /** @example 0192f0c5-2b7a-7d10-8c3e-6f4a1b2c3d4e */
+            id: components["schemas"]["Id"];
             /** @example Head of Sales */
             jobTitle: string | null;
             /** @example Doe */
@@ -6028,22 +5969,20 @@ export interface components {
              */
             timezone: string | null;
             /**
-             * Format: date-time
              * @description When the contact's fields, custom variables or lead status last changed.
              * @example 2026-11-23T10:00:00.000Z
              */
-            updatedAt: string;
+            updatedAt: components["schemas"]["Timestamp"];
             /** @example https://acme.com */
             website: string | null;
         };
         /** @description A row that was not added because its address is already taken in the campaign. */
         ContactAddDuplicate: {
             /**
-             * Format: uuid
              * @description The contact that holds this address in the campaign (for `repeatedInRequest`, the one the earlier row created or found).
              * @example 0192f0c5-2b7a-7d10-8c3e-6f4a1b2c3d4e
              */
-            contactId: string;
+            contactId: components["schemas"]["Id"];
             /**
              * @description The row's address, trimmed and in lower case.
              * @example jane.doe@acme.com
@@ -6087,19 +6026,17 @@ export interface components {
         /** @description Contacts to add to one campaign, 1 to 1000 per request (one contact is a batch of one). */
         ContactAddRequest: {
             /**
-             * Format: uuid
              * @description The campaign to add the contacts to; it must belong to your workspace.
              * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
              */
-            campaignId: string;
+            campaignId: components["schemas"]["Id"];
             contacts: components["schemas"]["ContactInput"][];
         };
         /** @description What happened to each row of an add request. Every row is in exactly one of `added`, `duplicates` and `invalid`. */
         ContactAddResult: {
             /** @description The contacts created, in the order of their rows. */
             added: components["schemas"]["Contact"][];
-            /** Format: uuid */
-            campaignId: string;
+            campaignId: components["schemas"]["Id"];
             counts: {
                 /** Format: int64 */
                 added: number;
@@ -6138,11 +6075,8 @@ export interface components {
             /** @description `move`: as in `POST /v2/contact/move` (default `false`: the target's step 1). */
             keepProgress?: boolean;
             leadStatus?: components["schemas"]["ContactLeadStatus"];
-            /**
-             * Format: uuid
-             * @description `move`: the campaign of the workspace the contacts go to.
-             */
-            toCampaignId?: string;
+            /** @description `move`: the campaign of the workspace the contacts go to. */
+            toCampaignId?: components["schemas"]["Id"];
         };
         /**
          * @description Your own per-contact values, usable in templates as `{{key}}`. At most 50 keys; a key starts with
@@ -6163,23 +6097,20 @@ export interface components {
         /** @description The contact, by `contactId` or by `campaignId` and `email`, and the custom variable keys to delete. */
         ContactDataRemoveRequest: {
             /**
-             * Format: uuid
              * @description With `email`, finds the contact by its address in this campaign.
              * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
              */
-            campaignId?: string;
+            campaignId?: components["schemas"]["Id"];
             /**
-             * Format: uuid
              * @description The contact's id. Send it alone, or send `campaignId` and `email` instead.
              * @example 0192f0c5-2b7a-7d10-8c3e-6f4a1b2c3d4e
              */
-            contactId?: string;
+            contactId?: components["schemas"]["Id"];
             /**
-             * Format: email
              * @description With `campaignId`, the contact's address (compared case-insensitively).
              * @example jane.doe@acme.com
              */
-            email?: string;
+            email?: components["schemas"]["EmailAddress"];
             /**
              * @description The keys to delete. A key the contact does not have is reported in `notFound`, not an error.
              * @example [
@@ -6210,45 +6141,39 @@ export interface components {
         /** @description The contact, by `contactId` or by `campaignId` and `email`, and custom variables to write. */
         ContactDataWriteRequest: {
             /**
-             * Format: uuid
              * @description With `email`, finds the contact by its address in this campaign.
              * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
              */
-            campaignId?: string;
+            campaignId?: components["schemas"]["Id"];
             /**
-             * Format: uuid
              * @description The contact's id. Send it alone, or send `campaignId` and `email` instead.
              * @example 0192f0c5-2b7a-7d10-8c3e-6f4a1b2c3d4e
              */
-            contactId?: string;
+            contactId?: components["schemas"]["Id"];
             customVariables: components["schemas"]["ContactCustomVariables"];
             /**
-             * Format: email
              * @description With `campaignId`, the contact's address (compared case-insensitively).
              * @example jane.doe@acme.com
              */
-            email?: string;
+            email?: components["schemas"]["EmailAddress"];
         };
         /** @description The contact to delete, by `contactId` or by `campaignId` and `email`. */
         ContactDeleteRequest: {
             /**
-             * Format: uuid
              * @description With `email`, finds the contact by its address in this campaign.
              * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
              */
-            campaignId?: string;
+            campaignId?: components["schemas"]["Id"];
             /**
-             * Format: uuid
              * @description The contact's id. Send it alone, or send `campaignId` and `email` instead.
              * @example 0192f0c5-2b7a-7d10-8c3e-6f4a1b2c3d4e
              */
-            contactId?: string;
+            contactId?: components["schemas"]["Id"];
             /**
-             * Format: email
              * @description With `campaignId`, the contact's address (compared case-insensitively).
              * @example jane.doe@acme.com
              */
-            email?: string;
+            email?: components["schemas"]["EmailAddress"];
         };
         /**
          * @description Which contacts: the same filters as `GET /v2/contact/list`, all optional and combined with AND. Without
@@ -6259,21 +6184,12 @@ export interface components {
          *     }
          */
         ContactFilter: {
-            /**
-             * Format: uuid
-             * @description Only this campaign's contacts (a campaign of another workspace is a `404`).
-             */
-            campaignId?: string;
-            /**
-             * Format: date-time
-             * @description Only contacts added at or after this time.
-             */
-            createdAfter?: string;
-            /**
-             * Format: date-time
-             * @description Only contacts added before this time.
-             */
-            createdBefore?: string;
+            /** @description Only this campaign's contacts (a campaign of another workspace is a `404`). */
+            campaignId?: components["schemas"]["Id"];
+            /** @description Only contacts added at or after this time. */
+            createdAfter?: components["schemas"]["Timestamp"];
+            /** @description Only contacts added before this time. */
+            createdBefore?: components["schemas"]["Timestamp"];
             intent?: components["schemas"]["ReplyIntent"];
             /**
              * @description Only contacts with this lead status.
@@ -6293,11 +6209,8 @@ export interface components {
              * @description Only contacts whose next step (of the sequence they are in) is this position.
              */
             step?: number;
-            /**
-             * Format: uuid
-             * @description Only contacts in this subsequence now.
-             */
-            subsequenceId?: string;
+            /** @description Only contacts in this subsequence now. */
+            subsequenceId?: components["schemas"]["Id"];
         };
         /**
          * @description One contact to add. Only `email` is required. The address is checked per row by the service (not by
@@ -6344,23 +6257,20 @@ export interface components {
         /** @description The contact, by `contactId` or by `campaignId` and `email`, and its new lead status. */
         ContactLeadStatusUpdateRequest: {
             /**
-             * Format: uuid
              * @description With `email`, finds the contact by its address in this campaign.
              * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
              */
-            campaignId?: string;
+            campaignId?: components["schemas"]["Id"];
             /**
-             * Format: uuid
              * @description The contact's id. Send it alone, or send `campaignId` and `email` instead.
              * @example 0192f0c5-2b7a-7d10-8c3e-6f4a1b2c3d4e
              */
-            contactId?: string;
+            contactId?: components["schemas"]["Id"];
             /**
-             * Format: email
              * @description With `campaignId`, the contact's address (compared case-insensitively).
              * @example jane.doe@acme.com
              */
-            email?: string;
+            email?: components["schemas"]["EmailAddress"];
             leadStatus: components["schemas"]["ContactLeadStatus"];
         };
         /**
@@ -6370,10 +6280,8 @@ export interface components {
         ContactLifecycleResult: {
             changed: components["schemas"]["Contact"][];
             unchanged: {
-                /** Format: uuid */
-                campaignId: string;
-                /** Format: uuid */
-                contactId: string;
+                campaignId: components["schemas"]["Id"];
+                contactId: components["schemas"]["Id"];
                 email: string;
                 /** @enum {string} */
                 status: "active" | "paused" | "completed" | "bounced" | "unsubscribed";
@@ -6418,7 +6326,7 @@ export interface components {
              *       "0192f0c5-2b7a-7d10-8c3e-6f4a1b2c3d4e"
              *     ]
              */
-            contactIds: string[];
+            contactIds: components["schemas"]["IdList"];
             /**
              * @description `false` (default): the contact starts the target's sequence at step 1 (a contact that had finished
              *     becomes active again). `true`: it keeps its place, continuing at the step number it had reached, after
@@ -6426,28 +6334,20 @@ export interface components {
              * @default false
              */
             keepProgress?: boolean;
-            /**
-             * Format: uuid
-             * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a11
-             */
-            toCampaignId: string;
+            /** @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a11 */
+            toCampaignId: components["schemas"]["Id"];
         };
         ContactMoveResult: {
             /** @description Contacts not moved because the target campaign already holds their address (or they are in it). */
             alreadyInTarget: {
-                /** Format: uuid */
-                contactId: string;
+                contactId: components["schemas"]["Id"];
                 email: string;
-                /**
-                 * Format: uuid
-                 * @description The contact of the target campaign with this address.
-                 */
-                existingContactId: string;
+                /** @description The contact of the target campaign with this address. */
+                existingContactId: components["schemas"]["Id"];
             }[];
             /** @description The moved contacts, as they are now (same ids). */
             moved: components["schemas"]["Contact"][];
-            /** Format: uuid */
-            toCampaignId: string;
+            toCampaignId: components["schemas"]["Id"];
         };
         /**
          * @description Where a contact stands in its campaign's sequence. `state`: `waiting` (the next step is due at `nextDueAt`),
@@ -6503,24 +6403,23 @@ export interface components {
          */
         ContactSelection: {
             /**
-             * Format: uuid
              * @description Only in this campaign; without it, in every campaign of the workspace.
              * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
              */
-            campaignId?: string;
+            campaignId?: components["schemas"]["Id"];
             /**
              * @example [
              *       "0192f0c5-2b7a-7d10-8c3e-6f4a1b2c3d4e"
              *     ]
              */
-            contactIds?: string[];
+            contactIds?: components["schemas"]["IdList"];
             /**
              * @description Addresses, compared case-insensitively.
              * @example [
              *       "jane.doe@acme.com"
              *     ]
              */
-            emails?: string[];
+            emails?: components["schemas"]["EmailAddress"][];
         };
         /**
          * @description The contact's sending state in its campaign: `active` (will receive the next steps), `paused`,
@@ -6530,16 +6429,11 @@ export interface components {
          */
         ContactStatus: "active" | "paused" | "completed" | "bounced" | "unsubscribed";
         ContactUnsubscribedData: {
-            /** Format: uuid */
-            campaignId: string;
-            /** Format: uuid */
-            contactId: string;
+            campaignId: components["schemas"]["Id"];
+            contactId: components["schemas"]["Id"];
             email: string;
-            /**
-             * Format: uuid
-             * @description With `source: reply`: the reply that asked.
-             */
-            inboundMessageId?: string;
+            /** @description With `source: reply`: the reply that asked. */
+            inboundMessageId?: components["schemas"]["Id"];
             /**
              * @description The unsubscribe page's button, the mail client's one-click (RFC 8058), or a reply asking to be removed (intent `unsubscribeRequest`, decided or set by a user).
              * @enum {string}
@@ -6606,8 +6500,7 @@ export interface components {
         EmailAccount: {
             auth?: components["schemas"]["EmailAccountAuth"];
             bounceProtection: components["schemas"]["AccountBounceProtection"];
-            /** Format: date-time */
-            createdAt: string;
+            createdAt: components["schemas"]["Timestamp"];
             /**
              * Format: int32
              * @description Most emails the account sends a day, campaign, warm-up and placement-test mail together.
@@ -6615,16 +6508,12 @@ export interface components {
              */
             dailyLimit: number;
             /**
-             * Format: email
              * @description The sending address, in lower case.
              * @example jane@acme-mail.io
              */
-            email: string;
-            /**
-             * Format: uuid
-             * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
-             */
-            id: string;
+            email: components["schemas"]["EmailAddress"];
+            /** @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f */
+            id: components["schemas"]["Id"];
             /** @description The IMAP login, or `null` when none was given (replies are then not read from this mailbox). */
             imap: components["schemas"]["EmailAccountServer"] | null;
             /**
@@ -6644,8 +6533,7 @@ export interface components {
             status: components["schemas"]["EmailAccountStatus"];
             /** @description The tracking domain this account's campaign mail uses (`POST /v2/account/update`), or `null` when it chose none. */
             trackingDomain: components["schemas"]["TrackingDomainChoice"] | null;
-            /** Format: date-time */
-            updatedAt: string;
+            updatedAt: components["schemas"]["Timestamp"];
             warmup: components["schemas"]["EmailAccountWarmup"];
             /**
              * Format: int64
@@ -6673,11 +6561,8 @@ export interface components {
          *     `reason` says why not. `retries` lists the servers that could not be reached and when each is tried again.
          */
         EmailAccountConnection: {
-            /**
-             * Format: uuid
-             * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
-             */
-            accountId: string;
+            /** @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f */
+            accountId: components["schemas"]["Id"];
             /** @example true */
             canSend: boolean;
             /**
@@ -6685,11 +6570,8 @@ export interface components {
              * @example 50
              */
             dailyLimit: number;
-            /**
-             * Format: email
-             * @example jane@acme-mail.io
-             */
-            email: string;
+            /** @example jane@acme-mail.io */
+            email: components["schemas"]["EmailAddress"];
             /**
              * @description Why the account cannot send now, or `null` when it can: its status (`reconnectRequired`: its OAuth grant
              *     was revoked or expired, connect it again), `dailyLimitReached`, or `smtpRetrying` (its SMTP server could not
@@ -6742,11 +6624,10 @@ export interface components {
              */
             failures: number;
             /**
-             * Format: date-time
              * @description When the server is tried again (mail is not sent through it, or read from it, before).
              * @example 2026-11-23T10:03:00.000Z
              */
-            nextTryAt: string;
+            nextTryAt: components["schemas"]["Timestamp"];
             /**
              * @description Which server failed (SMTP sends; IMAP reads replies).
              * @example imap
@@ -6759,11 +6640,10 @@ export interface components {
              */
             reason: string;
             /**
-             * Format: date-time
              * @description When the first of these failures happened.
              * @example 2026-11-23T10:00:00.000Z
              */
-            since: string;
+            since: components["schemas"]["Timestamp"];
         };
         /**
          * @description An email account to connect: with an SMTP login (a password, and an IMAP one to read the mailbox), or
@@ -6779,11 +6659,10 @@ export interface components {
              */
             dailyLimit?: number;
             /**
-             * Format: email
              * @description The sending address; unique in the workspace (case-insensitive).
              * @example jane@acme-mail.io
              */
-            email: string;
+            email: components["schemas"]["EmailAddress"];
             imap?: components["schemas"]["EmailAccountServerInput"];
             provider: components["schemas"]["EmailAccountProvider"];
             smtp?: components["schemas"]["EmailAccountServerInput"];
@@ -6805,16 +6684,10 @@ export interface components {
          *     them again).
          */
         EmailAccountDeletion: {
-            /**
-             * Format: uuid
-             * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
-             */
-            accountId: string;
-            /**
-             * Format: email
-             * @example jane@acme-mail.io
-             */
-            email: string;
+            /** @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f */
+            accountId: components["schemas"]["Id"];
+            /** @example jane@acme-mail.io */
+            email: components["schemas"]["EmailAddress"];
             /**
              * @example [
              *       {
@@ -6824,8 +6697,7 @@ export interface components {
              *     ]
              */
             pausedCampaigns: {
-                /** Format: uuid */
-                id: string;
+                id: components["schemas"]["Id"];
                 name: string;
             }[];
             /**
@@ -6833,7 +6705,7 @@ export interface components {
              *       "0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10"
              *     ]
              */
-            unlinkedCampaignIds: string[];
+            unlinkedCampaignIds: components["schemas"]["Id"][];
         };
         /**
          * @description An OAuth grant the caller already holds for the mailbox (an integrator that ran the consent itself, with
@@ -6861,11 +6733,8 @@ export interface components {
          *     out, the stored ones are tried. An OAuth account logs in with its grant and takes no password.
          */
         EmailAccountReconnectRequest: {
-            /**
-             * Format: uuid
-             * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
-             */
-            accountId: string;
+            /** @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f */
+            accountId: components["schemas"]["Id"];
             /**
              * @description The new password of the IMAP login when it differs from the SMTP one.
              * @example new-imap-password-9012
@@ -6927,11 +6796,8 @@ export interface components {
         EmailAccountStatus: "active" | "paused" | "connectionError" | "sendingError" | "reconnectRequired";
         /** @description Settings of a connected account to change; fields left out keep their value. */
         EmailAccountUpdateRequest: {
-            /**
-             * Format: uuid
-             * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
-             */
-            accountId: string;
+            /** @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f */
+            accountId: components["schemas"]["Id"];
             bounceProtection?: components["schemas"]["AccountBounceProtection"];
             /**
              * Format: uuid
@@ -6949,11 +6815,8 @@ export interface components {
          *     points it takes off.
          */
         EmailAccountVitals: {
-            /**
-             * Format: uuid
-             * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
-             */
-            accountId: string;
+            /** @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f */
+            accountId: components["schemas"]["Id"];
             /** @example true */
             allPass: boolean;
             /**
@@ -6971,11 +6834,8 @@ export interface components {
             dmarc: components["schemas"]["DnsRecordCheck"];
             /** @example acme-mail.io */
             domain: string;
-            /**
-             * Format: email
-             * @example jane@acme-mail.io
-             */
-            email: string;
+            /** @example jane@acme-mail.io */
+            email: components["schemas"]["EmailAddress"];
             mx: components["schemas"]["DnsRecordCheck"];
             /**
              * @description Campaign emails (warm-up excluded) this account sent in the last 30 days, and how many bounced, were
@@ -7042,7 +6902,7 @@ export interface components {
              *       "0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f"
              *     ]
              */
-            accountIds: string[];
+            accountIds: components["schemas"]["Id"][];
             /**
              * @description DKIM selectors to try, in order; default the server's list (google, selector1, selector2, default, k1).
              * @example [
@@ -7118,11 +6978,8 @@ export interface components {
         };
         /** @description The account whose warm-up to start, and optionally new warm-up settings. */
         EmailAccountWarmupEnableRequest: {
-            /**
-             * Format: uuid
-             * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
-             */
-            accountId: string;
+            /** @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f */
+            accountId: components["schemas"]["Id"];
             warmup?: components["schemas"]["EmailAccountWarmupInput"];
         };
         /**
@@ -7166,12 +7023,11 @@ export interface components {
         };
         /** @description The account whose warm-up to pause. */
         EmailAccountWarmupPauseRequest: {
-            /**
-             * Format: uuid
-             * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
-             */
-            accountId: string;
+            /** @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f */
+            accountId: components["schemas"]["Id"];
         };
+        /** Format: email */
+        EmailAddress: string;
         /**
          * @description Keyset pagination, newest first. `nextCursor` names the last message of this page; pass it as `cursor`
          *     for the next page. New mail arriving between two requests appears at the top of the first page and never
@@ -7186,7 +7042,7 @@ export interface components {
         };
         EmailMarkReadRequest: {
             /** @description The messages to mark. */
-            ids: string[];
+            ids: components["schemas"]["Id"][];
             /**
              * @description `true` marks them read, `false` unread.
              * @default true
@@ -7208,14 +7064,12 @@ export interface components {
             campaignId: string | null;
             /** Format: uuid */
             contactId: string | null;
-            /** Format: date-time */
-            createdAt: string;
+            createdAt: components["schemas"]["Timestamp"];
             /** @enum {string} */
             direction: "outbound" | "inbound";
             from: string;
             htmlBody: string | null;
-            /** Format: uuid */
-            id: string;
+            id: components["schemas"]["Id"];
             inReplyTo: string | null;
             /** @description The intent of a reply (`kind` reply only); `null` for every other message. */
             intent: components["schemas"]["ReplyIntent"] | null;
@@ -7265,11 +7119,8 @@ export interface components {
             stepId: string | null;
             subject: string;
             textBody: string;
-            /**
-             * Format: uuid
-             * @description The id of the first message of the thread; every message of a conversation shares it.
-             */
-            threadId: string;
+            /** @description The id of the first message of the thread; every message of a conversation shares it. */
+            threadId: components["schemas"]["Id"];
             to: string;
             /** Format: uuid */
             variantId: string | null;
@@ -7277,11 +7128,8 @@ export interface components {
         EmailReplyRequest: {
             /** @description An optional HTML body sent alongside the text. */
             html?: string;
-            /**
-             * Format: uuid
-             * @description The message to answer (any message of the thread; the answer goes to the other party of that message).
-             */
-            id: string;
+            /** @description The message to answer (any message of the thread; the answer goes to the other party of that message). */
+            id: components["schemas"]["Id"];
             /** @description The plain-text body of the answer. */
             text: string;
         };
@@ -7290,11 +7138,8 @@ export interface components {
          *     found; omitted, the rules' referral is kept for `wrongPerson` and cleared otherwise).
          */
         EmailSetIntentRequest: {
-            /**
-             * Format: uuid
-             * @description The id of an inbound reply (`kind` reply).
-             */
-            id: string;
+            /** @description The id of an inbound reply (`kind` reply). */
+            id: components["schemas"]["Id"];
             intent: components["schemas"]["ReplyIntent"];
             referral?: components["schemas"]["ReplyReferral"];
         };
@@ -7333,11 +7178,10 @@ export interface components {
              */
             companyName?: string;
             /**
-             * Format: email
              * @description A work email address; compared case-insensitively.
              * @example jane.doe@northwindanalytics.com
              */
-            email?: string;
+            email?: components["schemas"]["EmailAddress"];
             /** @example Jane */
             firstName?: string;
             /** @example Doe */
@@ -7450,22 +7294,13 @@ export interface components {
             data: {
                 [key: string]: unknown;
             };
-            /**
-             * Format: uuid
-             * @example 01936f3e-1c2a-7cc0-8a4e-2f1b5a3c9d10
-             */
-            id: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-23T14:05:00Z
-             */
-            occurredAt: string;
+            /** @example 01936f3e-1c2a-7cc0-8a4e-2f1b5a3c9d10 */
+            id: components["schemas"]["Id"];
+            /** @example 2026-11-23T14:05:00Z */
+            occurredAt: components["schemas"]["Timestamp"];
             type: components["schemas"]["EventType"];
-            /**
-             * Format: uuid
-             * @example 01936f3e-0000-7000-8000-000000000001
-             */
-            workspaceId: string;
+            /** @example 01936f3e-0000-7000-8000-000000000001 */
+            workspaceId: components["schemas"]["Id"];
         };
         /**
          * @description Where the next read starts. `nextCursor` is always given: pass it as `after` next time, now or later,
@@ -7487,6 +7322,9 @@ export interface components {
          * @enum {string}
          */
         EventType: "email.sent" | "email.opened" | "email.clicked" | "email.replied" | "email.autoReplied" | "email.bounced" | "contact.unsubscribed" | "contact.leadStatusChanged" | "contact.subsequenceEntered" | "campaign.launched" | "campaign.paused" | "campaign.completed" | "campaign.deleted" | "campaign.variantWinner" | "account.connected" | "account.statusChanged" | "account.warmupEnabled" | "account.warmupPaused" | "account.warmupBanned" | "job.completed" | "job.failed" | "placement.completed" | "tracking.domainVerified" | "tracking.domainFailed";
+        /** Format: uuid */
+        Id: string;
+        IdList: components["schemas"]["Id"][];
         /**
          * @description A background job. Its rows are processed by the worker in batches; `progress` and `counts` move batch by
          *     batch, so polling `GET /v2/job/get` shows it advance, and `job.completed` / `job.failed` events announce
@@ -7504,12 +7342,10 @@ export interface components {
                 filter: components["schemas"]["ContactFilter"];
                 keepProgress?: boolean;
                 leadStatus?: components["schemas"]["ContactLeadStatus"];
-                /** Format: uuid */
-                toCampaignId?: string;
+                toCampaignId?: components["schemas"]["Id"];
             };
             counts: components["schemas"]["JobCounts"];
-            /** Format: date-time */
-            createdAt: string;
+            createdAt: components["schemas"]["Timestamp"];
             /** @description Credits the job charged, all at once when it was accepted (enrich; 0 for the other types). */
             credits: {
                 /** Format: int64 */
@@ -7527,11 +7363,8 @@ export interface components {
              * @description When it completed, failed or was cancelled.
              */
             finishedAt: string | null;
-            /**
-             * Format: uuid
-             * @example 0193a1b2-7c4d-7e5f-8a9b-0c1d2e3f4a5b
-             */
-            id: string;
+            /** @example 0193a1b2-7c4d-7e5f-8a9b-0c1d2e3f4a5b */
+            id: components["schemas"]["Id"];
             /**
              * Format: uuid
              * @description The people list a contact import adds to (null for other types and campaign imports).
@@ -7667,11 +7500,8 @@ export interface components {
              * @example 2012
              */
             foundedYear?: number | null;
-            /**
-             * Format: uuid
-             * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
-             */
-            id: string;
+            /** @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10 */
+            id: components["schemas"]["Id"];
             /** @example Computer Software */
             industry: string | null;
             /**
@@ -7727,13 +7557,9 @@ export interface components {
         LeadEmailStatus: "verified" | "likely" | "unverified" | "unavailable";
         /** @description A people list or a company list of the workspace. */
         LeadList: {
-            /** Format: date-time */
-            createdAt: string;
-            /**
-             * Format: uuid
-             * @example 0192f0c6-1a2b-7c3d-8e4f-9a0b1c2d3e4f
-             */
-            id: string;
+            createdAt: components["schemas"]["Timestamp"];
+            /** @example 0192f0c6-1a2b-7c3d-8e4f-9a0b1c2d3e4f */
+            id: components["schemas"]["Id"];
             kind: components["schemas"]["LeadListKind"];
             /**
              * Format: int64
@@ -7746,11 +7572,8 @@ export interface components {
              * @example Austin SaaS VPs of Sales
              */
             name: string;
-            /**
-             * Format: date-time
-             * @description The last change of the list or of its members.
-             */
-            updatedAt: string;
+            /** @description The last change of the list or of its members. */
+            updatedAt: components["schemas"]["Timestamp"];
         };
         /** @description What adding members did. */
         LeadListAddResult: {
@@ -7773,7 +7596,7 @@ export interface components {
              *       "0192f0c5-0000-7000-8000-000000000000"
              *     ]
              */
-            notFound: string[];
+            notFound: components["schemas"]["Id"][];
         };
         /** @description Companies of the lead database to add to, or remove from, a company list. */
         LeadListCompaniesChangeRequest: {
@@ -7783,12 +7606,9 @@ export interface components {
              *       "0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10"
              *     ]
              */
-            companyIds: string[];
-            /**
-             * Format: uuid
-             * @example 0192f0c6-1a2b-7c3d-8e4f-9a0b1c2d3e4f
-             */
-            listId: string;
+            companyIds: components["schemas"]["Id"][];
+            /** @example 0192f0c6-1a2b-7c3d-8e4f-9a0b1c2d3e4f */
+            listId: components["schemas"]["Id"];
         };
         /** @description A new list; its kind is given by the operation (create/people or create/company). */
         LeadListCreateRequest: {
@@ -7796,7 +7616,7 @@ export interface components {
              * @description The list's name, unique per workspace and kind (compared case-insensitively, surrounding spaces ignored).
              * @example Austin SaaS VPs of Sales
              */
-            name: string;
+            name: components["schemas"]["Name"];
         };
         /** @description The deleted list, as it was, and how many memberships went with it. */
         LeadListDeleteResult: {
@@ -7810,11 +7630,8 @@ export interface components {
         };
         /** @description Names one list. */
         LeadListIdRequest: {
-            /**
-             * Format: uuid
-             * @example 0192f0c6-1a2b-7c3d-8e4f-9a0b1c2d3e4f
-             */
-            listId: string;
+            /** @example 0192f0c6-1a2b-7c3d-8e4f-9a0b1c2d3e4f */
+            listId: components["schemas"]["Id"];
         };
         /**
          * @description What a list holds: `people` (lead-database people) or `company` (lead-database companies).
@@ -7827,8 +7644,7 @@ export interface components {
          *     company in full (company search `full`; `revealed` says which), and when it was added to the list.
          */
         LeadListMemberCompany: components["schemas"]["LeadCompany"] & {
-            /** Format: date-time */
-            addedAt: string;
+            addedAt: components["schemas"]["Timestamp"];
         };
         /**
          * @description A member of a people list: the person as a people search shows it, with only the data this workspace has
@@ -7836,8 +7652,7 @@ export interface components {
          *     is 0), and when it was added to the list.
          */
         LeadListMemberPerson: components["schemas"]["LeadPerson"] & {
-            /** Format: date-time */
-            addedAt: string;
+            addedAt: components["schemas"]["Timestamp"];
         };
         /**
          * @description Where this page of members sits in the list. Pages go by `skip` (an offset, whose cost grows with it) or by
@@ -7865,11 +7680,8 @@ export interface components {
         };
         /** @description People of the lead database to add to, or remove from, a people list. */
         LeadListPeopleChangeRequest: {
-            /**
-             * Format: uuid
-             * @example 0192f0c6-1a2b-7c3d-8e4f-9a0b1c2d3e4f
-             */
-            listId: string;
+            /** @example 0192f0c6-1a2b-7c3d-8e4f-9a0b1c2d3e4f */
+            listId: components["schemas"]["Id"];
             /**
              * @description Lead-database person ids (`id` of people search results), 1 to 1000. An id repeated in the request counts once.
              * @example [
@@ -7877,7 +7689,7 @@ export interface components {
              *       "0192f0c5-2b7a-7d10-8c3e-6f4a1b2c3d4f"
              *     ]
              */
-            personIds: string[];
+            personIds: components["schemas"]["Id"][];
         };
         /** @description What removing members did. */
         LeadListRemoveResult: {
@@ -7886,7 +7698,7 @@ export interface components {
              * @description Ids that were not members of the list (unknown ids included); nothing was done for them.
              * @example []
              */
-            notInList: string[];
+            notInList: components["schemas"]["Id"][];
             /**
              * Format: int64
              * @description Members removed by this request.
@@ -7896,21 +7708,14 @@ export interface components {
         };
         /** @description A people list to turn into contacts of a campaign. */
         LeadListSendRequest: {
-            /**
-             * Format: uuid
-             * @example 0192f0c3-7d6e-7f10-9a2b-3c4d5e6f7a8b
-             */
-            campaignId: string;
-            /**
-             * Format: uuid
-             * @example 0192f0c6-1a2b-7c3d-8e4f-9a0b1c2d3e4f
-             */
-            listId: string;
+            /** @example 0192f0c3-7d6e-7f10-9a2b-3c4d5e6f7a8b */
+            campaignId: components["schemas"]["Id"];
+            /** @example 0192f0c6-1a2b-7c3d-8e4f-9a0b1c2d3e4f */
+            listId: components["schemas"]["Id"];
         };
         /** @description What sending a list to a campaign did. */
         LeadListSendResult: {
-            /** Format: uuid */
-            campaignId: string;
+            campaignId: components["schemas"]["Id"];
             counts: {
                 /**
                  * Format: int64
@@ -7944,8 +7749,7 @@ export interface components {
                 skippedNoEmail: number;
             };
             credits: components["schemas"]["LeadCredits"];
-            /** Format: uuid */
-            listId: string;
+            listId: components["schemas"]["Id"];
         };
         /**
          * @description A person of the lead database as a search returns it. Identity, position and location are always
@@ -7979,11 +7783,8 @@ export interface components {
             hasEmail: boolean;
             /** @description Whether a mobile phone is known. */
             hasMobilePhone: boolean;
-            /**
-             * Format: uuid
-             * @example 0192f0c5-2b7a-7d10-8c3e-6f4a1b2c3d4e
-             */
-            id: string;
+            /** @example 0192f0c5-2b7a-7d10-8c3e-6f4a1b2c3d4e */
+            id: components["schemas"]["Id"];
             /** @example Doe */
             lastName: string;
             /**
@@ -8007,10 +7808,8 @@ export interface components {
             title: string | null;
         };
         LeadStatusChangedData: {
-            /** Format: uuid */
-            campaignId: string;
-            /** Format: uuid */
-            contactId: string;
+            campaignId: components["schemas"]["Id"];
+            contactId: components["schemas"]["Id"];
             email: string;
             leadStatus: components["schemas"]["ContactLeadStatus"];
             previous: components["schemas"]["ContactLeadStatus"];
@@ -8031,12 +7830,10 @@ export interface components {
              * @description Credits added (positive) or taken (negative).
              */
             amount: number;
-            /** Format: date-time */
-            at: string;
+            at: components["schemas"]["Timestamp"];
             /** Format: int64 */
             balanceAfter: number;
-            /** Format: uuid */
-            id: string;
+            id: components["schemas"]["Id"];
             /** @description The operationId of the request (`searchPeople`; a `/v2` alias ends in `V2`), or the CLI command. */
             operation: string | null;
             /** @description `plan_grant`, `admin_grant`, `plan_transfer`, `lead reveal: 3 item(s)`, `company reveal: 1 item(s)`. */
@@ -8092,6 +7889,8 @@ export interface components {
             /** Format: uuid */
             variantId?: string | null;
         };
+        /** @description A name you give (1-200 characters). */
+        Name: string;
         /**
          * @description The identity provider a mailbox is connected through, with the operator's registered app:
          *     - `google`: Google Workspace / Gmail. Authorization `https://accounts.google.com/o/oauth2/v2/auth`, token
@@ -8123,13 +7922,9 @@ export interface components {
         OAuthSession: {
             /** @description The connected (or reconnected) account once `connected`, else `null`. */
             account: components["schemas"]["EmailAccount"] | null;
-            /** Format: date-time */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @description When the flow's state stops being accepted (10 minutes after the start).
-             */
-            expiresAt: string;
+            createdAt: components["schemas"]["Timestamp"];
+            /** @description When the flow's state stops being accepted (10 minutes after the start). */
+            expiresAt: components["schemas"]["Timestamp"];
             provider: components["schemas"]["OAuthProvider"];
             /** @description Why the flow failed, or `null`. */
             reason: {
@@ -8137,11 +7932,8 @@ export interface components {
                 code: "access_denied" | "state_expired" | "mailbox_mismatch" | "scope_missing" | "no_refresh_token" | "login_failed" | "provider_unreachable" | "provider_error" | "duplicate" | "plan_limit";
                 message: string;
             } | null;
-            /**
-             * Format: uuid
-             * @example 0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b
-             */
-            sessionId: string;
+            /** @example 0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b */
+            sessionId: components["schemas"]["Id"];
             /**
              * @example connected
              * @enum {string}
@@ -8154,24 +7946,21 @@ export interface components {
              * @description Send the person there (a redirect or a new window) to sign in and consent.
              */
             authorizationUrl: string;
-            /** Format: date-time */
-            expiresAt: string;
+            expiresAt: components["schemas"]["Timestamp"];
             /**
-             * Format: uuid
              * @description Poll `GET /v2/account/oauth/session?sessionId=` with it.
              * @example 0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b
              */
-            sessionId: string;
+            sessionId: components["schemas"]["Id"];
         };
         /** @description A connect flow to start. */
         OAuthStartRequest: {
             /**
-             * Format: uuid
              * @description Reconnect this account of the workspace (a `reconnectRequired` one, or to change its grant): it keeps
              *     its id, history, warm-up progress and campaign links. The consented mailbox must be the account's.
              * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
              */
-            accountId?: string;
+            accountId?: components["schemas"]["Id"];
             /**
              * Format: int32
              * @description Most campaign emails a day of a new account (default 50).
@@ -8179,12 +7968,11 @@ export interface components {
              */
             dailyLimit?: number;
             /**
-             * Format: email
              * @description The mailbox expected. The provider's sign-in page is filled with it, and the flow fails with
              *     `mailbox_mismatch` when the person consents for another mailbox.
              * @example jane@acme-mail.io
              */
-            loginHint?: string;
+            loginHint?: components["schemas"]["EmailAddress"];
             provider: components["schemas"]["OAuthProvider"];
             /**
              * Format: uri
@@ -8345,11 +8133,8 @@ export interface components {
          *     message's `placement` are still given).
          */
         PlacementResult: {
-            /**
-             * Format: uuid
-             * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
-             */
-            accountId: string;
+            /** @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f */
+            accountId: components["schemas"]["Id"];
             /**
              * @description The recipient's provider domain.
              * @example gmail.com
@@ -8394,11 +8179,8 @@ export interface components {
         PlacementTest: components["schemas"]["PlacementTestSummary"] & {
             /** @description One entry per sending account, in the order asked. */
             byAccount: {
-                /**
-                 * Format: uuid
-                 * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
-                 */
-                accountId: string;
+                /** @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f */
+                accountId: components["schemas"]["Id"];
                 counts: components["schemas"]["PlacementCounts"];
                 /** @example jane@acme-mail.io */
                 email: string;
@@ -8426,7 +8208,7 @@ export interface components {
              *       "0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f"
              *     ]
              */
-            accountIds: string[];
+            accountIds: components["schemas"]["Id"][];
             /**
              * @description An HTML body sent next to the text one (multipart/alternative).
              * @example <p>Hi Sam,</p><p>Are you the right person to talk to about hiring for Q1?</p><p>Jane</p>
@@ -8448,7 +8230,7 @@ export interface components {
              *
              *     Jane
              */
-            text: string;
+            text: components["schemas"]["Body"];
             /**
              * Format: int32
              * @description How long readers look for the message (default 60); a recipient that has not seen it by then is `nowhere`.
@@ -8466,28 +8248,19 @@ export interface components {
              *       "0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f"
              *     ]
              */
-            accountIds: string[];
+            accountIds: components["schemas"]["Id"][];
             /**
              * Format: date-time
              * @example 2026-11-23T10:03:00Z
              */
             completedAt: string | null;
             counts: components["schemas"]["PlacementCounts"];
-            /**
-             * Format: date-time
-             * @example 2026-11-23T10:00:00Z
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-23T11:00:00Z
-             */
-            deadlineAt: string;
-            /**
-             * Format: uuid
-             * @example 0193a1b2-7c4d-7e5f-8a9b-0c1d2e3f4a5b
-             */
-            id: string;
+            /** @example 2026-11-23T10:00:00Z */
+            createdAt: components["schemas"]["Timestamp"];
+            /** @example 2026-11-23T11:00:00Z */
+            deadlineAt: components["schemas"]["Timestamp"];
+            /** @example 0193a1b2-7c4d-7e5f-8a9b-0c1d2e3f4a5b */
+            id: components["schemas"]["Id"];
             /**
              * Format: int64
              * @description Pool mailboxes the test sends to (each account sends to each).
@@ -8778,8 +8551,7 @@ export interface components {
         SequenceStep: {
             /** @description The step's automatic A/Z winner rule, or `null` (variants keep their weights for good). */
             autoWinner: components["schemas"]["AutoWinner"] | null;
-            /** Format: uuid */
-            campaignId: string;
+            campaignId: components["schemas"]["Id"];
             delay: components["schemas"]["StepDelay"];
             /**
              * Format: int32
@@ -8787,11 +8559,8 @@ export interface components {
              * @example 0
              */
             delayDays: number;
-            /**
-             * Format: uuid
-             * @example 0192f0c6-1a2b-7c3d-8e4f-5a6b7c8d9e0f
-             */
-            id: string;
+            /** @example 0192f0c6-1a2b-7c3d-8e4f-5a6b7c8d9e0f */
+            id: components["schemas"]["Id"];
             /**
              * Format: int64
              * @description Position in the sequence, from 1, without gaps.
@@ -8822,11 +8591,8 @@ export interface components {
         SequenceVariant: {
             /** @example Hi {{firstName | there}}, I saw {{companyName}} is hiring ... */
             body: string;
-            /**
-             * Format: uuid
-             * @example 0192f0c6-3c4d-7e5f-9a6b-7c8d9e0f1a2b
-             */
-            id: string;
+            /** @example 0192f0c6-3c4d-7e5f-9a6b-7c8d9e0f1a2b */
+            id: components["schemas"]["Id"];
             /**
              * @description The variant's position in its step, `A`, `B`, ... (deleting a variant re-letters the ones after it).
              * @example A
@@ -8836,7 +8602,7 @@ export interface components {
              * @description The subject line; empty means "reply in the thread of the step before" (never on the first step).
              * @example Quick question, {{firstName | there}}
              */
-            subject: string;
+            subject: components["schemas"]["Subject"];
             /**
              * @description The template variables the subject and body use, each once, in order of first use.
              * @example [
@@ -8871,12 +8637,12 @@ export interface components {
              * @description The email body (HTML or plain text).
              * @example Hi {{firstName | there}}, I saw {{companyName}} is hiring ...
              */
-            body: string;
+            body: components["schemas"]["Body"];
             /**
              * @description The subject line; empty (`""`) replies in the thread of the step before, which the first step cannot do.
              * @example Quick question, {{firstName | there}}
              */
-            subject: string;
+            subject: components["schemas"]["Subject"];
             /**
              * Format: int32
              * @description Percent of the step's contacts for this variant. Give it on every new variant of the request or on
@@ -8889,15 +8655,14 @@ export interface components {
         /** @description A change to one existing variant of the step; fields left out keep their value. Template rules as for new variants. */
         SequenceVariantUpdate: {
             /** @description New body. */
-            body?: string;
+            body?: components["schemas"]["Body"];
             /**
-             * Format: uuid
              * @description The variant to change; it must belong to the step.
              * @example 0192f0c6-3c4d-7e5f-9a6b-7c8d9e0f1a2b
              */
-            id: string;
+            id: components["schemas"]["Id"];
             /** @description New subject; empty replies in the thread of the step before (not on the first step). */
-            subject?: string;
+            subject?: components["schemas"]["Subject"];
             /**
              * Format: int32
              * @description New weight; after the change the step's weights must add up to 100.
@@ -8923,21 +8688,18 @@ export interface components {
              */
             value: number;
         };
+        /** @description An email's subject line. */
+        Subject: string;
         /**
          * @description A sequence of its own inside a campaign (steps, variants, delays, shaped as the campaign's), entered by
          *     contacts whose `trigger` fires. `status`: `active` (takes contacts and sends), or `paused` (takes no one;
          *     its contacts wait, held with `subsequence_paused`, until it is resumed).
          */
         Subsequence: {
-            /** Format: uuid */
-            campaignId: string;
-            /** Format: date-time */
-            createdAt: string;
-            /**
-             * Format: uuid
-             * @example 0193a1b2-7c3d-7e4f-8a5b-6c7d8e9f0a1b
-             */
-            id: string;
+            campaignId: components["schemas"]["Id"];
+            createdAt: components["schemas"]["Timestamp"];
+            /** @example 0193a1b2-7c3d-7e4f-8a5b-6c7d8e9f0a1b */
+            id: components["schemas"]["Id"];
             /** @example Not now - check back in a month */
             name: string;
             stats: components["schemas"]["SubsequenceStats"];
@@ -8945,20 +8707,14 @@ export interface components {
             status: "active" | "paused";
             steps: components["schemas"]["SequenceStep"][];
             trigger: components["schemas"]["SubsequenceTrigger"];
-            /** Format: date-time */
-            updatedAt: string;
+            updatedAt: components["schemas"]["Timestamp"];
         };
         /** @description A contact left the main sequence (or another subsequence) and starts this subsequence at its first step. */
         SubsequenceEnteredData: {
-            /** Format: uuid */
-            campaignId: string;
-            /** Format: uuid */
-            contactId: string;
-            /**
-             * Format: date-time
-             * @description When the subsequence's first step is due.
-             */
-            dueAt: string;
+            campaignId: components["schemas"]["Id"];
+            contactId: components["schemas"]["Id"];
+            /** @description When the subsequence's first step is due. */
+            dueAt: components["schemas"]["Timestamp"];
             email: string;
             /**
              * Format: uuid
@@ -8966,8 +8722,7 @@ export interface components {
              */
             fromSubsequenceId: string | null;
             name: string;
-            /** Format: uuid */
-            subsequenceId: string;
+            subsequenceId: components["schemas"]["Id"];
             trigger: components["schemas"]["SubsequenceTrigger"];
         };
         /**
@@ -8998,11 +8753,8 @@ export interface components {
         };
         /** @description A subsequence as its campaign lists it; its steps and figures are in `GET /v2/subsequence/get`. */
         SubsequenceSummary: {
-            /**
-             * Format: uuid
-             * @example 0193a1b2-7c3d-7e4f-8a5b-6c7d8e9f0a1b
-             */
-            id: string;
+            /** @example 0193a1b2-7c3d-7e4f-8a5b-6c7d8e9f0a1b */
+            id: components["schemas"]["Id"];
             /** @example Not now - check back in a month */
             name: string;
             /** @enum {string} */
@@ -9096,8 +8848,7 @@ export interface components {
          *     }
          */
         SuppressionEntry: {
-            /** Format: date-time */
-            createdAt: string;
+            createdAt: components["schemas"]["Timestamp"];
             /** @enum {string} */
             kind: "address" | "domain";
             /**
@@ -9121,6 +8872,8 @@ export interface components {
              */
             values: string[];
         };
+        /** Format: date-time */
+        Timestamp: string;
         /**
          * @description A host of the workspace's own for the open pixel, click links and unsubscribe link in its mail. Create a
          *     CNAME record from `domain` to `cnameTarget`; the domain is checked at once, every 10 minutes while it is not
@@ -9137,23 +8890,16 @@ export interface components {
              * @example track.leadreach.io
              */
             cnameTarget: string;
-            /** Format: date-time */
-            createdAt: string;
+            createdAt: components["schemas"]["Timestamp"];
             /**
              * @description The host name, in lower case.
              * @example track.acme.com
              */
             domain: string;
-            /**
-             * Format: uuid
-             * @example 0192f0c7-0000-7000-8000-0000000000d1
-             */
-            id: string;
-            /**
-             * Format: date-time
-             * @description The next scheduled DNS check.
-             */
-            nextCheckAt: string;
+            /** @example 0192f0c7-0000-7000-8000-0000000000d1 */
+            id: components["schemas"]["Id"];
+            /** @description The next scheduled DNS check. */
+            nextCheckAt: components["schemas"]["Timestamp"];
             reason: components["schemas"]["TrackingDomainReason"] | null;
             status: components["schemas"]["TrackingDomainStatus"];
             /**
@@ -9169,11 +8915,8 @@ export interface components {
         TrackingDomainChoice: {
             /** @example track.acme.com */
             domain: string;
-            /**
-             * Format: uuid
-             * @example 0192f0c7-0000-7000-8000-0000000000d1
-             */
-            id: string;
+            /** @example 0192f0c7-0000-7000-8000-0000000000d1 */
+            id: components["schemas"]["Id"];
             /** @description The links in this mail use the domain now (it is verified); `false` means they fall back to the default host. */
             inUse: boolean;
             status: components["schemas"]["TrackingDomainStatus"];
@@ -9190,16 +8933,12 @@ export interface components {
             domain: string;
             reason: components["schemas"]["TrackingDomainReason"] | null;
             status: components["schemas"]["TrackingDomainStatus"];
-            /** Format: uuid */
-            trackingDomainId: string;
+            trackingDomainId: components["schemas"]["Id"];
         };
         /** @description A tracking domain of the workspace. */
         TrackingDomainIdRequest: {
-            /**
-             * Format: uuid
-             * @example 0192f0c7-0000-7000-8000-0000000000d1
-             */
-            id: string;
+            /** @example 0192f0c7-0000-7000-8000-0000000000d1 */
+            id: components["schemas"]["Id"];
         };
         /** @description Why the domain is not verified (or what the last check could not read); `null` on a domain that checks out. */
         TrackingDomainReason: {
@@ -9229,8 +8968,7 @@ export interface components {
          *     today's sends (the day in the workspace's time zone), and the contacts, email accounts and lists it holds.
          */
         Usage: {
-            /** Format: date-time */
-            at: string;
+            at: components["schemas"]["Timestamp"];
             /** @description Contacts in every campaign against the plan's `maxContacts`. */
             contacts: components["schemas"]["UsageCount"];
             credits: {
@@ -9245,8 +8983,7 @@ export interface components {
             /** @description Lead lists (people and company); plans set no cap on lists, so `limit` is `null`. */
             lists: components["schemas"]["UsageCount"];
             plan: {
-                /** Format: uuid */
-                id: string;
+                id: components["schemas"]["Id"];
                 name: string;
             };
             /** @description Each window the plan limits, shortest first (`second` only when the plan sets a per-second limit). */
@@ -9304,21 +9041,15 @@ export interface components {
          *     machine opens and clicks left out; `rate` is the metric's contacts / `sent` in percent, two decimals).
          */
         VariantWinnerData: {
-            /** Format: uuid */
-            campaignId: string;
-            /** Format: date-time */
-            decidedAt: string;
+            campaignId: components["schemas"]["Id"];
+            decidedAt: components["schemas"]["Timestamp"];
             /** @example B */
             label: string;
             /** @enum {string} */
             metric: "replied" | "clicked" | "opened";
-            /** Format: uuid */
-            stepId: string;
-            /**
-             * Format: uuid
-             * @description The winner.
-             */
-            variantId: string;
+            stepId: components["schemas"]["Id"];
+            /** @description The winner. */
+            variantId: components["schemas"]["Id"];
             variants: {
                 /** Format: int64 */
                 clicked: number;
@@ -9330,8 +9061,7 @@ export interface components {
                 replied: number;
                 /** Format: int64 */
                 sent: number;
-                /** Format: uuid */
-                variantId: string;
+                variantId: components["schemas"]["Id"];
             }[];
         };
         /**
@@ -9341,11 +9071,10 @@ export interface components {
          */
         VerificationResult: {
             /**
-             * Format: date-time
              * @description When the checks ran. Older than this request when the result came from the cache.
              * @example 2026-11-23T10:00:00.000Z
              */
-            checkedAt: string;
+            checkedAt: components["schemas"]["Timestamp"];
             /**
              * @description The address as it was sent.
              * @example jane.doe@acme-robotics.com
@@ -9443,16 +9172,10 @@ export interface components {
          *     warm-up sends, and `health`, the measured inbox placement of the last 7 days.
          */
         WarmupAnalyticsSummary: components["schemas"]["AnalyticsRange"] & {
-            /**
-             * Format: uuid
-             * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
-             */
-            accountId: string;
-            /**
-             * Format: email
-             * @example jane@acme-mail.io
-             */
-            email: string;
+            /** @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f */
+            accountId: components["schemas"]["Id"];
+            /** @example jane@acme-mail.io */
+            email: components["schemas"]["EmailAddress"];
             graph: components["schemas"]["WarmupDay"][];
             health: components["schemas"]["WarmupHealth"];
             /**
@@ -9565,10 +9288,8 @@ export interface components {
         WebhookAttempt: {
             /** Format: int64 */
             attempt: number;
-            /** Format: date-time */
-            attemptedAt: string;
-            /** Format: uuid */
-            deliveryId: string;
+            attemptedAt: components["schemas"]["Timestamp"];
+            deliveryId: components["schemas"]["Id"];
             /**
              * @description Where the delivery stands now; `failed` after the last retry or a `410`.
              * @enum {string}
@@ -9577,11 +9298,8 @@ export interface components {
             /** Format: int64 */
             durationMs: number;
             error: string | null;
-            /**
-             * Format: uuid
-             * @description The webhook-id header, the same on every attempt of one event.
-             */
-            eventId: string;
+            /** @description The webhook-id header, the same on every attempt of one event. */
+            eventId: components["schemas"]["Id"];
             eventType: components["schemas"]["EventType"];
             /** Format: date-time */
             nextAttemptAt: string | null;
@@ -9593,18 +9311,12 @@ export interface components {
             statusCode: number | null;
         };
         WebhookDeliveryIdRequest: {
-            /**
-             * Format: uuid
-             * @description A delivery of the log.
-             */
-            deliveryId: string;
+            /** @description A delivery of the log. */
+            deliveryId: components["schemas"]["Id"];
         };
         WebhookIdRequest: {
-            /**
-             * Format: uuid
-             * @description The subscription's id.
-             */
-            id: string;
+            /** @description The subscription's id. */
+            id: components["schemas"]["Id"];
         };
         /**
          * @description A URL that receives the events it subscribed to, signed with its secret (Standard Webhooks). `status` is
@@ -9631,17 +9343,14 @@ export interface components {
              * @description Only events of this campaign; `null` for every event of the subscribed types.
              */
             campaignId: string | null;
-            /** Format: date-time */
-            createdAt: string;
+            createdAt: components["schemas"]["Timestamp"];
             description: string | null;
             disabledReason: string | null;
             eventTypes: components["schemas"]["EventType"][];
-            /** Format: uuid */
-            id: string;
+            id: components["schemas"]["Id"];
             /** @enum {string} */
             status: "active" | "disabled";
-            /** Format: date-time */
-            updatedAt: string;
+            updatedAt: components["schemas"]["Timestamp"];
             /** Format: uri */
             url: string;
         };
@@ -9665,8 +9374,7 @@ export interface components {
             description?: string | null;
             /** @description The event types to deliver, each at most once. Every type of the list may be given, so one subscription can take all of them: the bound is the number of event types, set from that list when the spec is bundled. A type added to the list later is delivered only to subscriptions that name it. */
             eventTypes?: components["schemas"]["EventType"][];
-            /** Format: uuid */
-            id: string;
+            id: components["schemas"]["Id"];
             /** Format: uri */
             url?: string;
         };
@@ -9676,23 +9384,20 @@ export interface components {
             /** Format: int64 */
             durationMs: number;
             error: string | null;
-            /** Format: uuid */
-            eventId: string;
+            eventId: components["schemas"]["Id"];
             /** Format: int32 */
             statusCode: number | null;
         };
         /** @description A plan: quota limits, the credits it grants on assignment, and caps. */
         WhitelabelPlan: {
-            /** Format: date-time */
-            createdAt: string;
+            createdAt: components["schemas"]["Timestamp"];
             /**
              * Format: int64
              * @description Credits granted to a workspace each time the plan is assigned to it.
              * @example 5000
              */
             credits: number;
-            /** Format: uuid */
-            id: string;
+            id: components["schemas"]["Id"];
             limits: components["schemas"]["QuotaLimits"];
             /**
              * Format: int64
@@ -9799,45 +9504,31 @@ export interface components {
         };
         /** @description A sub-user of a whitelabel workspace, with its own workspace, plan, quota and credit balance. */
         WhitelabelSubUser: {
-            /** Format: date-time */
-            createdAt: string;
+            createdAt: components["schemas"]["Timestamp"];
             /**
              * Format: int64
              * @description The sub-user workspace's current credit balance.
              */
             creditBalance: number;
-            /**
-             * Format: email
-             * @example maria.lopez@brightwave.io
-             */
-            email: string;
+            /** @example maria.lopez@brightwave.io */
+            email: components["schemas"]["EmailAddress"];
             /** @description Whether a password was set at registration (the password itself is never returned). */
             hasPassword: boolean;
-            /**
-             * Format: uuid
-             * @description The sub-user's id (the `subUserId` of the assign-plan operation).
-             */
-            id: string;
+            /** @description The sub-user's id (the `subUserId` of the assign-plan operation). */
+            id: components["schemas"]["Id"];
             limits: components["schemas"]["QuotaLimits"];
             /** @example Maria Lopez */
             name: string;
-            /**
-             * Format: uuid
-             * @description The plan the sub-user's workspace is on (the default plan until one is assigned).
-             */
-            planId: string;
+            /** @description The plan the sub-user's workspace is on (the default plan until one is assigned). */
+            planId: components["schemas"]["Id"];
             /** @example Default */
             planName: string;
-            /**
-             * Format: uuid
-             * @description The sub-user's own workspace; its parent is the calling workspace.
-             */
-            workspaceId: string;
+            /** @description The sub-user's own workspace; its parent is the calling workspace. */
+            workspaceId: components["schemas"]["Id"];
         };
         /** @description The workspace an API key belongs to. */
         Workspace: {
-            /** Format: uuid */
-            id: string;
+            id: components["schemas"]["Id"];
             /** @example Acme Outbound */
             name: string;
         };
@@ -10241,11 +9932,21 @@ export interface components {
          */
         AccessControlAllowOrigin: string;
         /**
+         * @description Sent when this operation, or a field this request used, is deprecated: the time it was deprecated, as an RFC 9745 structured-field date (`@` and seconds since 1970-01-01 UTC). It keeps working until its `Sunset`, if one is sent. Absent otherwise.
+         * @example @1796428800
+         */
+        Deprecation: string;
+        /**
          * @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key`
          *     (nothing was done again). Absent on a first run.
          * @example true
          */
         IdempotentReplayed: "true";
+        /**
+         * @description Sent with `Deprecation`: the operation that replaces this one (`rel="successor-version"`, when there is one) and the documentation of the change (`rel="deprecation"`, the portal's API changes page). Absent otherwise.
+         * @example </v2/campaign/get>; rel="successor-version", </docs/#/section/api-changes>; rel="deprecation"; type="text/html"
+         */
+        Link: string;
         /**
          * @description The most constraining policy's remaining quota and seconds until it frees up (IETF httpapi rate-limit headers draft), for example `"minute";r=12;t=41`.
          * @example "minute";r=19;t=60
@@ -10261,6 +9962,11 @@ export interface components {
          * @example 42
          */
         RetryAfter: number;
+        /**
+         * @description Sent with `Deprecation` when the deprecated operation or field has a date after which it may stop answering (RFC 8594, an HTTP-date). Absent otherwise.
+         * @example Wed, 30 Jun 2027 00:00:00 GMT
+         */
+        Sunset: string;
         /**
          * @description The request's id (a UUID). Sent on every response and written to the server log.
          * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
@@ -10278,7 +9984,7 @@ export interface operations {
                  * @description The account's id.
                  * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
                  */
-                accountId: string;
+                accountId: components["schemas"]["Id"];
             };
             header?: never;
             path?: never;
@@ -10368,7 +10074,7 @@ export interface operations {
                  * @description The account's id.
                  * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
                  */
-                accountId: string;
+                accountId: components["schemas"]["Id"];
             };
             header?: never;
             path?: never;
@@ -10527,7 +10233,7 @@ export interface operations {
                  * @description Only this account.
                  * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
                  */
-                accountId?: string;
+                accountId?: components["schemas"]["Id"];
                 /**
                  * @description How many items to return (1-100).
                  * @example 20
@@ -10586,7 +10292,7 @@ export interface operations {
                  * @description The email account.
                  * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
                  */
-                accountId: string;
+                accountId: components["schemas"]["Id"];
                 /**
                  * @description Last day counted, included (YYYY-MM-DD, workspace time zone). Default today. The range may span at most 366 days.
                  * @example 2026-11-23
@@ -10635,7 +10341,7 @@ export interface operations {
                  * @description The campaign; leave out for all campaigns of the workspace.
                  * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
                  */
-                campaignId?: string;
+                campaignId?: components["schemas"]["Id"];
             };
             header?: never;
             path?: never;
@@ -10674,7 +10380,7 @@ export interface operations {
                  * @description The campaign; leave out for all campaigns of the workspace.
                  * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
                  */
-                campaignId?: string;
+                campaignId?: components["schemas"]["Id"];
                 /**
                  * @description Last day counted, included (YYYY-MM-DD, workspace time zone). Default today. The range may span at most 366 days.
                  * @example 2026-11-23
@@ -10764,16 +10470,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: uuid
-                     * @description The email account to link.
-                     */
-                    accountId: string;
-                    /**
-                     * Format: uuid
-                     * @description The campaign.
-                     */
-                    campaignId: string;
+                    /** @description The email account to link. */
+                    accountId: components["schemas"]["Id"];
+                    /** @description The campaign. */
+                    campaignId: components["schemas"]["Id"];
                 };
             };
         };
@@ -10811,7 +10511,7 @@ export interface operations {
                  * @description The campaign's id.
                  * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
                  */
-                campaignId: string;
+                campaignId: components["schemas"]["Id"];
                 /**
                  * @description How many items to return (1-100).
                  * @example 20
@@ -10841,8 +10541,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         data: {
-                            /** Format: uuid */
-                            campaignId: string;
+                            campaignId: components["schemas"]["Id"];
                             items: components["schemas"]["CampaignAccount"][];
                             pagination: components["schemas"]["ListPagination"];
                         };
@@ -10865,7 +10564,7 @@ export interface operations {
                  * @description The campaign's id.
                  * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
                  */
-                campaignId: string;
+                campaignId: components["schemas"]["Id"];
             };
             header?: never;
             path?: never;
@@ -10885,8 +10584,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         data: {
-                            /** Format: uuid */
-                            id: string;
+                            id: components["schemas"]["Id"];
                             name: string;
                         };
                     };
@@ -10908,7 +10606,7 @@ export interface operations {
                  * @description The campaign's id.
                  * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
                  */
-                campaignId: string;
+                campaignId: components["schemas"]["Id"];
             };
             header?: never;
             path?: never;
@@ -10928,8 +10626,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         data: {
-                            /** Format: uuid */
-                            id: string;
+                            id: components["schemas"]["Id"];
                             /**
                              * Format: date-time
                              * @description When the campaign was first launched; `null` for a draft.
@@ -11013,12 +10710,9 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description The accounts to unlink. */
-                    accountIds: string[];
-                    /**
-                     * Format: uuid
-                     * @description The campaign.
-                     */
-                    campaignId: string;
+                    accountIds: components["schemas"]["Id"][];
+                    /** @description The campaign. */
+                    campaignId: components["schemas"]["Id"];
                 };
             };
         };
@@ -11061,12 +10755,9 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description The email accounts the campaign should send from, exactly; empty unlinks all (not allowed while active). */
-                    accountIds: string[];
-                    /**
-                     * Format: uuid
-                     * @description The campaign.
-                     */
-                    campaignId: string;
+                    accountIds: components["schemas"]["Id"][];
+                    /** @description The campaign. */
+                    campaignId: components["schemas"]["Id"];
                 };
             };
         };
@@ -11108,13 +10799,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: uuid
-                     * @description The campaign to rename.
-                     */
-                    campaignId: string;
+                    /** @description The campaign to rename. */
+                    campaignId: components["schemas"]["Id"];
                     /** @description The new name (1-200 characters, not only spaces). */
-                    name: string;
+                    name: components["schemas"]["Name"];
                 };
             };
         };
@@ -11427,17 +11115,17 @@ export interface operations {
                  * @description With `email`, finds the contact by its address in this campaign.
                  * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
                  */
-                campaignId?: string;
+                campaignId?: components["schemas"]["Id"];
                 /**
                  * @description The contact's id. Send it alone, or send `campaignId` and `email` instead.
                  * @example 0192f0c5-2b7a-7d10-8c3e-6f4a1b2c3d4e
                  */
-                contactId?: string;
+                contactId?: components["schemas"]["Id"];
                 /**
                  * @description With `campaignId`, the contact's address (compared case-insensitively). `@` may be sent as is or as `%40`.
                  * @example jane.doe@acme.com
                  */
-                email?: string;
+                email?: components["schemas"]["EmailAddress"];
             };
             header?: never;
             path?: never;
@@ -11809,7 +11497,7 @@ export interface operations {
                  * @description The account's id.
                  * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
                  */
-                accountId: string;
+                accountId: components["schemas"]["Id"];
             };
             header?: never;
             path?: never;
@@ -11848,7 +11536,7 @@ export interface operations {
                  * @description The account's id.
                  * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
                  */
-                accountId?: string;
+                accountId?: components["schemas"]["Id"];
                 /**
                  * @description The account's sending address (any case).
                  * @example jane@acme-mail.io
@@ -11945,7 +11633,7 @@ export interface operations {
                  * @description The flow's id from the start.
                  * @example 0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b
                  */
-                sessionId: string;
+                sessionId: components["schemas"]["Id"];
             };
             header?: never;
             path?: never;
@@ -12091,7 +11779,7 @@ export interface operations {
                  * @description The account's id.
                  * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
                  */
-                accountId: string;
+                accountId: components["schemas"]["Id"];
             };
             header?: never;
             path?: never;
@@ -12292,7 +11980,7 @@ export interface operations {
                  * @description Only this account.
                  * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
                  */
-                accountId?: string;
+                accountId?: components["schemas"]["Id"];
                 /**
                  * @description How many items to return (1-100).
                  * @example 20
@@ -12351,7 +12039,7 @@ export interface operations {
                  * @description The email account.
                  * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e0f
                  */
-                accountId: string;
+                accountId: components["schemas"]["Id"];
                 /**
                  * @description Last day counted, included (YYYY-MM-DD, workspace time zone). Default today. The range may span at most 366 days.
                  * @example 2026-11-23
@@ -12400,7 +12088,7 @@ export interface operations {
                  * @description The campaign; leave out for all campaigns of the workspace.
                  * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
                  */
-                campaignId?: string;
+                campaignId?: components["schemas"]["Id"];
             };
             header?: never;
             path?: never;
@@ -12439,7 +12127,7 @@ export interface operations {
                  * @description The campaign.
                  * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
                  */
-                campaignId: string;
+                campaignId: components["schemas"]["Id"];
                 /**
                  * @description Last day counted, included (YYYY-MM-DD, workspace time zone). Default today. The range may span at most 366 days.
                  * @example 2026-11-23
@@ -12488,7 +12176,7 @@ export interface operations {
                  * @description The campaign; leave out for all campaigns of the workspace.
                  * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
                  */
-                campaignId?: string;
+                campaignId?: components["schemas"]["Id"];
                 /**
                  * @description Last day counted, included (YYYY-MM-DD, workspace time zone). Default today. The range may span at most 366 days.
                  * @example 2026-11-23
@@ -12705,9 +12393,9 @@ export interface operations {
                  */
                 cursor?: string;
                 /** @description Only entries at or after this time. */
-                from?: string;
+                from?: components["schemas"]["Timestamp"];
                 /** @description Only requests made with this key. */
-                keyId?: string;
+                keyId?: components["schemas"]["Id"];
                 /**
                  * @description How many items to return (1-100).
                  * @example 20
@@ -12721,7 +12409,7 @@ export interface operations {
                 /** @description Only requests that named this id. */
                 targetId?: string;
                 /** @description Only entries before this time. */
-                to?: string;
+                to?: components["schemas"]["Timestamp"];
             };
             header?: never;
             path?: never;
@@ -12808,16 +12496,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: uuid
-                     * @description The email account to link.
-                     */
-                    accountId: string;
-                    /**
-                     * Format: uuid
-                     * @description The campaign.
-                     */
-                    campaignId: string;
+                    /** @description The email account to link. */
+                    accountId: components["schemas"]["Id"];
+                    /** @description The campaign. */
+                    campaignId: components["schemas"]["Id"];
                 };
             };
         };
@@ -12870,9 +12552,9 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Email accounts to link at once. */
-                    accountIds?: string[];
+                    accountIds?: components["schemas"]["Id"][];
                     /** @description The campaign's name (1-200 characters, not only spaces; trimmed). */
-                    name: string;
+                    name: components["schemas"]["Name"];
                     options?: components["schemas"]["CampaignOptionsInput"];
                     schedule?: components["schemas"]["CampaignSchedule"];
                 };
@@ -12920,11 +12602,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: uuid
-                     * @description The campaign to delete.
-                     */
-                    campaignId: string;
+                    /** @description The campaign to delete. */
+                    campaignId: components["schemas"]["Id"];
                 };
             };
         };
@@ -12941,10 +12620,8 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         data: {
-                            /** Format: uuid */
-                            campaignId: string;
-                            /** Format: date-time */
-                            deletedAt: string;
+                            campaignId: components["schemas"]["Id"];
+                            deletedAt: components["schemas"]["Timestamp"];
                             name: string;
                         };
                     };
@@ -12982,13 +12659,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: uuid
-                     * @description The campaign to copy.
-                     */
-                    campaignId: string;
+                    /** @description The campaign to copy. */
+                    campaignId: components["schemas"]["Id"];
                     /** @description The copy's name (1-200 characters, not only spaces; trimmed); default the original's with ` (copy)`. */
-                    name?: string;
+                    name?: components["schemas"]["Name"];
                 };
             };
         };
@@ -13031,7 +12705,7 @@ export interface operations {
                  * @description The campaign's id.
                  * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
                  */
-                campaignId: string;
+                campaignId: components["schemas"]["Id"];
             };
             header?: never;
             path?: never;
@@ -13072,7 +12746,7 @@ export interface operations {
                  * @description The campaign's id.
                  * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
                  */
-                campaignId: string;
+                campaignId: components["schemas"]["Id"];
                 /**
                  * @description How many items to return (1-100).
                  * @example 20
@@ -13102,8 +12776,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         data: {
-                            /** Format: uuid */
-                            campaignId: string;
+                            campaignId: components["schemas"]["Id"];
                             items: components["schemas"]["CampaignAccount"][];
                             pagination: components["schemas"]["ListPagination"];
                         };
@@ -13126,7 +12799,7 @@ export interface operations {
                  * @description The campaign's id.
                  * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
                  */
-                campaignId: string;
+                campaignId: components["schemas"]["Id"];
             };
             header?: never;
             path?: never;
@@ -13146,8 +12819,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         data: {
-                            /** Format: uuid */
-                            id: string;
+                            id: components["schemas"]["Id"];
                             name: string;
                         };
                     };
@@ -13169,7 +12841,7 @@ export interface operations {
                  * @description The campaign's id.
                  * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
                  */
-                campaignId: string;
+                campaignId: components["schemas"]["Id"];
             };
             header?: never;
             path?: never;
@@ -13189,8 +12861,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         data: {
-                            /** Format: uuid */
-                            id: string;
+                            id: components["schemas"]["Id"];
                             /**
                              * Format: date-time
                              * @description When the campaign was first launched; `null` for a draft.
@@ -13222,11 +12893,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: uuid
-                     * @description The campaign.
-                     */
-                    campaignId: string;
+                    /** @description The campaign. */
+                    campaignId: components["schemas"]["Id"];
                 };
             };
         };
@@ -13321,11 +12989,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: uuid
-                     * @description The campaign.
-                     */
-                    campaignId: string;
+                    /** @description The campaign. */
+                    campaignId: components["schemas"]["Id"];
                 };
             };
         };
@@ -13366,12 +13031,12 @@ export interface operations {
                  * @description The campaign.
                  * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
                  */
-                campaignId: string;
+                campaignId: components["schemas"]["Id"];
                 /**
                  * @description One of the campaign's contacts.
                  * @example 0192f0c5-1a2b-7c3d-8e4f-5a6b7c8d9e01
                  */
-                contactId: string;
+                contactId: components["schemas"]["Id"];
             };
             header?: never;
             path?: never;
@@ -13414,12 +13079,9 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description The accounts to unlink. */
-                    accountIds: string[];
-                    /**
-                     * Format: uuid
-                     * @description The campaign.
-                     */
-                    campaignId: string;
+                    accountIds: components["schemas"]["Id"][];
+                    /** @description The campaign. */
+                    campaignId: components["schemas"]["Id"];
                 };
             };
         };
@@ -13458,7 +13120,7 @@ export interface operations {
                  * @description The campaign's id.
                  * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
                  */
-                campaignId: string;
+                campaignId: components["schemas"]["Id"];
             };
             header?: never;
             path?: never;
@@ -13511,11 +13173,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: uuid
-                     * @description The campaign.
-                     */
-                    campaignId: string;
+                    /** @description The campaign. */
+                    campaignId: components["schemas"]["Id"];
                     /** @description The steps to append, in order. */
                     steps: components["schemas"]["SequenceStepInput"][];
                 };
@@ -13535,8 +13194,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         data: {
-                            /** Format: uuid */
-                            campaignId: string;
+                            campaignId: components["schemas"]["Id"];
                             steps: components["schemas"]["SequenceStep"][];
                         };
                     };
@@ -13574,7 +13232,7 @@ export interface operations {
                  * @description The step to delete.
                  * @example 0192f0c6-1a2b-7c3d-8e4f-5a6b7c8d9e0f
                  */
-                stepId: string;
+                stepId: components["schemas"]["Id"];
             };
             header?: never;
             path?: never;
@@ -13594,10 +13252,8 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         data: {
-                            /** Format: uuid */
-                            campaignId: string;
-                            /** Format: uuid */
-                            deletedStepId: string;
+                            campaignId: components["schemas"]["Id"];
+                            deletedStepId: components["schemas"]["Id"];
                             steps: components["schemas"]["SequenceStep"][];
                         };
                     };
@@ -13622,7 +13278,7 @@ export interface operations {
                  * @description The step's id.
                  * @example 0192f0c6-1a2b-7c3d-8e4f-5a6b7c8d9e0f
                  */
-                id: string;
+                id: components["schemas"]["Id"];
             };
             cookie?: never;
         };
@@ -13683,12 +13339,9 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description The email accounts the campaign should send from, exactly; empty unlinks all (not allowed while active). */
-                    accountIds: string[];
-                    /**
-                     * Format: uuid
-                     * @description The campaign.
-                     */
-                    campaignId: string;
+                    accountIds: components["schemas"]["Id"][];
+                    /** @description The campaign. */
+                    campaignId: components["schemas"]["Id"];
                 };
             };
         };
@@ -13730,13 +13383,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: uuid
-                     * @description The campaign to rename.
-                     */
-                    campaignId: string;
+                    /** @description The campaign to rename. */
+                    campaignId: components["schemas"]["Id"];
                     /** @description The new name (1-200 characters, not only spaces). */
-                    name: string;
+                    name: components["schemas"]["Name"];
                 };
             };
         };
@@ -13779,11 +13429,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: uuid
-                     * @description The campaign.
-                     */
-                    campaignId: string;
+                    /** @description The campaign. */
+                    campaignId: components["schemas"]["Id"];
                     options?: components["schemas"]["CampaignOptionsInput"];
                     schedule: components["schemas"]["CampaignSchedule"];
                 };
@@ -13839,11 +13486,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: uuid
-                     * @description The step that gets the variants.
-                     */
-                    stepId: string;
+                    /** @description The step that gets the variants. */
+                    stepId: components["schemas"]["Id"];
                     /** @description The new variants, lettered in this order after the existing ones. */
                     variants: components["schemas"]["SequenceVariantInput"][];
                 };
@@ -13900,7 +13544,7 @@ export interface operations {
                  * @description The variant to delete.
                  * @example 0192f0c6-4d5e-7f6a-8b7c-8d9e0f1a2b3c
                  */
-                variantId: string;
+                variantId: components["schemas"]["Id"];
             };
             header?: never;
             path?: never;
@@ -13920,8 +13564,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         data: {
-                            /** Format: uuid */
-                            deletedVariantId: string;
+                            deletedVariantId: components["schemas"]["Id"];
                             step: components["schemas"]["SequenceStep"];
                         };
                     };
@@ -14268,17 +13911,17 @@ export interface operations {
                  * @description With `email`, finds the contact by its address in this campaign.
                  * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
                  */
-                campaignId?: string;
+                campaignId?: components["schemas"]["Id"];
                 /**
                  * @description The contact's id. Send it alone, or send `campaignId` and `email` instead.
                  * @example 0192f0c5-2b7a-7d10-8c3e-6f4a1b2c3d4e
                  */
-                contactId?: string;
+                contactId?: components["schemas"]["Id"];
                 /**
                  * @description With `campaignId`, the contact's address (compared case-insensitively). `@` may be sent as is or as `%40`.
                  * @example jane.doe@acme.com
                  */
-                email?: string;
+                email?: components["schemas"]["EmailAddress"];
             };
             header?: never;
             path?: never;
@@ -14323,17 +13966,17 @@ export interface operations {
                  * @description Only this campaign's contacts.
                  * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
                  */
-                campaignId?: string;
+                campaignId?: components["schemas"]["Id"];
                 /**
                  * @description Only contacts added at or after this time.
                  * @example 2026-11-01T00:00:00Z
                  */
-                createdAfter?: string;
+                createdAfter?: components["schemas"]["Timestamp"];
                 /**
                  * @description Only contacts added before this time.
                  * @example 2026-12-01T00:00:00Z
                  */
-                createdBefore?: string;
+                createdBefore?: components["schemas"]["Timestamp"];
                 /**
                  * @description The `nextCursor` of the previous answer (with the same `sort` and `order`).
                  * @example MjAyNi0xMS0yM1QxMDowMDowMC4wMDBafDAxOTJmMGM1LTJiN2EtN2QxMC04YzNlLTZmNGExYjJjM2Q0ZQ
@@ -14388,7 +14031,7 @@ export interface operations {
                  * @description Only contacts in this subsequence now.
                  * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2b20
                  */
-                subsequenceId?: string;
+                subsequenceId?: components["schemas"]["Id"];
             };
             header?: never;
             path?: never;
@@ -14650,7 +14293,7 @@ export interface operations {
                  * @description The message's id.
                  * @example 0192f0d1-2b3c-7d4e-8f5a-6b7c8d9e0f1a
                  */
-                id: string;
+                id: components["schemas"]["Id"];
             };
             header?: never;
             path?: never;
@@ -14689,11 +14332,11 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only this account's messages. */
-                accountId?: string;
+                accountId?: components["schemas"]["Id"];
                 /** @description Only this campaign's messages. */
-                campaignId?: string;
+                campaignId?: components["schemas"]["Id"];
                 /** @description Only this contact's messages. */
-                contactId?: string;
+                contactId?: components["schemas"]["Id"];
                 /** @description The `nextCursor` of the previous page. */
                 cursor?: string;
                 /** @description Only sent (`outbound`) or received (`inbound`) messages. */
@@ -14764,10 +14407,10 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         data: {
                             /** @description Ids that name no message of this workspace. */
-                            notFound: string[];
+                            notFound: components["schemas"]["Id"][];
                             read: boolean;
                             /** @description The messages now marked. */
-                            updated: string[];
+                            updated: components["schemas"]["Id"][];
                         };
                     };
                 };
@@ -14971,7 +14614,7 @@ export interface operations {
                  */
                 after?: string;
                 /** @description Only events about this campaign (`data.campaignId`). */
-                campaignId?: string;
+                campaignId?: components["schemas"]["Id"];
                 /**
                  * @description How many items to return (1-100).
                  * @example 20
@@ -15028,8 +14671,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** Format: uuid */
-                    jobId: string;
+                    jobId: components["schemas"]["Id"];
                 };
             };
         };
@@ -15066,12 +14708,12 @@ export interface operations {
                  * @description The campaign to add to (CSV, this or listId; with JSON it goes in the body).
                  * @example 0193a1b2-7c4d-7e5f-8a9b-0c1d2e3f4a00
                  */
-                campaignId?: string;
+                campaignId?: components["schemas"]["Id"];
                 /**
                  * @description The people list to add to (CSV, this or campaignId; with JSON it goes in the body).
                  * @example 0193a1b2-7c4d-7e5f-8a9b-0c1d2e3f4a01
                  */
-                listId?: string;
+                listId?: components["schemas"]["Id"];
                 /**
                  * @description Skip addresses whose lead-database person any people list of the workspace holds (CSV; with JSON, in the body).
                  * @example false
@@ -15111,11 +14753,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** Format: uuid */
-                    campaignId?: string;
+                    campaignId?: components["schemas"]["Id"];
                     contacts: components["schemas"]["ContactInput"][];
-                    /** Format: uuid */
-                    listId?: string;
+                    listId?: components["schemas"]["Id"];
                     /** @default false */
                     skipInAnyList?: boolean;
                     /** @default false */
@@ -15235,7 +14875,7 @@ export interface operations {
                  * @description The job's id.
                  * @example 0193a1b2-7c4d-7e5f-8a9b-0c1d2e3f4a5b
                  */
-                jobId: string;
+                jobId: components["schemas"]["Id"];
             };
             header?: never;
             path?: never;
@@ -15328,7 +14968,7 @@ export interface operations {
                  * @description The job's id.
                  * @example 0193a1b2-7c4d-7e5f-8a9b-0c1d2e3f4a5b
                  */
-                jobId: string;
+                jobId: components["schemas"]["Id"];
             };
             header?: never;
             path?: never;
@@ -15612,7 +15252,7 @@ export interface operations {
                  * @description The list's id.
                  * @example 0192f0c6-1a2b-7c3d-8e4f-9a0b1c2d3e4f
                  */
-                listId: string;
+                listId: components["schemas"]["Id"];
                 /**
                  * @description How many items to skip before the first returned.
                  * @example 0
@@ -15877,7 +15517,7 @@ export interface operations {
                  * @description The list's id.
                  * @example 0192f0c6-1a2b-7c3d-8e4f-9a0b1c2d3e4f
                  */
-                listId: string;
+                listId: components["schemas"]["Id"];
             };
             header?: never;
             path?: never;
@@ -15923,7 +15563,7 @@ export interface operations {
                  * @description The list's id.
                  * @example 0192f0c6-1a2b-7c3d-8e4f-9a0b1c2d3e4f
                  */
-                listId: string;
+                listId: components["schemas"]["Id"];
             };
             header?: never;
             path?: never;
@@ -15975,7 +15615,7 @@ export interface operations {
                  * @description The list's id.
                  * @example 0192f0c6-1a2b-7c3d-8e4f-9a0b1c2d3e4f
                  */
-                listId: string;
+                listId: components["schemas"]["Id"];
                 /**
                  * @description How many items to skip before the first returned.
                  * @example 0
@@ -16418,7 +16058,7 @@ export interface operations {
                  * @description The test's id.
                  * @example 0193a1b2-7c4d-7e5f-8a9b-0c1d2e3f4a5b
                  */
-                id: string;
+                id: components["schemas"]["Id"];
             };
             header?: never;
             path?: never;
@@ -16628,9 +16268,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** Format: uuid */
-                    campaignId: string;
-                    name: string;
+                    campaignId: components["schemas"]["Id"];
+                    name: components["schemas"]["Name"];
                     /**
                      * @description The subsequence's steps, shaped as the campaign's (`POST /v2/campaign/sequence-create`): at most 10, each
                      *     with at most 26 variants, subjects up to 500 and bodies up to 50,000 characters. Its first step
@@ -16695,7 +16334,7 @@ export interface operations {
                  */
                 moveContactsTo?: "main" | "none";
                 /** @example 0193a1b2-7c3d-7e4f-8a5b-6c7d8e9f0a1b */
-                subsequenceId: string;
+                subsequenceId: components["schemas"]["Id"];
             };
             header?: never;
             path?: never;
@@ -16720,8 +16359,7 @@ export interface operations {
                              * @description Contacts moved out (to `moveContactsTo`).
                              */
                             contactsMoved: number;
-                            /** Format: uuid */
-                            deletedSubsequenceId: string;
+                            deletedSubsequenceId: components["schemas"]["Id"];
                         };
                     };
                 };
@@ -16740,7 +16378,7 @@ export interface operations {
         parameters: {
             query: {
                 /** @example 0193a1b2-7c3d-7e4f-8a5b-6c7d8e9f0a1b */
-                subsequenceId: string;
+                subsequenceId: components["schemas"]["Id"];
             };
             header?: never;
             path?: never;
@@ -16778,7 +16416,7 @@ export interface operations {
         parameters: {
             query: {
                 /** @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10 */
-                campaignId: string;
+                campaignId: components["schemas"]["Id"];
                 /**
                  * @description How many items to return (1-100).
                  * @example 20
@@ -16808,8 +16446,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         data: {
-                            /** Format: uuid */
-                            campaignId: string;
+                            campaignId: components["schemas"]["Id"];
                             items: components["schemas"]["Subsequence"][];
                             pagination: components["schemas"]["ListPagination"];
                         };
@@ -16835,8 +16472,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** Format: uuid */
-                    subsequenceId: string;
+                    subsequenceId: components["schemas"]["Id"];
                 };
             };
         };
@@ -16880,8 +16516,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** Format: uuid */
-                    subsequenceId: string;
+                    subsequenceId: components["schemas"]["Id"];
                 };
             };
         };
@@ -16925,7 +16560,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    name?: string;
+                    name?: components["schemas"]["Name"];
                     /**
                      * @description The subsequence's steps, shaped as the campaign's (`POST /v2/campaign/sequence-create`): at most 10, each
                      *     with at most 26 variants, subjects up to 500 and bodies up to 50,000 characters. Its first step
@@ -16933,8 +16568,7 @@ export interface operations {
                      *     replies in the contact's thread (the last email it was sent), so a first step may have one.
                      */
                     steps?: components["schemas"]["SequenceStepInput"][];
-                    /** Format: uuid */
-                    subsequenceId: string;
+                    subsequenceId: components["schemas"]["Id"];
                     trigger?: components["schemas"]["SubsequenceTrigger"];
                 };
             };
@@ -17194,8 +16828,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         data: {
-                            /** Format: uuid */
-                            deletedId: string;
+                            deletedId: components["schemas"]["Id"];
                         };
                     };
                 };
@@ -17218,7 +16851,7 @@ export interface operations {
                  * @description The tracking domain's id.
                  * @example 0192f0c7-0000-7000-8000-0000000000d1
                  */
-                id: string;
+                id: components["schemas"]["Id"];
             };
             header?: never;
             path?: never;
@@ -17447,8 +17080,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         data: {
-                            /** Format: uuid */
-                            deletedId: string;
+                            deletedId: components["schemas"]["Id"];
                         };
                     };
                 };
@@ -17471,7 +17103,7 @@ export interface operations {
                  * @description The subscription's id.
                  * @example 0192f0c6-0000-7000-8000-00000000aa01
                  */
-                id: string;
+                id: components["schemas"]["Id"];
                 /** @description Entries per page (1-100). */
                 limit?: number;
                 /** @description Entries to skip. */
@@ -17517,7 +17149,7 @@ export interface operations {
                  * @description The subscription's id.
                  * @example 0192f0c6-0000-7000-8000-00000000aa01
                  */
-                id: string;
+                id: components["schemas"]["Id"];
             };
             header?: never;
             path?: never;
@@ -17669,10 +17301,8 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         data: {
-                            /** Format: uuid */
-                            deliveryId: string;
-                            /** Format: date-time */
-                            nextAttemptAt: string;
+                            deliveryId: components["schemas"]["Id"];
+                            nextAttemptAt: components["schemas"]["Timestamp"];
                         };
                     };
                 };
@@ -17902,7 +17532,7 @@ export interface operations {
                  * @description The plan's id.
                  * @example 0192f0c4-9a2b-7c3d-8e4f-5a6b7c8d9e0f
                  */
-                planId: string;
+                planId: components["schemas"]["Id"];
             };
             header?: never;
             path?: never;
@@ -18061,12 +17691,12 @@ export interface operations {
                  * @description The plan's id (`plan.id` from `POST /v2/whitelabel/add-plan`).
                  * @example 0192f0c4-9a2b-7c3d-8e4f-5a6b7c8d9e0f
                  */
-                planId: string;
+                planId: components["schemas"]["Id"];
                 /**
                  * @description The sub-user's id (`subUser.id` from registration or look-up).
                  * @example 0192f0c4-8f1e-7cc3-9d42-5c1b1f7c2a10
                  */
-                subUserId: string;
+                subUserId: components["schemas"]["Id"];
             };
             cookie?: never;
         };

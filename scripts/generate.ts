@@ -13,7 +13,9 @@
  *     is bounded by the enum's size, so the bound follows the list as it grows;
  *   - an operation that takes `Idempotency-Key` answers 409 (still running) and 422 (key reused) and
  *     may send `Idempotent-Replayed`; generated/idempotent-operations.json lists these operations
- *     for the client.
+ *     for the client;
+ *   - a deprecated operation, or one that takes a deprecated field, may send `Deprecation`, `Sunset` and `Link`
+ *     on its success answers (its dates and successor are checked here as the server checks them at start-up).
  *
  * generated/mcp-tools.json is the MCP server's tools, one per operation (scripts/mcp-tools.ts).
  *
@@ -31,6 +33,7 @@ import openapiTS, {
   type ReferenceObject,
   type ResponseObject,
 } from 'openapi-typescript';
+import { declareDeprecationHeaders, deprecations } from '../server/platform/deprecation';
 import { mcpTools } from './mcp-tools';
 
 const root = resolve(__dirname, '..');
@@ -213,11 +216,13 @@ export function deriveBundle(spec: OpenAPI3): OpenAPI3 {
     }
     paths[alias] = copy;
   }
+  const deprecated = new Set(deprecations({ ...spec, paths }).map((d) => `${d.method} ${d.path}`));
   for (const [path, item] of Object.entries(paths)) {
     const version = path.startsWith('/v2/') ? 'v2' : 'v1';
-    for (const [, op] of operations(item, path)) {
+    for (const [method, op] of operations(item, path)) {
       addPlatformResponses(op, version);
       if (takesIdempotencyKey(op)) addIdempotencyResponses(op, version, spec.components?.responses ?? {});
+      if (deprecated.has(`${method} ${path}`)) declareDeprecationHeaders(op);
     }
   }
   const derived = { ...spec, paths: sortKeys(paths) };

@@ -3,14 +3,15 @@
  *
  * Order: request id and version -> health, docs and spec (no key, no quota) -> X-API-Key and quota (one database
  * round trip, the key's scopes with it) -> JSON body -> the MCP server at /mcp (server/mcp: its tool calls come back
- * into this app as requests) -> OpenAPI request validation (and the non-finite numbers
+ * into this app as requests) -> the deprecation headers of a deprecated operation or field -> OpenAPI request
+ * validation (and the non-finite numbers
  * its coercion lets through) -> idempotency keys -> routes (each refusing a key without the scope its operation declares; /v1 routes under /v1 and /v2,
  * v2-only routes under /v2; looked up by their first segment) -> 404 -> the error middleware.
  */
 import cors from 'cors';
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import { APP_DIR, DOCS_DIR, EXAMPLES_DIR, readBundledSpec } from './platform/project-root';
+import { APP_DIR, DOCS_DIR, EXAMPLES_DIR, readBundledSpec, type BundledSpec } from './platform/project-root';
 import { requestContext } from './http/request-context';
 import { requestLog } from './http/request-log';
 import { healthRoutes, type Readiness } from './http/health';
@@ -20,7 +21,9 @@ import { idempotency } from './http/idempotency';
 import { errorMiddleware } from './http/error-middleware';
 import { rejectUnsafeText } from './http/text-safety';
 import { headAsGet } from './http/head';
+import { deprecationHeaders } from './http/deprecation';
 import { consoleApp } from './http/console-app';
+import { docsPortal } from './http/docs-portal';
 import { rejectUnsafeNumbers } from './http/json-numbers';
 import { ApiError } from './http/errors';
 import { finiteQueryNumbers } from './http/pagination';
@@ -65,11 +68,13 @@ function bySegment(
 export interface AppOptions {
   /** The process's shutdown state, which /readyz reports (main.ts); tests may pass their own. */
   readiness?: Readiness;
+  /** The contract served and enforced: generated/openapi.json unless a test passes a changed copy. */
+  spec?: BundledSpec;
 }
 
 export function createApp(deps: Deps, services: Services = createServices(deps), options: AppOptions = {}) {
   const { config, logger, clock, db } = deps;
-  const spec = readBundledSpec();
+  const spec = options.spec ?? readBundledSpec();
   const app = express();
   app.disable('x-powered-by');
   // No ETag: the spec documents none (nor the 304 a client's copy of one would get), and Express hashed every body for it.
@@ -103,6 +108,9 @@ export function createApp(deps: Deps, services: Services = createServices(deps),
           'Idempotent-Replayed',
           'Mcp-Session-Id',
           'WWW-Authenticate',
+          'Deprecation',
+          'Sunset',
+          'Link',
         ],
         maxAge: 600,
       }),
@@ -124,7 +132,9 @@ export function createApp(deps: Deps, services: Services = createServices(deps),
   app.get('/openapi.json', (_req, res) => {
     res.json(spec);
   });
-  app.use('/docs', express.static(DOCS_DIR));
+  // The portal names the origin it is served from as the local server (http/docs-portal.ts).
+  const servers = (spec.servers ?? []).map((s) => s.url);
+  app.use('/docs', docsPortal(DOCS_DIR, servers));
   if (config.serveExamples) app.use('/examples', express.static(EXAMPLES_DIR));
   // The web console (app/, built by `npm run build`): static files under a strict Content-Security-Policy.
   app.use('/app', consoleApp(APP_DIR));
@@ -147,6 +157,8 @@ export function createApp(deps: Deps, services: Services = createServices(deps),
   app.use(express.json({ limit: config.bodyLimitBytes, verify: rejectUnsafeNumbers }));
   app.use(mcpRouter({ app, admit, spec }));
   app.use(['/v1', '/v2'], rejectUnsafeText, headAsGet);
+  // Before validation, so that a refused request of a deprecated operation learns it too.
+  app.use(deprecationHeaders(spec));
   app.use(
     OpenApiValidator.middleware({
       apiSpec: spec,

@@ -3,8 +3,10 @@
  * at /docs, and headless Chromium (Debian's package, driven by playwright-core) opens it with every
  * request to another host blocked. Every operation of the bundle must be listed in the sidebar and
  * every guide (the `##` sections of info.description) must be reachable; a `/v2` alias is named in its `/v1`
- * operation's entry, so no two entries share a title.
+ * operation's entry (a badge that keeps the path's case), so no two entries share a title. The servers box names
+ * the origin the page is served from.
  */
+import { get } from 'node:http';
 import { chromiumPath, describeIf } from '../helpers/binaries';
 import { launchChromium } from '../helpers/console';
 import type { Browser, Page } from 'playwright-core';
@@ -115,6 +117,31 @@ suite('documentation portal at /docs (headless Chromium, offline)', () => {
     await page.getByText('/v1/ratelimit/limits').first().waitFor({ timeout: 10_000 });
     await expect(page.getByText('Rate limits retrieved').first().isVisible()).resolves.toBe(true);
     await expect(page.getByText('GET /v2/ratelimit/limits').first().isVisible()).resolves.toBe(true);
+    // The badge naming the alias shows the path as written (Redoc's tags capitalize their words).
+    const badge = page.locator('[data-component-name="Tag/Tag"]', { hasText: 'also /v2/ratelimit/limits' }).first();
+    await expect(badge.innerText()).resolves.toBe('also /v2/ratelimit/limits');
+  });
+
+  it('names the server it is served from in its servers box', async () => {
+    await page.goto(`${t.url}/docs/`);
+    await page.getByText(t.url, { exact: true }).first().waitFor({ timeout: 10_000 });
+    await expect(page.getByText('https://api.leadreach.io', { exact: true }).first().isVisible()).resolves.toBe(true);
+    await expect(page.getByText('http://localhost:3000').count()).resolves.toBe(0);
+  });
+
+  it('writes no origin into the page but one of plain host characters', async () => {
+    const served = (host: string) =>
+      new Promise<string>((resolve, reject) => {
+        const { port } = new URL(t.url);
+        get({ host: '127.0.0.1', port, path: '/docs/', headers: { Host: host } }, (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+          res.on('end', () => resolve(text)).on('error', reject);
+        }).on('error', reject);
+      });
+    const hostile = await served('evil.test"></div><script>alert(1)</script>');
+    expect([hostile.includes('http://localhost:3000'), hostile.includes('<script>alert(1)')]).toEqual([true, false]);
+    expect(await served('docs.acme.test:8443')).toContain('"url":"http://docs.acme.test:8443"');
   });
 
   it('loaded nothing from another host', () => {
