@@ -30,3 +30,9 @@ export function useSession(): Session {
 export function useCan(scope: string): boolean {
   return holds(useSession().scopes, scope);
 }
+
+/** The same question for several scopes at once (a screen whose sections need different ones). */
+export function useHolds(): (scope: string) => boolean {
+  const { scopes } = useSession();
+  return (scope) => holds(scopes, scope);
+}

@@ -1,6 +1,7 @@
 /** The unibox: received and sent messages, newest first, a page at a time; a message's reply, intent and read state. */
 import { useState, type FormEvent } from 'react';
 import { useMarkRead, useMessages, useReply, useSetIntent, type InboxQuery, type Intent } from '../hooks/api/inbox';
+import { CursorPager } from '../components/CursorPager';
 import { Empty, ErrorNotice, Loaded } from '../components/states';
 import { useCan } from '../session';
 
@@ -77,18 +78,12 @@ export function Inbox() {
                   </li>
                 ))}
               </ul>
-              <nav className="pager" aria-label="Message pages">
-                <button type="button" disabled={!cursors.length} onClick={() => setCursors(cursors.slice(0, -1))}>
-                  Previous
-                </button>
-                <button
-                  type="button"
-                  disabled={!data.pagination.hasMore || !data.pagination.nextCursor}
-                  onClick={() => setCursors([...cursors, data.pagination.nextCursor!])}
-                >
-                  Next
-                </button>
-              </nav>
+              <CursorPager
+                label="Message pages"
+                cursors={cursors}
+                onCursors={setCursors}
+                pagination={data.pagination}
+              />
             </>
           )
         }
