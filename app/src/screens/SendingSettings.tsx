@@ -15,7 +15,7 @@ export function SendingSettings() {
     <section aria-labelledby="sending-title">
       <h2 id="sending-title">Sending</h2>
       <Loaded query={settings} what="the sending settings">
-        {({ data }) => <SettingsForm key={JSON.stringify(data.settings)} saved={data.settings} />}
+        {({ data }) => <SettingsForm saved={data.settings} />}
       </Loaded>
     </section>
   );
