@@ -10,7 +10,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { accessibilityViolations, browserSuite, buildConsole, launchChromium, signIn } from '../helpers/browser';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server';
-import { dovecotMissing, startImapServer, type ImapTestServer } from '../helpers/imap-server';
+import { dovecotMissing, replyMessage, startImapServer, type ImapTestServer } from '../helpers/imap-server';
 import { startOAuthProvider, type OAuthTestProvider } from '../helpers/oauth-provider';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
@@ -40,6 +40,7 @@ suite('the console end to end (headless Chromium)', () => {
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
+  const cspViolations: string[] = [];
 
   const expectAccessible = async () => expect(await accessibilityViolations(page)).toEqual([]);
   const fits = async (width: number) => {
@@ -77,22 +78,10 @@ suite('the console end to end (headless Chromium)', () => {
         dnsTimeoutMs: 2000,
         trackingCnameTarget: TARGET,
         publicUrl: PUBLIC_URL,
-        oauth: {
-          google: null,
-          microsoft: null,
-          generic: {
-            clientId: idp.clientId,
-            clientSecret: idp.clientSecret,
-            authorizeUrl: idp.authorizeUrl,
-            tokenUrl: idp.tokenUrl,
-            userInfoUrl: idp.userInfoUrl,
-            scopes: idp.scopes,
-            smtp: { host: '127.0.0.1', port: sink.port },
-            imap: { host: '127.0.0.1', port: imap.port },
-          },
-          returnUrls: [],
-          timeoutMs: 5000,
-        },
+        oauth: idp.settings({
+          smtp: { host: '127.0.0.1', port: sink.port },
+          imap: { host: '127.0.0.1', port: imap.port },
+        }),
       },
     });
     await insertFixtures(t.db);
@@ -105,6 +94,9 @@ suite('the console end to end (headless Chromium)', () => {
       await route.fulfill({ response: await route.fetch({ url: `${t.url}${pathname}${search}` }) });
     });
     page = await context.newPage();
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
+    });
     await signIn(page, t.url, ws.apiKey);
     // The build, Dovecot, a fresh database and Chromium took well over a minute together on a loaded machine.
   }, 180_000);
@@ -258,18 +250,15 @@ suite('the console end to end (headless Chromium)', () => {
     clock.set('2026-11-23T11:00:00.000Z');
     await imap.deliver(
       SDR,
-      [
-        'From: Tom <tom@globex.test>',
-        `To: ${SDR}`,
-        'Subject: Re: Quick question, Tom',
-        'Message-ID: <tom-1@globex.test>',
-        `In-Reply-To: ${sentId}`,
-        `References: ${sentId}`,
-        'Date: Mon, 23 Nov 2026 11:00:00 +0000',
-        '',
-        'Sounds good, call me.',
-        '',
-      ].join('\r\n'),
+      replyMessage({
+        from: 'Tom <tom@globex.test>',
+        to: SDR,
+        subject: 'Re: Quick question, Tom',
+        messageId: '<tom-1@globex.test>',
+        inReplyTo: sentId,
+        date: 'Mon, 23 Nov 2026 11:00:00 +0000',
+        text: 'Sounds good, call me.',
+      }),
     );
     expect(await t.services.inbox.runOnce()).toBe(1);
 
@@ -304,5 +293,9 @@ suite('the console end to end (headless Chromium)', () => {
     const row = page.getByRole('row').filter({ has: page.getByRole('button', { name: ANA }) });
     await row.getByText('active', { exact: true }).waitFor();
     expect(sink.oauthLogins).toContain(ANA);
+  });
+
+  it('logged no Content-Security-Policy violation on these screens', () => {
+    expect(cspViolations).toEqual([]);
   });
 });

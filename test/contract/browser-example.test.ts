@@ -3,24 +3,12 @@
  * with SERVE_EXAMPLES=1 and loaded by headless Chromium from one origin (http://app.test:port) while it calls
  * the API on another (http://127.0.0.1:port), which CORS_ORIGINS allows: the page lists the workspace's campaigns and its inbox.
  */
-import { chromiumPath, describeIf } from '../helpers/binaries';
-import { chromium, type Browser } from 'playwright-core';
+import { chromiumSuite, launchChromium } from '../helpers/browser';
+import type { Browser } from 'playwright-core';
 import { buildExamples } from '../../scripts/build-examples';
 import { startTestServer, type TestServer } from '../helpers/server';
 
-const CHROMIUM = chromiumPath();
-// app.test is the page's own host name, resolved to the loopback server: a second origin without a second server.
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--host-resolver-rules=MAP app.test 127.0.0.1',
-];
-
-const suite = describeIf(CHROMIUM, 'Chromium (CHROMIUM_PATH, or chromium on PATH)', 'apt-get install -y chromium');
+const suite = chromiumSuite();
 
 suite('the example page in Chromium', () => {
   let t: TestServer;
@@ -33,7 +21,8 @@ suite('the example page in Chromium', () => {
     t = await startTestServer({ config: { serveExamples: true, corsOrigins: ['https://other.example'] } });
     pageOrigin = t.url.replace('127.0.0.1', 'app.test');
     t.deps.config.corsOrigins.push(pageOrigin);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    // app.test is the page's own host name, resolved to the loopback server: a second origin without a second server.
+    browser = await launchChromium(['--host-resolver-rules=MAP app.test 127.0.0.1']);
   }, 90_000);
 
   afterAll(async () => {

@@ -5,23 +5,12 @@
  * every guide (the `##` sections of info.description) must be reachable; a `/v2` alias is named in its `/v1`
  * operation's entry, so no two entries share a title.
  */
-import { chromiumPath, describeIf } from '../helpers/binaries';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromiumSuite, launchChromium } from '../helpers/browser';
+import type { Browser, Page } from 'playwright-core';
 import spec from '../../generated/openapi.json';
 import { buildDocs } from '../../scripts/docs';
 import { startTestServer, type TestServer } from '../helpers/server';
 
-const CHROMIUM = chromiumPath();
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
 const paths = spec.paths as Record<string, Record<string, { operationId?: string }>>;
@@ -36,7 +25,7 @@ const slug = (s: string) =>
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-|-$/g, '');
 
-const suite = describeIf(CHROMIUM, 'Chromium (CHROMIUM_PATH, or chromium on PATH)', 'apt-get install -y chromium');
+const suite = chromiumSuite();
 
 suite('documentation portal at /docs (headless Chromium, offline)', () => {
   let t: TestServer;
@@ -47,7 +36,7 @@ suite('documentation portal at /docs (headless Chromium, offline)', () => {
   beforeAll(async () => {
     buildDocs();
     t = await startTestServer();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    browser = await launchChromium();
     page = await browser.newPage();
     const origin = new URL(t.url).origin;
     // Offline: only the server itself and inline data may be loaded.

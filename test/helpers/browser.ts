@@ -22,19 +22,24 @@ const ARGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
   '--disable-background-networking',
   '--disable-component-update',
   '--disable-sync',
 ];
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
-/** `describe` where Chromium is found, on the embedded database only (a browser proves nothing about storage). */
-export const browserSuite = (): jest.Describe =>
-  CHROMIUM
-    ? describeOnEmbeddedDatabase()
-    : describeIf(CHROMIUM, 'Chromium (CHROMIUM_PATH, or chromium on PATH)', 'apt-get install -y chromium');
+/** `describe` where Chromium is found, else a skip saying how to install it. */
+export const chromiumSuite = (): jest.Describe =>
+  describeIf(CHROMIUM, 'Chromium (CHROMIUM_PATH, or chromium on PATH)', 'apt-get install -y chromium');
 
-export const launchChromium = (): Promise<Browser> => chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+/** The same, on the embedded database only (a browser driving the console proves nothing about storage). */
+export const browserSuite = (): jest.Describe => (CHROMIUM ? describeOnEmbeddedDatabase() : chromiumSuite());
+
+/** Headless Chromium, with `args` beside the usual ones (a host resolver rule, say). */
+export const launchChromium = (args: string[] = []): Promise<Browser> =>
+  chromium.launch({ executablePath: CHROMIUM, args: [...ARGS, ...args] });
 
 /**
  * The build `npm run build` makes of app/ (dist/app), made by the first file of a test run that asks (Jest's

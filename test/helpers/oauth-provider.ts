@@ -14,10 +14,12 @@
  *   idp.revoke('ana@acme-mail.io');   // every token of the mailbox stops working
  *   idp.dropAccessTokens('ana@acme-mail.io');  // its access tokens stop working before their time; refreshes work
  *   idp.hang = true;                  // /token never answers (a provider that hangs)
+ *   config.oauth = idp.settings({ smtp, imap });  // the server's settings with this provider as its only one
  */
 import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { OAuthSettings } from '../../server/platform/config';
 
 export interface OAuthTestProvider {
   url: string;
@@ -53,6 +55,13 @@ export interface OAuthTestProvider {
   grant(email: string): string;
   /** Ends the mailbox's access tokens before their time (a provider's early expiry); its refresh tokens work. */
   dropAccessTokens(email: string): void;
+  /** The server's OAuth settings with this provider as the generic one (Google and Microsoft off). */
+  settings(options: {
+    smtp: { host: string; port: number };
+    imap: { host: string; port: number };
+    returnUrls?: string[];
+    timeoutMs?: number;
+  }): OAuthSettings;
   close(): Promise<void>;
 }
 
@@ -242,6 +251,22 @@ export async function startOAuthProvider(options: { now: () => Date }): Promise<
     dropAccessTokens(email) {
       for (const [k, v] of accessTokens) if (v.email === email.toLowerCase()) accessTokens.delete(k);
     },
+    settings: ({ smtp, imap, returnUrls = [], timeoutMs = 5000 }) => ({
+      google: null,
+      microsoft: null,
+      generic: {
+        clientId: provider.clientId,
+        clientSecret: provider.clientSecret,
+        authorizeUrl: provider.authorizeUrl,
+        tokenUrl: provider.tokenUrl,
+        userInfoUrl: provider.userInfoUrl,
+        scopes: provider.scopes,
+        smtp,
+        imap,
+      },
+      returnUrls,
+      timeoutMs,
+    }),
     close: () =>
       new Promise<void>((resolve) => {
         for (const res of hanging) res.destroy();

@@ -13,7 +13,7 @@ export function usePrices(): { prices: Prices; balance: number } | null {
   return credits.data ? { prices: credits.data.prices, balance: credits.data.balance } : null;
 }
 
-export function CostNotice({ most, what }: { most: number | null; what: string }) {
+function CostNotice({ most, what }: { most: number | null; what: string }) {
   const credits = useCredits(useCan('usage:read'));
   if (credits.error) return <ErrorNotice error={credits.error} />;
   if (most === null || !credits.data)
@@ -35,3 +35,42 @@ export function CostNotice({ most, what }: { most: number | null; what: string }
 
 /** `1 credit`, `25 credits`; `many` for a word whose plural is not the word and an s. */
 export const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString()} ${n === 1 ? one : many}`;
+
+/**
+ * A request that spends credits: the most it can cost, the button that sends it (a form's submit button without
+ * `onSpend`), then what the answer charged and what is left, or the API's refusal.
+ */
+export function Spend({
+  most,
+  what,
+  action,
+  onSpend,
+  pending,
+  disabled = false,
+  charged,
+  error,
+}: {
+  most: number | null;
+  what: string;
+  action: string;
+  onSpend?: () => void;
+  pending: boolean;
+  disabled?: boolean;
+  charged: { used: number; remaining: number } | undefined;
+  error: unknown;
+}) {
+  return (
+    <>
+      <CostNotice most={most} what={what} />
+      <button type={onSpend ? 'button' : 'submit'} disabled={pending || disabled} onClick={onSpend}>
+        {most === null ? action : `${action} for at most ${plural(most, 'credit')}`}
+      </button>
+      {charged ? (
+        <p role="status">
+          Charged {plural(charged.used, 'credit')}; {plural(charged.remaining, 'credit')} left.
+        </p>
+      ) : null}
+      <ErrorNotice error={error} />
+    </>
+  );
+}

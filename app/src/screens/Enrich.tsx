@@ -5,10 +5,8 @@
 import { useState, type FormEvent } from 'react';
 import type { components } from '../../../client';
 import { useEnrich, type EnrichRequest, type PeopleDataOption } from '../hooks/api/leads';
-import { CostNotice, plural, usePrices } from '../components/Cost';
-import { ErrorNotice } from '../components/states';
-import { PEOPLE_DATA_OPTIONS, valuesOf } from '../vocabulary';
-import { textFields } from './search-parts';
+import { Spend, usePrices } from '../components/Cost';
+import { DataOptions, textFields } from './search-parts';
 
 const NO_DETAILS = { email: '', linkedinUrl: '', firstName: '', lastName: '', companyDomain: '', companyName: '' };
 
@@ -49,25 +47,15 @@ export function EnrichPanel() {
         {text('companyDomain', 'Company domain')}
         {text('companyName', 'Company name')}
       </div>
-      <fieldset>
-        <legend>Reveal</legend>
-        {valuesOf(PEOPLE_DATA_OPTIONS).map((o) => (
-          <label key={o} className="check">
-            <input
-              type="checkbox"
-              checked={options.includes(o)}
-              onChange={(e) => setOptions(e.target.checked ? [...options, o] : options.filter((x) => x !== o))}
-            />{' '}
-            {PEOPLE_DATA_OPTIONS[o]}
-            {pricing ? ` (${plural(pricing.prices[o], 'credit')})` : ''}
-          </label>
-        ))}
-      </fieldset>
-      <CostNotice most={most} what="Enriching this person, if someone matches," />
-      <button type="submit" disabled={enrich.isPending}>
-        {most === null ? 'Enrich' : `Enrich for at most ${plural(most, 'credit')}`}
-      </button>
-      <ErrorNotice error={enrich.error} />
+      <DataOptions legend="Reveal" chosen={options} onChange={setOptions} />
+      <Spend
+        most={most}
+        what="Enriching this person, if someone matches,"
+        action="Enrich"
+        pending={enrich.isPending}
+        charged={enrich.data?.data.credits}
+        error={enrich.error}
+      />
       {enrich.data && result ? (
         <div role="status">
           {result.person ? (
@@ -86,10 +74,6 @@ export function EnrichPanel() {
           ) : (
             <p>{result.reason ? REASONS[result.reason] : ''}</p>
           )}
-          <p>
-            Charged {plural(enrich.data.data.credits.used, 'credit')};{' '}
-            {plural(enrich.data.data.credits.remaining, 'credit')} left.
-          </p>
         </div>
       ) : null}
     </form>

@@ -3,25 +3,17 @@
  * with nothing revealed, which is free, and shows who matches; revealing data of that page is a second request
  * whose most possible cost is shown before it is sent. Chosen results are saved to a list.
  */
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useSearchPeople, type LeadPerson, type PeopleDataOption, type PeopleSearch } from '../hooks/api/leads';
-import { Choices } from '../components/Choices';
-import { CostNotice, plural, usePrices } from '../components/Cost';
-import { Empty, ErrorNotice } from '../components/states';
+import { Spend, plural, usePrices } from '../components/Cost';
+import { RowsTable } from '../components/RowsTable';
 import { SubNav } from '../components/SubNav';
 import { useCan } from '../session';
-import {
-  DEPARTMENTS,
-  EMAIL_STATUSES,
-  EMPLOYEE_RANGES,
-  PEOPLE_DATA_OPTIONS,
-  SENIORITIES,
-  valuesOf,
-} from '../vocabulary';
+import { DEPARTMENTS, EMAIL_STATUSES, EMPLOYEE_RANGES, SENIORITIES } from '../vocabulary';
 import { CompanySearchPanel } from './CompanySearch';
 import { EnrichPanel } from './Enrich';
 import { SaveToList } from './SaveToList';
-import { PageSize, SearchPager, Selectable, commaList, someOf, textFields } from './search-parts';
+import { DataOptions, SearchForm, SearchResults, choiceFields, commaList, someOf, textFields } from './search-parts';
 
 const SECTIONS = [
   { path: '', label: 'People' },
@@ -104,117 +96,67 @@ function PeopleSearchPanel() {
     reveal.reset();
     preview.mutate({ body: { ...body, page, dataOptions: [] } });
   };
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    look(bodyOf(filters), 1);
-  };
   const text = textFields('people', filters, setFilters);
+  const choice = choiceFields(filters, setFilters);
   const answer = reveal.data ?? preview.data;
   const people = answer?.data.items ?? [];
   const most = pricing ? mostCost(preview.data?.data.items ?? [], options, pricing.prices) : null;
   return (
     <>
-      <form onSubmit={submit} aria-labelledby="people-search-title">
-        <h2 id="people-search-title">Search people</h2>
-        <p className="hint">Searching shows who matches and reveals nothing, so it is free.</p>
-        <div className="grid">
-          {text('titles', 'Job titles', 'Separate several with commas: sales director, head of growth')}
-          {text('keywords', 'Keywords')}
-          {text('locations', 'Locations', 'City, state or country')}
-          {text('companyDomains', 'Company domains')}
-          {text('companyNames', 'Company names')}
-          {text('industries', 'Industries')}
-        </div>
-        <div className="row">
-          <Choices
-            legend="Seniority"
-            words={SENIORITIES}
-            chosen={filters.seniorities}
-            onChange={(seniorities) => setFilters({ ...filters, seniorities })}
-          />
-          <Choices
-            legend="Department"
-            words={DEPARTMENTS}
-            chosen={filters.departments}
-            onChange={(departments) => setFilters({ ...filters, departments })}
-          />
-          <Choices
-            legend="Company size"
-            words={EMPLOYEE_RANGES}
-            chosen={filters.employeeRanges}
-            onChange={(employeeRanges) => setFilters({ ...filters, employeeRanges })}
-          />
-          <Choices
-            legend="Email status"
-            words={EMAIL_STATUSES}
-            chosen={filters.emailStatuses}
-            onChange={(emailStatuses) => setFilters({ ...filters, emailStatuses })}
-          />
-          <PageSize
-            id="people-per-page"
-            value={filters.perPage}
-            onChange={(perPage) => setFilters({ ...filters, perPage })}
-          />
-        </div>
-        <button type="submit" disabled={preview.isPending}>
-          {preview.isPending ? 'Searching…' : 'Search'}
-        </button>
-      </form>
-      <ErrorNotice error={preview.error} />
+      <SearchForm
+        prefix="people"
+        title="Search people"
+        hint="Searching shows who matches and reveals nothing, so it is free."
+        fields={
+          <>
+            {text('titles', 'Job titles', 'Separate several with commas: sales director, head of growth')}
+            {text('keywords', 'Keywords')}
+            {text('locations', 'Locations', 'City, state or country')}
+            {text('companyDomains', 'Company domains')}
+            {text('companyNames', 'Company names')}
+            {text('industries', 'Industries')}
+          </>
+        }
+        choices={
+          <>
+            {choice('seniorities', 'Seniority', SENIORITIES)}
+            {choice('departments', 'Department', DEPARTMENTS)}
+            {choice('employeeRanges', 'Company size', EMPLOYEE_RANGES)}
+            {choice('emailStatuses', 'Email status', EMAIL_STATUSES)}
+          </>
+        }
+        perPage={filters.perPage}
+        onPerPage={(perPage) => setFilters({ ...filters, perPage })}
+        pending={preview.isPending}
+        error={preview.error}
+        onSearch={() => look(bodyOf(filters), 1)}
+      />
       {answer && asked ? (
-        <section aria-labelledby="people-results-title">
-          <h2 id="people-results-title">People found</h2>
-          {people.length === 0 ? (
-            <Empty>Nobody matches these filters.</Empty>
-          ) : (
-            <>
-              <p role="status">
-                {plural(answer.data.pagination.totalEntries, 'person', 'people')} found; page {asked.page} of{' '}
-                {answer.data.pagination.totalPages}.
-              </p>
-              <PeopleTable people={people} selected={selected} onSelect={setSelected} />
-              <SearchPager
-                label="Result pages"
-                page={asked.page}
-                pages={answer.data.pagination.totalPages}
-                onPage={(page) => look(asked.body, page)}
-              />
-              <fieldset className="reveal">
-                <legend>Reveal this page</legend>
-                {valuesOf(PEOPLE_DATA_OPTIONS).map((o) => (
-                  <label key={o} className="check">
-                    <input
-                      type="checkbox"
-                      checked={options.includes(o)}
-                      onChange={(e) => setOptions(e.target.checked ? [...options, o] : options.filter((x) => x !== o))}
-                    />{' '}
-                    {PEOPLE_DATA_OPTIONS[o]}
-                    {pricing ? ` (${plural(pricing.prices[o], 'credit')} each)` : ''}
-                  </label>
-                ))}
-                <CostNotice
-                  most={most}
-                  what={`Revealing them for the ${plural(people.length, 'person', 'people')} on this page`}
-                />
-                <button
-                  type="button"
-                  disabled={!options.length || reveal.isPending}
-                  onClick={() => reveal.mutate({ body: { ...asked.body, page: asked.page, dataOptions: options } })}
-                >
-                  {most === null ? 'Reveal' : `Reveal for at most ${plural(most, 'credit')}`}
-                </button>
-                {reveal.data ? (
-                  <p role="status">
-                    Charged {plural(reveal.data.data.credits.used, 'credit')};{' '}
-                    {plural(reveal.data.data.credits.remaining, 'credit')} left.
-                  </p>
-                ) : null}
-                <ErrorNotice error={reveal.error} />
-              </fieldset>
-              {canSave ? <SaveToList kind="people" ids={selected} /> : null}
-            </>
-          )}
-        </section>
+        <SearchResults
+          id="people-results-title"
+          title="People found"
+          noun={['person', 'people']}
+          nothing="Nobody matches these filters."
+          pagination={answer.data.pagination}
+          page={asked.page}
+          onPage={(page) => look(asked.body, page)}
+          table={<PeopleTable people={people} selected={selected} onSelect={setSelected} />}
+        >
+          <div className="reveal">
+            <DataOptions legend="Reveal this page" chosen={options} onChange={setOptions} />
+            <Spend
+              most={most}
+              what={`Revealing them for the ${plural(people.length, 'person', 'people')} on this page`}
+              action="Reveal"
+              onSpend={() => reveal.mutate({ body: { ...asked.body, page: asked.page, dataOptions: options } })}
+              pending={reveal.isPending}
+              disabled={!options.length}
+              charged={reveal.data?.data.credits}
+              error={reveal.error}
+            />
+          </div>
+          {canSave ? <SaveToList kind="people" ids={selected} /> : null}
+        </SearchResults>
       ) : null}
     </>
   );
@@ -232,7 +174,7 @@ function PeopleTable({
   onSelect: (ids: string[]) => void;
 }) {
   return (
-    <Selectable
+    <RowsTable
       caption="People found"
       items={people.map((p) => ({ id: p.id, name: p.name }))}
       selected={selected}

@@ -19,8 +19,10 @@ import { plural } from '../components/Cost';
 import { saveFile } from '../components/save-file';
 import { CursorPager } from '../components/CursorPager';
 import { Empty, ErrorNotice, Loaded } from '../components/states';
+import { SkipPager } from '../components/SkipPager';
 import { useCan } from '../session';
 import { href } from '../route';
+import { RowsTable } from '../components/RowsTable';
 
 const PAGE = 20;
 const KINDS: Record<ListKind, string> = { people: 'People', company: 'Companies' };
@@ -84,17 +86,14 @@ function AllLists() {
                   </tbody>
                 </table>
               </div>
-              <nav className="pager" aria-label="List pages">
-                <button type="button" disabled={skip === 0} onClick={() => setSkip(Math.max(0, skip - PAGE))}>
-                  Previous
-                </button>
-                <span>
-                  {skip + 1}–{skip + data.items.length} of {data.pagination.total}
-                </span>
-                <button type="button" disabled={!data.pagination.hasMore} onClick={() => setSkip(skip + PAGE)}>
-                  Next
-                </button>
-              </nav>
+              <SkipPager
+                label="List pages"
+                skip={skip}
+                limit={PAGE}
+                shown={data.items.length}
+                pagination={data.pagination}
+                onSkip={setSkip}
+              />
             </>
           )
         }
@@ -200,6 +199,7 @@ function Members({ list }: { list: LeadList }) {
           columns: ['Name', 'Title', 'Company', 'Email', 'Added'],
           rows: (people.data?.data.items ?? []).map((p) => ({
             id: p.id,
+            name: p.name,
             cells: [
               p.name,
               p.title ?? '',
@@ -213,6 +213,7 @@ function Members({ list }: { list: LeadList }) {
           columns: ['Name', 'Domain', 'Industry', 'Location', 'Added'],
           rows: (companies.data?.data.items ?? []).map((c) => ({
             id: c.id,
+            name: c.name,
             cells: [
               c.name,
               c.domain ?? '',
@@ -234,29 +235,12 @@ function Members({ list }: { list: LeadList }) {
             <Empty>No members yet: save some from a search under Leads.</Empty>
           ) : (
             <>
-              <div className="table-wrap" tabIndex={0}>
-                <table>
-                  <caption className="visually-hidden">Members of {list.name}</caption>
-                  <thead>
-                    <tr>
-                      {table.columns.map((c) => (
-                        <th scope="col" key={c}>
-                          {c}
-                        </th>
-                      ))}
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {table.rows.map((r) => (
-                      <tr key={r.id}>
-                        {r.cells.map((cell, i) => (
-                          <td key={i}>{cell}</td>
-                        ))}
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <RowsTable
+                caption={`Members of ${list.name}`}
+                items={table.rows}
+                columns={table.columns}
+                row={(i) => table.rows[i].cells}
+              />
               <CursorPager label="Member pages" cursors={cursors} onCursors={setCursors} pagination={pagination} />
             </>
           )

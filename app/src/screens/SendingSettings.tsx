@@ -21,51 +21,56 @@ export function SendingSettings() {
   );
 }
 
-/** A number field; empty means `null` where the setting can be off. */
-function NumberField({
-  id,
-  label,
-  hint,
-  value,
-  onChange,
-  min,
-  max,
-  step = 1,
-  nullable = false,
-  disabled,
-}: {
-  id: string;
+/** Each setting's field: its bounds as the spec gives them; `nullable` where empty turns the setting off. */
+const FIELDS: {
+  key: keyof Settings;
   label: string;
   hint: string;
-  value: number | null;
-  onChange: (value: number | null) => void;
   min: number;
   max: number;
   step?: number;
   nullable?: boolean;
-  disabled: boolean;
-}) {
-  return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      <input
-        id={id}
-        type="number"
-        min={min}
-        max={max}
-        step={step}
-        required={!nullable}
-        disabled={disabled}
-        aria-describedby={`${id}-hint`}
-        value={value ?? ''}
-        onChange={(e) => onChange(e.target.value === '' ? null : Number(e.target.value))}
-      />
-      <small id={`${id}-hint`} className="hint">
-        {hint}
-      </small>
-    </div>
-  );
-}
+}[] = [
+  {
+    key: 'recipientDomainDailyLimit',
+    label: 'Emails a day to one recipient domain',
+    hint: 'Across every campaign and account; empty for no cap.',
+    min: 1,
+    max: 10000,
+    nullable: true,
+  },
+  {
+    key: 'bounceRatePercent',
+    label: 'Pause an account above this bounce rate (%)',
+    hint: "Hard bounces over the account's last sends (the window below).",
+    min: 0.1,
+    max: 100,
+    step: 0.1,
+  },
+  {
+    key: 'bounceWindow',
+    label: 'Account bounce window (sends)',
+    hint: "How many of an account's last campaign sends the rate is taken over.",
+    min: 5,
+    max: 10000,
+  },
+  {
+    key: 'campaignBounceRatePercent',
+    label: 'Pause a campaign above this bounce rate (%)',
+    hint: 'Empty: campaigns never pause for bounces (accounts still do).',
+    min: 0.1,
+    max: 100,
+    step: 0.1,
+    nullable: true,
+  },
+  {
+    key: 'campaignBounceWindow',
+    label: 'Campaign bounce window (sends)',
+    hint: "How many of a campaign's last sends the rate is taken over.",
+    min: 5,
+    max: 10000,
+  },
+];
 
 function SettingsForm({ saved }: { saved: Settings }) {
   const canWrite = useCan('sending:write');
@@ -75,64 +80,32 @@ function SettingsForm({ saved }: { saved: Settings }) {
     event.preventDefault();
     update.mutate({ body: form });
   };
-  const set = (patch: Partial<Settings>) => setForm({ ...form, ...patch });
   return (
     <form onSubmit={submit}>
       <div className="grid">
-        <NumberField
-          id="sending-domain-limit"
-          label="Emails a day to one recipient domain"
-          hint="Across every campaign and account; empty for no cap."
-          value={form.recipientDomainDailyLimit}
-          onChange={(recipientDomainDailyLimit) => set({ recipientDomainDailyLimit })}
-          min={1}
-          max={10000}
-          nullable
-          disabled={!canWrite}
-        />
-        <NumberField
-          id="sending-bounce-rate"
-          label="Pause an account above this bounce rate (%)"
-          hint="Hard bounces over its last sends (the window below)."
-          value={form.bounceRatePercent}
-          onChange={(v) => set({ bounceRatePercent: v ?? saved.bounceRatePercent })}
-          min={0.1}
-          max={100}
-          step={0.1}
-          disabled={!canWrite}
-        />
-        <NumberField
-          id="sending-bounce-window"
-          label="Account bounce window (sends)"
-          hint="How many of an account's last campaign sends the rate is taken over."
-          value={form.bounceWindow}
-          onChange={(v) => set({ bounceWindow: v ?? saved.bounceWindow })}
-          min={5}
-          max={10000}
-          disabled={!canWrite}
-        />
-        <NumberField
-          id="sending-campaign-bounce-rate"
-          label="Pause a campaign above this bounce rate (%)"
-          hint="Empty: campaigns never pause for bounces (accounts still do)."
-          value={form.campaignBounceRatePercent}
-          onChange={(campaignBounceRatePercent) => set({ campaignBounceRatePercent })}
-          min={0.1}
-          max={100}
-          step={0.1}
-          nullable
-          disabled={!canWrite}
-        />
-        <NumberField
-          id="sending-campaign-bounce-window"
-          label="Campaign bounce window (sends)"
-          hint="How many of a campaign's last sends the rate is taken over."
-          value={form.campaignBounceWindow}
-          onChange={(v) => set({ campaignBounceWindow: v ?? saved.campaignBounceWindow })}
-          min={5}
-          max={10000}
-          disabled={!canWrite}
-        />
+        {FIELDS.map((f) => {
+          const id = `sending-${f.key}`;
+          return (
+            <div className="field" key={f.key}>
+              <label htmlFor={id}>{f.label}</label>
+              <input
+                id={id}
+                type="number"
+                min={f.min}
+                max={f.max}
+                step={f.step ?? 1}
+                required={!f.nullable}
+                disabled={!canWrite}
+                aria-describedby={`${id}-hint`}
+                value={form[f.key] ?? ''}
+                onChange={(e) => setForm({ ...form, [f.key]: e.target.value === '' ? null : Number(e.target.value) })}
+              />
+              <small id={`${id}-hint`} className="hint">
+                {f.hint}
+              </small>
+            </div>
+          );
+        })}
       </div>
       {canWrite ? (
         <button type="submit" disabled={update.isPending}>

@@ -18,6 +18,7 @@ import {
 } from '../hooks/api/webhooks';
 import { Choices } from '../components/Choices';
 import { Empty, ErrorNotice, Loaded } from '../components/states';
+import { SkipPager } from '../components/SkipPager';
 import { useCan } from '../session';
 import { EVENT_TYPES } from '../vocabulary';
 
@@ -244,14 +245,14 @@ function DeliveryLog({ webhookId, canWrite }: { webhookId: string; canWrite: boo
                   </tbody>
                 </table>
               </div>
-              <nav className="pager" aria-label="Delivery log pages">
-                <button type="button" disabled={skip === 0} onClick={() => setSkip(Math.max(0, skip - PAGE))}>
-                  Newer
-                </button>
-                <button type="button" disabled={!data.pagination.hasMore} onClick={() => setSkip(skip + PAGE)}>
-                  Older
-                </button>
-              </nav>
+              <SkipPager
+                label="Delivery log pages"
+                skip={skip}
+                limit={PAGE}
+                shown={data.items.length}
+                pagination={data.pagination}
+                onSkip={setSkip}
+              />
               {retry.isSuccess ? <p role="status">Queued for the next delivery run.</p> : null}
               <ErrorNotice error={retry.error} />
             </>
