@@ -5,7 +5,7 @@
  */
 import { useCan } from '../session';
 import { useCredits, type Prices } from '../hooks/api/leads';
-import { ErrorNotice } from './states';
+import { ErrorNotice, Loading } from './states';
 
 /** The prices and the balance, or null while they load or when the key cannot read them. */
 export function usePrices(): { prices: Prices; balance: number } | null {
@@ -14,15 +14,17 @@ export function usePrices(): { prices: Prices; balance: number } | null {
 }
 
 function CostNotice({ most, what }: { most: number | null; what: string }) {
-  const credits = useCredits(useCan('usage:read'));
-  if (credits.error) return <ErrorNotice error={credits.error} />;
-  if (most === null || !credits.data)
+  const canRead = useCan('usage:read');
+  const credits = useCredits(canRead);
+  if (!canRead)
     return (
       <p className="hint">
-        The prices cannot be shown to this key (they come with usage, scope usage:read); the answer says what {what}{' '}
-        charged.
+        The prices come with the workspace&apos;s usage, which this key may not read (usage:read); the answer says what
+        it charged.
       </p>
     );
+  if (credits.error) return <ErrorNotice error={credits.error} />;
+  if (most === null || !credits.data) return <Loading what="the prices" />;
   const { balance } = credits.data;
   return (
     <p className={most > balance ? 'cost over' : 'cost'} data-cost={most}>

@@ -1,6 +1,6 @@
 /**
- * What the people search, the company search and enrichment share: text filters, data options, page size, the
- * results with their pages, a table of rows that can be chosen.
+ * What the people search, the company search and enrichment share: the search form with its text filters, filters
+ * of several values and page size; the data options with their prices; a page of results with its pages.
  */
 import type { FormEvent, ReactNode } from 'react';
 import type { PeopleDataOption } from '../hooks/api/leads';
