@@ -21,8 +21,12 @@ export function SendingSettings() {
   );
 }
 
-/** Each setting's field: its bounds as the spec gives them; `nullable` where empty turns the setting off. */
+/**
+ * Each setting's field, grouped by what it governs: its bounds as the spec gives them; `nullable` where empty turns
+ * the setting off.
+ */
 const FIELDS: {
+  group: 'Recipient domains' | 'Accounts' | 'Campaigns';
   key: keyof Settings;
   label: string;
   hint: string;
@@ -32,6 +36,7 @@ const FIELDS: {
   nullable?: boolean;
 }[] = [
   {
+    group: 'Recipient domains',
     key: 'recipientDomainDailyLimit',
     label: 'Emails a day to one recipient domain',
     hint: 'Across every campaign and account; empty for no cap.',
@@ -40,6 +45,7 @@ const FIELDS: {
     nullable: true,
   },
   {
+    group: 'Accounts',
     key: 'bounceRatePercent',
     label: 'Pause an account above this bounce rate (%)',
     hint: "Hard bounces over the account's last sends (the window below).",
@@ -48,6 +54,7 @@ const FIELDS: {
     step: 0.1,
   },
   {
+    group: 'Accounts',
     key: 'bounceWindow',
     label: 'Account bounce window (sends)',
     hint: "How many of an account's last campaign sends the rate is taken over.",
@@ -55,6 +62,7 @@ const FIELDS: {
     max: 10000,
   },
   {
+    group: 'Campaigns',
     key: 'campaignBounceRatePercent',
     label: 'Pause a campaign above this bounce rate (%)',
     hint: 'Empty: campaigns never pause for bounces (accounts still do).',
@@ -64,6 +72,7 @@ const FIELDS: {
     nullable: true,
   },
   {
+    group: 'Campaigns',
     key: 'campaignBounceWindow',
     label: 'Campaign bounce window (sends)',
     hint: "How many of a campaign's last sends the rate is taken over.",
@@ -82,31 +91,34 @@ function SettingsForm({ saved }: { saved: Settings }) {
   };
   return (
     <form onSubmit={submit}>
-      <div className="grid">
-        {FIELDS.map((f) => {
-          const id = `sending-${f.key}`;
-          return (
-            <div className="field" key={f.key}>
-              <label htmlFor={id}>{f.label}</label>
-              <input
-                id={id}
-                type="number"
-                min={f.min}
-                max={f.max}
-                step={f.step ?? 1}
-                required={!f.nullable}
-                disabled={!canWrite}
-                aria-describedby={`${id}-hint`}
-                value={form[f.key] ?? ''}
-                onChange={(e) => setForm({ ...form, [f.key]: e.target.value === '' ? null : Number(e.target.value) })}
-              />
-              <small id={`${id}-hint`} className="hint">
-                {f.hint}
-              </small>
-            </div>
-          );
-        })}
-      </div>
+      {[...new Set(FIELDS.map((f) => f.group))].map((group) => (
+        <fieldset key={group} className="grid">
+          <legend>{group}</legend>
+          {FIELDS.filter((f) => f.group === group).map((f) => {
+            const id = `sending-${f.key}`;
+            return (
+              <div className="field" key={f.key}>
+                <label htmlFor={id}>{f.label}</label>
+                <input
+                  id={id}
+                  type="number"
+                  min={f.min}
+                  max={f.max}
+                  step={f.step ?? 1}
+                  required={!f.nullable}
+                  disabled={!canWrite}
+                  aria-describedby={`${id}-hint`}
+                  value={form[f.key] ?? ''}
+                  onChange={(e) => setForm({ ...form, [f.key]: e.target.value === '' ? null : Number(e.target.value) })}
+                />
+                <small id={`${id}-hint`} className="hint">
+                  {f.hint}
+                </small>
+              </div>
+            );
+          })}
+        </fieldset>
+      ))}
       {canWrite ? (
         <button type="submit" disabled={update.isPending}>
           Save sending settings

@@ -31,7 +31,7 @@ export function TrackingDomains() {
                     <span className={`badge ${d.status}`}>{d.status}</span>
                     {d.reason ? ` ${d.reason.message}` : ''}
                   </p>
-                  <p>Create this DNS record at your DNS provider:</p>
+                  <p>{d.status === 'verified' ? 'Its DNS record:' : 'Create this DNS record at your DNS provider:'}</p>
                   <div className="table-wrap" tabIndex={0}>
                     <table>
                       <caption className="visually-hidden">DNS record for {d.domain}</caption>
