@@ -295,6 +295,32 @@ suite('the console end to end (headless Chromium)', () => {
     expect(sink.oauthLogins).toContain(ANA);
   });
 
+  it('shows a key that may only read them these screens without their write controls', async () => {
+    const created = await ws.client.POST('/v2/api-key/create', {
+      body: { name: 'reader', scopes: ['lists:read', 'webhooks:read', 'deliverability:read', 'sending:read'] },
+    });
+    const reader = await context.newPage();
+    await signIn(reader, t.url, created.data!.data.apiKey);
+    const nav = reader.getByRole('navigation', { name: 'Screens' });
+    expect(await nav.getByRole('link', { name: 'Leads' }).count()).toBe(0);
+    await nav.getByRole('link', { name: 'Lists' }).click();
+    await reader.getByRole('link', { name: 'Sales leaders' }).waitFor();
+    expect(await reader.getByRole('button', { name: 'Create list' }).count()).toBe(0);
+    await nav.getByRole('link', { name: 'Settings' }).click();
+    // Usage and keys are not this key's to read: its first section is the webhooks.
+    await reader.getByRole('heading', { name: receiver.url }).waitFor();
+    expect(await reader.getByRole('button', { name: /Create webhook|Send test|Delete|Resume/ }).count()).toBe(0);
+    const sections = reader.getByRole('navigation', { name: 'Settings sections' });
+    await sections.getByRole('link', { name: 'Tracking domains' }).click();
+    await reader.getByRole('heading', { name: 'links.acme.test' }).waitFor();
+    expect(await reader.getByRole('button', { name: /Add domain|Check/ }).count()).toBe(0);
+    await sections.getByRole('link', { name: 'Sending' }).click();
+    await reader.getByLabel('Emails a day to one recipient domain').waitFor();
+    expect(await reader.getByLabel('Emails a day to one recipient domain').isDisabled()).toBe(true);
+    expect(await reader.getByRole('button', { name: 'Save sending settings' }).count()).toBe(0);
+    await reader.close();
+  });
+
   it('logged no Content-Security-Policy violation on these screens', () => {
     expect(cspViolations).toEqual([]);
   });
