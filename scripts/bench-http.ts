@@ -32,7 +32,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { freshBenchDatabase, insertHighLimitPlan } from './bench-database';
-import { argument, checkoutRevision, freePort, stop, waitReady } from './bench-process';
+import { argument, checkoutRevision, freePort, median, stop, waitReady } from './bench-process';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -361,12 +361,6 @@ function comparison(target: string, baseline: Result[], current: Result[]): stri
     ...rows,
   ].join('\n');
 }
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 
 /** Over the rounds, case by case: the median req/s of each revision and the median and range of the rounds' ratios. */
 function summary(target: string, rounds: { baseline: Result[]; current: Result[] }[]): string {

@@ -13,17 +13,25 @@ export function argument(name: string): string | undefined {
 
 /**
  * The sources of git revision `ref` of the checkout at `root` in a temporary folder that runs as a checkout
- * (node_modules linked from `root`), for a baseline server beside this checkout's in the same run.
+ * (node_modules linked from `root`), for a baseline beside this checkout's in the same run; `more` adds folders
+ * (a benchmark that runs the revision's own script needs its scripts/ and the test helpers it imports).
  */
-export function checkoutRevision(root: string, ref: string): string {
+export function checkoutRevision(root: string, ref: string, more: string[] = []): string {
   const dir = mkdtempSync(join(tmpdir(), 'bench-baseline-'));
-  execSync(`git archive ${ref} package.json tsconfig.json server generated spec | tar -x -C ${dir}`, {
+  execSync(`git archive ${ref} package.json tsconfig.json server generated spec ${more.join(' ')} | tar -x -C ${dir}`, {
     cwd: root,
     stdio: 'inherit',
   });
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
   return dir;
 }
+
+/** The middle value (the mean of the two middle ones for an even count). */
+export const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

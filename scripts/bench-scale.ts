@@ -10,6 +10,8 @@
  * rows are written by SQL exactly as the product's write paths leave them (see `grow`):
  *   - contacts (as contact/add stores them), each with the message of its first step (email_messages, as the
  *     engine records a sent one) and its progress row waiting for step 2 in 3 days (as record() leaves it);
+ *     1% of them paused, 1% marked interested, 2% with a classified reply (reply_intents, half interested), and
+ *     1% of the newest campaign's in its subsequence: what the contact list's filters select;
  *   - email events (as EventService.record writes the analytics row; the feed row in `events` is not written:
  *     no measured operation reads it, and it would double the build), then the rollups that record keeps
  *     beside them, rebuilt from the raw events by the events module's rebuildRollups;
@@ -23,7 +25,7 @@
  * (90 days) and of the newest campaign, contact/add of 1,000 under a plan contact cap (the added contacts are
  * deleted after each call, untimed), the campaign list (100), the last page of the big list (by cursor, and
  * by skip), the email list of
- * one campaign, and the big list's CSV export (with the server's RSS before, at its peak and after). The sending
+ * one campaign, the contact list's first page by each filter and search (CONTACT_LIST), and the big list's CSV export (with the server's RSS before, at its peak and after). The sending
  * worker's pass (SendingService.runOnce, the sending job the worker loop runs) is timed in this process: idle
  * (every progress row due in 3 days) and busy (85% of the contacts due now, every account's next send a month
  * away, so nothing is sendable). Rule for slow calls: when the first warm-up call takes over 5 s, there is
@@ -116,6 +118,34 @@ const OPS = {
   export: { name: 'GET /v2/list/export (big list, CSV)', dimension: 'contacts', outputGrows: true },
 } satisfies Record<string, Op>;
 
+/**
+ * The contact list's first page of 50 contacts of the big workspace, newest first, by each filter and search: the
+ * filters that match a share of the contacts (status, lead status, intent, paused, subsequence: about 1% each;
+ * created after: the newest campaign's) and the ones that match most (step 2, one campaign); a search for a term
+ * 1% of the contacts hold, for the newest campaign's addresses, and for a name 200 contacts hold. Its query string
+ * beside each (the bench fills in CAMPAIGN and SUBSEQUENCE).
+ */
+const CONTACT_LIST: Record<string, string> = {
+  'workspace, no filter': '',
+  'one campaign': 'campaignId=CAMPAIGN',
+  'status=paused': 'status=paused',
+  'leadStatus=interested': 'leadStatus=interested',
+  'intent=interested': 'intent=interested',
+  'step=2': 'step=2',
+  'paused=true': 'paused=true',
+  subsequenceId: 'subsequenceId=SUBSEQUENCE',
+  'createdAfter (the newest campaign)': 'createdAfter=CREATED_AFTER',
+  'search "company 42" (about 1%)': 'search=company%2042',
+  'search "lead199-" (the newest campaign)': 'search=lead199-',
+  'search "first7 " (one contact of each campaign)': 'search=first7%20',
+};
+const CONTACT_LIST_OPS: Record<string, Op> = Object.fromEntries(
+  Object.keys(CONTACT_LIST).map((label) => [
+    label,
+    { name: `GET /v2/contact/list (${label})`, dimension: 'contacts', p95GoalMs: 50 },
+  ]),
+);
+
 interface Row {
   operation: string;
   size: number;
@@ -151,6 +181,7 @@ async function grow(
   target: { events: number; contacts: number },
   done: { events: number; contacts: number },
   listId: string,
+  subsequence: { campaignId: string; id: string },
 ): Promise<void> {
   const now = new Date();
   const spent: Record<string, number> = {};
@@ -178,9 +209,10 @@ async function grow(
     await pg.query('SET session_replication_role = DEFAULT');
     await run(
       'contacts',
-      `INSERT INTO contacts (id, workspace_id, campaign_id, email, first_name, last_name, company_name, job_title, custom_variables, status, created_at, updated_at)
+      `INSERT INTO contacts (id, workspace_id, campaign_id, email, first_name, last_name, company_name, job_title, custom_variables, status, lead_status, created_at, updated_at)
       SELECT bench_uuid(1, idx, k), workspace_id, id, 'lead' || idx || '-' || k || '@company' || (k % 997) || '.example', 'First' || k, 'Last' || k,
-             'Company ' || (k % 997), 'Head of Sales', '{}', 'active', window_start, window_start
+             'Company ' || (k % 997), 'Head of Sales', '{}', CASE WHEN k % 100 = 7 THEN 'paused' ELSE 'active' END,
+             CASE WHEN k % 100 = 3 THEN 'interested' END, window_start, window_start
         FROM bench_new`,
     );
     await pg.query('SET session_replication_role = replica');
@@ -199,10 +231,20 @@ async function grow(
     );
     await run(
       'sending_progress',
-      `INSERT INTO sending_progress (contact_id, workspace_id, campaign_id, account_id, step_number, state, due_at, reason, attempts, last_message_id, last_sent_at, updated_at)
-      SELECT bench_uuid(1, n.idx, n.k), n.workspace_id, n.id, n.account_id, 2, 'waiting', $1, NULL, 0, bench_uuid(2, n.idx, n.k), ${sentAt}, ${sentAt}
+      `INSERT INTO sending_progress (contact_id, workspace_id, campaign_id, account_id, step_number, state, due_at, reason, attempts, last_message_id, last_sent_at, updated_at, subsequence_id)
+      SELECT bench_uuid(1, n.idx, n.k), n.workspace_id, n.id, n.account_id, 2, 'waiting', $1, NULL, 0, bench_uuid(2, n.idx, n.k), ${sentAt}, ${sentAt},
+             CASE WHEN n.id = $2 AND n.k % 100 = 9 THEN $3::uuid END
         FROM bench_new n`,
-      [new Date(now.getTime() + 3 * DAY_MS)],
+      [new Date(now.getTime() + 3 * DAY_MS), subsequence.campaignId, subsequence.id],
+    );
+    // A classified reply from 2% of the contacts, half of them interested (as the inbox records a reply's intent).
+    await run(
+      'reply_intents',
+      `INSERT INTO reply_intents (message_id, workspace_id, campaign_id, contact_id, intent, source, replied_at, decided_at)
+      SELECT bench_uuid(2, n.idx, n.k), n.workspace_id, n.id, bench_uuid(1, n.idx, n.k),
+             CASE WHEN n.k % 100 = 3 THEN 'interested' ELSE 'notInterested' END, 'rules',
+             ${sentAt} + interval '1 day', ${sentAt} + interval '1 day'
+        FROM bench_new n WHERE n.k % 100 IN (3, 5)`,
     );
     await pg.query('DROP TABLE bench_new');
     await pg.query(
@@ -270,7 +312,7 @@ async function grow(
   await pg.query('SET session_replication_role = DEFAULT');
   const t0 = performance.now();
   await pg.query(
-    'VACUUM ANALYZE contacts, contact_counts, email_messages, sending_progress, email_events, email_rollups, email_rollup_totals, email_event_firsts, email_rollup_days, people, list_people, lists',
+    'VACUUM ANALYZE campaigns, contacts, contact_counts, reply_intents, email_messages, sending_progress, email_events, email_rollups, email_rollup_totals, email_event_firsts, email_rollup_days, people, list_people, lists',
   );
   spent['VACUUM ANALYZE'] = (performance.now() - t0) / 1000;
   console.log(
@@ -293,7 +335,7 @@ function table(rows: Row[], before?: Row[]): string {
   ];
   const cell = (r: Row | undefined) =>
     r ? `${ms(r.p50Ms)} / ${ms(r.p95Ms)}${r.calls < CALLS ? ` (${r.calls})` : ''}` : '';
-  for (const op of Object.values(OPS) as Op[]) {
+  for (const op of [...Object.values(OPS), ...Object.values(CONTACT_LIST_OPS)] as Op[]) {
     const mine = rows.filter((r) => r.operation === op.name);
     const earlier = before?.filter((r) => r.operation === op.name || r.operation === op.was) ?? [];
     if (mine.length === 0) continue;
@@ -438,6 +480,14 @@ async function main(): Promise<void> {
     // contact/add goes to a campaign of its own (a draft: the worker never looks at it), emptied after each call.
     const addCampaign = await services.campaigns.create(big.workspace.id, { name: 'Contact add' });
     const list = await services.lists.create(big.workspace.id, 'people', 'Big list');
+    // The newest campaign's subsequence, which 1% of its contacts are in (the contact list's subsequence filter).
+    const newestCampaign = big.campaignIds[BIG_CAMPAIGNS - 1];
+    const subsequence = await services.subsequences.create(big.workspace.id, {
+      campaignId: newestCampaign,
+      name: 'No reply',
+      trigger: { type: 'noReply' },
+      steps: [{ delay: { value: 1, unit: 'days' }, variants: [{ subject: '', body: 'One more, {{firstName}}.' }] }],
+    });
     // Every account's next send a month away: a busy run finds due contacts and nothing it may send.
     await db('sending_accounts').insert(
       (await db('email_accounts').select('id')).map((a: { id: string }) => ({
@@ -494,7 +544,7 @@ async function main(): Promise<void> {
       return row;
     };
 
-    const newest = big.campaignIds[BIG_CAMPAIGNS - 1];
+    const newest = newestCampaign;
     const done = { events: 0, contacts: 0 };
     const top = Math.max(MAX_EVENTS, MAX_CONTACTS);
     for (let size = 10_000; size <= top; size *= 10) {
@@ -505,7 +555,7 @@ async function main(): Promise<void> {
           .join(' ')})`,
       );
       const grew = { events: target.events > done.events, contacts: target.contacts > done.contacts };
-      await grow(pg, db, target, done, list.id);
+      await grow(pg, db, target, done, list.id, { campaignId: newestCampaign, id: subsequence.id });
       const today = new Date();
       const range = `startDate=${dateOf(new Date(today.getTime() - 89 * DAY_MS))}&endDate=${dateOf(today)}`;
       if (grew.events) {
@@ -582,6 +632,20 @@ async function main(): Promise<void> {
           ),
         );
         rows.push(await time(OPS.emailList, C, () => call(`/v2/email/list?campaignId=${newest}`)));
+        const newestStart = (
+          await pg.query<{ at: Date }>('SELECT window_start AS at FROM bench_campaigns WHERE id = $1', [newest])
+        ).rows[0].at;
+        for (const [label, query] of Object.entries(CONTACT_LIST)) {
+          const filled = query
+            .replace('CAMPAIGN', newest)
+            .replace('SUBSEQUENCE', subsequence.id)
+            .replace('CREATED_AFTER', encodeURIComponent(newestStart.toISOString()));
+          rows.push(
+            await time(CONTACT_LIST_OPS[label], C, () =>
+              call(`/v2/contact/list?limit=50${filled ? `&${filled}` : ''}`),
+            ),
+          );
+        }
         const { result: row, ...rss } = await withRss(serverPid, () =>
           time(OPS.export, C, () => call(`/v2/list/export?listId=${list.id}&format=csv`)),
         );

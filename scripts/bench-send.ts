@@ -14,13 +14,21 @@
  *   - the worker's heap after each phase.
  * It creates and drops its own database (lr_bench_send, or BENCH_DATABASE_NAME when several runs share a server).
  * BENCH_CONTACTS changes the size.
+ *
+ * With `-- --baseline REF [--rounds N]` it runs, N times (1), this checkout's benchmark and git revision REF's own
+ * (its sources extracted beside, node_modules linked), one after the other in alternating order, each in a child
+ * process on a database of its own, and ends with each rate's and time's medians and the range of the rounds'
+ * ratios: what a change of the engine costs, measured in one run.
  */
+import { execFileSync } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import pino from 'pino';
 import { SMTPServer } from 'smtp-server';
 import { loadConfig } from '../server/platform/config';
 import { freshBenchDatabase } from './bench-database';
+import { argument, checkoutRevision, median } from './bench-process';
 import { migrate, openDatabase } from '../server/db';
 import { newId } from '../server/platform/ids';
 import { createServices, type Deps } from '../server/services';
@@ -313,7 +321,59 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => {
+/** One run of the benchmark of the checkout at `root`: its table's rates (msg/s) and times (ms) by measure. */
+function runOnce(root: string, database: string): Map<string, { value: number; unit: string }> {
+  const out = execFileSync(join(root, 'node_modules/.bin/tsx'), ['scripts/bench-send.ts'], {
+    cwd: root,
+    env: { ...process.env, BENCH_DATABASE_NAME: database },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  process.stdout.write(out);
+  const figures = new Map<string, { value: number; unit: string }>();
+  for (const [, measure, value, unit] of out.matchAll(/^\| (.+?) \| ([\d.]+) (msg\/s|ms)\b/gm))
+    // The number of worker runs a phase took is not part of what it measures.
+    figures.set(measure.replace(/ \(\d+ runs\)/, ''), { value: Number(value), unit });
+  return figures;
+}
+
+function againstBaseline(ref: string): void {
+  const rounds = Number(argument('--rounds') ?? 1);
+  if (!Number.isInteger(rounds) || rounds < 1)
+    throw new Error(`--rounds must be a whole number from 1, not ${argument('--rounds')}`);
+  const root = join(__dirname, '..');
+  const baselineRoot = checkoutRevision(root, ref, ['scripts', 'test/helpers']);
+  const runs: { baseline: ReturnType<typeof runOnce>; current: ReturnType<typeof runOnce> }[] = [];
+  for (let round = 0; round < rounds; round += 1) {
+    const order = round % 2 ? (['baseline', 'current'] as const) : (['current', 'baseline'] as const);
+    const figures = {} as (typeof runs)[number];
+    for (const which of order) {
+      console.log(`\nRound ${round + 1}, ${which === 'current' ? 'this checkout' : ref}:`);
+      figures[which] = runOnce(which === 'current' ? root : baselineRoot, `lr_bench_send_${process.pid}_${which}`);
+    }
+    runs.push(figures);
+  }
+  console.log(
+    `\nThis checkout against ${ref} over ${rounds} round(s) (medians; a time's ratio is the baseline's over this one's)`,
+  );
+  console.log('| measure | baseline | this checkout | of baseline | rounds |\n|---|---:|---:|---:|---:|');
+  for (const [measure, { unit }] of runs[0].current) {
+    const pairs = runs.flatMap(({ baseline, current }) => {
+      const b = baseline.get(measure)?.value;
+      const c = current.get(measure)?.value;
+      return b && c ? [{ b, c, ratio: unit === 'ms' ? (100 * b) / c : (100 * c) / b }] : [];
+    });
+    if (!pairs.length) continue;
+    const ratios = pairs.map((p) => p.ratio);
+    console.log(
+      `| ${measure} | ${median(pairs.map((p) => p.b))} ${unit} | ${median(pairs.map((p) => p.c))} ${unit} | ` +
+        `${median(ratios).toFixed(0)}% | ${Math.min(...ratios).toFixed(0)}-${Math.max(...ratios).toFixed(0)}% |`,
+    );
+  }
+}
+
+const baselineRef = argument('--baseline');
+(baselineRef ? Promise.resolve().then(() => againstBaseline(baselineRef)) : main()).catch((err) => {
   console.error(err);
   process.exit(1);
 });

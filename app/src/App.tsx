@@ -5,7 +5,7 @@
 import { useEffect, useMemo, useState, type ReactNode } from 'react';
 import { QueryClientProvider, useQueryClient } from '@tanstack/react-query';
 import { ApiContext, createApi, createQueryClient, describeError } from './api';
-import { SessionContext, storeKey, storedKey, useCan, useHolds } from './session';
+import { SessionContext, storeKey, storedKey, useCan } from './session';
 import { href, useRoute } from './route';
 import { useAuthenticate } from './hooks/api/authenticate';
 import { useEventFeed, type FeedEvent } from './hooks/api/events';
@@ -70,7 +70,7 @@ function Authenticated({ onRefused }: { onRefused: (why?: unknown) => void }) {
 
 const SCREENS = [
   { path: 'campaigns', label: 'Campaigns', scope: 'campaigns:read' },
-  { path: 'contacts', label: 'Contacts', scope: 'jobs:read' },
+  { path: 'contacts', label: 'Contacts', scope: ['contacts:read', 'jobs:read'] },
   { path: 'accounts', label: 'Accounts', scope: 'accounts:read' },
   { path: 'inbox', label: 'Unibox', scope: 'inbox:read' },
   { path: 'leads', label: 'Leads', scope: 'credits:spend' },
@@ -131,7 +131,7 @@ function EventFollower({ onEvents }: { onEvents: (events: FeedEvent[]) => void }
 }
 
 function NavItem({ screen, current }: { screen: (typeof SCREENS)[number]; current: boolean }) {
-  const allowed = [screen.scope].flat().some(useHolds());
+  const allowed = useCan(screen.scope);
   if (!allowed) return null;
   return (
     <li>

@@ -26,13 +26,13 @@ export function useSession(): Session {
   return session;
 }
 
-/** Whether the signed-in key may call operations that need `scope`. */
-export function useCan(scope: string): boolean {
-  return holds(useSession().scopes, scope);
-}
-
-/** The same question for several scopes at once (a screen whose sections need different ones). */
+/** Whether the signed-in key holds a scope: the question asked for any number of scopes (a screen's sections). */
 export function useHolds(): (scope: string) => boolean {
   const { scopes } = useSession();
   return (scope) => holds(scopes, scope);
+}
+
+/** Whether the signed-in key may call operations that need `scope` (or one of several scopes). */
+export function useCan(scope: string | readonly string[]): boolean {
+  return [scope].flat().some(useHolds());
 }

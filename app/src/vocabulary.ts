@@ -6,6 +6,28 @@ import type { components } from '../../client';
 
 type Schemas = components['schemas'];
 
+/** Every intent a reply can have. */
+export const INTENTS: Record<Schemas['ReplyIntent'], string> = {
+  interested: 'Interested',
+  meetingRequest: 'Meeting request',
+  notInterested: 'Not interested',
+  wrongPerson: 'Wrong person',
+  unsubscribeRequest: 'Unsubscribe request',
+  question: 'Question',
+  other: 'Other',
+};
+
+export const LEAD_STATUSES: Record<NonNullable<Schemas['ContactLeadStatus']>, string> = {
+  interested: 'Interested',
+  meetingBooked: 'Meeting booked',
+  meetingCompleted: 'Meeting completed',
+  closed: 'Closed',
+  outOfOffice: 'Out of office',
+  notInterested: 'Not interested',
+  wrongPerson: 'Wrong person',
+  lost: 'Lost',
+};
+
 export const SENIORITIES: Record<Schemas['PersonSeniority'], string> = {
   owner: 'Owner',
   founder: 'Founder',

@@ -159,6 +159,18 @@ describe('GET /v2/contact/list', () => {
     expect(await emails({ search: 'a%e' })).toEqual([]);
   });
 
+  it('pages a search by cursor: a page filled from the contacts next in order, the last one from the index', async () => {
+    const pages: string[][] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await list({ search: '.com', ...(cursor ? { cursor } : {}), limit: 1, sort: 'email', order: 'asc' });
+      pages.push(page.items.map((i) => i.contact.email));
+      cursor = page.pagination.nextCursor ?? undefined;
+    } while (cursor);
+    // Every address holds ".com": one at a time, in order, none twice, the last page saying so.
+    expect(pages).toEqual([['ann@acme.com'], ['bob@globex.com'], ['cy@initech.com'], ['dee@acme.com']]);
+  });
+
   it('sorts by address and by last change, either way', async () => {
     expect(await emails({ sort: 'email', order: 'asc' })).toEqual([
       'ann@acme.com',

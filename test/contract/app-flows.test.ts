@@ -4,8 +4,9 @@
  * reveal, saved to a list whose members export as CSV; a webhook created with its secret shown once and its test
  * answered by a loopback receiver; a tracking domain added, its CNAME shown and verified against a loopback DNS
  * server, the event in that webhook's delivery log; the sending settings saved; a contact's reply read from
- * Dovecot into the unibox with its intent and answered from there to the SMTP sink; and a mailbox connected by
- * OAuth through the identity provider's consent page in a new tab. axe-core checks each new screen.
+ * Dovecot into the unibox with its intent and answered from there to the SMTP sink; a mailbox connected by OAuth
+ * through the identity provider's consent page in a new tab; a key that may only read these screens; and the
+ * webhook deleted once its dialog is confirmed. axe-core checks each new screen.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { accessibilityViolations, browserSuite, buildConsole, launchChromium, signIn } from '../helpers/browser';
@@ -319,6 +320,20 @@ suite('the console end to end (headless Chromium)', () => {
     expect(await reader.getByLabel('Emails a day to one recipient domain').isDisabled()).toBe(true);
     expect(await reader.getByRole('button', { name: 'Save sending settings' }).count()).toBe(0);
     await reader.close();
+  });
+
+  it('deletes a webhook only once its dialog is confirmed', async () => {
+    await settings('Webhooks');
+    const dialog = page.getByRole('dialog');
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await expectAccessible();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await dialog.getByRole('button', { name: 'Delete it and its log' }).click();
+    await page.getByText('No webhooks yet.').waitFor();
+    const listed = await ws.client.GET('/v2/webhook/list', { params: { query: {} } });
+    expect(listed.data!.data.items).toEqual([]);
   });
 
   it('logged no Content-Security-Policy violation on these screens', () => {

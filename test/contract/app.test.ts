@@ -3,9 +3,15 @@
  * embedded database only (it proves nothing about storage): sign in with a key, build a campaign with two steps and
  * spintax in the editor, import contacts from a CSV file and watch the job finish, connect a password account on
  * the loopback SMTP sink, launch and see the sends arrive at the sink and in the live feed (the injected clock
- * moved, the worker driven as the sending tests do), and a read-only key that sees no write buttons and whose
- * forced write the API refuses; the unibox and the settings. axe-core checks every screen for WCAG 2 A and AA violations.
+ * moved, the worker driven as the sending tests do); the contact table searched, filtered and paused in bulk; the
+ * campaign page read back after a reload, duplicated, edited in place and deleted; the unibox and the settings; and
+ * a read-only key that sees no write buttons and whose forced write the API refuses. axe-core checks every screen
+ * for WCAG 2 A and AA violations.
+ *
+ * The README's screenshot (docs/app.png) is written only when UPDATE_SCREENSHOT=1 is set; otherwise the test
+ * writes it to the temp directory, so a run leaves the tree as it was.
  */
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { accessibilityViolations, browserSuite, buildConsole, launchChromium, signIn } from '../helpers/browser';
@@ -13,6 +19,10 @@ import { startTestServer, type TestServer, type TestWorkspace } from '../helpers
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink';
 import { CONSOLE_CSP } from '../../server/http/console-app';
 import { PROJECT_ROOT } from '../../server/platform/project-root';
+
+const SCREENSHOT = process.env.UPDATE_SCREENSHOT
+  ? join(PROJECT_ROOT, 'docs', 'app.png')
+  : join(tmpdir(), 'outreach-console-app.png');
 
 browserSuite()('the web console at /app (headless Chromium)', () => {
   let t: TestServer;
@@ -162,7 +172,7 @@ browserSuite()('the web console at /app (headless Chromium)', () => {
     await page.getByRole('complementary', { name: 'Live' }).getByText('email.sent', { exact: false }).first().waitFor();
     await page.locator('[data-figure="sent"]', { hasText: '2' }).waitFor({ timeout: 20_000 });
     await expectAccessible();
-    await page.screenshot({ path: join(PROJECT_ROOT, 'docs', 'app.png') });
+    await page.screenshot({ path: SCREENSHOT });
   });
 
   it('fits a 390 px wide screen', async () => {
@@ -171,6 +181,77 @@ browserSuite()('the web console at /app (headless Chromium)', () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await expectAccessible();
     await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('lists the contacts, finds one by search, pauses the filtered rows as a job, and narrows by a filter', async () => {
+    await page.getByRole('link', { name: 'Contacts' }).click();
+    const table = page.getByRole('table', { name: 'Contacts' });
+    const rows = table.locator('tbody tr[data-index]');
+    const row = (email: string) => table.getByRole('row', { name: email });
+    await row('omar@globex.test').waitFor();
+    expect(await rows.count()).toBe(2);
+    // Both were sent step 1 at launch and wait for step 2.
+    expect(await row('jane@acme.test').textContent()).toContain('Spring launch');
+    await expectAccessible();
+
+    await page.getByLabel('Search', { exact: true }).fill('glob');
+    await row('jane@acme.test').waitFor({ state: 'detached' });
+    expect(await rows.count()).toBe(1);
+
+    await page.getByLabel('Bulk action').selectOption('pause');
+    await page.getByRole('button', { name: 'Apply to the filtered contacts' }).click();
+    await page.locator('#job-progress').waitFor();
+    while ((await t.services.jobs.runOnce()) > 0);
+    await page.locator('[data-job-status="completed"]').waitFor();
+    expect(await page.locator('[data-job-status]').textContent()).toBe('Changed 1, skipped 0.');
+    await page
+      .getByRole('table', { name: 'Results, one row per contact' })
+      .getByRole('cell', { name: 'changed' })
+      .waitFor();
+    await table.getByRole('row', { name: /omar@globex\.test.*paused/ }).waitFor();
+
+    await page.getByLabel('Search', { exact: true }).fill('');
+    await row('jane@acme.test').waitFor();
+    await page.getByLabel('Paused', { exact: true }).selectOption('yes');
+    await row('jane@acme.test').waitFor({ state: 'detached' });
+    expect(await rows.count()).toBe(1);
+    await expectAccessible();
+  });
+
+  it('reads a campaign back after a reload, duplicates it as a draft, edits the copy in place and deletes it', async () => {
+    await page.goto(`${t.url}/app/#/campaigns/${campaignId}`);
+    await page.reload();
+    const value = (label: string) => page.getByLabel(label, { exact: true }).inputValue();
+    expect(await value('Step 1 variant A subject')).toBe('{Hi|Hello} {{firstName}}');
+    expect(await value('Step 1 variant A body')).toBe(
+      '{Hi|Hello} {{firstName}}, a quick question about {{companyName}}.',
+    );
+    expect(await value('Step 2 variant A body')).toBe('{Following up|Just checking in}, {{firstName}}.');
+    expect(await page.getByLabel('Wait', { exact: true }).nth(1).inputValue()).toBe('2');
+
+    await page.getByRole('button', { name: 'Duplicate' }).click();
+    await page.getByRole('heading', { name: 'Spring launch (copy)' }).waitFor();
+    await page.locator('.badge.draft').waitFor();
+    expect(await value('Step 2 variant A body')).toBe('{Following up|Just checking in}, {{firstName}}.');
+    await page.getByLabel('Step 1 variant A subject', { exact: true }).fill('Quick question, {{firstName | there}}');
+    await page.getByRole('button', { name: 'Add variant to step 1' }).click();
+    await page.getByLabel('Step 1 variant B subject', { exact: true }).fill('{{companyName}} and outbound');
+    await page.getByLabel('Step 1 variant B body', { exact: true }).fill('Hi {{firstName | there}}, a short one.');
+    await page.getByRole('button', { name: 'Save step 1' }).click();
+    await page.getByText('Step 1 saved.').waitFor();
+    await page.reload();
+    expect(await value('Step 1 variant A subject')).toBe('Quick question, {{firstName | there}}');
+    expect(await value('Step 1 variant B subject')).toBe('{{companyName}} and outbound');
+    expect(await value('Step 1 variant B body')).toBe('Hi {{firstName | there}}, a short one.');
+
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await expectAccessible();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete the campaign' }).click();
+    await page.getByRole('heading', { name: 'Campaigns' }).waitFor();
+    await page.getByRole('link', { name: 'Spring launch', exact: true }).waitFor();
+    expect(await page.getByRole('link', { name: 'Spring launch (copy)' }).count()).toBe(0);
+    const listed = await ws.client.GET('/v2/campaign/list', { params: { query: {} } });
+    expect(listed.data!.data.items.map((c) => c.name)).toEqual(['Spring launch']);
   });
 
   it('shows the sent messages in the unibox, with a reply form and intent', async () => {

@@ -1,6 +1,6 @@
 /**
- * What the browser tests of the console share: the system's Chromium through playwright-core, the console's build
- * (made once per test run however many files ask, so no file empties dist/app under another's server), signing
+ * What the browser tests and `npm run bench:app` share: the system's Chromium through playwright-core, the console's
+ * build (made once per test run however many files ask, so no file empties dist/app under another's server), signing
  * in, and axe-core's WCAG 2.1 A and AA check of the page as it is.
  *
  *   const suite = browserSuite();                  // describe on the embedded database with Chromium, else a skip
@@ -37,15 +37,19 @@ export const chromiumSuite = (): jest.Describe =>
 /** The same, on the embedded database only (a browser driving the console proves nothing about storage). */
 export const browserSuite = (): jest.Describe => (CHROMIUM ? describeOnEmbeddedDatabase() : chromiumSuite());
 
-/** Headless Chromium, with `args` beside the usual ones (a host resolver rule, say). */
+/**
+ * Headless Chromium, quiet (no GPU, no sandbox: root in CI; no calls home), with `args` beside the usual ones (a
+ * host resolver rule, say).
+ */
 export const launchChromium = (args: string[] = []): Promise<Browser> =>
   chromium.launch({ executablePath: CHROMIUM, args: [...ARGS, ...args] });
 
 /**
  * The build `npm run build` makes of app/ (dist/app), made by the first file of a test run that asks (Jest's
- * workers share their parent process) while the others wait on a lock and then use it.
+ * workers share their parent process) while the others wait on a lock and then use it. `npm run bench:app` has
+ * another parent process, so it builds anew, and shows Vite's output (`stdio: 'inherit'`).
  */
-export async function buildConsole(): Promise<void> {
+export async function buildConsole(stdio: 'pipe' | 'inherit' = 'pipe'): Promise<void> {
   const dist = join(PROJECT_ROOT, 'dist');
   mkdirSync(dist, { recursive: true });
   const release = await lock(dist, {
@@ -66,7 +70,7 @@ export async function buildConsole(): Promise<void> {
         '--logLevel',
         'error',
       ],
-      { cwd: PROJECT_ROOT, stdio: 'pipe' },
+      { cwd: PROJECT_ROOT, stdio },
     );
     writeFileSync(stamp, run);
   } finally {

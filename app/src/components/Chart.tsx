@@ -11,6 +11,19 @@ type ChartProps = { title: string; series: { label: string; values: number[] }[]
   { days: readonly string[]; categories?: never } | { categories: readonly string[]; days?: never }
 );
 
+type NumberKeys<T> = { [K in keyof T]: T[K] extends number ? K : never }[keyof T];
+
+/** A daily graph as the API answers it (one object a day, with its `date`) as lines by label: `{ Sent: 'sent' }`. */
+export function dailySeries<Day extends { date: string }>(
+  graph: readonly Day[],
+  lines: Record<string, NumberKeys<Day>>,
+) {
+  return {
+    days: graph.map((d) => d.date),
+    series: Object.entries(lines).map(([label, key]) => ({ label, values: graph.map((d) => d[key] as number) })),
+  };
+}
+
 /** Lines over days (ISO dates), or bars over named categories. */
 export function Chart({ title, series, days, categories }: ChartProps) {
   const box = useRef<HTMLDivElement>(null);

@@ -13,7 +13,8 @@ import {
   useWarmupSummary,
   type OAuthProvider,
 } from '../hooks/api/accounts';
-import { Chart } from '../components/Chart';
+import { Chart, dailySeries } from '../components/Chart';
+import { DataTable } from '../components/DataTable';
 import { Empty, ErrorNotice, Loaded } from '../components/states';
 import { useCan } from '../session';
 import { valuesOf } from '../vocabulary';
@@ -33,37 +34,27 @@ export function Accounts() {
           data.items.length === 0 ? (
             <Empty>No email accounts connected yet.</Empty>
           ) : (
-            <div className="table-wrap" tabIndex={0}>
-              <table>
-                <caption className="visually-hidden">Email accounts</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Email</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Sent today</th>
-                    <th scope="col">Warm-up</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.items.map((a) => (
-                    <tr key={a.id}>
-                      <td>
-                        <button type="button" className="link" onClick={() => setOpen(a.id)}>
-                          {a.email}
-                        </button>
-                      </td>
-                      <td>
-                        <span className={`badge ${a.status}`}>{a.status}</span>
-                      </td>
-                      <td>
-                        {a.sentToday} / {a.dailyLimit}
-                      </td>
-                      <td>{a.warmup.enabled ? `${a.warmup.status}, ${a.warmupSentToday} today` : 'off'}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              caption="Email accounts"
+              columns={[
+                {
+                  header: 'Email',
+                  cell: (a) => (
+                    <button type="button" className="link" onClick={() => setOpen(a.id)}>
+                      {a.email}
+                    </button>
+                  ),
+                },
+                { header: 'Status', cell: (a) => <span className={`badge ${a.status}`}>{a.status}</span> },
+                { header: 'Sent today', cell: (a) => `${a.sentToday} / ${a.dailyLimit}` },
+                {
+                  header: 'Warm-up',
+                  cell: (a) => (a.warmup.enabled ? `${a.warmup.status}, ${a.warmupSentToday} today` : 'off'),
+                },
+              ]}
+              rows={data.items}
+              rowKey={(a) => a.id}
+            />
           )
         }
       </Loaded>
@@ -109,17 +100,7 @@ function AccountHealth({ accountId, warmup }: { accountId: string; warmup: boole
 function WarmupHealth({ accountId }: { accountId: string }) {
   const summary = useWarmupSummary(accountId);
   const graph = summary.data?.data.graph;
-  const daily = useMemo(
-    () =>
-      graph && {
-        days: graph.map((d) => d.date),
-        series: [
-          { label: 'Inbox', values: graph.map((d) => d.landedInbox) },
-          { label: 'Spam', values: graph.map((d) => d.landedSpam) },
-        ],
-      },
-    [graph],
-  );
+  const daily = useMemo(() => graph && dailySeries(graph, { Inbox: 'landedInbox', Spam: 'landedSpam' }), [graph]);
   return (
     <Loaded query={summary} what="the warm-up">
       {({ data }) => (
@@ -129,7 +110,7 @@ function WarmupHealth({ accountId }: { accountId: string }) {
             {data.health.label}, {data.health.landedInbox} in the inbox and {data.health.landedSpam} in spam over{' '}
             {data.health.days} days)
           </p>
-          {daily ? <Chart title="Warm-up placement" days={daily.days} series={daily.series} /> : null}
+          {daily ? <Chart title="Warm-up placement" {...daily} /> : null}
         </>
       )}
     </Loaded>

@@ -1,33 +1,36 @@
 /** The accounts a campaign sends from: the linked ones with their status, and the workspace's to choose from. */
 import { useState } from 'react';
-import { useCampaignAccounts, useSetCampaignAccounts } from '../hooks/api/campaigns';
+import { useSetCampaignAccounts, type CampaignDetail } from '../hooks/api/campaigns';
 import { useAccounts } from '../hooks/api/accounts';
 import { Empty, ErrorNotice, Loaded } from '../components/states';
 import { useCan } from '../session';
 
-export function CampaignAccounts({ campaignId, canWrite }: { campaignId: string; canWrite: boolean }) {
-  const linked = useCampaignAccounts(campaignId);
+export function CampaignAccounts({
+  campaignId,
+  linked,
+  canWrite,
+}: {
+  campaignId: string;
+  linked: CampaignDetail['accounts'];
+  canWrite: boolean;
+}) {
   const canChoose = useCan('accounts:read') && canWrite;
   return (
     <section aria-labelledby="campaign-accounts-title">
       <h2 id="campaign-accounts-title">Sending accounts</h2>
-      <Loaded query={linked} what="the linked accounts">
-        {({ data }) =>
-          canChoose ? (
-            <ChooseAccounts campaignId={campaignId} linked={data.items.map((a) => a.id)} />
-          ) : data.items.length ? (
-            <ul>
-              {data.items.map((a) => (
-                <li key={a.id}>
-                  {a.email} ({a.status})
-                </li>
-              ))}
-            </ul>
-          ) : (
-            <Empty>No accounts linked.</Empty>
-          )
-        }
-      </Loaded>
+      {canChoose ? (
+        <ChooseAccounts campaignId={campaignId} linked={linked.map((a) => a.id)} />
+      ) : linked.length ? (
+        <ul>
+          {linked.map((a) => (
+            <li key={a.id}>
+              {a.email} ({a.status})
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <Empty>No accounts linked.</Empty>
+      )}
     </section>
   );
 }

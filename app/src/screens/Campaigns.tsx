@@ -1,6 +1,7 @@
 /** The campaigns: status and figures a page at a time, filtered by status, and a form to create one. */
 import { useState, type FormEvent } from 'react';
 import { useCampaigns, useCreateCampaign, type CampaignListQuery } from '../hooks/api/campaigns';
+import { DataTable } from '../components/DataTable';
 import { Empty, ErrorNotice, Loaded } from '../components/states';
 import { SkipPager } from '../components/SkipPager';
 import { useCan } from '../session';
@@ -40,36 +41,26 @@ export function Campaigns() {
             <Empty>No campaigns{status ? ` with status ${status}` : ''} yet.</Empty>
           ) : (
             <>
-              <div className="table-wrap" tabIndex={0}>
-                <table>
-                  <caption className="visually-hidden">Campaigns</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Name</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Contacts</th>
-                      <th scope="col">Steps</th>
-                      <th scope="col">Accounts</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {data.items.map((c) => (
-                      <tr key={c.id}>
-                        <td>
-                          <a href={href('campaigns', c.id)}>{c.name}</a>
-                        </td>
-                        <td>
-                          <span className={`badge ${c.status}`}>{c.status}</span>
-                          {c.pauseReason ? <small> {c.pauseReason.message}</small> : null}
-                        </td>
-                        <td>{c.counts.contacts}</td>
-                        <td>{c.counts.steps}</td>
-                        <td>{c.counts.accounts}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <DataTable
+                caption="Campaigns"
+                columns={[
+                  { header: 'Name', cell: (c) => <a href={href('campaigns', c.id)}>{c.name}</a> },
+                  {
+                    header: 'Status',
+                    cell: (c) => (
+                      <>
+                        <span className={`badge ${c.status}`}>{c.status}</span>
+                        {c.pauseReason ? <small> {c.pauseReason.message}</small> : null}
+                      </>
+                    ),
+                  },
+                  { header: 'Contacts', cell: (c) => c.counts.contacts },
+                  { header: 'Steps', cell: (c) => c.counts.steps },
+                  { header: 'Accounts', cell: (c) => c.counts.accounts },
+                ]}
+                rows={data.items}
+                rowKey={(c) => c.id}
+              />
               <SkipPager
                 label="Campaign pages"
                 skip={skip}

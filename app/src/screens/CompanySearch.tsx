@@ -5,7 +5,7 @@
 import { useState } from 'react';
 import { useFindCompanies, type CompanySearch, type LeadCompany } from '../hooks/api/leads';
 import { Spend, plural, usePrices } from '../components/Cost';
-import { RowsTable } from '../components/RowsTable';
+import { DataTable } from '../components/DataTable';
 import { useCan } from '../session';
 import { EMPLOYEE_RANGES } from '../vocabulary';
 import { SaveToList } from './SaveToList';
@@ -117,22 +117,21 @@ function CompanyTable({
   onSelect: (ids: string[]) => void;
 }) {
   return (
-    <RowsTable
+    <DataTable
       caption="Companies found"
-      items={companies}
-      selected={selected}
-      onSelect={onSelect}
-      columns={['Name', 'Domain', 'Industry', 'Location', 'Employees']}
-      row={(i) => {
-        const c = companies[i];
-        return [
-          c.name,
-          c.domain ?? '',
-          c.industry ?? '',
-          [c.city, c.country].filter(Boolean).join(', '),
-          c.revealed ? (c.employeeCount?.toLocaleString() ?? 'not known') : 'in full only',
-        ];
-      }}
+      columns={[
+        { header: 'Name', cell: (c) => c.name },
+        { header: 'Domain', cell: (c) => c.domain },
+        { header: 'Industry', cell: (c) => c.industry },
+        { header: 'Location', cell: (c) => [c.city, c.country].filter(Boolean).join(', ') },
+        {
+          header: 'Employees',
+          cell: (c) => (c.revealed ? (c.employeeCount?.toLocaleString() ?? 'not known') : 'in full only'),
+        },
+      ]}
+      rows={companies}
+      rowKey={(c) => c.id}
+      selection={{ selected, onSelect, id: (c) => c.id, name: (c) => c.name }}
     />
   );
 }

@@ -4,18 +4,9 @@ import { useMarkRead, useMessages, useReply, useSetIntent, type InboxQuery, type
 import { CursorPager } from '../components/CursorPager';
 import { Empty, ErrorNotice, Loaded } from '../components/states';
 import { useCan } from '../session';
+import { INTENTS } from '../vocabulary';
 
 type Message = NonNullable<ReturnType<typeof useMessages>['data']>['data']['items'][number];
-
-const INTENTS: Intent[] = [
-  'interested',
-  'meetingRequest',
-  'notInterested',
-  'wrongPerson',
-  'unsubscribeRequest',
-  'question',
-  'other',
-];
 
 export function Inbox() {
   const [direction, setDirection] = useState<InboxQuery['direction']>('inbound');
@@ -130,9 +121,9 @@ function MessageView({ message }: { message: Message }) {
               <option value="" disabled>
                 Not classified
               </option>
-              {INTENTS.map((i) => (
-                <option key={i} value={i}>
-                  {i}
+              {Object.entries(INTENTS).map(([value, label]) => (
+                <option key={value} value={value}>
+                  {label}
                 </option>
               ))}
             </select>

@@ -6,7 +6,7 @@
 import { useState } from 'react';
 import { useSearchPeople, type LeadPerson, type PeopleDataOption, type PeopleSearch } from '../hooks/api/leads';
 import { Spend, plural, usePrices } from '../components/Cost';
-import { RowsTable } from '../components/RowsTable';
+import { DataTable } from '../components/DataTable';
 import { SubNav } from '../components/SubNav';
 import { useCan } from '../session';
 import { DEPARTMENTS, EMAIL_STATUSES, EMPLOYEE_RANGES, SENIORITIES } from '../vocabulary';
@@ -163,6 +163,7 @@ function PeopleSearchPanel() {
 }
 
 const hidden = (known: boolean) => (known ? 'not revealed' : 'none known');
+const shows = (p: LeadPerson, option: PeopleDataOption) => p.revealed.includes(option);
 
 function PeopleTable({
   people,
@@ -174,24 +175,26 @@ function PeopleTable({
   onSelect: (ids: string[]) => void;
 }) {
   return (
-    <RowsTable
+    <DataTable
       caption="People found"
-      items={people.map((p) => ({ id: p.id, name: p.name }))}
-      selected={selected}
-      onSelect={onSelect}
-      columns={['Name', 'Title', 'Company', 'Location', 'Email', 'Mobile']}
-      row={(i) => {
-        const p = people[i];
-        const shows = (o: PeopleDataOption) => p.revealed.includes(o);
-        return [
-          p.name,
-          p.title ?? '',
-          p.company?.name ?? '',
-          [p.city, p.country].filter(Boolean).join(', '),
-          shows('workEmailReveal') ? (p.email ?? 'none known') : `${hidden(p.hasEmail)} (${p.emailStatus})`,
-          shows('mobilePhoneReveal') ? (p.mobilePhone ?? 'none known') : hidden(p.hasMobilePhone),
-        ];
-      }}
+      columns={[
+        { header: 'Name', cell: (p) => p.name },
+        { header: 'Title', cell: (p) => p.title },
+        { header: 'Company', cell: (p) => p.company?.name },
+        { header: 'Location', cell: (p) => [p.city, p.country].filter(Boolean).join(', ') },
+        {
+          header: 'Email',
+          cell: (p) =>
+            shows(p, 'workEmailReveal') ? (p.email ?? 'none known') : `${hidden(p.hasEmail)} (${p.emailStatus})`,
+        },
+        {
+          header: 'Mobile',
+          cell: (p) => (shows(p, 'mobilePhoneReveal') ? (p.mobilePhone ?? 'none known') : hidden(p.hasMobilePhone)),
+        },
+      ]}
+      rows={people}
+      rowKey={(p) => p.id}
+      selection={{ selected, onSelect, id: (p) => p.id, name: (p) => p.name }}
     />
   );
 }

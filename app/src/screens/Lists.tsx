@@ -18,11 +18,11 @@ import {
 import { plural } from '../components/Cost';
 import { saveFile } from '../components/save-file';
 import { CursorPager } from '../components/CursorPager';
+import { DataTable } from '../components/DataTable';
 import { Empty, ErrorNotice, Loaded } from '../components/states';
 import { SkipPager } from '../components/SkipPager';
 import { useCan } from '../session';
 import { href } from '../route';
-import { RowsTable } from '../components/RowsTable';
 
 const PAGE = 20;
 const KINDS: Record<ListKind, string> = { people: 'People', company: 'Companies' };
@@ -61,31 +61,17 @@ function AllLists() {
             <Empty>No lists yet: save people or companies from a search under Leads, or create one.</Empty>
           ) : (
             <>
-              <div className="table-wrap" tabIndex={0}>
-                <table>
-                  <caption className="visually-hidden">Lists</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Name</th>
-                      <th scope="col">Kind</th>
-                      <th scope="col">Members</th>
-                      <th scope="col">Created</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {data.items.map((l) => (
-                      <tr key={l.id}>
-                        <td>
-                          <a href={href('lists', l.id)}>{l.name}</a>
-                        </td>
-                        <td>{KINDS[l.kind]}</td>
-                        <td>{l.memberCount}</td>
-                        <td>{new Date(l.createdAt).toLocaleString()}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <DataTable
+                caption="Lists"
+                columns={[
+                  { header: 'Name', cell: (l) => <a href={href('lists', l.id)}>{l.name}</a> },
+                  { header: 'Kind', cell: (l) => KINDS[l.kind] },
+                  { header: 'Members', cell: (l) => l.memberCount },
+                  { header: 'Created', cell: (l) => new Date(l.createdAt).toLocaleString() },
+                ]}
+                rows={data.items}
+                rowKey={(l) => l.id}
+              />
               <SkipPager
                 label="List pages"
                 skip={skip}
@@ -193,36 +179,39 @@ function Members({ list }: { list: LeadList }) {
   const people = useListPeople(list.id, cursor, list.kind === 'people');
   const companies = useListCompanies(list.id, cursor, list.kind === 'company');
   const page = list.kind === 'people' ? people : companies;
+  const caption = `Members of ${list.name}`;
+  const added = (m: { addedAt: string }) => new Date(m.addedAt).toLocaleString();
   const table =
-    list.kind === 'people'
-      ? {
-          columns: ['Name', 'Title', 'Company', 'Email', 'Added'],
-          rows: (people.data?.data.items ?? []).map((p) => ({
-            id: p.id,
-            name: p.name,
-            cells: [
-              p.name,
-              p.title ?? '',
-              p.company?.name ?? '',
-              p.revealed.includes('workEmailReveal') ? (p.email ?? 'none known') : 'not revealed',
-              new Date(p.addedAt).toLocaleString(),
-            ],
-          })),
-        }
-      : {
-          columns: ['Name', 'Domain', 'Industry', 'Location', 'Added'],
-          rows: (companies.data?.data.items ?? []).map((c) => ({
-            id: c.id,
-            name: c.name,
-            cells: [
-              c.name,
-              c.domain ?? '',
-              c.industry ?? '',
-              [c.city, c.country].filter(Boolean).join(', '),
-              new Date(c.addedAt).toLocaleString(),
-            ],
-          })),
-        };
+    list.kind === 'people' ? (
+      <DataTable
+        caption={caption}
+        columns={[
+          { header: 'Name', cell: (p) => p.name },
+          { header: 'Title', cell: (p) => p.title },
+          { header: 'Company', cell: (p) => p.company?.name },
+          {
+            header: 'Email',
+            cell: (p) => (p.revealed.includes('workEmailReveal') ? (p.email ?? 'none known') : 'not revealed'),
+          },
+          { header: 'Added', cell: added },
+        ]}
+        rows={people.data?.data.items ?? []}
+        rowKey={(p) => p.id}
+      />
+    ) : (
+      <DataTable
+        caption={caption}
+        columns={[
+          { header: 'Name', cell: (c) => c.name },
+          { header: 'Domain', cell: (c) => c.domain },
+          { header: 'Industry', cell: (c) => c.industry },
+          { header: 'Location', cell: (c) => [c.city, c.country].filter(Boolean).join(', ') },
+          { header: 'Added', cell: added },
+        ]}
+        rows={companies.data?.data.items ?? []}
+        rowKey={(c) => c.id}
+      />
+    );
   return (
     <section aria-labelledby="members-title">
       <h2 id="members-title">Members</h2>
@@ -231,16 +220,11 @@ function Members({ list }: { list: LeadList }) {
         what="the members"
       >
         {(pagination) =>
-          table.rows.length === 0 ? (
+          !page.data?.data.items.length ? (
             <Empty>No members yet: save some from a search under Leads.</Empty>
           ) : (
             <>
-              <RowsTable
-                caption={`Members of ${list.name}`}
-                items={table.rows}
-                columns={table.columns}
-                row={(i) => table.rows[i].cells}
-              />
+              {table}
               <CursorPager label="Member pages" cursors={cursors} onCursors={setCursors} pagination={pagination} />
             </>
           )

@@ -4,6 +4,7 @@
  */
 import { useState, type FormEvent } from 'react';
 import { useSendingSettings, useUpdateSendingSettings, type SendingSettingsValues } from '../hooks/api/sending';
+import { NumberInput } from '../components/NumberInput';
 import { ErrorNotice, Loaded } from '../components/states';
 import { useCan } from '../session';
 
@@ -99,17 +100,16 @@ function SettingsForm({ saved }: { saved: Settings }) {
             return (
               <div className="field" key={f.key}>
                 <label htmlFor={id}>{f.label}</label>
-                <input
+                <NumberInput
                   id={id}
-                  type="number"
                   min={f.min}
                   max={f.max}
                   step={f.step ?? 1}
                   required={!f.nullable}
                   disabled={!canWrite}
                   aria-describedby={`${id}-hint`}
-                  value={form[f.key] ?? ''}
-                  onChange={(e) => setForm({ ...form, [f.key]: e.target.value === '' ? null : Number(e.target.value) })}
+                  value={form[f.key]}
+                  onChange={(value) => setForm({ ...form, [f.key]: value ?? null })}
                 />
                 <small id={`${id}-hint`} className="hint">
                   {f.hint}

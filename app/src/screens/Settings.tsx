@@ -6,6 +6,7 @@
 import { useState } from 'react';
 import { useAuditLog, useCreditLedger, useKeys, useUsage } from '../hooks/api/settings';
 import { CursorPager } from '../components/CursorPager';
+import { DataTable } from '../components/DataTable';
 import { Empty, Loaded } from '../components/states';
 import { SubNav } from '../components/SubNav';
 import { useHolds } from '../session';
@@ -92,29 +93,17 @@ function Ledger() {
           data.items.length === 0 ? (
             <Empty>No credit movements yet.</Empty>
           ) : (
-            <div className="table-wrap" tabIndex={0}>
-              <table>
-                <caption className="visually-hidden">Credit ledger</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">When</th>
-                    <th scope="col">Amount</th>
-                    <th scope="col">Balance</th>
-                    <th scope="col">Reason</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.items.map((e) => (
-                    <tr key={e.id}>
-                      <td>{new Date(e.at).toLocaleString()}</td>
-                      <td>{e.amount}</td>
-                      <td>{e.balanceAfter}</td>
-                      <td>{e.reason}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              caption="Credit ledger"
+              columns={[
+                { header: 'When', cell: (e) => new Date(e.at).toLocaleString() },
+                { header: 'Amount', cell: (e) => e.amount },
+                { header: 'Balance', cell: (e) => e.balanceAfter },
+                { header: 'Reason', cell: (e) => e.reason },
+              ]}
+              rows={data.items}
+              rowKey={(e) => e.id}
+            />
           )
         }
       </Loaded>
@@ -129,31 +118,21 @@ function Keys() {
       <h2 id="keys-title">API keys</h2>
       <Loaded query={keys} what="keys">
         {({ data }) => (
-          <div className="table-wrap" tabIndex={0}>
-            <table>
-              <caption className="visually-hidden">API keys</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Prefix</th>
-                  <th scope="col">Scopes</th>
-                  <th scope="col">Last used</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.items.map((k) => (
-                  <tr key={k.id}>
-                    <td>{k.name ?? '(unnamed)'}</td>
-                    <td>{k.prefix}</td>
-                    <td>{k.scopes.join(', ')}</td>
-                    <td>
-                      {k.revokedAt ? 'revoked' : k.lastUsedAt ? new Date(k.lastUsedAt).toLocaleString() : 'never'}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            caption="API keys"
+            columns={[
+              { header: 'Name', cell: (k) => k.name ?? '(unnamed)' },
+              { header: 'Prefix', cell: (k) => k.prefix },
+              { header: 'Scopes', cell: (k) => k.scopes.join(', ') },
+              {
+                header: 'Last used',
+                cell: (k) =>
+                  k.revokedAt ? 'revoked' : k.lastUsedAt ? new Date(k.lastUsedAt).toLocaleString() : 'never',
+              },
+            ]}
+            rows={data.items}
+            rowKey={(k) => k.id}
+          />
         )}
       </Loaded>
     </section>
@@ -172,29 +151,17 @@ function AuditLog() {
             <Empty>Nothing recorded yet.</Empty>
           ) : (
             <>
-              <div className="table-wrap" tabIndex={0}>
-                <table>
-                  <caption className="visually-hidden">Audit log</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">When</th>
-                      <th scope="col">Operation</th>
-                      <th scope="col">By</th>
-                      <th scope="col">Outcome</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {data.items.map((e) => (
-                      <tr key={e.id}>
-                        <td>{new Date(e.at).toLocaleString()}</td>
-                        <td>{e.operation}</td>
-                        <td>{e.keyName ?? e.actor}</td>
-                        <td>{e.outcome}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <DataTable
+                caption="Audit log"
+                columns={[
+                  { header: 'When', cell: (e) => new Date(e.at).toLocaleString() },
+                  { header: 'Operation', cell: (e) => e.operation },
+                  { header: 'By', cell: (e) => e.keyName ?? e.actor },
+                  { header: 'Outcome', cell: (e) => e.outcome },
+                ]}
+                rows={data.items}
+                rowKey={(e) => e.id}
+              />
               <CursorPager
                 label="Audit log pages"
                 cursors={cursors}

@@ -4,6 +4,7 @@
  */
 import { useState, type FormEvent } from 'react';
 import { useAddTrackingDomain, useTrackingDomains, useVerifyTrackingDomain } from '../hooks/api/tracking-domains';
+import { DataTable } from '../components/DataTable';
 import { Empty, ErrorNotice, Loaded } from '../components/states';
 import { useCan } from '../session';
 
@@ -32,25 +33,16 @@ export function TrackingDomains() {
                     {d.reason ? ` ${d.reason.message}` : ''}
                   </p>
                   <p>{d.status === 'verified' ? 'Its DNS record:' : 'Create this DNS record at your DNS provider:'}</p>
-                  <div className="table-wrap" tabIndex={0}>
-                    <table>
-                      <caption className="visually-hidden">DNS record for {d.domain}</caption>
-                      <thead>
-                        <tr>
-                          <th scope="col">Type</th>
-                          <th scope="col">Name</th>
-                          <th scope="col">Target</th>
-                        </tr>
-                      </thead>
-                      <tbody>
-                        <tr>
-                          <td>CNAME</td>
-                          <td>{d.domain}</td>
-                          <td data-cname-target>{d.cnameTarget}</td>
-                        </tr>
-                      </tbody>
-                    </table>
-                  </div>
+                  <DataTable
+                    caption={`DNS record for ${d.domain}`}
+                    columns={[
+                      { header: 'Type', cell: () => 'CNAME' },
+                      { header: 'Name', cell: (r) => r.domain },
+                      { header: 'Target', cell: (r) => <span data-cname-target>{r.cnameTarget}</span> },
+                    ]}
+                    rows={[d]}
+                    rowKey={(r) => r.id}
+                  />
                   <p className="hint">
                     {d.checkedAt ? `Checked ${new Date(d.checkedAt).toLocaleString()}; ` : ''}next check{' '}
                     {new Date(d.nextCheckAt).toLocaleString()}.

@@ -17,6 +17,8 @@ import {
   type Webhook,
 } from '../hooks/api/webhooks';
 import { Choices } from '../components/Choices';
+import { ConfirmDialog } from '../components/Confirm';
+import { DataTable } from '../components/DataTable';
 import { Empty, ErrorNotice, Loaded } from '../components/states';
 import { SkipPager } from '../components/SkipPager';
 import { useCan } from '../session';
@@ -159,20 +161,17 @@ function WebhookCard({
                 Resume
               </button>
             ) : null}
-            {confirming ? (
-              <>
-                <button type="button" className="danger" onClick={() => remove.mutate({ body: { id: w.id } })}>
-                  Delete it and its log
-                </button>
-                <button type="button" onClick={() => setConfirming(false)}>
-                  Keep it
-                </button>
-              </>
-            ) : (
-              <button type="button" onClick={() => setConfirming(true)}>
-                Delete
-              </button>
-            )}
+            <button type="button" onClick={() => setConfirming(true)}>
+              Delete
+            </button>
+            <ConfirmDialog
+              open={confirming}
+              confirmLabel="Delete it and its log"
+              onConfirm={() => remove.mutate({ body: { id: w.id } })}
+              onClose={() => setConfirming(false)}
+            >
+              Delete the webhook to {w.url}? No more events are sent to it, and its delivery log goes with it.
+            </ConfirmDialog>
           </>
         ) : null}
       </div>
@@ -203,34 +202,30 @@ function DeliveryLog({ webhookId, canWrite }: { webhookId: string; canWrite: boo
             <Empty>Nothing delivered yet: events appear here as they are sent (test events are not logged).</Empty>
           ) : (
             <>
-              <div className="table-wrap" tabIndex={0}>
-                <table>
-                  <caption className="visually-hidden">Delivery attempts, newest first</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">When</th>
-                      <th scope="col">Event</th>
-                      <th scope="col">Attempt</th>
-                      <th scope="col">Answer</th>
-                      <th scope="col">Delivery</th>
-                      {canWrite ? <th scope="col">Again</th> : null}
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {data.items.map((a) => (
-                      <tr key={`${a.deliveryId}-${a.attempt}`}>
-                        <td>{new Date(a.attemptedAt).toLocaleString()}</td>
-                        <td>{a.eventType}</td>
-                        <td>{a.attempt}</td>
-                        <td data-status-code={a.statusCode ?? ''}>
-                          {a.statusCode === null ? (a.error ?? 'no answer') : `HTTP ${a.statusCode}`}, {a.durationMs} ms
-                        </td>
-                        <td>
-                          {a.deliveryStatus}
-                          {a.nextAttemptAt ? `, next try ${new Date(a.nextAttemptAt).toLocaleString()}` : ''}
-                        </td>
-                        {canWrite ? (
-                          <td>
+              <DataTable
+                caption="Delivery attempts, newest first"
+                columns={[
+                  { header: 'When', cell: (a) => new Date(a.attemptedAt).toLocaleString() },
+                  { header: 'Event', cell: (a) => a.eventType },
+                  { header: 'Attempt', cell: (a) => a.attempt },
+                  {
+                    header: 'Answer',
+                    cell: (a) => (
+                      <span data-status-code={a.statusCode ?? ''}>
+                        {a.statusCode === null ? (a.error ?? 'no answer') : `HTTP ${a.statusCode}`}, {a.durationMs} ms
+                      </span>
+                    ),
+                  },
+                  {
+                    header: 'Delivery',
+                    cell: (a) =>
+                      `${a.deliveryStatus}${a.nextAttemptAt ? `, next try ${new Date(a.nextAttemptAt).toLocaleString()}` : ''}`,
+                  },
+                  ...(canWrite
+                    ? [
+                        {
+                          header: 'Again',
+                          cell: (a: (typeof data.items)[number]) => (
                             <button
                               type="button"
                               disabled={retry.isPending}
@@ -238,13 +233,14 @@ function DeliveryLog({ webhookId, canWrite }: { webhookId: string; canWrite: boo
                             >
                               Retry
                             </button>
-                          </td>
-                        ) : null}
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+                          ),
+                        },
+                      ]
+                    : []),
+                ]}
+                rows={data.items}
+                rowKey={(a) => `${a.deliveryId}-${a.attempt}`}
+              />
               <SkipPager
                 label="Delivery log pages"
                 skip={skip}

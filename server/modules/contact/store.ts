@@ -1,4 +1,5 @@
 /** Plain rows for contacts. Every query is scoped to a workspace; callers pass their transaction. */
+import type { Knex } from 'knex';
 import type { Executor } from '../../db';
 import { UNFINISHED_STATUSES } from './statuses';
 
@@ -64,6 +65,14 @@ export interface ListAfter {
   id: string;
 }
 
+/** A page's order, its start and its size. */
+export interface ListPage {
+  sort: ListSort;
+  order: 'asc' | 'desc';
+  after?: ListAfter;
+  limit: number;
+}
+
 /** A listed contact with where it stands: the engine's progress row, its campaign's status and its latest reply's intent. */
 export interface ListedRow extends ContactRow {
   progress_state: string | null;
@@ -77,6 +86,12 @@ export interface ListedRow extends ContactRow {
 /** The text `search` looks in, lower-cased; the trigram index contacts_search is on this same expression. */
 const SEARCH_TEXT =
   "lower(c.email || ' ' || coalesce(c.first_name, '') || ' ' || coalesce(c.last_name, '') || ' ' || coalesce(c.company_name, ''))";
+
+/** Contacts a search looks among first, in the sort's order, before it asks the trigram index. */
+const SEARCH_WINDOW = 5_000;
+
+/** A contact's latest reply intent. */
+const LAST_INTENT = 'select r.intent from reply_intents r where r.contact_id = c.id order by r.replied_at desc limit 1';
 
 const SORT_COLUMN: Record<ListSort, string> = {
   createdAt: 'c.created_at',
@@ -288,24 +303,50 @@ export class ContactStore {
   /**
    * One keyset page of the workspace's contacts. A read across modules: the progress row (sending's table), the
    * campaign's status and the latest reply's intent (the inbox's table) are joined read-only, one probe per row
-   * by primary key or index, so the page walks the sort's index (or the search's trigram index) and stops at
-   * `limit` rows.
+   * by primary key or index, so the page walks the sort's index and stops at `limit` rows.
+   *
+   * A search looks first among the next SEARCH_WINDOW contacts in the sort's order: a term that many contacts
+   * hold (a company, a mail domain) fills the page there, where the trigram index would fetch and sort every
+   * contact that holds it. Only a term that does not fill the page there is looked up by the trigram index,
+   * and a rare term's matches are few to sort.
    */
-  async listPage(
+  async listPage(db: Executor, workspaceId: string, filter: ListFilter, page: ListPage): Promise<ListedRow[]> {
+    if (filter.search) {
+      const windowed = await this.pageQuery(db, workspaceId, filter, page, SEARCH_WINDOW);
+      if (windowed.length === page.limit) return windowed;
+    }
+    return this.pageQuery(db, workspaceId, filter, page);
+  }
+
+  /** The page's query, over the workspace's contacts or over the next `window` of them in the sort's order. */
+  private pageQuery(
     db: Executor,
     workspaceId: string,
     filter: ListFilter,
-    page: { sort: ListSort; order: 'asc' | 'desc'; after?: ListAfter; limit: number },
+    page: ListPage,
+    window?: number,
   ): Promise<ListedRow[]> {
     const sortColumn = SORT_COLUMN[page.sort];
-    const q = db('contacts as c')
+    const order = `${sortColumn} ${page.order}, c.id ${page.order}`;
+    /** The conditions on the contact's own columns that an index in the sort's order serves. */
+    const own = (q: Knex.QueryBuilder) => {
+      q.where('c.workspace_id', workspaceId);
+      if (filter.campaignId) q.andWhere('c.campaign_id', filter.campaignId);
+      if (filter.status) q.andWhere('c.status', filter.status);
+      if (filter.leadStatus) q.andWhere('c.lead_status', filter.leadStatus);
+      if (filter.createdAfter) q.andWhere('c.created_at', '>=', filter.createdAfter);
+      if (filter.createdBefore) q.andWhere('c.created_at', '<', filter.createdBefore);
+      const direction = page.order === 'asc' ? '>' : '<';
+      if (page.after) q.andWhereRaw(`(${sortColumn}, c.id) ${direction} (?, ?)`, [page.after.key, page.after.id]);
+      return q;
+    };
+    const contacts = window
+      ? own(db('contacts as c').select('c.*')).orderByRaw(order).limit(window).as('c')
+      : 'contacts as c';
+    const q = own(db.from(contacts))
       .join('campaigns as k', 'k.id', 'c.campaign_id')
       .leftJoin('sending_progress as p', 'p.contact_id', 'c.id')
-      .joinRaw(
-        `left join lateral (select r.intent from reply_intents r where r.contact_id = c.id
-           order by r.replied_at desc limit 1) ri on true`,
-      )
-      .where('c.workspace_id', workspaceId)
+      .joinRaw(`left join lateral (${LAST_INTENT}) ri on true`)
       // A deleted campaign's contacts are gone from every list, as the campaign is.
       .whereNull('k.deleted_at')
       .select(
@@ -317,19 +358,17 @@ export class ContactStore {
         'k.status as campaign_status',
         'ri.intent as last_intent',
       );
-    if (filter.campaignId) q.andWhere('c.campaign_id', filter.campaignId);
-    if (filter.status) q.andWhere('c.status', filter.status);
-    if (filter.leadStatus) q.andWhere('c.lead_status', filter.leadStatus);
-    if (filter.intent) q.andWhere('ri.intent', filter.intent);
+    // On the contact's own row, so the planner filters contacts in the sort's index order before any join.
+    if (filter.intent) q.andWhereRaw(`(${LAST_INTENT}) = ?`, [filter.intent]);
     if (filter.step !== undefined) q.andWhere('p.step_number', filter.step).andWhereNot('p.state', 'done');
     if (filter.subsequenceId) q.andWhere('p.subsequence_id', filter.subsequenceId);
-    if (filter.paused === true) q.andWhereRaw("(c.status = 'paused' or k.status = 'paused')");
-    if (filter.paused === false) q.andWhereNot('c.status', 'paused').andWhereNot('k.status', 'paused');
+    // The workspace's paused campaigns are one small set the planner hashes once, not a look-up per contact.
+    const pausedCampaigns = "select pc.id from campaigns pc where pc.workspace_id = ? and pc.status = 'paused'";
+    if (filter.paused === true)
+      q.andWhereRaw(`(c.status = 'paused' or c.campaign_id in (${pausedCampaigns}))`, [workspaceId]);
+    if (filter.paused === false)
+      q.andWhereNot('c.status', 'paused').andWhereRaw(`c.campaign_id not in (${pausedCampaigns})`, [workspaceId]);
     if (filter.search) q.andWhereRaw(`${SEARCH_TEXT} like ?`, [`%${likeLiteral(filter.search.toLowerCase())}%`]);
-    if (filter.createdAfter) q.andWhere('c.created_at', '>=', filter.createdAfter);
-    if (filter.createdBefore) q.andWhere('c.created_at', '<', filter.createdBefore);
-    const direction = page.order === 'asc' ? '>' : '<';
-    if (page.after) q.andWhereRaw(`(${sortColumn}, c.id) ${direction} (?, ?)`, [page.after.key, page.after.id]);
-    return q.orderByRaw(`${sortColumn} ${page.order}, c.id ${page.order}`).limit(page.limit);
+    return q.orderByRaw(order).limit(page.limit);
   }
 }
