@@ -4013,7 +4013,8 @@ export interface paths {
         };
         /**
          * Read the workspace's usage
-         * @description What the workspace has used against its plan, in one answer: the credit balance, each rolling quota window
+         * @description What the workspace has used against its plan, in one answer: the credit balance and the price of each reveal
+         *     (so a client can show what a search or an enrichment will cost at most before it runs), each rolling quota window
          *     with its limit (this request counted, as the `429` rule counts it), today's sends per email account and in
          *     total (the day in the workspace's time zone; campaign and warm-up sends share an account's daily limit),
          *     and the contacts, email accounts and lists the workspace holds against the plan's caps.
@@ -6439,6 +6440,34 @@ export interface components {
              * @enum {string}
              */
             source: "link" | "oneClick" | "reply";
+        };
+        /**
+         * @description What one revealed item costs on this deployment, in credits (the server's `CREDIT_COST_*` settings): each people
+         *     search data option per person, and a company seen in full. A person or company already revealed to the workspace
+         *     costs nothing again, and one without the data costs nothing, so a request costs at most these prices times the
+         *     items it returns.
+         */
+        CreditPrices: {
+            /**
+             * Format: int32
+             * @example 1
+             */
+            companyFull: number;
+            /**
+             * Format: int32
+             * @example 1
+             */
+            fullContactAndCompany: number;
+            /**
+             * Format: int32
+             * @example 5
+             */
+            mobilePhoneReveal: number;
+            /**
+             * Format: int32
+             * @example 1
+             */
+            workEmailReveal: number;
         };
         /**
          * @description The DKIM check: a DKIM key (a TXT record with a non-empty public key `p=`; an empty `p=` means revoked) is looked for at
@@ -8964,8 +8993,8 @@ export interface components {
          */
         TrackingDomainStatus: "pending" | "verified" | "failed";
         /**
-         * @description What the workspace has used against what its plan allows, read at `at`: the credit balance, each quota window,
-         *     today's sends (the day in the workspace's time zone), and the contacts, email accounts and lists it holds.
+         * @description What the workspace has used against what its plan allows, read at `at`: the credit balance and what reveals
+         *     cost, each quota window, today's sends (the day in the workspace's time zone), and the contacts, email accounts and lists it holds.
          */
         Usage: {
             at: components["schemas"]["Timestamp"];
@@ -8977,6 +9006,7 @@ export interface components {
                  * @description Credits left; `GET /v2/credits/ledger` lists what changed them.
                  */
                 balance: number;
+                prices: components["schemas"]["CreditPrices"];
             };
             /** @description Connected email accounts against the plan's `maxEmailAccounts`. */
             emailAccounts: components["schemas"]["UsageCount"];

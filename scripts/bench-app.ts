@@ -32,7 +32,7 @@ import { loadConfig } from '../server/platform/config';
 import { newId } from '../server/platform/ids';
 import { createServices } from '../server/services';
 import { chromiumPath } from '../test/helpers/binaries';
-import { buildConsole, launchChromium } from '../test/helpers/console';
+import { buildConsole, launchChromium } from '../test/helpers/browser';
 import { insertHighLimitPlan, openBenchDatabase } from './bench-database';
 
 const ROOT = join(__dirname, '..');
@@ -199,8 +199,7 @@ async function scrollTable(browser: Browser, base: string, apiKey: string, campa
 }
 
 async function measureInBrowser(): Promise<Pick<Figures, 'campaignPageMs' | 'contactTable'> & { label: string }> {
-  const executable = chromiumPath();
-  if (!executable)
+  if (!chromiumPath())
     throw new Error('bench:app needs Chromium (CHROMIUM_PATH, or chromium on PATH); --size-only skips it');
   const { database, label } = await openBenchDatabase('lr_bench_app');
   let server: Server | undefined;
@@ -214,7 +213,7 @@ async function measureInBrowser(): Promise<Pick<Figures, 'campaignPageMs' | 'con
       const s = app.listen(0, '127.0.0.1', () => resolve(s));
     });
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await launchChromium(executable);
+    browser = await launchChromium();
     // One load first, so the server's first requests (prepared statements, caches) are not in the figures.
     await campaignPageTime(browser, base, apiKey, campaignId);
     const times: number[] = [];
@@ -241,7 +240,7 @@ const row = (what: string, now: string, base: string, goal = '') =>
   console.log(`${what.padEnd(36)}${now.padStart(12)}${base.padStart(12)}  ${goal}`);
 
 async function main(): Promise<void> {
-  buildConsole('inherit');
+  await buildConsole('inherit');
   const now: Figures = measureFirstLoad();
   let label = '';
   if (!process.argv.includes('--size-only')) {

@@ -83,22 +83,11 @@ async function main(): Promise<void> {
     seedDemo: false,
     // Both kinds of account are measured sending, not connecting.
     verifyMailLogins: false,
-    oauth: {
-      google: null,
-      microsoft: null,
-      generic: {
-        clientId: idp.clientId,
-        clientSecret: idp.clientSecret,
-        authorizeUrl: idp.authorizeUrl,
-        tokenUrl: idp.tokenUrl,
-        userInfoUrl: idp.userInfoUrl,
-        scopes: idp.scopes,
-        smtp: { host: '127.0.0.1', port },
-        imap: { host: '127.0.0.1', port: 993 },
-      },
-      returnUrls: [],
+    oauth: idp.settings({
+      smtp: { host: '127.0.0.1', port },
+      imap: { host: '127.0.0.1', port: 993 },
       timeoutMs: 10_000,
-    },
+    }),
   });
   const database = await openDatabase(config);
   await migrate(database.db);

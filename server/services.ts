@@ -309,7 +309,7 @@ function buildServices(deps: Deps) {
   const verification = createVerificationModule({ db, store: new VerificationStore(), dns, clock, config });
   const enrichment = createEnrichmentModule({ db, store: leadStore, leads });
   const lists = createListModule({ db, store: new ListStore(), leads, contacts, campaigns, credits, clock });
-  const usage = createUsageModule({ db, clock, credits, workspaces, accounts, contacts, lists });
+  const usage = createUsageModule({ db, clock, credits, leads, workspaces, accounts, contacts, lists });
   const mailAccess = createMailAccessModule({ store: accountStore, secrets, clock, events });
   const suppression = createSuppressionModule({ db, store: new SuppressionStore(), clock });
   const tracking = createTrackingModule({

@@ -19,7 +19,9 @@ import { Contacts } from './screens/Contacts';
 import { Accounts } from './screens/Accounts';
 import { LiveFeed } from './screens/LiveFeed';
 import { Inbox } from './screens/Inbox';
-import { Settings } from './screens/Settings';
+import { SETTINGS_SECTIONS, Settings } from './screens/Settings';
+import { Leads } from './screens/Leads';
+import { Lists } from './screens/Lists';
 
 export function App() {
   const [apiKey, setApiKey] = useState(storedKey);
@@ -71,7 +73,9 @@ const SCREENS = [
   { path: 'contacts', label: 'Contacts', scope: ['contacts:read', 'jobs:read'] },
   { path: 'accounts', label: 'Accounts', scope: 'accounts:read' },
   { path: 'inbox', label: 'Unibox', scope: 'inbox:read' },
-  { path: 'settings', label: 'Settings', scope: 'usage:read' },
+  { path: 'leads', label: 'Leads', scope: 'credits:spend' },
+  { path: 'lists', label: 'Lists', scope: 'lists:read' },
+  { path: 'settings', label: 'Settings', scope: SETTINGS_SECTIONS.flatMap((s) => s.scopes) },
 ] as const;
 
 function Shell({ workspaceName, signOut }: { workspaceName: string; signOut: () => void }) {
@@ -148,8 +152,12 @@ function Screen({ screen, id }: { screen: string; id: string | undefined }): Rea
       return <Accounts />;
     case 'inbox':
       return <Inbox />;
+    case 'leads':
+      return <Leads section={id} />;
+    case 'lists':
+      return <Lists listId={id} />;
     case 'settings':
-      return <Settings />;
+      return <Settings section={id} />;
     default:
       return <ErrorNotice error={new Error(`No screen named "${screen}".`)} />;
   }

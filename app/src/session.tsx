@@ -26,8 +26,13 @@ export function useSession(): Session {
   return session;
 }
 
+/** Whether the signed-in key holds a scope: the question asked for any number of scopes (a screen's sections). */
+export function useHolds(): (scope: string) => boolean {
+  const { scopes } = useSession();
+  return (scope) => holds(scopes, scope);
+}
+
 /** Whether the signed-in key may call operations that need `scope` (or one of several scopes). */
 export function useCan(scope: string | readonly string[]): boolean {
-  const { scopes } = useSession();
-  return typeof scope === 'string' ? holds(scopes, scope) : scope.some((s) => holds(scopes, s));
+  return [scope].flat().some(useHolds());
 }

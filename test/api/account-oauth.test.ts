@@ -49,22 +49,12 @@ describeWithDovecot('accounts connected by OAuth', () => {
         smtpTimeoutMs: 5000,
         imapTimeoutMs: 5000,
         publicUrl: 'https://api.example.test',
-        oauth: {
-          google: null,
-          microsoft: null,
-          generic: {
-            clientId: idp.clientId,
-            clientSecret: idp.clientSecret,
-            authorizeUrl: idp.authorizeUrl,
-            tokenUrl: idp.tokenUrl,
-            userInfoUrl: idp.userInfoUrl,
-            scopes: idp.scopes,
-            smtp: { host: '127.0.0.1', port: sink.port },
-            imap: { host: '127.0.0.1', port: imap.port },
-          },
+        oauth: idp.settings({
+          smtp: { host: '127.0.0.1', port: sink.port },
+          imap: { host: '127.0.0.1', port: imap.port },
           returnUrls: ['https://app.example.test/mailboxes'],
           timeoutMs: 1500,
-        },
+        }),
       },
     });
     // A second worker process on the same database.

@@ -5,7 +5,7 @@
  */
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
-import { describeWithDovecot, startImapServer, type ImapTestServer } from '../helpers/imap-server';
+import { describeWithDovecot, replyMessage, startImapServer, type ImapTestServer } from '../helpers/imap-server';
 
 const SDR = 'maya@acme-mail.io';
 const DAY = 86_400_000;
@@ -93,20 +93,15 @@ describeWithDovecot('the loop: launch, send, reply, stop, count, answer', () => 
     t.clock.set('2026-11-23T11:00:00.000Z');
     await imap.deliver(
       SDR,
-      [
-        `From: Tom <tom@globex.test>`,
-        `To: ${SDR}`,
-        'Subject: Re: Quick question, Tom',
-        'Message-ID: <tom-1@globex.test>',
-        `In-Reply-To: ${sentId}`,
-        `References: ${sentId}`,
-        'Date: Mon, 23 Nov 2026 11:00:00 +0000',
-        '',
-        'Yes, Thursday?',
-        '',
-        '> Hi Tom, worth a call?',
-        '',
-      ].join('\r\n'),
+      replyMessage({
+        from: 'Tom <tom@globex.test>',
+        to: SDR,
+        subject: 'Re: Quick question, Tom',
+        messageId: '<tom-1@globex.test>',
+        inReplyTo: sentId,
+        date: 'Mon, 23 Nov 2026 11:00:00 +0000',
+        text: 'Yes, Thursday?\r\n\r\n> Hi Tom, worth a call?',
+      }),
     );
     expect(await t.services.inbox.runOnce()).toBe(1);
 

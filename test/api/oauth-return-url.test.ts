@@ -21,22 +21,12 @@ describeOnEmbeddedDatabase()('OAuth return URLs', () => {
       config: {
         secretKey: '5a'.repeat(32),
         publicUrl: 'https://api.example.test',
-        oauth: {
-          google: null,
-          microsoft: null,
-          generic: {
-            clientId: idp.clientId,
-            clientSecret: idp.clientSecret,
-            authorizeUrl: idp.authorizeUrl,
-            tokenUrl: idp.tokenUrl,
-            userInfoUrl: idp.userInfoUrl,
-            scopes: idp.scopes,
-            smtp: { host: '127.0.0.1', port: 1 },
-            imap: { host: '127.0.0.1', port: 1 },
-          },
+        oauth: idp.settings({
+          smtp: { host: '127.0.0.1', port: 1 },
+          imap: { host: '127.0.0.1', port: 1 },
           returnUrls: ['https://portal.example', 'https://app.example.test/mailboxes'],
           timeoutMs: 1500,
-        },
+        }),
       },
     });
     ws = await t.createWorkspace();

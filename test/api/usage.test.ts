@@ -1,5 +1,5 @@
 /**
- * GET /v2/usage through HTTP: the credit balance, each quota window with this request counted, today's sends
+ * GET /v2/usage through HTTP: the credit balance and the deployment's reveal prices, each quota window with this request counted, today's sends
  * per account and in total, contacts, accounts and lists against the plan's caps; another workspace's figures
  * never mix in, and a key without usage:read is refused.
  */
@@ -13,8 +13,10 @@ jest.setTimeout(120_000);
 let t: TestServer;
 let ws: TestWorkspace;
 let other: TestWorkspace;
+// Prices other than the defaults, so the answer is seen to come from the settings.
+const creditCosts = { workEmailReveal: 2, fullContactAndCompany: 3, mobilePhoneReveal: 7, companyFull: 4 };
 beforeAll(async () => {
-  t = await startTestServer();
+  t = await startTestServer({ config: { creditCosts } });
   ws = await t.createWorkspace({ defaultPlan: true });
   other = await t.createWorkspace({ defaultPlan: true });
 });
@@ -26,10 +28,10 @@ async function usage(client = ws.client) {
   return r.data.data;
 }
 
-it('answers the balance, the quota windows with this request counted, and the plan', async () => {
+it('answers the balance and prices, the quota windows with this request counted, and the plan', async () => {
   const first = await usage();
   expect(first.plan).toEqual({ id: '00000000-0000-7000-8000-000000000001', name: 'Default' });
-  expect(first.credits.balance).toBe(100);
+  expect(first.credits).toEqual({ balance: 100, prices: creditCosts });
   expect(first.at).toBe(t.clock.now().toISOString());
   const used = (u: typeof first) => Object.fromEntries(u.quota.map((w) => [w.window, [w.used, w.limit, w.remaining]]));
   const n = first.quota[0].used;

@@ -11,42 +11,20 @@
  * The README's screenshot (docs/app.png) is written only when UPDATE_SCREENSHOT=1 is set; otherwise the test
  * writes it to the temp directory, so a run leaves the tree as it was.
  */
-import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { chromiumPath, describeIf, describeOnEmbeddedDatabase } from '../helpers/binaries';
-import { buildConsole, launchChromium } from '../helpers/console';
+import { accessibilityViolations, browserSuite, buildConsole, launchChromium, signIn } from '../helpers/browser';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink';
 import { CONSOLE_CSP } from '../../server/http/console-app';
 import { PROJECT_ROOT } from '../../server/platform/project-root';
 
-const CHROMIUM = chromiumPath();
-const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const SCREENSHOT = process.env.UPDATE_SCREENSHOT
   ? join(PROJECT_ROOT, 'docs', 'app.png')
   : join(tmpdir(), 'outreach-console-app.png');
 
-const suite = CHROMIUM
-  ? describeOnEmbeddedDatabase()
-  : describeIf(CHROMIUM, 'Chromium (CHROMIUM_PATH, or chromium on PATH)', 'apt-get install -y chromium');
-
-/** WCAG 2 A and AA violations on the page as it is, by axe-core (evaluated by the browser tools, beside the CSP). */
-async function accessibilityViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  return page.evaluate(async () => {
-    const axe = (
-      window as unknown as {
-        axe: { run: (o: object) => Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> };
-      }
-    ).axe;
-    const result = await axe.run({ runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
-    return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  });
-}
-
-suite('the web console at /app (headless Chromium)', () => {
+browserSuite()('the web console at /app (headless Chromium)', () => {
   let t: TestServer;
   let sink: SmtpSink;
   let ws: TestWorkspace;
@@ -54,22 +32,16 @@ suite('the web console at /app (headless Chromium)', () => {
   let page: Page;
   const cspViolations: string[] = [];
 
-  const signIn = async (target: Page, apiKey: string) => {
-    await target.goto(`${t.url}/app/`);
-    await target.getByLabel('API key').fill(apiKey);
-    await target.getByRole('button', { name: 'Sign in' }).click();
-    await target.getByRole('navigation', { name: 'Screens' }).waitFor();
-  };
   const expectAccessible = async (target: Page = page) => expect(await accessibilityViolations(target)).toEqual([]);
 
   beforeAll(async () => {
-    buildConsole();
+    await buildConsole();
     sink = await startSmtpSink();
     t = await startTestServer({ config: { allowPrivateMailHosts: true } });
     // A Monday 10:00 UTC, inside the schedule the test gives its campaign.
     t.clock.set(new Date('2026-11-23T10:00:00.000Z'));
     ws = await t.createWorkspace();
-    browser = await launchChromium(CHROMIUM!);
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.on('console', (m) => {
       if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
@@ -98,7 +70,7 @@ suite('the web console at /app (headless Chromium)', () => {
     await page.getByLabel('API key').fill('lr_not-a-key');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('alert').filter({ hasText: 'Invalid API key.' }).waitFor();
-    await signIn(page, ws.apiKey);
+    await signIn(page, t.url, ws.apiKey);
     await page.getByText('No campaigns yet.').waitFor();
     expect(await page.evaluate(() => [sessionStorage.length, localStorage.length, document.cookie])).toEqual([
       1,
@@ -309,7 +281,7 @@ suite('the web console at /app (headless Chromium)', () => {
       body: { name: 'read only', scopes: ['campaigns:read', 'accounts:read', 'jobs:read', 'analytics:read'] },
     });
     const reader = await browser.newPage();
-    await signIn(reader, created.data!.data.apiKey);
+    await signIn(reader, t.url, created.data!.data.apiKey);
     await reader.getByRole('link', { name: 'Spring launch' }).waitFor();
     expect(await reader.getByRole('button', { name: 'Create' }).count()).toBe(0);
     await reader.getByRole('link', { name: 'Spring launch' }).click();

@@ -3,15 +3,12 @@
  * with SERVE_EXAMPLES=1 and loaded by headless Chromium from one origin (http://app.test:port) while it calls
  * the API on another (http://127.0.0.1:port), which CORS_ORIGINS allows: the page lists the workspace's campaigns and its inbox.
  */
-import { chromiumPath, describeIf } from '../helpers/binaries';
-import { launchChromium } from '../helpers/console';
+import { chromiumSuite, launchChromium } from '../helpers/browser';
 import type { Browser } from 'playwright-core';
 import { buildExamples } from '../../scripts/build-examples';
 import { startTestServer, type TestServer } from '../helpers/server';
 
-const CHROMIUM = chromiumPath();
-
-const suite = describeIf(CHROMIUM, 'Chromium (CHROMIUM_PATH, or chromium on PATH)', 'apt-get install -y chromium');
+const suite = chromiumSuite();
 
 suite('the example page in Chromium', () => {
   let t: TestServer;
@@ -25,7 +22,7 @@ suite('the example page in Chromium', () => {
     pageOrigin = t.url.replace('127.0.0.1', 'app.test');
     t.deps.config.corsOrigins.push(pageOrigin);
     // app.test is the page's own host name, resolved to the loopback server: a second origin without a second server.
-    browser = await launchChromium(CHROMIUM!, '--host-resolver-rules=MAP app.test 127.0.0.1');
+    browser = await launchChromium(['--host-resolver-rules=MAP app.test 127.0.0.1']);
   }, 90_000);
 
   afterAll(async () => {

@@ -7,13 +7,11 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { chromiumPath, describeIf } from '../helpers/binaries';
-import { launchChromium } from '../helpers/console';
+import { chromiumSuite, launchChromium } from '../helpers/browser';
 import type { Browser } from 'playwright-core';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 
-const CHROMIUM = chromiumPath();
-const suite = describeIf(CHROMIUM, 'Chromium (CHROMIUM_PATH, or chromium on PATH)', 'apt-get install -y chromium');
+const suite = chromiumSuite();
 
 suite('CORS for browser clients (headless Chromium)', () => {
   let t: TestServer;
@@ -33,7 +31,7 @@ suite('CORS for browser clients (headless Chromium)', () => {
     pageOrigin = `http://127.0.0.1:${(page.address() as AddressInfo).port}`;
     t = await startTestServer({ config: { corsOrigins: [pageOrigin] } });
     ws = await t.createWorkspace();
-    browser = await launchChromium(CHROMIUM!, '--disable-quic', '--no-first-run');
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -7,14 +7,12 @@
  * the origin the page is served from.
  */
 import { get } from 'node:http';
-import { chromiumPath, describeIf } from '../helpers/binaries';
-import { launchChromium } from '../helpers/console';
+import { chromiumSuite, launchChromium } from '../helpers/browser';
 import type { Browser, Page } from 'playwright-core';
 import spec from '../../generated/openapi.json';
 import { buildDocs } from '../../scripts/docs';
 import { startTestServer, type TestServer } from '../helpers/server';
 
-const CHROMIUM = chromiumPath();
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
 const paths = spec.paths as Record<string, Record<string, { operationId?: string }>>;
@@ -29,7 +27,7 @@ const slug = (s: string) =>
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-|-$/g, '');
 
-const suite = describeIf(CHROMIUM, 'Chromium (CHROMIUM_PATH, or chromium on PATH)', 'apt-get install -y chromium');
+const suite = chromiumSuite();
 
 suite('documentation portal at /docs (headless Chromium, offline)', () => {
   let t: TestServer;
@@ -40,7 +38,7 @@ suite('documentation portal at /docs (headless Chromium, offline)', () => {
   beforeAll(async () => {
     buildDocs();
     t = await startTestServer();
-    browser = await launchChromium(CHROMIUM!, '--disable-quic', '--no-first-run');
+    browser = await launchChromium();
     page = await browser.newPage();
     const origin = new URL(t.url).origin;
     // Offline: only the server itself and inline data may be loaded.

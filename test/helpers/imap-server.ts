@@ -83,6 +83,30 @@ export interface ImapTestServer {
   close(): Promise<void>;
 }
 
+/** A contact's answer as a mail client writes it, threaded on the Message-ID it answers (raw RFC 822, for deliver). */
+export function replyMessage(m: {
+  from: string;
+  to: string;
+  subject: string;
+  messageId: string;
+  inReplyTo: string;
+  date: string;
+  text: string;
+}): string {
+  return [
+    `From: ${m.from}`,
+    `To: ${m.to}`,
+    `Subject: ${m.subject}`,
+    `Message-ID: ${m.messageId}`,
+    `In-Reply-To: ${m.inReplyTo}`,
+    `References: ${m.inReplyTo}`,
+    `Date: ${m.date}`,
+    '',
+    m.text,
+    '',
+  ].join('\r\n');
+}
+
 /** Why dovecot cannot run here (with how to install it), or null when it can. */
 export function dovecotMissing(): string | null {
   const found = spawnSync('dovecot', ['--version'], { encoding: 'utf8' });

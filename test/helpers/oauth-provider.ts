@@ -1,7 +1,9 @@
 /**
  * A loopback OAuth 2.0 / OpenID Connect identity provider for tests, on the test's clock:
  *   GET  /authorize  authorization code with PKCE S256; consents at once (no page) for `login_hint`, or for
- *                    `consentAs` when set, and redirects back with the code; `denyNext` answers access_denied
+ *                    `consentAs` when set, and redirects back with the code; `denyNext` answers access_denied.
+ *                    With `consentPage` it answers a consent page instead, whose Allow and Deny buttons post
+ *                    to /authorize with the same query (a browser clicks through it as a person would)
  *   POST /token      authorization_code (PKCE checked) and refresh_token grants; refresh tokens rotate, and
  *                    each answer has an RS256 ID token naming the mailbox
  *   GET  /userinfo   the mailbox of a valid access token (401 for an unknown, expired or revoked one): what
@@ -12,10 +14,12 @@
  *   idp.revoke('ana@acme-mail.io');   // every token of the mailbox stops working
  *   idp.dropAccessTokens('ana@acme-mail.io');  // its access tokens stop working before their time; refreshes work
  *   idp.hang = true;                  // /token never answers (a provider that hangs)
+ *   config.oauth = idp.settings({ smtp, imap });  // the server's settings with this provider as its only one
  */
 import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { OAuthSettings } from '../../server/platform/config';
 
 export interface OAuthTestProvider {
   url: string;
@@ -32,6 +36,8 @@ export interface OAuthTestProvider {
   consentAs: string | null;
   /** The next authorization is declined (access_denied). */
   denyNext: boolean;
+  /** /authorize shows a page with Allow and Deny instead of consenting at once. */
+  consentPage: boolean;
   /** /token accepts the request and never answers. */
   hang: boolean;
   /** Refresh-token grants answered so far. */
@@ -49,6 +55,13 @@ export interface OAuthTestProvider {
   grant(email: string): string;
   /** Ends the mailbox's access tokens before their time (a provider's early expiry); its refresh tokens work. */
   dropAccessTokens(email: string): void;
+  /** The server's OAuth settings with this provider as the generic one (Google and Microsoft off). */
+  settings(options: {
+    smtp: { host: string; port: number };
+    imap: { host: string; port: number };
+    returnUrls?: string[];
+    timeoutMs?: number;
+  }): OAuthSettings;
   close(): Promise<void>;
 }
 
@@ -112,30 +125,53 @@ export async function startOAuthProvider(options: { now: () => Date }): Promise<
     return answer;
   };
 
+  /** Consents (or declines) and sends the browser back to the redirect URI with the code or the error. */
+  const authorize = (p: URLSearchParams, posted: { declined: boolean } | null, res: ServerResponse) => {
+    const back = new URL(p.get('redirect_uri') ?? '');
+    back.searchParams.set('state', p.get('state') ?? '');
+    if (p.get('client_id') !== provider.clientId || p.get('code_challenge_method') !== 'S256') {
+      back.searchParams.set('error', 'invalid_request');
+    } else if (provider.denyNext || posted?.declined) {
+      provider.denyNext = false;
+      back.searchParams.set('error', 'access_denied');
+    } else {
+      const code = token();
+      const email = (provider.consentAs ?? p.get('login_hint') ?? 'someone@example.com').toLowerCase();
+      provider.consentAs = null;
+      codes.set(code, {
+        email,
+        challenge: p.get('code_challenge') ?? '',
+        redirectUri: back.origin + back.pathname,
+        scope: p.get('scope') ?? '',
+      });
+      back.searchParams.set('code', code);
+    }
+    // A posted consent is answered 303, so the browser follows it with a GET.
+    res.writeHead(posted ? 303 : 302, { location: back.toString() }).end();
+  };
+
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', provider.url);
-    if (req.method === 'GET' && url.pathname === '/authorize') {
-      const p = url.searchParams;
-      const back = new URL(p.get('redirect_uri') ?? '');
-      back.searchParams.set('state', p.get('state') ?? '');
-      if (p.get('client_id') !== provider.clientId || p.get('code_challenge_method') !== 'S256') {
-        back.searchParams.set('error', 'invalid_request');
-      } else if (provider.denyNext) {
-        provider.denyNext = false;
-        back.searchParams.set('error', 'access_denied');
-      } else {
-        const code = token();
-        const email = (provider.consentAs ?? p.get('login_hint') ?? 'someone@example.com').toLowerCase();
-        provider.consentAs = null;
-        codes.set(code, {
-          email,
-          challenge: p.get('code_challenge') ?? '',
-          redirectUri: back.origin + back.pathname,
-          scope: p.get('scope') ?? '',
-        });
-        back.searchParams.set('code', code);
-      }
-      return res.writeHead(302, { location: back.toString() }).end();
+    if (req.method === 'GET' && url.pathname === '/authorize' && provider.consentPage) {
+      const mailbox = (provider.consentAs ?? url.searchParams.get('login_hint') ?? 'your mailbox').replace(
+        /[<>&"]/g,
+        '',
+      );
+      const action = `/authorize${url.search.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}`;
+      return res
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end(
+          `<!doctype html><html lang="en"><title>Test identity provider</title><h1>Allow access to ${mailbox}?</h1>` +
+            `<p>The app asks to read and send mail as ${mailbox}.</p><form method="post" action="${action}">` +
+            '<button name="decision" value="allow">Allow</button> <button name="decision" value="deny">Deny</button></form>',
+        );
+    }
+    if ((req.method === 'GET' || req.method === 'POST') && url.pathname === '/authorize') {
+      if (req.method === 'POST')
+        return void formOf(req).then((form) =>
+          authorize(url.searchParams, { declined: form.get('decision') === 'deny' }, res),
+        );
+      return authorize(url.searchParams, null, res);
     }
     if (req.method === 'POST' && url.pathname === '/token') {
       if (provider.hang) {
@@ -197,6 +233,7 @@ export async function startOAuthProvider(options: { now: () => Date }): Promise<
     accessTokenSeconds: 3600,
     consentAs: null,
     denyNext: false,
+    consentPage: false,
     hang: false,
     refreshes: 0,
     refusedRefreshes: 0,
@@ -214,6 +251,22 @@ export async function startOAuthProvider(options: { now: () => Date }): Promise<
     dropAccessTokens(email) {
       for (const [k, v] of accessTokens) if (v.email === email.toLowerCase()) accessTokens.delete(k);
     },
+    settings: ({ smtp, imap, returnUrls = [], timeoutMs = 5000 }) => ({
+      google: null,
+      microsoft: null,
+      generic: {
+        clientId: provider.clientId,
+        clientSecret: provider.clientSecret,
+        authorizeUrl: provider.authorizeUrl,
+        tokenUrl: provider.tokenUrl,
+        userInfoUrl: provider.userInfoUrl,
+        scopes: provider.scopes,
+        smtp,
+        imap,
+      },
+      returnUrls,
+      timeoutMs,
+    }),
     close: () =>
       new Promise<void>((resolve) => {
         for (const res of hanging) res.destroy();

@@ -1,6 +1,7 @@
 /**
- * Email accounts: each one's status, sends today and warm-up; connecting one through Google's or Microsoft's
- * consent page (the real flow: the page opens in a new tab, the session is polled until it ends) or by password.
+ * Email accounts: each one's status, sends today and warm-up; connecting one through Google's, Microsoft's or the
+ * deployment's own identity provider's consent page (the real flow: the page opens in a new tab, the session is
+ * polled until it ends) or by password.
  */
 import { useMemo, useState, type FormEvent } from 'react';
 import {
@@ -16,6 +17,7 @@ import { Chart, dailySeries } from '../components/Chart';
 import { DataTable } from '../components/DataTable';
 import { Empty, ErrorNotice, Loaded } from '../components/states';
 import { useCan } from '../session';
+import { valuesOf } from '../vocabulary';
 
 export function Accounts() {
   const accounts = useAccounts();
@@ -171,10 +173,12 @@ function ConnectByPassword() {
   );
 }
 
-const PROVIDERS: { provider: OAuthProvider; label: string }[] = [
-  { provider: 'google', label: 'Connect with Google' },
-  { provider: 'microsoft', label: 'Connect with Microsoft' },
-];
+/** The providers the API knows; one the deployment has not configured answers a 409 naming its setting. */
+const PROVIDERS: Record<OAuthProvider, string> = {
+  google: 'Connect with Google',
+  microsoft: 'Connect with Microsoft',
+  generic: "Connect with your organisation's provider",
+};
 
 function ConnectByOAuth() {
   const [loginHint, setLoginHint] = useState('');
@@ -192,7 +196,7 @@ function ConnectByOAuth() {
     );
   return (
     <section aria-labelledby="oauth-title">
-      <h2 id="oauth-title">Connect a Google or Microsoft mailbox</h2>
+      <h2 id="oauth-title">Connect a mailbox by OAuth</h2>
       <div className="row">
         <label htmlFor="oauth-hint">Mailbox (optional)</label>
         <input
@@ -202,9 +206,9 @@ function ConnectByOAuth() {
           value={loginHint}
           onChange={(e) => setLoginHint(e.target.value)}
         />
-        {PROVIDERS.map((p) => (
-          <button key={p.provider} type="button" disabled={start.isPending} onClick={() => begin(p.provider)}>
-            {p.label}
+        {valuesOf(PROVIDERS).map((provider) => (
+          <button key={provider} type="button" disabled={start.isPending} onClick={() => begin(provider)}>
+            {PROVIDERS[provider]}
           </button>
         ))}
       </div>

@@ -13,14 +13,13 @@ import {
   type CampaignDetail,
 } from '../hooks/api/campaigns';
 import { useCampaignSummary } from '../hooks/api/analytics';
-import { LEAD_STATUSES } from '../hooks/api/contacts';
-import { INTENTS } from '../hooks/api/inbox';
 import { Chart, dailySeries } from '../components/Chart';
 import { ConfirmDialog } from '../components/Confirm';
 import { DataTable } from '../components/DataTable';
 import { Empty, ErrorNotice, Loaded } from '../components/states';
 import { useCan } from '../session';
 import { href } from '../route';
+import { INTENTS, LEAD_STATUSES } from '../vocabulary';
 import { SequenceEditor } from './SequenceEditor';
 import { Preview } from './Preview';
 import { ScheduleForm } from './ScheduleForm';

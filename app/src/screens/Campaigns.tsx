@@ -3,6 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { useCampaigns, useCreateCampaign, type CampaignListQuery } from '../hooks/api/campaigns';
 import { DataTable } from '../components/DataTable';
 import { Empty, ErrorNotice, Loaded } from '../components/states';
+import { SkipPager } from '../components/SkipPager';
 import { useCan } from '../session';
 import { href } from '../route';
 
@@ -60,21 +61,14 @@ export function Campaigns() {
                 rows={data.items}
                 rowKey={(c) => c.id}
               />
-              <nav className="pager" aria-label="Campaign pages">
-                <button type="button" disabled={skip === 0} onClick={() => setSkip(Math.max(0, skip - PAGE))}>
-                  Previous
-                </button>
-                <span>
-                  {skip + 1}–{skip + data.items.length} of {data.pagination.total}
-                </span>
-                <button
-                  type="button"
-                  disabled={skip + PAGE >= data.pagination.total}
-                  onClick={() => setSkip(skip + PAGE)}
-                >
-                  Next
-                </button>
-              </nav>
+              <SkipPager
+                label="Campaign pages"
+                skip={skip}
+                limit={PAGE}
+                shown={data.items.length}
+                pagination={data.pagination}
+                onSkip={setSkip}
+              />
             </>
           )
         }

@@ -11,12 +11,10 @@ import {
   useBulkContacts,
   useContactList,
   useRestartContactList,
-  LEAD_STATUSES,
   type BulkRequest,
   type ContactListItem,
   type ContactListQuery,
 } from '../hooks/api/contacts';
-import { INTENTS } from '../hooks/api/inbox';
 import { useImportContacts, useJobs } from '../hooks/api/jobs';
 import { ConfirmDialog } from '../components/Confirm';
 import type { Column } from '../components/DataTable';
@@ -25,6 +23,7 @@ import { JobProgress } from '../components/JobProgress';
 import { Empty, ErrorNotice, Loaded } from '../components/states';
 import { VirtualTable } from '../components/VirtualTable';
 import { useCan } from '../session';
+import { INTENTS, LEAD_STATUSES } from '../vocabulary';
 
 export function Contacts() {
   const canList = useCan('contacts:read');

@@ -1,16 +1,10 @@
 /** The unibox: received and sent messages, newest first, a page at a time; a message's reply, intent and read state. */
 import { useState, type FormEvent } from 'react';
-import {
-  INTENTS,
-  useMarkRead,
-  useMessages,
-  useReply,
-  useSetIntent,
-  type InboxQuery,
-  type Intent,
-} from '../hooks/api/inbox';
+import { useMarkRead, useMessages, useReply, useSetIntent, type InboxQuery, type Intent } from '../hooks/api/inbox';
+import { CursorPager } from '../components/CursorPager';
 import { Empty, ErrorNotice, Loaded } from '../components/states';
 import { useCan } from '../session';
+import { INTENTS } from '../vocabulary';
 
 type Message = NonNullable<ReturnType<typeof useMessages>['data']>['data']['items'][number];
 
@@ -75,18 +69,12 @@ export function Inbox() {
                   </li>
                 ))}
               </ul>
-              <nav className="pager" aria-label="Message pages">
-                <button type="button" disabled={!cursors.length} onClick={() => setCursors(cursors.slice(0, -1))}>
-                  Previous
-                </button>
-                <button
-                  type="button"
-                  disabled={!data.pagination.hasMore || !data.pagination.nextCursor}
-                  onClick={() => setCursors([...cursors, data.pagination.nextCursor!])}
-                >
-                  Next
-                </button>
-              </nav>
+              <CursorPager
+                label="Message pages"
+                cursors={cursors}
+                onCursors={setCursors}
+                pagination={data.pagination}
+              />
             </>
           )
         }

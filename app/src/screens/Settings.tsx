@@ -1,22 +1,49 @@
-/** Settings: the workspace's keys and their scopes, the audit log, usage (quota, credits, sends) and the credit ledger. */
+/**
+ * Settings, a section at a time (`#/settings/<section>`), each shown to keys whose scopes read it: the workspace's
+ * usage (quota, credits, sends), the credit ledger, the keys and their scopes and the audit log; webhooks;
+ * tracking domains; the sending settings.
+ */
 import { useState } from 'react';
 import { useAuditLog, useCreditLedger, useKeys, useUsage } from '../hooks/api/settings';
+import { CursorPager } from '../components/CursorPager';
 import { DataTable } from '../components/DataTable';
 import { Empty, Loaded } from '../components/states';
-import { useCan } from '../session';
+import { SubNav } from '../components/SubNav';
+import { useHolds } from '../session';
+import { Webhooks } from './Webhooks';
+import { TrackingDomains } from './TrackingDomains';
+import { SendingSettings } from './SendingSettings';
 
-export function Settings() {
-  const canKeys = useCan('keys:manage');
-  const canAudit = useCan('audit:read');
-  const canUsage = useCan('usage:read');
-  const canLedger = useCan('credits:read');
+/** Each section, and the scopes of which a key needs one to see it. */
+export const SETTINGS_SECTIONS = [
+  { path: '', label: 'Usage and keys', scopes: ['usage:read', 'credits:read', 'keys:manage', 'audit:read'] },
+  { path: 'webhooks', label: 'Webhooks', scopes: ['webhooks:read'] },
+  { path: 'tracking-domains', label: 'Tracking domains', scopes: ['deliverability:read'] },
+  { path: 'sending', label: 'Sending', scopes: ['sending:read'] },
+] as const;
+
+export function Settings({ section = '' }: { section?: string }) {
+  const can = useHolds();
+  const shown = SETTINGS_SECTIONS.filter((s) => s.scopes.some(can));
+  const current = shown.find((s) => s.path === section) ?? shown[0];
   return (
     <section aria-labelledby="settings-title">
       <h1 id="settings-title">Settings</h1>
-      {canUsage ? <Usage /> : null}
-      {canLedger ? <Ledger /> : null}
-      {canKeys ? <Keys /> : null}
-      {canAudit ? <AuditLog /> : null}
+      <SubNav label="Settings sections" screen="settings" sections={shown} current={current?.path ?? ''} />
+      {current?.path === 'webhooks' ? (
+        <Webhooks />
+      ) : current?.path === 'tracking-domains' ? (
+        <TrackingDomains />
+      ) : current?.path === 'sending' ? (
+        <SendingSettings />
+      ) : (
+        <>
+          {can('usage:read') ? <Usage /> : null}
+          {can('credits:read') ? <Ledger /> : null}
+          {can('keys:manage') ? <Keys /> : null}
+          {can('audit:read') ? <AuditLog /> : null}
+        </>
+      )}
     </section>
   );
 }
@@ -135,18 +162,13 @@ function AuditLog() {
                 rows={data.items}
                 rowKey={(e) => e.id}
               />
-              <nav className="pager" aria-label="Audit log pages">
-                <button type="button" disabled={!cursors.length} onClick={() => setCursors(cursors.slice(0, -1))}>
-                  Newer
-                </button>
-                <button
-                  type="button"
-                  disabled={!data.pagination.hasMore || !data.pagination.nextCursor}
-                  onClick={() => setCursors([...cursors, data.pagination.nextCursor!])}
-                >
-                  Older
-                </button>
-              </nav>
+              <CursorPager
+                label="Audit log pages"
+                cursors={cursors}
+                onCursors={setCursors}
+                pagination={data.pagination}
+                names={['Newer', 'Older']}
+              />
             </>
           )
         }

@@ -168,6 +168,11 @@ export class LeadService {
     this.costs = costs;
   }
 
+  /** What one revealed item costs on this deployment (a person or company revealed before costs nothing again). */
+  get prices(): CreditCosts {
+    return { ...this.costs };
+  }
+
   /**
    * Reveals `options` of `people` to the workspace inside the caller's transaction and charges what
    * was not revealed before; throws 402 (and the caller's transaction must roll back) when the

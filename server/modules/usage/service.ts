@@ -1,6 +1,7 @@
 /**
  * A workspace's usage against its plan (GET /v2/usage), read from the modules that own each figure: the
- * credit balance, today's sends per account, the contacts and lists held, the plan's caps. The quota windows
+ * credit balance and the lead database's prices, today's sends per account, the contacts and lists held, the
+ * plan's caps. The quota windows
  * come with the request (the call that admitted it counted them), so they cost no query here.
  */
 import { queryAll, type Db } from '../../db';
@@ -9,6 +10,7 @@ import type { components } from '../../../generated/api';
 import type { AccountService } from '../account';
 import type { ContactService } from '../contact';
 import type { CreditService } from '../credits';
+import type { LeadService } from '../leads';
 import type { ListService } from '../list';
 import type { WorkspaceService, ZonedWorkspace } from '../workspace';
 
@@ -19,6 +21,7 @@ export interface UsageServiceDeps {
   db: Db;
   clock: Clock;
   credits: CreditService;
+  leads: LeadService;
   workspaces: WorkspaceService;
   accounts: AccountService;
   contacts: ContactService;
@@ -29,15 +32,17 @@ export class UsageService {
   private readonly db: Db;
   private readonly clock: Clock;
   private readonly credits: CreditService;
+  private readonly leads: LeadService;
   private readonly workspaces: WorkspaceService;
   private readonly accounts: AccountService;
   private readonly contacts: ContactService;
   private readonly lists: ListService;
 
-  constructor({ db, clock, credits, workspaces, accounts, contacts, lists }: UsageServiceDeps) {
+  constructor({ db, clock, credits, leads, workspaces, accounts, contacts, lists }: UsageServiceDeps) {
     this.db = db;
     this.clock = clock;
     this.credits = credits;
+    this.leads = leads;
     this.workspaces = workspaces;
     this.accounts = accounts;
     this.contacts = contacts;
@@ -57,7 +62,7 @@ export class UsageService {
     return {
       at: at.toISOString(),
       plan: { id: plan.id, name: plan.name },
-      credits: { balance },
+      credits: { balance, prices: this.leads.prices },
       quota,
       sends: {
         day: sends.day,

@@ -14,19 +14,6 @@ export type ContactListQuery = Omit<ListQuery, 'cursor' | 'limit'>;
 export type ContactListItem =
   paths['/v2/contact/list']['get']['responses']['200']['content']['application/json']['data']['items'][number];
 export type BulkRequest = paths['/v2/contact/bulk']['post']['requestBody']['content']['application/json'];
-type LeadStatus = NonNullable<BulkRequest['filter']['leadStatus']>;
-
-/** Every lead status, by name in words; typed by the spec's enum, so none can be missing. */
-export const LEAD_STATUSES: Record<LeadStatus, string> = {
-  interested: 'Interested',
-  meetingBooked: 'Meeting booked',
-  meetingCompleted: 'Meeting completed',
-  closed: 'Closed',
-  outOfOffice: 'Out of office',
-  notInterested: 'Not interested',
-  wrongPerson: 'Wrong person',
-  lost: 'Lost',
-};
 
 export const useAddContacts = () => {
   const queryClient = useQueryClient();

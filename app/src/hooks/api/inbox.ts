@@ -7,17 +7,6 @@ import { invalidate } from './invalidate';
 export type InboxQuery = NonNullable<paths['/v2/email/list']['get']['parameters']['query']>;
 export type Intent = paths['/v2/email/set-intent']['post']['requestBody']['content']['application/json']['intent'];
 
-/** Every intent a reply can have, by name in words; typed by the spec's enum, so none can be missing. */
-export const INTENTS: Record<Intent, string> = {
-  interested: 'Interested',
-  meetingRequest: 'Meeting request',
-  notInterested: 'Not interested',
-  wrongPerson: 'Wrong person',
-  unsubscribeRequest: 'Unsubscribe request',
-  question: 'Question',
-  other: 'Other',
-};
-
 export const useMessages = (query: InboxQuery) => useApi().useQuery('get', '/v2/email/list', { params: { query } });
 
 function useInboxChanged() {
