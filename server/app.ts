@@ -35,6 +35,7 @@ import { oauthCallbackRouter } from './modules/account/oauth-routes';
 import { createRoutes, createServices, type Deps, type Services } from './services';
 import { mcpRouter } from './mcp/http';
 import type { Route } from './http/route';
+import { responseValidation } from './http/response-validation';
 
 /**
  * The routes in a router per first path segment (`/campaign/...`), and a middleware that hands a request to
@@ -163,12 +164,13 @@ export function createApp(deps: Deps, services: Services = createServices(deps),
     OpenApiValidator.middleware({
       apiSpec: spec,
       validateRequests: { allowUnknownQueryParameters: false },
-      validateResponses: config.validateResponses,
+      validateResponses: false,
       validateSecurity: false,
       validateFormats: true,
       ignoreUndocumented: false,
     }),
   );
+  if (config.validateResponses) app.use(responseValidation(spec));
 
   app.use(finiteQueryNumbers);
   app.use(['/v1', '/v2'], idempotency(services.idempotency, spec, logger, telemetry, config.jobBodyLimitBytes));
@@ -201,6 +203,6 @@ export function createApp(deps: Deps, services: Services = createServices(deps),
   app.use(() => {
     throw new ApiError(404, 'not_found', 'Route not found.');
   });
-  app.use(errorMiddleware(logger, config.validateResponses));
+  app.use(errorMiddleware(logger));
   return app;
 }

@@ -120,13 +120,15 @@ function quietConnectionErrors(message: string): void {
 }
 
 /**
- * Opens the configured database. `inMemory` gives a throw-away PGlite (tests). Without `preparedStatements` (on by
+ * Opens the configured database. `inMemory` gives a throw-away PGlite (tests), empty or, with `startingFrom`, a
+ * copy of a dump from `dumpEmbedded` (the tests' migrated snapshot: loading one skips initdb and the migrations,
+ * which took most of an embedded test server's start). Without `preparedStatements` (on by
  * default) hot reads run unnamed, as a pooler in transaction mode needs: its next transaction may run on another
  * server connection, where the statement was never prepared. `readOnly`: a read replica (DATABASE_READ_URL).
  */
 export async function openDatabase(
   config: Pick<Config, 'databaseUrl' | 'dataDir'> & Partial<Pick<Config, 'preparedStatements'>>,
-  options: { inMemory?: boolean; readOnly?: boolean } = {},
+  options: { inMemory?: boolean; startingFrom?: Blob; readOnly?: boolean } = {},
 ): Promise<Database> {
   if (config.databaseUrl) {
     const dbConfig: DbConfig = {
@@ -146,7 +148,7 @@ export async function openDatabase(
       knex({
         client: ClientPgLite,
         dialect: 'postgres',
-        connection: embedded() as Knex.StaticConnectionConfig,
+        connection: embedded(undefined, options.startingFrom) as Knex.StaticConnectionConfig,
         migrations: migrationConfig,
       }),
     );
@@ -187,8 +189,14 @@ export async function openDatabase(
  * The embedded database, in `dataDir` or in memory, with the extensions the migrations create (pg_trgm: the
  * contact search's trigram index). knex-pglite takes the instance as is (knex keeps class instances uncloned).
  */
-function embedded(dataDir?: string): { pglite: PGlite } {
-  return { pglite: new PGlite({ dataDir, extensions: { pg_trgm } }) };
+function embedded(dataDir?: string, loadDataDir?: Blob): { pglite: PGlite } {
+  return { pglite: new PGlite({ dataDir, loadDataDir, extensions: { pg_trgm } }) };
+}
+
+/** The whole embedded database as one uncompressed tarball, for `openDatabase`'s `startingFrom`. */
+export async function dumpEmbedded(db: Db): Promise<Blob> {
+  const client = db.client as { config: { connection: { pglite: PGlite } } };
+  return client.config.connection.pglite.dumpDataDir('none');
 }
 
 /** Folders 0700 and files 0600 under `dir`, the embedded database's files included. */

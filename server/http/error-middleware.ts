@@ -64,7 +64,7 @@ function validatorDetail(e: { path: string; message: string; errorCode?: string 
   return { field, location, message: e.message, code: (e.errorCode ?? 'invalid').split('.')[0] };
 }
 
-export function toApiError(err: unknown, exposeResponseValidation: boolean): ApiError | undefined {
+export function toApiError(err: unknown): ApiError | undefined {
   if (err instanceof ApiError) return err;
   if (err instanceof DomainError)
     return new ApiError(STATUS_BY_KIND[err.kind], err.code, err.message, err.details.map(wireDetail));
@@ -85,13 +85,8 @@ export function toApiError(err: unknown, exposeResponseValidation: boolean): Api
   if (bodyParser?.type === 'encoding.unsupported' || bodyParser?.type === 'charset.unsupported') {
     return new ApiError(415, 'unsupported_media_type', 'Unsupported media type: send application/json.');
   }
-  if (isValidatorError(err)) {
-    if (err.status >= 500) {
-      // A response that breaks the spec: a server bug, found by response validation (tests, dev).
-      return exposeResponseValidation
-        ? new ApiError(500, 'internal_error', `Response does not match the spec: ${err.message}`)
-        : undefined;
-    }
+  // The request validator's; a 5xx of its own (a spec it cannot read) is an unexpected error like any other.
+  if (isValidatorError(err) && err.status < 500) {
     const code = CODE_BY_STATUS[err.status] ?? 'validation_error';
     if (err.status === 404) return new ApiError(404, 'not_found', 'Route not found.');
     if (err.status === 405) return new ApiError(405, code, 'Method not allowed on this route.');
@@ -107,12 +102,11 @@ export function toApiError(err: unknown, exposeResponseValidation: boolean): Api
   return undefined;
 }
 
-export function errorMiddleware(logger: Logger, exposeResponseValidation: boolean) {
+export function errorMiddleware(logger: Logger) {
   // Express recognises an error handler by its four parameters.
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const requestId = res.locals.requestId as string;
-    const apiError =
-      toApiError(err, exposeResponseValidation) ?? new ApiError(500, 'internal_error', 'Internal server error.');
+    const apiError = toApiError(err) ?? new ApiError(500, 'internal_error', 'Internal server error.');
     if (apiError.status >= 500) logger.error({ err, requestId, method: req.method, path: req.path }, 'request failed');
     if (res.headersSent) {
       res.destroy();

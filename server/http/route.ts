@@ -136,7 +136,7 @@ export function route<M extends Method, P extends PathsWithMethod<paths, M>>(
           // What the operation changes is recorded as this key's doing (the credit ledger, the audit log).
           result = await causing(cause, run);
         } catch (err) {
-          await record(toApiError(err, false)?.status ?? 500);
+          await record(toApiError(err)?.status ?? 500);
           throw err;
         }
         // The work's first transaction wrote this request's entry (server/db), unless it had none.

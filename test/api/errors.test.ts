@@ -206,6 +206,45 @@ describe('unexpected failures', () => {
     }
   });
 
+  it('names an answer that breaks the spec (response validation), and serves it when validation is off', async () => {
+    const created = await ws.client.POST('/v2/campaign/create', { body: { name: 'Within bounds' } });
+    const campaignId = created.data!.data.campaign.id;
+    // Written around the API: longer than the 200 characters the spec promises a campaign's name.
+    await t
+      .db('campaigns')
+      .where({ id: campaignId })
+      .update({ name: 'x'.repeat(201) });
+    const read = () => t.fetch(`/v2/campaign/get?campaignId=${campaignId}`, { apiKey: ws.apiKey });
+    const body = await expectV2(
+      await read(),
+      500,
+      'internal_error',
+      expect.stringMatching(/^Response does not match the spec: \/data\/campaign\/name must NOT have more than 200/),
+    );
+    expect(logLines.find((l) => l.requestId === body.requestId && l.msg === 'request failed')).toBeDefined();
+    // Errors are answers too: a 404 is checked against the documented error body, and passes.
+    const missing = await t.fetch('/v2/campaign/get?campaignId=0192f0c4-0000-7000-8000-00000000abcd', {
+      apiKey: ws.apiKey,
+    });
+    await expectV2(missing, 404, 'not_found', expect.any(String));
+
+    const unchecked = await startTestServer({ config: { validateResponses: false } });
+    try {
+      const other = await unchecked.createWorkspace();
+      const own = await other.client.POST('/v2/campaign/create', { body: { name: 'Within bounds' } });
+      await unchecked
+        .db('campaigns')
+        .where({ id: own.data!.data.campaign.id })
+        .update({ name: 'x'.repeat(201) });
+      const served = await other.client.GET('/v2/campaign/get', {
+        params: { query: { campaignId: own.data!.data.campaign.id } },
+      });
+      expect(served.data?.data.campaign.name).toHaveLength(201);
+    } finally {
+      await unchecked.close();
+    }
+  });
+
   it('writes one JSON log line per request, without the API key', async () => {
     await t.fetch('/v1/authenticate', { apiKey: ws.apiKey });
     const requestLines = logLines.filter((l) => (l.req as { url?: string })?.url === '/v1/authenticate');

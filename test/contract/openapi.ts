@@ -4,8 +4,6 @@
  * Typed with openapi-typescript's OpenAPI 3 types, as scripts/generate.ts (which writes it) types it.
  */
 import { readFileSync } from 'node:fs';
-import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
 import type {
   MediaTypeObject,
   OpenAPI3,
@@ -16,6 +14,7 @@ import type {
   ResponsesObject,
 } from 'openapi-typescript';
 import { BUNDLED_SPEC } from '../../server/platform/project-root';
+import { SpecSchemas } from '../../server/platform/spec-schemas';
 
 export const spec = JSON.parse(readFileSync(BUNDLED_SPEC, 'utf8')) as OpenAPI3;
 export const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
@@ -80,36 +79,16 @@ export function deref<T extends object>(value: T | ReferenceObject): T {
 export const definedAt = (value: object, inline: string[]): string[] =>
   isRef(value) ? refSegments(value.$ref) : inline;
 
-const pointer = (segments: string[]) =>
-  segments.map((s) => encodeURIComponent(s.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/');
-
-const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
-addFormats(ajv);
-// OpenAPI's own annotation keywords.
-ajv.addKeyword({ keyword: 'example' });
-ajv.addVocabulary(['discriminator', 'xml', 'externalDocs']);
-ajv.addSchema({ ...spec, $id: 'openapi' });
+const schemas = new SpecSchemas(spec);
 
 /** Validates `value` against the schema found at `segments` of the bundle; returns the errors (empty when valid). */
-const compiled = new Map<string, ReturnType<typeof ajv.compile>>();
-
-export function validateAt(segments: string[], value: unknown): string[] {
-  const ref = `openapi#/${pointer(segments)}`;
-  let validate = compiled.get(ref);
-  if (!validate) {
-    validate = ajv.getSchema(ref) ?? ajv.compile({ $ref: ref });
-    compiled.set(ref, validate);
-  }
-  return validate(value)
-    ? []
-    : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
-}
+export const validateAt = (segments: string[], value: unknown): string[] => schemas.validate(segments, value);
 
 /** Where the JSON schema of a response status lives (following a shared response's $ref). */
 export function responseSchemaPath(o: Operation, status: string, mediaType = 'application/json'): string[] {
-  const response = o.op.responses[status];
-  if (!response) throw new Error(`${o.key} documents no ${status}`);
-  return [...definedAt(response, ['paths', o.path, o.method, 'responses', status]), 'content', mediaType, 'schema'];
+  const at = schemas.responseSchema(o.path, o.method, Number(status), mediaType);
+  if (!at || !o.op.responses[status]) throw new Error(`${o.key} documents no ${status} ${mediaType} body`);
+  return at;
 }
 
 export function validateResponse(o: Operation, status: number, body: unknown): string[] {

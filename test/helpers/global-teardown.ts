@@ -1,10 +1,12 @@
+import { rmSync } from 'node:fs';
 import knex from 'knex';
 import type { RawResult } from '../../server/db';
 import { run } from './global-setup';
 
-/** Drops every database this run created (the template and each file's clone). */
+/** Drops every database this run created (the template and each file's clone), or the embedded snapshot. */
 export default async function globalTeardown(): Promise<void> {
   run.pgbouncer?.destroy();
+  if (run.snapshotDir) rmSync(run.snapshotDir, { recursive: true, force: true });
   const url = process.env.TEST_DATABASE_ADMIN_URL ?? process.env.TEST_DATABASE_URL;
   const runId = process.env.TEST_RUN_ID;
   if (!url || !runId) return;

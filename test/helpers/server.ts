@@ -9,6 +9,7 @@
  * Responses are validated against the spec (VALIDATE_RESPONSES on), so a handler that answers
  * outside its contract fails the test with a 500 whose message says why.
  */
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import knex from 'knex';
@@ -112,18 +113,32 @@ async function openTestDatabase(
   own: string | undefined,
   preparedStatements: boolean,
 ): Promise<Database & { url?: string }> {
-  if (own) {
-    const database = await openDatabase({ databaseUrl: own, dataDir: '', preparedStatements });
-    await migrate(database.db);
-    return { ...database, url: own };
-  }
+  if (!own) return migratedDatabase(preparedStatements);
+  const database = await openDatabase({ databaseUrl: own, dataDir: '', preparedStatements });
+  await migrate(database.db);
+  return { ...database, url: own };
+}
+
+/** The embedded snapshot's file, read once per test file. */
+let embeddedSnapshot: Blob | undefined;
+
+/**
+ * A scratch database at the latest migration, dropped on close: a copy of the run's migrated template database
+ * or embedded snapshot (global-setup.ts), or, in a run without one, a new database migrated here.
+ */
+export async function migratedDatabase(
+  preparedStatements = loadConfig().preparedStatements,
+): Promise<Database & { url?: string }> {
   const runId = process.env.TEST_RUN_ID;
-  if (!process.env.TEST_DATABASE_URL || !runId) {
-    const database = await scratchDatabase(undefined, preparedStatements);
-    await migrate(database.db);
-    return database;
+  if (process.env.TEST_DATABASE_URL && runId) return scratchDatabase(`${runId}_tpl`, preparedStatements);
+  const snapshot = process.env.TEST_PGLITE_SNAPSHOT;
+  if (!process.env.TEST_DATABASE_URL && snapshot) {
+    embeddedSnapshot ??= new Blob([readFileSync(snapshot)]);
+    return openDatabase({ databaseUrl: undefined, dataDir: '' }, { inMemory: true, startingFrom: embeddedSnapshot });
   }
-  return scratchDatabase(`${runId}_tpl`, preparedStatements);
+  const database = await scratchDatabase(undefined, preparedStatements);
+  await migrate(database.db);
+  return database;
 }
 
 export async function startTestServer(

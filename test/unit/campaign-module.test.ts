@@ -5,7 +5,6 @@
  */
 import { expect } from '@jest/globals';
 import type { Executor } from '../../server/db';
-import { migrate } from '../../server/db';
 import { DomainError } from '../../server/platform/errors';
 import { newId } from '../../server/platform/ids';
 import { createCampaignModule } from '../../server/modules/campaign';
@@ -13,9 +12,9 @@ import { CampaignStore } from '../../server/modules/campaign/store';
 import { UNFINISHED_STATUSES } from '../../server/modules/contact';
 import { bareWorkspace } from '../helpers/bare-workspace';
 import { TestClock } from '../helpers/clock';
-import { scratchDatabase } from '../helpers/server';
+import { migratedDatabase } from '../helpers/server';
 
-type Database = Awaited<ReturnType<typeof scratchDatabase>>;
+type Database = Awaited<ReturnType<typeof migratedDatabase>>;
 
 describe('the campaign module with fakes of its neighbours', () => {
   let database: Database;
@@ -27,8 +26,7 @@ describe('the campaign module with fakes of its neighbours', () => {
   let workspaceId: string;
 
   beforeAll(async () => {
-    database = await scratchDatabase();
-    await migrate(database.db);
+    database = await migratedDatabase();
     workspaceId = await bareWorkspace(database.db, clock.now());
     campaigns = createCampaignModule({
       db: database.db,

@@ -4,7 +4,7 @@
  * transaction). Its rules for a subscription run against its own store, with no other module behind them.
  */
 import { expect } from '@jest/globals';
-import { migrate, type Executor } from '../../server/db';
+import type { Executor } from '../../server/db';
 import { DomainError, notFound } from '../../server/platform/errors';
 import { newId } from '../../server/platform/ids';
 import { createWebhookModule } from '../../server/modules/webhooks';
@@ -12,9 +12,9 @@ import { WebhookStore } from '../../server/modules/webhooks/store';
 import { SecretBox } from '../../server/platform/secrets';
 import { bareWorkspace } from '../helpers/bare-workspace';
 import { TestClock } from '../helpers/clock';
-import { scratchDatabase } from '../helpers/server';
+import { migratedDatabase } from '../helpers/server';
 
-type Database = Awaited<ReturnType<typeof scratchDatabase>>;
+type Database = Awaited<ReturnType<typeof migratedDatabase>>;
 
 describe('the webhook module with fakes of its neighbours', () => {
   let database: Database;
@@ -28,8 +28,7 @@ describe('the webhook module with fakes of its neighbours', () => {
     Number((await database.db('webhook_subscriptions').where({ workspace_id: workspaceId }).count({ n: '*' }))[0].n);
 
   beforeAll(async () => {
-    database = await scratchDatabase();
-    await migrate(database.db);
+    database = await migratedDatabase();
     workspaceId = await bareWorkspace(database.db, clock.now());
     webhooks = createWebhookModule({
       db: database.db,
