@@ -8,6 +8,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../server/db';
+import { describeOnEmbeddedDatabase } from '../helpers/binaries';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 // Each command starts a process (tsx, migrations): slow on a loaded machine (over a minute at load 30).
@@ -44,7 +45,7 @@ afterAll(async () => {
 /** What `workspace create --json` prints (the test checks the values). */
 type CreatedWorkspace = { workspaceId: string; apiKey: string };
 
-describe('on the embedded database', () => {
+describeOnEmbeddedDatabase()('on the embedded database', () => {
   it('creates a workspace, prints exactly one JSON object, lists it, adds credits', async () => {
     const created = await admin(['workspace', 'create', '--name', 'Acme', '--email', 'ops@acme.test', '--json'], {
       DATA_DIR: dataDir,

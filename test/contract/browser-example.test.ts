@@ -3,12 +3,12 @@
  * with SERVE_EXAMPLES=1 and loaded by headless Chromium from one origin (http://app.test:port) while it calls
  * the API on another (http://127.0.0.1:port), which CORS_ORIGINS allows: the page lists the workspace's campaigns and its inbox.
  */
-import { chromiumSuite, launchChromium } from '../helpers/browser';
+import { browserSuite, launchChromium } from '../helpers/browser';
 import type { Browser } from 'playwright-core';
 import { buildExamples } from '../../scripts/build-examples';
 import { startTestServer, type TestServer } from '../helpers/server';
 
-const suite = chromiumSuite();
+const suite = browserSuite();
 
 suite('the example page in Chromium', () => {
   let t: TestServer;

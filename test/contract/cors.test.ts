@@ -7,11 +7,11 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { chromiumSuite, launchChromium } from '../helpers/browser';
+import { browserSuite, launchChromium } from '../helpers/browser';
 import type { Browser } from 'playwright-core';
 import { startTestServer, type TestServer, type TestWorkspace } from '../helpers/server';
 
-const suite = chromiumSuite();
+const suite = browserSuite();
 
 suite('CORS for browser clients (headless Chromium)', () => {
   let t: TestServer;

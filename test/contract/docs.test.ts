@@ -7,7 +7,7 @@
  * the origin the page is served from.
  */
 import { get } from 'node:http';
-import { chromiumSuite, launchChromium } from '../helpers/browser';
+import { browserSuite, launchChromium } from '../helpers/browser';
 import type { Browser, Page } from 'playwright-core';
 import spec from '../../generated/openapi.json';
 import { buildDocs } from '../../scripts/docs';
@@ -27,7 +27,7 @@ const slug = (s: string) =>
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-|-$/g, '');
 
-const suite = chromiumSuite();
+const suite = browserSuite();
 
 suite('documentation portal at /docs (headless Chromium, offline)', () => {
   let t: TestServer;

@@ -52,8 +52,10 @@ export function describeIf(found: unknown, what: string, install: string): jest.
 }
 
 /**
- * `describe` on the embedded database only: for a suite that proves nothing about storage (a browser driving the
- * app, an agent over MCP), so CI, which runs the tests on both databases, runs it once.
+ * `describe` on the embedded database only: for a suite that proves nothing about storage (a browser driving a
+ * page, an agent over MCP, the client as a package, the mock server) or that runs processes on an embedded
+ * database of their own whatever the run's database is (the server as `npm start` runs it, the admin CLI), so CI,
+ * which runs the tests on both databases, runs it once.
  */
 export function describeOnEmbeddedDatabase(): jest.Describe {
   return process.env.TEST_DATABASE_URL ? describe.skip : describe;

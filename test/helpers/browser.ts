@@ -34,7 +34,7 @@ const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 export const chromiumSuite = (): jest.Describe =>
   describeIf(CHROMIUM, 'Chromium (CHROMIUM_PATH, or chromium on PATH)', 'apt-get install -y chromium');
 
-/** The same, on the embedded database only (a browser driving the console proves nothing about storage). */
+/** The same, on the embedded database only (a browser driving a page proves nothing about storage). */
 export const browserSuite = (): jest.Describe => (CHROMIUM ? describeOnEmbeddedDatabase() : chromiumSuite());
 
 /**
