@@ -2,8 +2,8 @@
  * Sending survives what infrastructure does: PostgreSQL stopping mid-campaign, and a worker killed with
  * SIGKILL mid-batch. A message that may have been handed to SMTP is never sent twice; a contact whose
  * message never was goes out afterwards by itself. The database is a PostgreSQL of the test's own (it is
- * stopped and started), the SMTP server a loopback sink taking 100 ms a message. (Both runs of the suite
- * use this own PostgreSQL: the embedded database has no outage to survive.)
+ * stopped and started), the SMTP server a loopback sink taking 100 ms a message. It runs in the suite's
+ * PostgreSQL run only: the embedded run would repeat it on the same kind of database.
  */
 import { startWorker } from '../../server/platform/worker';
 import { startOwnPostgres, type OwnPostgres } from '../helpers/own-postgres';
@@ -75,8 +75,8 @@ function deliveriesPer(sink: SmtpSink, emails: string[]): Map<string, number> {
 }
 
 const suite = describeIf(
-  postgresBinDir(),
-  "PostgreSQL's server programs (initdb, pg_ctl) on PATH or in `pg_config --bindir`",
+  process.env.TEST_DATABASE_URL && postgresBinDir(),
+  "the PostgreSQL run (TEST_DATABASE_URL) and PostgreSQL's server programs (initdb, pg_ctl) on PATH or in `pg_config --bindir`",
   'apt-get install -y postgresql',
 );
 
