@@ -54,6 +54,20 @@ function exitCode(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.on('exit', (code) => resolve(code)));
 }
 
+/** A start that must fail: it exits with 1, and prints one line that is not a JSON log line (returned). */
+async function failedStart(dir: string, env: Record<string, string>): Promise<{ line: string; output: string }> {
+  const server = start(dir, { SEED_DEMO: '0', WORKER_ENABLED: '0', ...env });
+  const code = exitCode(server.child);
+  await expect(server.ready).rejects.toThrow(/exited with 1/);
+  expect(await code).toBe(1);
+  const failure = server
+    .output()
+    .split('\n')
+    .filter((l) => l && !l.startsWith('{'));
+  expect(failure).toHaveLength(1);
+  return { line: failure[0], output: server.output() };
+}
+
 describeOnEmbeddedDatabase()('the server as npm start runs it', () => {
   let dataDir: string;
   beforeAll(() => {
@@ -185,16 +199,8 @@ describeOnEmbeddedDatabase()('the server as npm start runs it', () => {
     const dir = mkdtempSync(join(tmpdir(), 'server-busy-'));
     const held = await busyPort();
     try {
-      const server = start(dir, { SEED_DEMO: '0', WORKER_ENABLED: '0', ...env(held.port) });
-      const code = exitCode(server.child);
-      await expect(server.ready).rejects.toThrow(/exited with 1/);
-      expect(await code).toBe(1);
-      const failure = server
-        .output()
-        .split('\n')
-        .filter((line) => line && !line.startsWith('{'));
-      expect(failure).toHaveLength(1);
-      expect(failure[0]).toMatch(
+      const { line } = await failedStart(dir, env(held.port));
+      expect(line).toMatch(
         new RegExp(
           `^Failed to start: port ${held.port}( on \\S+)? is already in use \\(${setting}\\): stop the other process or set ${setting} to another port$`,
         ),
@@ -235,17 +241,9 @@ describeOnEmbeddedDatabase()('the server as npm start runs it', () => {
   ])('a bad DATABASE_URL (%s) is one line naming the setting, and a non-zero exit', async (url, line) => {
     const dir = mkdtempSync(join(tmpdir(), 'server-database-url-'));
     try {
-      const server = start(dir, { SEED_DEMO: '0', WORKER_ENABLED: '0', DATABASE_URL: url });
-      const code = exitCode(server.child);
-      await expect(server.ready).rejects.toThrow(/exited with 1/);
-      expect(await code).toBe(1);
-      const failure = server
-        .output()
-        .split('\n')
-        .filter((l) => l && !l.startsWith('{'));
-      expect(failure).toHaveLength(1);
-      expect(failure[0]).toMatch(line);
-      expect(server.output()).not.toContain('secret');
+      const failure = await failedStart(dir, { DATABASE_URL: url });
+      expect(failure.line).toMatch(line);
+      expect(failure.output).not.toContain('secret');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
