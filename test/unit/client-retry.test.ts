@@ -192,6 +192,9 @@ describe('retries', () => {
     const controller = new AbortController();
     const slow = createClient({ apiKey: 'k', baseUrl, retry: { maxElapsedMs: 60_000 } });
     const pending = slow.GET('/v1/ratelimit/limits', { signal: controller.signal });
+    // Aborted while the client sleeps out the 429's 30 s: once the server has answered it (on a loaded machine
+    // a fixed delay could abort the request before it arrived, and it would arrive in the next test).
+    while (seen.length < 3) await new Promise((resolve) => setTimeout(resolve, 10));
     setTimeout(() => controller.abort(), 50);
     await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
     expect(seen).toHaveLength(3);
