@@ -1,33 +1,49 @@
 /**
- * Template parsing is linear: a 48 KB template of any shape parses in well under 50 ms, and a ~1 MB
- * adversarial request no longer freezes the server.
- * Measured in the server's own process (the test server runs in this one) with perf_hooks while
- * adversarial sequence-create bodies near the 1 MB body limit go through the whole HTTP stack.
+ * Template parsing is linear: parsing grows tenfold, not a hundredfold, when a template of any shape grows
+ * tenfold to 48 KB, and a ~1 MB adversarial request no longer freezes the server.
+ * Both are compared within the same run, so a loaded machine moves both sides: the first by timing the two
+ * sizes in this process, the second by measuring event-loop stalls (perf_hooks) while adversarial
+ * sequence-create bodies near the 1 MB body limit go through the whole HTTP stack, against ordinary ones.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseTemplate } from '../../server/modules/campaign/templates';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 const SIZE = 48_000; // under the 50,000-character body limit of a variant
-const corpus: Record<string, string> = {
-  'closing braces without opening ones': '{}}'.repeat(SIZE / 3),
-  'a run of {': '{'.repeat(SIZE),
-  'a run of }': '}'.repeat(SIZE),
-  'a run of |': '|'.repeat(SIZE),
-  'single-brace variables': '{a}}'.repeat(SIZE / 4),
-  'distinct variables': Array.from({ length: SIZE / 12 }, (_, i) => `{{v${i}}}`)
-    .join('')
-    .slice(0, SIZE),
-  'an unclosed variable then text': `{{a ${'x'.repeat(SIZE)}`,
-  'long text then a lone close': `${'x'.repeat(SIZE)}}}`,
-  'nested-looking variables': '{{a|{{b|'.repeat(SIZE / 8),
+const shapes: Record<string, (size: number) => string> = {
+  'closing braces without opening ones': (size) => '{}}'.repeat(size / 3),
+  'a run of {': (size) => '{'.repeat(size),
+  'a run of }': (size) => '}'.repeat(size),
+  'a run of |': (size) => '|'.repeat(size),
+  'single-brace variables': (size) => '{a}}'.repeat(size / 4),
+  'distinct variables': (size) =>
+    Array.from({ length: size / 12 }, (_, i) => `{{v${i}}}`)
+      .join('')
+      .slice(0, size),
+  'an unclosed variable then text': (size) => `{{a ${'x'.repeat(size)}`,
+  'long text then a lone close': (size) => `${'x'.repeat(size)}}}`,
+  'nested-looking variables': (size) => '{{a|{{b|'.repeat(size / 8),
+};
+const corpus = Object.fromEntries(Object.entries(shapes).map(([name, shape]) => [name, shape(SIZE)]));
+
+/** The fastest of several parses, so one garbage collection or a busy neighbour does not decide it. */
+const fastestParseMs = (text: string) => {
+  let fastest = Infinity;
+  for (let run = 0; run < 7; run++) {
+    const start = performance.now();
+    parseTemplate(text);
+    fastest = Math.min(fastest, performance.now() - start);
+  }
+  return fastest;
 };
 
 describe('template parsing on adversarial input', () => {
-  it.each(Object.entries(corpus))('parses %s in linear time', (_name, text) => {
-    const start = performance.now();
-    parseTemplate(text);
-    expect(performance.now() - start).toBeLessThan(50);
+  it.each(Object.entries(shapes))('parses %s in linear time', (_name, shape) => {
+    const small = fastestParseMs(shape(SIZE / 10));
+    const large = fastestParseMs(shape(SIZE));
+    // Linear growth is 10x (5-8x measured) and quadratic up to 100x (a rescan by native indexOf still grew
+    // 32x); the floor keeps sub-0.1 ms timer noise on the small side out.
+    expect(large).toBeLessThan(25 * Math.max(small, 0.1));
   });
 
   describe('through HTTP', () => {
