@@ -366,7 +366,7 @@ function againstBaseline(ref: string): void {
     if (!pairs.length) continue;
     const ratios = pairs.map((p) => p.ratio);
     console.log(
-      `| ${measure} | ${median(pairs.map((p) => p.b))} ${unit} | ${median(pairs.map((p) => p.c))} ${unit} | ` +
+      `| ${measure} | ${+median(pairs.map((p) => p.b)).toFixed(2)} ${unit} | ${+median(pairs.map((p) => p.c)).toFixed(2)} ${unit} | ` +
         `${median(ratios).toFixed(0)}% | ${Math.min(...ratios).toFixed(0)}-${Math.max(...ratios).toFixed(0)}% |`,
     );
   }
