@@ -4,11 +4,12 @@
  * trace per worker run. Without the variable, neither OpenTelemetry nor prom-client is loaded at all.
  */
 import { readJson, type Success } from '../helpers/bodies';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import knex from 'knex';
 
@@ -162,13 +163,15 @@ it('records route templates and redacted queries: no address, search term or tok
   for (const secret of secrets) expect([secret, exported.includes(secret)]).toEqual([secret, false]);
 });
 
-it('loads neither OpenTelemetry nor prom-client when neither is configured', () => {
+it('loads neither OpenTelemetry nor prom-client when neither is configured', async () => {
   const script = `require('./server/observability/preload'); require('./server/boot'); require('./server/app');
     console.log(JSON.stringify(Object.keys(require.cache).filter((k) => k.includes('@opentelemetry') || k.includes('prom-client')).length));`;
   const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: '' };
   delete env.OTEL_EXPORTER_OTLP_ENDPOINT;
   delete env.METRICS_PORT;
-  const result = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], {
+  // Not spawnSync: blocking this process for the seconds the child takes lets the server close its idle
+  // keep-alive sockets unseen by the fetch client, whose next request may then go out on a closed one.
+  const result = await promisify(execFile)(process.execPath, ['--import', 'tsx', '-e', script], {
     cwd: join(__dirname, '../..'),
     encoding: 'utf8',
     env,
